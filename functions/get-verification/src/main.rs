@@ -1,0 +1,14 @@
+//! Lambda for the API route served by `shared::api::get_verification`.
+
+use lambda_http::{Error, run, service_fn};
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::init_tracing();
+    let deps = shared::api_deps_from_env().await?;
+    let deps = &deps;
+    run(service_fn(move |req| {
+        shared::http::serve(req, move |req| shared::api::get_verification(deps, req))
+    }))
+    .await
+}

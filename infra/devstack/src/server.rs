@@ -1,0 +1,108 @@
+//! A local HTTP server that routes like the HttpApi in template.yaml and calls the very handlers the
+//! Lambda functions call. It stands in for API Gateway + Lambda on a machine without containers.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::{Bytes, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use shared::api::{self, ApiDeps};
+use shared::dynamo::DynamoStore;
+use shared::error::ApiError;
+use shared::http::{ApiRequest, ApiResponse, parse_query};
+use shared::ports::SystemClock;
+use tokio::net::TcpListener;
+
+/// Everything the routes need.
+pub struct App {
+    pub api: ApiDeps<DynamoStore, SystemClock>,
+}
+
+/// The routes of template.yaml: (method, path) -> handler.
+pub async fn route(app: &App, req: ApiRequest) -> ApiResponse {
+    use http::Method;
+    match (req.path.as_str(), &req.method) {
+        ("/api/v1/verify", &Method::POST) => api::create_verification(&app.api, req).await,
+        ("/api/v1/verify", &Method::GET) => api::get_verification(&app.api, req).await,
+        ("/api/v1/verify", &Method::DELETE) => api::cancel_verification(&app.api, req).await,
+        ("/api/v1/verifications", &Method::GET) => api::list_verifications(&app.api, req).await,
+        ("/api/v1/usage", &Method::GET) => api::get_usage(&app.api, req).await,
+        ("/api/v1/verify" | "/api/v1/verifications" | "/api/v1/usage", _) => {
+            api::error_response(&ApiError::MethodNotAllowed, &req.request_id)
+        }
+        _ => api::error_response(&ApiError::NotFound("No such route".into()), &req.request_id),
+    }
+}
+
+/// Largest body the local server reads (API Gateway's own limit is far higher; the handler
+/// enforces the service's).
+const MAX_READ: usize = 1024 * 1024;
+
+async fn to_api_request(req: hyper::Request<Incoming>) -> Result<ApiRequest, ApiResponse> {
+    let (parts, body) = req.into_parts();
+    let request_id = uuid::Uuid::new_v4().to_string();
+    let body = match Limited::new(body, MAX_READ).collect().await {
+        Ok(collected) => collected.to_bytes().to_vec(),
+        Err(_) => {
+            return Err(api::error_response(
+                &ApiError::PayloadTooLarge { limit: MAX_READ },
+                &request_id,
+            ));
+        }
+    };
+    Ok(ApiRequest {
+        method: parts.method,
+        path: parts.uri.path().to_string(),
+        query: parse_query(parts.uri.query().unwrap_or("")),
+        headers: parts.headers,
+        body,
+        request_id,
+    })
+}
+
+fn to_hyper(resp: ApiResponse) -> hyper::Response<Full<Bytes>> {
+    let mut builder = hyper::Response::builder().status(resp.status);
+    for (name, value) in &resp.headers {
+        builder = builder.header(name, value);
+    }
+    builder
+        .body(Full::new(Bytes::from(resp.body)))
+        .unwrap_or_else(|_| hyper::Response::new(Full::new(Bytes::new())))
+}
+
+/// Serves `app` on `listener` until the task is dropped.
+pub async fn serve(listener: TcpListener, app: Arc<App>) {
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            continue;
+        };
+        let app = app.clone();
+        tokio::spawn(async move {
+            let service = service_fn(move |req| {
+                let app = app.clone();
+                async move {
+                    let resp = match to_api_request(req).await {
+                        Ok(req) => route(&app, req).await,
+                        Err(resp) => resp,
+                    };
+                    Ok::<_, Infallible>(to_hyper(resp))
+                }
+            });
+            let _ = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// Binds 127.0.0.1:`port` (0 for any free port) and serves in the background.
+pub async fn spawn(app: Arc<App>, port: u16) -> std::io::Result<SocketAddr> {
+    let listener = TcpListener::bind(("127.0.0.1", port)).await?;
+    let addr = listener.local_addr()?;
+    tokio::spawn(serve(listener, app));
+    Ok(addr)
+}

@@ -1,0 +1,243 @@
+//! Creates the local resources (table, queues, SES sender) and the demo account with its keys.
+
+use aws_config::SdkConfig;
+use chrono::{Duration, Utc};
+use shared::domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus};
+use shared::dynamo::DynamoStore;
+use shared::ports::{Store, StoreError};
+use shared::secrets::{GeneratedKey, key_from_random};
+
+/// Resource names of the local stack.
+#[derive(Debug, Clone)]
+pub struct Resources {
+    pub table: String,
+    pub webhook_queue: String,
+    pub webhook_dlq: String,
+    pub sender: String,
+}
+
+impl Resources {
+    pub fn named(prefix: &str) -> Self {
+        Resources {
+            table: format!("{prefix}-table"),
+            webhook_queue: format!("{prefix}-webhooks"),
+            webhook_dlq: format!("{prefix}-webhooks-dlq"),
+            sender: "no-reply@verify.local.test".to_string(),
+        }
+    }
+}
+
+/// URLs of what `bootstrap` created.
+#[derive(Debug, Clone)]
+pub struct Created {
+    pub webhook_queue_url: String,
+    pub webhook_dlq_url: String,
+}
+
+/// How many receives before a webhook message goes to the DLQ (matches template.yaml).
+pub const WEBHOOK_MAX_RECEIVES: i32 = 8;
+
+/// Creates the table (if missing), the webhook queue with its DLQ, and the SES sender identity.
+pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, String> {
+    let dynamo = aws_sdk_dynamodb::Client::new(sdk);
+    let exists = dynamo
+        .describe_table()
+        .table_name(&names.table)
+        .send()
+        .await
+        .is_ok();
+    if !exists {
+        shared::dynamo::create_table(&dynamo, &names.table)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    let sqs = aws_sdk_sqs::Client::new(sdk);
+    let dlq_url = sqs
+        .create_queue()
+        .queue_name(&names.webhook_dlq)
+        .send()
+        .await
+        .map_err(|e| format!("create DLQ: {e}"))?
+        .queue_url
+        .unwrap_or_default();
+    let dlq_arn = sqs
+        .get_queue_attributes()
+        .queue_url(&dlq_url)
+        .attribute_names(aws_sdk_sqs::types::QueueAttributeName::QueueArn)
+        .send()
+        .await
+        .map_err(|e| format!("DLQ attributes: {e}"))?
+        .attributes
+        .and_then(|mut a| a.remove(&aws_sdk_sqs::types::QueueAttributeName::QueueArn))
+        .unwrap_or_default();
+    let redrive = serde_json::json!({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": WEBHOOK_MAX_RECEIVES.to_string()});
+    let queue_url = sqs
+        .create_queue()
+        .queue_name(&names.webhook_queue)
+        .attributes(
+            aws_sdk_sqs::types::QueueAttributeName::RedrivePolicy,
+            redrive.to_string(),
+        )
+        .attributes(
+            aws_sdk_sqs::types::QueueAttributeName::VisibilityTimeout,
+            "30",
+        )
+        .send()
+        .await
+        .map_err(|e| format!("create queue: {e}"))?
+        .queue_url
+        .unwrap_or_default();
+    let ses = aws_sdk_sesv2::Client::new(sdk);
+    let _ = ses
+        .create_email_identity()
+        .email_identity(&names.sender)
+        .send()
+        .await;
+    Ok(Created {
+        webhook_queue_url: queue_url,
+        webhook_dlq_url: dlq_url,
+    })
+}
+
+pub const DEMO_ACCOUNT: &str = "acct_demo";
+pub const OTHER_ACCOUNT: &str = "acct_other";
+
+/// The demo keys are fixed so the sample events in `events/` carry a key that works against the
+/// local stack. They exist only in local tables; a deployed table never has them.
+pub fn demo_key(account: &str, mode: Mode) -> GeneratedKey {
+    let random = match (account, mode) {
+        (DEMO_ACCOUNT, Mode::Live) => "DemoLiveKeyLocalStackOnly00001",
+        (DEMO_ACCOUNT, Mode::Test) => "DemoTestKeyLocalStackOnly00001",
+        (_, Mode::Live) => "OtherLiveKeyLocalStackOnly0001",
+        (_, Mode::Test) => "OtherTestKeyLocalStackOnly0001",
+    };
+    key_from_random(mode, random)
+}
+
+/// Creates an account on `plan` with a live and a test key; returns (live, test) secrets.
+pub async fn seed_account(
+    store: &DynamoStore,
+    account_id: &str,
+    plan: &str,
+    fixed_keys: bool,
+) -> Result<(String, String), StoreError> {
+    let now = Utc::now();
+    if store.get_account(account_id).await?.is_none() {
+        store
+            .put_account(&Account {
+                account_id: account_id.to_string(),
+                name: format!("{account_id} (local)"),
+                plan: plan.to_string(),
+                subscription_status: SubscriptionStatus::Active,
+                current_period_end: now + Duration::days(30),
+                created_at: now,
+                api_window: None,
+                api_requests: 0,
+                revoked_keys: vec![],
+            })
+            .await?;
+    }
+    let mut secrets = Vec::new();
+    for mode in [Mode::Live, Mode::Test] {
+        let key = if fixed_keys {
+            demo_key(account_id, mode)
+        } else {
+            shared::secrets::generate_api_key(mode)
+        };
+        if store.find_api_key(&key.hash).await?.is_none() {
+            store
+                .put_api_key(&ApiKeyRecord {
+                    key_id: key.key_id.clone(),
+                    key_hash: key.hash.clone(),
+                    account_id: account_id.to_string(),
+                    mode,
+                    display_prefix: key.display_prefix.clone(),
+                    created_at: now,
+                    revoked_at: None,
+                })
+                .await?;
+        }
+        secrets.push(key.secret);
+    }
+    Ok((secrets[0].clone(), secrets[1].clone()))
+}
+
+/// Fixed ids of the fixture verifications the sample events refer to.
+pub const FIXTURE_PENDING: &str = "0b3f1c2e-5d4a-4e8b-9c7d-1a2b3c4d5e6f";
+pub const FIXTURE_IN_PROGRESS: &str = "1c4f2d3e-6e5b-4f9c-8d8e-2b3c4d5e6f70";
+pub const FIXTURE_COMPLETED: &str = "2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081";
+pub const FIXTURE_OTHER_ACCOUNT: &str = "3e6b4f5a-8a7d-4b1e-8f0a-4d5e6f708192";
+
+/// Seeds the verifications the sample events refer to (test mode of the demo account, plus one
+/// of another account). Safe to call twice.
+pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
+    use shared::domain::{Status, Transition, Verification};
+    use shared::report::{
+        PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, build_report,
+    };
+    let now = Utc::now();
+    let make = |id: &str, account: &str| Verification {
+        verification_id: id.parse().expect("fixture uuid"),
+        account_id: account.to_string(),
+        mode: Mode::Test,
+        status: Status::Pending,
+        tenant_email: "fixture.tenant+good@example.com".into(),
+        tenant_name: Some("Fixture Tenant".into()),
+        tenant_phone: None,
+        property_address: Some("1 Sample Street, Springfield".into()),
+        monthly_rent: Some(1500.0),
+        webhook_url: None,
+        created_at: now,
+        expires_at: now + Duration::days(7),
+        started_at: None,
+        completed_at: None,
+        cancelled_at: None,
+        expired_at: None,
+        failed_at: None,
+        failure_reason: None,
+        consented_at: None,
+        consent_version: None,
+        income_report: None,
+        token_hashes: vec![],
+    };
+    for (id, account) in [
+        (FIXTURE_PENDING, DEMO_ACCOUNT),
+        (FIXTURE_IN_PROGRESS, DEMO_ACCOUNT),
+        (FIXTURE_COMPLETED, DEMO_ACCOUNT),
+        (FIXTURE_OTHER_ACCOUNT, OTHER_ACCOUNT),
+    ] {
+        let v = make(id, account);
+        if store.get_verification(v.verification_id).await?.is_some() {
+            continue;
+        }
+        store.create_verification(&v, None, None).await?;
+        if id == FIXTURE_IN_PROGRESS || id == FIXTURE_COMPLETED {
+            let start = Transition::Start {
+                consent_version: "2026-11".into(),
+            };
+            store.transition(&v, &start, now).await?;
+        }
+        if id == FIXTURE_COMPLETED {
+            let started = store
+                .get_verification(v.verification_id)
+                .await?
+                .expect("just written");
+            let income = ProviderIncome {
+                method: VerificationMethod::Bank,
+                provider_confidence: Some(0.97),
+                sources: vec![ProviderIncomeSource {
+                    name: "Acme Corp".into(),
+                    category: "SALARY".into(),
+                    pay_frequency: Some(PayFrequency::Biweekly),
+                    amount_per_period: 2400.0,
+                    months_of_history: 12,
+                }],
+            };
+            let report = build_report(&income, v.monthly_rent);
+            store
+                .transition(&started, &Transition::Complete { report }, now)
+                .await?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,199 @@
+//! Test harness: one moto server per test binary (started on a free loopback port), a fresh table
+//! and queues per test, seeded accounts, and the local HTTP server on a free port.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use aws_config::SdkConfig;
+use devstack::moto::Moto;
+use devstack::server::App;
+use devstack::stack::{self, Created, Resources};
+use serde_json::Value;
+use shared::config::{Plans, Settings};
+use shared::domain::Plan;
+use shared::dynamo::DynamoStore;
+
+static MOTO: OnceLock<Moto> = OnceLock::new();
+static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+
+pub fn moto() -> &'static Moto {
+    MOTO.get_or_init(|| Moto::start().expect("moto starts (run `make tools` first)"))
+}
+
+/// Everything the handlers log, from every test of this binary.
+pub fn captured_logs() -> String {
+    String::from_utf8_lossy(&logs().lock().unwrap()).into_owned()
+}
+
+fn logs() -> &'static Arc<Mutex<Vec<u8>>> {
+    LOGS.get_or_init(|| {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let writer = buffer.clone();
+        let _ = tracing_subscriber::fmt()
+            .json()
+            .with_current_span(true)
+            .with_env_filter(tracing_subscriber::EnvFilter::new(
+                "debug,aws=warn,hyper=warn,h2=warn,rustls=warn",
+            ))
+            .with_writer(move || LogSink(writer.clone()))
+            .try_init();
+        buffer
+    })
+}
+
+struct LogSink(Arc<Mutex<Vec<u8>>>);
+
+impl Write for LogSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Plans small enough to reach their edges in a test.
+pub fn small_plans() -> Plans {
+    let plan = |name: &str, v, r, api| Plan {
+        name: name.into(),
+        verifications_per_month: v,
+        api_requests_per_day: r,
+        api_access: api,
+    };
+    Plans::new(vec![
+        plan("starter", 10, 0, false),
+        plan("pro", 5, 1000, true),
+        plan("business", 200, 1000, true),
+        plan("tiny", 100, 3, true),
+    ])
+}
+
+pub struct TestEnv {
+    pub sdk: SdkConfig,
+    pub names: Resources,
+    pub created: Created,
+    pub store: DynamoStore,
+    pub app: Arc<App>,
+    pub base: String,
+    pub http: reqwest::Client,
+    /// Demo account (plan business): live and test keys.
+    pub live_key: String,
+    pub test_key: String,
+    /// Another account (plan pro).
+    pub other_live_key: String,
+    pub other_test_key: String,
+}
+
+pub async fn env() -> TestEnv {
+    env_with(small_plans()).await
+}
+
+pub async fn env_with(plans: Plans) -> TestEnv {
+    logs();
+    let sdk = moto().sdk_config().await;
+    let names = Resources::named(&format!(
+        "t{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..12]
+    ));
+    let created = stack::bootstrap(&sdk, &names).await.expect("bootstrap");
+    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), names.table.clone());
+    let (live_key, test_key) = stack::seed_account(&store, stack::DEMO_ACCOUNT, "business", true)
+        .await
+        .unwrap();
+    let (other_live_key, other_test_key) =
+        stack::seed_account(&store, stack::OTHER_ACCOUNT, "pro", true)
+            .await
+            .unwrap();
+    let port = devstack::moto::free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let settings = Settings {
+        plans,
+        ..devstack::local_settings(&names.table, &base, shared::domain::VERIFICATION_LIFETIME)
+    };
+    let app = devstack::app(&sdk, settings);
+    devstack::server::spawn(app.clone(), port)
+        .await
+        .expect("listen");
+    TestEnv {
+        sdk,
+        names,
+        created,
+        store,
+        app,
+        base,
+        http: reqwest::Client::builder().no_proxy().build().unwrap(),
+        live_key,
+        test_key,
+        other_live_key,
+        other_test_key,
+    }
+}
+
+/// A response as the tests look at it.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+    pub raw: String,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+impl TestEnv {
+    pub async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<&str>,
+    ) -> Reply {
+        self.call_with(method, path, key, body, &[]).await
+    }
+
+    pub async fn call_with(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut req = self.http.request(method, format!("{}{}", self.base, path));
+        if let Some(key) = key {
+            req = req.header("authorization", format!("Bearer {key}"));
+        }
+        if let Some(body) = body {
+            req = req
+                .header("content-type", "application/json")
+                .body(body.to_string());
+        }
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let resp = req.send().await.expect("local server answers");
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let raw = resp.text().await.unwrap();
+        let body = serde_json::from_str(&raw).unwrap_or(Value::Null);
+        Reply {
+            status,
+            headers,
+            body,
+            raw,
+        }
+    }
+
+    /// Creates a verification with the given key and returns its create reply.
+    pub async fn create(&self, key: &str, body: Value) -> Reply {
+        self.call("POST", "/api/v1/verify", Some(key), Some(&body.to_string()))
+            .await
+    }
+}

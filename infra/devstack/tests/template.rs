@@ -1,0 +1,153 @@
+//! template.yaml agrees with the schema defined in Rust, and with the functions in the workspace.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_yaml::Value;
+use shared::dynamo::schema;
+
+fn template() -> Value {
+    let raw =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../template.yaml"))
+            .unwrap();
+    serde_yaml::from_str(&raw).expect("template.yaml parses")
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_sequence()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn table_matches_the_rust_schema() {
+    let t = template();
+    let props = &t["Resources"]["Table"]["Properties"];
+    let attrs: BTreeSet<(String, String)> = props["AttributeDefinitions"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["AttributeName"].as_str().unwrap().into(),
+                a["AttributeType"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    let expected: BTreeSet<(String, String)> = schema::KEY_ATTRIBUTES
+        .iter()
+        .map(|a| (a.to_string(), "S".to_string()))
+        .collect();
+    assert_eq!(attrs, expected);
+    let key = |ks: &Value| -> Vec<(String, String)> {
+        ks.as_sequence()
+            .unwrap()
+            .iter()
+            .map(|k| {
+                (
+                    k["AttributeName"].as_str().unwrap().into(),
+                    k["KeyType"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        key(&props["KeySchema"]),
+        vec![
+            (schema::PK.into(), "HASH".into()),
+            (schema::SK.into(), "RANGE".into())
+        ]
+    );
+    let gsis = props["GlobalSecondaryIndexes"].as_sequence().unwrap();
+    assert_eq!(gsis.len(), schema::GSIS.len());
+    for (index, pk, sk) in schema::GSIS {
+        let gsi = gsis
+            .iter()
+            .find(|g| g["IndexName"] == index)
+            .unwrap_or_else(|| panic!("{index} declared"));
+        assert_eq!(
+            key(&gsi["KeySchema"]),
+            vec![(pk.into(), "HASH".into()), (sk.into(), "RANGE".into())]
+        );
+        assert_eq!(gsi["Projection"]["ProjectionType"], "ALL");
+    }
+    assert_eq!(
+        props["StreamSpecification"]["StreamViewType"],
+        schema::STREAM_VIEW
+    );
+    assert_eq!(
+        props["TimeToLiveSpecification"]["AttributeName"],
+        schema::TTL_ATTRIBUTE
+    );
+    assert_eq!(props["TimeToLiveSpecification"]["Enabled"], true);
+}
+
+#[test]
+fn every_function_is_built_from_its_crate_and_has_events() {
+    let t = template();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut binaries = BTreeSet::new();
+    for (_, res) in t["Resources"].as_mapping().unwrap() {
+        if res["Type"] != "AWS::Serverless::Function" {
+            continue;
+        }
+        assert_eq!(res["Metadata"]["BuildMethod"], "rust-cargolambda");
+        assert_eq!(res["Properties"]["CodeUri"], ".");
+        let binary = res["Metadata"]["BuildProperties"]["Binary"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            root.join("functions")
+                .join(&binary)
+                .join("Cargo.toml")
+                .exists(),
+            "functions/{binary}"
+        );
+        assert!(
+            root.join("events").join(&binary).is_dir(),
+            "events/{binary}"
+        );
+        binaries.insert(binary);
+    }
+    let crates: BTreeSet<String> = std::fs::read_dir(root.join("functions"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .filter(|name| name != "admin")
+        .collect();
+    assert_eq!(
+        binaries, crates,
+        "every Lambda crate is deployed, and nothing else"
+    );
+    assert_eq!(strings(&t["Globals"]["Function"]["Architectures"]).len(), 1);
+}
+
+#[test]
+fn http_routes_are_the_contract() {
+    let t = template();
+    let mut routes = BTreeSet::new();
+    for (_, res) in t["Resources"].as_mapping().unwrap() {
+        if let Some(events) = res["Properties"]["Events"].as_mapping() {
+            for (_, ev) in events {
+                if ev["Type"] == "HttpApi" {
+                    routes.insert(format!(
+                        "{} {}",
+                        ev["Properties"]["Method"].as_str().unwrap(),
+                        ev["Properties"]["Path"].as_str().unwrap()
+                    ));
+                }
+            }
+        }
+    }
+    for route in [
+        "POST /api/v1/verify",
+        "GET /api/v1/verify",
+        "DELETE /api/v1/verify",
+        "GET /api/v1/verifications",
+        "GET /api/v1/usage",
+    ] {
+        assert!(routes.contains(route), "{route} in {routes:?}");
+    }
+}

@@ -1,0 +1,493 @@
+//! Domain types and rules. No AWS, no Lambda: everything here is plain data and pure functions.
+
+use chrono::{DateTime, Datelike, Duration, NaiveDate, SecondsFormat, TimeZone, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::report::IncomeReport;
+
+/// How long a tenant link stays valid (contract §8).
+pub const VERIFICATION_LIFETIME: Duration = Duration::days(7);
+
+/// Timestamps go out as RFC 3339 UTC with milliseconds and `Z`, everywhere (design §3).
+pub fn format_ts(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// Serde helpers so stored and rendered timestamps share the one format (and sort as strings).
+pub mod ts {
+    use chrono::{DateTime, Utc};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(t: &DateTime<Utc>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::format_ts(*t))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<DateTime<Utc>, D::Error> {
+        let raw = String::deserialize(d)?;
+        DateTime::parse_from_rfc3339(&raw)
+            .map(|t| t.with_timezone(&Utc))
+            .map_err(serde::de::Error::custom)
+    }
+
+    pub mod option {
+        use chrono::{DateTime, Utc};
+        use serde::{Deserialize, Deserializer, Serializer};
+
+        pub fn serialize<S: Serializer>(
+            t: &Option<DateTime<Utc>>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            match t {
+                Some(t) => s.serialize_str(&super::super::format_ts(*t)),
+                None => s.serialize_none(),
+            }
+        }
+        pub fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<DateTime<Utc>>, D::Error> {
+            let raw = Option::<String>::deserialize(d)?;
+            raw.map(|r| {
+                DateTime::parse_from_rfc3339(&r)
+                    .map(|t| t.with_timezone(&Utc))
+                    .map_err(serde::de::Error::custom)
+            })
+            .transpose()
+        }
+    }
+}
+
+/// The five statuses of the contract (§3). "cancelled" is only ever a word in the cancel response;
+/// a cancelled verification is stored as `Expired` with `cancelled_at` set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Pending,
+    InProgress,
+    Completed,
+    Expired,
+    Failed,
+}
+
+impl Status {
+    pub const ALL: [Status; 5] = [
+        Status::Pending,
+        Status::InProgress,
+        Status::Completed,
+        Status::Expired,
+        Status::Failed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pending => "pending",
+            Status::InProgress => "in_progress",
+            Status::Completed => "completed",
+            Status::Expired => "expired",
+            Status::Failed => "failed",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+
+    /// Pending and in-progress verifications can still be cancelled, expired or completed.
+    pub fn is_open(self) -> bool {
+        matches!(self, Status::Pending | Status::InProgress)
+    }
+}
+
+/// Live keys see live verifications, test keys see test ones; never the other way round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Live,
+    Test,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Live => "live",
+            Mode::Test => "test",
+        }
+    }
+}
+
+/// A verification request as stored and reasoned about.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    pub verification_id: Uuid,
+    pub account_id: String,
+    pub mode: Mode,
+    pub status: Status,
+    pub tenant_email: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant_phone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub property_address: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub monthly_rent: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub webhook_url: Option<String>,
+    #[serde(with = "ts")]
+    pub created_at: DateTime<Utc>,
+    #[serde(with = "ts")]
+    pub expires_at: DateTime<Utc>,
+    #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
+    pub cancelled_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
+    pub expired_at: Option<DateTime<Utc>>,
+    #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
+    pub failed_at: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure_reason: Option<String>,
+    #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
+    pub consented_at: Option<DateTime<Utc>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consent_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub income_report: Option<IncomeReport>,
+    /// SHA-256 (hex) of every tenant-link token bound to this verification. The tokens themselves
+    /// are never stored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub token_hashes: Vec<String>,
+}
+
+impl Verification {
+    /// The status a reader must see: an open verification past `expires_at` is expired even before
+    /// the expiry sweeper has caught up (design §5).
+    pub fn effective_status(&self, now: DateTime<Utc>) -> Status {
+        if self.status.is_open() && now >= self.expires_at {
+            Status::Expired
+        } else {
+            self.status
+        }
+    }
+}
+
+/// Subscription state of an account (mirrors what a billing system would report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubscriptionStatus {
+    Active,
+    Trialing,
+    PastDue,
+    Canceled,
+}
+
+impl SubscriptionStatus {
+    pub const ALL: [SubscriptionStatus; 4] = [
+        SubscriptionStatus::Active,
+        SubscriptionStatus::Trialing,
+        SubscriptionStatus::PastDue,
+        SubscriptionStatus::Canceled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SubscriptionStatus::Active => "active",
+            SubscriptionStatus::Trialing => "trialing",
+            SubscriptionStatus::PastDue => "past_due",
+            SubscriptionStatus::Canceled => "canceled",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+
+    /// Only these states may call the API.
+    pub fn allows_api(self) -> bool {
+        matches!(
+            self,
+            SubscriptionStatus::Active | SubscriptionStatus::Trialing
+        )
+    }
+}
+
+/// An API user (landlord, property manager).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Account {
+    pub account_id: String,
+    pub name: String,
+    pub plan: String,
+    pub subscription_status: SubscriptionStatus,
+    #[serde(with = "ts")]
+    pub current_period_end: DateTime<Utc>,
+    #[serde(with = "ts")]
+    pub created_at: DateTime<Utc>,
+    /// The API-allowance window (UTC day, `YYYY-MM-DD`) the counter below belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_window: Option<String>,
+    #[serde(default)]
+    pub api_requests: u32,
+    /// Key ids revoked for this account; checked in the same write that meters a request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revoked_keys: Vec<String>,
+}
+
+/// What the table knows about an API key. Only the hash of the secret is stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApiKeyRecord {
+    pub key_id: String,
+    pub key_hash: String,
+    pub account_id: String,
+    pub mode: Mode,
+    /// The first characters of the key, enough for a person to recognise it in a list.
+    pub display_prefix: String,
+    #[serde(with = "ts")]
+    pub created_at: DateTime<Utc>,
+    #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+/// A plan's allowances (design §3). Plans come from configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub name: String,
+    pub verifications_per_month: u32,
+    pub api_requests_per_day: u32,
+    pub api_access: bool,
+}
+
+/// The API-request window is the UTC calendar day.
+pub fn api_window(now: DateTime<Utc>) -> String {
+    now.format("%Y-%m-%d").to_string()
+}
+
+/// When the current API-request window ends (next UTC midnight).
+pub fn api_window_reset(now: DateTime<Utc>) -> DateTime<Utc> {
+    let tomorrow = now.date_naive() + Duration::days(1);
+    Utc.from_utc_datetime(&tomorrow.and_hms_opt(0, 0, 0).expect("midnight exists"))
+}
+
+/// Verification allowances count by calendar month, UTC (`YYYY-MM`).
+pub fn usage_month(now: DateTime<Utc>) -> String {
+    now.format("%Y-%m").to_string()
+}
+
+/// First instant of the next UTC month.
+pub fn next_month_start(now: DateTime<Utc>) -> DateTime<Utc> {
+    let (y, m) = if now.month() == 12 {
+        (now.year() + 1, 1)
+    } else {
+        (now.year(), now.month() + 1)
+    };
+    let first = NaiveDate::from_ymd_opt(y, m, 1).expect("valid date");
+    Utc.from_utc_datetime(&first.and_hms_opt(0, 0, 0).expect("midnight exists"))
+}
+
+/// Per-owner counters, kept as items updated in the same transactions as the verifications.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OwnerStats {
+    #[serde(default)]
+    pub total: u64,
+    #[serde(default)]
+    pub pending: u64,
+    #[serde(default)]
+    pub in_progress: u64,
+    #[serde(default)]
+    pub completed: u64,
+    #[serde(default)]
+    pub expired: u64,
+    #[serde(default)]
+    pub failed: u64,
+}
+
+impl OwnerStats {
+    pub fn count(&self, status: Status) -> u64 {
+        match status {
+            Status::Pending => self.pending,
+            Status::InProgress => self.in_progress,
+            Status::Completed => self.completed,
+            Status::Expired => self.expired,
+            Status::Failed => self.failed,
+        }
+    }
+}
+
+/// Per-owner, per-month counters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MonthStats {
+    #[serde(default)]
+    pub created: u64,
+    #[serde(default)]
+    pub completed: u64,
+}
+
+/// The part of a create request the service keeps, after validation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewVerificationInput {
+    pub tenant_email: String,
+    pub tenant_name: Option<String>,
+    pub tenant_phone: Option<String>,
+    pub property_address: Option<String>,
+    pub monthly_rent: Option<f64>,
+    pub webhook_url: Option<String>,
+}
+
+/// A status change, as the store applies it with a conditional write.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Transition {
+    /// The tenant opened the link and consented.
+    Start {
+        consent_version: String,
+    },
+    Complete {
+        report: IncomeReport,
+    },
+    Fail {
+        reason: String,
+    },
+    Cancel,
+    Expire,
+}
+
+impl Transition {
+    pub fn target(&self) -> Status {
+        match self {
+            Transition::Start { .. } => Status::InProgress,
+            Transition::Complete { .. } => Status::Completed,
+            Transition::Fail { .. } => Status::Failed,
+            Transition::Cancel | Transition::Expire => Status::Expired,
+        }
+    }
+
+    /// The statuses this transition may start from.
+    pub fn allowed_from(&self) -> &'static [Status] {
+        match self {
+            Transition::Start { .. } => &[Status::Pending],
+            _ => &[Status::Pending, Status::InProgress],
+        }
+    }
+
+    /// Applies the change to a copy, as the stored item will look after the write.
+    pub fn apply(&self, v: &Verification, now: DateTime<Utc>) -> Verification {
+        let mut next = v.clone();
+        next.status = self.target();
+        match self {
+            Transition::Start { consent_version } => {
+                next.started_at = Some(now);
+                next.consented_at = Some(now);
+                next.consent_version = Some(consent_version.clone());
+            }
+            Transition::Complete { report } => {
+                next.completed_at = Some(now);
+                next.income_report = Some(report.clone());
+            }
+            Transition::Fail { reason } => {
+                next.failed_at = Some(now);
+                next.failure_reason = Some(reason.clone());
+            }
+            Transition::Cancel => {
+                next.cancelled_at = Some(now);
+                next.expired_at = Some(now);
+            }
+            Transition::Expire => next.expired_at = Some(now),
+        }
+        next
+    }
+}
+
+/// Webhook event type for a verification that has just reached `v.status`.
+pub fn webhook_event_type(v: &Verification) -> Option<&'static str> {
+    Some(match v.status {
+        Status::Pending => return None,
+        Status::InProgress => "verification.in_progress",
+        Status::Completed => "verification.completed",
+        Status::Failed => "verification.failed",
+        Status::Expired if v.cancelled_at.is_some() => "verification.cancelled",
+        Status::Expired => "verification.expired",
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn timestamps_have_millis_and_z() {
+        assert_eq!(
+            format_ts(at("2026-11-28T10:15:00Z")),
+            "2026-11-28T10:15:00.000Z"
+        );
+    }
+
+    #[test]
+    fn statuses_round_trip() {
+        for s in Status::ALL {
+            assert_eq!(Status::parse(s.as_str()), Some(s));
+        }
+        assert_eq!(Status::parse("cancelled"), None);
+    }
+
+    #[test]
+    fn windows_and_months() {
+        let now = at("2026-12-31T23:59:59.999Z");
+        assert_eq!(api_window(now), "2026-12-31");
+        assert_eq!(format_ts(api_window_reset(now)), "2027-01-01T00:00:00.000Z");
+        assert_eq!(usage_month(now), "2026-12");
+        assert_eq!(format_ts(next_month_start(now)), "2027-01-01T00:00:00.000Z");
+    }
+
+    #[test]
+    fn open_verification_past_expiry_reads_expired() {
+        let created = at("2026-11-01T00:00:00Z");
+        let v = Verification {
+            verification_id: Uuid::new_v4(),
+            account_id: "a".into(),
+            mode: Mode::Live,
+            status: Status::Pending,
+            tenant_email: "t@example.com".into(),
+            tenant_name: None,
+            tenant_phone: None,
+            property_address: None,
+            monthly_rent: None,
+            webhook_url: None,
+            created_at: created,
+            expires_at: created + VERIFICATION_LIFETIME,
+            started_at: None,
+            completed_at: None,
+            cancelled_at: None,
+            expired_at: None,
+            failed_at: None,
+            failure_reason: None,
+            consented_at: None,
+            consent_version: None,
+            income_report: None,
+            token_hashes: vec![],
+        };
+        assert_eq!(
+            v.effective_status(created + Duration::days(6)),
+            Status::Pending
+        );
+        assert_eq!(
+            v.effective_status(created + Duration::days(7)),
+            Status::Expired
+        );
+        let done = Transition::Complete {
+            report: crate::report::IncomeReport::empty_for_tests(),
+        }
+        .apply(&v, created);
+        assert_eq!(
+            done.effective_status(created + Duration::days(30)),
+            Status::Completed
+        );
+        let cancelled = Transition::Cancel.apply(&v, created);
+        assert_eq!(
+            webhook_event_type(&cancelled),
+            Some("verification.cancelled")
+        );
+    }
+}

@@ -1,0 +1,280 @@
+//! Ports: one trait per outside system. Handlers are generic over these (static dispatch), so they
+//! run in tests without Lambda and without AWS types.
+
+use std::future::Future;
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use crate::config::Plans;
+use crate::domain::{
+    Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
+    Verification,
+};
+use crate::report::ProviderIncome;
+
+/// Time, injectable so expiry and windows are testable.
+pub trait Clock: Send + Sync {
+    fn now(&self) -> DateTime<Utc>;
+}
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
+}
+
+/// A failure of the store. The text is for logs only (it never reaches a response body).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("store call failed: {0}")]
+    Unavailable(String),
+    #[error("stored item could not be read: {0}")]
+    Corrupt(String),
+}
+
+/// Result of metering one API request against the account's allowance.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MeterOutcome {
+    /// Counted; the account as it is after the increment.
+    Allowed(Account),
+    UnknownAccount,
+    KeyRevoked,
+    NoApiAccess(Account),
+    SubscriptionInactive(Account),
+    /// Over the allowance; not counted.
+    LimitExceeded(Account),
+}
+
+/// The Idempotency-Key of a create, claimed in the same transaction as the verification.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IdempotencyClaim {
+    /// SHA-256 of the owner, mode and header value.
+    pub key_hash: String,
+    /// SHA-256 of the canonical JSON body.
+    pub body_hash: String,
+}
+
+/// A stored idempotency record.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct IdempotencyRecord {
+    pub body_hash: String,
+    pub verification_id: Uuid,
+    #[serde(with = "crate::domain::ts")]
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CreateOutcome {
+    Created,
+    /// The monthly verification allowance is used up; nothing was written.
+    LimitReached,
+    /// The Idempotency-Key was used before (within its lifetime); nothing was written.
+    IdempotencyConflict(IdempotencyRecord),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TransitionOutcome {
+    /// Written; the verification as it is now.
+    Applied(Verification),
+    /// Someone else changed the status first; the verification as it is now (None if gone).
+    Conflict(Option<Verification>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListQuery {
+    pub account_id: String,
+    pub mode: Mode,
+    pub status: Option<Status>,
+    pub offset: u32,
+    pub limit: u32,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListPage {
+    pub items: Vec<Verification>,
+    /// Size of the whole (filtered) set, from the counters.
+    pub total: u64,
+    /// Items read from the table to build the page (for the benchmark; never more than offset+limit).
+    pub items_read: u64,
+}
+
+/// Webhook signing secrets of an account; during a rotation both sign.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, Default)]
+pub struct WebhookSecrets {
+    #[serde(default)]
+    pub current: Option<String>,
+    #[serde(default)]
+    pub previous: Option<String>,
+    #[serde(default, with = "crate::domain::ts::option")]
+    pub previous_valid_until: Option<DateTime<Utc>>,
+}
+
+impl WebhookSecrets {
+    /// Secrets that sign a delivery at `now`.
+    pub fn signing(&self, now: DateTime<Utc>) -> Vec<&str> {
+        let mut out: Vec<&str> = self.current.iter().map(String::as_str).collect();
+        if let (Some(prev), Some(until)) = (&self.previous, self.previous_valid_until)
+            && now < until
+        {
+            out.push(prev);
+        }
+        out
+    }
+}
+
+/// The DynamoDB table, as the service sees it.
+pub trait Store: Send + Sync {
+    fn put_account(&self, account: &Account)
+    -> impl Future<Output = Result<(), StoreError>> + Send;
+    fn get_account(
+        &self,
+        account_id: &str,
+    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
+    /// Changes plan and/or subscription; false when the account does not exist.
+    fn update_account(
+        &self,
+        account_id: &str,
+        plan: Option<&str>,
+        subscription: Option<(SubscriptionStatus, DateTime<Utc>)>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    fn put_api_key(
+        &self,
+        key: &ApiKeyRecord,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    fn find_api_key(
+        &self,
+        key_hash: &str,
+    ) -> impl Future<Output = Result<Option<ApiKeyRecord>, StoreError>> + Send;
+    fn list_api_keys(
+        &self,
+        account_id: &str,
+    ) -> impl Future<Output = Result<Vec<ApiKeyRecord>, StoreError>> + Send;
+    /// Revokes in one transaction on the key and the account; false when no such key.
+    fn revoke_api_key(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+
+    /// Authentication's second half and the API allowance: one conditional update of the account.
+    fn meter_api_request(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        now: DateTime<Utc>,
+        plans: &Plans,
+    ) -> impl Future<Output = Result<MeterOutcome, StoreError>> + Send;
+
+    /// Writes the verification, its expiry marker, the counters and the idempotency record in one
+    /// transaction. `monthly_limit` is enforced atomically when given.
+    fn create_verification(
+        &self,
+        verification: &Verification,
+        idempotency: Option<&IdempotencyClaim>,
+        monthly_limit: Option<u32>,
+    ) -> impl Future<Output = Result<CreateOutcome, StoreError>> + Send;
+    fn get_verification(
+        &self,
+        id: Uuid,
+    ) -> impl Future<Output = Result<Option<Verification>, StoreError>> + Send;
+    /// Binds one more tenant-link token (by hash) to a verification.
+    fn add_link_token(
+        &self,
+        id: Uuid,
+        token_hash: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    fn get_idempotency(
+        &self,
+        key_hash: &str,
+    ) -> impl Future<Output = Result<Option<IdempotencyRecord>, StoreError>> + Send;
+    /// One conditional write: applies `transition` only if the stored status is still
+    /// `current.status`, and moves the counters with it.
+    fn transition(
+        &self,
+        current: &Verification,
+        transition: &Transition,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<TransitionOutcome, StoreError>> + Send;
+    fn list_verifications(
+        &self,
+        query: &ListQuery,
+    ) -> impl Future<Output = Result<ListPage, StoreError>> + Send;
+    fn owner_stats(
+        &self,
+        account_id: &str,
+        mode: Mode,
+        month: &str,
+    ) -> impl Future<Output = Result<(OwnerStats, MonthStats), StoreError>> + Send;
+
+    fn get_webhook_secrets(
+        &self,
+        account_id: &str,
+    ) -> impl Future<Output = Result<WebhookSecrets, StoreError>> + Send;
+    fn put_webhook_secrets(
+        &self,
+        account_id: &str,
+        secrets: &WebhookSecrets,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Records that the tenant e-mail went out; false if it was already recorded (sent once).
+    fn claim_email_send(&self, id: Uuid) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Gives back a claim after a transient failure, so a retry can send.
+    fn release_email_send(&self, id: Uuid) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+/// An e-mail to one recipient.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Email {
+    pub to: String,
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MailError {
+    /// Worth retrying (throttling, outage).
+    #[error("transient mail failure: {0}")]
+    Transient(String),
+    /// The provider refused this message for good (bad address, suppressed recipient).
+    #[error("mail rejected: {0}")]
+    Permanent(String),
+}
+
+/// Outgoing e-mail (SES v2).
+pub trait Mailer: Send + Sync {
+    fn send(&self, email: &Email) -> impl Future<Output = Result<(), MailError>> + Send;
+}
+
+/// Outgoing queue messages (SQS).
+pub trait Queue: Send + Sync {
+    fn send(
+        &self,
+        body: &str,
+        delay_seconds: u32,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProviderError {
+    /// The provider could not produce income data for this tenant; the verification fails.
+    #[error("income provider refused: {0}")]
+    Rejected(String),
+    /// Timeout, outage or a malformed answer; the tenant may try again.
+    #[error("income provider unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// Where income data comes from (sandbox scenarios, or a bank-income API).
+pub trait IncomeProvider: Send + Sync {
+    fn fetch_income(
+        &self,
+        verification: &Verification,
+        scenario: Option<&str>,
+    ) -> impl Future<Output = Result<ProviderIncome, ProviderError>> + Send;
+}
