@@ -11,6 +11,7 @@ pub mod domain;
 pub mod dynamo;
 pub mod error;
 pub mod http;
+pub mod plaid;
 pub mod ports;
 pub mod report;
 pub mod secrets;

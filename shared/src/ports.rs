@@ -270,11 +270,29 @@ pub enum ProviderError {
     Unavailable(String),
 }
 
+/// What the tenant page shows to connect an income source.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ConnectStep {
+    /// Sandbox: the tenant picks a scenario from a plain form (no JavaScript).
+    ChooseScenario { scenarios: Vec<(String, String)> },
+    /// A provider's own widget (e.g. Plaid Link) opened with this short-lived token. `provider_user`
+    /// identifies the tenant at the provider and is needed again to fetch the income.
+    Widget { link_token: String, provider_user: String },
+}
+
 /// Where income data comes from (sandbox scenarios, or a bank-income API).
 pub trait IncomeProvider: Send + Sync {
+    /// Prepares the connection step of the tenant page.
+    fn begin(
+        &self,
+        verification: &Verification,
+    ) -> impl Future<Output = Result<ConnectStep, ProviderError>> + Send;
+
+    /// Fetches the tenant's income once they connected. `connection` is the scenario the tenant
+    /// chose (sandbox) or the provider user from `begin` (widget providers).
     fn fetch_income(
         &self,
         verification: &Verification,
-        scenario: Option<&str>,
+        connection: &str,
     ) -> impl Future<Output = Result<ProviderIncome, ProviderError>> + Send;
 }

@@ -1,0 +1,1 @@
+//! Plaid Bank Income adapter of the `IncomeProvider` port (written next).
