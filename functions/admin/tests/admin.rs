@@ -1,0 +1,184 @@
+//! The admin commands against DynamoDB in moto.
+
+use admin::{Command, KeyMode, run};
+use chrono::Utc;
+use devstack::moto::Moto;
+use shared::config::Plans;
+use shared::dynamo::DynamoStore;
+use shared::ports::Store;
+use shared::secrets::parse_api_key;
+
+fn line<'a>(out: &'a str, prefix: &str) -> &'a str {
+    out.lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("'{prefix}' in {out}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accounts_keys_plans_subscriptions_and_secrets() {
+    let moto = Moto::start().unwrap();
+    let sdk = moto.sdk_config().await;
+    let names = devstack::stack::Resources::named("admin");
+    devstack::stack::bootstrap(&sdk, &names).await.unwrap();
+    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), names.table.clone());
+    let plans = Plans::defaults();
+    let now = Utc::now();
+    let go = |c: Command| run(&store, &plans, c, now);
+
+    assert!(
+        go(Command::CreateAccount {
+            name: "X".into(),
+            plan: "gold".into(),
+            id: None
+        })
+        .await
+        .is_err()
+    );
+    let out = go(Command::CreateAccount {
+        name: "Acme Lettings".into(),
+        plan: "pro".into(),
+        id: Some("acct_acme".into()),
+    })
+    .await
+    .unwrap();
+    assert_eq!(out, "created account acct_acme");
+    assert!(
+        go(Command::CreateAccount {
+            name: "Dup".into(),
+            plan: "pro".into(),
+            id: Some("acct_acme".into())
+        })
+        .await
+        .is_err()
+    );
+
+    let out = go(Command::IssueKey {
+        account: "acct_acme".into(),
+        mode: KeyMode::Live,
+    })
+    .await
+    .unwrap();
+    let secret = line(&out, "api key ");
+    let key_id = line(&out, "key id ");
+    let parsed = parse_api_key(secret).expect("a well-formed key");
+    let stored = store
+        .find_api_key(&parsed.hash)
+        .await
+        .unwrap()
+        .expect("stored by hash");
+    assert_eq!(stored.key_id, key_id);
+    assert_eq!(stored.account_id, "acct_acme");
+    go(Command::IssueKey {
+        account: "acct_acme".into(),
+        mode: KeyMode::Test,
+    })
+    .await
+    .unwrap();
+    assert!(
+        go(Command::IssueKey {
+            account: "acct_nobody".into(),
+            mode: KeyMode::Test
+        })
+        .await
+        .is_err()
+    );
+
+    let listed = go(Command::ListKeys {
+        account: "acct_acme".into(),
+    })
+    .await
+    .unwrap();
+    assert_eq!(listed.lines().count(), 2);
+    assert!(!listed.contains(secret), "listing never shows a key");
+    assert!(listed.contains(key_id));
+
+    go(Command::RevokeKey {
+        account: "acct_acme".into(),
+        key_id: key_id.into(),
+    })
+    .await
+    .unwrap();
+    let listed = go(Command::ListKeys {
+        account: "acct_acme".into(),
+    })
+    .await
+    .unwrap();
+    assert!(
+        listed
+            .lines()
+            .any(|l| l.starts_with(key_id) && l.contains("revoked"))
+    );
+    let account = store.get_account("acct_acme").await.unwrap().unwrap();
+    assert_eq!(account.revoked_keys, vec![key_id.to_string()]);
+    assert!(
+        go(Command::RevokeKey {
+            account: "acct_acme".into(),
+            key_id: "key_nope".into()
+        })
+        .await
+        .is_err()
+    );
+
+    go(Command::SetPlan {
+        account: "acct_acme".into(),
+        plan: "business".into(),
+    })
+    .await
+    .unwrap();
+    assert!(
+        go(Command::SetPlan {
+            account: "acct_acme".into(),
+            plan: "gold".into()
+        })
+        .await
+        .is_err()
+    );
+    go(Command::SetSubscription {
+        account: "acct_acme".into(),
+        status: "past_due".into(),
+        period_end: "2027-01-31T00:00:00Z".into(),
+    })
+    .await
+    .unwrap();
+    assert!(
+        go(Command::SetSubscription {
+            account: "acct_acme".into(),
+            status: "paused".into(),
+            period_end: "2027-01-31T00:00:00Z".into()
+        })
+        .await
+        .is_err()
+    );
+    let shown = go(Command::ShowAccount {
+        account: "acct_acme".into(),
+    })
+    .await
+    .unwrap();
+    assert!(shown.contains("plan business"));
+    assert!(shown.contains("subscription past_due until 2027-01-31T00:00:00.000Z"));
+
+    let first = go(Command::RotateWebhookSecret {
+        account: "acct_acme".into(),
+        overlap_hours: 24,
+    })
+    .await
+    .unwrap();
+    let first_secret = line(&first, "webhook secret ").to_string();
+    assert!(first_secret.starts_with("whsec_"));
+    let second = go(Command::RotateWebhookSecret {
+        account: "acct_acme".into(),
+        overlap_hours: 24,
+    })
+    .await
+    .unwrap();
+    let second_secret = line(&second, "webhook secret ").to_string();
+    let secrets = store.get_webhook_secrets("acct_acme").await.unwrap();
+    assert_eq!(
+        secrets.signing(now),
+        vec![second_secret.as_str(), first_secret.as_str()]
+    );
+    assert_eq!(
+        secrets.signing(now + chrono::Duration::hours(25)),
+        vec![second_secret.as_str()]
+    );
+}
