@@ -15,7 +15,7 @@ export AWS_SECRET_ACCESS_KEY := testing
 export AWS_EC2_METADATA_DISABLED := true
 export AWS_ENDPOINT_URL := http://127.0.0.1:1
 export SAM_CLI_TELEMETRY := 0
-export MOTO_SERVER := $(VENV)/bin/moto_server
+export MOTO_PYTHON := $(PY)
 export PATH := $(VENV)/bin:$(PATH)
 
 .PHONY: dev test tools lint fmt clippy ci clean

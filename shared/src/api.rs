@@ -635,6 +635,8 @@ async fn create_op<S: Store, C: Clock>(
         consented_at: None,
         consent_version: None,
         income_report: None,
+        provider_user: None,
+        provider_link_token: None,
         token_hashes: vec![token_hash],
     };
     // Test verifications are never charged against the monthly allowance.

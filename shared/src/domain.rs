@@ -154,6 +154,12 @@ pub struct Verification {
     pub consent_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub income_report: Option<IncomeReport>,
+    /// The tenant's user at a widget-based income provider (between consent and connection).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_user: Option<String>,
+    /// The provider widget's short-lived token for this tenant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_link_token: Option<String>,
     /// SHA-256 (hex) of every tenant-link token bound to this verification. The tokens themselves
     /// are never stored.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -336,10 +342,8 @@ pub struct NewVerificationInput {
 /// A status change, as the store applies it with a conditional write.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Transition {
-    /// The tenant opened the link and consented.
-    Start {
-        consent_version: String,
-    },
+    /// The tenant opened the link.
+    Start,
     Complete {
         report: IncomeReport,
     },
@@ -353,7 +357,7 @@ pub enum Transition {
 impl Transition {
     pub fn target(&self) -> Status {
         match self {
-            Transition::Start { .. } => Status::InProgress,
+            Transition::Start => Status::InProgress,
             Transition::Complete { .. } => Status::Completed,
             Transition::Fail { .. } => Status::Failed,
             Transition::Cancel | Transition::Expire => Status::Expired,
@@ -363,7 +367,7 @@ impl Transition {
     /// The statuses this transition may start from.
     pub fn allowed_from(&self) -> &'static [Status] {
         match self {
-            Transition::Start { .. } => &[Status::Pending],
+            Transition::Start => &[Status::Pending],
             _ => &[Status::Pending, Status::InProgress],
         }
     }
@@ -373,11 +377,7 @@ impl Transition {
         let mut next = v.clone();
         next.status = self.target();
         match self {
-            Transition::Start { consent_version } => {
-                next.started_at = Some(now);
-                next.consented_at = Some(now);
-                next.consent_version = Some(consent_version.clone());
-            }
+            Transition::Start => next.started_at = Some(now),
             Transition::Complete { report } => {
                 next.completed_at = Some(now);
                 next.income_report = Some(report.clone());

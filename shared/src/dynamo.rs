@@ -869,8 +869,6 @@ impl Store for DynamoStore {
         let new_item = to_item(&next)?;
         for attr in [
             "started_at",
-            "consented_at",
-            "consent_version",
             "completed_at",
             "income_report",
             "failed_at",
@@ -945,6 +943,71 @@ impl Store for DynamoStore {
             Err(_) => Ok(TransitionOutcome::Conflict(
                 self.get_verification(current.verification_id).await?,
             )),
+        }
+    }
+
+    async fn record_consent(
+        &self,
+        id: Uuid,
+        consent_version: &str,
+        now: DateTime<Utc>,
+        provider: Option<(&str, &str)>,
+    ) -> Result<Option<Verification>, StoreError> {
+        let mut expr = Expr::default();
+        let mut sets = vec![
+            format!(
+                "{} = {}",
+                expr.name("consented_at"),
+                expr.value("now", s(format_ts(now)))
+            ),
+            format!(
+                "{} = {}",
+                expr.name("consent_version"),
+                expr.value("version", s(consent_version))
+            ),
+        ];
+        if let Some((user, link_token)) = provider {
+            sets.push(format!(
+                "{} = {}",
+                expr.name("provider_user"),
+                expr.value("user", s(user))
+            ));
+            sets.push(format!(
+                "{} = {}",
+                expr.name("provider_link_token"),
+                expr.value("link", s(link_token))
+            ));
+        }
+        let cond = format!(
+            "{} = {}",
+            expr.name("status"),
+            expr.value("in_progress", s(Status::InProgress.as_str()))
+        );
+        let (pk, sk) = keys::verification(id);
+        let result = self
+            .client
+            .update_item()
+            .table_name(&self.table)
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+            .update_expression(format!("SET {}", sets.join(", ")))
+            .condition_expression(cond)
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            .return_values(ReturnValue::AllNew)
+            .send()
+            .await;
+        match result {
+            Ok(out) => Ok(Some(from_item(out.attributes.unwrap_or_default())?)),
+            Err(e)
+                if matches!(
+                    e.as_service_error(),
+                    Some(UpdateItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(unavailable(e)),
         }
     }
 
@@ -1100,8 +1163,6 @@ impl Store for DynamoStore {
 fn current_attr_changed(current: &Verification, next: &Verification, attr: &str) -> bool {
     match attr {
         "started_at" => current.started_at != next.started_at,
-        "consented_at" => current.consented_at != next.consented_at,
-        "consent_version" => current.consent_version != next.consent_version,
         "completed_at" => current.completed_at != next.completed_at,
         "income_report" => current.income_report != next.income_report,
         "failed_at" => current.failed_at != next.failed_at,

@@ -12,8 +12,10 @@ pub mod dynamo;
 pub mod error;
 pub mod http;
 pub mod plaid;
+pub mod portal;
 pub mod ports;
 pub mod report;
+pub mod sandbox;
 pub mod secrets;
 pub mod webhook;
 

@@ -201,6 +201,15 @@ pub trait Store: Send + Sync {
         transition: &Transition,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<TransitionOutcome, StoreError>> + Send;
+    /// Records the tenant's consent (and the provider connection prepared for them) on an
+    /// in-progress verification; None when it is no longer in progress.
+    fn record_consent(
+        &self,
+        id: Uuid,
+        consent_version: &str,
+        now: DateTime<Utc>,
+        provider: Option<(&str, &str)>,
+    ) -> impl Future<Output = Result<Option<Verification>, StoreError>> + Send;
     fn list_verifications(
         &self,
         query: &ListQuery,
@@ -277,7 +286,10 @@ pub enum ConnectStep {
     ChooseScenario { scenarios: Vec<(String, String)> },
     /// A provider's own widget (e.g. Plaid Link) opened with this short-lived token. `provider_user`
     /// identifies the tenant at the provider and is needed again to fetch the income.
-    Widget { link_token: String, provider_user: String },
+    Widget {
+        link_token: String,
+        provider_user: String,
+    },
 }
 
 /// Where income data comes from (sandbox scenarios, or a bank-income API).

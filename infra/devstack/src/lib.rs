@@ -31,6 +31,12 @@ pub fn app(sdk: &aws_config::SdkConfig, settings: Settings) -> Arc<server::App> 
         settings.table_name.clone(),
     );
     Arc::new(server::App {
-        api: ApiDeps::new(store, SystemClock, settings),
+        api: ApiDeps::new(store.clone(), SystemClock, settings),
+        portal: shared::portal::PortalDeps {
+            store,
+            clock: SystemClock,
+            live_provider: shared::sandbox::SandboxProvider,
+            sandbox: shared::sandbox::SandboxProvider,
+        },
     })
 }

@@ -11,13 +11,18 @@ use aws_sdk_dynamodb::config::{Credentials, Region};
 
 pub const REGION: &str = "us-east-1";
 
-/// Where `make tools` installs moto: `<repo>/.tools/venv/bin/moto_server`, unless `MOTO_SERVER`
-/// names another.
-pub fn moto_binary() -> PathBuf {
-    if let Ok(path) = std::env::var("MOTO_SERVER") {
+/// The Python that `make tools` installed moto into (`<repo>/.tools/venv/bin/python`), unless
+/// `MOTO_PYTHON` names another.
+pub fn moto_python() -> PathBuf {
+    if let Ok(path) = std::env::var("MOTO_PYTHON") {
         return PathBuf::from(path);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.tools/venv/bin/moto_server")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.tools/venv/bin/python")
+}
+
+/// Our launcher of moto's server (see its docstring for why it is not plain `moto_server`).
+fn moto_script() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../moto_server.py")
 }
 
 /// A free TCP port on 127.0.0.1 (bound and released; the tiny race is acceptable for tests).
@@ -44,11 +49,11 @@ impl Moto {
 
     /// Starts moto on `port`.
     pub fn start_on(port: u16) -> Result<Moto, String> {
-        let binary = moto_binary();
-        if !binary.exists() {
+        let python = moto_python();
+        if !python.exists() {
             return Err(format!(
-                "{} not found: run `make tools` (or set MOTO_SERVER)",
-                binary.display()
+                "{} not found: run `make tools` (or set MOTO_PYTHON)",
+                python.display()
             ));
         }
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
@@ -56,8 +61,9 @@ impl Moto {
         }
         let mut child = Command::new("sh")
             .arg("-c")
-            .arg("\"$0\" -H 127.0.0.1 -p \"$1\" >/dev/null 2>&1 & pid=$!; read _; kill $pid")
-            .arg(&binary)
+            .arg("\"$0\" \"$1\" -H 127.0.0.1 -p \"$2\" >/dev/null 2>&1 & pid=$!; read _; kill $pid")
+            .arg(&python)
+            .arg(moto_script())
             .arg(port.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::null())

@@ -14,12 +14,16 @@ use shared::api::{self, ApiDeps};
 use shared::dynamo::DynamoStore;
 use shared::error::ApiError;
 use shared::http::{ApiRequest, ApiResponse, parse_query};
+use shared::portal::PortalDeps;
 use shared::ports::SystemClock;
+use shared::sandbox::SandboxProvider;
 use tokio::net::TcpListener;
 
 /// Everything the routes need.
 pub struct App {
     pub api: ApiDeps<DynamoStore, SystemClock>,
+    /// The local stack has no bank-data provider: live verifications use the sandbox too.
+    pub portal: PortalDeps<DynamoStore, SystemClock, SandboxProvider>,
 }
 
 /// The routes of template.yaml: (method, path) -> handler.
@@ -33,6 +37,9 @@ pub async fn route(app: &App, req: ApiRequest) -> ApiResponse {
         ("/api/v1/usage", &Method::GET) => api::get_usage(&app.api, req).await,
         ("/api/v1/verify" | "/api/v1/verifications" | "/api/v1/usage", _) => {
             api::error_response(&ApiError::MethodNotAllowed, &req.request_id)
+        }
+        (path, _) if path.starts_with("/t/") => {
+            shared::portal::tenant_portal(&app.portal, req).await
         }
         _ => api::error_response(&ApiError::NotFound("No such route".into()), &req.request_id),
     }

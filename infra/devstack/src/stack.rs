@@ -167,6 +167,12 @@ pub const FIXTURE_PENDING: &str = "0b3f1c2e-5d4a-4e8b-9c7d-1a2b3c4d5e6f";
 pub const FIXTURE_IN_PROGRESS: &str = "1c4f2d3e-6e5b-4f9c-8d8e-2b3c4d5e6f70";
 pub const FIXTURE_COMPLETED: &str = "2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081";
 pub const FIXTURE_OTHER_ACCOUNT: &str = "3e6b4f5a-8a7d-4b1e-8f0a-4d5e6f708192";
+pub const FIXTURE_CONSENTED: &str = "4f7c5a6b-9b8e-4c2f-9a1b-5e6f708192a3";
+pub const FIXTURE_EXPIRED: &str = "5a8d6b7c-0c9f-4d3a-8b2c-6f708192a3b4";
+pub const FIXTURE_CANCELLED: &str = "6b9e7c8d-1d0a-4e4b-9c3d-708192a3b4c5";
+pub const FIXTURE_FAILED: &str = "7c0f8d9e-2e1b-4f5c-8d4e-8192a3b4c5d6";
+/// The tenant-link token of every fixture verification (the sample events of tenant-portal use it).
+pub const FIXTURE_LINK_TOKEN: &str = "SampleLinkTokenForLocalFixturesOnly-0123456789";
 
 /// Seeds the verifications the sample events refer to (test mode of the demo account, plus one
 /// of another account). Safe to call twice.
@@ -198,24 +204,49 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
         consented_at: None,
         consent_version: None,
         income_report: None,
-        token_hashes: vec![],
+        provider_user: None,
+        provider_link_token: None,
+        token_hashes: vec![shared::secrets::sha256_hex(FIXTURE_LINK_TOKEN.as_bytes())],
     };
     for (id, account) in [
         (FIXTURE_PENDING, DEMO_ACCOUNT),
         (FIXTURE_IN_PROGRESS, DEMO_ACCOUNT),
         (FIXTURE_COMPLETED, DEMO_ACCOUNT),
         (FIXTURE_OTHER_ACCOUNT, OTHER_ACCOUNT),
+        (FIXTURE_CONSENTED, DEMO_ACCOUNT),
+        (FIXTURE_EXPIRED, DEMO_ACCOUNT),
+        (FIXTURE_CANCELLED, DEMO_ACCOUNT),
+        (FIXTURE_FAILED, DEMO_ACCOUNT),
     ] {
-        let v = make(id, account);
+        let mut v = make(id, account);
         if store.get_verification(v.verification_id).await?.is_some() {
             continue;
         }
+        if id == FIXTURE_EXPIRED {
+            v.created_at = now - Duration::days(8);
+            v.expires_at = now - Duration::days(1);
+        }
         store.create_verification(&v, None, None).await?;
+        match id {
+            FIXTURE_CANCELLED => {
+                store.transition(&v, &Transition::Cancel, now).await?;
+            }
+            FIXTURE_FAILED => {
+                let reason = "income_unverifiable".to_string();
+                store
+                    .transition(&v, &Transition::Fail { reason }, now)
+                    .await?;
+            }
+            FIXTURE_CONSENTED => {
+                store.transition(&v, &Transition::Start, now).await?;
+                store
+                    .record_consent(v.verification_id, "2026-11-v1", now, None)
+                    .await?;
+            }
+            _ => {}
+        }
         if id == FIXTURE_IN_PROGRESS || id == FIXTURE_COMPLETED {
-            let start = Transition::Start {
-                consent_version: "2026-11".into(),
-            };
-            store.transition(&v, &start, now).await?;
+            store.transition(&v, &Transition::Start, now).await?;
         }
         if id == FIXTURE_COMPLETED {
             let started = store

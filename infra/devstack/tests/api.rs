@@ -807,6 +807,8 @@ async fn pending_past_expiry_reads_expired_before_any_sweeper() {
         consented_at: None,
         consent_version: None,
         income_report: None,
+        provider_user: None,
+        provider_link_token: None,
         token_hashes: vec![],
     };
     env.store.create_verification(&v, None, None).await.unwrap();

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""moto's server, with one difference: requests are applied one at a time.
+
+moto applies a TransactWriteItems by deep-copying the tables and restoring that copy when a
+condition fails. With its threaded server, that restore can undo a write another request committed
+in the meantime (a cancel racing a completion came back as "in_progress" in our tests), which real
+DynamoDB never does. A lock around the application gives the serializable behaviour DynamoDB
+guarantees, while connections are still accepted concurrently.
+
+Usage: python infra/moto_server.py -H 127.0.0.1 -p PORT
+"""
+import argparse
+import threading
+
+from moto.moto_server.werkzeug_app import (
+    DomainDispatcherApplication,
+    MotoRequestHandler,
+    create_backend_app,
+)
+from werkzeug.serving import run_simple
+
+
+class Serialized:
+    def __init__(self, app):
+        self.app = app
+        self.lock = threading.Lock()
+
+    def __call__(self, environ, start_response):
+        with self.lock:
+            # Consume the response inside the lock: moto builds it lazily.
+            return list(self.app(environ, start_response))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("-H", "--host", default="127.0.0.1")
+    parser.add_argument("-p", "--port", type=int, required=True)
+    args = parser.parse_args()
+    app = DomainDispatcherApplication(create_backend_app)
+    run_simple(args.host, args.port, Serialized(app), threaded=True, request_handler=MotoRequestHandler)
+
+
+if __name__ == "__main__":
+    main()
