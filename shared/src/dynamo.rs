@@ -19,7 +19,7 @@ use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, Delete, Put, ReturnValue, ReturnValuesOnConditionCheckFailure,
+    AttributeValue, Put, ReturnValue, ReturnValuesOnConditionCheckFailure,
     TransactWriteItem, Update,
 };
 use chrono::{DateTime, Duration, Utc};
@@ -1116,14 +1116,20 @@ impl Store for DynamoStore {
         Ok(())
     }
 
-    async fn claim_email_send(&self, id: Uuid) -> Result<bool, StoreError> {
-        let item = with_key(HashMap::new(), keys::email_claim(id));
+    async fn claim_email_send(&self, id: Uuid, now: DateTime<Utc>) -> Result<bool, StoreError> {
+        let mut item = with_key(HashMap::new(), keys::email_claim(id));
+        item.insert("state".into(), s("sending"));
+        // A sender that crashed mid-send loses its lease after this long and the retry sends.
+        item.insert("lease_until".into(), n((now + Duration::minutes(5)).timestamp()));
         let result = self
             .client
             .put_item()
             .table_name(&self.table)
             .set_item(Some(item))
-            .condition_expression("attribute_not_exists(PK)")
+            .condition_expression("attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)")
+            .expression_attribute_names("#state", "state")
+            .expression_attribute_values(":sending", s("sending"))
+            .expression_attribute_values(":now", n(now.timestamp()))
             .send()
             .await;
         match result {
@@ -1140,18 +1146,33 @@ impl Store for DynamoStore {
         }
     }
 
-    async fn release_email_send(&self, id: Uuid) -> Result<(), StoreError> {
+    async fn mark_email_sent(&self, id: Uuid, now: DateTime<Utc>) -> Result<(), StoreError> {
         let (pk, sk) = keys::email_claim(id);
-        let delete = Delete::builder()
+        self.client
+            .update_item()
             .table_name(&self.table)
             .key(schema::PK, s(pk))
             .key(schema::SK, s(sk))
-            .build()
+            .update_expression("SET #state = :sent, sent_at = :now REMOVE lease_until")
+            .expression_attribute_names("#state", "state")
+            .expression_attribute_values(":sent", s("sent"))
+            .expression_attribute_values(":now", s(format_ts(now)))
+            .send()
+            .await
             .map_err(unavailable)?;
+        Ok(())
+    }
+
+    async fn release_email_send(&self, id: Uuid) -> Result<(), StoreError> {
+        let (pk, sk) = keys::email_claim(id);
         self.client
             .delete_item()
-            .table_name(delete.table_name)
-            .set_key(Some(delete.key))
+            .table_name(&self.table)
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+            .condition_expression("#state = :sending")
+            .expression_attribute_names("#state", "state")
+            .expression_attribute_values(":sending", s("sending"))
             .send()
             .await
             .map_err(unavailable)?;

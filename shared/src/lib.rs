@@ -6,6 +6,10 @@
 //! - `api`, `http`: the HTTP handlers and their Lambda glue.
 
 pub mod api;
+pub mod aws;
+pub mod delivery;
+pub mod expiry;
+pub mod outbox;
 pub mod config;
 pub mod domain;
 pub mod dynamo;
@@ -48,4 +52,46 @@ pub async fn api_deps_from_env()
         settings.table_name.clone(),
     );
     Ok(api::ApiDeps::new(store, ports::SystemClock, settings))
+}
+
+/// Builds `publish-events`' dependencies from the environment.
+pub async fn outbox_deps_from_env() -> Result<
+    outbox::OutboxDeps<dynamo::DynamoStore, aws::SesMailer, aws::SqsQueue, ports::SystemClock>,
+    config::ConfigError,
+> {
+    let sdk = aws_config().await;
+    Ok(outbox::OutboxDeps {
+        store: dynamo::DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), config::required("TABLE_NAME")?),
+        mailer: aws::SesMailer::new(aws_sdk_sesv2::Client::new(&sdk), config::required("SENDER_EMAIL")?),
+        queue: aws::SqsQueue::new(aws_sdk_sqs::Client::new(&sdk), config::required("WEBHOOK_QUEUE_URL")?),
+        clock: ports::SystemClock,
+        public_base_url: config::required("PUBLIC_BASE_URL")?,
+    })
+}
+
+/// Builds `deliver-webhook`'s dependencies from the environment.
+pub async fn delivery_deps_from_env()
+-> Result<delivery::DeliveryDeps<dynamo::DynamoStore, aws::SqsQueue, ports::SystemClock>, config::ConfigError> {
+    let sdk = aws_config().await;
+    let timeout = std::env::var("WEBHOOK_TIMEOUT_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map_or(delivery::DEFAULT_TIMEOUT, std::time::Duration::from_secs);
+    let insecure = std::env::var("ALLOW_INSECURE_WEBHOOKS").is_ok_and(|v| v == "true");
+    Ok(delivery::DeliveryDeps {
+        store: dynamo::DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), config::required("TABLE_NAME")?),
+        queue: aws::SqsQueue::new(aws_sdk_sqs::Client::new(&sdk), config::required("WEBHOOK_QUEUE_URL")?),
+        clock: ports::SystemClock,
+        client: delivery::WebhookClient::new(timeout, insecure),
+        backoff: delivery::DEFAULT_BACKOFF.to_vec(),
+    })
+}
+
+/// Builds `expire-verifications`' dependencies from the environment.
+pub async fn expiry_deps_from_env() -> Result<expiry::ExpiryDeps<dynamo::DynamoStore, ports::SystemClock>, config::ConfigError> {
+    let sdk = aws_config().await;
+    Ok(expiry::ExpiryDeps {
+        store: dynamo::DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), config::required("TABLE_NAME")?),
+        clock: ports::SystemClock,
+    })
 }

@@ -230,8 +230,15 @@ pub trait Store: Send + Sync {
         account_id: &str,
         secrets: &WebhookSecrets,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// Records that the tenant e-mail went out; false if it was already recorded (sent once).
-    fn claim_email_send(&self, id: Uuid) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Claims the sending of a verification's tenant e-mail for a short lease; false when it was
+    /// sent already or another sender holds a live lease (so a duplicate record sends nothing).
+    fn claim_email_send(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Marks the e-mail sent, for good.
+    fn mark_email_sent(&self, id: Uuid, now: DateTime<Utc>) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Gives back a claim after a transient failure, so a retry can send.
     fn release_email_send(&self, id: Uuid) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
@@ -260,11 +267,13 @@ pub trait Mailer: Send + Sync {
     fn send(&self, email: &Email) -> impl Future<Output = Result<(), MailError>> + Send;
 }
 
-/// Outgoing queue messages (SQS).
+/// The webhook queue (SQS).
 pub trait Queue: Send + Sync {
-    fn send(
+    fn send(&self, body: &str) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Makes a received message visible again after `delay_seconds` (the retry's back-off).
+    fn retry_later(
         &self,
-        body: &str,
+        receipt_handle: &str,
         delay_seconds: u32,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 }

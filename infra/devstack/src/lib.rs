@@ -3,6 +3,7 @@
 //! pumps. `make dev` runs it; the tests use the same pieces.
 
 pub mod moto;
+pub mod pump;
 pub mod server;
 pub mod stack;
 
@@ -39,4 +40,39 @@ pub fn app(sdk: &aws_config::SdkConfig, settings: Settings) -> Arc<server::App> 
             sandbox: shared::sandbox::SandboxProvider,
         },
     })
+}
+
+/// The stream and queue functions' dependencies, wired to the local resources.
+pub struct Workers {
+    pub outbox: pump::Outbox,
+    pub expiry: pump::Expiry,
+    pub delivery: pump::Delivery,
+}
+
+impl Workers {
+    /// `backoff` is the webhook retry schedule (tests pass zeros to retry at once).
+    pub fn new(sdk: &aws_config::SdkConfig, names: &stack::Resources, created: &stack::Created, base_url: &str, backoff: Vec<u32>) -> Self {
+        let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), names.table.clone());
+        let queue = shared::aws::SqsQueue::new(aws_sdk_sqs::Client::new(sdk), created.webhook_queue_url.clone());
+        Workers {
+            outbox: shared::outbox::OutboxDeps {
+                store: store.clone(),
+                mailer: shared::aws::SesMailer::new(aws_sdk_sesv2::Client::new(sdk), names.sender.clone()),
+                queue: queue.clone(),
+                clock: SystemClock,
+                public_base_url: base_url.to_string(),
+            },
+            expiry: shared::expiry::ExpiryDeps {
+                store: store.clone(),
+                clock: SystemClock,
+            },
+            delivery: shared::delivery::DeliveryDeps {
+                store,
+                queue,
+                clock: SystemClock,
+                client: shared::delivery::WebhookClient::new(std::time::Duration::from_secs(10), true),
+                backoff,
+            },
+        }
+    }
 }

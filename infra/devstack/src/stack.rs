@@ -35,7 +35,7 @@ pub struct Created {
 }
 
 /// How many receives before a webhook message goes to the DLQ (matches template.yaml).
-pub const WEBHOOK_MAX_RECEIVES: i32 = 8;
+pub const WEBHOOK_MAX_RECEIVES: i32 = 13;
 
 /// Creates the table (if missing), the webhook queue with its DLQ, and the SES sender identity.
 pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, String> {

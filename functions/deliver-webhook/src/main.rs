@@ -1,0 +1,15 @@
+//! SQS consumer: delivers signed webhooks, reporting only the failed messages.
+
+use aws_lambda_events::event::sqs::SqsEvent;
+use lambda_runtime::{Error, LambdaEvent, run, service_fn};
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::init_tracing();
+    let deps = shared::delivery_deps_from_env().await?;
+    let deps = &deps;
+    run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
+        Ok::<_, Error>(shared::delivery::deliver_webhooks(deps, event.payload).await)
+    }))
+    .await
+}

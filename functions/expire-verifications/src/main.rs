@@ -1,0 +1,15 @@
+//! Stream consumer of TTL deletions of expiry markers: moves open verifications to expired.
+
+use aws_lambda_events::event::dynamodb::Event;
+use lambda_runtime::{Error, LambdaEvent, run, service_fn};
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::init_tracing();
+    let deps = shared::expiry_deps_from_env().await?;
+    let deps = &deps;
+    run(service_fn(move |event: LambdaEvent<Event>| async move {
+        Ok::<_, Error>(shared::expiry::expire_verifications(deps, event.payload).await)
+    }))
+    .await
+}

@@ -1,0 +1,15 @@
+//! Stream consumer (the outbox): tenant e-mail on insert, webhook message on status change.
+
+use aws_lambda_events::event::dynamodb::Event;
+use lambda_runtime::{Error, LambdaEvent, run, service_fn};
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::init_tracing();
+    let deps = shared::outbox_deps_from_env().await?;
+    let deps = &deps;
+    run(service_fn(move |event: LambdaEvent<Event>| async move {
+        Ok::<_, Error>(shared::outbox::publish_events(deps, event.payload).await)
+    }))
+    .await
+}

@@ -1,0 +1,335 @@
+//! What moto lacks, and nothing more: the event source mappings (stream -> Lambda, SQS -> Lambda)
+//! and TTL sweeping. The pumps read moto's stream and queue through the real AWS APIs, shape the
+//! records exactly as Lambda delivers them, apply the FilterCriteria of template.yaml itself, and
+//! call the functions' handlers. The sweeper deletes expired markers and tags the resulting REMOVE
+//! records with the TTL service's identity, as DynamoDB does.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use aws_lambda_events::event::dynamodb::{Event, EventRecord};
+use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
+use aws_sdk_dynamodb::types::AttributeValue as DynamoValue;
+use aws_sdk_dynamodbstreams::types::{AttributeValue, ShardIteratorType};
+use base64::Engine;
+use serde_json::{Value, json};
+use shared::aws::{SesMailer, SqsQueue};
+use shared::delivery::DeliveryDeps;
+use shared::dynamo::{DynamoStore, schema};
+use shared::expiry::{ExpiryDeps, TTL_PRINCIPAL};
+use shared::outbox::OutboxDeps;
+use shared::ports::SystemClock;
+
+pub type Outbox = OutboxDeps<DynamoStore, SesMailer, SqsQueue, SystemClock>;
+pub type Expiry = ExpiryDeps<DynamoStore, SystemClock>;
+pub type Delivery = DeliveryDeps<DynamoStore, SqsQueue, SystemClock>;
+
+/// template.yaml, read at build time: the pump filters with the very patterns AWS will use.
+const TEMPLATE: &str = include_str!("../../../template.yaml");
+
+/// The FilterCriteria patterns of a function's stream event in template.yaml.
+pub fn template_filters(function_binary: &str) -> Vec<Value> {
+    let template: serde_yaml::Value = serde_yaml::from_str(TEMPLATE).expect("template.yaml parses");
+    let mut patterns = Vec::new();
+    for (_, resource) in template["Resources"].as_mapping().into_iter().flatten() {
+        if resource["Metadata"]["BuildProperties"]["Binary"].as_str() != Some(function_binary) {
+            continue;
+        }
+        for (_, event) in resource["Properties"]["Events"].as_mapping().into_iter().flatten() {
+            for filter in event["Properties"]["FilterCriteria"]["Filters"].as_sequence().into_iter().flatten() {
+                if let Some(pattern) = filter["Pattern"].as_str() {
+                    patterns.push(serde_json::from_str(pattern).expect("filter pattern is JSON"));
+                }
+            }
+        }
+    }
+    patterns
+}
+
+/// Event-pattern matching for the subset the template uses: nested objects, lists of allowed
+/// values, and `{"exists": bool}`. A record passes when any pattern matches (Lambda's semantics).
+pub fn pattern_matches(pattern: &Value, event: &Value) -> bool {
+    match pattern {
+        Value::Object(fields) => fields.iter().all(|(key, sub)| {
+            let value = event.get(key);
+            match sub {
+                Value::Array(allowed) => allowed.iter().any(|a| match (a, value) {
+                    (Value::Object(op), v) if op.contains_key("exists") => op["exists"].as_bool() == Some(v.is_some()),
+                    (a, Some(v)) => a == v,
+                    (_, None) => false,
+                }),
+                Value::Object(_) => value.is_some_and(|v| pattern_matches(sub, v)),
+                _ => false,
+            }
+        }),
+        _ => false,
+    }
+}
+
+fn value_json(v: &AttributeValue) -> Value {
+    let b64 = |b: &aws_sdk_dynamodbstreams::primitives::Blob| base64::engine::general_purpose::STANDARD.encode(b.as_ref());
+    match v {
+        AttributeValue::S(s) => json!({"S": s}),
+        AttributeValue::N(n) => json!({"N": n}),
+        AttributeValue::B(b) => json!({"B": b64(b)}),
+        AttributeValue::Bool(b) => json!({"BOOL": b}),
+        AttributeValue::Null(n) => json!({"NULL": n}),
+        AttributeValue::Ss(ss) => json!({"SS": ss}),
+        AttributeValue::Ns(ns) => json!({"NS": ns}),
+        AttributeValue::Bs(bs) => json!({"BS": bs.iter().map(b64).collect::<Vec<_>>()}),
+        AttributeValue::L(l) => json!({"L": l.iter().map(value_json).collect::<Vec<_>>()}),
+        AttributeValue::M(m) => json!({"M": item_json(m)}),
+        _ => Value::Null,
+    }
+}
+
+fn item_json(item: &HashMap<String, AttributeValue>) -> Value {
+    Value::Object(item.iter().map(|(k, v)| (k.clone(), value_json(v))).collect())
+}
+
+fn key_of(item: &HashMap<String, AttributeValue>) -> Option<String> {
+    match (item.get(schema::PK), item.get(schema::SK)) {
+        (Some(AttributeValue::S(pk)), Some(AttributeValue::S(sk))) => Some(format!("{pk}|{sk}")),
+        _ => None,
+    }
+}
+
+/// Keys of items the sweeper deleted; their REMOVE records get the TTL service's identity.
+pub type TtlDeletions = Arc<Mutex<HashSet<String>>>;
+
+/// Reads the table's stream from moto and hands records to the stream functions.
+pub struct StreamPump {
+    client: aws_sdk_dynamodbstreams::Client,
+    stream_arn: String,
+    iterators: Vec<String>,
+    ttl_deletions: TtlDeletions,
+    outbox_filters: Vec<Value>,
+    expiry_filters: Vec<Value>,
+}
+
+impl StreamPump {
+    pub async fn new(sdk: &aws_config::SdkConfig, table: &str, ttl_deletions: TtlDeletions) -> Result<Self, String> {
+        let dynamo = aws_sdk_dynamodb::Client::new(sdk);
+        let stream_arn = dynamo
+            .describe_table()
+            .table_name(table)
+            .send()
+            .await
+            .map_err(|e| format!("describe table: {e}"))?
+            .table
+            .and_then(|t| t.latest_stream_arn)
+            .ok_or("table has no stream")?;
+        let client = aws_sdk_dynamodbstreams::Client::new(sdk);
+        let shards = client
+            .describe_stream()
+            .stream_arn(&stream_arn)
+            .send()
+            .await
+            .map_err(|e| format!("describe stream: {e}"))?
+            .stream_description
+            .and_then(|d| d.shards)
+            .unwrap_or_default();
+        let mut iterators = Vec::new();
+        for shard in shards {
+            let it = client
+                .get_shard_iterator()
+                .stream_arn(&stream_arn)
+                .shard_id(shard.shard_id.unwrap_or_default())
+                .shard_iterator_type(ShardIteratorType::TrimHorizon)
+                .send()
+                .await
+                .map_err(|e| format!("shard iterator: {e}"))?;
+            iterators.extend(it.shard_iterator);
+        }
+        Ok(StreamPump {
+            client,
+            stream_arn,
+            iterators,
+            ttl_deletions,
+            outbox_filters: template_filters("publish-events"),
+            expiry_filters: template_filters("expire-verifications"),
+        })
+    }
+
+    /// Lambda-shaped records that arrived since the last call.
+    pub async fn read(&mut self) -> Result<Vec<Value>, String> {
+        let mut out = Vec::new();
+        for iterator in self.iterators.iter_mut() {
+            let page = self
+                .client
+                .get_records()
+                .shard_iterator(iterator.as_str())
+                .send()
+                .await
+                .map_err(|e| format!("get records: {e}"))?;
+            if let Some(next) = page.next_shard_iterator {
+                *iterator = next;
+            }
+            for record in page.records.unwrap_or_default() {
+                let Some(change) = record.dynamodb else { continue };
+                let keys = change.keys.clone().unwrap_or_default();
+                let event_name = record.event_name.map(|n| n.as_str().to_string()).unwrap_or_default();
+                let mut lambda_record = json!({
+                    "eventID": record.event_id.unwrap_or_default(),
+                    "eventName": event_name,
+                    "eventVersion": "1.1",
+                    "eventSource": "aws:dynamodb",
+                    "awsRegion": crate::moto::REGION,
+                    "eventSourceARN": self.stream_arn,
+                    "dynamodb": {
+                        "ApproximateCreationDateTime": change.approximate_creation_date_time.map(|t| t.secs()).unwrap_or(0),
+                        "Keys": item_json(&keys),
+                        "NewImage": item_json(&change.new_image.unwrap_or_default()),
+                        "OldImage": item_json(&change.old_image.unwrap_or_default()),
+                        "SequenceNumber": change.sequence_number.unwrap_or_default(),
+                        "SizeBytes": change.size_bytes.unwrap_or(0),
+                        "StreamViewType": "NEW_AND_OLD_IMAGES",
+                    },
+                });
+                let swept = event_name == "REMOVE"
+                    && key_of(&keys).is_some_and(|k| self.ttl_deletions.lock().unwrap().remove(&k));
+                if swept {
+                    lambda_record["userIdentity"] = json!({"type": "Service", "principalId": TTL_PRINCIPAL});
+                }
+                out.push(lambda_record);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Reads new records and runs each stream function on the ones its filter lets through.
+    /// Returns how many records were handed to a function.
+    pub async fn pump_once(&mut self, outbox: &Outbox, expiry: &Expiry) -> Result<usize, String> {
+        let records = self.read().await?;
+        let pick = |filters: &[Value]| -> Vec<EventRecord> {
+            records
+                .iter()
+                .filter(|r| filters.iter().any(|p| pattern_matches(p, r)))
+                .map(|r| serde_json::from_value(r.clone()).expect("Lambda-shaped record"))
+                .collect()
+        };
+        let (to_outbox, to_expiry) = (pick(&self.outbox_filters), pick(&self.expiry_filters));
+        let handed = to_outbox.len() + to_expiry.len();
+        if !to_outbox.is_empty() {
+            run_with_retries(to_outbox, |batch| shared::outbox::publish_events(outbox, batch)).await;
+        }
+        if !to_expiry.is_empty() {
+            run_with_retries(to_expiry, |batch| shared::expiry::expire_verifications(expiry, batch)).await;
+        }
+        Ok(handed)
+    }
+}
+
+/// Like the event source mapping: a reported failure is retried from that record on, a bounded
+/// number of times, then given up (in AWS: sent to the on-failure destination).
+async fn run_with_retries<F, Fut>(mut records: Vec<EventRecord>, handler: F)
+where
+    F: Fn(Event) -> Fut,
+    Fut: std::future::Future<Output = aws_lambda_events::event::streams::DynamoDbEventResponse>,
+{
+    for attempt in 1..=5 {
+        let mut event = Event::default();
+        event.records = records.clone();
+        let response = handler(event).await;
+        let Some(failed) = response.batch_item_failures.first().and_then(|f| f.item_identifier.clone()) else {
+            return;
+        };
+        let from = records
+            .iter()
+            .position(|r| r.change.sequence_number.as_deref() == Some(failed.as_str()))
+            .unwrap_or(0);
+        records = records.split_off(from);
+        tracing::warn!(attempt, "stream batch failed; retrying from the failed record");
+        tokio::time::sleep(std::time::Duration::from_millis(200 * attempt)).await;
+    }
+    tracing::error!("stream records given up after 5 attempts (the on-failure destination in AWS)");
+}
+
+/// Deletes expiry markers whose TTL has passed, as DynamoDB's TTL service would (it may be hours
+/// late in AWS; here it runs every few seconds). Returns how many it deleted.
+pub async fn sweep_ttl(dynamo: &aws_sdk_dynamodb::Client, table: &str, deletions: &TtlDeletions) -> Result<usize, String> {
+    let now = chrono::Utc::now().timestamp();
+    let mut deleted = 0;
+    let mut start = None;
+    // The emulator's sweeper may scan: it stands in for a service that reads the whole table.
+    loop {
+        let page = dynamo
+            .scan()
+            .table_name(table)
+            .filter_expression("SK = :expiry AND #ttl <= :now")
+            .expression_attribute_names("#ttl", schema::TTL_ATTRIBUTE)
+            .expression_attribute_values(":expiry", DynamoValue::S(schema::EXPIRY_SK.into()))
+            .expression_attribute_values(":now", DynamoValue::N(now.to_string()))
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .map_err(|e| format!("scan: {e}"))?;
+        for item in page.items.unwrap_or_default() {
+            let (Some(DynamoValue::S(pk)), Some(DynamoValue::S(sk))) = (item.get(schema::PK), item.get(schema::SK)) else {
+                continue;
+            };
+            deletions.lock().unwrap().insert(format!("{pk}|{sk}"));
+            dynamo
+                .delete_item()
+                .table_name(table)
+                .key(schema::PK, DynamoValue::S(pk.clone()))
+                .key(schema::SK, DynamoValue::S(sk.clone()))
+                .send()
+                .await
+                .map_err(|e| format!("delete: {e}"))?;
+            deleted += 1;
+        }
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            return Ok(deleted);
+        }
+    }
+}
+
+/// Receives webhook messages like the SQS event source mapping and runs `deliver-webhook`;
+/// successes are deleted, failures stay (with the visibility the handler set). Returns how many
+/// messages it handed over.
+pub async fn pump_sqs_once(sqs: &aws_sdk_sqs::Client, queue_url: &str, delivery: &Delivery, wait_seconds: i32) -> Result<usize, String> {
+    let received = sqs
+        .receive_message()
+        .queue_url(queue_url)
+        .max_number_of_messages(10)
+        .wait_time_seconds(wait_seconds)
+        .message_system_attribute_names(aws_sdk_sqs::types::MessageSystemAttributeName::All)
+        .send()
+        .await
+        .map_err(|e| format!("receive: {e}"))?;
+    let messages = received.messages.unwrap_or_default();
+    if messages.is_empty() {
+        return Ok(0);
+    }
+    let mut event = SqsEvent::default();
+    for m in &messages {
+        let mut message = SqsMessage::default();
+        message.message_id = m.message_id.clone();
+        message.receipt_handle = m.receipt_handle.clone();
+        message.body = m.body.clone();
+        message.attributes = m
+            .attributes
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| (k.as_str().to_string(), v))
+            .collect();
+        message.event_source = Some("aws:sqs".into());
+        event.records.push(message);
+    }
+    let response = shared::delivery::deliver_webhooks(delivery, event).await;
+    let failed: HashSet<String> = response.batch_item_failures.into_iter().map(|f| f.item_identifier).collect();
+    for m in &messages {
+        if !m.message_id.as_ref().is_some_and(|id| failed.contains(id)) {
+            sqs.delete_message()
+                .queue_url(queue_url)
+                .receipt_handle(m.receipt_handle.clone().unwrap_or_default())
+                .send()
+                .await
+                .map_err(|e| format!("delete: {e}"))?;
+        }
+    }
+    Ok(messages.len())
+}
