@@ -34,7 +34,12 @@ impl Mailer for SesMailer {
     async fn send(&self, email: &Email) -> Result<(), MailError> {
         let message = Message::builder()
             .subject(content(&email.subject)?)
-            .body(Body::builder().text(content(&email.text)?).html(content(&email.html)?).build())
+            .body(
+                Body::builder()
+                    .text(content(&email.text)?)
+                    .html(content(&email.html)?)
+                    .build(),
+            )
             .build();
         let result = self
             .client
@@ -50,7 +55,9 @@ impl Mailer for SesMailer {
                 // Only the error's kind goes into the message: SES may quote the address.
                 let permanent = match err.as_service_error() {
                     Some(SendEmailError::MessageRejected(_)) => Some("message rejected"),
-                    Some(SendEmailError::MailFromDomainNotVerifiedException(_)) => Some("sender domain not verified"),
+                    Some(SendEmailError::MailFromDomainNotVerifiedException(_)) => {
+                        Some("sender domain not verified")
+                    }
                     Some(SendEmailError::BadRequestException(_)) => Some("bad request"),
                     Some(SendEmailError::NotFoundException(_)) => Some("sender identity not found"),
                     Some(SendEmailError::AccountSuspendedException(_)) => Some("account suspended"),
@@ -102,7 +109,11 @@ impl Queue for SqsQueue {
         Ok(())
     }
 
-    async fn retry_later(&self, receipt_handle: &str, delay_seconds: u32) -> Result<(), StoreError> {
+    async fn retry_later(
+        &self,
+        receipt_handle: &str,
+        delay_seconds: u32,
+    ) -> Result<(), StoreError> {
         self.client
             .change_message_visibility()
             .queue_url(&self.queue_url)

@@ -21,7 +21,9 @@ use crate::webhook::{address_allowed, check_url, signature_header};
 /// Back-off before each retry, indexed by the attempt that failed (the last value repeats).
 /// 13 attempts span about 2.9 days; the queue's maxReceiveCount (13) then moves the message to
 /// the DLQ.
-pub const DEFAULT_BACKOFF: [u32; 12] = [30, 120, 600, 1800, 3600, 10_800, 21_600, 43_200, 43_200, 43_200, 43_200, 43_200];
+pub const DEFAULT_BACKOFF: [u32; 12] = [
+    30, 120, 600, 1800, 3600, 10_800, 21_600, 43_200, 43_200, 43_200, 43_200, 43_200,
+];
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Resolves host names and refuses any answer that contains a forbidden address, so a name that
@@ -34,11 +36,15 @@ impl Resolve for CheckedResolver {
     fn resolve(&self, name: Name) -> Resolving {
         let allow_loopback = self.allow_loopback;
         Box::pin(async move {
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((name.as_str(), 0)).await?.collect();
+            let addrs: Vec<SocketAddr> =
+                tokio::net::lookup_host((name.as_str(), 0)).await?.collect();
             if addrs.is_empty() {
                 return Err("host name has no addresses".into());
             }
-            if addrs.iter().any(|a| !address_allowed(a.ip(), allow_loopback)) {
+            if addrs
+                .iter()
+                .any(|a| !address_allowed(a.ip(), allow_loopback))
+            {
                 return Err(Box::new(ForbiddenAddress) as Box<dyn std::error::Error + Send + Sync>);
             }
             Ok(Box::new(addrs.into_iter()) as Addrs)
@@ -84,15 +90,25 @@ impl WebhookClient {
             .redirect(reqwest::redirect::Policy::none())
             .https_only(!allow_insecure)
             .no_proxy()
-            .dns_resolver(Arc::new(CheckedResolver { allow_loopback: allow_insecure }))
+            .dns_resolver(Arc::new(CheckedResolver {
+                allow_loopback: allow_insecure,
+            }))
             .user_agent("TenantIncomeVerification-Webhooks/1.0")
             .build()
             .expect("webhook client builds");
-        WebhookClient { http, allow_insecure }
+        WebhookClient {
+            http,
+            allow_insecure,
+        }
     }
 
     /// One attempt. The response body is never read.
-    pub async fn post(&self, message: &WebhookMessage, secrets: &[&str], timestamp: i64) -> Attempt {
+    pub async fn post(
+        &self,
+        message: &WebhookMessage,
+        secrets: &[&str],
+        timestamp: i64,
+    ) -> Attempt {
         if check_url(&message.url, self.allow_insecure).is_err() {
             return Attempt::Refused;
         }
@@ -102,7 +118,10 @@ impl WebhookClient {
             .header("content-type", "application/json")
             .header("webhook-id", &message.webhook_id)
             .header("webhook-timestamp", timestamp.to_string())
-            .header("webhook-signature", signature_header(secrets, &message.webhook_id, timestamp, &message.body))
+            .header(
+                "webhook-signature",
+                signature_header(secrets, &message.webhook_id, timestamp, &message.body),
+            )
             .body(message.body.clone())
             .send()
             .await;
@@ -147,13 +166,20 @@ async fn deliver_one<S: Store, Q: Queue, C: Clock>(
     record: &SqsMessage,
     secrets: &HashMap<String, WebhookSecrets>,
 ) -> bool {
-    let Some(message) = record.body.as_deref().and_then(|b| serde_json::from_str::<WebhookMessage>(b).ok()) else {
+    let Some(message) = record
+        .body
+        .as_deref()
+        .and_then(|b| serde_json::from_str::<WebhookMessage>(b).ok())
+    else {
         // A message that cannot be read will not become readable: drop it, loudly.
         tracing::error!(message_id = ?record.message_id, "unreadable webhook message dropped");
         return true;
     };
     let now = deps.clock.now();
-    let signing = secrets.get(&message.account_id).map(|s| s.signing(now)).unwrap_or_default();
+    let signing = secrets
+        .get(&message.account_id)
+        .map(|s| s.signing(now))
+        .unwrap_or_default();
     let attempt = if signing.is_empty() {
         tracing::error!(account_id = %message.account_id, "account has no webhook secret; rotate one with the admin tool");
         Attempt::Failed(None)
@@ -175,7 +201,12 @@ async fn deliver_one<S: Store, Q: Queue, C: Clock>(
             true
         }
         Attempt::Failed(status) => {
-            let delay = deps.backoff.get(count.saturating_sub(1)).or(deps.backoff.last()).copied().unwrap_or(60);
+            let delay = deps
+                .backoff
+                .get(count.saturating_sub(1))
+                .or(deps.backoff.last())
+                .copied()
+                .unwrap_or(60);
             tracing::warn!(webhook_id = %message.webhook_id, status = ?status, attempt = count, retry_in = delay, "webhook failed");
             if let Some(receipt) = &record.receipt_handle
                 && let Err(e) = deps.queue.retry_later(receipt, delay).await
@@ -188,11 +219,18 @@ async fn deliver_one<S: Store, Q: Queue, C: Clock>(
 }
 
 /// Delivers a batch concurrently; only the failed messages are reported (and retried).
-pub async fn deliver_webhooks<S: Store, Q: Queue, C: Clock>(deps: &DeliveryDeps<S, Q, C>, event: SqsEvent) -> SqsBatchResponse {
+pub async fn deliver_webhooks<S: Store, Q: Queue, C: Clock>(
+    deps: &DeliveryDeps<S, Q, C>,
+    event: SqsEvent,
+) -> SqsBatchResponse {
     // Each account's secrets are read once per batch.
     let mut secrets = HashMap::new();
     for record in &event.records {
-        let Some(message) = record.body.as_deref().and_then(|b| serde_json::from_str::<WebhookMessage>(b).ok()) else {
+        let Some(message) = record
+            .body
+            .as_deref()
+            .and_then(|b| serde_json::from_str::<WebhookMessage>(b).ok())
+        else {
             continue;
         };
         if secrets.contains_key(&message.account_id) {
@@ -205,7 +243,9 @@ pub async fn deliver_webhooks<S: Store, Q: Queue, C: Clock>(deps: &DeliveryDeps<
             Err(e) => tracing::error!(error = %e, "could not read webhook secrets"),
         }
     }
-    let outcomes = futures::future::join_all(event.records.iter().map(|r| deliver_one(deps, r, &secrets))).await;
+    let outcomes =
+        futures::future::join_all(event.records.iter().map(|r| deliver_one(deps, r, &secrets)))
+            .await;
     let mut response = SqsBatchResponse::default();
     for (record, ok) in event.records.iter().zip(outcomes) {
         if !ok && let Some(id) = &record.message_id {

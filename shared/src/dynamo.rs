@@ -19,8 +19,8 @@ use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, Put, ReturnValue, ReturnValuesOnConditionCheckFailure,
-    TransactWriteItem, Update,
+    AttributeValue, Put, ReturnValue, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
+    Update,
 };
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
@@ -1120,13 +1120,18 @@ impl Store for DynamoStore {
         let mut item = with_key(HashMap::new(), keys::email_claim(id));
         item.insert("state".into(), s("sending"));
         // A sender that crashed mid-send loses its lease after this long and the retry sends.
-        item.insert("lease_until".into(), n((now + Duration::minutes(5)).timestamp()));
+        item.insert(
+            "lease_until".into(),
+            n((now + Duration::minutes(5)).timestamp()),
+        );
         let result = self
             .client
             .put_item()
             .table_name(&self.table)
             .set_item(Some(item))
-            .condition_expression("attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)")
+            .condition_expression(
+                "attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)",
+            )
             .expression_attribute_names("#state", "state")
             .expression_attribute_values(":sending", s("sending"))
             .expression_attribute_values(":now", n(now.timestamp()))

@@ -72,7 +72,10 @@ async fn expire<S: Store, C: Clock>(deps: &ExpiryDeps<S, C>, id: Uuid) -> Result
 }
 
 /// Handles one batch of TTL REMOVE records.
-pub async fn expire_verifications<S: Store, C: Clock>(deps: &ExpiryDeps<S, C>, event: Event) -> DynamoDbEventResponse {
+pub async fn expire_verifications<S: Store, C: Clock>(
+    deps: &ExpiryDeps<S, C>,
+    event: Event,
+) -> DynamoDbEventResponse {
     let mut response = DynamoDbEventResponse::default();
     for record in &event.records {
         let Some(id) = expired_marker(record) else {

@@ -7,14 +7,14 @@
 
 pub mod api;
 pub mod aws;
-pub mod delivery;
-pub mod expiry;
-pub mod outbox;
 pub mod config;
+pub mod delivery;
 pub mod domain;
 pub mod dynamo;
 pub mod error;
+pub mod expiry;
 pub mod http;
+pub mod outbox;
 pub mod plaid;
 pub mod portal;
 pub mod ports;
@@ -61,17 +61,28 @@ pub async fn outbox_deps_from_env() -> Result<
 > {
     let sdk = aws_config().await;
     Ok(outbox::OutboxDeps {
-        store: dynamo::DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), config::required("TABLE_NAME")?),
-        mailer: aws::SesMailer::new(aws_sdk_sesv2::Client::new(&sdk), config::required("SENDER_EMAIL")?),
-        queue: aws::SqsQueue::new(aws_sdk_sqs::Client::new(&sdk), config::required("WEBHOOK_QUEUE_URL")?),
+        store: dynamo::DynamoStore::new(
+            aws_sdk_dynamodb::Client::new(&sdk),
+            config::required("TABLE_NAME")?,
+        ),
+        mailer: aws::SesMailer::new(
+            aws_sdk_sesv2::Client::new(&sdk),
+            config::required("SENDER_EMAIL")?,
+        ),
+        queue: aws::SqsQueue::new(
+            aws_sdk_sqs::Client::new(&sdk),
+            config::required("WEBHOOK_QUEUE_URL")?,
+        ),
         clock: ports::SystemClock,
         public_base_url: config::required("PUBLIC_BASE_URL")?,
     })
 }
 
 /// Builds `deliver-webhook`'s dependencies from the environment.
-pub async fn delivery_deps_from_env()
--> Result<delivery::DeliveryDeps<dynamo::DynamoStore, aws::SqsQueue, ports::SystemClock>, config::ConfigError> {
+pub async fn delivery_deps_from_env() -> Result<
+    delivery::DeliveryDeps<dynamo::DynamoStore, aws::SqsQueue, ports::SystemClock>,
+    config::ConfigError,
+> {
     let sdk = aws_config().await;
     let timeout = std::env::var("WEBHOOK_TIMEOUT_SECONDS")
         .ok()
@@ -79,8 +90,14 @@ pub async fn delivery_deps_from_env()
         .map_or(delivery::DEFAULT_TIMEOUT, std::time::Duration::from_secs);
     let insecure = std::env::var("ALLOW_INSECURE_WEBHOOKS").is_ok_and(|v| v == "true");
     Ok(delivery::DeliveryDeps {
-        store: dynamo::DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), config::required("TABLE_NAME")?),
-        queue: aws::SqsQueue::new(aws_sdk_sqs::Client::new(&sdk), config::required("WEBHOOK_QUEUE_URL")?),
+        store: dynamo::DynamoStore::new(
+            aws_sdk_dynamodb::Client::new(&sdk),
+            config::required("TABLE_NAME")?,
+        ),
+        queue: aws::SqsQueue::new(
+            aws_sdk_sqs::Client::new(&sdk),
+            config::required("WEBHOOK_QUEUE_URL")?,
+        ),
         clock: ports::SystemClock,
         client: delivery::WebhookClient::new(timeout, insecure),
         backoff: delivery::DEFAULT_BACKOFF.to_vec(),
@@ -88,10 +105,14 @@ pub async fn delivery_deps_from_env()
 }
 
 /// Builds `expire-verifications`' dependencies from the environment.
-pub async fn expiry_deps_from_env() -> Result<expiry::ExpiryDeps<dynamo::DynamoStore, ports::SystemClock>, config::ConfigError> {
+pub async fn expiry_deps_from_env()
+-> Result<expiry::ExpiryDeps<dynamo::DynamoStore, ports::SystemClock>, config::ConfigError> {
     let sdk = aws_config().await;
     Ok(expiry::ExpiryDeps {
-        store: dynamo::DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), config::required("TABLE_NAME")?),
+        store: dynamo::DynamoStore::new(
+            aws_sdk_dynamodb::Client::new(&sdk),
+            config::required("TABLE_NAME")?,
+        ),
         clock: ports::SystemClock,
     })
 }

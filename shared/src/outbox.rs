@@ -68,7 +68,11 @@ pub fn webhook_message(v: &Verification) -> Option<WebhookMessage> {
         "data": render_verification(v, at),
     });
     Some(WebhookMessage {
-        webhook_id: format!("msg_{}_{}", v.verification_id.simple(), kind.trim_start_matches("verification.")),
+        webhook_id: format!(
+            "msg_{}_{}",
+            v.verification_id.simple(),
+            kind.trim_start_matches("verification.")
+        ),
         account_id: v.account_id.clone(),
         url,
         body: body.to_string(),
@@ -77,9 +81,17 @@ pub fn webhook_message(v: &Verification) -> Option<WebhookMessage> {
 
 /// The tenant e-mail: who asks, for which property, the link and its expiry; text and HTML.
 pub fn tenant_email(v: &Verification, requester: &str, link: &str) -> Email {
-    let property = v.property_address.as_deref().map(|a| format!(" for {a}")).unwrap_or_default();
+    let property = v
+        .property_address
+        .as_deref()
+        .map(|a| format!(" for {a}"))
+        .unwrap_or_default();
     let expires = format!("{} UTC", &format_ts(v.expires_at)[..16].replace('T', " "));
-    let greeting = v.tenant_name.as_deref().map(|n| format!("Hello {n},")).unwrap_or_else(|| "Hello,".into());
+    let greeting = v
+        .tenant_name
+        .as_deref()
+        .map(|n| format!("Hello {n},"))
+        .unwrap_or_else(|| "Hello,".into());
     let text = format!(
         "{greeting}\n\n{requester} asks you to verify your income{property}.\n\n\
          Open this secure link to consent and connect your income source:\n{link}\n\n\
@@ -121,7 +133,10 @@ fn image(item: &serde_dynamo::Item) -> Result<Option<Verification>, OutboxError>
 }
 
 /// Sends the tenant e-mail of a new verification, once.
-async fn send_tenant_email<S: Store, M: Mailer, Q, C: Clock>(deps: &OutboxDeps<S, M, Q, C>, id: Uuid) -> Result<(), OutboxError> {
+async fn send_tenant_email<S: Store, M: Mailer, Q, C: Clock>(
+    deps: &OutboxDeps<S, M, Q, C>,
+    id: Uuid,
+) -> Result<(), OutboxError> {
     let now = deps.clock.now();
     // The stream image may be stale: a verification cancelled meanwhile needs no e-mail.
     let Some(v) = deps.store.get_verification(id).await? else {
@@ -143,7 +158,10 @@ async fn send_tenant_email<S: Store, M: Mailer, Q, C: Clock>(deps: &OutboxDeps<S
     // The link token is minted here, bound by its hash, and exists only in the e-mail.
     let (token, token_hash) = generate_link_token();
     deps.store.add_link_token(id, &token_hash).await?;
-    let link = format!("{}/t/{id}/{token}", deps.public_base_url.trim_end_matches('/'));
+    let link = format!(
+        "{}/t/{id}/{token}",
+        deps.public_base_url.trim_end_matches('/')
+    );
     match deps.mailer.send(&tenant_email(&v, &requester, &link)).await {
         Ok(()) => {
             deps.store.mark_email_sent(id, now).await?;
@@ -158,7 +176,9 @@ async fn send_tenant_email<S: Store, M: Mailer, Q, C: Clock>(deps: &OutboxDeps<S
         Err(MailError::Permanent(reason)) => {
             deps.store.mark_email_sent(id, now).await?;
             tracing::warn!(verification_id = %id, reason = %reason, "tenant e-mail rejected; verification fails");
-            let fail = Transition::Fail { reason: "email_rejected".into() };
+            let fail = Transition::Fail {
+                reason: "email_rejected".into(),
+            };
             if let TransitionOutcome::Conflict(_) = deps.store.transition(&v, &fail, now).await? {
                 tracing::info!(verification_id = %id, "verification changed meanwhile; not marked failed");
             }
@@ -167,7 +187,10 @@ async fn send_tenant_email<S: Store, M: Mailer, Q, C: Clock>(deps: &OutboxDeps<S
     }
 }
 
-async fn process<S: Store, M: Mailer, Q: Queue, C: Clock>(deps: &OutboxDeps<S, M, Q, C>, record: &EventRecord) -> Result<(), OutboxError> {
+async fn process<S: Store, M: Mailer, Q: Queue, C: Clock>(
+    deps: &OutboxDeps<S, M, Q, C>,
+    record: &EventRecord,
+) -> Result<(), OutboxError> {
     match record.event_name.as_str() {
         "INSERT" => {
             if let Some(v) = image(&record.change.new_image)? {
@@ -175,14 +198,18 @@ async fn process<S: Store, M: Mailer, Q: Queue, C: Clock>(deps: &OutboxDeps<S, M
             }
         }
         "MODIFY" => {
-            let (Some(old), Some(new)) = (image(&record.change.old_image)?, image(&record.change.new_image)?) else {
+            let (Some(old), Some(new)) = (
+                image(&record.change.old_image)?,
+                image(&record.change.new_image)?,
+            ) else {
                 return Ok(());
             };
             if old.status == new.status {
                 return Ok(());
             }
             if let Some(message) = webhook_message(&new) {
-                let body = serde_json::to_string(&message).map_err(|e| OutboxError::Record(e.to_string()))?;
+                let body = serde_json::to_string(&message)
+                    .map_err(|e| OutboxError::Record(e.to_string()))?;
                 deps.queue.send(&body).await?;
                 tracing::info!(verification_id = %new.verification_id, webhook_id = %message.webhook_id, "webhook queued");
             }
@@ -194,7 +221,10 @@ async fn process<S: Store, M: Mailer, Q: Queue, C: Clock>(deps: &OutboxDeps<S, M
 
 /// Handles one batch of stream records, in order. On the first failure it reports that record,
 /// so Lambda retries from there (records after it are delivered again, and are idempotent).
-pub async fn publish_events<S: Store, M: Mailer, Q: Queue, C: Clock>(deps: &OutboxDeps<S, M, Q, C>, event: Event) -> DynamoDbEventResponse {
+pub async fn publish_events<S: Store, M: Mailer, Q: Queue, C: Clock>(
+    deps: &OutboxDeps<S, M, Q, C>,
+    event: Event,
+) -> DynamoDbEventResponse {
     let mut response = DynamoDbEventResponse::default();
     for record in &event.records {
         if let Err(e) = process(deps, record).await {

@@ -254,6 +254,7 @@ impl IncomeProvider for PlaidIncomeProvider {
         // Plaid refuses a second /user/create for the same client_user_id and cannot hand the
         // first user token out again. A verification that already has its Plaid user (the tenant
         // comes back after the short-lived link token expired) gets a new link token for it.
+        let client_user_id = verification.verification_id.to_string();
         let existing = verification
             .provider_user
             .as_deref()
@@ -262,7 +263,6 @@ impl IncomeProvider for PlaidIncomeProvider {
         let user_token = match existing {
             Some(user_token) => user_token.to_string(),
             None => {
-                let client_user_id = verification.verification_id.to_string();
                 let created: UserCreateResponse = self
                     .call(
                         "/user/create",
@@ -279,7 +279,6 @@ impl IncomeProvider for PlaidIncomeProvider {
                     .ok_or_else(|| unavailable("/user/create", "no user_token in the answer"))?
             }
         };
-        let client_user_id = verification.verification_id.to_string();
         let link: LinkTokenCreateResponse = self
             .call(
                 "/link/token/create",

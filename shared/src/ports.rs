@@ -238,7 +238,11 @@ pub trait Store: Send + Sync {
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
     /// Marks the e-mail sent, for good.
-    fn mark_email_sent(&self, id: Uuid, now: DateTime<Utc>) -> impl Future<Output = Result<(), StoreError>> + Send;
+    fn mark_email_sent(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Gives back a claim after a transient failure, so a retry can send.
     fn release_email_send(&self, id: Uuid) -> impl Future<Output = Result<(), StoreError>> + Send;
 }

@@ -51,13 +51,25 @@ pub struct Workers {
 
 impl Workers {
     /// `backoff` is the webhook retry schedule (tests pass zeros to retry at once).
-    pub fn new(sdk: &aws_config::SdkConfig, names: &stack::Resources, created: &stack::Created, base_url: &str, backoff: Vec<u32>) -> Self {
+    pub fn new(
+        sdk: &aws_config::SdkConfig,
+        names: &stack::Resources,
+        created: &stack::Created,
+        base_url: &str,
+        backoff: Vec<u32>,
+    ) -> Self {
         let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), names.table.clone());
-        let queue = shared::aws::SqsQueue::new(aws_sdk_sqs::Client::new(sdk), created.webhook_queue_url.clone());
+        let queue = shared::aws::SqsQueue::new(
+            aws_sdk_sqs::Client::new(sdk),
+            created.webhook_queue_url.clone(),
+        );
         Workers {
             outbox: shared::outbox::OutboxDeps {
                 store: store.clone(),
-                mailer: shared::aws::SesMailer::new(aws_sdk_sesv2::Client::new(sdk), names.sender.clone()),
+                mailer: shared::aws::SesMailer::new(
+                    aws_sdk_sesv2::Client::new(sdk),
+                    names.sender.clone(),
+                ),
                 queue: queue.clone(),
                 clock: SystemClock,
                 public_base_url: base_url.to_string(),
@@ -70,7 +82,10 @@ impl Workers {
                 store,
                 queue,
                 clock: SystemClock,
-                client: shared::delivery::WebhookClient::new(std::time::Duration::from_secs(10), true),
+                client: shared::delivery::WebhookClient::new(
+                    std::time::Duration::from_secs(10),
+                    true,
+                ),
                 backoff,
             },
         }

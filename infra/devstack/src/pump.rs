@@ -35,8 +35,16 @@ pub fn template_filters(function_binary: &str) -> Vec<Value> {
         if resource["Metadata"]["BuildProperties"]["Binary"].as_str() != Some(function_binary) {
             continue;
         }
-        for (_, event) in resource["Properties"]["Events"].as_mapping().into_iter().flatten() {
-            for filter in event["Properties"]["FilterCriteria"]["Filters"].as_sequence().into_iter().flatten() {
+        for (_, event) in resource["Properties"]["Events"]
+            .as_mapping()
+            .into_iter()
+            .flatten()
+        {
+            for filter in event["Properties"]["FilterCriteria"]["Filters"]
+                .as_sequence()
+                .into_iter()
+                .flatten()
+            {
                 if let Some(pattern) = filter["Pattern"].as_str() {
                     patterns.push(serde_json::from_str(pattern).expect("filter pattern is JSON"));
                 }
@@ -54,7 +62,9 @@ pub fn pattern_matches(pattern: &Value, event: &Value) -> bool {
             let value = event.get(key);
             match sub {
                 Value::Array(allowed) => allowed.iter().any(|a| match (a, value) {
-                    (Value::Object(op), v) if op.contains_key("exists") => op["exists"].as_bool() == Some(v.is_some()),
+                    (Value::Object(op), v) if op.contains_key("exists") => {
+                        op["exists"].as_bool() == Some(v.is_some())
+                    }
                     (a, Some(v)) => a == v,
                     (_, None) => false,
                 }),
@@ -67,7 +77,9 @@ pub fn pattern_matches(pattern: &Value, event: &Value) -> bool {
 }
 
 fn value_json(v: &AttributeValue) -> Value {
-    let b64 = |b: &aws_sdk_dynamodbstreams::primitives::Blob| base64::engine::general_purpose::STANDARD.encode(b.as_ref());
+    let b64 = |b: &aws_sdk_dynamodbstreams::primitives::Blob| {
+        base64::engine::general_purpose::STANDARD.encode(b.as_ref())
+    };
     match v {
         AttributeValue::S(s) => json!({"S": s}),
         AttributeValue::N(n) => json!({"N": n}),
@@ -84,7 +96,11 @@ fn value_json(v: &AttributeValue) -> Value {
 }
 
 fn item_json(item: &HashMap<String, AttributeValue>) -> Value {
-    Value::Object(item.iter().map(|(k, v)| (k.clone(), value_json(v))).collect())
+    Value::Object(
+        item.iter()
+            .map(|(k, v)| (k.clone(), value_json(v)))
+            .collect(),
+    )
 }
 
 fn key_of(item: &HashMap<String, AttributeValue>) -> Option<String> {
@@ -108,7 +124,11 @@ pub struct StreamPump {
 }
 
 impl StreamPump {
-    pub async fn new(sdk: &aws_config::SdkConfig, table: &str, ttl_deletions: TtlDeletions) -> Result<Self, String> {
+    pub async fn new(
+        sdk: &aws_config::SdkConfig,
+        table: &str,
+        ttl_deletions: TtlDeletions,
+    ) -> Result<Self, String> {
         let dynamo = aws_sdk_dynamodb::Client::new(sdk);
         let stream_arn = dynamo
             .describe_table()
@@ -166,9 +186,14 @@ impl StreamPump {
                 *iterator = next;
             }
             for record in page.records.unwrap_or_default() {
-                let Some(change) = record.dynamodb else { continue };
+                let Some(change) = record.dynamodb else {
+                    continue;
+                };
                 let keys = change.keys.clone().unwrap_or_default();
-                let event_name = record.event_name.map(|n| n.as_str().to_string()).unwrap_or_default();
+                let event_name = record
+                    .event_name
+                    .map(|n| n.as_str().to_string())
+                    .unwrap_or_default();
                 let mut lambda_record = json!({
                     "eventID": record.event_id.unwrap_or_default(),
                     "eventName": event_name,
@@ -189,7 +214,8 @@ impl StreamPump {
                 let swept = event_name == "REMOVE"
                     && key_of(&keys).is_some_and(|k| self.ttl_deletions.lock().unwrap().remove(&k));
                 if swept {
-                    lambda_record["userIdentity"] = json!({"type": "Service", "principalId": TTL_PRINCIPAL});
+                    lambda_record["userIdentity"] =
+                        json!({"type": "Service", "principalId": TTL_PRINCIPAL});
                 }
                 out.push(lambda_record);
             }
@@ -211,10 +237,16 @@ impl StreamPump {
         let (to_outbox, to_expiry) = (pick(&self.outbox_filters), pick(&self.expiry_filters));
         let handed = to_outbox.len() + to_expiry.len();
         if !to_outbox.is_empty() {
-            run_with_retries(to_outbox, |batch| shared::outbox::publish_events(outbox, batch)).await;
+            run_with_retries(to_outbox, |batch| {
+                shared::outbox::publish_events(outbox, batch)
+            })
+            .await;
         }
         if !to_expiry.is_empty() {
-            run_with_retries(to_expiry, |batch| shared::expiry::expire_verifications(expiry, batch)).await;
+            run_with_retries(to_expiry, |batch| {
+                shared::expiry::expire_verifications(expiry, batch)
+            })
+            .await;
         }
         Ok(handed)
     }
@@ -231,7 +263,11 @@ where
         let mut event = Event::default();
         event.records = records.clone();
         let response = handler(event).await;
-        let Some(failed) = response.batch_item_failures.first().and_then(|f| f.item_identifier.clone()) else {
+        let Some(failed) = response
+            .batch_item_failures
+            .first()
+            .and_then(|f| f.item_identifier.clone())
+        else {
             return;
         };
         let from = records
@@ -239,7 +275,10 @@ where
             .position(|r| r.change.sequence_number.as_deref() == Some(failed.as_str()))
             .unwrap_or(0);
         records = records.split_off(from);
-        tracing::warn!(attempt, "stream batch failed; retrying from the failed record");
+        tracing::warn!(
+            attempt,
+            "stream batch failed; retrying from the failed record"
+        );
         tokio::time::sleep(std::time::Duration::from_millis(200 * attempt)).await;
     }
     tracing::error!("stream records given up after 5 attempts (the on-failure destination in AWS)");
@@ -247,7 +286,11 @@ where
 
 /// Deletes expiry markers whose TTL has passed, as DynamoDB's TTL service would (it may be hours
 /// late in AWS; here it runs every few seconds). Returns how many it deleted.
-pub async fn sweep_ttl(dynamo: &aws_sdk_dynamodb::Client, table: &str, deletions: &TtlDeletions) -> Result<usize, String> {
+pub async fn sweep_ttl(
+    dynamo: &aws_sdk_dynamodb::Client,
+    table: &str,
+    deletions: &TtlDeletions,
+) -> Result<usize, String> {
     let now = chrono::Utc::now().timestamp();
     let mut deleted = 0;
     let mut start = None;
@@ -265,7 +308,9 @@ pub async fn sweep_ttl(dynamo: &aws_sdk_dynamodb::Client, table: &str, deletions
             .await
             .map_err(|e| format!("scan: {e}"))?;
         for item in page.items.unwrap_or_default() {
-            let (Some(DynamoValue::S(pk)), Some(DynamoValue::S(sk))) = (item.get(schema::PK), item.get(schema::SK)) else {
+            let (Some(DynamoValue::S(pk)), Some(DynamoValue::S(sk))) =
+                (item.get(schema::PK), item.get(schema::SK))
+            else {
                 continue;
             };
             deletions.lock().unwrap().insert(format!("{pk}|{sk}"));
@@ -289,7 +334,12 @@ pub async fn sweep_ttl(dynamo: &aws_sdk_dynamodb::Client, table: &str, deletions
 /// Receives webhook messages like the SQS event source mapping and runs `deliver-webhook`;
 /// successes are deleted, failures stay (with the visibility the handler set). Returns how many
 /// messages it handed over.
-pub async fn pump_sqs_once(sqs: &aws_sdk_sqs::Client, queue_url: &str, delivery: &Delivery, wait_seconds: i32) -> Result<usize, String> {
+pub async fn pump_sqs_once(
+    sqs: &aws_sdk_sqs::Client,
+    queue_url: &str,
+    delivery: &Delivery,
+    wait_seconds: i32,
+) -> Result<usize, String> {
     let received = sqs
         .receive_message()
         .queue_url(queue_url)
@@ -320,7 +370,11 @@ pub async fn pump_sqs_once(sqs: &aws_sdk_sqs::Client, queue_url: &str, delivery:
         event.records.push(message);
     }
     let response = shared::delivery::deliver_webhooks(delivery, event).await;
-    let failed: HashSet<String> = response.batch_item_failures.into_iter().map(|f| f.item_identifier).collect();
+    let failed: HashSet<String> = response
+        .batch_item_failures
+        .into_iter()
+        .map(|f| f.item_identifier)
+        .collect();
     for m in &messages {
         if !m.message_id.as_ref().is_some_and(|id| failed.contains(id)) {
             sqs.delete_message()

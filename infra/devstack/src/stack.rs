@@ -126,7 +126,11 @@ pub async fn seed_account(
         store
             .put_account(&Account {
                 account_id: account_id.to_string(),
-                name: format!("{account_id} (local)"),
+                name: match account_id {
+                    DEMO_ACCOUNT => "Demo Lettings".to_string(),
+                    OTHER_ACCOUNT => "Other Landlord".to_string(),
+                    other => other.to_string(),
+                },
                 plan: plan.to_string(),
                 subscription_status: SubscriptionStatus::Active,
                 current_period_end: now + Duration::days(30),

@@ -98,7 +98,7 @@ async fn a_tenant_completes_with_the_good_scenario() {
     let p = page(&env, "GET", &link, None).await;
     assert_eq!(p.status, 200);
     assert!(p.html.contains("asks you to verify your income"));
-    assert!(p.html.contains("demo (local)"), "names who asks");
+    assert!(p.html.contains("Demo Lettings"), "names who asks");
     assert!(p.html.contains("9 Oak Lane"), "names the property");
     assert!(
         p.html.contains(r#"<label for="agree">"#),

@@ -197,3 +197,137 @@ impl TestEnv {
             .await
     }
 }
+
+/// A webhook receiver on a free loopback port. It answers with the scripted statuses in turn (the
+/// last one repeats) and records every request.
+pub struct Receiver {
+    pub url: String,
+    pub requests: Arc<Mutex<Vec<Received>>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Received {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl Receiver {
+    pub async fn start(statuses: Vec<u16>, delay: std::time::Duration) -> Receiver {
+        use http_body_util::BodyExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/hook", listener.local_addr().unwrap());
+        let requests: Arc<Mutex<Vec<Received>>> = Arc::default();
+        let log = requests.clone();
+        let statuses = Arc::new(statuses);
+        tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let log = log.clone();
+                let statuses = statuses.clone();
+                tokio::spawn(async move {
+                    let service = hyper::service::service_fn(
+                        move |req: hyper::Request<hyper::body::Incoming>| {
+                            let log = log.clone();
+                            let statuses = statuses.clone();
+                            async move {
+                                let headers = req
+                                    .headers()
+                                    .iter()
+                                    .map(|(k, v)| {
+                                        (k.to_string(), v.to_str().unwrap_or("").to_string())
+                                    })
+                                    .collect();
+                                let body = String::from_utf8_lossy(
+                                    &req.into_body().collect().await.unwrap().to_bytes(),
+                                )
+                                .into_owned();
+                                let n = {
+                                    let mut log = log.lock().unwrap();
+                                    log.push(Received { headers, body });
+                                    log.len()
+                                };
+                                tokio::time::sleep(delay).await;
+                                let status = statuses
+                                    .get(n - 1)
+                                    .or(statuses.last())
+                                    .copied()
+                                    .unwrap_or(200);
+                                Ok::<_, std::convert::Infallible>(
+                                    hyper::Response::builder()
+                                        .status(status)
+                                        .body(http_body_util::Full::new(
+                                            hyper::body::Bytes::from_static(b"ok"),
+                                        ))
+                                        .unwrap(),
+                                )
+                            }
+                        },
+                    );
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+        Receiver { url, requests }
+    }
+
+    pub fn received(&self) -> Vec<Received> {
+        self.requests.lock().unwrap().clone()
+    }
+}
+
+/// E-mails moto's SES has accepted, to this recipient (subject, HTML body, destinations).
+pub async fn sent_emails(to: &str) -> Vec<Value> {
+    let raw = reqwest::get(format!("{}/moto-api/data.json", moto().endpoint))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let data: Value = serde_json::from_str(&raw).unwrap();
+    data["ses"]["Message"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|m| {
+            m["destinations"]["ToAddresses"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|t| t == to))
+        })
+        .collect()
+}
+
+/// Messages currently in a queue (a bounded receive that puts them straight back).
+pub async fn queue_depth(env: &TestEnv, queue_url: &str) -> usize {
+    let sqs = aws_sdk_sqs::Client::new(&env.sdk);
+    let attrs = sqs
+        .get_queue_attributes()
+        .queue_url(queue_url)
+        .attribute_names(aws_sdk_sqs::types::QueueAttributeName::All)
+        .send()
+        .await
+        .unwrap()
+        .attributes
+        .unwrap_or_default();
+    let get = |name: aws_sdk_sqs::types::QueueAttributeName| {
+        attrs
+            .get(&name)
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(0)
+    };
+    get(aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessages)
+        + get(aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessagesNotVisible)
+}
