@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes the sample events in events/ (API Gateway HTTP API payload v2).
 
-Each file is named <expected status>-<case>.json; a test runs every file through its function
+Each file is named <expected status>-<case>.json (HTTP functions) or <outcome>-<case>.json
+(stream and queue functions: sent, queued, ignored, expired, delivered, retried, dropped); a test runs every file through its function
 against a local table seeded with the fixtures of infra/devstack (stack.rs), and checks the status.
 Run it again after changing a case: python3 infra/make_events.py
 """
@@ -115,6 +116,153 @@ CASES = {
         "401-unknown-key": event("GET", "/api/v1/usage", auth=UNKNOWN),
         "401-not-bearer": event("GET", "/api/v1/usage", auth=None),
     },
+}
+
+TOKEN = "SampleLinkTokenForLocalFixturesOnly-0123456789"
+CONSENTED = "4f7c5a6b-9b8e-4c2f-9a1b-5e6f708192a3"
+EXPIRED = "5a8d6b7c-0c9f-4d3a-8b2c-6f708192a3b4"
+CANCELLED = "6b9e7c8d-1d0a-4e4b-9c3d-708192a3b4c5"
+FAILED = "7c0f8d9e-2e1b-4f5c-8d4e-8192a3b4c5d6"
+
+
+def page(method, vid, form=None, token=TOKEN):
+    path = f"/t/{vid}/{token}"
+    ev = event(method, path, body=form, auth=None,
+               content_type="application/x-www-form-urlencoded" if form else None)
+    ev["routeKey"] = ev["requestContext"]["routeKey"] = f"{method} /t/{{verification_id}}/{{token}}"
+    ev["pathParameters"] = {"verification_id": vid, "token": token}
+    if form:
+        ev["headers"]["content-type"] = "application/x-www-form-urlencoded"
+    return ev
+
+
+CASES["tenant-portal"] = {
+    "200-open-pending": page("GET", PENDING),
+    "200-completed": page("GET", COMPLETED),
+    "200-failed": page("GET", FAILED),
+    "410-expired": page("GET", EXPIRED),
+    "410-cancelled": page("GET", CANCELLED),
+    "404-wrong-token": page("GET", PENDING, token="not-the-token"),
+    "303-consent": page("POST", IN_PROGRESS, "action=consent&agree=yes"),
+    "400-consent-not-ticked": page("POST", IN_PROGRESS, "action=consent"),
+    "303-connect-good": page("POST", CONSENTED, "action=connect&scenario=good"),
+}
+
+
+def ddb(value):
+    """A Python value as DynamoDB JSON."""
+    if isinstance(value, bool):
+        return {"BOOL": value}
+    if isinstance(value, (int, float)):
+        return {"N": str(value)}
+    if isinstance(value, dict):
+        return {"M": {k: ddb(v) for k, v in value.items()}}
+    if isinstance(value, list):
+        return {"L": [ddb(v) for v in value]}
+    if value is None:
+        return {"NULL": True}
+    return {"S": value}
+
+
+def verification_image(vid, status, **extra):
+    item = {
+        "PK": f"VERIFICATION#{vid}", "SK": "VERIFICATION",
+        "GSI1PK": "OWNER#acct_demo#test", "GSI1SK": f"2026-11-21T10:00:00.000Z#{vid}",
+        "GSI2PK": f"OWNER#acct_demo#test#{status}", "GSI2SK": f"2026-11-21T10:00:00.000Z#{vid}",
+        "verification_id": vid, "account_id": "acct_demo", "mode": "test", "status": status,
+        "tenant_email": "fixture.tenant+good@example.com", "tenant_name": "Fixture Tenant",
+        "property_address": "1 Sample Street, Springfield", "monthly_rent": 1500,
+        "created_at": "2026-11-21T10:00:00.000Z", "expires_at": "2026-11-28T10:00:00.000Z",
+    }
+    item.update(extra)
+    return {k: ddb(v) for k, v in item.items()}
+
+
+def stream(name, keys, new=None, old=None, seq="100000000000000000001", ttl=False):
+    record = {
+        "eventID": "c4ca4238a0b923820dcc509a6f75849b",
+        "eventName": name,
+        "eventVersion": "1.1",
+        "eventSource": "aws:dynamodb",
+        "awsRegion": "us-east-1",
+        "eventSourceARN": "arn:aws:dynamodb:us-east-1:123456789012:table/tiv-local-table/stream/2026-11-21T00:00:00.000",
+        "dynamodb": {
+            "ApproximateCreationDateTime": 1795256100,
+            "Keys": keys,
+            "SequenceNumber": seq,
+            "SizeBytes": 512,
+            "StreamViewType": "NEW_AND_OLD_IMAGES",
+        },
+    }
+    if new is not None:
+        record["dynamodb"]["NewImage"] = new
+    if old is not None:
+        record["dynamodb"]["OldImage"] = old
+    if ttl:
+        record["userIdentity"] = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+    return {"Records": [record]}
+
+
+def vkeys(vid, sk="VERIFICATION"):
+    return {"PK": {"S": f"VERIFICATION#{vid}"}, "SK": {"S": sk}}
+
+
+REPORT = {
+    "total_monthly_income": 5200.0,
+    "income_sources": [{"name": "Acme Corporation payroll", "income_category": "SALARY",
+                        "pay_frequency": "BIWEEKLY", "monthly_income": 5200.0}],
+    "verification_method": "bank", "confidence_score": 0.86,
+    "rent_to_income_ratio": 0.2885, "passes_3x_rule": True,
+}
+HOOK = "http://127.0.0.1:3001/webhooks"
+marker = {"PK": {"S": f"VERIFICATION#{EXPIRED}"}, "SK": {"S": "EXPIRY"},
+          "verification_id": {"S": EXPIRED}, "ttl": {"N": "1795256100"}}
+
+CASES["publish-events"] = {
+    "sent-email-on-insert": stream("INSERT", vkeys(PENDING), new=verification_image(PENDING, "pending")),
+    "queued-webhook-on-completion": stream(
+        "MODIFY", vkeys(IN_PROGRESS),
+        old=verification_image(IN_PROGRESS, "in_progress", webhook_url=HOOK, started_at="2026-11-21T10:05:00.000Z"),
+        new=verification_image(IN_PROGRESS, "completed", webhook_url=HOOK, started_at="2026-11-21T10:05:00.000Z",
+                               completed_at="2026-11-21T10:09:00.000Z", income_report=REPORT)),
+    "ignored-status-unchanged": stream(
+        "MODIFY", vkeys(PENDING),
+        old=verification_image(PENDING, "pending", webhook_url=HOOK),
+        new=verification_image(PENDING, "pending", webhook_url=HOOK, token_hashes=["ab" * 32])),
+    "ignored-marker-insert": stream("INSERT", vkeys(EXPIRED, "EXPIRY"), new=marker),
+}
+
+CASES["expire-verifications"] = {
+    "expired-ttl-remove": stream("REMOVE", vkeys(EXPIRED, "EXPIRY"), old=marker, ttl=True),
+    "ignored-user-remove": stream("REMOVE", vkeys(EXPIRED, "EXPIRY"), old=marker),
+}
+
+
+def sqs(messages):
+    records = []
+    for i, (url, body) in enumerate(messages):
+        records.append({
+            "messageId": f"059f36b4-87a3-44ab-83d2-66197521021{i}",
+            "receiptHandle": f"AQEBwJnKyrHigUMZj6rYigCgxlaS3SLy0a{i}",
+            "body": json.dumps({"webhook_id": f"msg_sample_{i}", "account_id": "acct_demo", "url": url,
+                                "body": json.dumps(body)}),
+            "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1795256100000",
+                           "SenderId": "AIDAIENQZJOLO23YVJ4VO", "ApproximateFirstReceiveTimestamp": "1795256100001"},
+            "messageAttributes": {},
+            "md5OfBody": "e4e68fb7bd0e697a0ae8f1bb342846b3",
+            "eventSource": "aws:sqs",
+            "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:tiv-local-webhooks",
+            "awsRegion": "us-east-1",
+        })
+    return {"Records": records}
+
+
+SAMPLE_PAYLOAD = {"type": "verification.completed", "timestamp": "2026-11-21T10:09:00.000Z",
+                  "data": {"verification_id": COMPLETED, "status": "completed", "income_report": REPORT}}
+CASES["deliver-webhook"] = {
+    "delivered-one-message": sqs([(HOOK, SAMPLE_PAYLOAD)]),
+    "retried-receiver-down": sqs([("http://127.0.0.1:9/hook", SAMPLE_PAYLOAD)]),
+    "dropped-private-address": sqs([("https://10.0.0.5/hook", SAMPLE_PAYLOAD)]),
 }
 
 if __name__ == "__main__":

@@ -466,6 +466,8 @@ mod tests {
             consented_at: None,
             consent_version: None,
             income_report: None,
+            provider_user: None,
+            provider_link_token: None,
             token_hashes: vec![],
         };
         assert_eq!(

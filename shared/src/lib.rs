@@ -116,3 +116,32 @@ pub async fn expiry_deps_from_env()
         clock: ports::SystemClock,
     })
 }
+
+/// Builds `tenant-portal`'s dependencies from the environment.
+pub async fn portal_deps_from_env() -> Result<
+    portal::PortalDeps<dynamo::DynamoStore, ports::SystemClock, portal::LiveProvider>,
+    config::ConfigError,
+> {
+    let live_provider = match config::required("INCOME_PROVIDER")?.as_str() {
+        "plaid" => portal::LiveProvider::Plaid(
+            plaid::PlaidIncomeProvider::from_env()
+                .map_err(|e| config::ConfigError(e.to_string()))?,
+        ),
+        "sandbox" => portal::LiveProvider::Sandbox(sandbox::SandboxProvider),
+        other => {
+            return Err(config::ConfigError(format!(
+                "INCOME_PROVIDER must be plaid or sandbox, not '{other}'"
+            )));
+        }
+    };
+    let sdk = aws_config().await;
+    Ok(portal::PortalDeps {
+        store: dynamo::DynamoStore::new(
+            aws_sdk_dynamodb::Client::new(&sdk),
+            config::required("TABLE_NAME")?,
+        ),
+        clock: ports::SystemClock,
+        live_provider,
+        sandbox: sandbox::SandboxProvider,
+    })
+}

@@ -49,6 +49,33 @@ impl From<StoreError> for PageError {
     }
 }
 
+/// The income provider of live verifications, chosen by `INCOME_PROVIDER`: `plaid` (bank income
+/// through Plaid) in production, `sandbox` where no provider is contracted (the local stack).
+pub enum LiveProvider {
+    Plaid(crate::plaid::PlaidIncomeProvider),
+    Sandbox(SandboxProvider),
+}
+
+impl IncomeProvider for LiveProvider {
+    async fn begin(&self, v: &Verification) -> Result<ConnectStep, ProviderError> {
+        match self {
+            LiveProvider::Plaid(p) => p.begin(v).await,
+            LiveProvider::Sandbox(p) => p.begin(v).await,
+        }
+    }
+
+    async fn fetch_income(
+        &self,
+        v: &Verification,
+        connection: &str,
+    ) -> Result<crate::report::ProviderIncome, ProviderError> {
+        match self {
+            LiveProvider::Plaid(p) => p.fetch_income(v, connection).await,
+            LiveProvider::Sandbox(p) => p.fetch_income(v, connection).await,
+        }
+    }
+}
+
 /// Entry point of the `tenant-portal` function.
 pub async fn tenant_portal<S: Store, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,

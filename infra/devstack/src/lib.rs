@@ -4,6 +4,7 @@
 
 pub mod moto;
 pub mod pump;
+pub mod receiver;
 pub mod server;
 pub mod stack;
 

@@ -1,13 +1,20 @@
-//! `make dev`: the whole service on this machine, against moto.
+//! `make dev`: the whole service on this machine, against moto: the API and the tenant page, the
+//! e-mails (printed here with their link), the webhooks (received and verified by a local
+//! receiver) and the expiry (swept every few seconds).
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Parser;
-use devstack::{moto, stack};
+use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
+use devstack::{Workers, moto, stack};
 use shared::dynamo::DynamoStore;
+use shared::ports::{Store, WebhookSecrets};
 
 #[derive(Parser)]
 #[command(about = "Run the Tenant Income Verification Service locally against moto")]
 struct Args {
-    /// Port of the local API and tenant page.
+    /// Port of the local API and tenant page; the webhook receiver listens on the next one.
     #[arg(long, env = "DEV_PORT", default_value_t = 3000)]
     port: u16,
     /// Port of the local AWS emulator (moto).
@@ -21,15 +28,40 @@ struct Args {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
-    tracing_subscriber_init();
-    let moto = moto::Moto::start_on(args.moto_port)?;
+    // Logs (JSON, as in CloudWatch) go to stderr; stdout keeps the friendly lines.
+    tracing_subscriber::fmt()
+        .json()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,aws=warn")),
+        )
+        .with_current_span(true)
+        .without_time()
+        .init();
+    let moto = moto::Moto::start_on(args.moto_port).map_err(|e| {
+        format!(
+            "moto on port {}: {e} (set DEV_MOTO_PORT to use another port)",
+            args.moto_port
+        )
+    })?;
     let sdk = moto.sdk_config().await;
     let names = stack::Resources::named("tiv-local");
-    stack::bootstrap(&sdk, &names).await?;
+    let created = stack::bootstrap(&sdk, &names).await?;
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), names.table.clone());
     let (live, test) = stack::seed_account(&store, stack::DEMO_ACCOUNT, "business", true).await?;
     stack::seed_account(&store, stack::OTHER_ACCOUNT, "pro", true).await?;
     stack::seed_fixtures(&store).await?;
+    let secret = shared::secrets::generate_webhook_secret();
+    let secrets = WebhookSecrets {
+        current: Some(secret.clone()),
+        previous: None,
+        previous_valid_until: None,
+    };
+    store
+        .put_webhook_secrets(stack::DEMO_ACCOUNT, &secrets)
+        .await?;
+
     let base = format!("http://127.0.0.1:{}", args.port);
     let settings = devstack::local_settings(
         &names.table,
@@ -37,24 +69,83 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         chrono::Duration::seconds(args.link_lifetime_seconds),
     );
     let app = devstack::app(&sdk, settings);
-    let addr = devstack::server::spawn(app, args.port).await.map_err(|e| {
+    devstack::server::spawn(app, args.port).await.map_err(|e| {
         format!(
             "cannot listen on 127.0.0.1:{}: {e} (set DEV_PORT to use another port)",
             args.port
         )
     })?;
+    let receiver_port = args.port + 1;
+    devstack::receiver::spawn(receiver_port, secret.clone())
+        .await
+        .map_err(|e| format!("webhook receiver on 127.0.0.1:{receiver_port}: {e}"))?;
+
+    // The local event source mappings and TTL: loops with a fixed period, until Ctrl-C.
+    let workers = Arc::new(Workers::new(
+        &sdk,
+        &names,
+        &created,
+        &base,
+        shared::delivery::DEFAULT_BACKOFF.to_vec(),
+    ));
+    let ttl = TtlDeletions::default();
+    let mut pump = StreamPump::new(&sdk, &names.table, ttl.clone()).await?;
+    let stream_workers = workers.clone();
+    tokio::spawn(async move {
+        loop {
+            if let Err(e) = pump
+                .pump_once(&stream_workers.outbox, &stream_workers.expiry)
+                .await
+            {
+                tracing::warn!(error = %e, "stream pump");
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+        }
+    });
+    let dynamo = aws_sdk_dynamodb::Client::new(&sdk);
+    let table = names.table.clone();
+    tokio::spawn(async move {
+        loop {
+            if let Err(e) = sweep_ttl(&dynamo, &table, &ttl).await {
+                tracing::warn!(error = %e, "ttl sweeper");
+            }
+            tokio::time::sleep(Duration::from_secs(2)).await;
+        }
+    });
+    let sqs = aws_sdk_sqs::Client::new(&sdk);
+    let queue_url = created.webhook_queue_url.clone();
+    let queue_workers = workers.clone();
+    tokio::spawn(async move {
+        loop {
+            if let Err(e) = pump_sqs_once(&sqs, &queue_url, &queue_workers.delivery, 1).await {
+                tracing::warn!(error = %e, "queue pump");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
+    });
+    tokio::spawn(devstack::receiver::print_emails(moto.endpoint.clone()));
+
+    let hook = format!("http://127.0.0.1:{receiver_port}/webhooks");
     println!();
     println!("Tenant Income Verification Service, local stack");
-    println!("  API base URL : http://{addr}/api/v1");
-    println!("  moto (AWS)   : {}", moto.endpoint);
-    println!("  demo API key : {test}   (test mode: sandbox income, not charged)");
-    println!("  live key     : {live}");
+    println!("  API base URL    : {base}/api/v1");
+    println!("  demo API key    : {test}   (test mode: sandbox income, not charged)");
+    println!("  live API key    : {live}");
+    println!("  webhook receiver: {hook}   (secret {secret})");
+    println!(
+        "  AWS emulator    : {}   (table {}, SES messages at /moto-api/data.json)",
+        moto.endpoint, names.table
+    );
     println!();
-    println!("Try:");
-    println!("  curl -s -X POST http://{addr}/api/v1/verify \\");
+    println!("Create a verification (the tenant e-mail and its link appear below):");
+    println!("  curl -s -X POST {base}/api/v1/verify \\");
     println!("    -H 'Authorization: Bearer {test}' -H 'Content-Type: application/json' \\");
     println!(
-        "    -d '{{\"tenant_email\":\"jane+good@example.com\",\"tenant_name\":\"Jane Doe\",\"property_address\":\"1 Main St\",\"monthly_rent\":1500}}'"
+        "    -d '{{\"tenant_email\":\"jane+good@example.com\",\"tenant_name\":\"Jane Doe\",\"property_address\":\"1 Main St\",\"monthly_rent\":1500,\"webhook_url\":\"{hook}\"}}'"
+    );
+    println!("Then open the link, consent, pick a scenario; the webhook and the report follow:");
+    println!(
+        "  curl -s '{base}/api/v1/verify?verification_id=<id>' -H 'Authorization: Bearer {test}'"
     );
     println!();
     println!("Ctrl-C stops everything.");
@@ -62,8 +153,4 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("stopping");
     drop(moto);
     Ok(())
-}
-
-fn tracing_subscriber_init() {
-    shared::init_tracing();
 }

@@ -31,32 +31,40 @@ async fn invoke_http(app: &App, function: &str, event: &str) -> lambda_http::Res
             shared::http::serve(req, |r| api::list_verifications(deps, r)).await
         }
         "get-usage" => shared::http::serve(req, |r| api::get_usage(deps, r)).await,
+        "tenant-portal" => {
+            shared::http::serve(req, |r| shared::portal::tenant_portal(&app.portal, r)).await
+        }
         other => panic!("no HTTP function named {other}"),
     };
     resp.expect("infallible")
 }
 
-const HTTP_FUNCTIONS: [&str; 5] = [
+const HTTP_FUNCTIONS: [&str; 6] = [
     "create-verification",
     "get-verification",
     "cancel-verification",
     "list-verifications",
     "get-usage",
+    "tenant-portal",
 ];
+
+fn event_files(function: &str) -> Vec<PathBuf> {
+    let dir = events_dir().join(function);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|_| panic!("{} exists", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "{function} has sample events");
+    files
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_http_event_gives_its_status() {
     let mut ran = 0;
     for function in HTTP_FUNCTIONS {
-        let dir = events_dir().join(function);
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap_or_else(|_| panic!("{} exists", dir.display()))
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|e| e == "json"))
-            .collect();
-        files.sort();
-        assert!(!files.is_empty(), "{function} has sample events");
-        for file in files {
+        for file in event_files(function) {
             let name = file.file_name().unwrap().to_string_lossy().to_string();
             let expected: u16 = name[..3].parse().expect("file name starts with the status");
             // A fresh table per event: cancel events change state.
@@ -73,6 +81,21 @@ async fn every_http_event_gives_its_status() {
                 expected,
                 "{function}/{name}: {body}"
             );
+            if function == "tenant-portal" {
+                if expected == 303 {
+                    assert!(resp.headers().contains_key("location"));
+                } else {
+                    assert!(
+                        resp.headers()["content-type"]
+                            .to_str()
+                            .unwrap()
+                            .starts_with("text/html")
+                    );
+                    assert!(body.contains("<h1>"), "{name}: a page of its own");
+                }
+                ran += 1;
+                continue;
+            }
             let json: serde_json::Value = serde_json::from_str(&body).expect("JSON body");
             assert_eq!(json["success"], expected < 400, "{function}/{name}: {body}");
             assert_eq!(resp.headers()["content-type"], "application/json");
@@ -89,7 +112,106 @@ async fn every_http_event_gives_its_status() {
             ran += 1;
         }
     }
-    assert!(ran >= 25, "ran {ran} events");
+    assert!(ran >= 34, "ran {ran} events");
+}
+
+/// Stream and queue events: the outcome word leading the file name is checked by its effect.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_stream_and_queue_event_has_its_effect() {
+    use aws_lambda_events::event::{dynamodb::Event, sqs::SqsEvent};
+    use shared::ports::{Store, WebhookSecrets};
+    let mut ran = 0;
+    for function in ["publish-events", "expire-verifications", "deliver-webhook"] {
+        for file in event_files(function) {
+            let name = file.file_name().unwrap().to_string_lossy().to_string();
+            let outcome = name.split('-').next().unwrap().to_string();
+            let env = common::env_with(shared::config::Plans::defaults()).await;
+            devstack::stack::seed_fixtures(&env.store).await.unwrap();
+            let secrets = WebhookSecrets {
+                current: Some(shared::secrets::generate_webhook_secret()),
+                previous: None,
+                previous_valid_until: None,
+            };
+            env.store
+                .put_webhook_secrets(devstack::stack::DEMO_ACCOUNT, &secrets)
+                .await
+                .unwrap();
+            let workers =
+                devstack::Workers::new(&env.sdk, &env.names, &env.created, &env.base, vec![0]);
+            let receiver = common::Receiver::start(vec![200], std::time::Duration::ZERO).await;
+            // The sample points at the local stack's receiver; here it is this test's.
+            let raw = std::fs::read_to_string(&file)
+                .unwrap()
+                .replace("http://127.0.0.1:3001/webhooks", &receiver.url);
+            let fixture_email = "fixture.tenant+good@example.com";
+            let mails_before = common::sent_emails(fixture_email).await.len();
+            let expired_id: uuid::Uuid = devstack::stack::FIXTURE_EXPIRED.parse().unwrap();
+            match function {
+                "publish-events" => {
+                    let event: Event = serde_json::from_str(&raw).expect("a DynamoDB stream event");
+                    let response = shared::outbox::publish_events(&workers.outbox, event).await;
+                    assert!(response.batch_item_failures.is_empty(), "{name}");
+                }
+                "expire-verifications" => {
+                    let event: Event = serde_json::from_str(&raw).expect("a DynamoDB stream event");
+                    let response =
+                        shared::expiry::expire_verifications(&workers.expiry, event).await;
+                    assert!(response.batch_item_failures.is_empty(), "{name}");
+                }
+                _ => {
+                    let event: SqsEvent = serde_json::from_str(&raw).expect("an SQS event");
+                    let ids: Vec<String> = event
+                        .records
+                        .iter()
+                        .filter_map(|r| r.message_id.clone())
+                        .collect();
+                    let response =
+                        shared::delivery::deliver_webhooks(&workers.delivery, event).await;
+                    let failed: Vec<String> = response
+                        .batch_item_failures
+                        .iter()
+                        .map(|f| f.item_identifier.clone())
+                        .collect();
+                    match outcome.as_str() {
+                        "retried" => assert_eq!(failed, ids, "{name}"),
+                        _ => assert!(failed.is_empty(), "{name}"),
+                    }
+                }
+            }
+            let queued = common::queue_depth(&env, &env.created.webhook_queue_url).await;
+            let mails = common::sent_emails(fixture_email).await.len() - mails_before;
+            let expired = env
+                .store
+                .get_verification(expired_id)
+                .await
+                .unwrap()
+                .unwrap()
+                .status;
+            match outcome.as_str() {
+                "sent" => assert_eq!((mails, queued), (1, 0), "{name}"),
+                "queued" => assert_eq!((mails, queued), (0, 1), "{name}"),
+                "ignored" => {
+                    assert_eq!((mails, queued), (0, 0), "{name}");
+                    assert_eq!(expired, shared::domain::Status::Pending, "{name}");
+                }
+                "expired" => assert_eq!(expired, shared::domain::Status::Expired, "{name}"),
+                "delivered" => {
+                    let got = receiver.received();
+                    assert_eq!(got.len(), 1, "{name}");
+                    assert!(
+                        got[0]
+                            .header("webhook-signature")
+                            .unwrap()
+                            .starts_with("v1,")
+                    );
+                }
+                "retried" | "dropped" => assert!(receiver.received().is_empty(), "{name}"),
+                other => panic!("{name}: unknown outcome {other}"),
+            }
+            ran += 1;
+        }
+    }
+    assert!(ran >= 9, "ran {ran} events");
 }
 
 #[test]

@@ -151,3 +151,72 @@ fn http_routes_are_the_contract() {
         assert!(routes.contains(route), "{route} in {routes:?}");
     }
 }
+
+/// cfn-lint does not check FilterCriteria: run the template's own patterns over the sample events.
+#[test]
+fn stream_filters_pass_exactly_the_records_meant_for_each_function() {
+    use devstack::pump::{pattern_matches, template_filters};
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../events");
+    let record = |path: &str| -> serde_json::Value {
+        let raw = std::fs::read_to_string(root.join(path)).unwrap();
+        serde_json::from_str::<serde_json::Value>(&raw).unwrap()["Records"][0].clone()
+    };
+    let passes = |function: &str, path: &str| {
+        template_filters(function)
+            .iter()
+            .any(|p| pattern_matches(p, &record(path)))
+    };
+    let outbox = template_filters("publish-events");
+    let expiry = template_filters("expire-verifications");
+    assert_eq!((outbox.len(), expiry.len()), (1, 1));
+    assert!(passes(
+        "publish-events",
+        "publish-events/sent-email-on-insert.json"
+    ));
+    assert!(passes(
+        "publish-events",
+        "publish-events/queued-webhook-on-completion.json"
+    ));
+    assert!(!passes(
+        "publish-events",
+        "publish-events/ignored-marker-insert.json"
+    ));
+    assert!(!passes(
+        "publish-events",
+        "expire-verifications/expired-ttl-remove.json"
+    ));
+    assert!(passes(
+        "expire-verifications",
+        "expire-verifications/expired-ttl-remove.json"
+    ));
+    assert!(!passes(
+        "expire-verifications",
+        "expire-verifications/ignored-user-remove.json"
+    ));
+    assert!(!passes(
+        "expire-verifications",
+        "publish-events/sent-email-on-insert.json"
+    ));
+}
+
+#[test]
+fn local_queue_matches_the_template() {
+    let t = template();
+    let queue = &t["Resources"]["WebhookQueue"]["Properties"];
+    assert_eq!(
+        queue["RedrivePolicy"]["maxReceiveCount"].as_i64(),
+        Some(devstack::stack::WEBHOOK_MAX_RECEIVES as i64)
+    );
+    // The back-off fits in the queue's retention, and spans about three days.
+    let backoff: u64 = shared::delivery::DEFAULT_BACKOFF
+        .iter()
+        .map(|d| *d as u64)
+        .sum();
+    assert!(backoff < queue["MessageRetentionPeriod"].as_u64().unwrap());
+    assert!((2 * 86_400..4 * 86_400).contains(&backoff), "{backoff}");
+    // Lambda advises a visibility timeout of six times the function's timeout.
+    let timeout = t["Resources"]["DeliverWebhookFunction"]["Properties"]["Timeout"]
+        .as_u64()
+        .unwrap();
+    assert!(queue["VisibilityTimeout"].as_u64().unwrap() >= 6 * timeout);
+}

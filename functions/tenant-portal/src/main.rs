@@ -1,0 +1,14 @@
+//! Lambda for the tenant page behind the secure link (`/t/{verification_id}/{token}`).
+
+use lambda_http::{Error, run, service_fn};
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::init_tracing();
+    let deps = shared::portal_deps_from_env().await?;
+    let deps = &deps;
+    run(service_fn(move |req| {
+        shared::http::serve(req, move |req| shared::portal::tenant_portal(deps, req))
+    }))
+    .await
+}
