@@ -108,36 +108,27 @@ fn unauthorized(code: &'static str, message: &str) -> ApiError {
     }
 }
 
-async fn authenticate<S: Store, C: Clock>(
+/// First half of authentication: the key's format, then its record (from the warm cache, or one
+/// read). No allowance is counted yet.
+async fn resolve_key<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
-    now: DateTime<Utc>,
-) -> Result<(Caller, RateInfo), (ApiError, Option<RateInfo>)> {
+) -> Result<(ApiKeyRecord, String), ApiError> {
     let header = req.header("authorization").ok_or_else(|| {
-        (
-            unauthorized(
-                "missing_api_key",
-                "Missing Authorization header; send 'Authorization: Bearer <API key>'",
-            ),
-            None,
+        unauthorized(
+            "missing_api_key",
+            "Missing Authorization header; send 'Authorization: Bearer <API key>'",
         )
     })?;
     let (scheme, token) = header.trim().split_once(' ').unwrap_or((header, ""));
     if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
-        return Err((
-            unauthorized(
-                "invalid_authorization",
-                "Authorization header must use the Bearer scheme",
-            ),
-            None,
+        return Err(unauthorized(
+            "invalid_authorization",
+            "Authorization header must use the Bearer scheme",
         ));
     }
-    let parsed = parse_api_key(token.trim()).ok_or_else(|| {
-        (
-            unauthorized("invalid_api_key", "API key is malformed"),
-            None,
-        )
-    })?;
+    let parsed = parse_api_key(token.trim())
+        .ok_or_else(|| unauthorized("invalid_api_key", "API key is malformed"))?;
     let cached = deps
         .key_cache
         .lock()
@@ -150,14 +141,8 @@ async fn authenticate<S: Store, C: Clock>(
             let key = deps
                 .store
                 .find_api_key(&parsed.hash)
-                .await
-                .map_err(|e| (ApiError::from(e), None))?
-                .ok_or_else(|| {
-                    (
-                        unauthorized("invalid_api_key", "API key is not valid"),
-                        None,
-                    )
-                })?;
+                .await?
+                .ok_or_else(|| unauthorized("invalid_api_key", "API key is not valid"))?;
             if key.revoked_at.is_none() {
                 deps.key_cache
                     .lock()
@@ -168,11 +153,19 @@ async fn authenticate<S: Store, C: Clock>(
         }
     };
     if key.revoked_at.is_some() || key.mode != parsed.mode {
-        return Err((
-            unauthorized("api_key_revoked", "API key has been revoked"),
-            None,
-        ));
+        return Err(unauthorized("api_key_revoked", "API key has been revoked"));
     }
+    Ok((key, parsed.hash))
+}
+
+/// Second half: one conditional write on the account checks revocation, plan and subscription
+/// and counts the request against the daily allowance.
+async fn meter<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    key: ApiKeyRecord,
+    key_hash: &str,
+    now: DateTime<Utc>,
+) -> Result<(Caller, RateInfo), (ApiError, Option<RateInfo>)> {
     let plans = &deps.settings.plans;
     let plan_of = |account: &Account| plans.get(&account.plan).cloned();
     match deps
@@ -192,10 +185,7 @@ async fn authenticate<S: Store, C: Clock>(
             None,
         )),
         MeterOutcome::KeyRevoked => {
-            deps.key_cache
-                .lock()
-                .expect("key cache")
-                .remove(&parsed.hash);
+            deps.key_cache.lock().expect("key cache").remove(key_hash);
             Err((
                 unauthorized("api_key_revoked", "API key has been revoked"),
                 None,
@@ -233,11 +223,22 @@ async fn authenticate<S: Store, C: Clock>(
 }
 
 /// Authenticates, runs `op`, and turns the outcome into the response with headers and logs.
-async fn respond<S, C, F, Fut>(deps: &ApiDeps<S, C>, req: &ApiRequest, op: F) -> ApiResponse
+///
+/// `prefetch` runs the operation's reads at the same time as the metering write: a read needs only
+/// the key's owner, and its result is used only once the request is allowed. That keeps a warm GET
+/// at one DynamoDB round trip, and a write at two.
+async fn respond<S, C, P, PF, T, F, Fut>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    prefetch: P,
+    op: F,
+) -> ApiResponse
 where
     S: Store,
     C: Clock,
-    F: FnOnce(Caller, DateTime<Utc>) -> Fut,
+    P: FnOnce(ApiKeyRecord) -> PF,
+    PF: Future<Output = T>,
+    F: FnOnce(Caller, T, DateTime<Utc>) -> Fut,
     Fut: Future<Output = Result<ApiResponse, ApiError>>,
 {
     let span = tracing::info_span!(
@@ -249,9 +250,16 @@ where
     );
     async {
         let now = deps.clock.now();
-        let (result, rate) = match authenticate(deps, req, now).await {
-            Ok((caller, rate)) => (op(caller, now).await, Some(rate)),
-            Err((e, rate)) => (Err(e), rate),
+        let (result, rate) = match resolve_key(deps, req).await {
+            Err(e) => (Err(e), None),
+            Ok((key, hash)) => {
+                let (metered, fetched) =
+                    futures::join!(meter(deps, key.clone(), &hash, now), prefetch(key));
+                match metered {
+                    Ok((caller, rate)) => (op(caller, fetched, now).await, Some(rate)),
+                    Err((e, rate)) => (Err(e), rate),
+                }
+            }
         };
         let mut response = match result {
             Ok(resp) => {
@@ -534,6 +542,23 @@ fn integer_param(
     Ok(max.map_or(value, |m| value.min(m as i64)) as u32)
 }
 
+/// Reads the verification named by the query, for a prefetch (errors surface after authentication).
+async fn fetch_named<S: Store>(
+    store: &S,
+    req: &ApiRequest,
+) -> Result<Option<Verification>, ApiError> {
+    let id = verification_id_param(req)?;
+    Ok(store.get_verification(id).await?)
+}
+
+/// The caller may see only their own verifications of their key's mode; anything else is 404.
+fn visible(fetched: Option<Verification>, caller: &Caller) -> Result<Verification, ApiError> {
+    match fetched {
+        Some(v) if v.account_id == caller.account.account_id && v.mode == caller.mode() => Ok(v),
+        _ => Err(ApiError::NotFound("Verification not found".into())),
+    }
+}
+
 /// Loads a verification the caller may see: another owner's, or the other mode's, is 404.
 async fn owned_verification<S: Store>(
     store: &S,
@@ -562,7 +587,13 @@ pub async fn create_verification<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
 ) -> ApiResponse {
-    respond(deps, &req, |caller, now| create_op(deps, &req, caller, now)).await
+    respond(
+        deps,
+        &req,
+        |_| async {},
+        |caller, (), now| create_op(deps, &req, caller, now),
+    )
+    .await
 }
 
 async fn create_op<S: Store, C: Clock>(
@@ -727,9 +758,9 @@ pub async fn get_verification<S: Store, C: Clock>(
     req: ApiRequest,
 ) -> ApiResponse {
     let req = &req;
-    respond(deps, req, |caller, now| async move {
-        let id = verification_id_param(req)?;
-        let v = owned_verification(&deps.store, &caller, id).await?;
+    let prefetch = |_| fetch_named(&deps.store, req);
+    respond(deps, req, prefetch, |caller, fetched, now| async move {
+        let v = visible(fetched?, &caller)?;
         Ok(ApiResponse::json(
             200,
             &json!({ "success": true, "data": render_verification(&v, now) }),
@@ -744,9 +775,10 @@ pub async fn cancel_verification<S: Store, C: Clock>(
     req: ApiRequest,
 ) -> ApiResponse {
     let req = &req;
-    respond(deps, req, |caller, now| async move {
-        let id = verification_id_param(req)?;
-        let mut current = owned_verification(&deps.store, &caller, id).await?;
+    let prefetch = |_| fetch_named(&deps.store, req);
+    respond(deps, req, prefetch, |caller, fetched, now| async move {
+        let mut current = visible(fetched?, &caller)?;
+        let id = current.verification_id;
         // The conditional write settles races with the tenant and the expiry sweeper; on a lost
         // race the fresh state decides.
         for _ in 0..3 {
@@ -787,42 +819,49 @@ pub async fn cancel_verification<S: Store, C: Clock>(
     .await
 }
 
+/// The list query of a request, for the key's owner and mode.
+fn list_query(req: &ApiRequest, key: &ApiKeyRecord) -> Result<ListQuery, ApiError> {
+    let limit = integer_param(req, "limit", DEFAULT_LIMIT, 1, Some(MAX_LIMIT))?;
+    let offset = integer_param(req, "offset", 0, 0, None)?;
+    if offset > MAX_OFFSET {
+        return Err(ApiError::validation(
+            "offset",
+            "out_of_range",
+            format!("offset must be at most {MAX_OFFSET}; filter by status to narrow the list"),
+        ));
+    }
+    let status = match req.query.get("status").map(|s| s.trim()) {
+        None | Some("") => None,
+        Some(raw) => Some(Status::parse(raw).ok_or_else(|| {
+            ApiError::validation(
+                "status",
+                "invalid",
+                "status must be one of pending, in_progress, completed, expired, failed",
+            )
+        })?),
+    };
+    Ok(ListQuery {
+        account_id: key.account_id.clone(),
+        mode: key.mode,
+        status,
+        offset,
+        limit,
+    })
+}
+
 /// GET /api/v1/verifications?limit=&offset=&status=
 pub async fn list_verifications<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
 ) -> ApiResponse {
     let req = &req;
-    respond(deps, req, |caller, now| async move {
-        let limit = integer_param(req, "limit", DEFAULT_LIMIT, 1, Some(MAX_LIMIT))?;
-        let offset = integer_param(req, "offset", 0, 0, None)?;
-        if offset > MAX_OFFSET {
-            return Err(ApiError::validation(
-                "offset",
-                "out_of_range",
-                format!("offset must be at most {MAX_OFFSET}; filter by status to narrow the list"),
-            ));
-        }
-        let status = match req.query.get("status").map(|s| s.trim()) {
-            None | Some("") => None,
-            Some(raw) => Some(Status::parse(raw).ok_or_else(|| {
-                ApiError::validation(
-                    "status",
-                    "invalid",
-                    "status must be one of pending, in_progress, completed, expired, failed",
-                )
-            })?),
-        };
-        let page = deps
-            .store
-            .list_verifications(&ListQuery {
-                account_id: caller.account.account_id.clone(),
-                mode: caller.mode(),
-                status,
-                offset,
-                limit,
-            })
-            .await?;
+    let prefetch = |key: ApiKeyRecord| async move {
+        let query = list_query(req, &key)?;
+        let page = deps.store.list_verifications(&query).await?;
+        Ok::<_, ApiError>((query, page))
+    };
+    respond(deps, req, prefetch, |_caller, fetched, now| async move {
+        let (ListQuery { limit, offset, .. }, page) = fetched?;
         let items: Vec<Value> = page
             .items
             .iter()
@@ -854,11 +893,14 @@ pub async fn list_verifications<S: Store, C: Clock>(
 /// GET /api/v1/usage
 pub async fn get_usage<S: Store, C: Clock>(deps: &ApiDeps<S, C>, req: ApiRequest) -> ApiResponse {
     let req = &req;
-    respond(deps, req, |caller, now| async move {
-        let (stats, month) = deps
-            .store
-            .owner_stats(&caller.account.account_id, caller.mode(), &usage_month(now))
-            .await?;
+    let prefetch = |key: ApiKeyRecord| async move {
+        let month = usage_month(deps.clock.now());
+        deps.store
+            .owner_stats(&key.account_id, key.mode, &month)
+            .await
+    };
+    respond(deps, req, prefetch, |caller, fetched, now| async move {
+        let (stats, month) = fetched?;
         let rate = RateInfo::of(&caller.account, &caller.plan, now);
         let limit = caller.plan.verifications_per_month as u64;
         Ok(ApiResponse::json(
