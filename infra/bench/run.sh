@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `make bench`: builds the functions' release binaries with cargo-lambda (x86_64) and runs the
+# benchmark against moto on loopback. Prints a markdown report and writes it to
+# bench-results/bench.md (git-ignored). Extra arguments go to the bench binary (see --help),
+# e.g. `bash infra/bench/run.sh --starts 50 --large 20000`.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+VENV=$ROOT/.tools/venv
+
+# The pinned tools (moto, cargo-lambda with zig) the Makefile installs; a no-op when present.
+make --no-print-directory tools >/dev/null
+
+# Every process started from here talks to loopback only: dummy credentials, no metadata probe,
+# and an endpoint that fails fast unless the bench points it at its moto.
+export PATH="$VENV/bin:$PATH"
+export AWS_REGION=us-east-1 AWS_DEFAULT_REGION=us-east-1
+export AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing
+export AWS_EC2_METADATA_DISABLED=true
+export AWS_ENDPOINT_URL=http://127.0.0.1:1
+export MOTO_PYTHON="$VENV/bin/python"
+
+# One build for everything: the functions (what is deployed, target/lambda/<fn>/bootstrap) and
+# the bench binary itself share the compiled dependencies of the release profile.
+BUILD="cargo lambda build --release --workspace --x86-64"
+echo "bench: $BUILD" >&2
+start=$(date +%s)
+$BUILD
+export BENCH_BUILD="$BUILD ($(( $(date +%s) - start )) s in this run)"
+
+mkdir -p bench-results
+exec "$ROOT/target/lambda/bench/bootstrap" --out bench-results/bench.md "$@"

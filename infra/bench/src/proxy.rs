@@ -1,0 +1,218 @@
+//! A counting HTTP proxy on loopback between a function and moto: the function's
+//! `AWS_ENDPOINT_URL` points here, every request is forwarded unchanged and recorded with its
+//! operation (`X-Amz-Target`, or method and path for REST APIs such as SES v2) and its start and
+//! end, so round trips are counted, not guessed.
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::{Bytes, Incoming};
+use hyper::{Request, Response};
+use tokio::net::TcpListener;
+
+/// One AWS call as the proxy saw it.
+#[derive(Debug, Clone)]
+pub struct Call {
+    /// e.g. `DynamoDB_20120810.GetItem`, `AmazonSQS.SendMessage`, `POST /v2/email/outbound-emails`.
+    pub operation: String,
+    pub start: Instant,
+    pub end: Instant,
+    pub status: u16,
+    /// DynamoDB Query/Scan: the `ScannedCount` of the response (items read).
+    pub scanned: Option<u64>,
+}
+
+impl Call {
+    pub fn is_dynamodb(&self) -> bool {
+        self.operation.starts_with("DynamoDB_")
+    }
+
+    /// The operation without its service prefix (`GetItem`).
+    pub fn short(&self) -> &str {
+        self.operation
+            .rsplit_once('.')
+            .map_or(self.operation.as_str(), |(_, op)| op)
+    }
+}
+
+pub struct Proxy {
+    pub endpoint: String,
+    calls: Arc<Mutex<Vec<Call>>>,
+    server: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.server.abort();
+    }
+}
+
+impl Proxy {
+    /// Listens on a free loopback port and forwards to `upstream` (moto's endpoint).
+    pub async fn start(upstream: &str) -> std::io::Result<Proxy> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let endpoint = format!("http://{}", listener.local_addr()?);
+        let calls: Arc<Mutex<Vec<Call>>> = Arc::default();
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .map_err(std::io::Error::other)?;
+        let upstream = Arc::new(upstream.trim_end_matches('/').to_string());
+        let log = calls.clone();
+        let server = tokio::spawn(async move {
+            let mut connections = tokio::task::JoinSet::new();
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let _ = stream.set_nodelay(true);
+                let (client, upstream, log) = (client.clone(), upstream.clone(), log.clone());
+                connections.spawn(async move {
+                    let service = hyper::service::service_fn(move |req| {
+                        let (client, upstream, log) = (client.clone(), upstream.clone(), log.clone());
+                        async move { Ok::<_, Infallible>(forward(&client, &upstream, &log, req).await) }
+                    });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                        .await;
+                });
+            }
+        });
+        Ok(Proxy {
+            endpoint,
+            calls,
+            server,
+        })
+    }
+
+    /// The calls recorded since the last `take`.
+    pub fn take(&self) -> Vec<Call> {
+        std::mem::take(&mut *self.calls.lock().unwrap())
+    }
+}
+
+async fn forward(
+    client: &reqwest::Client,
+    upstream: &str,
+    log: &Mutex<Vec<Call>>,
+    req: Request<Incoming>,
+) -> Response<Full<Bytes>> {
+    let start = Instant::now();
+    let operation = match req.headers().get("x-amz-target") {
+        Some(target) => target.to_str().unwrap_or("?").to_string(),
+        None => format!("{} {}", req.method(), req.uri().path()),
+    };
+    let url = format!(
+        "{upstream}{}",
+        req.uri().path_and_query().map_or("/", |p| p.as_str())
+    );
+    let method = req.method().clone();
+    let mut headers = req.headers().clone();
+    for hop in [
+        "host",
+        "connection",
+        "keep-alive",
+        "transfer-encoding",
+        "te",
+        "upgrade",
+    ] {
+        headers.remove(hop);
+    }
+    let body = req
+        .into_body()
+        .collect()
+        .await
+        .map(|b| b.to_bytes())
+        .unwrap_or_default();
+    let result = client
+        .request(method, url)
+        .headers(headers)
+        .body(body)
+        .send()
+        .await;
+    let (status, headers, body) = match result {
+        Ok(resp) => {
+            let status = resp.status();
+            let headers = resp.headers().clone();
+            let body = resp.bytes().await.unwrap_or_default();
+            (status, headers, body)
+        }
+        Err(e) => (
+            http::StatusCode::BAD_GATEWAY,
+            http::HeaderMap::new(),
+            Bytes::from(format!("proxy: {e}")),
+        ),
+    };
+    let scanned = (operation.ends_with(".Query") || operation.ends_with(".Scan"))
+        .then(|| serde_json::from_slice::<serde_json::Value>(&body).ok())
+        .flatten()
+        .and_then(|v| v["ScannedCount"].as_u64());
+    let mut builder = Response::builder().status(status);
+    for (name, value) in &headers {
+        if !matches!(
+            name.as_str(),
+            "connection" | "keep-alive" | "transfer-encoding" | "content-length"
+        ) {
+            builder = builder.header(name, value);
+        }
+    }
+    let response = builder.body(Full::new(body)).expect("response");
+    log.lock().unwrap().push(Call {
+        operation,
+        start,
+        end: Instant::now(),
+        status: status.as_u16(),
+        scanned,
+    });
+    response
+}
+
+/// The number of round trips on the critical path: the longest chain of calls in which each one
+/// starts after the previous one has ended. Calls that overlap in time count once.
+pub fn sequential(calls: &[&Call]) -> usize {
+    let mut sorted: Vec<&&Call> = calls.iter().collect();
+    sorted.sort_by_key(|c| c.start);
+    let mut depth = vec![0usize; sorted.len()];
+    for i in 0..sorted.len() {
+        depth[i] = 1
+            + (0..i)
+                .filter(|&j| sorted[j].end <= sorted[i].start)
+                .map(|j| depth[j])
+                .max()
+                .unwrap_or(0);
+    }
+    depth.into_iter().max().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn call(t0: Instant, from: u64, to: u64) -> Call {
+        Call {
+            operation: "DynamoDB_20120810.GetItem".into(),
+            start: t0 + Duration::from_millis(from),
+            end: t0 + Duration::from_millis(to),
+            status: 200,
+            scanned: None,
+        }
+    }
+
+    #[test]
+    fn overlapping_calls_count_once_on_the_critical_path() {
+        let t0 = Instant::now();
+        let calls = [
+            call(t0, 0, 10),
+            call(t0, 11, 20),
+            call(t0, 12, 30),
+            call(t0, 31, 40),
+        ];
+        let refs: Vec<&Call> = calls.iter().collect();
+        assert_eq!(sequential(&refs), 3);
+        assert_eq!(sequential(&refs[1..3]), 1);
+        assert_eq!(sequential(&[]), 0);
+    }
+}
