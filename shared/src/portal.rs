@@ -527,14 +527,16 @@ fn page(status: u16, title: &str, body: &str, request_id: &str) -> ApiResponse {
 body {{ font: 16px/1.5 system-ui, sans-serif; margin: 0; background: #f4f5f7; color: #1d2330; }}
 main {{ max-width: 34rem; margin: 0 auto; padding: 1.5rem 1rem; background: #fff; min-height: 100vh; box-sizing: border-box; }}
 h1 {{ font-size: 1.5rem; margin-top: 0; }} h2 {{ font-size: 1.1rem; }}
-button {{ font-size: 1rem; padding: .75rem 1.25rem; border: 0; border-radius: .4rem; background: #1f5eff; color: #fff; width: 100%; }}
-button:focus, input:focus {{ outline: 3px solid #ffbf47; }}
+button {{ font: inherit; line-height: 1.5; min-height: 2.75rem; padding: .75rem 1.25rem; border: 0; border-radius: .4rem; background: #1f5eff; color: #fff; width: 100%; }}
+button:focus-visible, input:focus-visible {{ outline: 3px solid #ffbf47; }}
 .check, .option {{ display: flex; gap: .6rem; align-items: flex-start; }}
-.check input, .option input {{ margin-top: .35rem; width: 1.2rem; height: 1.2rem; flex: none; }}
+.check input {{ margin-top: .35rem; width: 1.2rem; height: 1.2rem; flex: none; }}
+.option input {{ margin-top: .25rem; width: 1.2rem; height: 1.2rem; flex: none; }}
 fieldset {{ border: 1px solid #ccd; border-radius: .4rem; margin-bottom: 1rem; }}
 .notice {{ background: #fff3cd; padding: .6rem; border-radius: .4rem; }}
 .sandbox {{ background: #e8f0ff; padding: .5rem; border-radius: .4rem; font-size: .9rem; }}
 .small, footer {{ font-size: .85rem; color: #5a6070; }}
+footer {{ word-break: break-all; }}
 </style>
 </head>
 <body><main>
