@@ -18,7 +18,7 @@ export SAM_CLI_TELEMETRY := 0
 export MOTO_PYTHON := $(PY)
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: dev test tools lint fmt clippy ci clean
+.PHONY: dev test tools lint fmt clean bench build deploy validate
 
 $(VENV)/.installed: infra/requirements.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -42,6 +42,21 @@ lint: tools
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/cfn-lint template.yaml
+
+## bench: release binaries, cold init vs a Python peer, RSS, sizes, DynamoDB round trips, list cost, webhook fan-out
+bench: tools
+	bash infra/bench/run.sh
+
+## build: `sam build` (release bootstrap of every function, x86_64); deploy: `sam deploy` (guided the first time)
+build:
+	bash infra/sam.sh build
+
+deploy:
+	bash infra/sam.sh deploy
+
+## validate: sam validate --lint and cfn-lint (offline)
+validate:
+	bash infra/sam.sh validate
 
 fmt:
 	cargo fmt --all
