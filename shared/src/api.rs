@@ -644,32 +644,14 @@ async fn create_op<S: Store, C: Clock>(
         }),
     };
     let (token, token_hash) = generate_link_token();
-    let v = Verification {
-        verification_id: Uuid::new_v4(),
-        account_id: caller.account.account_id.clone(),
-        mode: caller.mode(),
-        status: Status::Pending,
-        tenant_email: input.tenant_email,
-        tenant_name: input.tenant_name,
-        tenant_phone: input.tenant_phone,
-        property_address: input.property_address,
-        monthly_rent: input.monthly_rent,
-        webhook_url: input.webhook_url,
-        created_at: now,
-        expires_at: now + deps.settings.verification_lifetime,
-        started_at: None,
-        completed_at: None,
-        cancelled_at: None,
-        expired_at: None,
-        failed_at: None,
-        failure_reason: None,
-        consented_at: None,
-        consent_version: None,
-        income_report: None,
-        provider_user: None,
-        provider_link_token: None,
-        token_hashes: vec![token_hash],
-    };
+    let mut v = Verification::new_pending(
+        &caller.account.account_id,
+        caller.mode(),
+        input,
+        now,
+        deps.settings.verification_lifetime,
+    );
+    v.token_hashes = vec![token_hash];
     // Test verifications are never charged against the monthly allowance.
     let monthly_limit =
         (caller.mode() == Mode::Live).then_some(caller.plan.verifications_per_month);

@@ -167,6 +167,42 @@ pub struct Verification {
 }
 
 impl Verification {
+    /// A new, pending verification of `account_id` created at `created_at`, valid for `lifetime`.
+    pub fn new_pending(
+        account_id: &str,
+        mode: Mode,
+        input: NewVerificationInput,
+        created_at: DateTime<Utc>,
+        lifetime: Duration,
+    ) -> Self {
+        Verification {
+            verification_id: Uuid::new_v4(),
+            account_id: account_id.to_string(),
+            mode,
+            status: Status::Pending,
+            tenant_email: input.tenant_email,
+            tenant_name: input.tenant_name,
+            tenant_phone: input.tenant_phone,
+            property_address: input.property_address,
+            monthly_rent: input.monthly_rent,
+            webhook_url: input.webhook_url,
+            created_at,
+            expires_at: created_at + lifetime,
+            started_at: None,
+            completed_at: None,
+            cancelled_at: None,
+            expired_at: None,
+            failed_at: None,
+            failure_reason: None,
+            consented_at: None,
+            consent_version: None,
+            income_report: None,
+            provider_user: None,
+            provider_link_token: None,
+            token_hashes: vec![],
+        }
+    }
+
     /// The status a reader must see: an open verification past `expires_at` is expired even before
     /// the expiry sweeper has caught up (design §5).
     pub fn effective_status(&self, now: DateTime<Utc>) -> Status {
@@ -329,7 +365,7 @@ pub struct MonthStats {
 }
 
 /// The part of a create request the service keeps, after validation.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct NewVerificationInput {
     pub tenant_email: String,
     pub tenant_name: Option<String>,
@@ -444,32 +480,16 @@ mod tests {
     #[test]
     fn open_verification_past_expiry_reads_expired() {
         let created = at("2026-11-01T00:00:00Z");
-        let v = Verification {
-            verification_id: Uuid::new_v4(),
-            account_id: "a".into(),
-            mode: Mode::Live,
-            status: Status::Pending,
-            tenant_email: "t@example.com".into(),
-            tenant_name: None,
-            tenant_phone: None,
-            property_address: None,
-            monthly_rent: None,
-            webhook_url: None,
-            created_at: created,
-            expires_at: created + VERIFICATION_LIFETIME,
-            started_at: None,
-            completed_at: None,
-            cancelled_at: None,
-            expired_at: None,
-            failed_at: None,
-            failure_reason: None,
-            consented_at: None,
-            consent_version: None,
-            income_report: None,
-            provider_user: None,
-            provider_link_token: None,
-            token_hashes: vec![],
-        };
+        let v = Verification::new_pending(
+            "a",
+            Mode::Live,
+            NewVerificationInput {
+                tenant_email: "t@example.com".into(),
+                ..Default::default()
+            },
+            created,
+            VERIFICATION_LIFETIME,
+        );
         assert_eq!(
             v.effective_status(created + Duration::days(6)),
             Status::Pending

@@ -181,36 +181,23 @@ pub const FIXTURE_LINK_TOKEN: &str = "SampleLinkTokenForLocalFixturesOnly-012345
 /// Seeds the verifications the sample events refer to (test mode of the demo account, plus one
 /// of another account). Safe to call twice.
 pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
-    use shared::domain::{Status, Transition, Verification};
+    use shared::domain::{NewVerificationInput, Transition, Verification};
     use shared::report::{
         PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, build_report,
     };
     let now = Utc::now();
-    let make = |id: &str, account: &str| Verification {
-        verification_id: id.parse().expect("fixture uuid"),
-        account_id: account.to_string(),
-        mode: Mode::Test,
-        status: Status::Pending,
-        tenant_email: "fixture.tenant+good@example.com".into(),
-        tenant_name: Some("Fixture Tenant".into()),
-        tenant_phone: None,
-        property_address: Some("1 Sample Street, Springfield".into()),
-        monthly_rent: Some(1500.0),
-        webhook_url: None,
-        created_at: now,
-        expires_at: now + Duration::days(7),
-        started_at: None,
-        completed_at: None,
-        cancelled_at: None,
-        expired_at: None,
-        failed_at: None,
-        failure_reason: None,
-        consented_at: None,
-        consent_version: None,
-        income_report: None,
-        provider_user: None,
-        provider_link_token: None,
-        token_hashes: vec![shared::secrets::sha256_hex(FIXTURE_LINK_TOKEN.as_bytes())],
+    let make = |id: &str, account: &str| {
+        let input = NewVerificationInput {
+            tenant_email: "fixture.tenant+good@example.com".into(),
+            tenant_name: Some("Fixture Tenant".into()),
+            property_address: Some("1 Sample Street, Springfield".into()),
+            monthly_rent: Some(1500.0),
+            ..Default::default()
+        };
+        let mut v = Verification::new_pending(account, Mode::Test, input, now, Duration::days(7));
+        v.verification_id = id.parse().expect("fixture uuid");
+        v.token_hashes = vec![shared::secrets::sha256_hex(FIXTURE_LINK_TOKEN.as_bytes())];
+        v
     };
     for (id, account) in [
         (FIXTURE_PENDING, DEMO_ACCOUNT),

@@ -5,7 +5,9 @@ mod common;
 use chrono::{DateTime, Duration, Utc};
 use common::{Reply, TestEnv, env};
 use serde_json::{Value, json};
-use shared::domain::{Mode, Status, SubscriptionStatus, Transition, Verification};
+use shared::domain::{
+    Mode, NewVerificationInput, Status, SubscriptionStatus, Transition, Verification,
+};
 use shared::ports::Store;
 
 fn ts(raw: &Value) -> DateTime<Utc> {
@@ -784,33 +786,18 @@ async fn cancel_reports_cancelled_stores_expired_and_refuses_closed_states() {
 async fn pending_past_expiry_reads_expired_before_any_sweeper() {
     let env = env().await;
     let now = Utc::now();
-    let id = uuid::Uuid::new_v4();
-    let v = Verification {
-        verification_id: id,
-        account_id: devstack::stack::DEMO_ACCOUNT.into(),
-        mode: Mode::Test,
-        status: Status::Pending,
+    let input = NewVerificationInput {
         tenant_email: "late@example.com".into(),
-        tenant_name: None,
-        tenant_phone: None,
-        property_address: None,
-        monthly_rent: None,
-        webhook_url: None,
-        created_at: now - Duration::days(8),
-        expires_at: now - Duration::days(1),
-        started_at: None,
-        completed_at: None,
-        cancelled_at: None,
-        expired_at: None,
-        failed_at: None,
-        failure_reason: None,
-        consented_at: None,
-        consent_version: None,
-        income_report: None,
-        provider_user: None,
-        provider_link_token: None,
-        token_hashes: vec![],
+        ..Default::default()
     };
+    let v = Verification::new_pending(
+        devstack::stack::DEMO_ACCOUNT,
+        Mode::Test,
+        input,
+        now - Duration::days(8),
+        Duration::days(7),
+    );
+    let id = v.verification_id;
     env.store.create_verification(&v, None, None).await.unwrap();
     let path = format!("/api/v1/verify?verification_id={id}");
     let r = env.call("GET", &path, Some(&env.test_key), None).await;

@@ -12,7 +12,7 @@ use common::{Receiver, TestEnv, env, queue_depth, sent_emails};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
 use serde_json::{Value, json};
-use shared::domain::{Mode, Status, Verification};
+use shared::domain::{Mode, NewVerificationInput, Status, Verification};
 use shared::outbox::WebhookMessage;
 use shared::ports::{Queue, Store, WebhookSecrets};
 
@@ -538,33 +538,19 @@ async fn a_batch_is_delivered_concurrently() {
 }
 
 fn expired_verification(email: &str) -> Verification {
-    let now = Utc::now();
-    Verification {
-        verification_id: uuid::Uuid::new_v4(),
-        account_id: devstack::stack::DEMO_ACCOUNT.into(),
-        mode: Mode::Test,
-        status: Status::Pending,
+    let input = NewVerificationInput {
         tenant_email: email.into(),
-        tenant_name: None,
-        tenant_phone: None,
-        property_address: None,
-        monthly_rent: None,
-        webhook_url: None,
-        created_at: now - chrono::Duration::days(7),
-        expires_at: now - chrono::Duration::seconds(1),
-        started_at: None,
-        completed_at: None,
-        cancelled_at: None,
-        expired_at: None,
-        failed_at: None,
-        failure_reason: None,
-        consented_at: None,
-        consent_version: None,
-        income_report: None,
-        provider_user: None,
-        provider_link_token: None,
-        token_hashes: vec![],
-    }
+        ..Default::default()
+    };
+    let created = Utc::now() - chrono::Duration::days(7);
+    let lifetime = chrono::Duration::days(7) - chrono::Duration::seconds(1);
+    Verification::new_pending(
+        devstack::stack::DEMO_ACCOUNT,
+        Mode::Test,
+        input,
+        created,
+        lifetime,
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
