@@ -48,11 +48,14 @@ bench: tools
 	bash infra/bench/run.sh
 
 ## build: `sam build` (release bootstrap of every function, x86_64); deploy: `sam deploy` (guided the first time)
-build:
-	bash infra/sam.sh build
+ENV ?= default
 
+build:
+	bash infra/sam.sh build --config-env $(ENV)
+
+# Deploying uses real AWS credentials (profile/SSO): drop the local-only dummies exported above.
 deploy:
-	bash infra/sam.sh deploy
+	env -u AWS_ENDPOINT_URL -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_EC2_METADATA_DISABLED bash infra/sam.sh deploy --config-env $(ENV)
 
 ## validate: sam validate --lint and cfn-lint (offline)
 validate:
@@ -62,4 +65,4 @@ fmt:
 	cargo fmt --all
 
 clean:
-	rm -rf $(TOOLS) target
+	rm -rf $(TOOLS) target .aws-sam
