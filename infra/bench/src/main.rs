@@ -924,16 +924,6 @@ async fn run(args: Args) -> Result<(), Error> {
             inv: Some(inv),
         });
     }
-    let admin = args.lambda_dir.join("admin/bootstrap");
-    if admin.is_file() {
-        rows.push(Row {
-            name: "admin (CLI, not a Lambda)".into(),
-            init: None,
-            size: Some(size_of(&args.python, &admin, &zips)?),
-            inv: None,
-        });
-    }
-
     eprintln!("bench: Python peer");
     let peer = Launch {
         program: args.python.clone(),

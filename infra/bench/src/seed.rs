@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
 use chrono::{Duration, Utc};
 use futures::StreamExt;
-use shared::domain::{Mode, Status, Verification};
+use shared::domain::{Mode, NewVerificationInput, VERIFICATION_LIFETIME, Verification};
 use shared::dynamo::{keys, schema};
 
 type Item = HashMap<String, AttributeValue>;
@@ -36,35 +36,21 @@ pub fn verification_item(v: &Verification) -> Result<Item, String> {
 
 /// A pending test-mode verification of `account`, created `age_seconds` ago.
 pub fn verification(account: &str, age_seconds: i64) -> Verification {
-    let created = Utc::now() - Duration::seconds(age_seconds);
-    Verification {
-        verification_id: uuid::Uuid::new_v4(),
-        account_id: account.to_string(),
-        mode: Mode::Test,
-        status: Status::Pending,
+    let input = NewVerificationInput {
         tenant_email: format!("bench.tenant+{age_seconds}@example.com"),
         tenant_name: Some("Bench Tenant".into()),
         tenant_phone: None,
         property_address: Some("1 Bench Street, Springfield".into()),
         monthly_rent: Some(1500.0),
         webhook_url: None,
-        created_at: created,
-        expires_at: created + Duration::days(7),
-        started_at: None,
-        completed_at: None,
-        cancelled_at: None,
-        expired_at: None,
-        failed_at: None,
-        failure_reason: None,
-        consented_at: None,
-        consent_version: None,
-        income_report: None,
-        provider_user: None,
-        provider_link_token: None,
-        token_hashes: vec![shared::secrets::sha256_hex(
-            format!("bench-token-{age_seconds}").as_bytes(),
-        )],
-    }
+    };
+    let created = Utc::now() - Duration::seconds(age_seconds);
+    let mut v =
+        Verification::new_pending(account, Mode::Test, input, created, VERIFICATION_LIFETIME);
+    v.token_hashes = vec![shared::secrets::sha256_hex(
+        format!("bench-token-{age_seconds}").as_bytes(),
+    )];
+    v
 }
 
 /// Writes verifications number `from..to` of `account` (older numbers are older verifications)
