@@ -129,35 +129,36 @@ async fn handle<S: Store, C: Clock, P: IncomeProvider>(
     }
     tracing::Span::current().record("verification_id", tracing::field::display(id));
     let now = deps.clock.now();
-    let requester = deps
-        .store
-        .get_account(&v.account_id)
-        .await?
-        .map_or_else(|| "the requester".to_string(), |a| a.name);
     let link = req.path.clone();
     match req.method {
         http::Method::GET | http::Method::HEAD => {
-            if v.effective_status(now) == Status::Pending {
-                v = match deps.store.transition(&v, &Transition::Start, now).await? {
-                    TransitionOutcome::Applied(next) => {
-                        tracing::info!("tenant opened the link");
-                        next
-                    }
-                    TransitionOutcome::Conflict(Some(fresh)) => fresh,
-                    TransitionOutcome::Conflict(None) => return Ok(not_found(&req.request_id)),
-                };
-            }
-            render(deps, &v, &requester, &link, now, None, &req.request_id).await
+            // The requester's name and the move to in_progress are independent: one round trip.
+            let start = async {
+                if v.effective_status(now) != Status::Pending {
+                    return Ok(Some(v.clone()));
+                }
+                Ok::<_, StoreError>(
+                    match deps.store.transition(&v, &Transition::Start, now).await? {
+                        TransitionOutcome::Applied(next) => {
+                            tracing::info!("tenant opened the link");
+                            Some(next)
+                        }
+                        TransitionOutcome::Conflict(fresh) => fresh,
+                    },
+                )
+            };
+            let (requester, started) = futures::join!(requester_name(deps, &v), start);
+            let Some(current) = started? else {
+                return Ok(not_found(&req.request_id));
+            };
+            v = current;
+            render(deps, &v, &requester?, &link, now, None, &req.request_id).await
         }
         http::Method::POST => {
             let form = parse_query(&String::from_utf8_lossy(&req.body));
             match form.get("action").map(String::as_str) {
-                Some("consent") => {
-                    consent(deps, v, &form, &requester, &link, now, &req.request_id).await
-                }
-                Some("connect") => {
-                    connect(deps, v, &form, &requester, &link, now, &req.request_id).await
-                }
+                Some("consent") => consent(deps, v, &form, &link, now, &req.request_id).await,
+                Some("connect") => connect(deps, v, &form, &link, now, &req.request_id).await,
                 _ => Ok(page(
                     400,
                     "Unknown action",
@@ -173,6 +174,18 @@ async fn handle<S: Store, C: Clock, P: IncomeProvider>(
             &req.request_id,
         )),
     }
+}
+
+/// Who asks, as the page names them (read only when a page is rendered).
+async fn requester_name<S: Store, C, P>(
+    deps: &PortalDeps<S, C, P>,
+    v: &Verification,
+) -> Result<String, StoreError> {
+    Ok(deps
+        .store
+        .get_account(&v.account_id)
+        .await?
+        .map_or_else(|| "the requester".to_string(), |a| a.name))
 }
 
 fn see_other(link: &str) -> ApiResponse {
@@ -200,7 +213,6 @@ async fn consent<S: Store, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: Verification,
     form: &std::collections::HashMap<String, String>,
-    requester: &str,
     link: &str,
     now: DateTime<Utc>,
     request_id: &str,
@@ -212,7 +224,7 @@ async fn consent<S: Store, C: Clock, P: IncomeProvider>(
         return render(
             deps,
             &v,
-            requester,
+            &requester_name(deps, &v).await?,
             link,
             now,
             Some("Please tick the box to agree before continuing."),
@@ -244,7 +256,6 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: Verification,
     form: &std::collections::HashMap<String, String>,
-    requester: &str,
     link: &str,
     now: DateTime<Utc>,
     request_id: &str,
@@ -261,7 +272,7 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
                 return render(
                     deps,
                     &v,
-                    requester,
+                    &requester_name(deps, &v).await?,
                     link,
                     now,
                     Some("Please choose one of the options."),
@@ -280,7 +291,7 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
                 return render(
                     deps,
                     &v,
-                    requester,
+                    &requester_name(deps, &v).await?,
                     link,
                     now,
                     Some("Please connect an account first."),
