@@ -18,14 +18,14 @@ export SAM_CLI_TELEMETRY := 0
 export MOTO_PYTHON := $(PY)
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: dev test tools lint fmt clean bench build deploy validate
+.PHONY: dev test tools lint fmt clean bench build deploy validate schemathesis
 
-$(VENV)/.installed: infra/requirements.txt
+$(VENV)/.installed: infra/requirements.txt infra/requirements-openapi.txt
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r infra/requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -r infra/requirements.txt -r infra/requirements-openapi.txt
 	touch $@
 
-## tools: install the pinned Python tools (moto, cfn-lint, cargo-lambda, standardwebhooks)
+## tools: install the pinned Python tools (moto, cfn-lint, cargo-lambda, standardwebhooks, schemathesis)
 tools: $(VENV)/.installed
 
 ## dev: run the whole service locally against moto; prints the URL, a demo key and a curl example
@@ -42,6 +42,10 @@ lint: tools
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/cfn-lint template.yaml
+
+## schemathesis: fuzz the local stack against infra/openapi.yaml (bounded, loopback only)
+schemathesis: tools
+	bash infra/schemathesis.sh
 
 ## bench: release binaries, cold init vs a Python peer, RSS, sizes, DynamoDB round trips, list cost, webhook fan-out
 bench: tools
