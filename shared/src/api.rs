@@ -437,7 +437,10 @@ pub fn validate_create(
     let monthly_rent = match body.get("monthly_rent") {
         None | Some(Value::Null) => None,
         Some(Value::Number(n)) => match n.as_f64() {
-            Some(rent) if rent.is_finite() && (0.0..=10_000_000.0).contains(&rent) => Some(rent),
+            // Rent is money: kept in whole cents (which also keeps it in DynamoDB's number range).
+            Some(rent) if rent.is_finite() && (0.0..=10_000_000.0).contains(&rent) => {
+                Some(((rent * 100.0).round() / 100.0).abs())
+            }
             _ => {
                 errors.push(field_error(
                     "monthly_rent",
@@ -952,6 +955,18 @@ mod tests {
         assert!(!err.to_string().contains("nope"));
 
         assert!(validate_create(&json!([1]), false).is_err());
+        let rent = |r: f64| {
+            validate_create(&json!({"tenant_email": "a@b.co", "monthly_rent": r}), false)
+                .unwrap()
+                .monthly_rent
+        };
+        assert_eq!(
+            rent(1e-149),
+            Some(0.0),
+            "far below a cent: zero, not a DynamoDB underflow"
+        );
+        assert_eq!(rent(1500.456), Some(1500.46));
+        assert!(rent(-0.0).unwrap().is_sign_positive());
         assert!(
             validate_create(
                 &json!({"tenant_email": "a@b.co", "monthly_rent": -1}),

@@ -172,7 +172,8 @@ async fn handle<S: Store, C: Clock, P: IncomeProvider>(
             "Not allowed",
             "<p>This page only answers GET and POST.</p>",
             &req.request_id,
-        )),
+        )
+        .with_header("allow", "GET, POST")),
     }
 }
 

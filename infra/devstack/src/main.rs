@@ -116,10 +116,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let queue_url = created.webhook_queue_url.clone();
     let queue_workers = workers.clone();
     tokio::spawn(async move {
+        // Short polls with a pause: a long poll would hold moto's request lock (moto_server.py)
+        // and slow every other call to the emulator.
         loop {
-            if let Err(e) = pump_sqs_once(&sqs, &queue_url, &queue_workers.delivery, 1).await {
-                tracing::warn!(error = %e, "queue pump");
-                tokio::time::sleep(Duration::from_secs(1)).await;
+            match pump_sqs_once(&sqs, &queue_url, &queue_workers.delivery, 0).await {
+                Ok(0) => tokio::time::sleep(Duration::from_millis(300)).await,
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "queue pump");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
             }
         }
     });

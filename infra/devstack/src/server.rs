@@ -35,13 +35,21 @@ pub async fn route(app: &App, req: ApiRequest) -> ApiResponse {
         ("/api/v1/verify", &Method::DELETE) => api::cancel_verification(&app.api, req).await,
         ("/api/v1/verifications", &Method::GET) => api::list_verifications(&app.api, req).await,
         ("/api/v1/usage", &Method::GET) => api::get_usage(&app.api, req).await,
-        ("/api/v1/verify" | "/api/v1/verifications" | "/api/v1/usage", _) => {
+        (path @ ("/api/v1/verify" | "/api/v1/verifications" | "/api/v1/usage"), _) => {
+            let allow = if path == "/api/v1/verify" {
+                "GET, POST, DELETE"
+            } else {
+                "GET"
+            };
             api::error_response(&ApiError::MethodNotAllowed, &req.request_id)
+                .with_header("allow", allow)
+                .with_header("x-request-id", req.request_id.clone())
         }
         (path, _) if path.starts_with("/t/") => {
             shared::portal::tenant_portal(&app.portal, req).await
         }
-        _ => api::error_response(&ApiError::NotFound("No such route".into()), &req.request_id),
+        _ => api::error_response(&ApiError::NotFound("No such route".into()), &req.request_id)
+            .with_header("x-request-id", req.request_id.clone()),
     }
 }
 
