@@ -177,6 +177,23 @@ async fn handle<S: Store, C: Clock, P: IncomeProvider>(
     }
 }
 
+/// The current page again with a notice, as a 400 (the tenant's form input was not usable).
+async fn refuse<S: Store, C: Clock, P: IncomeProvider>(
+    deps: &PortalDeps<S, C, P>,
+    v: &Verification,
+    link: &str,
+    now: DateTime<Utc>,
+    notice: &str,
+    request_id: &str,
+) -> Result<ApiResponse, PageError> {
+    let requester = requester_name(deps, v).await?;
+    let page = render(deps, v, &requester, link, now, Some(notice), request_id).await?;
+    Ok(ApiResponse {
+        status: 400,
+        ..page
+    })
+}
+
 /// Who asks, as the page names them (read only when a page is rendered).
 async fn requester_name<S: Store, C, P>(
     deps: &PortalDeps<S, C, P>,
@@ -222,17 +239,15 @@ async fn consent<S: Store, C: Clock, P: IncomeProvider>(
         return Ok(see_other(link));
     }
     if form.get("agree").map(String::as_str) != Some("yes") {
-        return render(
+        return refuse(
             deps,
             &v,
-            &requester_name(deps, &v).await?,
             link,
             now,
-            Some("Please tick the box to agree before continuing."),
+            "Please tick the box to agree before continuing.",
             request_id,
         )
-        .await
-        .map(|r| ApiResponse { status: 400, ..r });
+        .await;
     }
     let provider = match begin_step(deps, &v).await {
         Ok(ConnectStep::Widget {
@@ -270,17 +285,15 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
                 .get("scenario")
                 .filter(|s| crate::sandbox::SCENARIOS.iter().any(|(k, _)| k == s))
             else {
-                return render(
+                return refuse(
                     deps,
                     &v,
-                    &requester_name(deps, &v).await?,
                     link,
                     now,
-                    Some("Please choose one of the options."),
+                    "Please choose one of the options.",
                     request_id,
                 )
-                .await
-                .map(|r| ApiResponse { status: 400, ..r });
+                .await;
             };
             deps.sandbox.fetch_income(&v, scenario).await
         }
@@ -289,17 +302,15 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
             // A live provider without a widget (the local stack's sandbox) takes the scenario.
             (None, Some(scenario)) => deps.live_provider.fetch_income(&v, scenario).await,
             (None, None) => {
-                return render(
+                return refuse(
                     deps,
                     &v,
-                    &requester_name(deps, &v).await?,
                     link,
                     now,
-                    Some("Please connect an account first."),
+                    "Please connect an account first.",
                     request_id,
                 )
-                .await
-                .map(|r| ApiResponse { status: 400, ..r });
+                .await;
             }
         },
     };

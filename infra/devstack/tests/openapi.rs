@@ -19,7 +19,7 @@ use common::{Receiver, Reply, TestEnv, env};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
 use serde_json::{Value, json};
-use shared::domain::{Mode, Status, SubscriptionStatus, Transition, Verification};
+use shared::domain::{Mode, SubscriptionStatus, Transition, Verification};
 use shared::ports::{Store, WebhookSecrets};
 use shared::report::{
     PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, build_report,
@@ -466,33 +466,21 @@ fn multi_source_report(rent: Option<f64>) -> shared::report::IncomeReport {
 
 /// A verification written straight to the store (states the API cannot reach by itself).
 fn stored_verification(email: &str, token: &str) -> Verification {
-    let now = Utc::now();
-    Verification {
-        verification_id: uuid::Uuid::new_v4(),
-        account_id: devstack::stack::DEMO_ACCOUNT.into(),
-        mode: Mode::Test,
-        status: Status::Pending,
+    let input = shared::domain::NewVerificationInput {
         tenant_email: email.into(),
-        tenant_name: None,
-        tenant_phone: None,
-        property_address: None,
-        monthly_rent: None,
-        webhook_url: None,
-        created_at: now - chrono::Duration::days(8),
-        expires_at: now - chrono::Duration::seconds(1),
-        started_at: None,
-        completed_at: None,
-        cancelled_at: None,
-        expired_at: None,
-        failed_at: None,
-        failure_reason: None,
-        consented_at: None,
-        consent_version: None,
-        income_report: None,
-        provider_user: None,
-        provider_link_token: None,
-        token_hashes: vec![shared::secrets::sha256_hex(token.as_bytes())],
-    }
+        ..Default::default()
+    };
+    let created = Utc::now() - chrono::Duration::days(8);
+    let lifetime = chrono::Duration::days(8) - chrono::Duration::seconds(1);
+    let mut v = Verification::new_pending(
+        devstack::stack::DEMO_ACCOUNT,
+        Mode::Test,
+        input,
+        created,
+        lifetime,
+    );
+    v.token_hashes = vec![shared::secrets::sha256_hex(token.as_bytes())];
+    v
 }
 
 /// The five endpoints: successes and every error the handlers give.
