@@ -542,7 +542,9 @@ fn integer_param(
             format!("{name} must be at least {min}"),
         ));
     }
-    Ok(max.map_or(value, |m| value.min(m as i64)) as u32)
+    // Saturate before narrowing: a huge value must stay huge (and fail a later bound), not wrap.
+    let max = max.unwrap_or(u32::MAX) as i64;
+    Ok(value.min(max) as u32)
 }
 
 /// Reads the verification named by the query, for a prefetch (errors surface after authentication).

@@ -701,6 +701,7 @@ async fn list_pages_newest_first_with_filter_clamp_and_total() {
         ("offset=-3", "offset"),
         ("offset=x", "offset"),
         ("offset=10001", "offset"),
+        ("offset=4294967301", "offset"),
         ("status=cancelled", "status"),
     ] {
         let r = env
