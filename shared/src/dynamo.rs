@@ -216,6 +216,10 @@ impl Expr {
         self.values.insert(key.clone(), v);
         key
     }
+    /// `#attr = :placeholder`, for a SET clause.
+    fn set(&mut self, attr: &str, placeholder: &str, v: AttributeValue) -> String {
+        format!("{} = {}", self.name(attr), self.value(placeholder, v))
+    }
     fn names(&self) -> Option<HashMap<String, String>> {
         (!self.names.is_empty()).then(|| self.names.clone())
     }
@@ -423,23 +427,11 @@ impl Store for DynamoStore {
         let mut expr = Expr::default();
         let mut sets = Vec::new();
         if let Some(plan) = plan {
-            sets.push(format!(
-                "{} = {}",
-                expr.name("plan"),
-                expr.value("plan", s(plan))
-            ));
+            sets.push(expr.set("plan", "plan", s(plan)));
         }
         if let Some((status, end)) = subscription {
-            sets.push(format!(
-                "{} = {}",
-                expr.name("subscription_status"),
-                expr.value("sub", s(status.as_str()))
-            ));
-            sets.push(format!(
-                "{} = {}",
-                expr.name("current_period_end"),
-                expr.value("end", s(format_ts(end)))
-            ));
+            sets.push(expr.set("subscription_status", "sub", s(status.as_str())));
+            sets.push(expr.set("current_period_end", "end", s(format_ts(end))));
         }
         if sets.is_empty() {
             return Ok(self.get_account(account_id).await?.is_some());
@@ -852,18 +844,11 @@ impl Store for DynamoStore {
         // other field update is never overwritten.
         let mut expr = Expr::default();
         let mut sets = vec![
-            format!(
-                "{} = {}",
-                expr.name("status"),
-                expr.value("to", s(to.as_str()))
-            ),
-            format!(
-                "{} = {}",
-                expr.name(schema::GSI2PK),
-                expr.value(
-                    "gsi2",
-                    s(keys::owner_status(&current.account_id, current.mode, to))
-                )
+            expr.set("status", "to", s(to.as_str())),
+            expr.set(
+                schema::GSI2PK,
+                "gsi2",
+                s(keys::owner_status(&current.account_id, current.mode, to)),
             ),
         ];
         let new_item = to_item(&next)?;
@@ -879,18 +864,10 @@ impl Store for DynamoStore {
             if let Some(value) = new_item.get(attr)
                 && current_attr_changed(current, &next, attr)
             {
-                sets.push(format!(
-                    "{} = {}",
-                    expr.name(attr),
-                    expr.value(attr, value.clone())
-                ));
+                sets.push(expr.set(attr, attr, value.clone()));
             }
         }
-        let cond = format!(
-            "{} = {}",
-            expr.name("status"),
-            expr.value("from", s(from.as_str()))
-        );
+        let cond = expr.set("status", "from", s(from.as_str()));
         let verification_update = Update::builder()
             .table_name(&self.table)
             .key(schema::PK, s(keys::verification(current.verification_id).0))
@@ -955,34 +932,14 @@ impl Store for DynamoStore {
     ) -> Result<Option<Verification>, StoreError> {
         let mut expr = Expr::default();
         let mut sets = vec![
-            format!(
-                "{} = {}",
-                expr.name("consented_at"),
-                expr.value("now", s(format_ts(now)))
-            ),
-            format!(
-                "{} = {}",
-                expr.name("consent_version"),
-                expr.value("version", s(consent_version))
-            ),
+            expr.set("consented_at", "now", s(format_ts(now))),
+            expr.set("consent_version", "version", s(consent_version)),
         ];
         if let Some((user, link_token)) = provider {
-            sets.push(format!(
-                "{} = {}",
-                expr.name("provider_user"),
-                expr.value("user", s(user))
-            ));
-            sets.push(format!(
-                "{} = {}",
-                expr.name("provider_link_token"),
-                expr.value("link", s(link_token))
-            ));
+            sets.push(expr.set("provider_user", "user", s(user)));
+            sets.push(expr.set("provider_link_token", "link", s(link_token)));
         }
-        let cond = format!(
-            "{} = {}",
-            expr.name("status"),
-            expr.value("in_progress", s(Status::InProgress.as_str()))
-        );
+        let cond = expr.set("status", "in_progress", s(Status::InProgress.as_str()));
         let (pk, sk) = keys::verification(id);
         let result = self
             .client
