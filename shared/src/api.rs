@@ -22,8 +22,8 @@ use crate::domain::{
 use crate::error::{ApiError, FieldError};
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{
-    Clock, CreateOutcome, IdempotencyClaim, ListQuery, MeterOutcome, Store, StoreError,
-    TransitionOutcome,
+    Clock, CreateOutcome, IdempotencyClaim, LinkTokenOutcome, ListQuery, MeterOutcome, Store,
+    StoreError, TransitionOutcome,
 };
 use crate::secrets::{generate_link_token, parse_api_key, sha256_hex};
 
@@ -33,6 +33,10 @@ pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 100;
 /// Deep offsets cost O(offset) reads; past this, callers should filter instead.
 pub const MAX_OFFSET: u32 = 10_000;
+/// Replay links kept per verification: each Idempotency-Key replay answers with a fresh link and
+/// the oldest replay link beyond this many stops working. The first response's link and the
+/// e-mailed one are never dropped, so a verification has at most these + 2 live links.
+pub const MAX_REPLAY_LINK_TOKENS: usize = 3;
 
 /// Everything the HTTP handlers need, built once per cold start.
 pub struct ApiDeps<S, C> {
@@ -226,7 +230,8 @@ async fn meter<S: Store, C: Clock>(
 ///
 /// `prefetch` runs the operation's reads at the same time as the metering write: a read needs only
 /// the key's owner, and its result is used only once the request is allowed. That keeps a warm GET
-/// at one DynamoDB round trip, and a write at two.
+/// at one DynamoDB round trip, and a write at two. Only O(1) reads belong there: a refused request
+/// must not pay for more (so the list's page is read in `op`).
 async fn respond<S, C, P, PF, T, F, Fut>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
@@ -689,11 +694,20 @@ async fn create_op<S: Store, C: Clock>(
             }
             let existing = owned_verification(&deps.store, &caller, record.verification_id).await?;
             // Tokens are stored only as hashes, so the replay carries a fresh link to the same
-            // verification; the first link keeps working.
+            // verification, in a bounded set of replay links; the first link keeps working.
             let (token, token_hash) = generate_link_token();
-            deps.store
-                .add_link_token(existing.verification_id, &token_hash)
-                .await?;
+            match deps
+                .store
+                .add_recent_link_token(&existing, &token_hash, MAX_REPLAY_LINK_TOKENS)
+                .await?
+            {
+                LinkTokenOutcome::Added => {}
+                LinkTokenOutcome::NotFound => {
+                    return Err(ApiError::NotFound("Verification not found".into()));
+                }
+                // Many replays of this key at once: the client may retry.
+                LinkTokenOutcome::Contended => return Err(ApiError::IdempotencyInFlight),
+            }
             tracing::info!(verification_id = %existing.verification_id, "idempotent replay");
             Ok(created_response(
                 &existing,
@@ -806,8 +820,13 @@ pub async fn cancel_verification<S: Store, C: Clock>(
     .await
 }
 
-/// The list query of a request, for the key's owner and mode.
-fn list_query(req: &ApiRequest, key: &ApiKeyRecord) -> Result<ListQuery, ApiError> {
+/// The list query of a request, for the caller's account and mode, as seen at `now`.
+fn list_query(
+    req: &ApiRequest,
+    caller: &Caller,
+    now: DateTime<Utc>,
+    lifetime: chrono::Duration,
+) -> Result<ListQuery, ApiError> {
     let limit = integer_param(req, "limit", DEFAULT_LIMIT, 1, Some(MAX_LIMIT))?;
     let offset = integer_param(req, "offset", 0, 0, None)?;
     if offset > MAX_OFFSET {
@@ -828,11 +847,12 @@ fn list_query(req: &ApiRequest, key: &ApiKeyRecord) -> Result<ListQuery, ApiErro
         })?),
     };
     Ok(ListQuery {
-        account_id: key.account_id.clone(),
-        mode: key.mode,
+        account_id: caller.account.account_id.clone(),
+        mode: caller.mode(),
         status,
         offset,
         limit,
+        expired_if_created_by: now - lifetime,
     })
 }
 
@@ -842,13 +862,13 @@ pub async fn list_verifications<S: Store, C: Clock>(
     req: ApiRequest,
 ) -> ApiResponse {
     let req = &req;
-    let prefetch = |key: ApiKeyRecord| async move {
-        let query = list_query(req, &key)?;
+    // No prefetch: a page costs O(offset+limit) reads, so it starts only once the metering write
+    // has allowed the request (a refused request costs O(1)).
+    let prefetch = |_: ApiKeyRecord| async {};
+    respond(deps, req, prefetch, |caller, (), now| async move {
+        let query = list_query(req, &caller, now, deps.settings.verification_lifetime)?;
         let page = deps.store.list_verifications(&query).await?;
-        Ok::<_, ApiError>((query, page))
-    };
-    respond(deps, req, prefetch, |_caller, fetched, now| async move {
-        let (ListQuery { limit, offset, .. }, page) = fetched?;
+        let ListQuery { limit, offset, .. } = query;
         let items: Vec<Value> = page
             .items
             .iter()

@@ -164,6 +164,10 @@ pub struct Verification {
     /// are never stored.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub token_hashes: Vec<String>,
+    /// The rotating part of `token_hashes` (Idempotency-Key replay links), oldest first and
+    /// bounded; the rest of `token_hashes` (first response, e-mailed link) is never dropped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recent_token_hashes: Vec<String>,
 }
 
 impl Verification {
@@ -200,6 +204,7 @@ impl Verification {
             provider_user: None,
             provider_link_token: None,
             token_hashes: vec![],
+            recent_token_hashes: vec![],
         }
     }
 

@@ -33,9 +33,12 @@ use crate::domain::{
     Verification, api_window, format_ts, usage_month,
 };
 use crate::ports::{
-    CreateOutcome, IdempotencyClaim, IdempotencyRecord, ListPage, ListQuery, MeterOutcome, Store,
-    StoreError, TransitionOutcome, WebhookSecrets,
+    CreateOutcome, IdempotencyClaim, IdempotencyRecord, LinkTokenOutcome, ListPage, ListQuery,
+    MeterOutcome, Store, StoreError, TransitionOutcome, WebhookSecrets,
 };
+
+mod link_tokens;
+mod list;
 
 type Item = HashMap<String, AttributeValue>;
 
@@ -818,6 +821,15 @@ impl Store for DynamoStore {
         Ok(())
     }
 
+    async fn add_recent_link_token(
+        &self,
+        current: &Verification,
+        token_hash: &str,
+        keep: usize,
+    ) -> Result<LinkTokenOutcome, StoreError> {
+        self.rotate_link_token(current, token_hash, keep).await
+    }
+
     async fn get_idempotency(
         &self,
         key_hash: &str,
@@ -969,67 +981,7 @@ impl Store for DynamoStore {
     }
 
     async fn list_verifications(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
-        let (index, pk_name, pk) = match q.status {
-            None => (
-                schema::GSI_OWNER_CREATED,
-                schema::GSI1PK,
-                keys::owner(&q.account_id, q.mode),
-            ),
-            Some(status) => (
-                schema::GSI_OWNER_STATUS,
-                schema::GSI2PK,
-                keys::owner_status(&q.account_id, q.mode, status),
-            ),
-        };
-        let wanted = (q.offset as usize) + (q.limit as usize);
-        let page = async {
-            let mut read: Vec<Item> = Vec::with_capacity(wanted.min(1000));
-            let mut start = None;
-            // Reads at most offset+limit items: never the whole partition.
-            while read.len() < wanted {
-                let out = self
-                    .client
-                    .query()
-                    .table_name(&self.table)
-                    .index_name(index)
-                    .key_condition_expression("#pk = :pk")
-                    .expression_attribute_names("#pk", pk_name)
-                    .expression_attribute_values(":pk", s(&pk))
-                    .scan_index_forward(false)
-                    .limit((wanted - read.len()).min(1000) as i32)
-                    .set_exclusive_start_key(start)
-                    .send()
-                    .await
-                    .map_err(unavailable)?;
-                let got = out.items.unwrap_or_default();
-                let empty = got.is_empty();
-                read.extend(got);
-                start = out.last_evaluated_key;
-                if start.is_none() || empty {
-                    break;
-                }
-            }
-            Ok::<_, StoreError>(read)
-        };
-        let (read, stats) = futures::join!(page, self.get(keys::stats(&q.account_id, q.mode)));
-        let read = read?;
-        let stats: OwnerStats = stats?.map(from_item).transpose()?.unwrap_or_default();
-        let items_read = read.len() as u64;
-        let items = read
-            .into_iter()
-            .skip(q.offset as usize)
-            .take(q.limit as usize)
-            .map(from_item)
-            .collect::<Result<Vec<Verification>, _>>()?;
-        let total = match q.status {
-            None => stats.total,
-            Some(status) => stats.count(status),
-        };
-        Ok(ListPage {
-            items,
-            total,
-            items_read,
-        })
+        self.list_page(q).await
     }
 
     async fn owner_stats(

@@ -88,18 +88,35 @@ pub enum TransitionOutcome {
 pub struct ListQuery {
     pub account_id: String,
     pub mode: Mode,
+    /// The status as shown (`Verification::effective_status`), not as stored.
     pub status: Option<Status>,
     pub offset: u32,
     pub limit: u32,
+    /// `now - lifetime`: an open verification created at or before this instant is past its
+    /// `expires_at` and is shown (so filtered and counted) as expired, swept or not.
+    pub expired_if_created_by: DateTime<Utc>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListPage {
     pub items: Vec<Verification>,
-    /// Size of the whole (filtered) set, from the counters.
+    /// Size of the whole (filtered) set: the counters, corrected by the open verifications past
+    /// expiry that no sweeper has moved yet.
     pub total: u64,
-    /// Items read from the table to build the page (for the benchmark; never more than offset+limit).
+    /// Verification items read from the table to build the page (for the benchmark and the cost
+    /// tests): at most offset+limit, three times that for `status=expired` (a merge of three
+    /// sorted queries), plus the unswept expired ones counted for `total`.
     pub items_read: u64,
+}
+
+/// Result of binding one more rotating (replay) link token.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LinkTokenOutcome {
+    Added,
+    /// The verification does not exist.
+    NotFound,
+    /// Concurrent writers kept changing the tokens; nothing was written by this call.
+    Contended,
 }
 
 /// Webhook signing secrets of an account; during a rotation both sign.
@@ -183,12 +200,22 @@ pub trait Store: Send + Sync {
         &self,
         id: Uuid,
     ) -> impl Future<Output = Result<Option<Verification>, StoreError>> + Send;
-    /// Binds one more tenant-link token (by hash) to a verification.
+    /// Binds one more tenant-link token (by hash) to a verification, for good (the e-mailed link).
     fn add_link_token(
         &self,
         id: Uuid,
         token_hash: &str,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Binds a replay's link token (by hash) in one conditional write that keeps at most `keep`
+    /// such rotating tokens (`Verification::recent_token_hashes`), dropping the oldest. Tokens
+    /// bound by `create_verification` or `add_link_token` are never dropped. `current` is the
+    /// caller's latest read; a concurrent change makes the write retry on the fresh item.
+    fn add_recent_link_token(
+        &self,
+        current: &Verification,
+        token_hash: &str,
+        keep: usize,
+    ) -> impl Future<Output = Result<LinkTokenOutcome, StoreError>> + Send;
     fn get_idempotency(
         &self,
         key_hash: &str,

@@ -620,6 +620,7 @@ async fn list_cost(
                 status: None,
                 offset: 0,
                 limit,
+                expired_if_created_by: chrono::Utc::now() - shared::domain::VERIFICATION_LIFETIME,
             };
             let t = Instant::now();
             let page = store

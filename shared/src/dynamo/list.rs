@@ -1,0 +1,237 @@
+//! The list page: filters by the status a reader sees, before any sweeper ran.
+//!
+//! An open (pending, in_progress) verification past `expires_at` is shown `expired`, but until
+//! the expiry marker's TTL fires (possibly hours late) it is still stored, indexed and counted as
+//! open. Since `expires_at = created_at + lifetime`, such "stale" items are exactly the open ones
+//! whose created sort key is at or before `now - lifetime`, so a key condition on GSI2's sort key
+//! separates them without reading the rest:
+//!
+//! - `pending` / `in_progress`: the fresh range only; `total` = counter - stale count.
+//! - `expired`: stored `expired` merged (newest first) with the stale pending and in_progress
+//!   ranges, each read to at most offset+limit; `total` = counter + both stale counts.
+//! - other filters and no filter: as stored (the page shows the effective status).
+//!
+//! The stale counts are COUNT queries over the stale ranges: their cost is the number of open
+//! verifications past expiry that are not swept yet (normally none to a few, as DynamoDB's TTL
+//! deletes markers within hours; a stopped sweeper lets it grow until it runs again). The split
+//! assumes the deployment's lifetime; items created under another lifetime (a changed
+//! `VERIFICATION_LIFETIME_SECONDS`) are filtered by the new one until they are swept.
+
+use aws_sdk_dynamodb::types::Select;
+
+use super::*;
+
+/// GSI2 sort keys are `<created, RFC 3339 millis>#<id>`; `$` sorts right after `#`, so every key
+/// of a verification created at or before `cutoff` (to the millisecond) is below this bound and
+/// every later one above it.
+fn stale_bound(cutoff: DateTime<Utc>) -> String {
+    format!("{}$", format_ts(cutoff))
+}
+
+/// Which part of an index partition a query reads.
+#[derive(Clone, Copy)]
+enum Range<'a> {
+    All,
+    /// Sort key above the bound: created after the cutoff.
+    After(&'a str),
+    /// Sort key below the bound: created at or before the cutoff.
+    Before(&'a str),
+}
+
+impl DynamoStore {
+    /// The newest `wanted` items of one index partition (or of a range of it).
+    async fn newest(
+        &self,
+        index: &str,
+        (pk_name, sk_name): (&str, &str),
+        pk: &str,
+        range: Range<'_>,
+        wanted: usize,
+    ) -> Result<Vec<Item>, StoreError> {
+        let (condition, bound) = match range {
+            Range::All => ("#pk = :pk", None),
+            Range::After(b) => ("#pk = :pk AND #sk > :bound", Some(b)),
+            Range::Before(b) => ("#pk = :pk AND #sk < :bound", Some(b)),
+        };
+        let mut read: Vec<Item> = Vec::with_capacity(wanted.min(1000));
+        let mut start = None;
+        // Reads at most `wanted` items: never the whole partition.
+        while read.len() < wanted {
+            let mut request = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .index_name(index)
+                .key_condition_expression(condition)
+                .expression_attribute_names("#pk", pk_name)
+                .expression_attribute_values(":pk", s(pk))
+                .scan_index_forward(false)
+                .limit((wanted - read.len()).min(1000) as i32)
+                .set_exclusive_start_key(start);
+            if let Some(bound) = bound {
+                request = request
+                    .expression_attribute_names("#sk", sk_name)
+                    .expression_attribute_values(":bound", s(bound));
+            }
+            let out = request.send().await.map_err(unavailable)?;
+            let got = out.items.unwrap_or_default();
+            let empty = got.is_empty();
+            read.extend(got);
+            start = out.last_evaluated_key;
+            if start.is_none() || empty {
+                break;
+            }
+        }
+        Ok(read)
+    }
+
+    /// How many open verifications of this status are past expiry but not swept yet.
+    async fn count_stale(
+        &self,
+        q: &ListQuery,
+        status: Status,
+        bound: &str,
+    ) -> Result<u64, StoreError> {
+        let mut count = 0u64;
+        let mut start = None;
+        loop {
+            let out = self
+                .client
+                .query()
+                .table_name(&self.table)
+                .index_name(schema::GSI_OWNER_STATUS)
+                .key_condition_expression("#pk = :pk AND #sk < :bound")
+                .expression_attribute_names("#pk", schema::GSI2PK)
+                .expression_attribute_names("#sk", schema::GSI2SK)
+                .expression_attribute_values(
+                    ":pk",
+                    s(keys::owner_status(&q.account_id, q.mode, status)),
+                )
+                .expression_attribute_values(":bound", s(bound))
+                .select(Select::Count)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(unavailable)?;
+            count += out.count.max(0) as u64;
+            start = out.last_evaluated_key;
+            if start.is_none() {
+                return Ok(count);
+            }
+        }
+    }
+
+    /// The newest `wanted` items of one status as stored (GSI2), in a range of creation times.
+    async fn newest_of_status(
+        &self,
+        q: &ListQuery,
+        status: Status,
+        range: Range<'_>,
+        wanted: usize,
+    ) -> Result<Vec<Item>, StoreError> {
+        self.newest(
+            schema::GSI_OWNER_STATUS,
+            (schema::GSI2PK, schema::GSI2SK),
+            &keys::owner_status(&q.account_id, q.mode, status),
+            range,
+            wanted,
+        )
+        .await
+    }
+
+    /// The newest offset+limit items of the filtered set (newest first), the number of open
+    /// verifications past expiry not swept yet that the filter concerns, and the items read.
+    async fn filtered_newest(
+        &self,
+        q: &ListQuery,
+        wanted: usize,
+    ) -> Result<(Vec<Item>, u64, u64), StoreError> {
+        let bound = stale_bound(q.expired_if_created_by);
+        let open = [Status::Pending, Status::InProgress];
+        match q.status {
+            None => {
+                let read = self
+                    .newest(
+                        schema::GSI_OWNER_CREATED,
+                        (schema::GSI1PK, schema::GSI1SK),
+                        &keys::owner(&q.account_id, q.mode),
+                        Range::All,
+                        wanted,
+                    )
+                    .await?;
+                let n = read.len() as u64;
+                Ok((read, 0, n))
+            }
+            Some(status) if open.contains(&status) => {
+                let (read, stale) = futures::join!(
+                    self.newest_of_status(q, status, Range::After(&bound), wanted),
+                    self.count_stale(q, status, &bound)
+                );
+                let (read, stale) = (read?, stale?);
+                let n = read.len() as u64 + stale;
+                Ok((read, stale, n))
+            }
+            Some(Status::Expired) => {
+                let (stored, pending, in_progress, stale_pending, stale_in_progress) = futures::join!(
+                    self.newest_of_status(q, Status::Expired, Range::All, wanted),
+                    self.newest_of_status(q, Status::Pending, Range::Before(&bound), wanted),
+                    self.newest_of_status(q, Status::InProgress, Range::Before(&bound), wanted),
+                    self.count_stale(q, Status::Pending, &bound),
+                    self.count_stale(q, Status::InProgress, &bound),
+                );
+                let stale = stale_pending? + stale_in_progress?;
+                let mut read: Vec<Item> = stored?;
+                read.extend(pending?);
+                read.extend(in_progress?);
+                let n = read.len() as u64 + stale;
+                // Each source is sorted newest first; the first `wanted` of their union lie within
+                // the first `wanted` of each.
+                read.sort_by(|a, b| sort_key(b).cmp(sort_key(a)));
+                // A sweep between the queries can show one item in two sources; the sort key
+                // (created#id) is unique per verification, so copies are now adjacent.
+                read.dedup_by(|a, b| sort_key(a) == sort_key(b));
+                Ok((read, stale, n))
+            }
+            Some(status) => {
+                let read = self.newest_of_status(q, status, Range::All, wanted).await?;
+                let n = read.len() as u64;
+                Ok((read, 0, n))
+            }
+        }
+    }
+
+    pub(super) async fn list_page(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
+        let wanted = (q.offset as usize) + (q.limit as usize);
+        // The counters are one item, read alongside the page queries.
+        let (filtered, stats) = futures::join!(
+            self.filtered_newest(q, wanted),
+            self.get(keys::stats(&q.account_id, q.mode))
+        );
+        let (read, stale, items_read) = filtered?;
+        let stats: OwnerStats = stats?.map(from_item).transpose()?.unwrap_or_default();
+        let total = match q.status {
+            None => stats.total,
+            Some(Status::Expired) => stats.expired + stale,
+            // Stale pending/in_progress are counted there until swept, but shown expired.
+            Some(status) => stats.count(status).saturating_sub(stale),
+        };
+        let items = read
+            .into_iter()
+            .skip(q.offset as usize)
+            .take(q.limit as usize)
+            .map(from_item)
+            .collect::<Result<Vec<Verification>, _>>()?;
+        Ok(ListPage {
+            items,
+            total,
+            items_read,
+        })
+    }
+}
+
+fn sort_key(item: &Item) -> &str {
+    match item.get(schema::GSI2SK) {
+        Some(AttributeValue::S(key)) => key,
+        _ => "",
+    }
+}
