@@ -106,6 +106,7 @@ CASES = {
     "list-verifications": {
         "200-default": event("GET", "/api/v1/verifications"),
         "200-completed-only": event("GET", "/api/v1/verifications", "status=completed"),
+        "200-expired-only": event("GET", "/api/v1/verifications", "status=expired"),
         "200-limit-clamped": event("GET", "/api/v1/verifications", "limit=500&offset=1"),
         "400-limit-not-integer": event("GET", "/api/v1/verifications", "limit=ten"),
         "400-unknown-status": event("GET", "/api/v1/verifications", "status=cancelled"),
