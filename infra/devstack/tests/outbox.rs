@@ -609,5 +609,14 @@ async fn ttl_removal_expires_and_a_persons_delete_does_not() {
             None,
         )
         .await;
-    assert_eq!(usage.body["pagination"]["total"], 1);
+    // The hand-deleted one is still stored pending, but past expires_at it shows (so is listed
+    // and counted) as expired, like the swept one.
+    assert_eq!(usage.body["pagination"]["total"], 2);
+    assert!(
+        usage.body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["status"] == "expired")
+    );
 }
