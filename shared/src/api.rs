@@ -612,6 +612,15 @@ async fn create_op<S: Store, C: Clock>(
     caller: Caller,
     now: DateTime<Utc>,
 ) -> Result<ApiResponse, ApiError> {
+    // A live verification needs real income data; without a provider it could never complete.
+    if caller.mode() == Mode::Live && deps.settings.live_income == crate::config::LiveIncome::None {
+        return Err(ApiError::Forbidden {
+            code: "live_mode_unavailable",
+            message: "Live verifications are not available on this service yet (no income \
+                      provider is configured); test keys work"
+                .into(),
+        });
+    }
     let content_type = req.header("content-type").unwrap_or("");
     let media = content_type.split(';').next().unwrap_or("").trim();
     if !media.eq_ignore_ascii_case("application/json") {

@@ -385,6 +385,12 @@ pub struct NewVerificationInput {
 pub enum Transition {
     /// The tenant opened the link.
     Start,
+    /// The tenant's consent, their first action: records it (with the provider user prepared for
+    /// them, if any) and moves a pending verification to in_progress, in one conditional write.
+    Consent {
+        version: String,
+        provider_user: Option<String>,
+    },
     Complete {
         report: IncomeReport,
     },
@@ -398,7 +404,7 @@ pub enum Transition {
 impl Transition {
     pub fn target(&self) -> Status {
         match self {
-            Transition::Start => Status::InProgress,
+            Transition::Start | Transition::Consent { .. } => Status::InProgress,
             Transition::Complete { .. } => Status::Completed,
             Transition::Fail { .. } => Status::Failed,
             Transition::Cancel | Transition::Expire => Status::Expired,
@@ -409,6 +415,7 @@ impl Transition {
     pub fn allowed_from(&self) -> &'static [Status] {
         match self {
             Transition::Start => &[Status::Pending],
+            Transition::Consent { .. } => &[Status::Pending, Status::InProgress],
             _ => &[Status::Pending, Status::InProgress],
         }
     }
@@ -419,6 +426,17 @@ impl Transition {
         next.status = self.target();
         match self {
             Transition::Start => next.started_at = Some(now),
+            Transition::Consent {
+                version,
+                provider_user,
+            } => {
+                next.started_at = next.started_at.or(Some(now));
+                next.consented_at = Some(now);
+                next.consent_version = Some(version.clone());
+                if provider_user.is_some() {
+                    next.provider_user = provider_user.clone();
+                }
+            }
             Transition::Complete { report } => {
                 next.completed_at = Some(now);
                 next.income_report = Some(report.clone());

@@ -872,6 +872,9 @@ impl Store for DynamoStore {
             "failure_reason",
             "cancelled_at",
             "expired_at",
+            "consented_at",
+            "consent_version",
+            "provider_user",
         ] {
             if let Some(value) = new_item.get(attr)
                 && current_attr_changed(current, &next, attr)
@@ -879,7 +882,17 @@ impl Store for DynamoStore {
                 sets.push(expr.set(attr, attr, value.clone()));
             }
         }
-        let cond = expr.set("status", "from", s(from.as_str()));
+        let mut cond = expr.set("status", "from", s(from.as_str()));
+        // A consent never replaces a provider user (the tenant may have connected with it), and
+        // one without a provider user is recorded once.
+        if let Transition::Consent { provider_user, .. } = transition {
+            let guarded = if provider_user.is_some() {
+                "provider_user"
+            } else {
+                "consented_at"
+            };
+            cond = format!("{cond} AND attribute_not_exists({})", expr.name(guarded));
+        }
         let verification_update = Update::builder()
             .table_name(&self.table)
             .key(schema::PK, s(keys::verification(current.verification_id).0))
@@ -902,14 +915,19 @@ impl Store for DynamoStore {
             TransactWriteItem::builder()
                 .update(verification_update)
                 .build(),
-            TransactWriteItem::builder()
-                .update(self.update(
-                    keys::stats(&current.account_id, current.mode),
-                    &stats_update,
-                    &stats,
-                )?)
-                .build(),
         ];
+        // A consent on an in-progress verification keeps its status: no counter moves.
+        if from != to {
+            items.push(
+                TransactWriteItem::builder()
+                    .update(self.update(
+                        keys::stats(&current.account_id, current.mode),
+                        &stats_update,
+                        &stats,
+                    )?)
+                    .build(),
+            );
+        }
         if to == Status::Completed {
             let mut month = Expr::default();
             let update = format!(
@@ -1104,6 +1122,9 @@ fn current_attr_changed(current: &Verification, next: &Verification, attr: &str)
         "failure_reason" => current.failure_reason != next.failure_reason,
         "cancelled_at" => current.cancelled_at != next.cancelled_at,
         "expired_at" => current.expired_at != next.expired_at,
+        "consented_at" => current.consented_at != next.consented_at,
+        "consent_version" => current.consent_version != next.consent_version,
+        "provider_user" => current.provider_user != next.provider_user,
         _ => false,
     }
 }

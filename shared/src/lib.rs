@@ -16,7 +16,9 @@ pub mod expiry;
 pub mod http;
 pub mod outbox;
 pub mod plaid;
+pub mod plaid_config;
 pub mod portal;
+pub mod portal_page;
 pub mod ports;
 pub mod report;
 pub mod sandbox;
@@ -117,24 +119,33 @@ pub async fn expiry_deps_from_env()
     })
 }
 
-/// Builds `tenant-portal`'s dependencies from the environment.
+/// Builds `tenant-portal`'s dependencies from the environment. `INCOME_PROVIDER` picks the
+/// income of live verifications: `plaid` (credentials from Secrets Manager, read here once) or
+/// `none`; the sandbox is never selectable here (only the local stack builds it, in code).
 pub async fn portal_deps_from_env() -> Result<
     portal::PortalDeps<dynamo::DynamoStore, ports::SystemClock, portal::LiveProvider>,
     config::ConfigError,
 > {
-    let live_provider = match config::required("INCOME_PROVIDER")?.as_str() {
-        "plaid" => portal::LiveProvider::Plaid(
-            plaid::PlaidIncomeProvider::from_env()
-                .map_err(|e| config::ConfigError(e.to_string()))?,
-        ),
-        "sandbox" => portal::LiveProvider::Sandbox(sandbox::SandboxProvider),
-        other => {
-            return Err(config::ConfigError(format!(
-                "INCOME_PROVIDER must be plaid or sandbox, not '{other}'"
-            )));
+    let live_income = config::LiveIncome::from_env()?;
+    let sdk = aws_config().await;
+    let live_provider = match live_income {
+        config::LiveIncome::Plaid => {
+            let secrets = aws_sdk_secretsmanager::Client::new(&sdk);
+            let plaid_config =
+                plaid_config::PlaidConfig::load(&secrets, |name| std::env::var(name).ok())
+                    .await
+                    .map_err(|e| config::ConfigError(e.to_string()))?;
+            portal::LiveProvider::Plaid(
+                plaid::PlaidIncomeProvider::new(plaid_config)
+                    .map_err(|e| config::ConfigError(e.to_string()))?,
+            )
+        }
+        config::LiveIncome::None => portal::LiveProvider::None,
+        // from_env never gives it; refusing keeps that true even if it changed.
+        config::LiveIncome::LocalSandbox => {
+            return Err(config::ConfigError(config::SANDBOX_FOR_LIVE_REFUSED.into()));
         }
     };
-    let sdk = aws_config().await;
     Ok(portal::PortalDeps {
         store: dynamo::DynamoStore::new(
             aws_sdk_dynamodb::Client::new(&sdk),

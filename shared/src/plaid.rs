@@ -2,12 +2,14 @@
 //!
 //! The flow, as Plaid's Income product defines it:
 //!
-//! 1. `begin`: `/user/create` (one Plaid user per verification; `client_user_id` is the
-//!    verification id, never personal data), then `/link/token/create` for the
-//!    `income_verification` product restricted to bank income over the last 365 days. The tenant
-//!    page opens Plaid Link with the link token; the user token is kept by the caller
-//!    (`ConnectStep::Widget::provider_user`) and handed back to `fetch_income`.
-//! 2. `fetch_income`: `/credit/bank_income/get` with that user token; every bank income source of
+//! 1. `create_user` (at the tenant's consent): `/user/create`, one Plaid user per attempt
+//!    (`client_user_id` is the verification id plus a random suffix, never personal data). The
+//!    handle `"{client_user_id} {user_token}"` is stored with the consent in one write.
+//! 2. `begin` (every connect page): `/link/token/create` for that user and the
+//!    `income_verification` product, restricted to bank income over the last 365 days. A fresh
+//!    link token per page: tokens expire after four hours, so a stored one would strand a tenant
+//!    who comes back (after `PRODUCT_NOT_READY`, or the next day).
+//! 3. `fetch_income`: `/credit/bank_income/get` with that user token; every bank income source of
 //!    the most recent report (all its Items) becomes one [`ProviderIncomeSource`]: name from
 //!    `income_description` (else the account and institution), category through
 //!    [`normalise_category`], method `Bank`, no provider confidence.
@@ -52,23 +54,19 @@
 //!   ...), no report for the user, or a report Plaid could not fill.
 
 use std::fmt;
-use std::net::IpAddr;
-use std::time::Duration;
 
 use chrono::NaiveDate;
-use reqwest::{StatusCode, Url, header, redirect};
+use reqwest::{StatusCode, header, redirect};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::domain::Verification;
+use crate::plaid_config::parse_base_url;
+pub use crate::plaid_config::{DEFAULT_TIMEOUT, PlaidConfig, PlaidConfigError};
 use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
 use crate::report::{
     PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, normalise_category,
 };
-
-/// Whole-request timeout when none is configured. Lambda functions answer the tenant page, so a
-/// slow Plaid must turn into "try again" well before API Gateway's own 30 s limit.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The API version the response shapes below were written against. Pinned per request so a change
 /// of the default version in the Plaid dashboard cannot silently change what we parse.
@@ -80,90 +78,6 @@ const DAYS_REQUESTED: u32 = 365;
 const DAYS_PER_MONTH: f64 = 365.25 / 12.0;
 /// Income source names come from bank transaction descriptions; they are shown in the report.
 const MAX_NAME_CHARS: usize = 100;
-
-/// How to reach Plaid. `secret` is never printed: `Debug` redacts it.
-#[derive(Clone)]
-pub struct PlaidConfig {
-    /// `https://production.plaid.com` or `https://sandbox.plaid.com`; plain `http` only on a
-    /// loopback address (tests).
-    pub base_url: String,
-    pub client_id: String,
-    pub secret: String,
-    pub timeout: Duration,
-}
-
-impl fmt::Debug for PlaidConfig {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("PlaidConfig")
-            .field("base_url", &self.base_url)
-            .field("client_id", &self.client_id)
-            .field("secret", &"<redacted>")
-            .field("timeout", &self.timeout)
-            .finish()
-    }
-}
-
-/// Why the Plaid adapter could not be set up. The texts name variables, never their values.
-#[derive(Debug, thiserror::Error)]
-pub enum PlaidConfigError {
-    #[error("{0} is not set")]
-    Missing(&'static str),
-    #[error("PLAID_BASE_URL must be https without credentials (http only on a loopback address)")]
-    InvalidBaseUrl,
-    #[error("the Plaid HTTP client could not be built")]
-    Client,
-}
-
-impl PlaidConfig {
-    /// Reads `PLAID_BASE_URL`, `PLAID_CLIENT_ID` and `PLAID_SECRET` (the deployment fills the
-    /// secret from Secrets Manager or SSM); the timeout is [`DEFAULT_TIMEOUT`].
-    pub fn from_env() -> Result<Self, PlaidConfigError> {
-        Self::from_lookup(|name| std::env::var(name).ok())
-    }
-
-    /// [`PlaidConfig::from_env`] over any variable source, so it is testable without touching the
-    /// process environment.
-    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Self, PlaidConfigError> {
-        let read = |name: &'static str| {
-            get(name)
-                .map(|v| v.trim().to_string())
-                .filter(|v| !v.is_empty())
-                .ok_or(PlaidConfigError::Missing(name))
-        };
-        let config = PlaidConfig {
-            base_url: read("PLAID_BASE_URL")?,
-            client_id: read("PLAID_CLIENT_ID")?,
-            secret: read("PLAID_SECRET")?,
-            timeout: DEFAULT_TIMEOUT,
-        };
-        parse_base_url(&config.base_url)?;
-        Ok(config)
-    }
-}
-
-/// The base URL without a trailing slash, and whether it is a plain-http loopback URL (tests).
-fn parse_base_url(raw: &str) -> Result<(String, bool), PlaidConfigError> {
-    let url = Url::parse(raw.trim()).map_err(|_| PlaidConfigError::InvalidBaseUrl)?;
-    if !url.username().is_empty()
-        || url.password().is_some()
-        || url.query().is_some()
-        || url.fragment().is_some()
-    {
-        return Err(PlaidConfigError::InvalidBaseUrl);
-    }
-    // Only a literal loopback address: a name like `localhost` is resolved by DNS.
-    let loopback = url
-        .host_str()
-        .map(|h| h.trim_start_matches('[').trim_end_matches(']'))
-        .and_then(|h| h.parse::<IpAddr>().ok())
-        .is_some_and(|ip| ip.is_loopback());
-    let plain_http = match url.scheme() {
-        "https" => false,
-        "http" if loopback => true,
-        _ => return Err(PlaidConfigError::InvalidBaseUrl),
-    };
-    Ok((url.as_str().trim_end_matches('/').to_string(), plain_http))
-}
 
 /// The Plaid Bank Income implementation of [`IncomeProvider`]. Build it once per cold start: it
 /// holds one HTTP client (connection pool, TLS session cache).
@@ -200,10 +114,6 @@ impl PlaidIncomeProvider {
             client_id: config.client_id,
             secret: config.secret,
         })
-    }
-
-    pub fn from_env() -> Result<Self, PlaidConfigError> {
-        Self::new(PlaidConfig::from_env()?)
     }
 
     /// One Plaid call: POST JSON with the credentials in the body, JSON back.
@@ -250,34 +160,49 @@ impl PlaidIncomeProvider {
 }
 
 impl IncomeProvider for PlaidIncomeProvider {
-    async fn begin(&self, verification: &Verification) -> Result<ConnectStep, ProviderError> {
-        // Plaid refuses a second /user/create for the same client_user_id and cannot hand the
-        // first user token out again. A verification that already has its Plaid user (the tenant
-        // comes back after the short-lived link token expired) gets a new link token for it.
-        let client_user_id = verification.verification_id.to_string();
-        let existing = verification
-            .provider_user
-            .as_deref()
-            .map(str::trim)
-            .filter(|u| !u.is_empty());
-        let user_token = match existing {
-            Some(user_token) => user_token.to_string(),
-            None => {
-                let created: UserCreateResponse = self
-                    .call(
-                        "/user/create",
-                        &UserCreateRequest {
-                            client_user_id: &client_user_id,
-                        },
-                    )
-                    .await?;
-                // Clients enabled for Plaid's newer user APIs get only a user_id back; this
-                // adapter speaks the user_token flow of Bank Income.
-                created
-                    .user_token
-                    .filter(|t| !t.trim().is_empty())
-                    .ok_or_else(|| unavailable("/user/create", "no user_token in the answer"))?
-            }
+    async fn create_user(
+        &self,
+        verification: &Verification,
+    ) -> Result<Option<String>, ProviderError> {
+        // Plaid refuses a second /user/create for a client_user_id and never hands a user token
+        // out again, so a user created by an attempt whose store write then failed would block
+        // every retry. Each attempt gets its own id (the verification id plus a random suffix).
+        let client_user_id = format!(
+            "{}-{:08x}",
+            verification.verification_id,
+            rand::random::<u32>()
+        );
+        let created: UserCreateResponse = self
+            .call(
+                "/user/create",
+                &UserCreateRequest {
+                    client_user_id: &client_user_id,
+                },
+            )
+            .await?;
+        // Clients enabled for Plaid's newer user APIs get only a user_id back; this adapter
+        // speaks the user_token flow of Bank Income.
+        let user_token = created
+            .user_token
+            .filter(|t| !t.trim().is_empty() && !t.contains(' '))
+            .ok_or_else(|| unavailable("/user/create", "no user_token in the answer"))?;
+        Ok(Some(format!("{client_user_id} {user_token}")))
+    }
+
+    async fn begin(
+        &self,
+        verification: &Verification,
+        provider_user: Option<&str>,
+    ) -> Result<ConnectStep, ProviderError> {
+        // Link tokens live four hours and serve one Link session: every page gets a fresh one for
+        // the verification's stored user, so a tenant coming back later is never stuck.
+        let Some((client_user_id, user_token)) =
+            provider_user.and_then(|h| parse_handle(verification, h))
+        else {
+            return Err(unavailable(
+                "/link/token/create",
+                "no Plaid user for this verification",
+            ));
         };
         let link: LinkTokenCreateResponse = self
             .call(
@@ -289,7 +214,7 @@ impl IncomeProvider for PlaidIncomeProvider {
                     user: LinkUser {
                         client_user_id: &client_user_id,
                     },
-                    user_token: &user_token,
+                    user_token,
                     products: ["income_verification"],
                     income_verification: IncomeVerificationOptions {
                         income_source_types: ["bank"],
@@ -305,21 +230,19 @@ impl IncomeProvider for PlaidIncomeProvider {
         }
         Ok(ConnectStep::Widget {
             link_token: link.link_token,
-            provider_user: user_token,
         })
     }
 
     async fn fetch_income(
         &self,
-        _verification: &Verification,
+        verification: &Verification,
         connection: &str,
     ) -> Result<ProviderIncome, ProviderError> {
-        let user_token = connection.trim();
-        if user_token.is_empty() {
+        let Some((_, user_token)) = parse_handle(verification, connection) else {
             return Err(ProviderError::Rejected(
                 "Plaid: no user to fetch bank income for".into(),
             ));
-        }
+        };
         let response: BankIncomeGetResponse = self
             .call(
                 "/credit/bank_income/get",
@@ -331,6 +254,17 @@ impl IncomeProvider for PlaidIncomeProvider {
             .await?;
         income_from_report(response)
     }
+}
+
+/// The stored handle of a Plaid user: `"{client_user_id} {user_token}"`. A bare user token (stored
+/// before the handle had two parts) belongs to the client_user_id that was the verification id.
+fn parse_handle<'a>(verification: &Verification, handle: &'a str) -> Option<(String, &'a str)> {
+    let handle = handle.trim();
+    let (client_user_id, user_token) = match handle.split_once(' ') {
+        Some((id, token)) => (id.to_string(), token.trim()),
+        None => (verification.verification_id.to_string(), handle),
+    };
+    (!client_user_id.is_empty() && !user_token.is_empty()).then_some((client_user_id, user_token))
 }
 
 // ---- Requests -------------------------------------------------------------------------------
@@ -982,17 +916,5 @@ mod tests {
         assert_eq!(safe_token(Some("jane@example.com")), "UNKNOWN");
         assert_eq!(safe_token(Some("a b")), "UNKNOWN");
         assert_eq!(safe_token(None), "UNKNOWN");
-    }
-
-    #[test]
-    fn base_urls() {
-        assert_eq!(
-            parse_base_url("https://sandbox.plaid.com/").unwrap(),
-            ("https://sandbox.plaid.com".to_string(), false)
-        );
-        assert!(parse_base_url("http://127.0.0.1:8080").unwrap().1);
-        assert!(parse_base_url("http://production.plaid.com").is_err());
-        assert!(parse_base_url("https://user:pw@production.plaid.com").is_err());
-        assert!(parse_base_url("not a url").is_err());
     }
 }

@@ -324,27 +324,41 @@ pub enum ProviderError {
 pub enum ConnectStep {
     /// Sandbox: the tenant picks a scenario from a plain form (no JavaScript).
     ChooseScenario { scenarios: Vec<(String, String)> },
-    /// A provider's own widget (e.g. Plaid Link) opened with this short-lived token. `provider_user`
-    /// identifies the tenant at the provider and is needed again to fetch the income.
-    Widget {
-        link_token: String,
-        provider_user: String,
-    },
+    /// A provider's own widget (e.g. Plaid Link) opened with this short-lived token. A fresh one
+    /// is made for every page, so an expired or used token never strands the tenant.
+    Widget { link_token: String },
 }
 
 /// Where income data comes from (sandbox scenarios, or a bank-income API).
 pub trait IncomeProvider: Send + Sync {
-    /// Prepares the connection step of the tenant page.
+    /// Creates the tenant's user at the provider, for providers that have users (Plaid): an opaque
+    /// handle the caller stores in the same write as the consent, before anything else can fail,
+    /// so a later failure never needs a second user. None for providers without users.
+    fn create_user(
+        &self,
+        _verification: &Verification,
+    ) -> impl Future<Output = Result<Option<String>, ProviderError>> + Send {
+        async { Ok(None) }
+    }
+
+    /// Prepares the connection step of the tenant page; `provider_user` is what `create_user`
+    /// gave. Changes nothing on our side (a GET renders it).
     fn begin(
         &self,
         verification: &Verification,
+        provider_user: Option<&str>,
     ) -> impl Future<Output = Result<ConnectStep, ProviderError>> + Send;
 
     /// Fetches the tenant's income once they connected. `connection` is the scenario the tenant
-    /// chose (sandbox) or the provider user from `begin` (widget providers).
+    /// chose (sandbox) or the provider user from `create_user` (widget providers).
     fn fetch_income(
         &self,
         verification: &Verification,
         connection: &str,
     ) -> impl Future<Output = Result<ProviderIncome, ProviderError>> + Send;
+
+    /// True when the income is invented (sandbox scenarios), not read from a real provider.
+    fn simulated(&self) -> bool {
+        false
+    }
 }

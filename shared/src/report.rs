@@ -129,6 +129,10 @@ pub struct IncomeReport {
     pub rent_to_income_ratio: Option<f64>,
     /// income >= 3 x rent; null without rent.
     pub passes_3x_rule: Option<bool>,
+    /// Present (true) only in the local stack, on a live verification whose income came from the
+    /// sandbox scenarios there: invented data, never a deployed stack's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub local_sandbox: Option<bool>,
 }
 
 impl IncomeReport {
@@ -231,6 +235,7 @@ pub fn build_report(income: &ProviderIncome, monthly_rent: Option<f64>) -> Incom
         confidence_score: confidence_score(income),
         rent_to_income_ratio,
         passes_3x_rule,
+        local_sandbox: None,
     }
 }
 

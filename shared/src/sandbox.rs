@@ -1,5 +1,7 @@
 //! The sandbox income provider: deterministic scenarios, like the sandbox users of bank-data
-//! providers. Test-mode keys always use it; the local stack uses it for live keys too.
+//! providers. Test-mode keys always use it. Live keys use it only in the local stack, which builds
+//! that in code (`LiveProvider::local_sandbox`); no deployed environment can select it, and its
+//! reports say `local_sandbox: true`.
 //!
 //! The scenario comes from the tenant's choice on the page, or else from a tag in the local part of
 //! the tenant's e-mail address (`jane+lowincome@example.com`):
@@ -100,7 +102,11 @@ pub fn scenario_income(scenario: &str) -> Result<ProviderIncome, ProviderError> 
 }
 
 impl IncomeProvider for SandboxProvider {
-    async fn begin(&self, _verification: &Verification) -> Result<ConnectStep, ProviderError> {
+    async fn begin(
+        &self,
+        _verification: &Verification,
+        _provider_user: Option<&str>,
+    ) -> Result<ConnectStep, ProviderError> {
         Ok(ConnectStep::ChooseScenario {
             scenarios: SCENARIOS
                 .iter()
@@ -115,6 +121,10 @@ impl IncomeProvider for SandboxProvider {
         connection: &str,
     ) -> Result<ProviderIncome, ProviderError> {
         scenario_income(connection)
+    }
+
+    fn simulated(&self) -> bool {
+        true
     }
 }
 

@@ -41,6 +41,8 @@ enum Reply {
     Redirect(&'static str),
     /// Accepts the request and never answers.
     Hang,
+    /// The first request to the path gets the first reply, every later one the second.
+    Then(Box<Reply>, Box<Reply>),
 }
 
 fn ok(body: &str) -> Reply {
@@ -132,12 +134,16 @@ async fn serve(
         }
     }
     let body = serde_json::from_slice(&buf[head_end..head_end + length]).unwrap_or(Value::Null);
-    recorded.lock().unwrap().push(Recorded {
-        method,
-        path: path.clone(),
-        headers,
-        body,
-    });
+    let calls = {
+        let mut recorded = recorded.lock().unwrap();
+        recorded.push(Recorded {
+            method,
+            path: path.clone(),
+            headers,
+            body,
+        });
+        recorded.iter().filter(|r| r.path == path).count()
+    };
 
     let reply = routes.get(path.as_str()).cloned().unwrap_or_else(|| {
         Reply::Body(
@@ -145,7 +151,12 @@ async fn serve(
             r#"{"error_type":"INVALID_REQUEST","error_code":"NOT_FOUND","request_id":"nf"}"#.into(),
         )
     });
+    let reply = match reply {
+        Reply::Then(first, later) => *(if calls == 1 { first } else { later }),
+        other => other,
+    };
     let response = match reply {
+        Reply::Then(..) => unreachable!("resolved above"),
         Reply::Hang => {
             tokio::time::sleep(Duration::from_secs(60)).await;
             return;
@@ -224,34 +235,74 @@ fn assert_authenticated(request: &Recorded, path: &str) {
     assert!(!request.body.to_string().contains('@'));
 }
 
-// ---- begin -------------------------------------------------------------------------------------
+// ---- create_user and begin -----------------------------------------------------------------
+
+/// The handle create_user gives: "<client_user_id> <user_token>".
+fn handle_of(client_user_id: &str) -> String {
+    format!("{client_user_id} {USER_TOKEN}")
+}
 
 #[tokio::test]
-async fn begin_creates_a_plaid_user_then_a_bank_income_link_token() {
-    let plaid = FakePlaid::start(vec![
-        ("/user/create", ok(USER_CREATE)),
-        ("/link/token/create", ok(LINK_TOKEN_CREATE)),
-    ])
-    .await;
+async fn create_user_gives_a_handle_with_its_own_client_user_id() {
+    let plaid = FakePlaid::start(vec![("/user/create", ok(USER_CREATE))]).await;
+    let provider = plaid.provider();
 
-    let step = plaid.provider().begin(&verification(None)).await.unwrap();
+    let first = provider
+        .create_user(&verification(None))
+        .await
+        .unwrap()
+        .unwrap();
+    let second = provider
+        .create_user(&verification(None))
+        .await
+        .unwrap()
+        .unwrap();
 
-    assert_eq!(
-        step,
-        ConnectStep::Widget {
-            link_token: LINK_TOKEN.into(),
-            provider_user: USER_TOKEN.into(),
-        }
-    );
     let requests = plaid.requests();
     assert_eq!(requests.len(), 2);
     assert_authenticated(&requests[0], "/user/create");
-    assert_eq!(requests[0].body["client_user_id"], VERIFICATION_ID);
+    let ids: Vec<&str> = requests
+        .iter()
+        .map(|r| r.body["client_user_id"].as_str().unwrap())
+        .collect();
+    // An attempt whose store write failed must not block the next one: Plaid refuses a second
+    // /user/create for the same client_user_id.
+    assert_ne!(ids[0], ids[1]);
+    for (id, handle) in ids.iter().zip([&first, &second]) {
+        assert!(id.starts_with(&format!("{VERIFICATION_ID}-")), "{id}");
+        assert_eq!(*handle, handle_of(id));
+    }
+}
 
+#[tokio::test]
+async fn begin_makes_a_fresh_bank_income_link_token_for_the_stored_user() {
+    let plaid = FakePlaid::start(vec![("/link/token/create", ok(LINK_TOKEN_CREATE))]).await;
+    let provider = plaid.provider();
+    let handle = handle_of(&format!("{VERIFICATION_ID}-0a1b2c3d"));
+
+    for _ in 0..2 {
+        let step = provider
+            .begin(&verification(Some(&handle)), Some(&handle))
+            .await
+            .unwrap();
+        assert_eq!(
+            step,
+            ConnectStep::Widget {
+                link_token: LINK_TOKEN.into()
+            }
+        );
+    }
+
+    // One new token per page: a returning tenant never gets an expired or used one.
+    let requests = plaid.requests();
+    assert_eq!(requests.len(), 2);
     let link = &requests[1];
     assert_authenticated(link, "/link/token/create");
     assert_eq!(link.body["user_token"], USER_TOKEN);
-    assert_eq!(link.body["user"]["client_user_id"], VERIFICATION_ID);
+    assert_eq!(
+        link.body["user"]["client_user_id"],
+        format!("{VERIFICATION_ID}-0a1b2c3d")
+    );
     assert_eq!(link.body["client_name"], "Tenant Income Verification");
     assert_eq!(link.body["language"], "en");
     assert_eq!(link.body["country_codes"], json!(["US"]));
@@ -263,32 +314,70 @@ async fn begin_creates_a_plaid_user_then_a_bank_income_link_token() {
 }
 
 #[tokio::test]
-async fn begin_reuses_the_plaid_user_of_the_verification() {
-    // Plaid refuses a second /user/create for the same client_user_id; a returning tenant only
-    // needs a fresh link token.
-    let plaid = FakePlaid::start(vec![("/link/token/create", ok(LINK_TOKEN_CREATE))]).await;
-
-    let step = plaid
-        .provider()
-        .begin(&verification(Some(USER_TOKEN)))
+async fn a_link_token_failure_after_user_create_is_recovered_with_the_same_user() {
+    // /user/create answers, then /link/token/create fails once: the stored handle is enough to
+    // try again, and no second Plaid user is made.
+    let plaid = FakePlaid::start(vec![
+        ("/user/create", ok(USER_CREATE)),
+        (
+            "/link/token/create",
+            Reply::Then(
+                Box::new(Reply::Body(500, INTERNAL_SERVER_ERROR.into())),
+                Box::new(ok(LINK_TOKEN_CREATE)),
+            ),
+        ),
+    ])
+    .await;
+    let provider = plaid.provider();
+    let handle = provider
+        .create_user(&verification(None))
         .await
+        .unwrap()
         .unwrap();
+    let v = verification(Some(&handle));
+
+    unavailable(provider.begin(&v, Some(&handle)).await);
+    let step = provider.begin(&v, Some(&handle)).await.unwrap();
 
     assert_eq!(
         step,
         ConnectStep::Widget {
-            link_token: LINK_TOKEN.into(),
-            provider_user: USER_TOKEN.into(),
+            link_token: LINK_TOKEN.into()
         }
     );
-    let requests = plaid.requests();
-    assert_eq!(requests.len(), 1);
-    assert_authenticated(&requests[0], "/link/token/create");
-    assert_eq!(requests[0].body["user_token"], USER_TOKEN);
+    let paths: Vec<String> = plaid.requests().into_iter().map(|r| r.path).collect();
+    assert_eq!(
+        paths,
+        ["/user/create", "/link/token/create", "/link/token/create"]
+    );
 }
 
 #[tokio::test]
-async fn begin_without_a_user_token_in_the_answer_is_unavailable() {
+async fn a_bare_user_token_stored_earlier_still_works() {
+    let plaid = FakePlaid::start(vec![("/link/token/create", ok(LINK_TOKEN_CREATE))]).await;
+
+    plaid
+        .provider()
+        .begin(&verification(Some(USER_TOKEN)), Some(USER_TOKEN))
+        .await
+        .unwrap();
+
+    let requests = plaid.requests();
+    assert_eq!(requests[0].body["user_token"], USER_TOKEN);
+    assert_eq!(requests[0].body["user"]["client_user_id"], VERIFICATION_ID);
+}
+
+#[tokio::test]
+async fn begin_without_a_user_is_unavailable_and_asks_plaid_nothing() {
+    let plaid = FakePlaid::start(vec![("/link/token/create", ok(LINK_TOKEN_CREATE))]).await;
+
+    unavailable(plaid.provider().begin(&verification(None), None).await);
+
+    assert!(plaid.requests().is_empty());
+}
+
+#[tokio::test]
+async fn create_user_without_a_user_token_in_the_answer_is_unavailable() {
     // Clients on Plaid's newer user APIs get only a user_id back.
     let plaid = FakePlaid::start(vec![(
         "/user/create",
@@ -296,7 +385,7 @@ async fn begin_without_a_user_token_in_the_answer_is_unavailable() {
     )])
     .await;
 
-    let text = unavailable(plaid.provider().begin(&verification(None)).await);
+    let text = unavailable(plaid.provider().create_user(&verification(None)).await);
 
     assert!(text.contains("user_token"), "{text}");
     assert_eq!(plaid.requests().len(), 1);
@@ -479,7 +568,7 @@ async fn invalid_api_keys_is_unavailable_not_a_failed_verification() {
     )])
     .await;
 
-    let text = unavailable(plaid.provider().begin(&verification(None)).await);
+    let text = unavailable(plaid.provider().create_user(&verification(None)).await);
 
     assert!(text.contains("INVALID_API_KEYS"), "{text}");
     // Nothing more is attempted after /user/create fails.
@@ -528,7 +617,11 @@ async fn server_errors_are_unavailable() {
     );
     assert!(text.contains("INTERNAL_SERVER_ERROR"), "{text}");
 
-    let text = unavailable(provider.begin(&verification(None)).await);
+    let text = unavailable(
+        provider
+            .begin(&verification(Some(USER_TOKEN)), Some(USER_TOKEN))
+            .await,
+    );
     assert!(text.contains("503"), "{text}");
 }
 
@@ -572,7 +665,11 @@ async fn malformed_json_is_unavailable() {
             .await,
     );
     assert!(text.contains("malformed"), "{text}");
-    let text = unavailable(provider.begin(&verification(None)).await);
+    let text = unavailable(
+        provider
+            .begin(&verification(Some(USER_TOKEN)), Some(USER_TOKEN))
+            .await,
+    );
     assert!(text.contains("malformed"), "{text}");
 }
 
@@ -636,26 +733,17 @@ async fn a_connection_refused_is_unavailable() {
     })
     .unwrap();
 
-    unavailable(provider.begin(&verification(None)).await);
+    unavailable(provider.create_user(&verification(None)).await);
 }
 
 // ---- Configuration -----------------------------------------------------------------------------
 
-fn lookup(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-    let vars: HashMap<String, String> = vars
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    move |name| vars.get(name).cloned()
-}
-
 #[test]
-fn config_reads_the_three_variables() {
-    let config = PlaidConfig::from_lookup(lookup(&[
-        ("PLAID_BASE_URL", "https://sandbox.plaid.com"),
-        ("PLAID_CLIENT_ID", CLIENT_ID),
-        ("PLAID_SECRET", SECRET),
-    ]))
+fn config_reads_the_secret_json_and_never_prints_the_secret() {
+    let config = PlaidConfig::from_secret_json(
+        "https://sandbox.plaid.com",
+        &json!({"client_id": CLIENT_ID, "secret": SECRET}).to_string(),
+    )
     .unwrap();
 
     assert_eq!(config.base_url, "https://sandbox.plaid.com");
@@ -670,33 +758,27 @@ fn config_reads_the_three_variables() {
 }
 
 #[test]
-fn config_errors_name_the_variable_not_its_value() {
-    let missing = PlaidConfig::from_lookup(lookup(&[
-        ("PLAID_BASE_URL", "https://production.plaid.com"),
-        ("PLAID_CLIENT_ID", CLIENT_ID),
-        ("PLAID_SECRET", "   "),
-    ]))
-    .unwrap_err();
-    assert!(matches!(missing, PlaidConfigError::Missing("PLAID_SECRET")));
-    assert_eq!(missing.to_string(), "PLAID_SECRET is not set");
-
+fn config_errors_name_the_problem_not_the_value() {
+    let secret_json = json!({"client_id": CLIENT_ID, "secret": SECRET}).to_string();
     for url in [
         "http://production.plaid.com",
         "https://user:hunter2@production.plaid.com",
         "production.plaid.com",
     ] {
-        let error = PlaidConfig::from_lookup(lookup(&[
-            ("PLAID_BASE_URL", url),
-            ("PLAID_CLIENT_ID", CLIENT_ID),
-            ("PLAID_SECRET", SECRET),
-        ]))
-        .unwrap_err();
+        let error = PlaidConfig::from_secret_json(url, &secret_json).unwrap_err();
         assert!(
             matches!(error, PlaidConfigError::InvalidBaseUrl),
             "{url}: {error:?}"
         );
         assert!(!error.to_string().contains("hunter2"));
     }
+    let error = PlaidConfig::from_secret_json(
+        "https://production.plaid.com",
+        &json!({"client_id": CLIENT_ID, "secret": ""}).to_string(),
+    )
+    .unwrap_err();
+    assert!(matches!(error, PlaidConfigError::SecretMalformed));
+    assert!(!error.to_string().contains(CLIENT_ID));
 }
 
 #[test]

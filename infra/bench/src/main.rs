@@ -165,7 +165,7 @@ fn lambda_env(
         ("WEBHOOK_QUEUE_URL", queue_url),
         ("WEBHOOK_TIMEOUT_SECONDS", "10"),
         ("ALLOW_INSECURE_WEBHOOKS", "true"),
-        ("INCOME_PROVIDER", "sandbox"),
+        ("INCOME_PROVIDER", "none"),
         ("RUST_LOG", "info"),
     ]
     .into_iter()

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use shared::api::ApiDeps;
 use shared::config::{Plans, Settings};
 use shared::dynamo::DynamoStore;
+use shared::portal::LiveProvider;
 use shared::ports::SystemClock;
 
 /// Settings of the HTTP handlers for a local stack whose pages are served at `base_url`.
@@ -23,11 +24,28 @@ pub fn local_settings(table: &str, base_url: &str, lifetime: chrono::Duration) -
         plans: Plans::defaults(),
         allow_insecure_webhooks: true,
         verification_lifetime: lifetime,
+        // The local stack has no bank-data provider: live keys use the sandbox, marked as local.
+        live_income: shared::config::LiveIncome::LocalSandbox,
     }
 }
 
-/// Builds the app that `server::route` serves.
+/// Builds the app that `server::route` serves, with the income provider `settings` name for live
+/// verifications (the local sandbox, or none).
 pub fn app(sdk: &aws_config::SdkConfig, settings: Settings) -> Arc<server::App> {
+    let live_provider = match settings.live_income {
+        shared::config::LiveIncome::LocalSandbox => LiveProvider::local_sandbox(),
+        // The local stack holds no Plaid credentials: tests that need Plaid use `app_with`.
+        _ => LiveProvider::None,
+    };
+    app_with(sdk, settings, live_provider)
+}
+
+/// The app with a given income provider for live verifications (tests: none, or Plaid on loopback).
+pub fn app_with(
+    sdk: &aws_config::SdkConfig,
+    settings: Settings,
+    live_provider: LiveProvider,
+) -> Arc<server::App> {
     let store = DynamoStore::new(
         aws_sdk_dynamodb::Client::new(sdk),
         settings.table_name.clone(),
@@ -37,7 +55,7 @@ pub fn app(sdk: &aws_config::SdkConfig, settings: Settings) -> Arc<server::App> 
         portal: shared::portal::PortalDeps {
             store,
             clock: SystemClock,
-            live_provider: shared::sandbox::SandboxProvider,
+            live_provider,
             sandbox: shared::sandbox::SandboxProvider,
         },
     })

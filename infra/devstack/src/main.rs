@@ -136,7 +136,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("Tenant Income Verification Service, local stack");
     println!("  API base URL    : {base}/api/v1");
     println!("  demo API key    : {test}   (test mode: sandbox income, not charged)");
-    println!("  live API key    : {live}");
+    println!(
+        "  live API key    : {live}   (local stack only: sandbox income, reports marked local_sandbox)"
+    );
     println!("  webhook receiver: {hook}   (secret {secret})");
     println!(
         "  AWS emulator    : {}   (table {}, SES messages at /moto-api/data.json)",

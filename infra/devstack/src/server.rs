@@ -14,16 +14,16 @@ use shared::api::{self, ApiDeps};
 use shared::dynamo::DynamoStore;
 use shared::error::ApiError;
 use shared::http::{ApiRequest, ApiResponse, parse_query};
-use shared::portal::PortalDeps;
+use shared::portal::{LiveProvider, PortalDeps};
 use shared::ports::SystemClock;
-use shared::sandbox::SandboxProvider;
 use tokio::net::TcpListener;
 
 /// Everything the routes need.
 pub struct App {
     pub api: ApiDeps<DynamoStore, SystemClock>,
-    /// The local stack has no bank-data provider: live verifications use the sandbox too.
-    pub portal: PortalDeps<DynamoStore, SystemClock, SandboxProvider>,
+    /// The local stack has no bank-data provider: live verifications use the local sandbox (or
+    /// none, or a Plaid on loopback in tests).
+    pub portal: PortalDeps<DynamoStore, SystemClock, LiveProvider>,
 }
 
 /// The routes of template.yaml: (method, path) -> handler.

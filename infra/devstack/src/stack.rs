@@ -229,10 +229,11 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
                     .await?;
             }
             FIXTURE_CONSENTED => {
-                store.transition(&v, &Transition::Start, now).await?;
-                store
-                    .record_consent(v.verification_id, "2026-11-v1", now, None)
-                    .await?;
+                let consent = Transition::Consent {
+                    version: "2026-11-v1".into(),
+                    provider_user: None,
+                };
+                store.transition(&v, &consent, now).await?;
             }
             _ => {}
         }

@@ -192,7 +192,8 @@ async fn tenant_email_goes_out_once_even_when_the_insert_is_delivered_twice() {
         .collect();
     let page = reqwest::get(&link).await.unwrap();
     assert_eq!(page.status(), 200);
-    assert_eq!(rig.verification(&id).await.status, Status::InProgress);
+    // Opening changes nothing (mail scanners fetch links too); the tenant's consent starts it.
+    assert_eq!(rig.verification(&id).await.status, Status::Pending);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,6 +2,7 @@
 //! completion against a cancel or an expiry. Through the local server, against moto.
 
 mod common;
+mod fake_plaid;
 
 use chrono::Utc;
 use common::{TestEnv, env};
@@ -16,6 +17,11 @@ struct Page {
 }
 
 async fn page(env: &TestEnv, method: &str, path: &str, form: Option<&str>) -> Page {
+    page_at(&env.base, method, path, form).await
+}
+
+/// A request to the tenant page of the server at `base`.
+async fn page_at(base: &str, method: &str, path: &str, form: Option<&str>) -> Page {
     let client = reqwest::Client::builder()
         .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
@@ -23,7 +29,7 @@ async fn page(env: &TestEnv, method: &str, path: &str, form: Option<&str>) -> Pa
         .unwrap();
     let mut req = client.request(
         reqwest::Method::from_bytes(method.as_bytes()).unwrap(),
-        format!("{}{path}", env.base),
+        format!("{base}{path}"),
     );
     if let Some(form) = form {
         req = req
@@ -36,7 +42,7 @@ async fn page(env: &TestEnv, method: &str, path: &str, form: Option<&str>) -> Pa
         .headers()
         .get("location")
         .map(|l| l.to_str().unwrap().to_string());
-    if status == 200 || status >= 400 {
+    if method != "HEAD" && (status == 200 || status >= 400) {
         assert!(
             resp.headers()["content-type"]
                 .to_str()
@@ -108,13 +114,18 @@ async fn a_tenant_completes_with_the_good_scenario() {
     assert!(!p.html.contains("<script"), "no JavaScript needed");
     assert_eq!(
         api_get(&env, &env.test_key, &id).await["status"],
-        "in_progress",
-        "opening moves pending to in_progress"
+        "pending",
+        "opening changes nothing (mail scanners open every link)"
     );
 
     let p = page(&env, "POST", &link, Some("action=consent")).await;
     assert_eq!(p.status, 400);
     assert!(p.html.contains("tick the box"));
+    assert_eq!(
+        api_get(&env, &env.test_key, &id).await["status"],
+        "pending",
+        "a refused consent changes nothing"
+    );
 
     let p = page(&env, "POST", &link, Some("action=consent&agree=yes")).await;
     assert_eq!(
@@ -128,6 +139,8 @@ async fn a_tenant_completes_with_the_good_scenario() {
         .unwrap()
         .unwrap();
     assert!(stored.consented_at.is_some());
+    assert_eq!(stored.status, Status::InProgress, "the consent starts it");
+    assert_eq!(stored.started_at, stored.consented_at);
     assert_eq!(
         stored.consent_version.as_deref(),
         Some(shared::portal::CONSENT_VERSION)
@@ -298,13 +311,27 @@ async fn links_need_the_token_and_closed_states_have_their_pages() {
     )
     .await;
     assert!(p.html.contains("could not verify your income"));
-    // Connecting without consent goes back to the consent page.
-    let (_, link) = create(&env, &env.test_key, "n@example.com", None).await;
+    // Connecting without consent shows the consent step again with a notice: no success answer
+    // for work not done.
+    let (id, link) = create(&env, &env.test_key, "n@example.com", None).await;
     page(&env, "GET", &link, None).await;
     let p = page(&env, "POST", &link, Some("action=connect&scenario=good")).await;
-    assert_eq!(p.status, 303);
-    let p = page(&env, "GET", &link, None).await;
+    assert_eq!(p.status, 400);
     assert!(p.html.contains("Agree and continue"));
+    assert!(p.html.contains("agree to share your income summary first"));
+    assert_eq!(api_get(&env, &env.test_key, &id).await["status"], "pending");
+    // Posting to a closed verification shows its page, not a redirect.
+    let cancelled = format!("/t/{}/{token}", devstack::stack::FIXTURE_CANCELLED);
+    let p = page(&env, "POST", &cancelled, Some("action=consent&agree=yes")).await;
+    assert_eq!(p.status, 410);
+    let p = page(
+        &env,
+        "POST",
+        &cancelled,
+        Some("action=connect&scenario=good"),
+    )
+    .await;
+    assert_eq!(p.status, 410);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -326,7 +353,13 @@ async fn completion_racing_cancel_has_exactly_one_winner() {
             page(&env, "POST", &link, Some("action=connect&scenario=good")),
             env.call("DELETE", &cancel_path, Some(&env.test_key), None)
         );
-        assert_eq!(p.status, 303);
+        // The page tells the truth: a redirect when the completion was written, the cancelled
+        // page when the cancel won.
+        let page_says_completed = match p.status {
+            303 => true,
+            410 => false,
+            other => panic!("connect answered {other}: {}", p.html),
+        };
         let stored = env
             .store
             .get_verification(id.parse().unwrap())
@@ -335,11 +368,13 @@ async fn completion_racing_cancel_has_exactly_one_winner() {
             .unwrap();
         match r.status {
             200 => {
+                assert!(!page_says_completed);
                 cancelled += 1;
                 assert_eq!(stored.status, Status::Expired);
                 assert!(stored.income_report.is_none() && stored.completed_at.is_none());
             }
             400 => {
+                assert!(page_says_completed);
                 completed += 1;
                 assert_eq!(stored.status, Status::Completed);
                 assert!(stored.cancelled_at.is_none());
@@ -390,5 +425,463 @@ async fn completion_racing_expiry_has_exactly_one_winner() {
             .filter(|o| matches!(o, TransitionOutcome::Applied(_)))
             .count();
         assert_eq!(applied, 1, "exactly one of completion and expiry wins");
+    }
+}
+
+// ---- Link scanners and the tenant's first action (issue 9, item 6) ------------------------------
+
+/// The verification's item exactly as stored.
+async fn raw_item(
+    env: &TestEnv,
+    id: &str,
+) -> std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue> {
+    let (pk, sk) = shared::dynamo::keys::verification(id.parse().unwrap());
+    aws_sdk_dynamodb::Client::new(&env.sdk)
+        .get_item()
+        .table_name(&env.names.table)
+        .key("PK", aws_sdk_dynamodb::types::AttributeValue::S(pk))
+        .key("SK", aws_sdk_dynamodb::types::AttributeValue::S(sk))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap()
+        .item
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_and_head_of_the_link_change_nothing_and_fire_no_webhook() {
+    let env = env().await;
+    let receiver = common::Receiver::start(vec![200], std::time::Duration::ZERO).await;
+    let r = env
+        .create(
+            &env.test_key,
+            json!({"tenant_email": "scan@example.com", "webhook_url": receiver.url}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.raw);
+    let id = r.body["data"]["verification_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let link = r.body["data"]["verification_url"]
+        .as_str()
+        .unwrap()
+        .strip_prefix(&env.base)
+        .unwrap()
+        .to_string();
+    // Everything the create caused is on the stream already; from here on it must stay quiet.
+    let mut stream = devstack::pump::StreamPump::new(
+        &env.sdk,
+        &env.names.table,
+        devstack::pump::TtlDeletions::default(),
+    )
+    .await
+    .unwrap();
+    stream.read().await.unwrap();
+    let before = raw_item(&env, &id).await;
+
+    for method in ["GET", "HEAD", "GET"] {
+        let p = page(&env, method, &link, None).await;
+        assert_eq!(p.status, 200, "{method}");
+    }
+
+    assert_eq!(
+        raw_item(&env, &id).await,
+        before,
+        "the item is byte-identical"
+    );
+    let records = stream.read().await.unwrap();
+    assert!(
+        records.is_empty(),
+        "no stream record, so no webhook can follow: {records:?}"
+    );
+    assert_eq!(
+        common::queue_depth(&env, &env.created.webhook_queue_url).await,
+        0
+    );
+    assert!(receiver.received().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tenant_whose_first_request_is_the_consent_post_completes() {
+    let env = env().await;
+    let (id, link) = create(&env, &env.test_key, "direct+good@example.com", Some(1000.0)).await;
+
+    // No GET before: the consent POST itself starts the verification and records the consent.
+    let p = page(&env, "POST", &link, Some("action=consent&agree=yes")).await;
+    assert_eq!(
+        (p.status, p.location.as_deref()),
+        (303, Some(link.as_str()))
+    );
+    let stored = env
+        .store
+        .get_verification(id.parse().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status, Status::InProgress);
+    assert!(stored.consented_at.is_some() && stored.started_at.is_some());
+    // A second consent (another tab) records nothing more and claims nothing: it shows the step.
+    let p = page(&env, "POST", &link, Some("action=consent&agree=yes")).await;
+    assert_eq!(p.status, 200);
+    assert!(p.html.contains("Connect and share"));
+
+    let p = page(&env, "POST", &link, Some("action=connect&scenario=good")).await;
+    assert_eq!(p.status, 303);
+    let data = api_get(&env, &env.test_key, &id).await;
+    assert_eq!(data["status"], "completed");
+    assert_eq!(data["income_report"]["total_monthly_income"], 5200.0);
+    assert!(
+        data["income_report"].get("local_sandbox").is_none(),
+        "test mode is not marked"
+    );
+    let (stats, _) = env
+        .store
+        .owner_stats(
+            devstack::stack::DEMO_ACCOUNT,
+            shared::domain::Mode::Test,
+            &shared::domain::usage_month(Utc::now()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (stats.pending, stats.in_progress, stats.completed),
+        (0, 0, 1)
+    );
+}
+
+// ---- Live income only from a real provider (issue 9, item 4) ----------------------------------
+
+/// Another local server on the same table, with its own income provider for live verifications.
+async fn serve_with(
+    env: &TestEnv,
+    live_income: shared::config::LiveIncome,
+    provider: shared::portal::LiveProvider,
+) -> String {
+    let port = devstack::moto::free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let settings = shared::config::Settings {
+        plans: common::small_plans(),
+        live_income,
+        ..devstack::local_settings(
+            &env.names.table,
+            &base,
+            shared::domain::VERIFICATION_LIFETIME,
+        )
+    };
+    let app = devstack::app_with(&env.sdk, settings, provider);
+    devstack::server::spawn(app, port).await.expect("listen");
+    base
+}
+
+async fn create_at(base: &str, key: &str, email: &str) -> (u16, Value) {
+    let resp = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap()
+        .post(format!("{base}/api/v1/verify"))
+        .bearer_auth(key)
+        .header("content-type", "application/json")
+        .body(json!({"tenant_email": email, "monthly_rent": 1200}).to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    (
+        status,
+        serde_json::from_str(&resp.text().await.unwrap()).unwrap(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stack_without_a_live_provider_refuses_live_creates_clearly() {
+    let env = env().await;
+    let base = serve_with(
+        &env,
+        shared::config::LiveIncome::None,
+        shared::portal::LiveProvider::None,
+    )
+    .await;
+
+    let (status, body) = create_at(&base, &env.live_key, "live@example.com").await;
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["success"], false);
+    assert_eq!(body["code"], "live_mode_unavailable");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("Live verifications")
+    );
+    assert!(body["request_id"].is_string());
+    let (stats, _) = env
+        .store
+        .owner_stats(
+            devstack::stack::DEMO_ACCOUNT,
+            shared::domain::Mode::Live,
+            &shared::domain::usage_month(Utc::now()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(stats.total, 0, "nothing was created");
+    // Test keys keep the sandbox.
+    let (status, body) = create_at(&base, &env.test_key, "test@example.com").await;
+    assert_eq!(status, 201, "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_live_verification_is_never_completed_from_a_sandbox_scenario() {
+    let env = env().await;
+    // Live verifications made while the stack still had a provider (here: the local one).
+    let (id, link) = create(&env, &env.live_key, "jane+good@example.com", Some(1000.0)).await;
+    let (consented_id, consented_link) =
+        create(&env, &env.live_key, "joe+good@example.com", Some(1000.0)).await;
+    let p = page(
+        &env,
+        "POST",
+        &consented_link,
+        Some("action=consent&agree=yes"),
+    )
+    .await;
+    assert_eq!(p.status, 303);
+    // The same table served by a portal without a live provider.
+    let base = serve_with(
+        &env,
+        shared::config::LiveIncome::None,
+        shared::portal::LiveProvider::None,
+    )
+    .await;
+
+    let p = page_at(&base, "GET", &link, None).await;
+    assert_eq!(p.status, 200);
+    assert!(!p.html.contains("Sandbox"), "no sandbox offered for live");
+    let p = page_at(&base, "POST", &link, Some("action=consent&agree=yes")).await;
+    assert_eq!(p.status, 503, "no provider to prepare: nothing recorded");
+    for (target, l) in [(&id, &link), (&consented_id, &consented_link)] {
+        let p = page_at(&base, "POST", l, Some("action=connect&scenario=good")).await;
+        assert_eq!(p.status, 400, "{}", p.html);
+        assert!(!p.html.contains("Thank you"));
+        let stored = env
+            .store
+            .get_verification(target.parse().unwrap())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(stored.status.is_open(), "{:?}", stored.status);
+        assert!(stored.income_report.is_none());
+    }
+
+    // With Plaid as the provider, a scenario in the form is ignored: income comes from Plaid.
+    let plaid = fake_plaid::FakePlaid::start(vec![
+        ("/user/create", vec![(200, fake_plaid::USER_CREATE)]),
+        (
+            "/link/token/create",
+            vec![(200, fake_plaid::LINK_TOKEN_CREATE)],
+        ),
+        (
+            "/credit/bank_income/get",
+            vec![(400, fake_plaid::PRODUCT_NOT_READY)],
+        ),
+    ])
+    .await;
+    let base = serve_with(
+        &env,
+        shared::config::LiveIncome::Plaid,
+        shared::portal::LiveProvider::Plaid(plaid.provider()),
+    )
+    .await;
+    let p = page_at(&base, "POST", &link, Some("action=consent&agree=yes")).await;
+    assert_eq!(p.status, 303);
+    let p = page_at(&base, "POST", &link, Some("action=connect&scenario=good")).await;
+    assert_eq!(
+        p.status, 503,
+        "Plaid's report is not ready; no sandbox stands in"
+    );
+    let stored = env
+        .store
+        .get_verification(id.parse().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status, Status::InProgress);
+    assert!(stored.income_report.is_none());
+    assert_eq!(plaid.count("/credit/bank_income/get"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_local_stack_serves_live_keys_from_the_sandbox_marked_as_local() {
+    let env = env().await;
+    let (id, link) = create(&env, &env.live_key, "demo+good@example.com", Some(1500.0)).await;
+    let p = page(&env, "GET", &link, None).await;
+    assert!(p.html.contains("Local demo stack"), "the page says so");
+    open_and_consent(&env, &link).await;
+    let p = page(&env, "POST", &link, Some("action=connect&scenario=good")).await;
+    assert_eq!(p.status, 303);
+    let data = api_get(&env, &env.live_key, &id).await;
+    assert_eq!(data["status"], "completed");
+    assert_eq!(
+        data["income_report"]["local_sandbox"], true,
+        "the report says so"
+    );
+    let p = page(&env, "GET", &link, None).await;
+    assert!(p.html.contains("made from sandbox data"));
+}
+
+// ---- The Plaid flow recovers (issue 9, item 7) --------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_plaid_flow_recovers_from_a_failed_link_token_and_product_not_ready() {
+    let env = env().await;
+    let plaid = fake_plaid::FakePlaid::start(vec![
+        ("/user/create", vec![(200, fake_plaid::USER_CREATE)]),
+        (
+            "/link/token/create",
+            vec![
+                (500, fake_plaid::INTERNAL_SERVER_ERROR),
+                (200, fake_plaid::LINK_TOKEN_CREATE),
+            ],
+        ),
+        (
+            "/credit/bank_income/get",
+            vec![
+                (400, fake_plaid::PRODUCT_NOT_READY),
+                (200, fake_plaid::BANK_INCOME),
+            ],
+        ),
+    ])
+    .await;
+    let base = serve_with(
+        &env,
+        shared::config::LiveIncome::Plaid,
+        shared::portal::LiveProvider::Plaid(plaid.provider()),
+    )
+    .await;
+    let (status, body) = create_at(&base, &env.live_key, "jane.tenant@example.com").await;
+    assert_eq!(status, 201, "{body}");
+    let id = body["data"]["verification_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let link = body["data"]["verification_url"]
+        .as_str()
+        .unwrap()
+        .strip_prefix(&base)
+        .unwrap()
+        .to_string();
+
+    let p = page_at(&base, "GET", &link, None).await;
+    assert!(p.html.contains("Agree and continue"));
+    assert!(
+        plaid.asked().is_empty(),
+        "opening the link asks Plaid nothing"
+    );
+    // Consent creates the Plaid user and stores it in the same write.
+    let p = page_at(&base, "POST", &link, Some("action=consent&agree=yes")).await;
+    assert_eq!(p.status, 303);
+    let stored = env
+        .store
+        .get_verification(id.parse().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(stored.provider_user.is_some() && stored.consented_at.is_some());
+    // /link/token/create fails once: "try again", and the next visit works with the same user.
+    let p = page_at(&base, "GET", &link, None).await;
+    assert_eq!(p.status, 503);
+    let p = page_at(&base, "GET", &link, None).await;
+    assert_eq!(p.status, 200, "{}", p.html);
+    assert!(
+        p.html
+            .contains(&format!("token: \"{}\"", fake_plaid::LINK_TOKEN))
+    );
+    // The report is not ready yet: nothing changes, and the tenant coming back gets a fresh token.
+    let p = page_at(&base, "POST", &link, Some("action=connect")).await;
+    assert_eq!(p.status, 503);
+    assert_eq!(
+        api_get(&env, &env.live_key, &id).await["status"],
+        "in_progress"
+    );
+    let tokens_before = plaid.count("/link/token/create");
+    let p = page_at(&base, "GET", &link, None).await;
+    assert_eq!(p.status, 200);
+    assert_eq!(plaid.count("/link/token/create"), tokens_before + 1);
+    let p = page_at(&base, "POST", &link, Some("action=connect")).await;
+    assert_eq!(p.status, 303);
+
+    let data = api_get(&env, &env.live_key, &id).await;
+    assert_eq!(data["status"], "completed");
+    assert_eq!(data["income_report"]["verification_method"], "bank");
+    assert!(data["income_report"].get("local_sandbox").is_none());
+    assert_eq!(
+        plaid.count("/user/create"),
+        1,
+        "one Plaid user for the whole flow"
+    );
+}
+
+// ---- The Plaid secret comes from Secrets Manager (issue 9, item 12) ----------------------------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_plaid_secret_is_loaded_from_secrets_manager() {
+    use shared::plaid::{PlaidConfig, PlaidConfigError};
+    let env = env().await;
+    let sm = aws_sdk_secretsmanager::Client::new(&env.sdk);
+    let name = format!("{}-plaid", env.names.table);
+    let good = sm
+        .create_secret()
+        .name(&name)
+        .secret_string(json!({"client_id": "cid-123", "secret": "s3cr3t-value"}).to_string())
+        .send()
+        .await
+        .unwrap()
+        .arn
+        .unwrap();
+    let bad = sm
+        .create_secret()
+        .name(format!("{name}-bad"))
+        .secret_string("s3cr3t-value")
+        .send()
+        .await
+        .unwrap()
+        .arn
+        .unwrap();
+    let lookup = |arn: Option<String>| {
+        move |var: &str| match var {
+            "PLAID_BASE_URL" => Some("https://sandbox.plaid.com".to_string()),
+            "PLAID_SECRET_ARN" => arn.clone(),
+            _ => None,
+        }
+    };
+
+    let config = PlaidConfig::load(&sm, lookup(Some(good.clone())))
+        .await
+        .unwrap();
+    assert_eq!(
+        (config.client_id.as_str(), config.secret.as_str()),
+        ("cid-123", "s3cr3t-value")
+    );
+
+    let missing = PlaidConfig::load(&sm, lookup(None)).await.unwrap_err();
+    assert!(matches!(
+        missing,
+        PlaidConfigError::Missing("PLAID_SECRET_ARN")
+    ));
+    let malformed = PlaidConfig::load(&sm, lookup(Some(bad))).await.unwrap_err();
+    assert!(
+        matches!(malformed, PlaidConfigError::SecretMalformed),
+        "{malformed:?}"
+    );
+    let gone = PlaidConfig::load(&sm, lookup(Some(format!("{good}-nope"))))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(gone, PlaidConfigError::SecretUnreadable(_)),
+        "{gone:?}"
+    );
+    for error in [missing, malformed, gone] {
+        let text = error.to_string();
+        assert!(text.contains("PLAID_SECRET_ARN"), "{text}");
+        assert!(!text.contains("s3cr3t-value"), "{text}");
     }
 }
