@@ -386,6 +386,11 @@ pub enum Transition {
     Fail {
         reason: String,
     },
+    /// Failed for a reason on the service's side (e.g. the tenant e-mail could not be sent for
+    /// the whole retry window): the landlord is told, and the verification is not charged.
+    FailRefunded {
+        reason: String,
+    },
     Cancel,
     Expire,
 }
@@ -395,7 +400,7 @@ impl Transition {
         match self {
             Transition::Start => Status::InProgress,
             Transition::Complete { .. } => Status::Completed,
-            Transition::Fail { .. } => Status::Failed,
+            Transition::Fail { .. } | Transition::FailRefunded { .. } => Status::Failed,
             Transition::Cancel | Transition::Expire => Status::Expired,
         }
     }
@@ -408,6 +413,11 @@ impl Transition {
         }
     }
 
+    /// Whether the month's verification allowance is given back with this change.
+    pub fn refunds_allowance(&self) -> bool {
+        matches!(self, Transition::FailRefunded { .. })
+    }
+
     /// Applies the change to a copy, as the stored item will look after the write.
     pub fn apply(&self, v: &Verification, now: DateTime<Utc>) -> Verification {
         let mut next = v.clone();
@@ -418,7 +428,7 @@ impl Transition {
                 next.completed_at = Some(now);
                 next.income_report = Some(report.clone());
             }
-            Transition::Fail { reason } => {
+            Transition::Fail { reason } | Transition::FailRefunded { reason } => {
                 next.failed_at = Some(now);
                 next.failure_reason = Some(reason.clone());
             }
