@@ -266,6 +266,33 @@ CASES["deliver-webhook"] = {
     "dropped-private-address": sqs([("https://10.0.0.5/hook", SAMPLE_PAYLOAD)]),
 }
 
+CANCELLED = "6b9e7c8d-1d0a-4e4b-9c3d-708192a3b4c5"
+
+
+def retry(work):
+    """A retry-queue message (shared::outbox::RetryMessage) as retry-events receives it."""
+    return {"Records": [{
+        "messageId": "7a1c2e4f-0b3d-4c5e-9f60-1a2b3c4d5e6f",
+        "receiptHandle": "AQEBretrySampleReceiptHandle0",
+        "body": json.dumps({"work": work, "first_failed_at": "2026-11-21T10:00:00.000Z"}),
+        "attributes": {"ApproximateReceiveCount": "2", "SentTimestamp": "1795256100000",
+                       "SenderId": "AIDAIENQZJOLO23YVJ4VO", "ApproximateFirstReceiveTimestamp": "1795256100001"},
+        "messageAttributes": {},
+        "md5OfBody": "0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+        "eventSource": "aws:sqs",
+        "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:tiv-local-retries",
+        "awsRegion": "us-east-1",
+    }]}
+
+
+CASES["retry-events"] = {
+    "sent-tenant-email-retried": retry({"kind": "tenant_email", "verification_id": PENDING}),
+    "queued-webhook-retried": retry({"kind": "webhook", "message": {
+        "webhook_id": "msg_sample_retry", "account_id": "acct_demo", "url": HOOK,
+        "body": json.dumps(SAMPLE_PAYLOAD)}}),
+    "ignored-email-of-cancelled": retry({"kind": "tenant_email", "verification_id": CANCELLED}),
+}
+
 if __name__ == "__main__":
     CASES["get-usage"]["401-not-bearer"]["headers"]["authorization"] = "Basic dXNlcjpwYXNz"
     for function, cases in CASES.items():

@@ -99,6 +99,33 @@ impl LiveIncome {
 #[error("configuration: {0}")]
 pub struct ConfigError(pub String);
 
+/// Whether test-mode verifications e-mail the tenant (`TEST_MODE_DELIVERY`). A deployed stack
+/// suppresses them, so a test key cannot make SES write to arbitrary addresses: the landlord
+/// opens the `verification_url` of the create response instead. The local stack sends, so every
+/// e-mail is still shown there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TestModeDelivery {
+    #[default]
+    Suppress,
+    Send,
+}
+
+impl TestModeDelivery {
+    pub fn parse(raw: Option<&str>) -> Result<Self, ConfigError> {
+        match raw.map(str::trim) {
+            None | Some("") | Some("suppress") => Ok(TestModeDelivery::Suppress),
+            Some("send") => Ok(TestModeDelivery::Send),
+            Some(other) => Err(ConfigError(format!(
+                "TEST_MODE_DELIVERY must be suppress or send, not '{other}'"
+            ))),
+        }
+    }
+
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::parse(var("TEST_MODE_DELIVERY").as_deref())
+    }
+}
+
 fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
@@ -167,6 +194,24 @@ mod tests {
         );
         assert!(LiveIncome::parse(Some("Sandbox")).is_err());
         assert!(LiveIncome::parse(Some("local_sandbox")).is_err());
+    }
+
+    #[test]
+    fn test_mode_delivery_defaults_to_suppress_and_refuses_unknown_values() {
+        assert_eq!(
+            TestModeDelivery::parse(None).unwrap(),
+            TestModeDelivery::Suppress
+        );
+        assert_eq!(
+            TestModeDelivery::parse(Some("suppress")).unwrap(),
+            TestModeDelivery::Suppress
+        );
+        assert_eq!(
+            TestModeDelivery::parse(Some("send")).unwrap(),
+            TestModeDelivery::Send
+        );
+        assert!(TestModeDelivery::parse(Some("Send")).is_err());
+        assert!(TestModeDelivery::parse(Some("yes")).is_err());
     }
 
     #[test]

@@ -397,6 +397,11 @@ pub enum Transition {
     Fail {
         reason: String,
     },
+    /// Failed for a reason on the service's side (e.g. the tenant e-mail could not be sent for
+    /// the whole retry window): the landlord is told, and the verification is not charged.
+    FailRefunded {
+        reason: String,
+    },
     Cancel,
     Expire,
 }
@@ -406,7 +411,7 @@ impl Transition {
         match self {
             Transition::Start | Transition::Consent { .. } => Status::InProgress,
             Transition::Complete { .. } => Status::Completed,
-            Transition::Fail { .. } => Status::Failed,
+            Transition::Fail { .. } | Transition::FailRefunded { .. } => Status::Failed,
             Transition::Cancel | Transition::Expire => Status::Expired,
         }
     }
@@ -418,6 +423,11 @@ impl Transition {
             Transition::Consent { .. } => &[Status::Pending, Status::InProgress],
             _ => &[Status::Pending, Status::InProgress],
         }
+    }
+
+    /// Whether the month's verification allowance is given back with this change.
+    pub fn refunds_allowance(&self) -> bool {
+        matches!(self, Transition::FailRefunded { .. })
     }
 
     /// Applies the change to a copy, as the stored item will look after the write.
@@ -441,7 +451,7 @@ impl Transition {
                 next.completed_at = Some(now);
                 next.income_report = Some(report.clone());
             }
-            Transition::Fail { reason } => {
+            Transition::Fail { reason } | Transition::FailRefunded { reason } => {
                 next.failed_at = Some(now);
                 next.failure_reason = Some(reason.clone());
             }

@@ -33,8 +33,8 @@ use crate::domain::{
     Verification, api_window, format_ts, usage_month,
 };
 use crate::ports::{
-    CreateOutcome, IdempotencyClaim, IdempotencyRecord, LinkTokenOutcome, ListPage, ListQuery,
-    MeterOutcome, Store, StoreError, TransitionOutcome, WebhookSecrets,
+    CreateOutcome, EmailClaim, IdempotencyClaim, IdempotencyRecord, LinkTokenOutcome, ListPage,
+    ListQuery, MeterOutcome, Store, StoreError, TransitionOutcome, WebhookSecrets,
 };
 
 mod link_tokens;
@@ -274,6 +274,9 @@ fn cancelled_reasons(err: &SdkError<TransactWriteItemsError>) -> Option<Vec<Stri
         _ => None,
     }
 }
+
+/// How long a tenant e-mail claim holds before a retry may take it over (a crashed sender).
+pub const EMAIL_LEASE: Duration = Duration::minutes(5);
 
 /// Concurrent transactions on the same items are refused with `TransactionConflict`; they are
 /// retried a bounded number of times.
@@ -945,6 +948,29 @@ impl Store for DynamoStore {
                     .build(),
             );
         }
+        if transition.refunds_allowance() {
+            // A failure on the service's side gives the landlord's monthly allowance back, in
+            // the same transaction (the month the verification was counted in).
+            let mut month = Expr::default();
+            let update = format!(
+                "ADD {} {}",
+                month.name("created"),
+                month.value("minus", n(-1))
+            );
+            items.push(
+                TransactWriteItem::builder()
+                    .update(self.update(
+                        keys::month(
+                            &current.account_id,
+                            current.mode,
+                            &usage_month(current.created_at),
+                        ),
+                        &update,
+                        &month,
+                    )?)
+                    .build(),
+            );
+        }
         match self.transact(items).await? {
             Ok(()) => Ok(TransitionOutcome::Applied(next)),
             Err(_) => Ok(TransitionOutcome::Conflict(
@@ -1043,14 +1069,15 @@ impl Store for DynamoStore {
         Ok(())
     }
 
-    async fn claim_email_send(&self, id: Uuid, now: DateTime<Utc>) -> Result<bool, StoreError> {
+    async fn claim_email_send(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<EmailClaim, StoreError> {
         let mut item = with_key(HashMap::new(), keys::email_claim(id));
         item.insert("state".into(), s("sending"));
         // A sender that crashed mid-send loses its lease after this long and the retry sends.
-        item.insert(
-            "lease_until".into(),
-            n((now + Duration::minutes(5)).timestamp()),
-        );
+        item.insert("lease_until".into(), n((now + EMAIL_LEASE).timestamp()));
         let result = self
             .client
             .put_item()
@@ -1065,17 +1092,47 @@ impl Store for DynamoStore {
             .send()
             .await;
         match result {
-            Ok(_) => Ok(true),
+            Ok(_) => Ok(EmailClaim::Claimed),
             Err(e)
                 if matches!(
                     e.as_service_error(),
                     Some(aws_sdk_dynamodb::operation::put_item::PutItemError::ConditionalCheckFailedException(_))
                 ) =>
             {
-                Ok(false)
+                // Why it was refused decides whether there is anything left to do.
+                let item = self.get(keys::email_claim(id)).await?.unwrap_or_default();
+                let text = |name: &str| match item.get(name) {
+                    Some(AttributeValue::S(v)) => Some(v.clone()),
+                    _ => None,
+                };
+                Ok(match text("state").as_deref() {
+                    Some("sent") => EmailClaim::Sent,
+                    Some("rejected") => {
+                        EmailClaim::Rejected(text("reason").unwrap_or_else(|| "email_rejected".into()))
+                    }
+                    // A live lease, or one released or expired since the put: retry later.
+                    _ => EmailClaim::Held,
+                })
             }
             Err(e) => Err(unavailable(e)),
         }
+    }
+
+    async fn mark_email_rejected(&self, id: Uuid, reason: &str) -> Result<(), StoreError> {
+        let (pk, sk) = keys::email_claim(id);
+        self.client
+            .update_item()
+            .table_name(&self.table)
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+            .update_expression("SET #state = :rejected, reason = :reason REMOVE lease_until")
+            .expression_attribute_names("#state", "state")
+            .expression_attribute_values(":rejected", s("rejected"))
+            .expression_attribute_values(":reason", s(reason))
+            .send()
+            .await
+            .map_err(unavailable)?;
+        Ok(())
     }
 
     async fn mark_email_sent(&self, id: Uuid, now: DateTime<Utc>) -> Result<(), StoreError> {

@@ -21,6 +21,7 @@ pub mod portal;
 pub mod portal_page;
 pub mod ports;
 pub mod report;
+pub mod retry;
 pub mod sandbox;
 pub mod secrets;
 pub mod webhook;
@@ -56,12 +57,13 @@ pub async fn api_deps_from_env()
     Ok(api::ApiDeps::new(store, ports::SystemClock, settings))
 }
 
-/// Builds `publish-events`' dependencies from the environment.
+/// Builds `publish-events`' and `retry-events`' dependencies from the environment.
 pub async fn outbox_deps_from_env() -> Result<
     outbox::OutboxDeps<dynamo::DynamoStore, aws::SesMailer, aws::SqsQueue, ports::SystemClock>,
     config::ConfigError,
 > {
     let sdk = aws_config().await;
+    let sqs = aws_sdk_sqs::Client::new(&sdk);
     Ok(outbox::OutboxDeps {
         store: dynamo::DynamoStore::new(
             aws_sdk_dynamodb::Client::new(&sdk),
@@ -71,12 +73,12 @@ pub async fn outbox_deps_from_env() -> Result<
             aws_sdk_sesv2::Client::new(&sdk),
             config::required("SENDER_EMAIL")?,
         ),
-        queue: aws::SqsQueue::new(
-            aws_sdk_sqs::Client::new(&sdk),
-            config::required("WEBHOOK_QUEUE_URL")?,
-        ),
+        queue: aws::SqsQueue::new(sqs.clone(), config::required("WEBHOOK_QUEUE_URL")?),
+        retry_queue: aws::SqsQueue::new(sqs, config::required("RETRY_QUEUE_URL")?),
         clock: ports::SystemClock,
         public_base_url: config::required("PUBLIC_BASE_URL")?,
+        test_mode_delivery: config::TestModeDelivery::from_env()?,
+        retry_backoff: retry::DEFAULT_RETRY_BACKOFF.to_vec(),
     })
 }
 

@@ -1,6 +1,12 @@
 //! `publish-events`: the table's stream is the outbox. A new verification sends the tenant e-mail;
 //! a status change of a verification with a `webhook_url` puts a webhook message on SQS. A crash
 //! between a write and its follow-up loses nothing: the stream record is delivered again.
+//!
+//! Work that fails (SES or SQS down, a DynamoDB hiccup, another attempt holding the e-mail lease)
+//! is handed to the durable retry queue and the record is acknowledged, so one outage neither
+//! exhausts the stream's retries within minutes nor holds the shard's later records: `retry-events`
+//! redoes it with a growing back-off for two days (see `retry`). Only when even that hand-off
+//! fails is the record reported failed, and the stream retries it for as long as it keeps it.
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
@@ -9,20 +15,30 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::api::render_verification;
-use crate::domain::{Status, Transition, Verification, format_ts, webhook_event_type};
+use crate::config::TestModeDelivery;
+use crate::domain::{Mode, Status, Transition, Verification, format_ts, webhook_event_type};
 use crate::dynamo::schema;
 use crate::portal::esc;
-use crate::ports::{Clock, Email, MailError, Mailer, Queue, Store, StoreError, TransitionOutcome};
+use crate::ports::{
+    Clock, Email, EmailClaim, MailError, Mailer, Queue, Store, StoreError, TransitionOutcome,
+};
 use crate::secrets::generate_link_token;
 
-/// What `publish-events` needs.
+/// What `publish-events` and `retry-events` need.
 pub struct OutboxDeps<S, M, Q, C> {
     pub store: S,
     pub mailer: M,
+    /// The webhook queue.
     pub queue: Q,
+    /// The durable retry queue (work that failed, redone by `retry-events`).
+    pub retry_queue: Q,
     pub clock: C,
     /// Base URL of the tenant page (links are `{base}/t/{id}/{token}`).
     pub public_base_url: String,
+    /// Whether test-mode verifications e-mail the tenant (suppressed in a deployed stack).
+    pub test_mode_delivery: TestModeDelivery,
+    /// `retry-events`' delay before each further attempt (seconds; the last value repeats).
+    pub retry_backoff: Vec<u32>,
 }
 
 /// A webhook waiting for delivery, as it travels on SQS. The body is fixed here so every attempt
@@ -35,12 +51,32 @@ pub struct WebhookMessage {
     pub body: String,
 }
 
+/// Work that could not be done at once, as it waits on the retry queue.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RetryWork {
+    /// Send the tenant e-mail of this verification (if still pending and not sent).
+    TenantEmail { verification_id: Uuid },
+    /// Put this webhook message on the webhook queue.
+    Webhook { message: WebhookMessage },
+}
+
+/// A retry-queue message: the work, and when it first failed (the retry window starts there).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetryMessage {
+    pub work: RetryWork,
+    #[serde(with = "crate::domain::ts")]
+    pub first_failed_at: DateTime<Utc>,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum OutboxError {
     #[error(transparent)]
     Store(#[from] StoreError),
     #[error("mail: {0}")]
     Mail(MailError),
+    #[error("tenant e-mail claimed by another attempt that has not finished")]
+    Held,
     #[error("unreadable stream record: {0}")]
     Record(String),
 }
@@ -132,24 +168,30 @@ fn image(item: &serde_dynamo::Item) -> Result<Option<Verification>, OutboxError>
         .map_err(|e| OutboxError::Record(e.to_string()))
 }
 
-/// Sends the tenant e-mail of a new verification, once.
-async fn send_tenant_email<S: Store, M: Mailer, Q, C: Clock>(
+/// Fails a verification after its e-mail could not be delivered; a verification changed meanwhile
+/// (cancelled, started) stays as it is.
+pub(crate) async fn fail_after_email<S: Store, M, Q, C: Clock>(
     deps: &OutboxDeps<S, M, Q, C>,
-    id: Uuid,
+    v: &Verification,
+    transition: Transition,
 ) -> Result<(), OutboxError> {
-    let now = deps.clock.now();
-    // The stream image may be stale: a verification cancelled meanwhile needs no e-mail.
-    let Some(v) = deps.store.get_verification(id).await? else {
-        return Ok(());
-    };
-    if v.effective_status(now) != Status::Pending {
-        tracing::info!(verification_id = %id, "verification no longer pending; no e-mail");
-        return Ok(());
+    let id = v.verification_id;
+    if let TransitionOutcome::Conflict(_) = deps
+        .store
+        .transition(v, &transition, deps.clock.now())
+        .await?
+    {
+        tracing::info!(verification_id = %id, "verification changed meanwhile; not marked failed");
     }
-    if !deps.store.claim_email_send(id, now).await? {
-        tracing::info!(verification_id = %id, "tenant e-mail already sent");
-        return Ok(());
-    }
+    Ok(())
+}
+
+/// Mints the link, binds it and hands the e-mail to SES.
+async fn compose_and_send<S: Store, M: Mailer, Q, C>(
+    deps: &OutboxDeps<S, M, Q, C>,
+    v: &Verification,
+) -> Result<(), OutboxError> {
+    let id = v.verification_id;
     let requester = deps
         .store
         .get_account(&v.account_id)
@@ -162,77 +204,173 @@ async fn send_tenant_email<S: Store, M: Mailer, Q, C: Clock>(
         "{}/t/{id}/{token}",
         deps.public_base_url.trim_end_matches('/')
     );
-    match deps.mailer.send(&tenant_email(&v, &requester, &link)).await {
+    deps.mailer
+        .send(&tenant_email(v, &requester, &link))
+        .await
+        .map_err(OutboxError::Mail)
+}
+
+/// Sends the tenant e-mail of a new verification, once. `Ok` only when the e-mail went out, was
+/// sent before, is not needed (no longer pending, test mode suppressed) or the verification ended
+/// `failed`; every other outcome is an error, so the caller retries.
+pub async fn send_tenant_email<S: Store, M: Mailer, Q, C: Clock>(
+    deps: &OutboxDeps<S, M, Q, C>,
+    id: Uuid,
+) -> Result<(), OutboxError> {
+    let now = deps.clock.now();
+    // The stream image may be stale: a verification cancelled meanwhile needs no e-mail.
+    let Some(v) = deps.store.get_verification(id).await? else {
+        return Ok(());
+    };
+    if v.effective_status(now) != Status::Pending {
+        tracing::info!(verification_id = %id, "verification no longer pending; no e-mail");
+        return Ok(());
+    }
+    if v.mode == Mode::Test && deps.test_mode_delivery == TestModeDelivery::Suppress {
+        tracing::info!(verification_id = %id, "test mode: tenant e-mail suppressed (the landlord opens verification_url)");
+        return Ok(());
+    }
+    match deps.store.claim_email_send(id, now).await? {
+        EmailClaim::Claimed => {}
+        EmailClaim::Sent => {
+            tracing::info!(verification_id = %id, "tenant e-mail already sent");
+            return Ok(());
+        }
+        EmailClaim::Held => return Err(OutboxError::Held),
+        // SES refused it for good earlier and the `failed` transition did not happen yet.
+        EmailClaim::Rejected(reason) => {
+            return fail_after_email(deps, &v, Transition::Fail { reason }).await;
+        }
+    }
+    match compose_and_send(deps, &v).await {
         Ok(()) => {
-            deps.store.mark_email_sent(id, now).await?;
-            tracing::info!(verification_id = %id, "tenant e-mail sent");
-            Ok(())
-        }
-        Err(MailError::Transient(reason)) => {
-            deps.store.release_email_send(id).await?;
-            tracing::warn!(verification_id = %id, reason = %reason, "tenant e-mail failed; will retry");
-            Err(OutboxError::Mail(MailError::Transient(reason)))
-        }
-        Err(MailError::Permanent(reason)) => {
-            deps.store.mark_email_sent(id, now).await?;
-            tracing::warn!(verification_id = %id, reason = %reason, "tenant e-mail rejected; verification fails");
-            let fail = Transition::Fail {
-                reason: "email_rejected".into(),
-            };
-            if let TransitionOutcome::Conflict(_) = deps.store.transition(&v, &fail, now).await? {
-                tracing::info!(verification_id = %id, "verification changed meanwhile; not marked failed");
+            // SES has the e-mail: a failed mark is logged, not retried (a retry would send it
+            // again once the lease ran out).
+            match deps.store.mark_email_sent(id, now).await {
+                Ok(()) => tracing::info!(verification_id = %id, "tenant e-mail sent"),
+                Err(e) => {
+                    tracing::error!(verification_id = %id, error = %e, "tenant e-mail sent but not marked sent")
+                }
             }
             Ok(())
+        }
+        Err(OutboxError::Mail(MailError::Permanent(reason))) => {
+            tracing::warn!(verification_id = %id, reason = %reason, "tenant e-mail rejected; verification fails");
+            // Durable first: a crash before the transition is finished by the retry.
+            let reason = "email_rejected".to_string();
+            deps.store.mark_email_rejected(id, &reason).await?;
+            fail_after_email(deps, &v, Transition::Fail { reason }).await
+        }
+        Err(e) => {
+            if let OutboxError::Mail(MailError::Operator(kind)) = &e {
+                // `alarm` feeds the SesOperatorErrors metric filter of template.yaml.
+                tracing::error!(verification_id = %id, alarm = "ses_operator_error", reason = %kind, "SES refused the tenant e-mail because of the service's own set-up; will retry");
+            } else {
+                tracing::warn!(verification_id = %id, error = %e, "tenant e-mail not sent; will retry");
+            }
+            // Give the claim back so the retry can send at once; if that fails too, the lease
+            // runs out and the retry (which sees `Held` until then) sends after it.
+            if let Err(release) = deps.store.release_email_send(id).await {
+                tracing::warn!(verification_id = %id, error = %release, "e-mail claim not released; it expires");
+            }
+            Err(e)
         }
     }
 }
 
-async fn process<S: Store, M: Mailer, Q: Queue, C: Clock>(
+/// Puts a webhook message on the webhook queue.
+pub(crate) async fn enqueue_webhook<S, M, Q: Queue, C>(
     deps: &OutboxDeps<S, M, Q, C>,
-    record: &EventRecord,
+    message: &WebhookMessage,
 ) -> Result<(), OutboxError> {
+    let body = serde_json::to_string(message).map_err(|e| OutboxError::Record(e.to_string()))?;
+    deps.queue.send(&body).await?;
+    tracing::info!(webhook_id = %message.webhook_id, "webhook queued");
+    Ok(())
+}
+
+/// The work a record asks for, if any.
+fn work_of(record: &EventRecord) -> Result<Option<RetryWork>, OutboxError> {
     match record.event_name.as_str() {
-        "INSERT" => {
-            if let Some(v) = image(&record.change.new_image)? {
-                send_tenant_email(deps, v.verification_id).await?;
-            }
-        }
+        "INSERT" => Ok(
+            image(&record.change.new_image)?.map(|v| RetryWork::TenantEmail {
+                verification_id: v.verification_id,
+            }),
+        ),
         "MODIFY" => {
             let (Some(old), Some(new)) = (
                 image(&record.change.old_image)?,
                 image(&record.change.new_image)?,
             ) else {
-                return Ok(());
+                return Ok(None);
             };
             if old.status == new.status {
-                return Ok(());
+                return Ok(None);
             }
-            if let Some(message) = webhook_message(&new) {
-                let body = serde_json::to_string(&message)
-                    .map_err(|e| OutboxError::Record(e.to_string()))?;
-                deps.queue.send(&body).await?;
-                tracing::info!(verification_id = %new.verification_id, webhook_id = %message.webhook_id, "webhook queued");
-            }
+            Ok(webhook_message(&new).map(|message| RetryWork::Webhook { message }))
         }
-        _ => {}
+        _ => Ok(None),
     }
-    Ok(())
 }
 
-/// Handles one batch of stream records, in order. On the first failure it reports that record,
-/// so Lambda retries from there (records after it are delivered again, and are idempotent).
+/// Does one piece of work (first attempt, or a retry).
+pub(crate) async fn do_work<S: Store, M: Mailer, Q: Queue, C: Clock>(
+    deps: &OutboxDeps<S, M, Q, C>,
+    work: &RetryWork,
+) -> Result<(), OutboxError> {
+    match work {
+        RetryWork::TenantEmail { verification_id } => {
+            send_tenant_email(deps, *verification_id).await
+        }
+        RetryWork::Webhook { message } => enqueue_webhook(deps, message).await,
+    }
+}
+
+/// Hands failed work to the durable retry queue.
+async fn hand_off<S, M, Q: Queue, C: Clock>(
+    deps: &OutboxDeps<S, M, Q, C>,
+    work: RetryWork,
+) -> Result<(), StoreError> {
+    let message = RetryMessage {
+        work,
+        first_failed_at: deps.clock.now(),
+    };
+    let body = serde_json::to_string(&message).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    deps.retry_queue.send(&body).await
+}
+
+/// Handles one batch of stream records, in order. Failed work goes to the retry queue; a record
+/// whose hand-off fails is reported, so Lambda retries from there (records after it are
+/// delivered again, and are idempotent).
 pub async fn publish_events<S: Store, M: Mailer, Q: Queue, C: Clock>(
     deps: &OutboxDeps<S, M, Q, C>,
     event: Event,
 ) -> DynamoDbEventResponse {
     let mut response = DynamoDbEventResponse::default();
     for record in &event.records {
-        if let Err(e) = process(deps, record).await {
-            tracing::error!(error = %e, event_id = %record.event_id, "stream record failed");
-            let mut failure = DynamoDbBatchItemFailure::default();
-            failure.item_identifier = record.change.sequence_number.clone();
-            response.batch_item_failures.push(failure);
-            break;
+        let work = match work_of(record) {
+            Ok(Some(work)) => work,
+            Ok(None) => continue,
+            Err(e) => {
+                // It will not become readable by retrying, and holding it would stop the shard.
+                tracing::error!(error = %e, event_id = %record.event_id, alarm = "outbox_work_dropped", "unreadable stream record skipped");
+                continue;
+            }
+        };
+        let Err(e) = do_work(deps, &work).await else {
+            continue;
+        };
+        match hand_off(deps, work).await {
+            Ok(()) => {
+                tracing::warn!(error = %e, event_id = %record.event_id, "stream record's work failed; handed to the retry queue")
+            }
+            Err(hand_off_error) => {
+                tracing::error!(error = %e, hand_off_error = %hand_off_error, event_id = %record.event_id, "stream record failed and could not be handed off; the stream retries it");
+                let mut failure = DynamoDbBatchItemFailure::default();
+                failure.item_identifier = record.change.sequence_number.clone();
+                response.batch_item_failures.push(failure);
+                break;
+            }
         }
     }
     response

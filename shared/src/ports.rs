@@ -257,13 +257,20 @@ pub trait Store: Send + Sync {
         account_id: &str,
         secrets: &WebhookSecrets,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// Claims the sending of a verification's tenant e-mail for a short lease; false when it was
-    /// sent already or another sender holds a live lease (so a duplicate record sends nothing).
+    /// Claims the sending of a verification's tenant e-mail for a short lease. Only `Claimed`
+    /// lets the caller send; `Held` is NOT done work (the holder may still fail).
     fn claim_email_send(
         &self,
         id: Uuid,
         now: DateTime<Utc>,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    ) -> impl Future<Output = Result<EmailClaim, StoreError>> + Send;
+    /// Records for good that SES rejected the e-mail (before the verification is failed), so a
+    /// retry after a crash finishes the `failed` transition instead of sending again.
+    fn mark_email_rejected(
+        &self,
+        id: Uuid,
+        reason: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Marks the e-mail sent, for good.
     fn mark_email_sent(
         &self,
@@ -272,6 +279,19 @@ pub trait Store: Send + Sync {
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Gives back a claim after a transient failure, so a retry can send.
     fn release_email_send(&self, id: Uuid) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+/// The state of a verification's tenant e-mail, as a claim attempt finds it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EmailClaim {
+    /// This attempt holds the lease and may send.
+    Claimed,
+    /// Sent already: nothing to do.
+    Sent,
+    /// Another attempt holds a live lease: not done yet, so the caller must retry later.
+    Held,
+    /// SES rejected it for good (reason kept); the verification must end `failed`.
+    Rejected(String),
 }
 
 /// An e-mail to one recipient.
@@ -291,6 +311,10 @@ pub enum MailError {
     /// The provider refused this message for good (bad address, suppressed recipient).
     #[error("mail rejected: {0}")]
     Permanent(String),
+    /// Refused because of the service's own SES set-up (account suspended or paused, sender
+    /// identity missing or unverified): not the tenant's fault; retried and alarmed.
+    #[error("mail refused by the service's configuration: {0}")]
+    Operator(String),
 }
 
 /// Outgoing e-mail (SES v2).

@@ -69,7 +69,7 @@ pub struct Workers {
 }
 
 impl Workers {
-    /// `backoff` is the webhook retry schedule (tests pass zeros to retry at once).
+    /// `backoff` is the webhook and outbox retry schedule (tests pass zeros to retry at once).
     pub fn new(
         sdk: &aws_config::SdkConfig,
         names: &stack::Resources,
@@ -90,8 +90,16 @@ impl Workers {
                     names.sender.clone(),
                 ),
                 queue: queue.clone(),
+                retry_queue: shared::aws::SqsQueue::new(
+                    aws_sdk_sqs::Client::new(sdk),
+                    created.retry_queue_url.clone(),
+                ),
                 clock: SystemClock,
                 public_base_url: base_url.to_string(),
+                // The local stack shows every e-mail, test mode included.
+                test_mode_delivery: shared::config::TestModeDelivery::Send,
+                // Same zeros as the webhook back-off in tests: a failed retry is visible at once.
+                retry_backoff: backoff.clone(),
             },
             expiry: shared::expiry::ExpiryDeps {
                 store: store.clone(),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
+use devstack::pump::{StreamPump, TtlDeletions, pump_retry_once, pump_sqs_once, sweep_ttl};
 use devstack::{Workers, moto, stack};
 use shared::dynamo::DynamoStore;
 use shared::ports::{Store, WebhookSecrets};
@@ -81,13 +81,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map_err(|e| format!("webhook receiver on 127.0.0.1:{receiver_port}: {e}"))?;
 
     // The local event source mappings and TTL: loops with a fixed period, until Ctrl-C.
-    let workers = Arc::new(Workers::new(
+    let mut workers = Workers::new(
         &sdk,
         &names,
         &created,
         &base,
         shared::delivery::DEFAULT_BACKOFF.to_vec(),
-    ));
+    );
+    workers.outbox.retry_backoff = shared::retry::DEFAULT_RETRY_BACKOFF.to_vec();
+    let workers = Arc::new(workers);
     let ttl = TtlDeletions::default();
     let mut pump = StreamPump::new(&sdk, &names.table, ttl.clone()).await?;
     let stream_workers = workers.clone();
@@ -124,6 +126,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Ok(_) => {}
                 Err(e) => {
                     tracing::warn!(error = %e, "queue pump");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        }
+    });
+    let sqs = aws_sdk_sqs::Client::new(&sdk);
+    let retry_url = created.retry_queue_url.clone();
+    let retry_workers = workers.clone();
+    tokio::spawn(async move {
+        loop {
+            match pump_retry_once(&sqs, &retry_url, &retry_workers.outbox, 0).await {
+                Ok(0) => tokio::time::sleep(Duration::from_secs(1)).await,
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "retry queue pump");
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
             }

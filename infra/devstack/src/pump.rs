@@ -1,5 +1,5 @@
-//! What moto lacks, and nothing more: the event source mappings (stream -> Lambda, SQS -> Lambda)
-//! and TTL sweeping. The pumps read moto's stream and queue through the real AWS APIs, shape the
+//! What moto lacks, and nothing more: the event source mappings (stream -> Lambda, SQS -> Lambda,
+//! for the webhook and the retry queue) and TTL sweeping. The pumps read moto's stream and queue through the real AWS APIs, shape the
 //! records exactly as Lambda delivers them, apply the FilterCriteria of template.yaml itself, and
 //! call the functions' handlers. The sweeper deletes expired markers and tags the resulting REMOVE
 //! records with the TTL service's identity, as DynamoDB does.
@@ -18,7 +18,7 @@ use shared::delivery::DeliveryDeps;
 use shared::dynamo::{DynamoStore, schema};
 use shared::expiry::{ExpiryDeps, TTL_PRINCIPAL};
 use shared::outbox::OutboxDeps;
-use shared::ports::SystemClock;
+use shared::ports::{Clock, Mailer, Queue, Store, SystemClock};
 
 pub type Outbox = OutboxDeps<DynamoStore, SesMailer, SqsQueue, SystemClock>;
 pub type Expiry = ExpiryDeps<DynamoStore, SystemClock>;
@@ -121,6 +121,10 @@ pub struct StreamPump {
     ttl_deletions: TtlDeletions,
     outbox_filters: Vec<Value>,
     expiry_filters: Vec<Value>,
+    /// Records a function reported failed, handed to it again on the next call (from the failed
+    /// one on, as the mapping does; it retries until the record leaves the stream).
+    outbox_backlog: Vec<EventRecord>,
+    expiry_backlog: Vec<EventRecord>,
 }
 
 impl StreamPump {
@@ -168,6 +172,8 @@ impl StreamPump {
             ttl_deletions,
             outbox_filters: template_filters("publish-events"),
             expiry_filters: template_filters("expire-verifications"),
+            outbox_backlog: Vec::new(),
+            expiry_backlog: Vec::new(),
         })
     }
 
@@ -223,9 +229,19 @@ impl StreamPump {
         Ok(out)
     }
 
-    /// Reads new records and runs each stream function on the ones its filter lets through.
-    /// Returns how many records were handed to a function.
-    pub async fn pump_once(&mut self, outbox: &Outbox, expiry: &Expiry) -> Result<usize, String> {
+    /// Reads new records and runs each stream function on the ones its filter lets through, after
+    /// the records it failed last time. Returns how many records were handed to a function.
+    pub async fn pump_once<S, M, Q, C>(
+        &mut self,
+        outbox: &OutboxDeps<S, M, Q, C>,
+        expiry: &Expiry,
+    ) -> Result<usize, String>
+    where
+        S: Store,
+        M: Mailer,
+        Q: Queue,
+        C: Clock,
+    {
         let records = self.read().await?;
         let pick = |filters: &[Value]| -> Vec<EventRecord> {
             records
@@ -234,16 +250,19 @@ impl StreamPump {
                 .map(|r| serde_json::from_value(r.clone()).expect("Lambda-shaped record"))
                 .collect()
         };
-        let (to_outbox, to_expiry) = (pick(&self.outbox_filters), pick(&self.expiry_filters));
+        let mut to_outbox = std::mem::take(&mut self.outbox_backlog);
+        to_outbox.extend(pick(&self.outbox_filters));
+        let mut to_expiry = std::mem::take(&mut self.expiry_backlog);
+        to_expiry.extend(pick(&self.expiry_filters));
         let handed = to_outbox.len() + to_expiry.len();
         if !to_outbox.is_empty() {
-            run_with_retries(to_outbox, |batch| {
+            self.outbox_backlog = run_batch(to_outbox, |batch| {
                 shared::outbox::publish_events(outbox, batch)
             })
             .await;
         }
         if !to_expiry.is_empty() {
-            run_with_retries(to_expiry, |batch| {
+            self.expiry_backlog = run_batch(to_expiry, |batch| {
                 shared::expiry::expire_verifications(expiry, batch)
             })
             .await;
@@ -252,36 +271,42 @@ impl StreamPump {
     }
 }
 
-/// Like the event source mapping: a reported failure is retried from that record on, a bounded
-/// number of times, then given up (in AWS: sent to the on-failure destination).
-async fn run_with_retries<F, Fut>(mut records: Vec<EventRecord>, handler: F)
+/// Records older than this have left the stream (DynamoDB Streams keeps 24 h); the mapping
+/// retries a failing record until then.
+const STREAM_RETENTION_SECONDS: i64 = 24 * 3600;
+
+/// Like the event source mapping: runs a batch and returns the records to hand over again, from
+/// the reported failure on (none if it succeeded), dropping those past the stream's retention.
+async fn run_batch<F, Fut>(mut records: Vec<EventRecord>, handler: F) -> Vec<EventRecord>
 where
     F: Fn(Event) -> Fut,
     Fut: std::future::Future<Output = aws_lambda_events::event::streams::DynamoDbEventResponse>,
 {
-    for attempt in 1..=5 {
-        let mut event = Event::default();
-        event.records = records.clone();
-        let response = handler(event).await;
-        let Some(failed) = response
-            .batch_item_failures
-            .first()
-            .and_then(|f| f.item_identifier.clone())
-        else {
-            return;
-        };
-        let from = records
-            .iter()
-            .position(|r| r.change.sequence_number.as_deref() == Some(failed.as_str()))
-            .unwrap_or(0);
-        records = records.split_off(from);
-        tracing::warn!(
-            attempt,
-            "stream batch failed; retrying from the failed record"
-        );
-        tokio::time::sleep(std::time::Duration::from_millis(200 * attempt)).await;
-    }
-    tracing::error!("stream records given up after 5 attempts (the on-failure destination in AWS)");
+    let mut event = Event::default();
+    event.records = records.clone();
+    let response = handler(event).await;
+    let Some(failed) = response
+        .batch_item_failures
+        .first()
+        .and_then(|f| f.item_identifier.clone())
+    else {
+        return Vec::new();
+    };
+    let from = records
+        .iter()
+        .position(|r| r.change.sequence_number.as_deref() == Some(failed.as_str()))
+        .unwrap_or(0);
+    let oldest_kept = chrono::Utc::now().timestamp() - STREAM_RETENTION_SECONDS;
+    let kept: Vec<EventRecord> = records
+        .split_off(from)
+        .into_iter()
+        .filter(|r| r.change.approximate_creation_date_time.timestamp() >= oldest_kept)
+        .collect();
+    tracing::warn!(
+        retried = kept.len(),
+        "stream batch failed; handed over again from the failed record on the next pass"
+    );
+    kept
 }
 
 /// Deletes expiry markers whose TTL has passed, as DynamoDB's TTL service would (it may be hours
@@ -340,6 +365,36 @@ pub async fn pump_sqs_once(
     delivery: &Delivery,
     wait_seconds: i32,
 ) -> Result<usize, String> {
+    pump_queue_once(sqs, queue_url, wait_seconds, |event| {
+        shared::delivery::deliver_webhooks(delivery, event)
+    })
+    .await
+}
+
+/// The same for the retry queue and `retry-events`.
+pub async fn pump_retry_once(
+    sqs: &aws_sdk_sqs::Client,
+    queue_url: &str,
+    outbox: &Outbox,
+    wait_seconds: i32,
+) -> Result<usize, String> {
+    pump_queue_once(sqs, queue_url, wait_seconds, |event| {
+        shared::retry::retry_events(outbox, event)
+    })
+    .await
+}
+
+/// One receive, one handler call, and the deletes of what it did not report failed.
+pub async fn pump_queue_once<F, Fut>(
+    sqs: &aws_sdk_sqs::Client,
+    queue_url: &str,
+    wait_seconds: i32,
+    handler: F,
+) -> Result<usize, String>
+where
+    F: FnOnce(SqsEvent) -> Fut,
+    Fut: std::future::Future<Output = aws_lambda_events::event::sqs::SqsBatchResponse>,
+{
     let received = sqs
         .receive_message()
         .queue_url(queue_url)
@@ -369,7 +424,7 @@ pub async fn pump_sqs_once(
         message.event_source = Some("aws:sqs".into());
         event.records.push(message);
     }
-    let response = shared::delivery::deliver_webhooks(delivery, event).await;
+    let response = handler(event).await;
     let failed: HashSet<String> = response
         .batch_item_failures
         .into_iter()

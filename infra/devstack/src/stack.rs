@@ -13,6 +13,8 @@ pub struct Resources {
     pub table: String,
     pub webhook_queue: String,
     pub webhook_dlq: String,
+    pub retry_queue: String,
+    pub retry_dlq: String,
     pub sender: String,
 }
 
@@ -22,6 +24,8 @@ impl Resources {
             table: format!("{prefix}-table"),
             webhook_queue: format!("{prefix}-webhooks"),
             webhook_dlq: format!("{prefix}-webhooks-dlq"),
+            retry_queue: format!("{prefix}-retries"),
+            retry_dlq: format!("{prefix}-retries-dlq"),
             sender: "no-reply@verify.local.test".to_string(),
         }
     }
@@ -32,12 +36,57 @@ impl Resources {
 pub struct Created {
     pub webhook_queue_url: String,
     pub webhook_dlq_url: String,
+    pub retry_queue_url: String,
+    pub retry_dlq_url: String,
 }
 
 /// How many receives before a webhook message goes to the DLQ (matches template.yaml).
 pub const WEBHOOK_MAX_RECEIVES: i32 = 13;
+/// How many receives before a retry-queue message goes to its DLQ (matches template.yaml).
+pub const RETRY_MAX_RECEIVES: i32 = 20;
 
-/// Creates the table (if missing), the webhook queue with its DLQ, and the SES sender identity.
+/// Creates a queue whose messages move to a DLQ after `max_receives`; returns (queue, DLQ) URLs.
+async fn queue_with_dlq(
+    sqs: &aws_sdk_sqs::Client,
+    name: &str,
+    dlq_name: &str,
+    max_receives: i32,
+) -> Result<(String, String), String> {
+    use aws_sdk_sqs::types::QueueAttributeName;
+    let dlq_url = sqs
+        .create_queue()
+        .queue_name(dlq_name)
+        .send()
+        .await
+        .map_err(|e| format!("create DLQ: {e}"))?
+        .queue_url
+        .unwrap_or_default();
+    let dlq_arn = sqs
+        .get_queue_attributes()
+        .queue_url(&dlq_url)
+        .attribute_names(QueueAttributeName::QueueArn)
+        .send()
+        .await
+        .map_err(|e| format!("DLQ attributes: {e}"))?
+        .attributes
+        .and_then(|mut a| a.remove(&QueueAttributeName::QueueArn))
+        .unwrap_or_default();
+    let redrive = serde_json::json!({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": max_receives.to_string()});
+    let queue_url = sqs
+        .create_queue()
+        .queue_name(name)
+        .attributes(QueueAttributeName::RedrivePolicy, redrive.to_string())
+        .attributes(QueueAttributeName::VisibilityTimeout, "30")
+        .send()
+        .await
+        .map_err(|e| format!("create queue: {e}"))?
+        .queue_url
+        .unwrap_or_default();
+    Ok((queue_url, dlq_url))
+}
+
+/// Creates the table (if missing), the webhook and retry queues with their DLQs, and the SES
+/// sender identity.
 pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, String> {
     let dynamo = aws_sdk_dynamodb::Client::new(sdk);
     let exists = dynamo
@@ -52,41 +101,20 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
             .map_err(|e| e.to_string())?;
     }
     let sqs = aws_sdk_sqs::Client::new(sdk);
-    let dlq_url = sqs
-        .create_queue()
-        .queue_name(&names.webhook_dlq)
-        .send()
-        .await
-        .map_err(|e| format!("create DLQ: {e}"))?
-        .queue_url
-        .unwrap_or_default();
-    let dlq_arn = sqs
-        .get_queue_attributes()
-        .queue_url(&dlq_url)
-        .attribute_names(aws_sdk_sqs::types::QueueAttributeName::QueueArn)
-        .send()
-        .await
-        .map_err(|e| format!("DLQ attributes: {e}"))?
-        .attributes
-        .and_then(|mut a| a.remove(&aws_sdk_sqs::types::QueueAttributeName::QueueArn))
-        .unwrap_or_default();
-    let redrive = serde_json::json!({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": WEBHOOK_MAX_RECEIVES.to_string()});
-    let queue_url = sqs
-        .create_queue()
-        .queue_name(&names.webhook_queue)
-        .attributes(
-            aws_sdk_sqs::types::QueueAttributeName::RedrivePolicy,
-            redrive.to_string(),
-        )
-        .attributes(
-            aws_sdk_sqs::types::QueueAttributeName::VisibilityTimeout,
-            "30",
-        )
-        .send()
-        .await
-        .map_err(|e| format!("create queue: {e}"))?
-        .queue_url
-        .unwrap_or_default();
+    let (queue_url, dlq_url) = queue_with_dlq(
+        &sqs,
+        &names.webhook_queue,
+        &names.webhook_dlq,
+        WEBHOOK_MAX_RECEIVES,
+    )
+    .await?;
+    let (retry_queue_url, retry_dlq_url) = queue_with_dlq(
+        &sqs,
+        &names.retry_queue,
+        &names.retry_dlq,
+        RETRY_MAX_RECEIVES,
+    )
+    .await?;
     let ses = aws_sdk_sesv2::Client::new(sdk);
     let _ = ses
         .create_email_identity()
@@ -96,6 +124,8 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
     Ok(Created {
         webhook_queue_url: queue_url,
         webhook_dlq_url: dlq_url,
+        retry_queue_url,
+        retry_dlq_url,
     })
 }
 

@@ -121,7 +121,12 @@ async fn every_stream_and_queue_event_has_its_effect() {
     use aws_lambda_events::event::{dynamodb::Event, sqs::SqsEvent};
     use shared::ports::{Store, WebhookSecrets};
     let mut ran = 0;
-    for function in ["publish-events", "expire-verifications", "deliver-webhook"] {
+    for function in [
+        "publish-events",
+        "expire-verifications",
+        "deliver-webhook",
+        "retry-events",
+    ] {
         for file in event_files(function) {
             let name = file.file_name().unwrap().to_string_lossy().to_string();
             let outcome = name.split('-').next().unwrap().to_string();
@@ -156,6 +161,11 @@ async fn every_stream_and_queue_event_has_its_effect() {
                     let event: Event = serde_json::from_str(&raw).expect("a DynamoDB stream event");
                     let response =
                         shared::expiry::expire_verifications(&workers.expiry, event).await;
+                    assert!(response.batch_item_failures.is_empty(), "{name}");
+                }
+                "retry-events" => {
+                    let event: SqsEvent = serde_json::from_str(&raw).expect("an SQS event");
+                    let response = shared::retry::retry_events(&workers.outbox, event).await;
                     assert!(response.batch_item_failures.is_empty(), "{name}");
                 }
                 _ => {
@@ -211,7 +221,7 @@ async fn every_stream_and_queue_event_has_its_effect() {
             ran += 1;
         }
     }
-    assert!(ran >= 9, "ran {ran} events");
+    assert!(ran >= 12, "ran {ran} events");
 }
 
 #[test]

@@ -220,3 +220,66 @@ fn local_queue_matches_the_template() {
         .unwrap();
     assert!(queue["VisibilityTimeout"].as_u64().unwrap() >= 6 * timeout);
 }
+
+/// Failed outbox work stays retriable for the window (and the stream keeps a record it could not
+/// hand off until it leaves the stream); test keys e-mail nobody in a deployed stack; SES faults of
+/// the operator alarm.
+#[test]
+fn outbox_retries_outlast_a_day_and_test_mode_mails_nobody() {
+    let t = template();
+    let r = &t["Resources"];
+    let stream = &r["PublishEventsFunction"]["Properties"]["Events"]["Stream"]["Properties"];
+    assert_eq!(stream["MaximumRetryAttempts"].as_i64(), Some(-1));
+    assert_eq!(stream["MaximumRecordAgeInSeconds"].as_i64(), Some(-1));
+
+    let queue = &r["RetryQueue"]["Properties"];
+    let retention = queue["MessageRetentionPeriod"].as_i64().unwrap();
+    let window = shared::retry::RETRY_WINDOW.num_seconds();
+    assert!(retention >= 4 * 86_400 && retention > window + 43_200);
+    let max_receives = queue["RedrivePolicy"]["maxReceiveCount"].as_i64().unwrap();
+    assert_eq!(max_receives, devstack::stack::RETRY_MAX_RECEIVES as i64);
+    // Receives within the window, on the consumer's back-off, stay below the DLQ's threshold.
+    let (mut waited, mut receives) = (0i64, 1i64);
+    let backoff = shared::retry::DEFAULT_RETRY_BACKOFF;
+    while waited < window {
+        waited += backoff[(receives as usize - 1).min(backoff.len() - 1)] as i64;
+        receives += 1;
+    }
+    assert!(window >= 24 * 3600);
+    assert!(receives < max_receives, "{receives} receives in the window");
+    let consumer = &r["RetryEventsFunction"]["Properties"];
+    assert!(
+        queue["VisibilityTimeout"].as_i64().unwrap() >= 6 * consumer["Timeout"].as_i64().unwrap()
+    );
+    // `!GetAtt`/`!Ref` are YAML tags: compared as written.
+    let written = |v: &Value| serde_yaml::to_string(v).unwrap();
+    assert!(
+        written(&consumer["Events"]["Queue"]["Properties"]["Queue"]).contains("RetryQueue.Arn")
+    );
+
+    for function in ["PublishEventsFunction", "RetryEventsFunction"] {
+        let vars = &r[function]["Properties"]["Environment"]["Variables"];
+        assert_eq!(vars["TEST_MODE_DELIVERY"], "suppress", "{function}");
+        assert!(!vars["RETRY_QUEUE_URL"].is_null(), "{function}");
+        let filter = r
+            .as_mapping()
+            .unwrap()
+            .values()
+            .find(|res| {
+                res["Type"] == "AWS::Logs::MetricFilter"
+                    && res["Properties"]["FilterPattern"]
+                        .as_str()
+                        .is_some_and(|p| p.contains("ses_operator_error"))
+                    && written(&res["Properties"]["LogGroupName"])
+                        == written(&r[function]["Properties"]["LoggingConfig"]["LogGroup"])
+            })
+            .unwrap_or_else(|| panic!("{function}: SES operator errors are counted"));
+        let metric = filter["Properties"]["MetricTransformations"][0]["MetricName"].clone();
+        assert!(
+            r.as_mapping().unwrap().values().any(|res| {
+                res["Type"] == "AWS::CloudWatch::Alarm" && res["Properties"]["MetricName"] == metric
+            }),
+            "an alarm watches {metric:?}"
+        );
+    }
+}

@@ -1,0 +1,18 @@
+//! SQS consumer of the retry queue: redoes outbox work that failed (tenant e-mail, webhook
+//! enqueue) with a growing back-off, reporting only what failed again.
+// The retry future nests the whole outbox path (store, SES, SQS futures) in one type.
+#![recursion_limit = "256"]
+
+use aws_lambda_events::event::sqs::SqsEvent;
+use lambda_runtime::{Error, LambdaEvent, run, service_fn};
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::init_tracing();
+    let deps = shared::outbox_deps_from_env().await?;
+    let deps = &deps;
+    run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
+        Ok::<_, Error>(shared::retry::retry_events(deps, event.payload).await)
+    }))
+    .await
+}

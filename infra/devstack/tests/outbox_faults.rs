@@ -1,0 +1,711 @@
+//! The tenant e-mail path under faults, against moto: a fault injected at each step in turn, a
+//! multi-hour SES and SQS outage on an injected clock, the give-up after the retry window (with the
+//! allowance refunded), a permanent rejection, and test-mode delivery.
+//!
+//! The wrappers below sit around the real adapters (DynamoDB, SES, SQS on moto) and fail a chosen
+//! step a chosen number of times; the clock is the test's, so hours pass without waiting.
+
+mod common;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use aws_lambda_events::event::dynamodb::{Event, EventRecord};
+use chrono::{DateTime, Utc};
+use common::{TestEnv, env, queue_depth, sent_emails};
+use devstack::pump::{StreamPump, TtlDeletions, pump_queue_once};
+use serde_json::{Value, json};
+use shared::aws::{SesMailer, SqsQueue};
+use shared::config::{Plans, TestModeDelivery};
+use shared::domain::{
+    Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
+    Verification,
+};
+use shared::dynamo::DynamoStore;
+use shared::outbox::OutboxDeps;
+use shared::ports::{
+    Clock, CreateOutcome, Email, EmailClaim, IdempotencyClaim, IdempotencyRecord, LinkTokenOutcome,
+    ListPage, ListQuery, MailError, Mailer, MeterOutcome, Queue, Store, StoreError,
+    TransitionOutcome, WebhookSecrets,
+};
+use uuid::Uuid;
+
+/// The steps of the e-mail path (and its queues) a fault can be injected at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Step {
+    GetVerification,
+    Claim,
+    AccountRead,
+    LinkToken,
+    Ses,
+    MarkSent,
+    Release,
+    MarkRejected,
+    FailTransition,
+    RetryQueue,
+    WebhookQueue,
+}
+
+/// Remaining failures per step; `u32::MAX` is "down until restored".
+#[derive(Clone, Default)]
+struct Faults(Arc<Mutex<HashMap<Step, u32>>>);
+
+impl Faults {
+    fn arm(&self, step: Step, times: u32) {
+        self.0.lock().unwrap().insert(step, times);
+    }
+    fn down(&self, step: Step) {
+        self.arm(step, u32::MAX);
+    }
+    fn restore(&self, step: Step) {
+        self.0.lock().unwrap().remove(&step);
+    }
+    /// Whether this call of `step` fails (and counts it).
+    fn hit(&self, step: Step) -> bool {
+        let mut faults = self.0.lock().unwrap();
+        match faults.get_mut(&step) {
+            Some(0) | None => false,
+            Some(n) => {
+                if *n != u32::MAX {
+                    *n -= 1;
+                }
+                true
+            }
+        }
+    }
+    fn check(&self, step: Step) -> Result<(), StoreError> {
+        if self.hit(step) {
+            Err(StoreError::Unavailable(format!(
+                "injected fault at {step:?}"
+            )))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+#[derive(Clone)]
+struct TestClock(Arc<Mutex<DateTime<Utc>>>);
+
+impl TestClock {
+    fn advance(&self, seconds: i64) {
+        *self.0.lock().unwrap() += chrono::Duration::seconds(seconds);
+    }
+}
+
+impl Clock for TestClock {
+    fn now(&self) -> DateTime<Utc> {
+        *self.0.lock().unwrap()
+    }
+}
+
+/// The real DynamoStore, failing the injected steps.
+#[derive(Clone)]
+struct FaultyStore {
+    inner: DynamoStore,
+    faults: Faults,
+}
+
+impl Store for FaultyStore {
+    async fn put_account(&self, account: &Account) -> Result<(), StoreError> {
+        self.inner.put_account(account).await
+    }
+    async fn get_account(&self, account_id: &str) -> Result<Option<Account>, StoreError> {
+        self.faults.check(Step::AccountRead)?;
+        self.inner.get_account(account_id).await
+    }
+    async fn update_account(
+        &self,
+        account_id: &str,
+        plan: Option<&str>,
+        subscription: Option<(SubscriptionStatus, DateTime<Utc>)>,
+    ) -> Result<bool, StoreError> {
+        self.inner
+            .update_account(account_id, plan, subscription)
+            .await
+    }
+    async fn put_api_key(&self, key: &ApiKeyRecord) -> Result<(), StoreError> {
+        self.inner.put_api_key(key).await
+    }
+    async fn find_api_key(&self, key_hash: &str) -> Result<Option<ApiKeyRecord>, StoreError> {
+        self.inner.find_api_key(key_hash).await
+    }
+    async fn list_api_keys(&self, account_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
+        self.inner.list_api_keys(account_id).await
+    }
+    async fn revoke_api_key(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.inner.revoke_api_key(account_id, key_id, now).await
+    }
+    async fn meter_api_request(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        now: DateTime<Utc>,
+        plans: &Plans,
+    ) -> Result<MeterOutcome, StoreError> {
+        self.inner
+            .meter_api_request(account_id, key_id, now, plans)
+            .await
+    }
+    async fn create_verification(
+        &self,
+        verification: &Verification,
+        idempotency: Option<&IdempotencyClaim>,
+        monthly_limit: Option<u32>,
+    ) -> Result<CreateOutcome, StoreError> {
+        self.inner
+            .create_verification(verification, idempotency, monthly_limit)
+            .await
+    }
+    async fn get_verification(&self, id: Uuid) -> Result<Option<Verification>, StoreError> {
+        self.faults.check(Step::GetVerification)?;
+        self.inner.get_verification(id).await
+    }
+    async fn add_link_token(&self, id: Uuid, token_hash: &str) -> Result<(), StoreError> {
+        self.faults.check(Step::LinkToken)?;
+        self.inner.add_link_token(id, token_hash).await
+    }
+    async fn add_recent_link_token(
+        &self,
+        current: &Verification,
+        token_hash: &str,
+        keep: usize,
+    ) -> Result<LinkTokenOutcome, StoreError> {
+        self.inner
+            .add_recent_link_token(current, token_hash, keep)
+            .await
+    }
+    async fn get_idempotency(
+        &self,
+        key_hash: &str,
+    ) -> Result<Option<IdempotencyRecord>, StoreError> {
+        self.inner.get_idempotency(key_hash).await
+    }
+    async fn transition(
+        &self,
+        current: &Verification,
+        transition: &Transition,
+        now: DateTime<Utc>,
+    ) -> Result<TransitionOutcome, StoreError> {
+        self.faults.check(Step::FailTransition)?;
+        self.inner.transition(current, transition, now).await
+    }
+    async fn record_consent(
+        &self,
+        id: Uuid,
+        consent_version: &str,
+        now: DateTime<Utc>,
+        provider: Option<(&str, &str)>,
+    ) -> Result<Option<Verification>, StoreError> {
+        self.inner
+            .record_consent(id, consent_version, now, provider)
+            .await
+    }
+    async fn list_verifications(&self, query: &ListQuery) -> Result<ListPage, StoreError> {
+        self.inner.list_verifications(query).await
+    }
+    async fn owner_stats(
+        &self,
+        account_id: &str,
+        mode: Mode,
+        month: &str,
+    ) -> Result<(OwnerStats, MonthStats), StoreError> {
+        self.inner.owner_stats(account_id, mode, month).await
+    }
+    async fn get_webhook_secrets(&self, account_id: &str) -> Result<WebhookSecrets, StoreError> {
+        self.inner.get_webhook_secrets(account_id).await
+    }
+    async fn put_webhook_secrets(
+        &self,
+        account_id: &str,
+        secrets: &WebhookSecrets,
+    ) -> Result<(), StoreError> {
+        self.inner.put_webhook_secrets(account_id, secrets).await
+    }
+    async fn claim_email_send(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<EmailClaim, StoreError> {
+        self.faults.check(Step::Claim)?;
+        self.inner.claim_email_send(id, now).await
+    }
+    async fn mark_email_rejected(&self, id: Uuid, reason: &str) -> Result<(), StoreError> {
+        self.faults.check(Step::MarkRejected)?;
+        self.inner.mark_email_rejected(id, reason).await
+    }
+    async fn mark_email_sent(&self, id: Uuid, now: DateTime<Utc>) -> Result<(), StoreError> {
+        self.faults.check(Step::MarkSent)?;
+        self.inner.mark_email_sent(id, now).await
+    }
+    async fn release_email_send(&self, id: Uuid) -> Result<(), StoreError> {
+        self.faults.check(Step::Release)?;
+        self.inner.release_email_send(id).await
+    }
+}
+
+/// SES on moto; an injected `Ses` fault is an outage (transient). Addresses with `+bounce` are
+/// refused for good, as SES refuses a suppressed recipient (moto cannot produce that).
+#[derive(Clone)]
+struct FaultyMailer {
+    inner: SesMailer,
+    faults: Faults,
+}
+
+impl Mailer for FaultyMailer {
+    async fn send(&self, email: &Email) -> Result<(), MailError> {
+        if self.faults.hit(Step::Ses) {
+            return Err(MailError::Transient("injected outage".into()));
+        }
+        if email.to.contains("+bounce") {
+            return Err(MailError::Permanent("message rejected".into()));
+        }
+        self.inner.send(email).await
+    }
+}
+
+/// SQS on moto, failing sends while its step is faulted.
+#[derive(Clone)]
+struct FaultyQueue {
+    inner: SqsQueue,
+    faults: Faults,
+    step: Step,
+}
+
+impl Queue for FaultyQueue {
+    async fn send(&self, body: &str) -> Result<(), StoreError> {
+        self.faults.check(self.step)?;
+        self.inner.send(body).await
+    }
+    async fn retry_later(
+        &self,
+        receipt_handle: &str,
+        delay_seconds: u32,
+    ) -> Result<(), StoreError> {
+        self.inner.retry_later(receipt_handle, delay_seconds).await
+    }
+}
+
+type Deps = OutboxDeps<FaultyStore, FaultyMailer, FaultyQueue, TestClock>;
+
+struct Rig {
+    env: TestEnv,
+    deps: Deps,
+    faults: Faults,
+    clock: TestClock,
+    pump: StreamPump,
+    /// Stream records reported failed, handed over again (as the mapping does).
+    backlog: Vec<EventRecord>,
+}
+
+async fn rig() -> Rig {
+    let env = env().await;
+    let faults = Faults::default();
+    let clock = TestClock(Arc::new(Mutex::new(Utc::now())));
+    let workers = devstack::Workers::new(&env.sdk, &env.names, &env.created, &env.base, vec![0]);
+    let queue = |inner: SqsQueue, step| FaultyQueue {
+        inner,
+        faults: faults.clone(),
+        step,
+    };
+    let deps = OutboxDeps {
+        store: FaultyStore {
+            inner: env.store.clone(),
+            faults: faults.clone(),
+        },
+        mailer: FaultyMailer {
+            inner: workers.outbox.mailer.clone(),
+            faults: faults.clone(),
+        },
+        queue: queue(workers.outbox.queue.clone(), Step::WebhookQueue),
+        retry_queue: queue(workers.outbox.retry_queue.clone(), Step::RetryQueue),
+        clock: clock.clone(),
+        public_base_url: env.base.clone(),
+        test_mode_delivery: TestModeDelivery::Send,
+        // The test moves the clock by the real schedule; SQS makes messages visible at once.
+        retry_backoff: vec![0],
+    };
+    let pump = StreamPump::new(&env.sdk, &env.names.table, TtlDeletions::default())
+        .await
+        .unwrap();
+    Rig {
+        env,
+        deps,
+        faults,
+        clock,
+        pump,
+        backlog: Vec::new(),
+    }
+}
+
+impl Rig {
+    async fn create(&self, key: &str, body: Value) -> Uuid {
+        let r = self.env.create(key, body).await;
+        assert_eq!(r.status, 201, "{}", r.raw);
+        r.body["data"]["verification_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    }
+
+    /// Hands the new stream records (after those failed before) to publish-events once.
+    async fn stream_pass(&mut self) {
+        let mut records = std::mem::take(&mut self.backlog);
+        let filters = devstack::pump::template_filters("publish-events");
+        for r in self.pump.read().await.unwrap() {
+            if filters
+                .iter()
+                .any(|p| devstack::pump::pattern_matches(p, &r))
+            {
+                records.push(serde_json::from_value(r).unwrap());
+            }
+        }
+        if records.is_empty() {
+            return;
+        }
+        let mut event = Event::default();
+        event.records = records.clone();
+        let response = shared::outbox::publish_events(&self.deps, event).await;
+        if let Some(failed) = response
+            .batch_item_failures
+            .first()
+            .and_then(|f| f.item_identifier.clone())
+        {
+            let from = records
+                .iter()
+                .position(|r| r.change.sequence_number.as_deref() == Some(failed.as_str()))
+                .unwrap();
+            self.backlog = records.split_off(from);
+        }
+    }
+
+    /// One receive of the retry queue through retry-events.
+    async fn retry_pass(&self) -> usize {
+        let sqs = aws_sdk_sqs::Client::new(&self.env.sdk);
+        pump_queue_once(&sqs, &self.env.created.retry_queue_url, 0, |event| {
+            shared::retry::retry_events(&self.deps, event)
+        })
+        .await
+        .unwrap()
+    }
+
+    async fn verification(&self, id: Uuid) -> Verification {
+        self.env.store.get_verification(id).await.unwrap().unwrap()
+    }
+
+    async fn depth(&self, url: &str) -> usize {
+        queue_depth(&self.env, url).await
+    }
+}
+
+/// Each step of the e-mail path fails once in turn; after the retries every verification has
+/// exactly one e-mail, or (for a recipient SES refuses for good) none and status `failed`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fault_at_each_step_still_ends_in_one_email_or_failed() {
+    let mut rig = rig().await;
+    // (faults armed once each, the recipient SES refuses for good?)
+    let cases: Vec<(Vec<Step>, bool)> = vec![
+        (vec![Step::GetVerification], false),
+        (vec![Step::Claim], false),
+        (vec![Step::AccountRead], false),
+        (vec![Step::LinkToken], false),
+        (vec![Step::Ses], false),
+        (vec![Step::MarkSent], false),
+        (vec![Step::Ses, Step::Release], false),
+        (vec![Step::AccountRead, Step::Release], false),
+        (vec![Step::MarkRejected], true),
+        (vec![Step::FailTransition], true),
+    ];
+    for (i, (steps, bounce)) in cases.iter().enumerate() {
+        let to = if *bounce {
+            format!("step{i}+bounce@example.com")
+        } else {
+            format!("step{i}@example.com")
+        };
+        let key = rig.env.test_key.clone();
+        let id = rig.create(&key, json!({"tenant_email": to})).await;
+        for step in steps {
+            rig.faults.arm(*step, 1);
+        }
+        rig.stream_pass().await;
+        // Retries until the work is done, a few minutes apart (a claim that could not be released
+        // is taken over once its lease ran out).
+        for _ in 0..6 {
+            if rig.depth(&rig.env.created.retry_queue_url).await == 0 {
+                break;
+            }
+            rig.clock.advance(180);
+            rig.retry_pass().await;
+        }
+        let v = rig.verification(id).await;
+        let mails = sent_emails(&to).await.len();
+        let case = format!("faults at {steps:?}");
+        assert_eq!(
+            rig.depth(&rig.env.created.retry_queue_url).await,
+            0,
+            "{case}: work left"
+        );
+        if *bounce {
+            assert_eq!((mails, v.status), (0, Status::Failed), "{case}");
+            assert_eq!(
+                v.failure_reason.as_deref(),
+                Some("email_rejected"),
+                "{case}"
+            );
+        } else {
+            assert_eq!((mails, v.status), (1, Status::Pending), "{case}");
+        }
+    }
+}
+
+/// A permanent rejection fails the verification and the landlord is told.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permanent_rejection_fails_the_verification_and_queues_its_webhook() {
+    let mut rig = rig().await;
+    let key = rig.env.test_key.clone();
+    let id = rig
+        .create(&key, json!({"tenant_email": "gone+bounce@example.com", "webhook_url": "http://127.0.0.1:9/hook"}))
+        .await;
+    rig.stream_pass().await;
+    let v = rig.verification(id).await;
+    assert_eq!(v.status, Status::Failed);
+    assert_eq!(v.failure_reason.as_deref(), Some("email_rejected"));
+    rig.stream_pass().await;
+    let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
+    let got = sqs
+        .receive_message()
+        .queue_url(&rig.env.created.webhook_queue_url)
+        .send()
+        .await
+        .unwrap()
+        .messages
+        .unwrap_or_default();
+    assert_eq!(got.len(), 1);
+    assert!(got[0].body().unwrap().contains("verification.failed"));
+}
+
+/// SES down for 25 hours, the retry queue and the webhook queue down for the first hours: every
+/// verification gets exactly one e-mail once SES is back, the webhook is queued once, and nothing
+/// reaches a dead-letter queue. The clock moves by the retry back-off the consumer would set.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_multi_hour_ses_and_sqs_outage_loses_nothing() {
+    let mut rig = rig().await;
+    let key = rig.env.test_key.clone();
+    // Sent before the outage; cancelled during it (its webhook must still be queued).
+    let early = rig
+        .create(
+            &key,
+            json!({"tenant_email": "early@example.com", "webhook_url": "http://127.0.0.1:9/hook"}),
+        )
+        .await;
+    rig.stream_pass().await;
+    assert_eq!(sent_emails("early@example.com").await.len(), 1);
+
+    let start = rig.clock.now();
+    rig.faults.down(Step::Ses);
+    rig.faults.down(Step::WebhookQueue);
+    let mut waiting = Vec::new();
+    for n in 0..3 {
+        let to = format!("outage{n}@example.com");
+        waiting.push((rig.create(&key, json!({"tenant_email": to})).await, to));
+    }
+    let cancel = rig
+        .env
+        .call(
+            "DELETE",
+            &format!("/api/v1/verify?verification_id={early}"),
+            Some(&key),
+            None,
+        )
+        .await;
+    assert_eq!(cancel.status, 200, "{}", cancel.raw);
+    rig.stream_pass().await;
+    assert_eq!(rig.depth(&rig.env.created.retry_queue_url).await, 4);
+    // Now the retry queue is down too: a new record cannot be handed off and stays on the stream.
+    rig.faults.down(Step::RetryQueue);
+    let to = "stuck@example.com".to_string();
+    waiting.push((rig.create(&key, json!({"tenant_email": to})).await, to));
+    rig.stream_pass().await;
+    assert_eq!(rig.backlog.len(), 1, "the record waits on the stream");
+
+    let schedule = shared::retry::DEFAULT_RETRY_BACKOFF;
+    let mut attempt = 0;
+    while rig.clock.now() - start < chrono::Duration::hours(30) {
+        let hours = (rig.clock.now() - start).num_hours();
+        if hours >= 1 {
+            rig.faults.restore(Step::RetryQueue);
+        }
+        if hours >= 3 {
+            rig.faults.restore(Step::WebhookQueue);
+        }
+        if hours >= 25 {
+            rig.faults.restore(Step::Ses);
+        }
+        rig.stream_pass().await;
+        rig.retry_pass().await;
+        for (id, to) in &waiting {
+            let mails = sent_emails(to).await.len();
+            assert!(mails <= 1, "{to}: {mails} e-mails");
+            assert_eq!(rig.verification(*id).await.status, Status::Pending);
+            if hours < 25 {
+                assert_eq!(mails, 0);
+            }
+        }
+        let delay = schedule[attempt.min(schedule.len() - 1)];
+        rig.clock.advance(delay as i64);
+        attempt += 1;
+    }
+    for (_, to) in &waiting {
+        assert_eq!(sent_emails(to).await.len(), 1, "{to}");
+    }
+    assert!(rig.backlog.is_empty());
+    assert_eq!(rig.depth(&rig.env.created.retry_queue_url).await, 0);
+    assert_eq!(rig.depth(&rig.env.created.retry_dlq_url).await, 0);
+    // The cancellation's webhook, once.
+    let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
+    let hooks = sqs
+        .receive_message()
+        .queue_url(&rig.env.created.webhook_queue_url)
+        .max_number_of_messages(10)
+        .send()
+        .await
+        .unwrap()
+        .messages
+        .unwrap_or_default();
+    assert_eq!(hooks.len(), 1);
+    assert!(hooks[0].body().unwrap().contains("verification.cancelled"));
+}
+
+async fn used_this_month(env: &TestEnv, key: &str) -> u64 {
+    let r = env.call("GET", "/api/v1/usage", Some(key), None).await;
+    r.body["data"]["verifications"]["used_this_month"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{}", r.raw))
+}
+
+/// An e-mail that cannot go out for the whole retry window ends the verification `failed` for a
+/// reason on the service's side: the webhook tells the landlord, and /usage gives the month's
+/// verification back.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_the_retry_window_the_verification_fails_and_is_not_charged() {
+    let mut rig = rig().await;
+    let key = rig.env.live_key.clone();
+    let before = used_this_month(&rig.env, &key).await;
+    rig.faults.down(Step::Ses);
+    let id = rig
+        .create(
+            &key,
+            json!({"tenant_email": "never@example.com", "webhook_url": "http://127.0.0.1:9/hook"}),
+        )
+        .await;
+    assert_eq!(used_this_month(&rig.env, &key).await, before + 1);
+    rig.stream_pass().await;
+    let start = rig.clock.now();
+    let schedule = shared::retry::DEFAULT_RETRY_BACKOFF;
+    let mut attempt = 0;
+    while rig.depth(&rig.env.created.retry_queue_url).await > 0 {
+        assert!(
+            rig.clock.now() - start <= shared::retry::RETRY_WINDOW + chrono::Duration::hours(12),
+            "given up in time"
+        );
+        // Within the window the verification waits.
+        assert_eq!(rig.verification(id).await.status, Status::Pending);
+        rig.clock
+            .advance(schedule[attempt.min(schedule.len() - 1)] as i64);
+        attempt += 1;
+        rig.retry_pass().await;
+    }
+    assert!(rig.clock.now() - start >= chrono::Duration::hours(24));
+    let v = rig.verification(id).await;
+    assert_eq!(v.status, Status::Failed);
+    assert_eq!(
+        v.failure_reason.as_deref(),
+        Some(shared::retry::EMAIL_UNDELIVERABLE)
+    );
+    assert!(sent_emails("never@example.com").await.is_empty());
+    assert_eq!(
+        used_this_month(&rig.env, &key).await,
+        before,
+        "the allowance is refunded"
+    );
+    assert_eq!(rig.depth(&rig.env.created.retry_dlq_url).await, 0);
+    rig.faults.restore(Step::Ses);
+    rig.stream_pass().await;
+    let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
+    let hooks = sqs
+        .receive_message()
+        .queue_url(&rig.env.created.webhook_queue_url)
+        .send()
+        .await
+        .unwrap()
+        .messages
+        .unwrap_or_default();
+    assert_eq!(hooks.len(), 1);
+    let body: Value = serde_json::from_str(hooks[0].body().unwrap()).unwrap();
+    let payload: Value = serde_json::from_str(body["body"].as_str().unwrap()).unwrap();
+    assert_eq!(payload["type"], "verification.failed");
+}
+
+/// In a deployed stack (suppress) a test key e-mails nobody, and its `verification_url` still
+/// opens the tenant page; live verifications are e-mailed. The local stack sends both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn test_mode_e_mails_are_suppressed_unless_the_stack_sends_them() {
+    let mut rig = rig().await;
+    rig.deps.test_mode_delivery = TestModeDelivery::Suppress;
+    let test_key = rig.env.test_key.clone();
+    let live_key = rig.env.live_key.clone();
+    let r = rig
+        .env
+        .create(
+            &test_key,
+            json!({"tenant_email": "relay-target@example.com"}),
+        )
+        .await;
+    assert_eq!(r.status, 201);
+    let url = r.body["data"]["verification_url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    rig.create(
+        &live_key,
+        json!({"tenant_email": "live-tenant@example.com"}),
+    )
+    .await;
+    rig.stream_pass().await;
+    assert!(sent_emails("relay-target@example.com").await.is_empty());
+    assert_eq!(sent_emails("live-tenant@example.com").await.len(), 1);
+    assert_eq!(rig.depth(&rig.env.created.retry_queue_url).await, 0);
+    let page = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .unwrap()
+        .get(&url)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+
+    // The local stack's workers send test-mode e-mails (so `make dev` shows every one).
+    let workers = devstack::Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+    );
+    assert_eq!(workers.outbox.test_mode_delivery, TestModeDelivery::Send);
+    rig.deps.test_mode_delivery = TestModeDelivery::Send;
+    rig.create(
+        &test_key,
+        json!({"tenant_email": "local-shown@example.com"}),
+    )
+    .await;
+    rig.stream_pass().await;
+    assert_eq!(sent_emails("local-shown@example.com").await.len(), 1);
+}
