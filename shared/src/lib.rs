@@ -88,7 +88,7 @@ pub async fn delivery_deps_from_env() -> Result<
         .ok()
         .and_then(|s| s.parse().ok())
         .map_or(delivery::DEFAULT_TIMEOUT, std::time::Duration::from_secs);
-    let insecure = std::env::var("ALLOW_INSECURE_WEBHOOKS").is_ok_and(|v| v == "true");
+    let local_origins = config::local_webhook_origins()?;
     Ok(delivery::DeliveryDeps {
         store: dynamo::DynamoStore::new(
             aws_sdk_dynamodb::Client::new(&sdk),
@@ -99,7 +99,7 @@ pub async fn delivery_deps_from_env() -> Result<
             config::required("WEBHOOK_QUEUE_URL")?,
         ),
         clock: ports::SystemClock,
-        client: delivery::WebhookClient::new(timeout, insecure),
+        client: delivery::WebhookClient::new(timeout, local_origins),
         backoff: delivery::DEFAULT_BACKOFF.to_vec(),
     })
 }
