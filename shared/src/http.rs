@@ -8,7 +8,7 @@ use std::future::Future;
 use lambda_http::{Body, RequestExt, Response};
 
 /// What a handler sees of an HTTP request.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ApiRequest {
     pub method: http::Method,
     pub path: String,
@@ -92,7 +92,7 @@ fn percent_decode(raw: &str) -> String {
 }
 
 /// What a handler answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ApiResponse {
     pub status: u16,
     pub headers: Vec<(String, String)>,

@@ -18,6 +18,7 @@ pub mod outbox;
 pub mod plaid;
 pub mod portal;
 pub mod ports;
+mod redact;
 pub mod report;
 pub mod sandbox;
 pub mod secrets;
