@@ -1072,11 +1072,7 @@ impl Store for DynamoStore {
             .send()
             .await
             .map_err(unavailable)?;
-        Ok(out
-            .item
-            .map(from_item)
-            .transpose()?
-            .unwrap_or_default())
+        Ok(out.item.map(from_item).transpose()?.unwrap_or_default())
     }
 
     async fn put_webhook_secrets(

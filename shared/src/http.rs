@@ -275,7 +275,10 @@ mod tests {
         assert_eq!(out.status(), 500);
         assert!(!out.headers().contains_key("x-request-id"));
         // A valid response passes unchanged.
-        let ok = to_lambda(ApiResponse::json(201, &serde_json::json!({"success": true})));
+        let ok = to_lambda(ApiResponse::json(
+            201,
+            &serde_json::json!({"success": true}),
+        ));
         assert_eq!(ok.status(), 201);
     }
 }

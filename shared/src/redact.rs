@@ -100,10 +100,9 @@ impl Debug for Transition {
         match self {
             Transition::Start => f.write_str("Start"),
             // The report is the tenant's income.
-            Transition::Complete { .. } => f
-                .debug_struct("Complete")
-                .field("report", &Hidden)
-                .finish(),
+            Transition::Complete { .. } => {
+                f.debug_struct("Complete").field("report", &Hidden).finish()
+            }
             Transition::Fail { reason } => f.debug_struct("Fail").field("reason", reason).finish(),
             Transition::Cancel => f.write_str("Cancel"),
             Transition::Expire => f.write_str("Expire"),
@@ -323,14 +322,25 @@ mod tests {
         );
         // Still useful: ids, status and where webhooks go.
         assert!(out.contains(&v.verification_id.to_string()) && out.contains("Pending"));
-        assert!(out.contains("https://hooks.example.com/<redacted>"), "{out}");
+        assert!(
+            out.contains("https://hooks.example.com/<redacted>"),
+            "{out}"
+        );
     }
 
     #[test]
     fn new_verification_input_hides_the_tenant() {
         assert_hides(
             &input(),
-            &[EMAIL, NAME, PHONE, ADDRESS, "1234.56", HOOK_SECRET_PATH, HOOK_SECRET_QUERY],
+            &[
+                EMAIL,
+                NAME,
+                PHONE,
+                ADDRESS,
+                "1234.56",
+                HOOK_SECRET_PATH,
+                HOOK_SECRET_QUERY,
+            ],
         );
     }
 
@@ -449,7 +459,10 @@ mod tests {
         assert_hides(&page, &[LINK_TOKEN]);
 
         let response = ApiResponse::json(201, &serde_json::json!({"tenant_email": EMAIL}))
-            .with_header("location", format!("https://verify.example.com/t/id/{LINK_TOKEN}"));
+            .with_header(
+                "location",
+                format!("https://verify.example.com/t/id/{LINK_TOKEN}"),
+            );
         let out = assert_hides(&response, &[EMAIL, LINK_TOKEN]);
         assert!(out.contains("201"));
     }

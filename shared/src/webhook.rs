@@ -108,7 +108,9 @@ impl LocalWebhookOrigins {
             .and_then(|h| h.parse::<IpAddr>().ok())
             .is_some_and(|ip| ip.is_loopback());
         if !loopback {
-            return Err(bad("the host must be a loopback IP address (127.0.0.1 or [::1])"));
+            return Err(bad(
+                "the host must be a loopback IP address (127.0.0.1 or [::1])",
+            ));
         }
         if url.port().is_none() {
             return Err(bad("the port must be given"));
@@ -122,15 +124,23 @@ impl LocalWebhookOrigins {
 
     /// Whether `url` is at one of the listed origins.
     pub fn allows(&self, url: &Url) -> bool {
-        let origins = self.0.read().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let origins = self
+            .0
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         !origins.is_empty() && origins.contains(&url.origin().ascii_serialization())
     }
 }
 
 impl std::fmt::Debug for LocalWebhookOrigins {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let origins = self.0.read().unwrap_or_else(|poisoned| poisoned.into_inner());
-        f.debug_tuple("LocalWebhookOrigins").field(&*origins).finish()
+        let origins = self
+            .0
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        f.debug_tuple("LocalWebhookOrigins")
+            .field(&*origins)
+            .finish()
     }
 }
 
@@ -228,14 +238,14 @@ mod tests {
         ];
         for (v4, hex) in embedded {
             for literal in [
-                format!("::{v4}"),              // IPv4-compatible
-                format!("::{hex}"),             // the same, written in hex
-                format!("64:ff9b::{v4}"),       // NAT64 well-known prefix
-                format!("64:ff9b::{hex}"),      // the same, in hex
-                format!("64:ff9b:1::{v4}"),     // local-use NAT64
-                format!("2002:{hex}::1"),       // 6to4 (address in bits 16..48)
+                format!("::{v4}"),                           // IPv4-compatible
+                format!("::{hex}"),                          // the same, written in hex
+                format!("64:ff9b::{v4}"),                    // NAT64 well-known prefix
+                format!("64:ff9b::{hex}"),                   // the same, in hex
+                format!("64:ff9b:1::{v4}"),                  // local-use NAT64
+                format!("2002:{hex}::1"),                    // 6to4 (address in bits 16..48)
                 format!("2001:0:4136:e378:8000:63bf:{hex}"), // Teredo
-                format!("::ffff:{v4}"),         // mapped: refused when the IPv4 is
+                format!("::ffff:{v4}"),                      // mapped: refused when the IPv4 is
             ] {
                 let ip: IpAddr = literal.parse().expect(&literal);
                 let mapped_public = literal.starts_with("::ffff:") && v4 == "8.8.8.8";
@@ -245,19 +255,27 @@ mod tests {
             }
         }
         // Ordinary global unicast stays allowed.
-        for ok in ["2606:4700::1111", "2a00:1450:4001:80b::200e", "2001:4860:4860::8888"] {
+        for ok in [
+            "2606:4700::1111",
+            "2a00:1450:4001:80b::200e",
+            "2001:4860:4860::8888",
+        ] {
             assert!(!is_forbidden_ip(ok.parse().unwrap()), "{ok}");
-            assert!(check_url(&format!("https://[{ok}]/"), &none()).is_ok(), "{ok}");
+            assert!(
+                check_url(&format!("https://[{ok}]/"), &none()).is_ok(),
+                "{ok}"
+            );
         }
     }
 
     #[test]
     fn only_listed_local_origins_pass() {
-        let local = LocalWebhookOrigins::parse(" http://127.0.0.1:3001 , http://[::1]:4000/").unwrap();
+        let local =
+            LocalWebhookOrigins::parse(" http://127.0.0.1:3001 , http://[::1]:4000/").unwrap();
         assert!(check_url("http://127.0.0.1:3001/webhooks", &local).is_ok());
         assert!(check_url("http://[::1]:4000/x?y=1", &local).is_ok());
         for refused in [
-            "http://127.0.0.1:3002/webhooks", // another loopback port
+            "http://127.0.0.1:3002/webhooks",  // another loopback port
             "https://127.0.0.1:3001/webhooks", // another scheme is another origin
             "http://127.0.0.2:3001/webhooks",
             "http://localhost:3001/webhooks",

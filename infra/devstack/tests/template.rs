@@ -258,7 +258,10 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
         condition["StringEqualsIfExists"]["dynamodb:Select"],
         "SPECIFIC_ATTRIBUTES"
     );
-    assert_eq!(condition["StringEqualsIfExists"]["dynamodb:ReturnValues"], "NONE");
+    assert_eq!(
+        condition["StringEqualsIfExists"]["dynamodb:ReturnValues"],
+        "NONE"
+    );
 
     // The attributes are those of the stored item, no more, no fewer.
     let full = shared::ports::WebhookSecrets {
@@ -285,8 +288,8 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
 #[test]
 fn webhook_delivery_concurrency_is_bounded() {
     let t = template();
-    let scaling = &t["Resources"]["DeliverWebhookFunction"]["Properties"]["Events"]["Queue"]
-        ["Properties"]["ScalingConfig"]["MaximumConcurrency"];
+    let scaling = &t["Resources"]["DeliverWebhookFunction"]["Properties"]["Events"]["Queue"]["Properties"]
+        ["ScalingConfig"]["MaximumConcurrency"];
     let Value::Tagged(reference) = scaling else {
         panic!("MaximumConcurrency is a !Ref: {scaling:?}")
     };
