@@ -18,7 +18,7 @@ export SAM_CLI_TELEMETRY := 0
 export MOTO_PYTHON := $(PY)
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: dev test tools lint fmt clean bench build deploy validate schemathesis
+.PHONY: dev test tools lint fmt clean bench build deploy validate schemathesis checkov
 
 $(VENV)/.installed: infra/requirements.txt infra/requirements-openapi.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -60,6 +60,20 @@ build:
 # Deploying uses real AWS credentials (profile/SSO): drop the local-only dummies exported above.
 deploy:
 	env -u AWS_ENDPOINT_URL -u AWS_ACCESS_KEY_ID -u AWS_SECRET_ACCESS_KEY -u AWS_REGION -u AWS_DEFAULT_REGION -u AWS_EC2_METADATA_DISABLED bash infra/sam.sh deploy --config-env $(ENV)
+
+## checkov: policy scan of template.yaml (CloudFormation checks, offline); fails on any finding.
+## Findings that do not apply are skipped in the template itself (Metadata: checkov: skip) with a reason.
+CHECKOV_VENV ?= $(TOOLS)/checkov-venv
+
+$(CHECKOV_VENV)/.installed: infra/requirements-checkov.txt
+	test -x $(CHECKOV_VENV)/bin/python || python3 -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r infra/requirements-checkov.txt
+	touch $@
+
+# BC_SKIP_MAPPING and --skip-download: no call to the vendor's platform (offline, no telemetry).
+checkov: $(CHECKOV_VENV)/.installed
+	BC_SKIP_MAPPING=TRUE $(CHECKOV_VENV)/bin/checkov --file template.yaml \
+		--framework cloudformation --quiet --compact --skip-download
 
 ## validate: sam validate --lint and cfn-lint (offline)
 validate:

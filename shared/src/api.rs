@@ -392,7 +392,7 @@ fn is_valid_phone(phone: &str) -> bool {
 /// Validates a create body and collects every field problem at once.
 pub fn validate_create(
     body: &Value,
-    allow_insecure_webhooks: bool,
+    local_webhook_origins: &crate::webhook::LocalWebhookOrigins,
 ) -> Result<NewVerificationInput, ApiError> {
     let Some(body) = body.as_object() else {
         return Err(ApiError::validation(
@@ -465,7 +465,7 @@ pub fn validate_create(
         }
     };
     let webhook_url = match optional_string(body, "webhook_url", 2048, &mut errors) {
-        Some(url) => match crate::webhook::check_url(&url, allow_insecure_webhooks) {
+        Some(url) => match crate::webhook::check_url(&url, local_webhook_origins) {
             Ok(_) => Some(url),
             Err(reason) => {
                 errors.push(field_error("webhook_url", "invalid", reason));
@@ -635,7 +635,7 @@ async fn create_op<S: Store, C: Clock>(
         // serde_json's message names a line and column, never the content.
         ApiError::InvalidJson(format!("line {} column {}", e.line(), e.column()))
     })?;
-    let input = validate_create(&body, deps.settings.allow_insecure_webhooks)?;
+    let input = validate_create(&body, &deps.settings.local_webhook_origins)?;
     let idempotency = match req.header("idempotency-key") {
         None => None,
         Some(key)
@@ -954,21 +954,22 @@ mod tests {
 
     #[test]
     fn create_body_validation_collects_every_problem() {
+        let none = crate::webhook::LocalWebhookOrigins::default();
         let ok = validate_create(
             &json!({"tenant_email": " a.b+good@example.com ", "monthly_rent": 1500, "tenant_phone": "+1 (555) 010-9999"}),
-            false,
+            &none,
         )
         .unwrap();
         assert_eq!(ok.tenant_email, "a.b+good@example.com");
         assert_eq!(ok.monthly_rent, Some(1500.0));
 
-        let err = validate_create(&json!({}), false).unwrap_err();
+        let err = validate_create(&json!({}), &none).unwrap_err();
         assert_eq!(err.details()[0].field, "tenant_email");
         assert_eq!(err.details()[0].code, "required");
 
         let err = validate_create(
             &json!({"tenant_email": "nope", "monthly_rent": "12", "webhook_url": "http://x.example.com", "tenant_phone": "12"}),
-            false,
+            &none,
         )
         .unwrap_err();
         let fields: Vec<&str> = err.details().iter().map(|d| d.field.as_str()).collect();
@@ -985,9 +986,9 @@ mod tests {
         // The message names fields, never their values.
         assert!(!err.to_string().contains("nope"));
 
-        assert!(validate_create(&json!([1]), false).is_err());
+        assert!(validate_create(&json!([1]), &none).is_err());
         let rent = |r: f64| {
-            validate_create(&json!({"tenant_email": "a@b.co", "monthly_rent": r}), false)
+            validate_create(&json!({"tenant_email": "a@b.co", "monthly_rent": r}), &none)
                 .unwrap()
                 .monthly_rent
         };
@@ -1001,7 +1002,7 @@ mod tests {
         assert!(
             validate_create(
                 &json!({"tenant_email": "a@b.co", "monthly_rent": -1}),
-                false
+                &none
             )
             .is_err()
         );

@@ -4,6 +4,7 @@
 use chrono::Duration;
 
 use crate::domain::{Plan, VERIFICATION_LIFETIME};
+use crate::webhook::LocalWebhookOrigins;
 
 /// The plans the service sells. Defaults are those of the reference product (design §3); a
 /// deployment can replace them with the `PLANS` environment variable (a JSON array of plans).
@@ -55,8 +56,9 @@ pub struct Settings {
     /// Unset: the API's own host (the tenant page is a route of the same HttpApi).
     pub public_base_url: Option<String>,
     pub plans: Plans,
-    /// Local stack and tests only: lets webhook URLs use http and loopback addresses.
-    pub allow_insecure_webhooks: bool,
+    /// Local stack and tests only: the exact receivers a webhook URL may name although they are
+    /// not public https. Empty in a deployed stack.
+    pub local_webhook_origins: LocalWebhookOrigins,
     /// 7 days; the local stack may shorten it to show expiry happening.
     pub verification_lifetime: Duration,
     /// Where live verifications get their income; without a provider, live creates are refused.
@@ -134,6 +136,18 @@ pub fn required(name: &str) -> Result<String, ConfigError> {
     var(name).ok_or_else(|| ConfigError(format!("{name} is not set")))
 }
 
+/// The local receivers webhooks may reach (`LOCAL_WEBHOOK_ORIGINS`), read once at cold start.
+/// The old switch that let every loopback address through is refused rather than ignored.
+pub fn local_webhook_origins() -> Result<LocalWebhookOrigins, ConfigError> {
+    if var("ALLOW_INSECURE_WEBHOOKS").is_some() {
+        return Err(ConfigError(format!(
+            "ALLOW_INSECURE_WEBHOOKS is no longer read: list the local receivers in {}",
+            LocalWebhookOrigins::ENV
+        )));
+    }
+    LocalWebhookOrigins::from_env().map_err(ConfigError)
+}
+
 impl Settings {
     pub fn from_env() -> Result<Self, ConfigError> {
         let plans = match var("PLANS") {
@@ -152,7 +166,7 @@ impl Settings {
             table_name: required("TABLE_NAME")?,
             public_base_url: var("PUBLIC_BASE_URL").map(|u| u.trim_end_matches('/').to_string()),
             plans,
-            allow_insecure_webhooks: var("ALLOW_INSECURE_WEBHOOKS").is_some_and(|v| v == "true"),
+            local_webhook_origins: local_webhook_origins()?,
             verification_lifetime,
             live_income: LiveIncome::from_env()?,
         })

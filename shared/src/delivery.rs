@@ -1,14 +1,14 @@
 //! `deliver-webhook`: POSTs queued webhooks with Standard Webhooks headers, concurrently per batch.
 //!
-//! Rules: https only (http to loopback only in local/test mode); private, loopback, link-local and
-//! metadata addresses refused before sending and again after DNS resolution (the connection goes to
-//! the checked addresses); 10 s timeout; redirects not followed; response bodies not read. A failed
+//! Rules: https only (http only to the exact local origins the local stack lists); private,
+//! loopback, link-local, metadata and IPv4-embedding IPv6 addresses refused before sending and
+//! again after DNS resolution (the connection goes to the checked addresses); 10 s timeout; redirects not followed; response bodies not read. A failed
 //! message is made visible again after a growing delay (about three days in all) and reported as a
 //! batch item failure; after the queue's last receive it lands in the DLQ. 410 Gone stops retries.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
@@ -16,7 +16,7 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 use crate::outbox::WebhookMessage;
 use crate::ports::{Clock, Queue, Store, WebhookSecrets};
-use crate::webhook::{address_allowed, check_url, signature_header};
+use crate::webhook::{LocalWebhookOrigins, check_url, is_forbidden_ip, signature_header};
 
 /// Back-off before each retry, indexed by the attempt that failed (the last value repeats).
 /// 13 attempts span about 2.9 days; the queue's maxReceiveCount (13) then moves the message to
@@ -28,23 +28,17 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Resolves host names and refuses any answer that contains a forbidden address, so a name that
 /// points (or re-points) at an internal address is never connected to.
-struct CheckedResolver {
-    allow_loopback: bool,
-}
+struct CheckedResolver;
 
 impl Resolve for CheckedResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let allow_loopback = self.allow_loopback;
         Box::pin(async move {
             let addrs: Vec<SocketAddr> =
                 tokio::net::lookup_host((name.as_str(), 0)).await?.collect();
             if addrs.is_empty() {
                 return Err("host name has no addresses".into());
             }
-            if addrs
-                .iter()
-                .any(|a| !address_allowed(a.ip(), allow_loopback))
-            {
+            if addrs.iter().any(|a| is_forbidden_ip(a.ip())) {
                 return Err(Box::new(ForbiddenAddress) as Box<dyn std::error::Error + Send + Sync>);
             }
             Ok(Box::new(addrs.into_iter()) as Addrs)
@@ -66,8 +60,13 @@ impl std::error::Error for ForbiddenAddress {}
 /// The HTTP client for webhooks, built once per cold start.
 #[derive(Clone)]
 pub struct WebhookClient {
+    /// https only, every resolved address checked.
     http: reqwest::Client,
-    allow_insecure: bool,
+    /// Plain http for the listed local origins (loopback IP literals, so nothing is resolved);
+    /// built on first use, which a deployed stack never has.
+    local_http: Arc<OnceLock<reqwest::Client>>,
+    local: LocalWebhookOrigins,
+    timeout: Duration,
 }
 
 /// How one delivery attempt ended.
@@ -83,23 +82,27 @@ pub enum Attempt {
 }
 
 impl WebhookClient {
-    pub fn new(timeout: Duration, allow_insecure: bool) -> Self {
-        let http = reqwest::Client::builder()
+    /// `local` lists the only non-public receivers it may call (empty in a deployed stack).
+    pub fn new(timeout: Duration, local: LocalWebhookOrigins) -> Self {
+        WebhookClient {
+            http: Self::build(timeout, true),
+            local_http: Arc::default(),
+            local,
+            timeout,
+        }
+    }
+
+    fn build(timeout: Duration, https_only: bool) -> reqwest::Client {
+        reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(timeout)
             .redirect(reqwest::redirect::Policy::none())
-            .https_only(!allow_insecure)
+            .https_only(https_only)
             .no_proxy()
-            .dns_resolver(Arc::new(CheckedResolver {
-                allow_loopback: allow_insecure,
-            }))
+            .dns_resolver(Arc::new(CheckedResolver))
             .user_agent("TenantIncomeVerification-Webhooks/1.0")
             .build()
-            .expect("webhook client builds");
-        WebhookClient {
-            http,
-            allow_insecure,
-        }
+            .expect("webhook client builds")
     }
 
     /// One attempt. The response body is never read.
@@ -109,12 +112,17 @@ impl WebhookClient {
         secrets: &[&str],
         timestamp: i64,
     ) -> Attempt {
-        if check_url(&message.url, self.allow_insecure).is_err() {
+        let Ok(url) = check_url(&message.url, &self.local) else {
             return Attempt::Refused;
-        }
-        let result = self
-            .http
-            .post(&message.url)
+        };
+        let http = if self.local.allows(&url) {
+            self.local_http
+                .get_or_init(|| Self::build(self.timeout, false))
+        } else {
+            &self.http
+        };
+        let result = http
+            .post(url)
             .header("content-type", "application/json")
             .header("webhook-id", &message.webhook_id)
             .header("webhook-timestamp", timestamp.to_string())

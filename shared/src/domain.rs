@@ -115,7 +115,7 @@ impl Mode {
 }
 
 /// A verification request as stored and reasoned about.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verification {
     pub verification_id: Uuid,
     pub account_id: String,
@@ -260,7 +260,7 @@ impl SubscriptionStatus {
 }
 
 /// An API user (landlord, property manager).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct Account {
     pub account_id: String,
     pub name: String,
@@ -281,7 +281,7 @@ pub struct Account {
 }
 
 /// What the table knows about an API key. Only the hash of the secret is stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct ApiKeyRecord {
     pub key_id: String,
     pub key_hash: String,
@@ -370,7 +370,7 @@ pub struct MonthStats {
 }
 
 /// The part of a create request the service keeps, after validation.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Clone, PartialEq, Default)]
 pub struct NewVerificationInput {
     pub tenant_email: String,
     pub tenant_name: Option<String>,
@@ -381,7 +381,7 @@ pub struct NewVerificationInput {
 }
 
 /// A status change, as the store applies it with a conditional write.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub enum Transition {
     /// The tenant opened the link.
     Start,

@@ -159,6 +159,10 @@ fn from_item<T: DeserializeOwned>(item: Item) -> Result<T, StoreError> {
 }
 
 /// Key helpers, one per item kind (see the table above).
+/// The attributes of the webhook-secrets item: all that deliver-webhook reads, and all its role
+/// may read (`dynamodb:Attributes` in template.yaml, with the key attributes).
+pub const WEBHOOK_SECRET_ATTRIBUTES: [&str; 3] = ["current", "previous", "previous_valid_until"];
+
 pub mod keys {
     use super::*;
 
@@ -1045,12 +1049,26 @@ impl Store for DynamoStore {
     }
 
     async fn get_webhook_secrets(&self, account_id: &str) -> Result<WebhookSecrets, StoreError> {
-        Ok(self
-            .get(keys::webhook_secrets(account_id))
-            .await?
-            .map(from_item)
-            .transpose()?
-            .unwrap_or_default())
+        // Only the secrets' attributes: deliver-webhook's role may read nothing else (template.yaml).
+        let (pk, sk) = keys::webhook_secrets(account_id);
+        let mut get = self
+            .client
+            .get_item()
+            .table_name(&self.table)
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+            .consistent_read(true);
+        let mut projection = Vec::new();
+        for (i, attribute) in WEBHOOK_SECRET_ATTRIBUTES.iter().enumerate() {
+            projection.push(format!("#a{i}"));
+            get = get.expression_attribute_names(format!("#a{i}"), *attribute);
+        }
+        let out = get
+            .projection_expression(projection.join(", "))
+            .send()
+            .await
+            .map_err(unavailable)?;
+        Ok(out.item.map(from_item).transpose()?.unwrap_or_default())
     }
 
     async fn put_webhook_secrets(

@@ -8,7 +8,7 @@ use std::future::Future;
 use lambda_http::{Body, RequestExt, Response};
 
 /// What a handler sees of an HTTP request.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ApiRequest {
     pub method: http::Method,
     pub path: String,
@@ -92,7 +92,7 @@ fn percent_decode(raw: &str) -> String {
 }
 
 /// What a handler answers.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ApiResponse {
     pub status: u16,
     pub headers: Vec<(String, String)>,
@@ -138,6 +138,21 @@ impl ApiResponse {
             .map(|(_, v)| v.as_str())
     }
 
+    /// The enveloped 500 sent instead of a response that cannot be sent as built. It keeps the
+    /// request id if that one is a valid header value.
+    pub fn unsendable(&self) -> ApiResponse {
+        let request_id = self
+            .header("x-request-id")
+            .filter(|id| http::HeaderValue::from_str(id).is_ok())
+            .unwrap_or("");
+        let fallback = ApiResponse::json(500, &crate::error::ApiError::Internal.body(request_id));
+        if request_id.is_empty() {
+            fallback
+        } else {
+            fallback.with_header("x-request-id", request_id)
+        }
+    }
+
     pub fn json_body(&self) -> serde_json::Value {
         serde_json::from_str(&self.body).unwrap_or(serde_json::Value::Null)
     }
@@ -171,15 +186,33 @@ pub fn from_lambda(req: lambda_http::Request) -> ApiRequest {
     }
 }
 
-/// Converts the handlers' response into what lambda_http hands back to API Gateway.
-pub fn to_lambda(resp: ApiResponse) -> Response<Body> {
-    let mut builder = Response::builder().status(resp.status);
+/// Converts the handlers' response into an `http` response with `body` (lambda_http's or hyper's).
+/// A response that is not valid HTTP (a status out of range, a header name or value with bytes
+/// HTTP forbids) becomes the enveloped 500: never a 200, never an error body without its type.
+pub fn to_http<B>(resp: ApiResponse, body: impl Fn(String) -> B) -> http::Response<B> {
+    let mut builder = http::Response::builder().status(resp.status);
     for (name, value) in &resp.headers {
         builder = builder.header(name, value);
     }
-    builder
-        .body(Body::Text(resp.body))
-        .unwrap_or_else(|_| Response::new(Body::Text(r#"{"success":false,"error":"Internal error","code":"internal_error","details":[],"request_id":""}"#.into())))
+    match builder.body(()) {
+        Ok(built) => built.map(|()| body(resp.body)),
+        Err(e) => {
+            let fallback = resp.unsendable();
+            tracing::error!(error = %e, status = resp.status, "response is not valid HTTP; answered 500");
+            let mut builder = http::Response::builder().status(fallback.status);
+            for (name, value) in &fallback.headers {
+                builder = builder.header(name, value);
+            }
+            builder
+                .body(body(fallback.body))
+                .expect("the fallback has a valid status and validated headers")
+        }
+    }
+}
+
+/// Converts the handlers' response into what lambda_http hands back to API Gateway.
+pub fn to_lambda(resp: ApiResponse) -> Response<Body> {
+    to_http(resp, Body::Text)
 }
 
 /// Runs a handler for one Lambda invocation. It never fails: API Gateway would answer an empty
@@ -206,5 +239,46 @@ mod tests {
         assert_eq!(q["b"], "x y");
         assert_eq!(q["c"], "%zz");
         assert_eq!(q["d"], "");
+    }
+
+    /// A handler's response with a header HTTP forbids (here a newline, as a value echoed from
+    /// input could carry) or a status out of range is answered as the enveloped 500, typed JSON.
+    #[test]
+    fn an_unsendable_response_becomes_an_enveloped_500() {
+        let cases = [
+            ApiResponse::json(200, &serde_json::json!({"success": true}))
+                .with_header("x-request-id", "req-42")
+                .with_header("x-note", "line\nbreak"),
+            ApiResponse::json(201, &serde_json::json!({"success": true}))
+                .with_header("x-request-id", "req-42")
+                .with_header("bad header", "v"),
+            ApiResponse::json(1000, &serde_json::json!({"success": true}))
+                .with_header("x-request-id", "req-42"),
+        ];
+        for resp in cases {
+            let out = to_lambda(resp);
+            assert_eq!(out.status(), 500);
+            assert_eq!(out.headers()["content-type"], "application/json");
+            assert_eq!(out.headers()["x-request-id"], "req-42");
+            let Body::Text(text) = out.body() else {
+                panic!("text body")
+            };
+            let body: serde_json::Value = serde_json::from_str(text).unwrap();
+            assert_eq!(body["success"], false);
+            assert_eq!(body["code"], "internal_error");
+            assert_eq!(body["request_id"], "req-42");
+        }
+        // An id that is itself not a valid header value is dropped, not echoed.
+        let out = to_lambda(
+            ApiResponse::json(200, &serde_json::json!({})).with_header("x-request-id", "a\rb"),
+        );
+        assert_eq!(out.status(), 500);
+        assert!(!out.headers().contains_key("x-request-id"));
+        // A valid response passes unchanged.
+        let ok = to_lambda(ApiResponse::json(
+            201,
+            &serde_json::json!({"success": true}),
+        ));
+        assert_eq!(ok.status(), 201);
     }
 }

@@ -20,6 +20,7 @@ pub mod plaid_config;
 pub mod portal;
 pub mod portal_page;
 pub mod ports;
+mod redact;
 pub mod report;
 pub mod retry;
 pub mod sandbox;
@@ -92,7 +93,7 @@ pub async fn delivery_deps_from_env() -> Result<
         .ok()
         .and_then(|s| s.parse().ok())
         .map_or(delivery::DEFAULT_TIMEOUT, std::time::Duration::from_secs);
-    let insecure = std::env::var("ALLOW_INSECURE_WEBHOOKS").is_ok_and(|v| v == "true");
+    let local_origins = config::local_webhook_origins()?;
     Ok(delivery::DeliveryDeps {
         store: dynamo::DynamoStore::new(
             aws_sdk_dynamodb::Client::new(&sdk),
@@ -103,7 +104,7 @@ pub async fn delivery_deps_from_env() -> Result<
             config::required("WEBHOOK_QUEUE_URL")?,
         ),
         clock: ports::SystemClock,
-        client: delivery::WebhookClient::new(timeout, insecure),
+        client: delivery::WebhookClient::new(timeout, local_origins),
         backoff: delivery::DEFAULT_BACKOFF.to_vec(),
     })
 }

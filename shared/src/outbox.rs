@@ -43,7 +43,7 @@ pub struct OutboxDeps<S, M, Q, C> {
 
 /// A webhook waiting for delivery, as it travels on SQS. The body is fixed here so every attempt
 /// sends the same bytes under the same `webhook-id`; only the timestamp and signature are per attempt.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct WebhookMessage {
     pub webhook_id: String,
     pub account_id: String,

@@ -120,7 +120,7 @@ pub enum LinkTokenOutcome {
 }
 
 /// Webhook signing secrets of an account; during a rotation both sign.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, Default)]
+#[derive(Clone, PartialEq, serde::Serialize, serde::Deserialize, Default)]
 pub struct WebhookSecrets {
     #[serde(default)]
     pub current: Option<String>,
@@ -295,7 +295,7 @@ pub enum EmailClaim {
 }
 
 /// An e-mail to one recipient.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct Email {
     pub to: String,
     pub subject: String,
@@ -344,7 +344,7 @@ pub enum ProviderError {
 }
 
 /// What the tenant page shows to connect an income source.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub enum ConnectStep {
     /// Sandbox: the tenant picks a scenario from a plain form (no JavaScript).
     ChooseScenario { scenarios: Vec<(String, String)> },

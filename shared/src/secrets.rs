@@ -84,7 +84,7 @@ pub fn key_id_for_hash(hash: &str) -> String {
 }
 
 /// A key that passed the offline format and checksum checks.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone, PartialEq)]
 pub struct ParsedKey {
     pub mode: Mode,
     pub hash: String,

@@ -164,13 +164,18 @@ fn lambda_env(
         ("SENDER_EMAIL", "no-reply@verify.local.test"),
         ("WEBHOOK_QUEUE_URL", queue_url),
         ("WEBHOOK_TIMEOUT_SECONDS", "10"),
-        ("ALLOW_INSECURE_WEBHOOKS", "true"),
         ("INCOME_PROVIDER", "none"),
         ("RUST_LOG", "info"),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_string(), v.to_string()))
     .collect()
+}
+
+/// Lists the bench's receiver as the one non-public webhook target (`LOCAL_WEBHOOK_ORIGINS`).
+fn local_receiver(url: &str) -> (String, String) {
+    let origin = url.trim_end_matches("/webhooks").to_string();
+    ("LOCAL_WEBHOOK_ORIGINS".to_string(), origin)
 }
 
 /// How to start a function: a binary, or the Python peer.
@@ -457,13 +462,14 @@ async fn invocations(
     let hook = receiver::SlowReceiver::start(Duration::ZERO).await?;
     let proxy = Proxy::start(&moto.endpoint).await?;
     let mut api = RuntimeApi::start().await?;
-    let env = lambda_env(
+    let mut env = lambda_env(
         function.name,
         &api.endpoint(),
         &proxy.endpoint,
         &names.table,
         &created.webhook_queue_url,
     );
+    env.push(local_receiver(&hook.url));
     let mut child = launch.spawn(&env)?;
     let result = async {
         wait_next(&mut api, &mut child, 1, &launch.log).await?;
@@ -709,13 +715,14 @@ async fn webhook_batch(
     let sample =
         std::fs::read_to_string(root.join("events/deliver-webhook/delivered-one-message.json"))?;
     let mut api = RuntimeApi::start().await?;
-    let env = lambda_env(
+    let mut env = lambda_env(
         "deliver-webhook",
         &api.endpoint(),
         &moto.endpoint,
         &names.table,
         &created.webhook_queue_url,
     );
+    env.push(local_receiver(&hook.url));
     let mut child = launch.spawn(&env)?;
     let result = async {
         wait_next(&mut api, &mut child, 1, &launch.log).await?;

@@ -15,14 +15,16 @@ use shared::config::{Plans, Settings};
 use shared::dynamo::DynamoStore;
 use shared::portal::LiveProvider;
 use shared::ports::SystemClock;
+use shared::webhook::LocalWebhookOrigins;
 
-/// Settings of the HTTP handlers for a local stack whose pages are served at `base_url`.
+/// Settings of the HTTP handlers for a local stack whose pages are served at `base_url`. No
+/// webhook receiver is listed yet: the stack adds its own once it is listening (tests add theirs).
 pub fn local_settings(table: &str, base_url: &str, lifetime: chrono::Duration) -> Settings {
     Settings {
         table_name: table.to_string(),
         public_base_url: Some(base_url.trim_end_matches('/').to_string()),
         plans: Plans::defaults(),
-        allow_insecure_webhooks: true,
+        local_webhook_origins: LocalWebhookOrigins::default(),
         verification_lifetime: lifetime,
         // The local stack has no bank-data provider: live keys use the sandbox, marked as local.
         live_income: shared::config::LiveIncome::LocalSandbox,
@@ -69,13 +71,15 @@ pub struct Workers {
 }
 
 impl Workers {
-    /// `backoff` is the webhook and outbox retry schedule (tests pass zeros to retry at once).
+    /// `backoff` is the webhook and outbox retry schedule (tests pass zeros to retry at once);
+    /// `local_origins` the only non-public receivers webhooks may reach (share the API's list).
     pub fn new(
         sdk: &aws_config::SdkConfig,
         names: &stack::Resources,
         created: &stack::Created,
         base_url: &str,
         backoff: Vec<u32>,
+        local_origins: &LocalWebhookOrigins,
     ) -> Self {
         let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), names.table.clone());
         let queue = shared::aws::SqsQueue::new(
@@ -111,7 +115,7 @@ impl Workers {
                 clock: SystemClock,
                 client: shared::delivery::WebhookClient::new(
                     std::time::Duration::from_secs(10),
-                    true,
+                    local_origins.clone(),
                 ),
                 backoff,
             },

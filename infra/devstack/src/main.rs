@@ -68,6 +68,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         &base,
         chrono::Duration::seconds(args.link_lifetime_seconds),
     );
+    // Webhooks may reach the demo receiver below and nothing else on this machine.
+    let local_origins = settings.local_webhook_origins.clone();
     let app = devstack::app(&sdk, settings);
     devstack::server::spawn(app, args.port).await.map_err(|e| {
         format!(
@@ -76,9 +78,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
     })?;
     let receiver_port = args.port + 1;
-    devstack::receiver::spawn(receiver_port, secret.clone())
+    let receiver_origin = devstack::receiver::spawn(receiver_port, secret.clone())
         .await
         .map_err(|e| format!("webhook receiver on 127.0.0.1:{receiver_port}: {e}"))?;
+    local_origins.allow(&receiver_origin)?;
 
     // The local event source mappings and TTL: loops with a fixed period, until Ctrl-C.
     let mut workers = Workers::new(
@@ -87,6 +90,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         &created,
         &base,
         shared::delivery::DEFAULT_BACKOFF.to_vec(),
+        &local_origins,
     );
     workers.outbox.retry_backoff = shared::retry::DEFAULT_RETRY_BACKOFF.to_vec();
     let workers = Arc::new(workers);

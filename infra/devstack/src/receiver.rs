@@ -12,8 +12,10 @@ use serde_json::Value;
 use tokio::net::TcpListener;
 
 /// Serves `POST /webhooks` on 127.0.0.1:`port`, verifying the Standard Webhooks signature.
-pub async fn spawn(port: u16, secret: String) -> std::io::Result<()> {
+/// Returns its origin, the one non-public webhook target the local stack lists.
+pub async fn spawn(port: u16, secret: String) -> std::io::Result<String> {
     let listener = TcpListener::bind(("127.0.0.1", port)).await?;
+    let origin = format!("http://{}", listener.local_addr()?);
     let secret = Arc::new(secret);
     tokio::spawn(async move {
         loop {
@@ -67,7 +69,7 @@ pub async fn spawn(port: u16, secret: String) -> std::io::Result<()> {
             });
         }
     });
-    Ok(())
+    Ok(origin)
 }
 
 fn describe(body: &str, valid: bool) -> String {

@@ -80,13 +80,7 @@ async fn to_api_request(req: hyper::Request<Incoming>) -> Result<ApiRequest, Api
 }
 
 fn to_hyper(resp: ApiResponse) -> hyper::Response<Full<Bytes>> {
-    let mut builder = hyper::Response::builder().status(resp.status);
-    for (name, value) in &resp.headers {
-        builder = builder.header(name, value);
-    }
-    builder
-        .body(Full::new(Bytes::from(resp.body)))
-        .unwrap_or_else(|_| hyper::Response::new(Full::new(Bytes::new())))
+    shared::http::to_http(resp, |body| Full::new(Bytes::from(body)))
 }
 
 /// Serves `app` on `listener` until the task is dropped.

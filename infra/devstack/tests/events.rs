@@ -141,9 +141,17 @@ async fn every_stream_and_queue_event_has_its_effect() {
                 .put_webhook_secrets(devstack::stack::DEMO_ACCOUNT, &secrets)
                 .await
                 .unwrap();
-            let workers =
-                devstack::Workers::new(&env.sdk, &env.names, &env.created, &env.base, vec![0]);
+            let workers = devstack::Workers::new(
+                &env.sdk,
+                &env.names,
+                &env.created,
+                &env.base,
+                vec![0],
+                &env.webhook_origins,
+            );
             let receiver = common::Receiver::start(vec![200], std::time::Duration::ZERO).await;
+            // The "receiver down" sample names the discard port, where nothing listens.
+            env.webhook_origins.allow("http://127.0.0.1:9").unwrap();
             // The sample points at the local stack's receiver; here it is this test's.
             let raw = std::fs::read_to_string(&file)
                 .unwrap()

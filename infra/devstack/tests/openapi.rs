@@ -830,7 +830,14 @@ async fn drive_pages_and_webhooks(rec: &mut Recorder) {
     let mut pump = StreamPump::new(&env.sdk, &env.names.table, ttl.clone())
         .await
         .unwrap();
-    let workers = Workers::new(&env.sdk, &env.names, &env.created, &env.base, vec![0]);
+    let workers = Workers::new(
+        &env.sdk,
+        &env.names,
+        &env.created,
+        &env.base,
+        vec![0],
+        &env.webhook_origins,
+    );
     env.store
         .put_webhook_secrets(
             devstack::stack::DEMO_ACCOUNT,

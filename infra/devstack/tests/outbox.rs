@@ -32,7 +32,14 @@ async fn rig() -> Rig {
         .await
         .unwrap();
     // Zero back-off: a failed webhook is visible again at once, so retries run without waiting.
-    let workers = Workers::new(&env.sdk, &env.names, &env.created, &env.base, vec![0]);
+    let workers = Workers::new(
+        &env.sdk,
+        &env.names,
+        &env.created,
+        &env.base,
+        vec![0],
+        &env.webhook_origins,
+    );
     for account in [
         devstack::stack::DEMO_ACCOUNT,
         devstack::stack::OTHER_ACCOUNT,
@@ -449,7 +456,9 @@ async fn a_500_then_200_is_delivered_on_retry_with_the_same_webhook_id() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_receiver_down_through_every_attempt_ends_in_the_dead_letter_queue() {
     let rig = rig().await;
-    let closed = format!("http://127.0.0.1:{}/hook", devstack::moto::free_port());
+    let closed_origin = format!("http://127.0.0.1:{}", devstack::moto::free_port());
+    rig.env.webhook_origins.allow(&closed_origin).unwrap();
+    let closed = format!("{closed_origin}/hook");
     queue_message(&rig, &closed, "msg_down").await;
     let mut attempts = 0;
     // Bounded: maxReceiveCount receives, then SQS moves the message on the next receive.
@@ -476,7 +485,9 @@ async fn a_receiver_down_through_every_attempt_ends_in_the_dead_letter_queue() {
 async fn one_bad_endpoint_in_a_batch_of_ten_is_the_only_one_retried() {
     let rig = rig().await;
     let good = Receiver::start(vec![200], Duration::ZERO).await;
-    let closed = format!("http://127.0.0.1:{}/hook", devstack::moto::free_port());
+    let closed_origin = format!("http://127.0.0.1:{}", devstack::moto::free_port());
+    rig.env.webhook_origins.allow(&closed_origin).unwrap();
+    let closed = format!("{closed_origin}/hook");
     for i in 0..9 {
         queue_message(&rig, &good.url, &format!("msg_good_{i}")).await;
     }
@@ -524,7 +535,10 @@ async fn gone_and_forbidden_targets_are_not_retried() {
     );
 
     // A production client (https only, no loopback) refuses what the local one allows.
-    let strict = shared::delivery::WebhookClient::new(Duration::from_secs(2), false);
+    let strict = shared::delivery::WebhookClient::new(
+        Duration::from_secs(2),
+        shared::webhook::LocalWebhookOrigins::default(),
+    );
     let message = WebhookMessage {
         webhook_id: "m".into(),
         account_id: "a".into(),

@@ -307,7 +307,14 @@ async fn rig() -> Rig {
     let env = env().await;
     let faults = Faults::default();
     let clock = TestClock(Arc::new(Mutex::new(Utc::now())));
-    let workers = devstack::Workers::new(&env.sdk, &env.names, &env.created, &env.base, vec![0]);
+    let workers = devstack::Workers::new(
+        &env.sdk,
+        &env.names,
+        &env.created,
+        &env.base,
+        vec![0],
+        &env.webhook_origins,
+    );
     let queue = |inner: SqsQueue, step| FaultyQueue {
         inner,
         faults: faults.clone(),
@@ -698,6 +705,7 @@ async fn test_mode_e_mails_are_suppressed_unless_the_stack_sends_them() {
         &rig.env.created,
         &rig.env.base,
         vec![0],
+        &rig.env.webhook_origins,
     );
     assert_eq!(workers.outbox.test_mode_delivery, TestModeDelivery::Send);
     rig.deps.test_mode_delivery = TestModeDelivery::Send;

@@ -283,3 +283,83 @@ fn outbox_retries_outlast_a_day_and_test_mode_mails_nobody() {
         );
     }
 }
+
+/// deliver-webhook (the one function calling addresses API users choose) may read the signing
+/// secrets and nothing else: GetItem on ACCOUNT# items, limited to the secrets' attributes, which
+/// are exactly what the adapter projects and what `WebhookSecrets` holds.
+#[test]
+fn deliver_webhook_reads_only_the_signing_secrets() {
+    let t = template();
+    let statements = t["Resources"]["DeliverWebhookRole"]["Properties"]["Policies"][0]
+        ["PolicyDocument"]["Statement"]
+        .as_sequence()
+        .unwrap()
+        .clone();
+    let table_statements: Vec<&Value> = statements
+        .iter()
+        .filter(|s| format!("{:?}", s["Action"]).contains("dynamodb:"))
+        .collect();
+    assert_eq!(table_statements.len(), 1, "one statement touches the table");
+    let secrets = table_statements[0];
+    assert_eq!(secrets["Action"], "dynamodb:GetItem");
+    let condition = &secrets["Condition"];
+    assert_eq!(
+        strings(&condition["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]),
+        vec!["ACCOUNT#*"]
+    );
+    let mut allowed = vec![schema::PK.to_string(), schema::SK.to_string()];
+    allowed.extend(
+        shared::dynamo::WEBHOOK_SECRET_ATTRIBUTES
+            .iter()
+            .map(|a| a.to_string()),
+    );
+    assert_eq!(
+        strings(&condition["ForAllValues:StringEquals"]["dynamodb:Attributes"]),
+        allowed
+    );
+    assert_eq!(
+        condition["StringEqualsIfExists"]["dynamodb:Select"],
+        "SPECIFIC_ATTRIBUTES"
+    );
+    assert_eq!(
+        condition["StringEqualsIfExists"]["dynamodb:ReturnValues"],
+        "NONE"
+    );
+
+    // The attributes are those of the stored item, no more, no fewer.
+    let full = shared::ports::WebhookSecrets {
+        current: Some("whsec_a".into()),
+        previous: Some("whsec_b".into()),
+        previous_valid_until: Some(chrono::Utc::now()),
+    };
+    let stored: BTreeSet<String> = serde_json::to_value(&full)
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let projected: BTreeSet<String> = shared::dynamo::WEBHOOK_SECRET_ATTRIBUTES
+        .iter()
+        .map(|a| a.to_string())
+        .collect();
+    assert_eq!(stored, projected);
+}
+
+/// Slow receivers cannot take the account's concurrency: the SQS trigger has a maximum, set by a
+/// parameter (Lambda accepts 2 to 1000).
+#[test]
+fn webhook_delivery_concurrency_is_bounded() {
+    let t = template();
+    let scaling = &t["Resources"]["DeliverWebhookFunction"]["Properties"]["Events"]["Queue"]["Properties"]
+        ["ScalingConfig"]["MaximumConcurrency"];
+    let Value::Tagged(reference) = scaling else {
+        panic!("MaximumConcurrency is a !Ref: {scaling:?}")
+    };
+    assert_eq!(reference.tag, "!Ref");
+    let name = reference.value.as_str().unwrap();
+    let parameter = &t["Parameters"][name];
+    assert_eq!(parameter["Default"].as_u64(), Some(10));
+    assert!(parameter["MinValue"].as_u64().unwrap() >= 2);
+    assert!(parameter["MaxValue"].as_u64().unwrap() <= 1000);
+}

@@ -13,9 +13,17 @@ use serde_json::Value;
 use shared::config::{Plans, Settings};
 use shared::domain::Plan;
 use shared::dynamo::DynamoStore;
+use shared::webhook::LocalWebhookOrigins;
 
 static MOTO: OnceLock<Moto> = OnceLock::new();
 static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+static WEBHOOK_ORIGINS: OnceLock<LocalWebhookOrigins> = OnceLock::new();
+
+/// The non-public webhook targets the envs of this test binary accept: exactly the receivers its
+/// tests started (each `Receiver::start` lists its own origin), no other loopback address.
+pub fn webhook_origins() -> &'static LocalWebhookOrigins {
+    WEBHOOK_ORIGINS.get_or_init(LocalWebhookOrigins::default)
+}
 
 pub fn moto() -> &'static Moto {
     MOTO.get_or_init(|| Moto::start().expect("moto starts (run `make tools` first)"))
@@ -84,6 +92,8 @@ pub struct TestEnv {
     /// Another account (plan pro).
     pub other_live_key: String,
     pub other_test_key: String,
+    /// The webhook receivers the API and the delivery worker may reach (`webhook_origins()`).
+    pub webhook_origins: LocalWebhookOrigins,
 }
 
 pub async fn env() -> TestEnv {
@@ -110,6 +120,7 @@ pub async fn env_with(plans: Plans) -> TestEnv {
     let base = format!("http://127.0.0.1:{port}");
     let settings = Settings {
         plans,
+        local_webhook_origins: webhook_origins().clone(),
         ..devstack::local_settings(&names.table, &base, shared::domain::VERIFICATION_LIFETIME)
     };
     let app = devstack::app(&sdk, settings);
@@ -128,6 +139,7 @@ pub async fn env_with(plans: Plans) -> TestEnv {
         test_key,
         other_live_key,
         other_test_key,
+        webhook_origins: webhook_origins().clone(),
     }
 }
 
@@ -221,7 +233,16 @@ impl Received {
 }
 
 impl Receiver {
+    /// A receiver the local stack lists as a webhook target.
     pub async fn start(statuses: Vec<u16>, delay: std::time::Duration) -> Receiver {
+        let receiver = Self::start_unlisted(statuses, delay).await;
+        let origin = receiver.url.trim_end_matches("/hook");
+        webhook_origins().allow(origin).unwrap();
+        receiver
+    }
+
+    /// A receiver that is listening but not listed: webhooks must never reach it.
+    pub async fn start_unlisted(statuses: Vec<u16>, delay: std::time::Duration) -> Receiver {
         use http_body_util::BodyExt;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/hook", listener.local_addr().unwrap());

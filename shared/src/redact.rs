@@ -1,0 +1,484 @@
+//! `Debug` for every type that holds a secret or a person's data: the values a log line or a panic
+//! message could leak (tenant e-mail, name, phone, address, rent, income, tokens, key hashes,
+//! webhook secrets, URL paths and queries, request and mail bodies) print as `<redacted>`; ids,
+//! statuses and timestamps stay visible so the output still helps. Kept apart from the types so
+//! the redaction of all of them can be reviewed in one place. New fields stay hidden until they
+//! are added here (`finish_non_exhaustive`).
+
+use std::fmt::{self, Debug, Formatter};
+
+use crate::domain::{Account, ApiKeyRecord, NewVerificationInput, Transition, Verification};
+use crate::http::{ApiRequest, ApiResponse};
+use crate::outbox::WebhookMessage;
+use crate::ports::{ConnectStep, Email, WebhookSecrets};
+use crate::secrets::ParsedKey;
+
+const REDACTED: &str = "<redacted>";
+
+/// Prints `<redacted>`.
+struct Hidden;
+
+impl Debug for Hidden {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.write_str(REDACTED)
+    }
+}
+
+/// `None`, or `Some(<redacted>)`: whether a value is there is often what a reader needs.
+fn presence<T>(value: &Option<T>) -> Option<Hidden> {
+    value.as_ref().map(|_| Hidden)
+}
+
+/// A URL reduced to its origin: its path and query may carry a receiver's own secret.
+struct UrlOrigin<'a>(&'a str);
+
+impl Debug for UrlOrigin<'_> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match reqwest::Url::parse(self.0) {
+            Ok(url) if url.has_host() => {
+                write!(f, "\"{}/{REDACTED}\"", url.origin().ascii_serialization())
+            }
+            _ => f.write_str(REDACTED),
+        }
+    }
+}
+
+/// A body shown by its size only.
+struct Size(usize);
+
+impl Debug for Size {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        write!(f, "<{} bytes>", self.0)
+    }
+}
+
+impl Debug for Verification {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Verification")
+            .field("verification_id", &self.verification_id)
+            .field("account_id", &self.account_id)
+            .field("mode", &self.mode)
+            .field("status", &self.status)
+            .field("tenant_email", &Hidden)
+            .field("tenant_name", &presence(&self.tenant_name))
+            .field("tenant_phone", &presence(&self.tenant_phone))
+            .field("property_address", &presence(&self.property_address))
+            .field("monthly_rent", &presence(&self.monthly_rent))
+            .field("webhook_url", &self.webhook_url.as_deref().map(UrlOrigin))
+            .field("created_at", &self.created_at)
+            .field("expires_at", &self.expires_at)
+            .field("started_at", &self.started_at)
+            .field("completed_at", &self.completed_at)
+            .field("cancelled_at", &self.cancelled_at)
+            .field("expired_at", &self.expired_at)
+            .field("failed_at", &self.failed_at)
+            .field("failure_reason", &self.failure_reason)
+            .field("consented_at", &self.consented_at)
+            .field("income_report", &presence(&self.income_report))
+            .field("provider_user", &presence(&self.provider_user))
+            .field("provider_link_token", &presence(&self.provider_link_token))
+            .field("token_hashes", &Size(self.token_hashes.len()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Debug for NewVerificationInput {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.debug_struct("NewVerificationInput")
+            .field("tenant_email", &Hidden)
+            .field("tenant_name", &presence(&self.tenant_name))
+            .field("tenant_phone", &presence(&self.tenant_phone))
+            .field("property_address", &presence(&self.property_address))
+            .field("monthly_rent", &presence(&self.monthly_rent))
+            .field("webhook_url", &self.webhook_url.as_deref().map(UrlOrigin))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Debug for Transition {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            Transition::Start => f.write_str("Start"),
+            // The provider user is a credential at the provider.
+            Transition::Consent { version, .. } => f
+                .debug_struct("Consent")
+                .field("version", version)
+                .field("provider_user", &Hidden)
+                .finish(),
+            // The report is the tenant's income.
+            Transition::Complete { .. } => {
+                f.debug_struct("Complete").field("report", &Hidden).finish()
+            }
+            Transition::Fail { reason } => f.debug_struct("Fail").field("reason", reason).finish(),
+            Transition::FailRefunded { reason } => f
+                .debug_struct("FailRefunded")
+                .field("reason", reason)
+                .finish(),
+            Transition::Cancel => f.write_str("Cancel"),
+            Transition::Expire => f.write_str("Expire"),
+        }
+    }
+}
+
+impl Debug for Account {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        // The name may be a person's (a private landlord).
+        f.debug_struct("Account")
+            .field("account_id", &self.account_id)
+            .field("name", &Hidden)
+            .field("plan", &self.plan)
+            .field("subscription_status", &self.subscription_status)
+            .field("current_period_end", &self.current_period_end)
+            .field("created_at", &self.created_at)
+            .field("api_window", &self.api_window)
+            .field("api_requests", &self.api_requests)
+            .field("revoked_keys", &self.revoked_keys)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Debug for ApiKeyRecord {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        // `key_id` and `display_prefix` are made to be shown; the hash is what the lookup uses.
+        f.debug_struct("ApiKeyRecord")
+            .field("key_id", &self.key_id)
+            .field("key_hash", &Hidden)
+            .field("account_id", &self.account_id)
+            .field("mode", &self.mode)
+            .field("display_prefix", &self.display_prefix)
+            .field("created_at", &self.created_at)
+            .field("revoked_at", &self.revoked_at)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Debug for ParsedKey {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ParsedKey")
+            .field("mode", &self.mode)
+            .field("hash", &Hidden)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Debug for WebhookSecrets {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WebhookSecrets")
+            .field("current", &presence(&self.current))
+            .field("previous", &presence(&self.previous))
+            .field("previous_valid_until", &self.previous_valid_until)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Debug for Email {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        // The bodies carry the tenant's link, which opens their verification.
+        f.debug_struct("Email")
+            .field("to", &Hidden)
+            .field("subject", &Hidden)
+            .field("text", &Size(self.text.len()))
+            .field("html", &Size(self.html.len()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Debug for ConnectStep {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        match self {
+            ConnectStep::ChooseScenario { scenarios } => f
+                .debug_struct("ChooseScenario")
+                .field("scenarios", scenarios)
+                .finish(),
+            ConnectStep::Widget { .. } => f
+                .debug_struct("Widget")
+                .field("link_token", &Hidden)
+                .finish(),
+        }
+    }
+}
+
+impl Debug for WebhookMessage {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WebhookMessage")
+            .field("webhook_id", &self.webhook_id)
+            .field("account_id", &self.account_id)
+            .field("url", &UrlOrigin(&self.url))
+            .field("body", &Size(self.body.len()))
+            .finish_non_exhaustive()
+    }
+}
+
+impl Debug for ApiRequest {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        // Header values hold the API key; the tenant page's path holds the link token; bodies and
+        // query values hold the tenant's data.
+        let header_names: Vec<&str> = self.headers.keys().map(|k| k.as_str()).collect();
+        let query_names: Vec<&String> = self.query.keys().collect();
+        let path: &dyn Debug = if self.path.starts_with("/api/") {
+            &self.path
+        } else {
+            &Hidden
+        };
+        f.debug_struct("ApiRequest")
+            .field("method", &self.method)
+            .field("path", path)
+            .field("query", &query_names)
+            .field("headers", &header_names)
+            .field("body", &Size(self.body.len()))
+            .field("request_id", &self.request_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Debug for ApiResponse {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        // A `location` may be the tenant link; bodies hold the tenant's data.
+        let header_names: Vec<&str> = self.headers.iter().map(|(k, _)| k.as_str()).collect();
+        f.debug_struct("ApiResponse")
+            .field("status", &self.status)
+            .field("headers", &header_names)
+            .field("body", &Size(self.body.len()))
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::{TimeZone, Utc};
+
+    use super::*;
+    use crate::domain::{Mode, SubscriptionStatus};
+    use crate::report::{IncomeReport, IncomeSource, VerificationMethod};
+
+    const EMAIL: &str = "jane.private@example.com";
+    const NAME: &str = "Jane Privatename";
+    const PHONE: &str = "+1 555 010 9999";
+    const ADDRESS: &str = "17 Hidden Lane";
+    const RENT: f64 = 1234.56;
+    const HOOK_SECRET_PATH: &str = "hook-path-secret";
+    const HOOK_SECRET_QUERY: &str = "tok3n-in-query";
+    const PLAID_USER: &str = "user-sandbox-b0e2c4ee";
+    const LINK_TOKEN: &str = "link-sandbox-af1a0311";
+    const TOKEN_HASH: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    const EMPLOYER: &str = "Secret Employer Inc";
+
+    fn hook_url() -> String {
+        format!("https://hooks.example.com/{HOOK_SECRET_PATH}?t={HOOK_SECRET_QUERY}")
+    }
+
+    /// Debug output of `value` with none of `secrets` in it (nor their escaped forms).
+    fn assert_hides(value: &impl Debug, secrets: &[&str]) -> String {
+        let out = format!("{value:?} {value:#?}");
+        for secret in secrets {
+            assert!(!out.contains(secret), "{secret} leaked in {out}");
+        }
+        out
+    }
+
+    fn input() -> NewVerificationInput {
+        NewVerificationInput {
+            tenant_email: EMAIL.into(),
+            tenant_name: Some(NAME.into()),
+            tenant_phone: Some(PHONE.into()),
+            property_address: Some(ADDRESS.into()),
+            monthly_rent: Some(RENT),
+            webhook_url: Some(hook_url()),
+        }
+    }
+
+    #[test]
+    fn verification_hides_the_tenant_and_the_tokens() {
+        let mut v = Verification::new_pending(
+            "acct_1",
+            Mode::Live,
+            input(),
+            Utc.with_ymd_and_hms(2026, 11, 1, 0, 0, 0).unwrap(),
+            chrono::Duration::days(7),
+        );
+        v.provider_user = Some(PLAID_USER.into());
+        v.provider_link_token = Some(LINK_TOKEN.into());
+        v.token_hashes = vec![TOKEN_HASH.into()];
+        v.income_report = Some(IncomeReport {
+            total_monthly_income: 7777.77,
+            income_sources: vec![IncomeSource {
+                name: EMPLOYER.into(),
+                income_category: "SALARY".into(),
+                pay_frequency: None,
+                monthly_income: 7777.77,
+            }],
+            verification_method: VerificationMethod::Bank,
+            confidence_score: 0.9,
+            local_sandbox: None,
+            rent_to_income_ratio: Some(0.1587),
+            passes_3x_rule: Some(true),
+        });
+        let out = assert_hides(
+            &v,
+            &[
+                EMAIL,
+                NAME,
+                PHONE,
+                ADDRESS,
+                "1234.56",
+                HOOK_SECRET_PATH,
+                HOOK_SECRET_QUERY,
+                PLAID_USER,
+                LINK_TOKEN,
+                TOKEN_HASH,
+                EMPLOYER,
+                "7777.77",
+            ],
+        );
+        // Still useful: ids, status and where webhooks go.
+        assert!(out.contains(&v.verification_id.to_string()) && out.contains("Pending"));
+        assert!(
+            out.contains("https://hooks.example.com/<redacted>"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn new_verification_input_hides_the_tenant() {
+        assert_hides(
+            &input(),
+            &[
+                EMAIL,
+                NAME,
+                PHONE,
+                ADDRESS,
+                "1234.56",
+                HOOK_SECRET_PATH,
+                HOOK_SECRET_QUERY,
+            ],
+        );
+    }
+
+    #[test]
+    fn a_completing_transition_hides_the_income() {
+        let report = IncomeReport {
+            total_monthly_income: 7777.77,
+            income_sources: vec![IncomeSource {
+                name: EMPLOYER.into(),
+                income_category: "SALARY".into(),
+                pay_frequency: None,
+                monthly_income: 7777.77,
+            }],
+            verification_method: VerificationMethod::Bank,
+            confidence_score: 0.9,
+            local_sandbox: None,
+            rent_to_income_ratio: None,
+            passes_3x_rule: Some(true),
+        };
+        assert_hides(&Transition::Complete { report }, &[EMPLOYER, "7777.77"]);
+    }
+
+    #[test]
+    fn account_hides_its_name() {
+        let at = Utc.with_ymd_and_hms(2026, 11, 1, 0, 0, 0).unwrap();
+        let account = Account {
+            account_id: "acct_1".into(),
+            name: NAME.into(),
+            plan: "pro".into(),
+            subscription_status: SubscriptionStatus::Active,
+            current_period_end: at,
+            created_at: at,
+            api_window: None,
+            api_requests: 0,
+            revoked_keys: vec![],
+        };
+        let out = assert_hides(&account, &[NAME]);
+        assert!(out.contains("acct_1"));
+    }
+
+    #[test]
+    fn api_key_record_and_parsed_key_hide_the_hash() {
+        let record = ApiKeyRecord {
+            key_id: "key_9f86d081884c7d65".into(),
+            key_hash: TOKEN_HASH.into(),
+            account_id: "acct_1".into(),
+            mode: Mode::Test,
+            display_prefix: "tiv_test_ab".into(),
+            created_at: Utc.with_ymd_and_hms(2026, 11, 1, 0, 0, 0).unwrap(),
+            revoked_at: None,
+        };
+        let out = assert_hides(&record, &[TOKEN_HASH]);
+        assert!(out.contains("key_9f86d081884c7d65"));
+        let parsed = ParsedKey {
+            mode: Mode::Live,
+            hash: TOKEN_HASH.into(),
+        };
+        assert_hides(&parsed, &[TOKEN_HASH]);
+    }
+
+    #[test]
+    fn webhook_secrets_hide_both_secrets() {
+        let secrets = WebhookSecrets {
+            current: Some("whsec_currentcurrentcurrent".into()),
+            previous: Some("whsec_previouspreviousprev".into()),
+            previous_valid_until: None,
+        };
+        assert_hides(&secrets, &["whsec_", "currentcurrent", "previousprevious"]);
+    }
+
+    #[test]
+    fn email_hides_recipient_subject_and_link() {
+        let email = Email {
+            to: EMAIL.into(),
+            subject: format!("{NAME}, please verify your income"),
+            text: format!("Open https://verify.example.com/t/id/{LINK_TOKEN}"),
+            html: format!("<a href=\"https://verify.example.com/t/id/{LINK_TOKEN}\">open</a>"),
+        };
+        assert_hides(&email, &[EMAIL, NAME, LINK_TOKEN]);
+    }
+
+    #[test]
+    fn connect_step_hides_the_provider_tokens() {
+        let step = ConnectStep::Widget {
+            link_token: LINK_TOKEN.into(),
+        };
+        assert_hides(&step, &[LINK_TOKEN]);
+        let consent = Transition::Consent {
+            version: "v1".into(),
+            provider_user: Some(PLAID_USER.into()),
+        };
+        assert_hides(&consent, &[PLAID_USER]);
+    }
+
+    #[test]
+    fn webhook_message_hides_url_path_query_and_body() {
+        let message = WebhookMessage {
+            webhook_id: "msg_1".into(),
+            account_id: "acct_1".into(),
+            url: hook_url(),
+            body: format!("{{\"data\":{{\"tenant\":\"{EMAIL}\"}}}}"),
+        };
+        let out = assert_hides(&message, &[HOOK_SECRET_PATH, HOOK_SECRET_QUERY, EMAIL]);
+        assert!(out.contains("msg_1"));
+        let unparsable = WebhookMessage {
+            url: format!("not a url {HOOK_SECRET_QUERY}"),
+            ..message
+        };
+        assert_hides(&unparsable, &[HOOK_SECRET_QUERY]);
+    }
+
+    #[test]
+    fn http_request_and_response_hide_key_token_and_bodies() {
+        let api_key = "tiv_live_0123456789abcdefghijklmnopqrstuv";
+        let request = ApiRequest::new(http::Method::POST, "/api/v1/verify?tenant_email=x%40y.z")
+            .with_header("authorization", &format!("Bearer {api_key}"))
+            .with_body(format!("{{\"tenant_email\":\"{EMAIL}\"}}"));
+        let out = assert_hides(&request, &[api_key, EMAIL, "x@y.z"]);
+        assert!(out.contains("/api/v1/verify") && out.contains("authorization"));
+        let page = ApiRequest::new(http::Method::GET, &format!("/t/some-id/{LINK_TOKEN}"));
+        assert_hides(&page, &[LINK_TOKEN]);
+
+        let response = ApiResponse::json(201, &serde_json::json!({"tenant_email": EMAIL}))
+            .with_header(
+                "location",
+                format!("https://verify.example.com/t/id/{LINK_TOKEN}"),
+            );
+        let out = assert_hides(&response, &[EMAIL, LINK_TOKEN]);
+        assert!(out.contains("201"));
+    }
+}
