@@ -305,6 +305,8 @@ struct Rig {
 
 async fn rig() -> Rig {
     let env = env().await;
+    // The webhooks of these tests go to a closed local port, listed so creates accept it.
+    env.webhook_origins.allow("http://127.0.0.1:9").unwrap();
     let faults = Faults::default();
     let clock = TestClock(Arc::new(Mutex::new(Utc::now())));
     let workers = devstack::Workers::new(
