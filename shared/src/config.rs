@@ -3,8 +3,8 @@
 
 use chrono::Duration;
 
+use crate::domain::webhook::LocalWebhookOrigins;
 use crate::domain::{Plan, VERIFICATION_LIFETIME};
-use crate::webhook::LocalWebhookOrigins;
 
 /// The plans the service sells. Defaults are those of the reference product (design §3); a
 /// deployment can replace them with the `PLANS` environment variable (a JSON array of plans).

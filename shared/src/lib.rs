@@ -5,27 +5,14 @@
 //! - `dynamo` (and the other adapters): the AWS implementations of the ports;
 //! - `api`, `http`: the HTTP handlers and their Lambda glue.
 
-pub mod api;
-pub mod aws;
+pub mod adapters;
 pub mod config;
-pub mod delivery;
 pub mod domain;
-pub mod dynamo;
 pub mod error;
-pub mod expiry;
+pub mod handlers;
 pub mod http;
-pub mod outbox;
-pub mod plaid;
-pub mod plaid_config;
-pub mod portal;
-pub mod portal_page;
 pub mod ports;
 mod redact;
-pub mod report;
-pub mod retry;
-pub mod sandbox;
-pub mod secrets;
-pub mod webhook;
 
 /// Logging set up once per cold start: JSON lines for CloudWatch, level from `RUST_LOG`.
 pub fn init_tracing() {
@@ -48,73 +35,73 @@ pub async fn aws_config() -> aws_config::SdkConfig {
 
 /// Builds the HTTP functions' dependencies from the environment.
 pub async fn api_deps_from_env()
--> Result<api::ApiDeps<dynamo::DynamoStore, ports::SystemClock>, config::ConfigError> {
+-> Result<handlers::api::ApiDeps<adapters::dynamo::DynamoStore, ports::SystemClock>, config::ConfigError> {
     let settings = config::Settings::from_env()?;
     let sdk = aws_config().await;
-    let store = dynamo::DynamoStore::new(
+    let store = adapters::dynamo::DynamoStore::new(
         aws_sdk_dynamodb::Client::new(&sdk),
         settings.table_name.clone(),
     );
-    Ok(api::ApiDeps::new(store, ports::SystemClock, settings))
+    Ok(handlers::api::ApiDeps::new(store, ports::SystemClock, settings))
 }
 
 /// Builds `publish-events`' and `retry-events`' dependencies from the environment.
 pub async fn outbox_deps_from_env() -> Result<
-    outbox::OutboxDeps<dynamo::DynamoStore, aws::SesMailer, aws::SqsQueue, ports::SystemClock>,
+    handlers::publish_events::OutboxDeps<adapters::dynamo::DynamoStore, adapters::aws::SesMailer, adapters::aws::SqsQueue, ports::SystemClock>,
     config::ConfigError,
 > {
     let sdk = aws_config().await;
     let sqs = aws_sdk_sqs::Client::new(&sdk);
-    Ok(outbox::OutboxDeps {
-        store: dynamo::DynamoStore::new(
+    Ok(handlers::publish_events::OutboxDeps {
+        store: adapters::dynamo::DynamoStore::new(
             aws_sdk_dynamodb::Client::new(&sdk),
             config::required("TABLE_NAME")?,
         ),
-        mailer: aws::SesMailer::new(
+        mailer: adapters::aws::SesMailer::new(
             aws_sdk_sesv2::Client::new(&sdk),
             config::required("SENDER_EMAIL")?,
         ),
-        queue: aws::SqsQueue::new(sqs.clone(), config::required("WEBHOOK_QUEUE_URL")?),
-        retry_queue: aws::SqsQueue::new(sqs, config::required("RETRY_QUEUE_URL")?),
+        queue: adapters::aws::SqsQueue::new(sqs.clone(), config::required("WEBHOOK_QUEUE_URL")?),
+        retry_queue: adapters::aws::SqsQueue::new(sqs, config::required("RETRY_QUEUE_URL")?),
         clock: ports::SystemClock,
         public_base_url: config::required("PUBLIC_BASE_URL")?,
         test_mode_delivery: config::TestModeDelivery::from_env()?,
-        retry_backoff: retry::DEFAULT_RETRY_BACKOFF.to_vec(),
+        retry_backoff: handlers::retry_events::DEFAULT_RETRY_BACKOFF.to_vec(),
     })
 }
 
 /// Builds `deliver-webhook`'s dependencies from the environment.
 pub async fn delivery_deps_from_env() -> Result<
-    delivery::DeliveryDeps<dynamo::DynamoStore, aws::SqsQueue, ports::SystemClock>,
+    handlers::deliver_webhook::DeliveryDeps<adapters::dynamo::DynamoStore, adapters::aws::SqsQueue, ports::SystemClock>,
     config::ConfigError,
 > {
     let sdk = aws_config().await;
     let timeout = std::env::var("WEBHOOK_TIMEOUT_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .map_or(delivery::DEFAULT_TIMEOUT, std::time::Duration::from_secs);
+        .map_or(handlers::deliver_webhook::DEFAULT_TIMEOUT, std::time::Duration::from_secs);
     let local_origins = config::local_webhook_origins()?;
-    Ok(delivery::DeliveryDeps {
-        store: dynamo::DynamoStore::new(
+    Ok(handlers::deliver_webhook::DeliveryDeps {
+        store: adapters::dynamo::DynamoStore::new(
             aws_sdk_dynamodb::Client::new(&sdk),
             config::required("TABLE_NAME")?,
         ),
-        queue: aws::SqsQueue::new(
+        queue: adapters::aws::SqsQueue::new(
             aws_sdk_sqs::Client::new(&sdk),
             config::required("WEBHOOK_QUEUE_URL")?,
         ),
         clock: ports::SystemClock,
-        client: delivery::WebhookClient::new(timeout, local_origins),
-        backoff: delivery::DEFAULT_BACKOFF.to_vec(),
+        client: handlers::deliver_webhook::WebhookClient::new(timeout, local_origins),
+        backoff: handlers::deliver_webhook::DEFAULT_BACKOFF.to_vec(),
     })
 }
 
 /// Builds `expire-verifications`' dependencies from the environment.
 pub async fn expiry_deps_from_env()
--> Result<expiry::ExpiryDeps<dynamo::DynamoStore, ports::SystemClock>, config::ConfigError> {
+-> Result<handlers::expire_verifications::ExpiryDeps<adapters::dynamo::DynamoStore, ports::SystemClock>, config::ConfigError> {
     let sdk = aws_config().await;
-    Ok(expiry::ExpiryDeps {
-        store: dynamo::DynamoStore::new(
+    Ok(handlers::expire_verifications::ExpiryDeps {
+        store: adapters::dynamo::DynamoStore::new(
             aws_sdk_dynamodb::Client::new(&sdk),
             config::required("TABLE_NAME")?,
         ),
@@ -126,7 +113,7 @@ pub async fn expiry_deps_from_env()
 /// income of live verifications: `plaid` (credentials from Secrets Manager, read here once) or
 /// `none`; the sandbox is never selectable here (only the local stack builds it, in code).
 pub async fn portal_deps_from_env() -> Result<
-    portal::PortalDeps<dynamo::DynamoStore, ports::SystemClock, portal::LiveProvider>,
+    handlers::tenant_portal::PortalDeps<adapters::dynamo::DynamoStore, ports::SystemClock, handlers::tenant_portal::LiveProvider>,
     config::ConfigError,
 > {
     let live_income = config::LiveIncome::from_env()?;
@@ -135,27 +122,27 @@ pub async fn portal_deps_from_env() -> Result<
         config::LiveIncome::Plaid => {
             let secrets = aws_sdk_secretsmanager::Client::new(&sdk);
             let plaid_config =
-                plaid_config::PlaidConfig::load(&secrets, |name| std::env::var(name).ok())
+                adapters::plaid::config::PlaidConfig::load(&secrets, |name| std::env::var(name).ok())
                     .await
                     .map_err(|e| config::ConfigError(e.to_string()))?;
-            portal::LiveProvider::Plaid(
-                plaid::PlaidIncomeProvider::new(plaid_config)
+            handlers::tenant_portal::LiveProvider::Plaid(
+                adapters::plaid::PlaidIncomeProvider::new(plaid_config)
                     .map_err(|e| config::ConfigError(e.to_string()))?,
             )
         }
-        config::LiveIncome::None => portal::LiveProvider::None,
+        config::LiveIncome::None => handlers::tenant_portal::LiveProvider::None,
         // from_env never gives it; refusing keeps that true even if it changed.
         config::LiveIncome::LocalSandbox => {
             return Err(config::ConfigError(config::SANDBOX_FOR_LIVE_REFUSED.into()));
         }
     };
-    Ok(portal::PortalDeps {
-        store: dynamo::DynamoStore::new(
+    Ok(handlers::tenant_portal::PortalDeps {
+        store: adapters::dynamo::DynamoStore::new(
             aws_sdk_dynamodb::Client::new(&sdk),
             config::required("TABLE_NAME")?,
         ),
         clock: ports::SystemClock,
         live_provider,
-        sandbox: sandbox::SandboxProvider,
+        sandbox: adapters::sandbox::SandboxProvider,
     })
 }

@@ -7,11 +7,11 @@
 
 use std::fmt::{self, Debug, Formatter};
 
+use crate::domain::secrets::ParsedKey;
 use crate::domain::{Account, ApiKeyRecord, NewVerificationInput, Transition, Verification};
+use crate::handlers::publish_events::WebhookMessage;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::outbox::WebhookMessage;
 use crate::ports::{ConnectStep, Email, WebhookSecrets};
-use crate::secrets::ParsedKey;
 
 const REDACTED: &str = "<redacted>";
 
@@ -248,8 +248,8 @@ mod tests {
     use chrono::{TimeZone, Utc};
 
     use super::*;
+    use crate::domain::report::{IncomeReport, IncomeSource, VerificationMethod};
     use crate::domain::{Mode, SubscriptionStatus};
-    use crate::report::{IncomeReport, IncomeSource, VerificationMethod};
 
     const EMAIL: &str = "jane.private@example.com";
     const NAME: &str = "Jane Privatename";

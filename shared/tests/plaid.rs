@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use shared::adapters::plaid::{PlaidConfig, PlaidConfigError, PlaidIncomeProvider};
 use shared::domain::Verification;
-use shared::plaid::{PlaidConfig, PlaidConfigError, PlaidIncomeProvider};
+use shared::domain::report::{PayFrequency, build_report};
 use shared::ports::{ConnectStep, IncomeProvider, ProviderError};
-use shared::report::{PayFrequency, build_report};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -409,7 +409,10 @@ async fn fetch_income_maps_the_bank_income_report() {
     assert_eq!(requests[0].body["user_token"], USER_TOKEN);
     assert_eq!(requests[0].body["options"], json!({"count": 1}));
 
-    assert_eq!(income.method, shared::report::VerificationMethod::Bank);
+    assert_eq!(
+        income.method,
+        shared::domain::report::VerificationMethod::Bank
+    );
     assert_eq!(income.provider_confidence, None);
     let summary: Vec<(&str, &str, Option<PayFrequency>, u32)> = income
         .sources

@@ -20,7 +20,8 @@ struct Cli {
 async fn main() {
     let cli = Cli::parse();
     let sdk = shared::aws_config().await;
-    let store = shared::dynamo::DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), cli.table);
+    let store =
+        shared::adapters::dynamo::DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), cli.table);
     let plans = match std::env::var("PLANS") {
         Ok(raw) => shared::config::Plans::parse(&raw).unwrap_or_else(|e| {
             eprintln!("{e}");

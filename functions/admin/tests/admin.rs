@@ -3,10 +3,10 @@
 use admin::{Command, KeyMode, run};
 use chrono::Utc;
 use devstack::moto::Moto;
+use shared::adapters::dynamo::DynamoStore;
 use shared::config::Plans;
-use shared::dynamo::DynamoStore;
+use shared::domain::secrets::parse_api_key;
 use shared::ports::Store;
-use shared::secrets::parse_api_key;
 
 fn line<'a>(out: &'a str, prefix: &str) -> &'a str {
     out.lines()

@@ -1,4 +1,4 @@
-//! Lambda for the API route served by `shared::api::cancel_verification`.
+//! Lambda for the API route served by `shared::handlers::api::cancel_verification`.
 
 use lambda_http::{Error, run, service_fn};
 
@@ -8,7 +8,9 @@ async fn main() -> Result<(), Error> {
     let deps = shared::api_deps_from_env().await?;
     let deps = &deps;
     run(service_fn(move |req| {
-        shared::http::serve(req, move |req| shared::api::cancel_verification(deps, req))
+        shared::http::serve(req, move |req| {
+            shared::handlers::api::cancel_verification(deps, req)
+        })
     }))
     .await
 }

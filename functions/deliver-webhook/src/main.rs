@@ -9,7 +9,9 @@ async fn main() -> Result<(), Error> {
     let deps = shared::delivery_deps_from_env().await?;
     let deps = &deps;
     run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
-        Ok::<_, Error>(shared::delivery::deliver_webhooks(deps, event.payload).await)
+        Ok::<_, Error>(
+            shared::handlers::deliver_webhook::deliver_webhooks(deps, event.payload).await,
+        )
     }))
     .await
 }

@@ -9,7 +9,9 @@ async fn main() -> Result<(), Error> {
     let deps = shared::expiry_deps_from_env().await?;
     let deps = &deps;
     run(service_fn(move |event: LambdaEvent<Event>| async move {
-        Ok::<_, Error>(shared::expiry::expire_verifications(deps, event.payload).await)
+        Ok::<_, Error>(
+            shared::handlers::expire_verifications::expire_verifications(deps, event.payload).await,
+        )
     }))
     .await
 }

@@ -9,7 +9,7 @@ async fn main() -> Result<(), Error> {
     let deps = shared::outbox_deps_from_env().await?;
     let deps = &deps;
     run(service_fn(move |event: LambdaEvent<Event>| async move {
-        Ok::<_, Error>(shared::outbox::publish_events(deps, event.payload).await)
+        Ok::<_, Error>(shared::handlers::publish_events::publish_events(deps, event.payload).await)
     }))
     .await
 }

@@ -12,7 +12,7 @@ async fn main() -> Result<(), Error> {
     let deps = shared::outbox_deps_from_env().await?;
     let deps = &deps;
     run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
-        Ok::<_, Error>(shared::retry::retry_events(deps, event.payload).await)
+        Ok::<_, Error>(shared::handlers::retry_events::retry_events(deps, event.payload).await)
     }))
     .await
 }

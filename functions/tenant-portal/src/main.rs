@@ -8,7 +8,9 @@ async fn main() -> Result<(), Error> {
     let deps = shared::portal_deps_from_env().await?;
     let deps = &deps;
     run(service_fn(move |req| {
-        shared::http::serve(req, move |req| shared::portal::tenant_portal(deps, req))
+        shared::http::serve(req, move |req| {
+            shared::handlers::tenant_portal::tenant_portal(deps, req)
+        })
     }))
     .await
 }

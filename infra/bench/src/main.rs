@@ -27,8 +27,8 @@ use devstack::moto::Moto;
 use devstack::stack::{self, Created, Resources};
 use proxy::{Call, Proxy};
 use runtime_api::RuntimeApi;
+use shared::adapters::dynamo::DynamoStore;
 use shared::domain::Mode;
-use shared::dynamo::DynamoStore;
 use shared::ports::{ListQuery, Store, WebhookSecrets};
 
 #[derive(Parser)]
@@ -408,7 +408,7 @@ async fn fresh_stack(
     stack::seed_account(&store, stack::OTHER_ACCOUNT, "pro", true).await?;
     stack::seed_fixtures(&store).await?;
     let secrets = WebhookSecrets {
-        current: Some(shared::secrets::generate_webhook_secret()),
+        current: Some(shared::domain::secrets::generate_webhook_secret()),
         previous: None,
         previous_valid_until: None,
     };
@@ -630,11 +630,11 @@ async fn list_cost(
             };
             let t = Instant::now();
             let page = store
-                .list_verifications(&query(shared::api::DEFAULT_LIMIT))
+                .list_verifications(&query(shared::handlers::api::DEFAULT_LIMIT))
                 .await?;
             let store_ms = ms(t.elapsed());
             let full = store
-                .list_verifications(&query(shared::api::MAX_LIMIT))
+                .list_verifications(&query(shared::handlers::api::MAX_LIMIT))
                 .await?;
             proxy.take();
             let (outcome, took) =
@@ -1089,12 +1089,12 @@ fn render(
     let _ = writeln!(
         o,
         "\nList cost: one page of `GET /api/v1/verifications` (default limit {}) of one owner, via the store and via the list-verifications binary on a warm instance (items read = DynamoDB's ScannedCount, seen by the proxy); items seeded with BatchWriteItem:\n",
-        shared::api::DEFAULT_LIMIT
+        shared::handlers::api::DEFAULT_LIMIT
     );
     let _ = writeln!(
         o,
         "| verifications of the owner | items read (store) | items read (handler) | items read, limit {} | DynamoDB calls (sequential) | page items: store / handler (status) | total reported | store ms | handler ms | seeding s |",
-        shared::api::MAX_LIMIT
+        shared::handlers::api::MAX_LIMIT
     );
     let _ = writeln!(o, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
     for l in lists {

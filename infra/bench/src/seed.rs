@@ -8,8 +8,8 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
 use chrono::{Duration, Utc};
 use futures::StreamExt;
+use shared::adapters::dynamo::{keys, schema};
 use shared::domain::{Mode, NewVerificationInput, VERIFICATION_LIFETIME, Verification};
-use shared::dynamo::{keys, schema};
 
 type Item = HashMap<String, AttributeValue>;
 
@@ -47,7 +47,7 @@ pub fn verification(account: &str, age_seconds: i64) -> Verification {
     let created = Utc::now() - Duration::seconds(age_seconds);
     let mut v =
         Verification::new_pending(account, Mode::Test, input, created, VERIFICATION_LIFETIME);
-    v.token_hashes = vec![shared::secrets::sha256_hex(
+    v.token_hashes = vec![shared::domain::secrets::sha256_hex(
         format!("bench-token-{age_seconds}").as_bytes(),
     )];
     v

@@ -10,12 +10,12 @@ pub mod stack;
 
 use std::sync::Arc;
 
-use shared::api::ApiDeps;
+use shared::adapters::dynamo::DynamoStore;
 use shared::config::{Plans, Settings};
-use shared::dynamo::DynamoStore;
-use shared::portal::LiveProvider;
+use shared::domain::webhook::LocalWebhookOrigins;
+use shared::handlers::api::ApiDeps;
+use shared::handlers::tenant_portal::LiveProvider;
 use shared::ports::SystemClock;
-use shared::webhook::LocalWebhookOrigins;
 
 /// Settings of the HTTP handlers for a local stack whose pages are served at `base_url`. No
 /// webhook receiver is listed yet: the stack adds its own once it is listening (tests add theirs).
@@ -54,11 +54,11 @@ pub fn app_with(
     );
     Arc::new(server::App {
         api: ApiDeps::new(store.clone(), SystemClock, settings),
-        portal: shared::portal::PortalDeps {
+        portal: shared::handlers::tenant_portal::PortalDeps {
             store,
             clock: SystemClock,
             live_provider,
-            sandbox: shared::sandbox::SandboxProvider,
+            sandbox: shared::adapters::sandbox::SandboxProvider,
         },
     })
 }
@@ -82,19 +82,19 @@ impl Workers {
         local_origins: &LocalWebhookOrigins,
     ) -> Self {
         let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), names.table.clone());
-        let queue = shared::aws::SqsQueue::new(
+        let queue = shared::adapters::aws::SqsQueue::new(
             aws_sdk_sqs::Client::new(sdk),
             created.webhook_queue_url.clone(),
         );
         Workers {
-            outbox: shared::outbox::OutboxDeps {
+            outbox: shared::handlers::publish_events::OutboxDeps {
                 store: store.clone(),
-                mailer: shared::aws::SesMailer::new(
+                mailer: shared::adapters::aws::SesMailer::new(
                     aws_sdk_sesv2::Client::new(sdk),
                     names.sender.clone(),
                 ),
                 queue: queue.clone(),
-                retry_queue: shared::aws::SqsQueue::new(
+                retry_queue: shared::adapters::aws::SqsQueue::new(
                     aws_sdk_sqs::Client::new(sdk),
                     created.retry_queue_url.clone(),
                 ),
@@ -105,15 +105,15 @@ impl Workers {
                 // Same zeros as the webhook back-off in tests: a failed retry is visible at once.
                 retry_backoff: backoff.clone(),
             },
-            expiry: shared::expiry::ExpiryDeps {
+            expiry: shared::handlers::expire_verifications::ExpiryDeps {
                 store: store.clone(),
                 clock: SystemClock,
             },
-            delivery: shared::delivery::DeliveryDeps {
+            delivery: shared::handlers::deliver_webhook::DeliveryDeps {
                 store,
                 queue,
                 clock: SystemClock,
-                client: shared::delivery::WebhookClient::new(
+                client: shared::handlers::deliver_webhook::WebhookClient::new(
                     std::time::Duration::from_secs(10),
                     local_origins.clone(),
                 ),

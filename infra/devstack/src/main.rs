@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Parser;
 use devstack::pump::{StreamPump, TtlDeletions, pump_retry_once, pump_sqs_once, sweep_ttl};
 use devstack::{Workers, moto, stack};
-use shared::dynamo::DynamoStore;
+use shared::adapters::dynamo::DynamoStore;
 use shared::ports::{Store, WebhookSecrets};
 
 #[derive(Parser)]
@@ -52,7 +52,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (live, test) = stack::seed_account(&store, stack::DEMO_ACCOUNT, "business", true).await?;
     stack::seed_account(&store, stack::OTHER_ACCOUNT, "pro", true).await?;
     stack::seed_fixtures(&store).await?;
-    let secret = shared::secrets::generate_webhook_secret();
+    let secret = shared::domain::secrets::generate_webhook_secret();
     let secrets = WebhookSecrets {
         current: Some(secret.clone()),
         previous: None,
@@ -89,10 +89,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         &names,
         &created,
         &base,
-        shared::delivery::DEFAULT_BACKOFF.to_vec(),
+        shared::handlers::deliver_webhook::DEFAULT_BACKOFF.to_vec(),
         &local_origins,
     );
-    workers.outbox.retry_backoff = shared::retry::DEFAULT_RETRY_BACKOFF.to_vec();
+    workers.outbox.retry_backoff = shared::handlers::retry_events::DEFAULT_RETRY_BACKOFF.to_vec();
     let workers = Arc::new(workers);
     let ttl = TtlDeletions::default();
     let mut pump = StreamPump::new(&sdk, &names.table, ttl.clone()).await?;

@@ -13,11 +13,11 @@ use aws_sdk_dynamodb::types::AttributeValue as DynamoValue;
 use aws_sdk_dynamodbstreams::types::{AttributeValue, ShardIteratorType};
 use base64::Engine;
 use serde_json::{Value, json};
-use shared::aws::{SesMailer, SqsQueue};
-use shared::delivery::DeliveryDeps;
-use shared::dynamo::{DynamoStore, schema};
-use shared::expiry::{ExpiryDeps, TTL_PRINCIPAL};
-use shared::outbox::OutboxDeps;
+use shared::adapters::aws::{SesMailer, SqsQueue};
+use shared::adapters::dynamo::{DynamoStore, schema};
+use shared::handlers::deliver_webhook::DeliveryDeps;
+use shared::handlers::expire_verifications::{ExpiryDeps, TTL_PRINCIPAL};
+use shared::handlers::publish_events::OutboxDeps;
 use shared::ports::{Clock, Mailer, Queue, Store, SystemClock};
 
 pub type Outbox = OutboxDeps<DynamoStore, SesMailer, SqsQueue, SystemClock>;
@@ -257,13 +257,13 @@ impl StreamPump {
         let handed = to_outbox.len() + to_expiry.len();
         if !to_outbox.is_empty() {
             self.outbox_backlog = run_batch(to_outbox, |batch| {
-                shared::outbox::publish_events(outbox, batch)
+                shared::handlers::publish_events::publish_events(outbox, batch)
             })
             .await;
         }
         if !to_expiry.is_empty() {
             self.expiry_backlog = run_batch(to_expiry, |batch| {
-                shared::expiry::expire_verifications(expiry, batch)
+                shared::handlers::expire_verifications::expire_verifications(expiry, batch)
             })
             .await;
         }
@@ -366,7 +366,7 @@ pub async fn pump_sqs_once(
     wait_seconds: i32,
 ) -> Result<usize, String> {
     pump_queue_once(sqs, queue_url, wait_seconds, |event| {
-        shared::delivery::deliver_webhooks(delivery, event)
+        shared::handlers::deliver_webhook::deliver_webhooks(delivery, event)
     })
     .await
 }
@@ -379,7 +379,7 @@ pub async fn pump_retry_once(
     wait_seconds: i32,
 ) -> Result<usize, String> {
     pump_queue_once(sqs, queue_url, wait_seconds, |event| {
-        shared::retry::retry_events(outbox, event)
+        shared::handlers::retry_events::retry_events(outbox, event)
     })
     .await
 }

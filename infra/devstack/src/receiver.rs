@@ -46,7 +46,7 @@ pub async fn spawn(port: u16, secret: String) -> std::io::Result<String> {
                             .map(|b| b.to_bytes())
                             .unwrap_or_default();
                         let body = String::from_utf8_lossy(&body).into_owned();
-                        let expected = shared::webhook::signature_header(
+                        let expected = shared::domain::webhook::signature_header(
                             &[&secret],
                             &id,
                             ts.parse().unwrap_or(0),

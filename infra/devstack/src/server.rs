@@ -10,11 +10,11 @@ use hyper::body::{Bytes, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use shared::api::{self, ApiDeps};
-use shared::dynamo::DynamoStore;
+use shared::adapters::dynamo::DynamoStore;
 use shared::error::ApiError;
+use shared::handlers::api::{self, ApiDeps};
+use shared::handlers::tenant_portal::{LiveProvider, PortalDeps};
 use shared::http::{ApiRequest, ApiResponse, parse_query};
-use shared::portal::{LiveProvider, PortalDeps};
 use shared::ports::SystemClock;
 use tokio::net::TcpListener;
 
@@ -46,7 +46,7 @@ pub async fn route(app: &App, req: ApiRequest) -> ApiResponse {
                 .with_header("x-request-id", req.request_id.clone())
         }
         (path, _) if path.starts_with("/t/") => {
-            shared::portal::tenant_portal(&app.portal, req).await
+            shared::handlers::tenant_portal::tenant_portal(&app.portal, req).await
         }
         _ => api::error_response(&ApiError::NotFound("No such route".into()), &req.request_id)
             .with_header("x-request-id", req.request_id.clone()),

@@ -2,10 +2,10 @@
 
 use aws_config::SdkConfig;
 use chrono::{Duration, Utc};
+use shared::adapters::dynamo::DynamoStore;
+use shared::domain::secrets::{GeneratedKey, key_from_random};
 use shared::domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus};
-use shared::dynamo::DynamoStore;
 use shared::ports::{Store, StoreError};
-use shared::secrets::{GeneratedKey, key_from_random};
 
 /// Resource names of the local stack.
 #[derive(Debug, Clone)]
@@ -96,7 +96,7 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
         .await
         .is_ok();
     if !exists {
-        shared::dynamo::create_table(&dynamo, &names.table)
+        shared::adapters::dynamo::create_table(&dynamo, &names.table)
             .await
             .map_err(|e| e.to_string())?;
     }
@@ -176,7 +176,7 @@ pub async fn seed_account(
         let key = if fixed_keys {
             demo_key(account_id, mode)
         } else {
-            shared::secrets::generate_api_key(mode)
+            shared::domain::secrets::generate_api_key(mode)
         };
         if store.find_api_key(&key.hash).await?.is_none() {
             store
@@ -211,10 +211,10 @@ pub const FIXTURE_LINK_TOKEN: &str = "SampleLinkTokenForLocalFixturesOnly-012345
 /// Seeds the verifications the sample events refer to (test mode of the demo account, plus one
 /// of another account). Safe to call twice.
 pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
-    use shared::domain::{NewVerificationInput, Transition, Verification};
-    use shared::report::{
+    use shared::domain::report::{
         PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, build_report,
     };
+    use shared::domain::{NewVerificationInput, Transition, Verification};
     let now = Utc::now();
     let make = |id: &str, account: &str| {
         let input = NewVerificationInput {
@@ -226,7 +226,9 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
         };
         let mut v = Verification::new_pending(account, Mode::Test, input, now, Duration::days(7));
         v.verification_id = id.parse().expect("fixture uuid");
-        v.token_hashes = vec![shared::secrets::sha256_hex(FIXTURE_LINK_TOKEN.as_bytes())];
+        v.token_hashes = vec![shared::domain::secrets::sha256_hex(
+            FIXTURE_LINK_TOKEN.as_bytes(),
+        )];
         v
     };
     for (id, account) in [

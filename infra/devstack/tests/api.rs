@@ -93,7 +93,7 @@ async fn create_answers_the_contract_shape() {
     let stored = env.store.get_verification(id).await.unwrap().unwrap();
     assert_eq!(
         stored.token_hashes,
-        vec![shared::secrets::sha256_hex(token.as_bytes())]
+        vec![shared::domain::secrets::sha256_hex(token.as_bytes())]
     );
     assert_eq!(stored.mode, Mode::Live);
 }
@@ -186,7 +186,7 @@ async fn authentication_failures_are_401_with_www_authenticate() {
     assert!(!r.raw.contains(&typo));
 
     // Well-formed but never issued.
-    let unknown = shared::secrets::generate_api_key(Mode::Live).secret;
+    let unknown = shared::domain::secrets::generate_api_key(Mode::Live).secret;
     let r = env.call("GET", "/api/v1/usage", Some(&unknown), None).await;
     assert_error(&r, 401, "invalid_api_key");
 
@@ -464,14 +464,14 @@ async fn get_shows_tenant_property_and_no_report_until_completed() {
         .await
         .unwrap()
         .unwrap();
-    let report = shared::report::build_report(
-        &shared::report::ProviderIncome {
-            method: shared::report::VerificationMethod::Bank,
+    let report = shared::domain::report::build_report(
+        &shared::domain::report::ProviderIncome {
+            method: shared::domain::report::VerificationMethod::Bank,
             provider_confidence: None,
-            sources: vec![shared::report::ProviderIncomeSource {
+            sources: vec![shared::domain::report::ProviderIncomeSource {
                 name: "Acme".into(),
                 category: "SALARY".into(),
-                pay_frequency: Some(shared::report::PayFrequency::Monthly),
+                pay_frequency: Some(shared::domain::report::PayFrequency::Monthly),
                 amount_per_period: 4000.0,
                 months_of_history: 12,
             }],
@@ -762,7 +762,7 @@ async fn cancel_reports_cancelled_stores_expired_and_refuses_closed_states() {
             .unwrap();
         let t = if target == "completed" {
             Transition::Complete {
-                report: shared::report::IncomeReport::empty_for_tests(),
+                report: shared::domain::report::IncomeReport::empty_for_tests(),
             }
         } else {
             Transition::Fail {

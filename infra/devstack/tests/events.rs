@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use devstack::server::App;
 use lambda_http::Body;
-use shared::api;
+use shared::handlers::api;
 
 fn events_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../events")
@@ -32,7 +32,10 @@ async fn invoke_http(app: &App, function: &str, event: &str) -> lambda_http::Res
         }
         "get-usage" => shared::http::serve(req, |r| api::get_usage(deps, r)).await,
         "tenant-portal" => {
-            shared::http::serve(req, |r| shared::portal::tenant_portal(&app.portal, r)).await
+            shared::http::serve(req, |r| {
+                shared::handlers::tenant_portal::tenant_portal(&app.portal, r)
+            })
+            .await
         }
         other => panic!("no HTTP function named {other}"),
     };
@@ -133,7 +136,7 @@ async fn every_stream_and_queue_event_has_its_effect() {
             let env = common::env_with(shared::config::Plans::defaults()).await;
             devstack::stack::seed_fixtures(&env.store).await.unwrap();
             let secrets = WebhookSecrets {
-                current: Some(shared::secrets::generate_webhook_secret()),
+                current: Some(shared::domain::secrets::generate_webhook_secret()),
                 previous: None,
                 previous_valid_until: None,
             };
@@ -162,18 +165,24 @@ async fn every_stream_and_queue_event_has_its_effect() {
             match function {
                 "publish-events" => {
                     let event: Event = serde_json::from_str(&raw).expect("a DynamoDB stream event");
-                    let response = shared::outbox::publish_events(&workers.outbox, event).await;
+                    let response =
+                        shared::handlers::publish_events::publish_events(&workers.outbox, event)
+                            .await;
                     assert!(response.batch_item_failures.is_empty(), "{name}");
                 }
                 "expire-verifications" => {
                     let event: Event = serde_json::from_str(&raw).expect("a DynamoDB stream event");
-                    let response =
-                        shared::expiry::expire_verifications(&workers.expiry, event).await;
+                    let response = shared::handlers::expire_verifications::expire_verifications(
+                        &workers.expiry,
+                        event,
+                    )
+                    .await;
                     assert!(response.batch_item_failures.is_empty(), "{name}");
                 }
                 "retry-events" => {
                     let event: SqsEvent = serde_json::from_str(&raw).expect("an SQS event");
-                    let response = shared::retry::retry_events(&workers.outbox, event).await;
+                    let response =
+                        shared::handlers::retry_events::retry_events(&workers.outbox, event).await;
                     assert!(response.batch_item_failures.is_empty(), "{name}");
                 }
                 _ => {
@@ -183,8 +192,11 @@ async fn every_stream_and_queue_event_has_its_effect() {
                         .iter()
                         .filter_map(|r| r.message_id.clone())
                         .collect();
-                    let response =
-                        shared::delivery::deliver_webhooks(&workers.delivery, event).await;
+                    let response = shared::handlers::deliver_webhook::deliver_webhooks(
+                        &workers.delivery,
+                        event,
+                    )
+                    .await;
                     let failed: Vec<String> = response
                         .batch_item_failures
                         .iter()

@@ -14,12 +14,12 @@ use aws_sdk_dynamodb::operation::query::QueryOutput;
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use common::{TestEnv, env};
 use serde_json::{Value, json};
-use shared::api::{self, ApiDeps, MAX_REPLAY_LINK_TOKENS};
+use shared::adapters::dynamo::DynamoStore;
 use shared::domain::{
     Mode, NewVerificationInput, Status, SubscriptionStatus, Transition, VERIFICATION_LIFETIME,
     Verification,
 };
-use shared::dynamo::DynamoStore;
+use shared::handlers::api::{self, ApiDeps, MAX_REPLAY_LINK_TOKENS};
 use shared::http::ApiRequest;
 use shared::ports::{Clock, Store};
 use uuid::Uuid;
@@ -257,13 +257,13 @@ async fn filters_and_totals_follow_the_shown_status_before_any_sweeper() {
         (
             4.0,
             Some(Transition::Complete {
-                report: shared::report::IncomeReport::empty_for_tests(),
+                report: shared::domain::report::IncomeReport::empty_for_tests(),
             }),
         ),
         (
             11.0,
             Some(Transition::Complete {
-                report: shared::report::IncomeReport::empty_for_tests(),
+                report: shared::domain::report::IncomeReport::empty_for_tests(),
             }),
         ),
         (
@@ -359,7 +359,7 @@ fn link_token(reply: &common::Reply) -> String {
 }
 
 fn hash(token: &str) -> String {
-    shared::secrets::sha256_hex(token.as_bytes())
+    shared::domain::secrets::sha256_hex(token.as_bytes())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -389,7 +389,7 @@ async fn concurrent_replays_keep_a_bounded_set_of_working_links() {
         .unwrap();
     let first_token = link_token(&first);
     // The tenant's e-mailed link, bound as the outbox binds it.
-    let (mail_token, mail_hash) = shared::secrets::generate_link_token();
+    let (mail_token, mail_hash) = shared::domain::secrets::generate_link_token();
     env.store.add_link_token(id, &mail_hash).await.unwrap();
     let bound = 2 + MAX_REPLAY_LINK_TOKENS;
 

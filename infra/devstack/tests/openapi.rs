@@ -19,11 +19,11 @@ use common::{Receiver, Reply, TestEnv, env};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
 use serde_json::{Value, json};
-use shared::domain::{Mode, SubscriptionStatus, Transition, Verification};
-use shared::ports::{Store, WebhookSecrets};
-use shared::report::{
+use shared::domain::report::{
     PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, build_report,
 };
+use shared::domain::{Mode, SubscriptionStatus, Transition, Verification};
+use shared::ports::{Store, WebhookSecrets};
 
 const API_VERIFY: &str = "/api/v1/verify";
 const API_LIST: &str = "/api/v1/verifications";
@@ -436,7 +436,7 @@ async fn every_operation(rec: &mut Recorder, env: &TestEnv, label: &str, key: Op
     }
 }
 
-fn multi_source_report(rent: Option<f64>) -> shared::report::IncomeReport {
+fn multi_source_report(rent: Option<f64>) -> shared::domain::report::IncomeReport {
     let source = |name: &str, category: &str, freq, amount| ProviderIncomeSource {
         name: name.into(),
         category: category.into(),
@@ -479,7 +479,7 @@ fn stored_verification(email: &str, token: &str) -> Verification {
         created,
         lifetime,
     );
-    v.token_hashes = vec![shared::secrets::sha256_hex(token.as_bytes())];
+    v.token_hashes = vec![shared::domain::secrets::sha256_hex(token.as_bytes())];
     v
 }
 
@@ -726,7 +726,7 @@ async fn drive_api(rec: &mut Recorder) {
     let mut typo = env.test_key.clone();
     typo.replace_range(12..13, if &typo[12..13] == "a" { "b" } else { "a" });
     every_operation(rec, &env, "401 checksum typo", Some(&typo)).await;
-    let unknown = shared::secrets::generate_api_key(Mode::Live).secret;
+    let unknown = shared::domain::secrets::generate_api_key(Mode::Live).secret;
     every_operation(rec, &env, "401 unknown key", Some(&unknown)).await;
     for (label, value) in [
         ("401 basic scheme", "Basic dXNlcjpwYXNz"),

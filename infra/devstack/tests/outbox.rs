@@ -13,7 +13,7 @@ use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
 use serde_json::{Value, json};
 use shared::domain::{Mode, NewVerificationInput, Status, Verification};
-use shared::outbox::WebhookMessage;
+use shared::handlers::publish_events::WebhookMessage;
 use shared::ports::{Queue, Store, WebhookSecrets};
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -183,7 +183,7 @@ async fn tenant_email_goes_out_once_even_when_the_insert_is_delivered_twice() {
         .collect();
     assert_eq!(insert.len(), 1);
     for _ in 0..2 {
-        let response = shared::outbox::publish_events(
+        let response = shared::handlers::publish_events::publish_events(
             &rig.workers.outbox,
             event(vec![insert[0].clone(), insert[0].clone()]),
         )
@@ -231,8 +231,8 @@ async fn ses_failing_then_recovering_sends_once() {
     // SES unreachable: nothing is sent, the work goes to the retry queue and the record is
     // acknowledged (the shard moves on).
     let down = devstack::moto::sdk_config("http://127.0.0.1:1").await;
-    let broken = shared::outbox::OutboxDeps {
-        mailer: shared::aws::SesMailer::new(
+    let broken = shared::handlers::publish_events::OutboxDeps {
+        mailer: shared::adapters::aws::SesMailer::new(
             aws_sdk_sesv2::Client::new(&down),
             rig.env.names.sender.clone(),
         ),
@@ -244,7 +244,8 @@ async fn ses_failing_then_recovering_sends_once() {
         test_mode_delivery: shared::config::TestModeDelivery::Send,
         retry_backoff: vec![0],
     };
-    let response = shared::outbox::publish_events(&broken, event(records.clone())).await;
+    let response =
+        shared::handlers::publish_events::publish_events(&broken, event(records.clone())).await;
     assert!(response.batch_item_failures.is_empty());
     assert!(sent_emails("flaky@example.com").await.is_empty());
     assert_eq!(
@@ -257,7 +258,8 @@ async fn ses_failing_then_recovering_sends_once() {
         queue_depth(&rig.env, &rig.env.created.retry_queue_url).await,
         0
     );
-    let response = shared::outbox::publish_events(&rig.workers.outbox, event(records)).await;
+    let response =
+        shared::handlers::publish_events::publish_events(&rig.workers.outbox, event(records)).await;
     assert!(response.batch_item_failures.is_empty());
     assert_eq!(sent_emails("flaky@example.com").await.len(), 1);
 }
@@ -274,7 +276,7 @@ async fn an_unverified_sender_is_the_operators_fault_not_the_tenants() {
         .await;
     let good_mailer = std::mem::replace(
         &mut rig.workers.outbox.mailer,
-        shared::aws::SesMailer::new(
+        shared::adapters::aws::SesMailer::new(
             aws_sdk_sesv2::Client::new(&rig.env.sdk),
             "nobody@unverified.test",
         ),
@@ -378,7 +380,7 @@ async fn completion_sends_a_signed_webhook_a_stock_library_verifies() {
 async fn during_a_secret_rotation_both_secrets_sign() {
     let rig = rig().await;
     let receiver = Receiver::start(vec![200], Duration::ZERO).await;
-    let new_secret = shared::secrets::generate_webhook_secret();
+    let new_secret = shared::domain::secrets::generate_webhook_secret();
     let secrets = WebhookSecrets {
         current: Some(new_secret.clone()),
         previous: Some(SECRET.into()),
@@ -535,9 +537,9 @@ async fn gone_and_forbidden_targets_are_not_retried() {
     );
 
     // A production client (https only, no loopback) refuses what the local one allows.
-    let strict = shared::delivery::WebhookClient::new(
+    let strict = shared::handlers::deliver_webhook::WebhookClient::new(
         Duration::from_secs(2),
-        shared::webhook::LocalWebhookOrigins::default(),
+        shared::domain::webhook::LocalWebhookOrigins::default(),
     );
     let message = WebhookMessage {
         webhook_id: "m".into(),
@@ -547,7 +549,7 @@ async fn gone_and_forbidden_targets_are_not_retried() {
     };
     assert_eq!(
         strict.post(&message, &[SECRET], 0).await,
-        shared::delivery::Attempt::Refused
+        shared::handlers::deliver_webhook::Attempt::Refused
     );
     assert_eq!(gone.received().len(), 1, "nothing reached the receiver");
 }
@@ -612,7 +614,7 @@ async fn ttl_removal_expires_and_a_persons_delete_does_not() {
     rig.drain_stream().await;
     // A person deletes one marker by hand: no TTL identity, so nothing expires.
     let dynamo = aws_sdk_dynamodb::Client::new(&rig.env.sdk);
-    let (pk, sk) = shared::dynamo::keys::expiry_marker(by_person.verification_id);
+    let (pk, sk) = shared::adapters::dynamo::keys::expiry_marker(by_person.verification_id);
     dynamo
         .delete_item()
         .table_name(&rig.env.names.table)

@@ -15,14 +15,14 @@ use chrono::{DateTime, Utc};
 use common::{TestEnv, env, queue_depth, sent_emails};
 use devstack::pump::{StreamPump, TtlDeletions, pump_queue_once};
 use serde_json::{Value, json};
-use shared::aws::{SesMailer, SqsQueue};
+use shared::adapters::aws::{SesMailer, SqsQueue};
+use shared::adapters::dynamo::DynamoStore;
 use shared::config::{Plans, TestModeDelivery};
 use shared::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
     Verification,
 };
-use shared::dynamo::DynamoStore;
-use shared::outbox::OutboxDeps;
+use shared::handlers::publish_events::OutboxDeps;
 use shared::ports::{
     Clock, CreateOutcome, Email, EmailClaim, IdempotencyClaim, IdempotencyRecord, LinkTokenOutcome,
     ListPage, ListQuery, MailError, Mailer, MeterOutcome, Queue, Store, StoreError,
@@ -380,7 +380,7 @@ impl Rig {
         }
         let mut event = Event::default();
         event.records = records.clone();
-        let response = shared::outbox::publish_events(&self.deps, event).await;
+        let response = shared::handlers::publish_events::publish_events(&self.deps, event).await;
         if let Some(failed) = response
             .batch_item_failures
             .first()
@@ -398,7 +398,7 @@ impl Rig {
     async fn retry_pass(&self) -> usize {
         let sqs = aws_sdk_sqs::Client::new(&self.env.sdk);
         pump_queue_once(&sqs, &self.env.created.retry_queue_url, 0, |event| {
-            shared::retry::retry_events(&self.deps, event)
+            shared::handlers::retry_events::retry_events(&self.deps, event)
         })
         .await
         .unwrap()
@@ -543,7 +543,7 @@ async fn a_multi_hour_ses_and_sqs_outage_loses_nothing() {
     rig.stream_pass().await;
     assert_eq!(rig.backlog.len(), 1, "the record waits on the stream");
 
-    let schedule = shared::retry::DEFAULT_RETRY_BACKOFF;
+    let schedule = shared::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
     let mut attempt = 0;
     while rig.clock.now() - start < chrono::Duration::hours(30) {
         let hours = (rig.clock.now() - start).num_hours();
@@ -616,11 +616,12 @@ async fn past_the_retry_window_the_verification_fails_and_is_not_charged() {
     assert_eq!(used_this_month(&rig.env, &key).await, before + 1);
     rig.stream_pass().await;
     let start = rig.clock.now();
-    let schedule = shared::retry::DEFAULT_RETRY_BACKOFF;
+    let schedule = shared::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
     let mut attempt = 0;
     while rig.depth(&rig.env.created.retry_queue_url).await > 0 {
         assert!(
-            rig.clock.now() - start <= shared::retry::RETRY_WINDOW + chrono::Duration::hours(12),
+            rig.clock.now() - start
+                <= shared::handlers::retry_events::RETRY_WINDOW + chrono::Duration::hours(12),
             "given up in time"
         );
         // Within the window the verification waits.
@@ -635,7 +636,7 @@ async fn past_the_retry_window_the_verification_fails_and_is_not_charged() {
     assert_eq!(v.status, Status::Failed);
     assert_eq!(
         v.failure_reason.as_deref(),
-        Some(shared::retry::EMAIL_UNDELIVERABLE)
+        Some(shared::handlers::retry_events::EMAIL_UNDELIVERABLE)
     );
     assert!(sent_emails("never@example.com").await.is_empty());
     assert_eq!(

@@ -143,7 +143,7 @@ async fn a_tenant_completes_with_the_good_scenario() {
     assert_eq!(stored.started_at, stored.consented_at);
     assert_eq!(
         stored.consent_version.as_deref(),
-        Some(shared::portal::CONSENT_VERSION)
+        Some(shared::handlers::tenant_portal::CONSENT_VERSION)
     );
 
     let p = page(&env, "GET", &link, None).await;
@@ -413,7 +413,7 @@ async fn completion_racing_expiry_has_exactly_one_winner() {
             .await
             .unwrap()
             .unwrap();
-        let report = shared::report::IncomeReport::empty_for_tests();
+        let report = shared::domain::report::IncomeReport::empty_for_tests();
         let now = Utc::now();
         let complete = Transition::Complete { report };
         let (a, b) = tokio::join!(
@@ -435,7 +435,7 @@ async fn raw_item(
     env: &TestEnv,
     id: &str,
 ) -> std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue> {
-    let (pk, sk) = shared::dynamo::keys::verification(id.parse().unwrap());
+    let (pk, sk) = shared::adapters::dynamo::keys::verification(id.parse().unwrap());
     aws_sdk_dynamodb::Client::new(&env.sdk)
         .get_item()
         .table_name(&env.names.table)
@@ -557,7 +557,7 @@ async fn a_tenant_whose_first_request_is_the_consent_post_completes() {
 async fn serve_with(
     env: &TestEnv,
     live_income: shared::config::LiveIncome,
-    provider: shared::portal::LiveProvider,
+    provider: shared::handlers::tenant_portal::LiveProvider,
 ) -> String {
     let port = devstack::moto::free_port();
     let base = format!("http://127.0.0.1:{port}");
@@ -600,7 +600,7 @@ async fn a_stack_without_a_live_provider_refuses_live_creates_clearly() {
     let base = serve_with(
         &env,
         shared::config::LiveIncome::None,
-        shared::portal::LiveProvider::None,
+        shared::handlers::tenant_portal::LiveProvider::None,
     )
     .await;
 
@@ -649,7 +649,7 @@ async fn a_live_verification_is_never_completed_from_a_sandbox_scenario() {
     let base = serve_with(
         &env,
         shared::config::LiveIncome::None,
-        shared::portal::LiveProvider::None,
+        shared::handlers::tenant_portal::LiveProvider::None,
     )
     .await;
 
@@ -688,7 +688,7 @@ async fn a_live_verification_is_never_completed_from_a_sandbox_scenario() {
     let base = serve_with(
         &env,
         shared::config::LiveIncome::Plaid,
-        shared::portal::LiveProvider::Plaid(plaid.provider()),
+        shared::handlers::tenant_portal::LiveProvider::Plaid(plaid.provider()),
     )
     .await;
     let p = page_at(&base, "POST", &link, Some("action=consent&agree=yes")).await;
@@ -754,7 +754,7 @@ async fn the_plaid_flow_recovers_from_a_failed_link_token_and_product_not_ready(
     let base = serve_with(
         &env,
         shared::config::LiveIncome::Plaid,
-        shared::portal::LiveProvider::Plaid(plaid.provider()),
+        shared::handlers::tenant_portal::LiveProvider::Plaid(plaid.provider()),
     )
     .await;
     let (status, body) = create_at(&base, &env.live_key, "jane.tenant@example.com").await;
@@ -824,7 +824,7 @@ async fn the_plaid_flow_recovers_from_a_failed_link_token_and_product_not_ready(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_plaid_secret_is_loaded_from_secrets_manager() {
-    use shared::plaid::{PlaidConfig, PlaidConfigError};
+    use shared::adapters::plaid::{PlaidConfig, PlaidConfigError};
     let env = env().await;
     let sm = aws_sdk_secretsmanager::Client::new(&env.sdk);
     let name = format!("{}-plaid", env.names.table);

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_yaml::Value;
-use shared::dynamo::schema;
+use shared::adapters::dynamo::schema;
 
 fn template() -> Value {
     let raw =
@@ -208,7 +208,7 @@ fn local_queue_matches_the_template() {
         Some(devstack::stack::WEBHOOK_MAX_RECEIVES as i64)
     );
     // The back-off fits in the queue's retention, and spans about three days.
-    let backoff: u64 = shared::delivery::DEFAULT_BACKOFF
+    let backoff: u64 = shared::handlers::deliver_webhook::DEFAULT_BACKOFF
         .iter()
         .map(|d| *d as u64)
         .sum();
@@ -234,13 +234,13 @@ fn outbox_retries_outlast_a_day_and_test_mode_mails_nobody() {
 
     let queue = &r["RetryQueue"]["Properties"];
     let retention = queue["MessageRetentionPeriod"].as_i64().unwrap();
-    let window = shared::retry::RETRY_WINDOW.num_seconds();
+    let window = shared::handlers::retry_events::RETRY_WINDOW.num_seconds();
     assert!(retention >= 4 * 86_400 && retention > window + 43_200);
     let max_receives = queue["RedrivePolicy"]["maxReceiveCount"].as_i64().unwrap();
     assert_eq!(max_receives, devstack::stack::RETRY_MAX_RECEIVES as i64);
     // Receives within the window, on the consumer's back-off, stay below the DLQ's threshold.
     let (mut waited, mut receives) = (0i64, 1i64);
-    let backoff = shared::retry::DEFAULT_RETRY_BACKOFF;
+    let backoff = shared::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
     while waited < window {
         waited += backoff[(receives as usize - 1).min(backoff.len() - 1)] as i64;
         receives += 1;
@@ -309,7 +309,7 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
     );
     let mut allowed = vec![schema::PK.to_string(), schema::SK.to_string()];
     allowed.extend(
-        shared::dynamo::WEBHOOK_SECRET_ATTRIBUTES
+        shared::adapters::dynamo::WEBHOOK_SECRET_ATTRIBUTES
             .iter()
             .map(|a| a.to_string()),
     );
@@ -339,7 +339,7 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
         .keys()
         .cloned()
         .collect();
-    let projected: BTreeSet<String> = shared::dynamo::WEBHOOK_SECRET_ATTRIBUTES
+    let projected: BTreeSet<String> = shared::adapters::dynamo::WEBHOOK_SECRET_ATTRIBUTES
         .iter()
         .map(|a| a.to_string())
         .collect();

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use common::{Receiver, env};
 use serde_json::json;
-use shared::delivery::Attempt;
-use shared::outbox::WebhookMessage;
+use shared::handlers::deliver_webhook::Attempt;
+use shared::handlers::publish_events::WebhookMessage;
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 

@@ -10,10 +10,10 @@ use devstack::moto::Moto;
 use devstack::server::App;
 use devstack::stack::{self, Created, Resources};
 use serde_json::Value;
+use shared::adapters::dynamo::DynamoStore;
 use shared::config::{Plans, Settings};
 use shared::domain::Plan;
-use shared::dynamo::DynamoStore;
-use shared::webhook::LocalWebhookOrigins;
+use shared::domain::webhook::LocalWebhookOrigins;
 
 static MOTO: OnceLock<Moto> = OnceLock::new();
 static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();

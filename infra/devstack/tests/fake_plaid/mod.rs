@@ -94,8 +94,8 @@ impl FakePlaid {
         self.asked().iter().filter(|p| *p == path).count()
     }
 
-    pub fn provider(&self) -> shared::plaid::PlaidIncomeProvider {
-        shared::plaid::PlaidIncomeProvider::new(shared::plaid::PlaidConfig {
+    pub fn provider(&self) -> shared::adapters::plaid::PlaidIncomeProvider {
+        shared::adapters::plaid::PlaidIncomeProvider::new(shared::adapters::plaid::PlaidConfig {
             base_url: self.base_url.clone(),
             client_id: "5f7c1a2b3c4d5e6f7a8b9c0d".into(),
             secret: "b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8".into(),

@@ -15,22 +15,24 @@
 //!
 //! The path carries the link token, so it is never logged; log lines name the verification id.
 
+pub mod page;
+
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
 use uuid::Uuid;
 
+use crate::adapters::sandbox::{SandboxProvider, scenario_from_email};
+use crate::domain::report::{ProviderIncome, build_report};
+use crate::domain::secrets::sha256_hex;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts};
-use crate::http::{ApiRequest, ApiResponse, parse_query};
-pub use crate::portal_page::esc;
-use crate::portal_page::{
+pub use crate::handlers::tenant_portal::page::esc;
+use crate::handlers::tenant_portal::page::{
     consent_body, not_found, page, provider_down, scenario_body, see_other, widget_page,
 };
+use crate::http::{ApiRequest, ApiResponse, parse_query};
 use crate::ports::{
     Clock, ConnectStep, IncomeProvider, ProviderError, Store, StoreError, TransitionOutcome,
 };
-use crate::report::{ProviderIncome, build_report};
-use crate::sandbox::{SandboxProvider, scenario_from_email};
-use crate::secrets::sha256_hex;
 
 /// Version of the consent text below; recorded with the consent.
 pub const CONSENT_VERSION: &str = "2026-11-v1";
@@ -62,7 +64,7 @@ impl From<StoreError> for PageError {
 /// The income provider of live verifications. A deployment chooses `Plaid` or `None` through
 /// `INCOME_PROVIDER`; `LocalSandbox` is built only in code, by the local stack.
 pub enum LiveProvider {
-    Plaid(crate::plaid::PlaidIncomeProvider),
+    Plaid(crate::adapters::plaid::PlaidIncomeProvider),
     /// No provider: live verifications cannot be completed (and are refused at create).
     None,
     LocalSandbox(SandboxProvider),
@@ -333,10 +335,11 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
         .await;
     }
     let income = if uses_scenarios(deps, &v) {
-        let Some(scenario) = form
-            .get("scenario")
-            .filter(|s| crate::sandbox::SCENARIOS.iter().any(|(k, _)| k == s))
-        else {
+        let Some(scenario) = form.get("scenario").filter(|s| {
+            crate::adapters::sandbox::SCENARIOS
+                .iter()
+                .any(|(k, _)| k == s)
+        }) else {
             return refuse(deps, &v, visit, "Please choose one of the options.").await;
         };
         match v.mode {

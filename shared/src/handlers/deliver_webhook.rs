@@ -14,9 +14,9 @@ use std::time::Duration;
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-use crate::outbox::WebhookMessage;
+use crate::domain::webhook::{LocalWebhookOrigins, check_url, is_forbidden_ip, signature_header};
+use crate::handlers::publish_events::WebhookMessage;
 use crate::ports::{Clock, Queue, Store, WebhookSecrets};
-use crate::webhook::{LocalWebhookOrigins, check_url, is_forbidden_ip, signature_header};
 
 /// Back-off before each retry, indexed by the attempt that failed (the last value repeats).
 /// 13 attempts span about 2.9 days; the queue's maxReceiveCount (13) then moves the message to

@@ -15,8 +15,10 @@
 //! | `outage`    | the provider is down: the tenant is asked to try again (nothing changes)  |
 
 use crate::domain::Verification;
+use crate::domain::report::{
+    PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod,
+};
 use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
-use crate::report::{PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod};
 
 pub const SCENARIOS: [(&str, &str); 5] = [
     ("good", "Salaried, comfortably above 3x rent"),
@@ -131,7 +133,7 @@ impl IncomeProvider for SandboxProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::build_report;
+    use crate::domain::report::build_report;
 
     #[test]
     fn tags_pick_scenarios() {

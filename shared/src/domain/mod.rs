@@ -1,10 +1,14 @@
 //! Domain types and rules. No AWS, no Lambda: everything here is plain data and pure functions.
 
+pub mod report;
+pub mod secrets;
+pub mod webhook;
+
 use chrono::{DateTime, Datelike, Duration, NaiveDate, SecondsFormat, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::report::IncomeReport;
+use crate::domain::report::IncomeReport;
 
 /// How long a tenant link stays valid (contract §8).
 pub const VERIFICATION_LIFETIME: Duration = Duration::days(7);
@@ -532,7 +536,7 @@ mod tests {
             Status::Expired
         );
         let done = Transition::Complete {
-            report: crate::report::IncomeReport::empty_for_tests(),
+            report: crate::domain::report::IncomeReport::empty_for_tests(),
         }
         .apply(&v, created);
         assert_eq!(

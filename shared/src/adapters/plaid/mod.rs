@@ -53,6 +53,8 @@
 //!   `INVALID_REQUEST`, `ITEM_ERROR` such as `ITEM_LOGIN_REQUIRED`, `INCOME_VERIFICATION_ERROR`,
 //!   ...), no report for the user, or a report Plaid could not fill.
 
+pub mod config;
+
 use std::fmt;
 
 use chrono::NaiveDate;
@@ -60,13 +62,13 @@ use reqwest::{StatusCode, header, redirect};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};
 
+use crate::adapters::plaid::config::parse_base_url;
+pub use crate::adapters::plaid::config::{DEFAULT_TIMEOUT, PlaidConfig, PlaidConfigError};
 use crate::domain::Verification;
-use crate::plaid_config::parse_base_url;
-pub use crate::plaid_config::{DEFAULT_TIMEOUT, PlaidConfig, PlaidConfigError};
-use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
-use crate::report::{
+use crate::domain::report::{
     PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, normalise_category,
 };
+use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
 
 /// The API version the response shapes below were written against. Pinned per request so a change
 /// of the default version in the Plaid dashboard cannot silently change what we parse.

@@ -10,7 +10,7 @@ use hmac::{Hmac, Mac};
 use reqwest::Url;
 use sha2::Sha256;
 
-use crate::secrets::webhook_secret_bytes;
+use crate::domain::secrets::webhook_secret_bytes;
 
 /// Addresses a webhook may never reach: private, loopback, link-local (cloud metadata lives
 /// there), shared, multicast, unspecified and documentation ranges, and every IPv6 form that

@@ -15,6 +15,7 @@ use tracing::Instrument;
 use uuid::Uuid;
 
 use crate::config::Settings;
+use crate::domain::secrets::{generate_link_token, parse_api_key, sha256_hex};
 use crate::domain::{
     Account, ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, Transition, Verification,
     api_window_reset, format_ts, next_month_start, usage_month,
@@ -25,7 +26,6 @@ use crate::ports::{
     Clock, CreateOutcome, IdempotencyClaim, LinkTokenOutcome, ListQuery, MeterOutcome, Store,
     StoreError, TransitionOutcome,
 };
-use crate::secrets::{generate_link_token, parse_api_key, sha256_hex};
 
 /// Largest accepted create body. API Gateway allows far more; nothing legitimate needs it.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -392,7 +392,7 @@ fn is_valid_phone(phone: &str) -> bool {
 /// Validates a create body and collects every field problem at once.
 pub fn validate_create(
     body: &Value,
-    local_webhook_origins: &crate::webhook::LocalWebhookOrigins,
+    local_webhook_origins: &crate::domain::webhook::LocalWebhookOrigins,
 ) -> Result<NewVerificationInput, ApiError> {
     let Some(body) = body.as_object() else {
         return Err(ApiError::validation(
@@ -465,7 +465,7 @@ pub fn validate_create(
         }
     };
     let webhook_url = match optional_string(body, "webhook_url", 2048, &mut errors) {
-        Some(url) => match crate::webhook::check_url(&url, local_webhook_origins) {
+        Some(url) => match crate::domain::webhook::check_url(&url, local_webhook_origins) {
             Ok(_) => Some(url),
             Err(reason) => {
                 errors.push(field_error("webhook_url", "invalid", reason));
@@ -954,7 +954,7 @@ mod tests {
 
     #[test]
     fn create_body_validation_collects_every_problem() {
-        let none = crate::webhook::LocalWebhookOrigins::default();
+        let none = crate::domain::webhook::LocalWebhookOrigins::default();
         let ok = validate_create(
             &json!({"tenant_email": " a.b+good@example.com ", "monthly_rent": 1500, "tenant_phone": "+1 (555) 010-9999"}),
             &none,

@@ -15,7 +15,9 @@ use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent
 use chrono::Duration;
 
 use crate::domain::{Status, Transition};
-use crate::outbox::{OutboxDeps, OutboxError, RetryMessage, RetryWork, do_work, fail_after_email};
+use crate::handlers::publish_events::{
+    OutboxDeps, OutboxError, RetryMessage, RetryWork, do_work, fail_after_email,
+};
 use crate::ports::{Clock, MailError, Mailer, Queue, Store};
 
 /// How long failed work keeps being retried, from its first failure (at least the 24 h the issue

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
+use crate::domain::secrets::sha256_hex;
 use crate::http::ApiResponse;
-use crate::secrets::sha256_hex;
 
 /// The consent step: who asks, what is shared, the box to tick.
 pub(crate) fn consent_body(

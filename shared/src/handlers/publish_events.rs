@@ -14,15 +14,15 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::api::render_verification;
+use crate::adapters::dynamo::schema;
 use crate::config::TestModeDelivery;
+use crate::domain::secrets::generate_link_token;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts, webhook_event_type};
-use crate::dynamo::schema;
-use crate::portal::esc;
+use crate::handlers::api::render_verification;
+use crate::handlers::tenant_portal::esc;
 use crate::ports::{
     Clock, Email, EmailClaim, MailError, Mailer, Queue, Store, StoreError, TransitionOutcome,
 };
-use crate::secrets::generate_link_token;
 
 /// What `publish-events` and `retry-events` need.
 pub struct OutboxDeps<S, M, Q, C> {

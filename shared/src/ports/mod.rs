@@ -7,11 +7,11 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::config::Plans;
+use crate::domain::report::ProviderIncome;
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
     Verification,
 };
-use crate::report::ProviderIncome;
 
 /// Time, injectable so expiry and windows are testable.
 pub trait Clock: Send + Sync {

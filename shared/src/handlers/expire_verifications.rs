@@ -8,8 +8,8 @@ use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventR
 use chrono::Duration;
 use uuid::Uuid;
 
+use crate::adapters::dynamo::schema;
 use crate::domain::Transition;
-use crate::dynamo::schema;
 use crate::ports::{Clock, Store, StoreError, TransitionOutcome};
 
 /// The identity DynamoDB puts on the stream records of its TTL deletions.
