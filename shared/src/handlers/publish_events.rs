@@ -16,10 +16,11 @@ use uuid::Uuid;
 
 use crate::adapters::dynamo::schema;
 use crate::config::TestModeDelivery;
+use crate::domain::public_view::render_verification;
 use crate::domain::secrets::generate_link_token;
+use crate::domain::tenant_link::tenant_link;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts, webhook_event_type};
-use crate::handlers::api::render_verification;
-use crate::handlers::tenant_portal::esc;
+use crate::handlers::html::esc;
 use crate::ports::{
     Clock, Email, EmailClaim, MailError, Mailer, Queue, Store, StoreError, TransitionOutcome,
 };
@@ -200,10 +201,7 @@ async fn compose_and_send<S: Store, M: Mailer, Q, C>(
     // The link token is minted here, bound by its hash, and exists only in the e-mail.
     let (token, token_hash) = generate_link_token();
     deps.store.add_link_token(id, &token_hash).await?;
-    let link = format!(
-        "{}/t/{id}/{token}",
-        deps.public_base_url.trim_end_matches('/')
-    );
+    let link = tenant_link(&deps.public_base_url, id, &token);
     deps.mailer
         .send(&tenant_email(v, &requester, &link))
         .await

@@ -19,13 +19,13 @@ pub mod page;
 
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
-use uuid::Uuid;
 
 use crate::adapters::sandbox::{SandboxProvider, scenario_from_email};
 use crate::domain::report::{ProviderIncome, build_report};
 use crate::domain::secrets::sha256_hex;
+use crate::domain::tenant_link::parse_tenant_link;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts};
-pub use crate::handlers::tenant_portal::page::esc;
+use crate::handlers::html::esc;
 use crate::handlers::tenant_portal::page::{
     consent_body, not_found, page, provider_down, scenario_body, see_other, widget_page,
 };
@@ -146,16 +146,6 @@ pub async fn tenant_portal<S: Store, C: Clock, P: IncomeProvider>(
     .await
 }
 
-fn parse_link(path: &str) -> Option<(Uuid, &str)> {
-    let rest = path.strip_prefix("/t/")?;
-    let (id, token) = rest.split_once('/')?;
-    let token = token.trim_end_matches('/');
-    if token.is_empty() || token.len() > 128 || token.contains('/') {
-        return None;
-    }
-    Some((Uuid::parse_str(id).ok()?, token))
-}
-
 /// The request's context once the link is checked.
 struct Visit<'a> {
     link: &'a str,
@@ -167,7 +157,7 @@ async fn handle<S: Store, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     req: &ApiRequest,
 ) -> Result<ApiResponse, PageError> {
-    let Some((id, token)) = parse_link(&req.path) else {
+    let Some((id, token)) = parse_tenant_link(&req.path) else {
         return Ok(not_found(&req.request_id));
     };
     let token_hash = sha256_hex(token.as_bytes());
@@ -494,19 +484,4 @@ async fn render<S: Store, C: Clock, P: IncomeProvider>(
         }
     };
     Ok(resp)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn links_parse_strictly() {
-        let id = Uuid::new_v4();
-        assert_eq!(parse_link(&format!("/t/{id}/abc")), Some((id, "abc")));
-        assert_eq!(parse_link(&format!("/t/{id}/")), None);
-        assert_eq!(parse_link(&format!("/t/{id}/a/b")), None);
-        assert_eq!(parse_link("/t/not-a-uuid/abc"), None);
-        assert_eq!(parse_link("/x/abc"), None);
-    }
 }
