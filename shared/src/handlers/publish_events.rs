@@ -19,6 +19,7 @@ use crate::config::TestModeDelivery;
 use crate::domain::public_view::render_verification;
 use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
+use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts, webhook_event_type};
 use crate::handlers::html::esc;
 use crate::ports::{
@@ -40,16 +41,6 @@ pub struct OutboxDeps<S, M, Q, C> {
     pub test_mode_delivery: TestModeDelivery,
     /// `retry-events`' delay before each further attempt (seconds; the last value repeats).
     pub retry_backoff: Vec<u32>,
-}
-
-/// A webhook waiting for delivery, as it travels on SQS. The body is fixed here so every attempt
-/// sends the same bytes under the same `webhook-id`; only the timestamp and signature are per attempt.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
-pub struct WebhookMessage {
-    pub webhook_id: String,
-    pub account_id: String,
-    pub url: String,
-    pub body: String,
 }
 
 /// Work that could not be done at once, as it waits on the retry queue.
