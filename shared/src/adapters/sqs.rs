@@ -1,6 +1,8 @@
 //! The queue port on SQS: the webhook queue and the retry queue.
 
+use aws_lambda_events::event::sqs::SqsMessage;
 use aws_sdk_sqs::error::DisplayErrorContext;
+use serde::de::DeserializeOwned;
 
 use crate::ports::{Queue, StoreError};
 
@@ -52,4 +54,13 @@ impl Queue for SqsQueue {
             .map_err(queue_error)?;
         Ok(())
     }
+}
+
+/// The JSON body of a message Lambda received from SQS; None when it has none or it is not a `T`
+/// (such a message will not become readable by retrying).
+pub fn json_body<T: DeserializeOwned>(record: &SqsMessage) -> Option<T> {
+    record
+        .body
+        .as_deref()
+        .and_then(|b| serde_json::from_str(b).ok())
 }

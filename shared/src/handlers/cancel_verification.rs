@@ -7,8 +7,7 @@ use serde_json::json;
 use crate::domain::Transition;
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
-use crate::handlers::api::ownership::{fetch_named, visible};
-use crate::handlers::api::respond::respond;
+use crate::handlers::api::ownership::respond_on_named;
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, Store, TransitionOutcome};
 
@@ -17,10 +16,7 @@ pub async fn cancel_verification<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
 ) -> ApiResponse {
-    let req = &req;
-    let prefetch = |_| fetch_named(&deps.store, req);
-    respond(deps, req, prefetch, |caller, fetched, now| async move {
-        let mut current = visible(fetched?, &caller)?;
+    respond_on_named(deps, &req, |mut current, now| async move {
         let id = current.verification_id;
         // The conditional write settles races with the tenant and the expiry sweeper; on a lost
         // race the fresh state decides.

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
 
+use crate::adapters::sqs::json_body;
 use crate::adapters::webhook_client::{Attempt, WebhookClient};
 use crate::domain::webhook::WebhookMessage;
 use crate::ports::{Clock, Queue, Store, WebhookSecrets};
@@ -43,11 +44,7 @@ async fn deliver_one<S: Store, Q: Queue, C: Clock>(
     record: &SqsMessage,
     secrets: &HashMap<String, WebhookSecrets>,
 ) -> bool {
-    let Some(message) = record
-        .body
-        .as_deref()
-        .and_then(|b| serde_json::from_str::<WebhookMessage>(b).ok())
-    else {
+    let Some(message) = json_body::<WebhookMessage>(record) else {
         // A message that cannot be read will not become readable: drop it, loudly.
         tracing::error!(message_id = ?record.message_id, "unreadable webhook message dropped");
         return true;
@@ -103,11 +100,7 @@ pub async fn deliver_webhooks<S: Store, Q: Queue, C: Clock>(
     // Each account's secrets are read once per batch.
     let mut secrets = HashMap::new();
     for record in &event.records {
-        let Some(message) = record
-            .body
-            .as_deref()
-            .and_then(|b| serde_json::from_str::<WebhookMessage>(b).ok())
-        else {
+        let Some(message) = json_body::<WebhookMessage>(record) else {
             continue;
         };
         if secrets.contains_key(&message.account_id) {

@@ -5,8 +5,7 @@ use serde_json::json;
 
 use crate::domain::public_view::render_verification;
 use crate::handlers::api::ApiDeps;
-use crate::handlers::api::ownership::{fetch_named, visible};
-use crate::handlers::api::respond::respond;
+use crate::handlers::api::ownership::respond_on_named;
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, Store};
 
@@ -15,10 +14,7 @@ pub async fn get_verification<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
 ) -> ApiResponse {
-    let req = &req;
-    let prefetch = |_| fetch_named(&deps.store, req);
-    respond(deps, req, prefetch, |caller, fetched, now| async move {
-        let v = visible(fetched?, &caller)?;
+    respond_on_named(deps, &req, |v, now| async move {
         Ok(ApiResponse::json(
             200,
             &json!({ "success": true, "data": render_verification(&v, now) }),

@@ -14,6 +14,7 @@
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
 use chrono::Duration;
 
+use crate::adapters::sqs::json_body;
 use crate::domain::{Status, Transition};
 use crate::handlers::publish_events::{
     OutboxDeps, OutboxError, RetryMessage, RetryWork, do_work, fail_after_email,
@@ -62,11 +63,7 @@ async fn retry_one<S: Store, M: Mailer, Q: Queue, C: Clock>(
     deps: &OutboxDeps<S, M, Q, C>,
     record: &SqsMessage,
 ) -> bool {
-    let Some(message) = record
-        .body
-        .as_deref()
-        .and_then(|b| serde_json::from_str::<RetryMessage>(b).ok())
-    else {
+    let Some(message) = json_body::<RetryMessage>(record) else {
         tracing::error!(message_id = ?record.message_id, alarm = "outbox_work_dropped", "unreadable retry message dropped");
         return true;
     };

@@ -15,17 +15,19 @@
 //!
 //! The path carries the link token, so it is never logged; log lines name the verification id.
 
+pub mod live_provider;
 pub mod page;
 
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
 use crate::adapters::sandbox::{SandboxProvider, scenario_from_email};
-use crate::domain::report::{ProviderIncome, build_report};
+use crate::domain::report::build_report;
 use crate::domain::secrets::sha256_hex;
 use crate::domain::tenant_link::parse_tenant_link;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts};
 use crate::handlers::html::esc;
+pub use crate::handlers::tenant_portal::live_provider::LiveProvider;
 use crate::handlers::tenant_portal::page::{
     consent_body, not_found, page, provider_down, scenario_body, see_other, widget_page,
 };
@@ -58,65 +60,6 @@ enum PageError {
 impl From<StoreError> for PageError {
     fn from(e: StoreError) -> Self {
         PageError::Store(e)
-    }
-}
-
-/// The income provider of live verifications. A deployment chooses `Plaid` or `None` through
-/// `INCOME_PROVIDER`; `LocalSandbox` is built only in code, by the local stack.
-pub enum LiveProvider {
-    Plaid(crate::adapters::plaid::PlaidIncomeProvider),
-    /// No provider: live verifications cannot be completed (and are refused at create).
-    None,
-    LocalSandbox(SandboxProvider),
-}
-
-impl LiveProvider {
-    /// The local stack's stand-in for a bank-income provider (`make dev`, tests). Never for a
-    /// deployment: its income is invented.
-    pub fn local_sandbox() -> Self {
-        LiveProvider::LocalSandbox(SandboxProvider)
-    }
-}
-
-fn no_live_provider() -> ProviderError {
-    ProviderError::Unavailable("no income provider for live verifications is configured".into())
-}
-
-impl IncomeProvider for LiveProvider {
-    async fn create_user(&self, v: &Verification) -> Result<Option<String>, ProviderError> {
-        match self {
-            LiveProvider::Plaid(p) => p.create_user(v).await,
-            LiveProvider::None => Err(no_live_provider()),
-            LiveProvider::LocalSandbox(p) => p.create_user(v).await,
-        }
-    }
-
-    async fn begin(
-        &self,
-        v: &Verification,
-        provider_user: Option<&str>,
-    ) -> Result<ConnectStep, ProviderError> {
-        match self {
-            LiveProvider::Plaid(p) => p.begin(v, provider_user).await,
-            LiveProvider::None => Err(no_live_provider()),
-            LiveProvider::LocalSandbox(p) => p.begin(v, provider_user).await,
-        }
-    }
-
-    async fn fetch_income(
-        &self,
-        v: &Verification,
-        connection: &str,
-    ) -> Result<ProviderIncome, ProviderError> {
-        match self {
-            LiveProvider::Plaid(p) => p.fetch_income(v, connection).await,
-            LiveProvider::None => Err(no_live_provider()),
-            LiveProvider::LocalSandbox(p) => p.fetch_income(v, connection).await,
-        }
-    }
-
-    fn simulated(&self) -> bool {
-        matches!(self, LiveProvider::LocalSandbox(_))
     }
 }
 
