@@ -64,3 +64,20 @@ pub fn json_body<T: DeserializeOwned>(record: &SqsMessage) -> Option<T> {
         .as_deref()
         .and_then(|b| serde_json::from_str(b).ok())
 }
+
+/// Which attempt of a received message this is (1 for the first delivery).
+pub fn receive_count(m: &SqsMessage) -> usize {
+    m.attributes
+        .get("ApproximateReceiveCount")
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(1)
+}
+
+/// The delay before the next attempt, from `backoff` indexed by the attempt that failed (its last
+/// value repeats); None for an empty list.
+pub fn backoff_delay(backoff: &[u32], attempt: usize) -> Option<u32> {
+    backoff
+        .get(attempt.saturating_sub(1))
+        .or(backoff.last())
+        .copied()
+}

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
 
-use crate::adapters::sqs::json_body;
+use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
 use crate::adapters::webhook_client::{Attempt, WebhookClient};
 use crate::domain::webhook::WebhookMessage;
 use crate::ports::{Clock, Queue, Store, WebhookSecrets};
@@ -30,13 +30,6 @@ pub struct DeliveryDeps<S, Q, C> {
     pub clock: C,
     pub client: WebhookClient,
     pub backoff: Vec<u32>,
-}
-
-fn receive_count(m: &SqsMessage) -> usize {
-    m.attributes
-        .get("ApproximateReceiveCount")
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(1)
 }
 
 async fn deliver_one<S: Store, Q: Queue, C: Clock>(
@@ -75,12 +68,7 @@ async fn deliver_one<S: Store, Q: Queue, C: Clock>(
             true
         }
         Attempt::Failed(status) => {
-            let delay = deps
-                .backoff
-                .get(count.saturating_sub(1))
-                .or(deps.backoff.last())
-                .copied()
-                .unwrap_or(60);
+            let delay = backoff_delay(&deps.backoff, count).unwrap_or(60);
             tracing::warn!(webhook_id = %message.webhook_id, status = ?status, attempt = count, retry_in = delay, "webhook failed");
             if let Some(receipt) = &record.receipt_handle
                 && let Err(e) = deps.queue.retry_later(receipt, delay).await

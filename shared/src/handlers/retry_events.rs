@@ -14,7 +14,7 @@
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
 use chrono::Duration;
 
-use crate::adapters::sqs::json_body;
+use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
 use crate::domain::{Status, Transition};
 use crate::handlers::publish_events::{
     OutboxDeps, OutboxError, RetryMessage, RetryWork, do_work, fail_after_email,
@@ -34,13 +34,6 @@ pub const DEFAULT_RETRY_BACKOFF: [u32; 11] = [
 
 /// The failure reason of a verification whose tenant e-mail could not be sent in the window.
 pub const EMAIL_UNDELIVERABLE: &str = "service_email_unavailable";
-
-fn receive_count(m: &SqsMessage) -> usize {
-    m.attributes
-        .get("ApproximateReceiveCount")
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(1)
-}
 
 /// Ends a verification whose tenant e-mail could not be sent within the window.
 async fn give_up_email<S: Store, M: Mailer, Q: Queue, C: Clock>(
@@ -87,12 +80,7 @@ async fn retry_one<S: Store, M: Mailer, Q: Queue, C: Clock>(
         };
     }
     let count = receive_count(record);
-    let delay = deps
-        .retry_backoff
-        .get(count.saturating_sub(1))
-        .or(deps.retry_backoff.last())
-        .copied()
-        .unwrap_or(300);
+    let delay = backoff_delay(&deps.retry_backoff, count).unwrap_or(300);
     let operator = matches!(error, OutboxError::Mail(MailError::Operator(_)));
     tracing::warn!(message_id = ?record.message_id, error = %error, operator, attempt = count, waited_seconds = waited.num_seconds(), retry_in = delay, "outbox work failed again");
     if let Some(receipt) = &record.receipt_handle
