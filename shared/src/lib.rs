@@ -47,7 +47,7 @@ pub async fn api_deps_from_env()
 
 /// Builds `publish-events`' and `retry-events`' dependencies from the environment.
 pub async fn outbox_deps_from_env() -> Result<
-    handlers::publish_events::OutboxDeps<adapters::dynamo::DynamoStore, adapters::aws::SesMailer, adapters::aws::SqsQueue, ports::SystemClock>,
+    handlers::publish_events::OutboxDeps<adapters::dynamo::DynamoStore, adapters::ses::SesMailer, adapters::sqs::SqsQueue, ports::SystemClock>,
     config::ConfigError,
 > {
     let sdk = aws_config().await;
@@ -57,12 +57,12 @@ pub async fn outbox_deps_from_env() -> Result<
             aws_sdk_dynamodb::Client::new(&sdk),
             config::required("TABLE_NAME")?,
         ),
-        mailer: adapters::aws::SesMailer::new(
+        mailer: adapters::ses::SesMailer::new(
             aws_sdk_sesv2::Client::new(&sdk),
             config::required("SENDER_EMAIL")?,
         ),
-        queue: adapters::aws::SqsQueue::new(sqs.clone(), config::required("WEBHOOK_QUEUE_URL")?),
-        retry_queue: adapters::aws::SqsQueue::new(sqs, config::required("RETRY_QUEUE_URL")?),
+        queue: adapters::sqs::SqsQueue::new(sqs.clone(), config::required("WEBHOOK_QUEUE_URL")?),
+        retry_queue: adapters::sqs::SqsQueue::new(sqs, config::required("RETRY_QUEUE_URL")?),
         clock: ports::SystemClock,
         public_base_url: config::required("PUBLIC_BASE_URL")?,
         test_mode_delivery: config::TestModeDelivery::from_env()?,
@@ -72,26 +72,26 @@ pub async fn outbox_deps_from_env() -> Result<
 
 /// Builds `deliver-webhook`'s dependencies from the environment.
 pub async fn delivery_deps_from_env() -> Result<
-    handlers::deliver_webhook::DeliveryDeps<adapters::dynamo::DynamoStore, adapters::aws::SqsQueue, ports::SystemClock>,
+    handlers::deliver_webhook::DeliveryDeps<adapters::dynamo::DynamoStore, adapters::sqs::SqsQueue, ports::SystemClock>,
     config::ConfigError,
 > {
     let sdk = aws_config().await;
     let timeout = std::env::var("WEBHOOK_TIMEOUT_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .map_or(handlers::deliver_webhook::DEFAULT_TIMEOUT, std::time::Duration::from_secs);
+        .map_or(adapters::webhook_client::DEFAULT_TIMEOUT, std::time::Duration::from_secs);
     let local_origins = config::local_webhook_origins()?;
     Ok(handlers::deliver_webhook::DeliveryDeps {
         store: adapters::dynamo::DynamoStore::new(
             aws_sdk_dynamodb::Client::new(&sdk),
             config::required("TABLE_NAME")?,
         ),
-        queue: adapters::aws::SqsQueue::new(
+        queue: adapters::sqs::SqsQueue::new(
             aws_sdk_sqs::Client::new(&sdk),
             config::required("WEBHOOK_QUEUE_URL")?,
         ),
         clock: ports::SystemClock,
-        client: handlers::deliver_webhook::WebhookClient::new(timeout, local_origins),
+        client: adapters::webhook_client::WebhookClient::new(timeout, local_origins),
         backoff: handlers::deliver_webhook::DEFAULT_BACKOFF.to_vec(),
     })
 }

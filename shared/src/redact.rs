@@ -8,8 +8,8 @@
 use std::fmt::{self, Debug, Formatter};
 
 use crate::domain::secrets::ParsedKey;
+use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Account, ApiKeyRecord, NewVerificationInput, Transition, Verification};
-use crate::handlers::publish_events::WebhookMessage;
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{ConnectStep, Email, WebhookSecrets};
 

@@ -82,19 +82,19 @@ impl Workers {
         local_origins: &LocalWebhookOrigins,
     ) -> Self {
         let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), names.table.clone());
-        let queue = shared::adapters::aws::SqsQueue::new(
+        let queue = shared::adapters::sqs::SqsQueue::new(
             aws_sdk_sqs::Client::new(sdk),
             created.webhook_queue_url.clone(),
         );
         Workers {
             outbox: shared::handlers::publish_events::OutboxDeps {
                 store: store.clone(),
-                mailer: shared::adapters::aws::SesMailer::new(
+                mailer: shared::adapters::ses::SesMailer::new(
                     aws_sdk_sesv2::Client::new(sdk),
                     names.sender.clone(),
                 ),
                 queue: queue.clone(),
-                retry_queue: shared::adapters::aws::SqsQueue::new(
+                retry_queue: shared::adapters::sqs::SqsQueue::new(
                     aws_sdk_sqs::Client::new(sdk),
                     created.retry_queue_url.clone(),
                 ),
@@ -113,7 +113,7 @@ impl Workers {
                 store,
                 queue,
                 clock: SystemClock,
-                client: shared::handlers::deliver_webhook::WebhookClient::new(
+                client: shared::adapters::webhook_client::WebhookClient::new(
                     std::time::Duration::from_secs(10),
                     local_origins.clone(),
                 ),

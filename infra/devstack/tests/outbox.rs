@@ -12,8 +12,8 @@ use common::{Receiver, TestEnv, env, queue_depth, sent_emails};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
 use serde_json::{Value, json};
+use shared::domain::webhook::WebhookMessage;
 use shared::domain::{Mode, NewVerificationInput, Status, Verification};
-use shared::handlers::publish_events::WebhookMessage;
 use shared::ports::{Queue, Store, WebhookSecrets};
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -232,7 +232,7 @@ async fn ses_failing_then_recovering_sends_once() {
     // acknowledged (the shard moves on).
     let down = devstack::moto::sdk_config("http://127.0.0.1:1").await;
     let broken = shared::handlers::publish_events::OutboxDeps {
-        mailer: shared::adapters::aws::SesMailer::new(
+        mailer: shared::adapters::ses::SesMailer::new(
             aws_sdk_sesv2::Client::new(&down),
             rig.env.names.sender.clone(),
         ),
@@ -276,7 +276,7 @@ async fn an_unverified_sender_is_the_operators_fault_not_the_tenants() {
         .await;
     let good_mailer = std::mem::replace(
         &mut rig.workers.outbox.mailer,
-        shared::adapters::aws::SesMailer::new(
+        shared::adapters::ses::SesMailer::new(
             aws_sdk_sesv2::Client::new(&rig.env.sdk),
             "nobody@unverified.test",
         ),
@@ -537,7 +537,7 @@ async fn gone_and_forbidden_targets_are_not_retried() {
     );
 
     // A production client (https only, no loopback) refuses what the local one allows.
-    let strict = shared::handlers::deliver_webhook::WebhookClient::new(
+    let strict = shared::adapters::webhook_client::WebhookClient::new(
         Duration::from_secs(2),
         shared::domain::webhook::LocalWebhookOrigins::default(),
     );
@@ -549,7 +549,7 @@ async fn gone_and_forbidden_targets_are_not_retried() {
     };
     assert_eq!(
         strict.post(&message, &[SECRET], 0).await,
-        shared::handlers::deliver_webhook::Attempt::Refused
+        shared::adapters::webhook_client::Attempt::Refused
     );
     assert_eq!(gone.received().len(), 1, "nothing reached the receiver");
 }

@@ -15,8 +15,9 @@ use chrono::{DateTime, Utc};
 use common::{TestEnv, env, queue_depth, sent_emails};
 use devstack::pump::{StreamPump, TtlDeletions, pump_queue_once};
 use serde_json::{Value, json};
-use shared::adapters::aws::{SesMailer, SqsQueue};
 use shared::adapters::dynamo::DynamoStore;
+use shared::adapters::ses::SesMailer;
+use shared::adapters::sqs::SqsQueue;
 use shared::config::{Plans, TestModeDelivery};
 use shared::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use common::{Receiver, env};
 use serde_json::json;
-use shared::handlers::deliver_webhook::Attempt;
-use shared::handlers::publish_events::WebhookMessage;
+use shared::adapters::webhook_client::Attempt;
+use shared::domain::webhook::WebhookMessage;
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 

@@ -1,7 +1,10 @@
-//! The outside systems behind the ports: DynamoDB (the store), SES and SQS, the income providers
-//! (Plaid, and the sandbox for test mode and the local stack).
+//! The outside systems behind the ports: DynamoDB (the store), SES (mailer) and SQS (queues),
+//! the income providers (Plaid, and the sandbox for test mode and the local stack), and the
+//! HTTP client that delivers webhooks.
 
-pub mod aws;
 pub mod dynamo;
 pub mod plaid;
 pub mod sandbox;
+pub mod ses;
+pub mod sqs;
+pub mod webhook_client;

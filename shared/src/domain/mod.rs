@@ -1,7 +1,9 @@
 //! Domain types and rules. No AWS, no Lambda: everything here is plain data and pure functions.
 
+pub mod public_view;
 pub mod report;
 pub mod secrets;
+pub mod tenant_link;
 pub mod webhook;
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, SecondsFormat, TimeZone, Utc};

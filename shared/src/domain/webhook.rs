@@ -8,9 +8,20 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use hmac::{Hmac, Mac};
 use reqwest::Url;
+use serde::{Deserialize, Serialize};
 use sha2::Sha256;
 
 use crate::domain::secrets::webhook_secret_bytes;
+
+/// A webhook waiting for delivery, as it travels on SQS. The body is fixed when the message is made (`publish-events`) so every attempt
+/// sends the same bytes under the same `webhook-id`; only the timestamp and signature are per attempt.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+pub struct WebhookMessage {
+    pub webhook_id: String,
+    pub account_id: String,
+    pub url: String,
+    pub body: String,
+}
 
 /// Addresses a webhook may never reach: private, loopback, link-local (cloud metadata lives
 /// there), shared, multicast, unspecified and documentation ranges, and every IPv6 form that

@@ -1,9 +1,15 @@
 //! One module per Lambda function, named like the function, generic over the ports; `api` holds
-//! what the five `/api/v1` handlers share.
+//! what the five `/api/v1` handlers share, `html` the escaping the tenant page and e-mail share.
 
 pub mod api;
+pub mod cancel_verification;
+pub mod create_verification;
 pub mod deliver_webhook;
 pub mod expire_verifications;
+pub mod get_usage;
+pub mod get_verification;
+pub mod html;
+pub mod list_verifications;
 pub mod publish_events;
 pub mod retry_events;
 pub mod tenant_portal;

@@ -16,10 +16,12 @@ use uuid::Uuid;
 
 use crate::adapters::dynamo::schema;
 use crate::config::TestModeDelivery;
+use crate::domain::public_view::render_verification;
 use crate::domain::secrets::generate_link_token;
+use crate::domain::tenant_link::tenant_link;
+use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts, webhook_event_type};
-use crate::handlers::api::render_verification;
-use crate::handlers::tenant_portal::esc;
+use crate::handlers::html::esc;
 use crate::ports::{
     Clock, Email, EmailClaim, MailError, Mailer, Queue, Store, StoreError, TransitionOutcome,
 };
@@ -39,16 +41,6 @@ pub struct OutboxDeps<S, M, Q, C> {
     pub test_mode_delivery: TestModeDelivery,
     /// `retry-events`' delay before each further attempt (seconds; the last value repeats).
     pub retry_backoff: Vec<u32>,
-}
-
-/// A webhook waiting for delivery, as it travels on SQS. The body is fixed here so every attempt
-/// sends the same bytes under the same `webhook-id`; only the timestamp and signature are per attempt.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
-pub struct WebhookMessage {
-    pub webhook_id: String,
-    pub account_id: String,
-    pub url: String,
-    pub body: String,
 }
 
 /// Work that could not be done at once, as it waits on the retry queue.
@@ -200,10 +192,7 @@ async fn compose_and_send<S: Store, M: Mailer, Q, C>(
     // The link token is minted here, bound by its hash, and exists only in the e-mail.
     let (token, token_hash) = generate_link_token();
     deps.store.add_link_token(id, &token_hash).await?;
-    let link = format!(
-        "{}/t/{id}/{token}",
-        deps.public_base_url.trim_end_matches('/')
-    );
+    let link = tenant_link(&deps.public_base_url, id, &token);
     deps.mailer
         .send(&tenant_email(v, &requester, &link))
         .await

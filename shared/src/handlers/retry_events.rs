@@ -14,6 +14,7 @@
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
 use chrono::Duration;
 
+use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
 use crate::domain::{Status, Transition};
 use crate::handlers::publish_events::{
     OutboxDeps, OutboxError, RetryMessage, RetryWork, do_work, fail_after_email,
@@ -33,13 +34,6 @@ pub const DEFAULT_RETRY_BACKOFF: [u32; 11] = [
 
 /// The failure reason of a verification whose tenant e-mail could not be sent in the window.
 pub const EMAIL_UNDELIVERABLE: &str = "service_email_unavailable";
-
-fn receive_count(m: &SqsMessage) -> usize {
-    m.attributes
-        .get("ApproximateReceiveCount")
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(1)
-}
 
 /// Ends a verification whose tenant e-mail could not be sent within the window.
 async fn give_up_email<S: Store, M: Mailer, Q: Queue, C: Clock>(
@@ -62,11 +56,7 @@ async fn retry_one<S: Store, M: Mailer, Q: Queue, C: Clock>(
     deps: &OutboxDeps<S, M, Q, C>,
     record: &SqsMessage,
 ) -> bool {
-    let Some(message) = record
-        .body
-        .as_deref()
-        .and_then(|b| serde_json::from_str::<RetryMessage>(b).ok())
-    else {
+    let Some(message) = json_body::<RetryMessage>(record) else {
         tracing::error!(message_id = ?record.message_id, alarm = "outbox_work_dropped", "unreadable retry message dropped");
         return true;
     };
@@ -90,12 +80,7 @@ async fn retry_one<S: Store, M: Mailer, Q: Queue, C: Clock>(
         };
     }
     let count = receive_count(record);
-    let delay = deps
-        .retry_backoff
-        .get(count.saturating_sub(1))
-        .or(deps.retry_backoff.last())
-        .copied()
-        .unwrap_or(300);
+    let delay = backoff_delay(&deps.retry_backoff, count).unwrap_or(300);
     let operator = matches!(error, OutboxError::Mail(MailError::Operator(_)));
     tracing::warn!(message_id = ?record.message_id, error = %error, operator, attempt = count, waited_seconds = waited.num_seconds(), retry_in = delay, "outbox work failed again");
     if let Some(receipt) = &record.receipt_handle

@@ -184,6 +184,11 @@ pub mod keys {
     pub fn email_claim(id: Uuid) -> (String, String) {
         (format!("VERIFICATION#{id}"), "EMAIL".into())
     }
+    /// The verification id in the partition key of a verification's items (the inverse of the
+    /// three above), for a handler reading a stream record's keys.
+    pub fn verification_id_of(pk: &str) -> Option<Uuid> {
+        Uuid::parse_str(pk.strip_prefix("VERIFICATION#")?).ok()
+    }
     pub fn owner(account: &str, mode: Mode) -> String {
         format!("OWNER#{account}#{}", mode.as_str())
     }

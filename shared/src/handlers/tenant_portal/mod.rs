@@ -15,17 +15,19 @@
 //!
 //! The path carries the link token, so it is never logged; log lines name the verification id.
 
+pub mod live_provider;
 pub mod page;
 
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
-use uuid::Uuid;
 
 use crate::adapters::sandbox::{SandboxProvider, scenario_from_email};
-use crate::domain::report::{ProviderIncome, build_report};
+use crate::domain::report::build_report;
 use crate::domain::secrets::sha256_hex;
+use crate::domain::tenant_link::parse_tenant_link;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts};
-pub use crate::handlers::tenant_portal::page::esc;
+use crate::handlers::html::esc;
+pub use crate::handlers::tenant_portal::live_provider::LiveProvider;
 use crate::handlers::tenant_portal::page::{
     consent_body, not_found, page, provider_down, scenario_body, see_other, widget_page,
 };
@@ -61,65 +63,6 @@ impl From<StoreError> for PageError {
     }
 }
 
-/// The income provider of live verifications. A deployment chooses `Plaid` or `None` through
-/// `INCOME_PROVIDER`; `LocalSandbox` is built only in code, by the local stack.
-pub enum LiveProvider {
-    Plaid(crate::adapters::plaid::PlaidIncomeProvider),
-    /// No provider: live verifications cannot be completed (and are refused at create).
-    None,
-    LocalSandbox(SandboxProvider),
-}
-
-impl LiveProvider {
-    /// The local stack's stand-in for a bank-income provider (`make dev`, tests). Never for a
-    /// deployment: its income is invented.
-    pub fn local_sandbox() -> Self {
-        LiveProvider::LocalSandbox(SandboxProvider)
-    }
-}
-
-fn no_live_provider() -> ProviderError {
-    ProviderError::Unavailable("no income provider for live verifications is configured".into())
-}
-
-impl IncomeProvider for LiveProvider {
-    async fn create_user(&self, v: &Verification) -> Result<Option<String>, ProviderError> {
-        match self {
-            LiveProvider::Plaid(p) => p.create_user(v).await,
-            LiveProvider::None => Err(no_live_provider()),
-            LiveProvider::LocalSandbox(p) => p.create_user(v).await,
-        }
-    }
-
-    async fn begin(
-        &self,
-        v: &Verification,
-        provider_user: Option<&str>,
-    ) -> Result<ConnectStep, ProviderError> {
-        match self {
-            LiveProvider::Plaid(p) => p.begin(v, provider_user).await,
-            LiveProvider::None => Err(no_live_provider()),
-            LiveProvider::LocalSandbox(p) => p.begin(v, provider_user).await,
-        }
-    }
-
-    async fn fetch_income(
-        &self,
-        v: &Verification,
-        connection: &str,
-    ) -> Result<ProviderIncome, ProviderError> {
-        match self {
-            LiveProvider::Plaid(p) => p.fetch_income(v, connection).await,
-            LiveProvider::None => Err(no_live_provider()),
-            LiveProvider::LocalSandbox(p) => p.fetch_income(v, connection).await,
-        }
-    }
-
-    fn simulated(&self) -> bool {
-        matches!(self, LiveProvider::LocalSandbox(_))
-    }
-}
-
 /// Entry point of the `tenant-portal` function.
 pub async fn tenant_portal<S: Store, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
@@ -146,16 +89,6 @@ pub async fn tenant_portal<S: Store, C: Clock, P: IncomeProvider>(
     .await
 }
 
-fn parse_link(path: &str) -> Option<(Uuid, &str)> {
-    let rest = path.strip_prefix("/t/")?;
-    let (id, token) = rest.split_once('/')?;
-    let token = token.trim_end_matches('/');
-    if token.is_empty() || token.len() > 128 || token.contains('/') {
-        return None;
-    }
-    Some((Uuid::parse_str(id).ok()?, token))
-}
-
 /// The request's context once the link is checked.
 struct Visit<'a> {
     link: &'a str,
@@ -167,7 +100,7 @@ async fn handle<S: Store, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     req: &ApiRequest,
 ) -> Result<ApiResponse, PageError> {
-    let Some((id, token)) = parse_link(&req.path) else {
+    let Some((id, token)) = parse_tenant_link(&req.path) else {
         return Ok(not_found(&req.request_id));
     };
     let token_hash = sha256_hex(token.as_bytes());
@@ -494,19 +427,4 @@ async fn render<S: Store, C: Clock, P: IncomeProvider>(
         }
     };
     Ok(resp)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn links_parse_strictly() {
-        let id = Uuid::new_v4();
-        assert_eq!(parse_link(&format!("/t/{id}/abc")), Some((id, "abc")));
-        assert_eq!(parse_link(&format!("/t/{id}/")), None);
-        assert_eq!(parse_link(&format!("/t/{id}/a/b")), None);
-        assert_eq!(parse_link("/t/not-a-uuid/abc"), None);
-        assert_eq!(parse_link("/x/abc"), None);
-    }
 }

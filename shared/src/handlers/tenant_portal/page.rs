@@ -1,9 +1,10 @@
 //! The HTML of the tenant page: one document shell, the texts of each state, and the provider's
-//! widget. Pure functions of what they are given; the decisions are in `portal`.
+//! widget. Pure functions of what they are given; the decisions are in `tenant_portal`.
 
 use std::fmt::Write as _;
 
 use crate::domain::secrets::sha256_hex;
+use crate::handlers::html::esc;
 use crate::http::ApiResponse;
 
 /// The consent step: who asks, what is shared, the box to tick.
@@ -148,22 +149,6 @@ pub(crate) fn see_other(link: &str) -> ApiResponse {
     }
 }
 
-/// HTML escaping for text and attribute values.
-pub fn esc(raw: &str) -> String {
-    let mut out = String::with_capacity(raw.len());
-    for c in raw.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 pub(crate) fn page(status: u16, title: &str, body: &str, request_id: &str) -> ApiResponse {
     ApiResponse::html(
         status,
@@ -207,14 +192,6 @@ footer {{ word-break: break-all; }}
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escaping_covers_html_and_attributes() {
-        assert_eq!(
-            esc(r#"<a href="x">'&'</a>"#),
-            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
-        );
-    }
 
     #[test]
     fn a_hostile_link_token_cannot_leave_its_script_string() {

@@ -1,10 +1,9 @@
-//! AWS adapters of the mailer (SES v2) and queue (SQS) ports. The store's is in `dynamo`.
+//! The mailer port on SES v2: the tenant e-mail, and whose fault a refusal is.
 
 use aws_sdk_sesv2::operation::send_email::SendEmailError;
 use aws_sdk_sesv2::types::{Body, Content, Destination, EmailContent, Message};
-use aws_sdk_sqs::error::DisplayErrorContext;
 
-use crate::ports::{Email, MailError, Mailer, Queue, StoreError};
+use crate::ports::{Email, MailError, Mailer};
 
 /// Sends e-mail through SES v2 from a verified sender identity.
 #[derive(Clone)]
@@ -85,56 +84,6 @@ pub fn classify_send_error(err: &SendEmailError) -> MailError {
         SendEmailError::MessageRejected(_) => MailError::Permanent("message rejected".into()),
         SendEmailError::BadRequestException(_) => MailError::Permanent("bad request".into()),
         other => MailError::Transient(other.code().unwrap_or("request failed").to_string()),
-    }
-}
-
-/// The webhook queue on SQS.
-#[derive(Clone)]
-pub struct SqsQueue {
-    client: aws_sdk_sqs::Client,
-    queue_url: String,
-}
-
-impl SqsQueue {
-    pub fn new(client: aws_sdk_sqs::Client, queue_url: impl Into<String>) -> Self {
-        SqsQueue {
-            client,
-            queue_url: queue_url.into(),
-        }
-    }
-}
-
-fn queue_error<E: std::error::Error>(e: E) -> StoreError {
-    StoreError::Unavailable(DisplayErrorContext(&e).to_string())
-}
-
-impl Queue for SqsQueue {
-    async fn send(&self, body: &str) -> Result<(), StoreError> {
-        self.client
-            .send_message()
-            .queue_url(&self.queue_url)
-            .message_body(body)
-            .send()
-            .await
-            .map_err(queue_error)?;
-        Ok(())
-    }
-
-    async fn retry_later(
-        &self,
-        receipt_handle: &str,
-        delay_seconds: u32,
-    ) -> Result<(), StoreError> {
-        self.client
-            .change_message_visibility()
-            .queue_url(&self.queue_url)
-            .receipt_handle(receipt_handle)
-            // SQS caps a message's visibility at 12 hours.
-            .visibility_timeout(delay_seconds.min(43_200) as i32)
-            .send()
-            .await
-            .map_err(queue_error)?;
-        Ok(())
     }
 }
 

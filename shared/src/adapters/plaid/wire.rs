@@ -1,0 +1,163 @@
+//! The JSON Plaid is sent and answers, as serde types: the requests of the three calls, the
+//! parts of their answers this adapter reads, and Plaid's error body.
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Deserializer, Serialize};
+
+// Requests.
+
+/// Every request body: the credentials next to the endpoint's own fields.
+#[derive(Serialize)]
+pub(super) struct Authenticated<'a, T: Serialize> {
+    pub(super) client_id: &'a str,
+    pub(super) secret: &'a str,
+    #[serde(flatten)]
+    pub(super) request: &'a T,
+}
+
+#[derive(Serialize)]
+pub(super) struct UserCreateRequest<'a> {
+    pub(super) client_user_id: &'a str,
+}
+
+#[derive(Serialize)]
+pub(super) struct LinkTokenCreateRequest<'a> {
+    pub(super) client_name: &'a str,
+    pub(super) language: &'a str,
+    pub(super) country_codes: [&'a str; 1],
+    pub(super) user: LinkUser<'a>,
+    pub(super) user_token: &'a str,
+    pub(super) products: [&'a str; 1],
+    pub(super) income_verification: IncomeVerificationOptions,
+}
+
+#[derive(Serialize)]
+pub(super) struct LinkUser<'a> {
+    pub(super) client_user_id: &'a str,
+}
+
+#[derive(Serialize)]
+pub(super) struct IncomeVerificationOptions {
+    pub(super) income_source_types: [&'static str; 1],
+    pub(super) bank_income: BankIncomeOptions,
+}
+
+#[derive(Serialize)]
+pub(super) struct BankIncomeOptions {
+    pub(super) days_requested: u32,
+}
+
+#[derive(Serialize)]
+pub(super) struct BankIncomeGetRequest<'a> {
+    pub(super) user_token: &'a str,
+    pub(super) options: BankIncomeGetOptions,
+}
+
+#[derive(Serialize)]
+pub(super) struct BankIncomeGetOptions {
+    /// Only the most recent report.
+    pub(super) count: u32,
+}
+
+// Responses: only the fields used; Plaid adds fields freely.
+
+#[derive(Deserialize)]
+pub(super) struct UserCreateResponse {
+    #[serde(default)]
+    pub(super) user_token: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct LinkTokenCreateResponse {
+    pub(super) link_token: String,
+}
+
+#[derive(Deserialize)]
+pub(super) struct BankIncomeGetResponse {
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub(super) bank_income: Vec<BankIncomeReport>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct BankIncomeReport {
+    #[serde(default)]
+    pub(super) days_requested: Option<u32>,
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub(super) items: Vec<BankIncomeItem>,
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub(super) warnings: Vec<BankIncomeWarning>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct BankIncomeItem {
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub(super) bank_income_accounts: Vec<BankIncomeAccount>,
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub(super) bank_income_sources: Vec<BankIncomeSource>,
+    #[serde(default)]
+    pub(super) institution_name: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct BankIncomeAccount {
+    pub(super) account_id: String,
+    #[serde(default)]
+    pub(super) name: Option<String>,
+    #[serde(default)]
+    pub(super) official_name: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+pub(super) struct BankIncomeSource {
+    #[serde(default)]
+    pub(super) account_id: Option<String>,
+    #[serde(default)]
+    pub(super) income_description: Option<String>,
+    #[serde(default)]
+    pub(super) income_category: Option<String>,
+    #[serde(default)]
+    pub(super) start_date: Option<NaiveDate>,
+    #[serde(default)]
+    pub(super) end_date: Option<NaiveDate>,
+    #[serde(default)]
+    pub(super) pay_frequency: Option<String>,
+    #[serde(default)]
+    pub(super) total_amount: Option<f64>,
+    #[serde(default)]
+    pub(super) transaction_count: Option<u32>,
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub(super) historical_summary: Vec<HistoricalSummary>,
+}
+
+/// One month of a source's history.
+#[derive(Deserialize)]
+pub(super) struct HistoricalSummary {
+    #[serde(default)]
+    pub(super) start_date: Option<NaiveDate>,
+    #[serde(default)]
+    pub(super) end_date: Option<NaiveDate>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct BankIncomeWarning {
+    #[serde(default)]
+    pub(super) warning_code: Option<String>,
+}
+
+/// Plaid's error body, without `error_message` / `display_message` (see the module docs).
+#[derive(Deserialize)]
+pub(super) struct PlaidErrorBody {
+    #[serde(default)]
+    pub(super) error_type: Option<String>,
+    #[serde(default)]
+    pub(super) error_code: Option<String>,
+    #[serde(default)]
+    pub(super) request_id: Option<String>,
+}
+
+/// Plaid sends `null` for some empty lists; treat it like an absent or empty list.
+pub(super) fn null_as_empty<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Vec<T>, D::Error> {
+    Ok(Option::<Vec<T>>::deserialize(d)?.unwrap_or_default())
+}

@@ -1,0 +1,54 @@
+//! The tenant's secure link, `{base}/t/{verification_id}/{token}`: built for the create response
+//! and the e-mail, parsed by the tenant page. One place, so the two ends cannot drift apart.
+
+use uuid::Uuid;
+
+/// Where tenant links start; the route of the tenant page.
+const PREFIX: &str = "/t/";
+/// Longer tokens are never minted; refusing them keeps a hostile path cheap.
+const MAX_TOKEN_CHARS: usize = 128;
+
+/// The link to the tenant page of a verification; `base` is the public origin (a trailing `/`
+/// is ignored).
+pub fn tenant_link(base: &str, id: Uuid, token: &str) -> String {
+    format!("{}{PREFIX}{id}/{token}", base.trim_end_matches('/'))
+}
+
+/// The verification id and token of a tenant page path, or None for anything else. Strict: one
+/// UUID, one non-empty token of at most 128 characters, at most one trailing `/`.
+pub fn parse_tenant_link(path: &str) -> Option<(Uuid, &str)> {
+    let rest = path.strip_prefix(PREFIX)?;
+    let (id, token) = rest.split_once('/')?;
+    let token = token.trim_end_matches('/');
+    if token.is_empty() || token.len() > MAX_TOKEN_CHARS || token.contains('/') {
+        return None;
+    }
+    Some((Uuid::parse_str(id).ok()?, token))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_parse_strictly() {
+        let id = Uuid::new_v4();
+        assert_eq!(
+            parse_tenant_link(&format!("/t/{id}/abc")),
+            Some((id, "abc"))
+        );
+        assert_eq!(parse_tenant_link(&format!("/t/{id}/")), None);
+        assert_eq!(parse_tenant_link(&format!("/t/{id}/a/b")), None);
+        assert_eq!(parse_tenant_link("/t/not-a-uuid/abc"), None);
+        assert_eq!(parse_tenant_link("/x/abc"), None);
+    }
+
+    #[test]
+    fn a_built_link_parses_back() {
+        let id = Uuid::new_v4();
+        let link = tenant_link("https://verify.example.com/", id, "tok");
+        assert_eq!(link, format!("https://verify.example.com/t/{id}/tok"));
+        let path = link.strip_prefix("https://verify.example.com").unwrap();
+        assert_eq!(parse_tenant_link(path), Some((id, "tok")));
+    }
+}

@@ -1,0 +1,171 @@
+//! Authentication of an API request in two halves: the key (format, then its record from the
+//! warm cache or one read) and the metering write on the account (revocation, plan,
+//! subscription, the daily allowance), plus the allowance as the rate headers report it.
+
+use chrono::{DateTime, Utc};
+
+use crate::domain::secrets::parse_api_key;
+use crate::domain::{Account, ApiKeyRecord, Mode, Plan, api_window_reset};
+use crate::error::ApiError;
+use crate::handlers::api::ApiDeps;
+use crate::http::ApiRequest;
+use crate::ports::{Clock, MeterOutcome, Store};
+
+/// The caller, once authenticated and metered.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub account: Account,
+    pub key: ApiKeyRecord,
+    pub plan: Plan,
+}
+
+impl Caller {
+    pub(crate) fn mode(&self) -> Mode {
+        self.key.mode
+    }
+}
+
+/// The API allowance as the headers and `/usage` report it.
+#[derive(Debug, Clone)]
+pub(crate) struct RateInfo {
+    pub(crate) limit: u32,
+    pub(crate) remaining: u32,
+    pub(crate) reset: DateTime<Utc>,
+}
+
+impl RateInfo {
+    pub(crate) fn of(account: &Account, plan: &Plan, now: DateTime<Utc>) -> Self {
+        let used = if account.api_window.as_deref() == Some(crate::domain::api_window(now).as_str())
+        {
+            account.api_requests
+        } else {
+            0
+        };
+        RateInfo {
+            limit: plan.api_requests_per_day,
+            remaining: plan.api_requests_per_day.saturating_sub(used),
+            reset: api_window_reset(now),
+        }
+    }
+}
+
+fn unauthorized(code: &'static str, message: &str) -> ApiError {
+    ApiError::Unauthorized {
+        code,
+        message: message.to_string(),
+    }
+}
+
+/// First half of authentication: the key's format, then its record (from the warm cache, or one
+/// read). No allowance is counted yet.
+pub(super) async fn resolve_key<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+) -> Result<(ApiKeyRecord, String), ApiError> {
+    let header = req.header("authorization").ok_or_else(|| {
+        unauthorized(
+            "missing_api_key",
+            "Missing Authorization header; send 'Authorization: Bearer <API key>'",
+        )
+    })?;
+    let (scheme, token) = header.trim().split_once(' ').unwrap_or((header, ""));
+    if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
+        return Err(unauthorized(
+            "invalid_authorization",
+            "Authorization header must use the Bearer scheme",
+        ));
+    }
+    let parsed = parse_api_key(token.trim())
+        .ok_or_else(|| unauthorized("invalid_api_key", "API key is malformed"))?;
+    let cached = deps
+        .key_cache
+        .lock()
+        .expect("key cache")
+        .get(&parsed.hash)
+        .cloned();
+    let key = match cached {
+        Some(key) => key,
+        None => {
+            let key = deps
+                .store
+                .find_api_key(&parsed.hash)
+                .await?
+                .ok_or_else(|| unauthorized("invalid_api_key", "API key is not valid"))?;
+            if key.revoked_at.is_none() {
+                deps.key_cache
+                    .lock()
+                    .expect("key cache")
+                    .insert(parsed.hash.clone(), key.clone());
+            }
+            key
+        }
+    };
+    if key.revoked_at.is_some() || key.mode != parsed.mode {
+        return Err(unauthorized("api_key_revoked", "API key has been revoked"));
+    }
+    Ok((key, parsed.hash))
+}
+
+/// Second half: one conditional write on the account checks revocation, plan and subscription
+/// and counts the request against the daily allowance.
+pub(super) async fn meter<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    key: ApiKeyRecord,
+    key_hash: &str,
+    now: DateTime<Utc>,
+) -> Result<(Caller, RateInfo), (ApiError, Option<RateInfo>)> {
+    let plans = &deps.settings.plans;
+    let plan_of = |account: &Account| plans.get(&account.plan).cloned();
+    match deps
+        .store
+        .meter_api_request(&key.account_id, &key.key_id, now, plans)
+        .await
+        .map_err(|e| (ApiError::from(e), None))?
+    {
+        MeterOutcome::Allowed(account) => {
+            let plan = plan_of(&account).ok_or((ApiError::Internal, None))?;
+            let rate = RateInfo::of(&account, &plan, now);
+            tracing::Span::current().record("account_id", account.account_id.as_str());
+            Ok((Caller { account, key, plan }, rate))
+        }
+        MeterOutcome::UnknownAccount => Err((
+            unauthorized("invalid_api_key", "API key is not valid"),
+            None,
+        )),
+        MeterOutcome::KeyRevoked => {
+            deps.key_cache.lock().expect("key cache").remove(key_hash);
+            Err((
+                unauthorized("api_key_revoked", "API key has been revoked"),
+                None,
+            ))
+        }
+        MeterOutcome::NoApiAccess(account) => Err((
+            ApiError::Forbidden {
+                code: "plan_without_api_access",
+                message: format!(
+                    "The '{}' plan does not include API access; upgrade to use the API",
+                    account.plan
+                ),
+            },
+            None,
+        )),
+        MeterOutcome::SubscriptionInactive(account) => Err((
+            ApiError::Forbidden {
+                code: "subscription_inactive",
+                message: format!(
+                    "Subscription is {}; API access needs an active subscription",
+                    account.subscription_status.as_str()
+                ),
+            },
+            plan_of(&account).map(|p| RateInfo::of(&account, &p, now)),
+        )),
+        MeterOutcome::LimitExceeded(account) => {
+            let rate = plan_of(&account).map(|p| RateInfo::of(&account, &p, now));
+            let retry_after = (api_window_reset(now) - now).num_seconds().max(1) as u64;
+            Err((
+                ApiError::RateLimited { retry_after },
+                rate.map(|r| RateInfo { remaining: 0, ..r }),
+            ))
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! The request pipeline every API handler runs through: authenticate and meter, run the
+//! operation, turn its outcome into the enveloped response with the rate headers, and log it.
+
+use std::future::Future;
+
+use chrono::{DateTime, Utc};
+use tracing::Instrument;
+
+use crate::domain::ApiKeyRecord;
+use crate::error::ApiError;
+use crate::handlers::api::ApiDeps;
+use crate::handlers::api::auth::{Caller, meter, resolve_key};
+use crate::http::{ApiRequest, ApiResponse};
+use crate::ports::{Clock, Store, StoreError};
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        // The span carries the request id; the store's text stays in the log.
+        tracing::error!(error = %e, "store call failed");
+        ApiError::Internal
+    }
+}
+/// Authenticates, runs `op`, and turns the outcome into the response with headers and logs.
+///
+/// `prefetch` runs the operation's reads at the same time as the metering write: a read needs only
+/// the key's owner, and its result is used only once the request is allowed. That keeps a warm GET
+/// at one DynamoDB round trip, and a write at two. Only O(1) reads belong there: a refused request
+/// must not pay for more (so the list's page is read in `op`).
+pub(crate) async fn respond<S, C, P, PF, T, F, Fut>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    prefetch: P,
+    op: F,
+) -> ApiResponse
+where
+    S: Store,
+    C: Clock,
+    P: FnOnce(ApiKeyRecord) -> PF,
+    PF: Future<Output = T>,
+    F: FnOnce(Caller, T, DateTime<Utc>) -> Fut,
+    Fut: Future<Output = Result<ApiResponse, ApiError>>,
+{
+    let span = tracing::info_span!(
+        "api_request",
+        request_id = %req.request_id,
+        method = %req.method,
+        path = %req.path,
+        account_id = tracing::field::Empty,
+    );
+    async {
+        let now = deps.clock.now();
+        let (result, rate) = match resolve_key(deps, req).await {
+            Err(e) => (Err(e), None),
+            Ok((key, hash)) => {
+                let (metered, fetched) =
+                    futures::join!(meter(deps, key.clone(), &hash, now), prefetch(key));
+                match metered {
+                    Ok((caller, rate)) => (op(caller, fetched, now).await, Some(rate)),
+                    Err((e, rate)) => (Err(e), rate),
+                }
+            }
+        };
+        let mut response = match result {
+            Ok(resp) => {
+                tracing::info!(status = resp.status, "request served");
+                resp
+            }
+            Err(e) => {
+                if e.status() >= 500 {
+                    tracing::error!(status = e.status(), code = e.code(), "request failed");
+                } else {
+                    tracing::info!(status = e.status(), code = e.code(), "request refused");
+                }
+                error_response(&e, &req.request_id)
+            }
+        };
+        if let Some(rate) = rate {
+            response = response
+                .with_header("x-ratelimit-limit", rate.limit.to_string())
+                .with_header("x-ratelimit-remaining", rate.remaining.to_string())
+                .with_header("x-ratelimit-reset", rate.reset.timestamp().to_string());
+        }
+        response.with_header("x-request-id", req.request_id.clone())
+    }
+    .instrument(span)
+    .await
+}
+
+/// The enveloped error response, with the headers its status calls for.
+pub fn error_response(e: &ApiError, request_id: &str) -> ApiResponse {
+    let mut response = ApiResponse::json(e.status(), &e.body(request_id));
+    match e {
+        ApiError::Unauthorized { code, .. } => {
+            let error = if *code == "missing_api_key" {
+                "invalid_request"
+            } else {
+                "invalid_token"
+            };
+            response = response.with_header(
+                "www-authenticate",
+                format!("Bearer realm=\"api\", error=\"{error}\""),
+            );
+        }
+        ApiError::RateLimited { retry_after } => {
+            response = response.with_header("retry-after", retry_after.to_string());
+        }
+        _ => {}
+    }
+    response
+}

@@ -1,0 +1,319 @@
+//! Validation of what a caller sends: the create body (every field problem collected at once)
+//! and the query parameters. Messages name fields, never their values.
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::domain::NewVerificationInput;
+use crate::error::{ApiError, FieldError};
+use crate::http::ApiRequest;
+
+fn field_error(field: &str, code: &'static str, message: impl Into<String>) -> FieldError {
+    FieldError::new(field, code, message)
+}
+
+fn optional_string(
+    body: &serde_json::Map<String, Value>,
+    field: &str,
+    max: usize,
+    errors: &mut Vec<FieldError>,
+) -> Option<String> {
+    match body.get(field) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if s.trim().is_empty() => None,
+        Some(Value::String(s)) if s.chars().count() > max => {
+            errors.push(field_error(
+                field,
+                "too_long",
+                format!("{field} must be at most {max} characters"),
+            ));
+            None
+        }
+        Some(Value::String(s)) if s.chars().any(char::is_control) => {
+            errors.push(field_error(
+                field,
+                "invalid",
+                format!("{field} must not contain control characters"),
+            ));
+            None
+        }
+        Some(Value::String(s)) => Some(s.trim().to_string()),
+        Some(_) => {
+            errors.push(field_error(
+                field,
+                "invalid_type",
+                format!("{field} must be a string"),
+            ));
+            None
+        }
+    }
+}
+
+/// A pragmatic address check: one `@`, a dotted domain, no spaces, within RFC 5321 lengths.
+pub fn is_valid_email(email: &str) -> bool {
+    let Some((local, domain)) = email.rsplit_once('@') else {
+        return false;
+    };
+    email.len() <= 254
+        && !local.is_empty()
+        && local.len() <= 64
+        && !local.contains('@')
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !domain.contains("..")
+        && domain
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '.' || c == '-')
+        && !email
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '<' || c == '>' || c == ',')
+}
+
+fn is_valid_phone(phone: &str) -> bool {
+    let digits: String = phone.chars().filter(|c| c.is_ascii_digit()).collect();
+    phone
+        .chars()
+        .enumerate()
+        .all(|(i, c)| c.is_ascii_digit() || " -().".contains(c) || (c == '+' && i == 0))
+        && (7..=15).contains(&digits.len())
+}
+
+/// Validates a create body and collects every field problem at once.
+pub fn validate_create(
+    body: &Value,
+    local_webhook_origins: &crate::domain::webhook::LocalWebhookOrigins,
+) -> Result<NewVerificationInput, ApiError> {
+    let Some(body) = body.as_object() else {
+        return Err(ApiError::validation(
+            "body",
+            "invalid_type",
+            "Request body must be a JSON object",
+        ));
+    };
+    let mut errors = Vec::new();
+    let tenant_email = match body.get("tenant_email") {
+        None | Some(Value::Null) => {
+            errors.push(field_error(
+                "tenant_email",
+                "required",
+                "tenant_email is required",
+            ));
+            None
+        }
+        Some(Value::String(s)) if is_valid_email(s.trim()) => Some(s.trim().to_string()),
+        Some(Value::String(_)) => {
+            errors.push(field_error(
+                "tenant_email",
+                "invalid",
+                "tenant_email must be a valid e-mail address",
+            ));
+            None
+        }
+        Some(_) => {
+            errors.push(field_error(
+                "tenant_email",
+                "invalid_type",
+                "tenant_email must be a string",
+            ));
+            None
+        }
+    };
+    let tenant_name = optional_string(body, "tenant_name", 200, &mut errors);
+    let tenant_phone = optional_string(body, "tenant_phone", 32, &mut errors);
+    if tenant_phone.as_deref().is_some_and(|p| !is_valid_phone(p)) {
+        errors.push(field_error(
+            "tenant_phone",
+            "invalid",
+            "tenant_phone must be a phone number of 7 to 15 digits",
+        ));
+    }
+    let property_address = optional_string(body, "property_address", 500, &mut errors);
+    let monthly_rent = match body.get("monthly_rent") {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_f64() {
+            // Rent is money: kept in whole cents (which also keeps it in DynamoDB's number range).
+            Some(rent) if rent.is_finite() && (0.0..=10_000_000.0).contains(&rent) => {
+                Some(((rent * 100.0).round() / 100.0).abs())
+            }
+            _ => {
+                errors.push(field_error(
+                    "monthly_rent",
+                    "out_of_range",
+                    "monthly_rent must be between 0 and 10000000",
+                ));
+                None
+            }
+        },
+        Some(_) => {
+            errors.push(field_error(
+                "monthly_rent",
+                "invalid_type",
+                "monthly_rent must be a number",
+            ));
+            None
+        }
+    };
+    let webhook_url = match optional_string(body, "webhook_url", 2048, &mut errors) {
+        Some(url) => match crate::domain::webhook::check_url(&url, local_webhook_origins) {
+            Ok(_) => Some(url),
+            Err(reason) => {
+                errors.push(field_error("webhook_url", "invalid", reason));
+                None
+            }
+        },
+        None => None,
+    };
+    match (tenant_email, errors.is_empty()) {
+        (Some(tenant_email), true) => Ok(NewVerificationInput {
+            tenant_email,
+            tenant_name,
+            tenant_phone,
+            property_address,
+            monthly_rent,
+            webhook_url,
+        }),
+        _ => {
+            let message = if errors.len() == 1 {
+                errors[0].message.clone()
+            } else {
+                format!(
+                    "{} fields are invalid: {}",
+                    errors.len(),
+                    errors
+                        .iter()
+                        .map(|e| e.field.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            };
+            Err(ApiError::Validation {
+                message,
+                details: errors,
+            })
+        }
+    }
+}
+
+pub(crate) fn verification_id_param(req: &ApiRequest) -> Result<Uuid, ApiError> {
+    let raw = req
+        .query
+        .get("verification_id")
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| {
+            ApiError::validation(
+                "verification_id",
+                "required",
+                "verification_id query parameter is required",
+            )
+        })?;
+    Uuid::parse_str(raw).map_err(|_| {
+        ApiError::validation(
+            "verification_id",
+            "invalid",
+            "verification_id must be a UUID",
+        )
+    })
+}
+
+/// An integer query parameter: absent is `default`, below `min` or not an integer is a 400,
+/// above `max` is clamped.
+pub(crate) fn integer_param(
+    req: &ApiRequest,
+    name: &str,
+    default: u32,
+    min: u32,
+    max: Option<u32>,
+) -> Result<u32, ApiError> {
+    let Some(raw) = req.query.get(name) else {
+        return Ok(default);
+    };
+    let value: i64 = raw.trim().parse().map_err(|_| {
+        ApiError::validation(name, "invalid_type", format!("{name} must be an integer"))
+    })?;
+    if value < min as i64 {
+        return Err(ApiError::validation(
+            name,
+            "out_of_range",
+            format!("{name} must be at least {min}"),
+        ));
+    }
+    // Saturate before narrowing: a huge value must stay huge (and fail a later bound), not wrap.
+    let max = max.unwrap_or(u32::MAX) as i64;
+    Ok(value.min(max) as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn create_body_validation_collects_every_problem() {
+        let none = crate::domain::webhook::LocalWebhookOrigins::default();
+        let ok = validate_create(
+            &json!({"tenant_email": " a.b+good@example.com ", "monthly_rent": 1500, "tenant_phone": "+1 (555) 010-9999"}),
+            &none,
+        )
+        .unwrap();
+        assert_eq!(ok.tenant_email, "a.b+good@example.com");
+        assert_eq!(ok.monthly_rent, Some(1500.0));
+
+        let err = validate_create(&json!({}), &none).unwrap_err();
+        assert_eq!(err.details()[0].field, "tenant_email");
+        assert_eq!(err.details()[0].code, "required");
+
+        let err = validate_create(
+            &json!({"tenant_email": "nope", "monthly_rent": "12", "webhook_url": "http://x.example.com", "tenant_phone": "12"}),
+            &none,
+        )
+        .unwrap_err();
+        let fields: Vec<&str> = err.details().iter().map(|d| d.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            vec![
+                "tenant_email",
+                "tenant_phone",
+                "monthly_rent",
+                "webhook_url"
+            ]
+        );
+        assert_eq!(err.status(), 400);
+        // The message names fields, never their values.
+        assert!(!err.to_string().contains("nope"));
+
+        assert!(validate_create(&json!([1]), &none).is_err());
+        let rent = |r: f64| {
+            validate_create(&json!({"tenant_email": "a@b.co", "monthly_rent": r}), &none)
+                .unwrap()
+                .monthly_rent
+        };
+        assert_eq!(
+            rent(1e-149),
+            Some(0.0),
+            "far below a cent: zero, not a DynamoDB underflow"
+        );
+        assert_eq!(rent(1500.456), Some(1500.46));
+        assert!(rent(-0.0).unwrap().is_sign_positive());
+        assert!(
+            validate_create(
+                &json!({"tenant_email": "a@b.co", "monthly_rent": -1}),
+                &none
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn email_rules() {
+        for good in ["a@b.co", "first.last+tag@sub.example.org"] {
+            assert!(is_valid_email(good), "{good}");
+        }
+        for bad in [
+            "", "a", "a@b", "@b.co", "a@.co", "a b@c.co", "a@b..co", "a@b.co.", "<a@b.co>",
+        ] {
+            assert!(!is_valid_email(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,173 @@
+//! `create-verification`: POST /api/v1/verify. Validates the body, honours `Idempotency-Key`
+//! (a replay answers the first verification with a fresh link and sends no second e-mail), and
+//! creates the verification, within the plan's monthly allowance for live keys. The tenant
+//! e-mail is sent by `publish-events` from the table's stream.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::config::Settings;
+use crate::domain::secrets::{generate_link_token, sha256_hex};
+use crate::domain::tenant_link::tenant_link;
+use crate::domain::{Mode, Verification, format_ts, next_month_start};
+use crate::error::ApiError;
+use crate::handlers::api::ownership::owned_verification;
+use crate::handlers::api::respond::respond;
+use crate::handlers::api::validate::validate_create;
+use crate::handlers::api::views::created_response;
+use crate::handlers::api::{ApiDeps, Caller};
+use crate::http::{ApiRequest, ApiResponse};
+use crate::ports::{Clock, CreateOutcome, IdempotencyClaim, LinkTokenOutcome, Store};
+
+/// Largest accepted create body. API Gateway allows far more; nothing legitimate needs it.
+pub const MAX_BODY_BYTES: usize = 16 * 1024;
+/// Replay links kept per verification: each Idempotency-Key replay answers with a fresh link and
+/// the oldest replay link beyond this many stops working. The first response's link and the
+/// e-mailed one are never dropped, so a verification has at most these + 2 live links.
+pub const MAX_REPLAY_LINK_TOKENS: usize = 3;
+
+/// POST /api/v1/verify
+pub async fn create_verification<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: ApiRequest,
+) -> ApiResponse {
+    respond(
+        deps,
+        &req,
+        |_| async {},
+        |caller, (), now| create_op(deps, &req, caller, now),
+    )
+    .await
+}
+
+async fn create_op<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    caller: Caller,
+    now: DateTime<Utc>,
+) -> Result<ApiResponse, ApiError> {
+    // A live verification needs real income data; without a provider it could never complete.
+    if caller.mode() == Mode::Live && deps.settings.live_income == crate::config::LiveIncome::None {
+        return Err(ApiError::Forbidden {
+            code: "live_mode_unavailable",
+            message: "Live verifications are not available on this service yet (no income \
+                      provider is configured); test keys work"
+                .into(),
+        });
+    }
+    let content_type = req.header("content-type").unwrap_or("");
+    let media = content_type.split(';').next().unwrap_or("").trim();
+    if !media.eq_ignore_ascii_case("application/json") {
+        return Err(ApiError::UnsupportedMediaType);
+    }
+    if req.body.len() > MAX_BODY_BYTES {
+        return Err(ApiError::PayloadTooLarge {
+            limit: MAX_BODY_BYTES,
+        });
+    }
+    let body: Value = serde_json::from_slice(&req.body).map_err(|e| {
+        // serde_json's message names a line and column, never the content.
+        ApiError::InvalidJson(format!("line {} column {}", e.line(), e.column()))
+    })?;
+    let input = validate_create(&body, &deps.settings.local_webhook_origins)?;
+    let idempotency = match req.header("idempotency-key") {
+        None => None,
+        Some(key)
+            if key.is_empty()
+                || key.len() > 255
+                || !key.bytes().all(|b| (0x21..0x7f).contains(&b)) =>
+        {
+            return Err(ApiError::validation(
+                "Idempotency-Key",
+                "invalid",
+                "Idempotency-Key must be 1 to 255 visible ASCII characters",
+            ));
+        }
+        Some(key) => Some(IdempotencyClaim {
+            key_hash: sha256_hex(
+                format!(
+                    "{}\n{}\n{key}",
+                    caller.account.account_id,
+                    caller.mode().as_str()
+                )
+                .as_bytes(),
+            ),
+            // serde_json's map is ordered, so this is a canonical form of the body.
+            body_hash: sha256_hex(body.to_string().as_bytes()),
+        }),
+    };
+    let (token, token_hash) = generate_link_token();
+    let mut v = Verification::new_pending(
+        &caller.account.account_id,
+        caller.mode(),
+        input,
+        now,
+        deps.settings.verification_lifetime,
+    );
+    v.token_hashes = vec![token_hash];
+    // Test verifications are never charged against the monthly allowance.
+    let monthly_limit =
+        (caller.mode() == Mode::Live).then_some(caller.plan.verifications_per_month);
+    match deps
+        .store
+        .create_verification(&v, idempotency.as_ref(), monthly_limit)
+        .await?
+    {
+        CreateOutcome::Created => {
+            tracing::info!(verification_id = %v.verification_id, "verification created");
+            Ok(created_response(
+                &v,
+                &verification_url(&deps.settings, req, v.verification_id, &token),
+            ))
+        }
+        CreateOutcome::LimitReached => Err(ApiError::Forbidden {
+            code: "verification_limit_reached",
+            message: format!(
+                "The monthly allowance of {} verifications is used up; it resets at {}",
+                caller.plan.verifications_per_month,
+                format_ts(next_month_start(now))
+            ),
+        }),
+        CreateOutcome::IdempotencyConflict(record) => {
+            let same_body = idempotency
+                .as_ref()
+                .is_some_and(|c| c.body_hash == record.body_hash);
+            if !same_body {
+                return Err(ApiError::IdempotencyMismatch);
+            }
+            let existing = owned_verification(&deps.store, &caller, record.verification_id).await?;
+            // Tokens are stored only as hashes, so the replay carries a fresh link to the same
+            // verification, in a bounded set of replay links; the first link keeps working.
+            let (token, token_hash) = generate_link_token();
+            match deps
+                .store
+                .add_recent_link_token(&existing, &token_hash, MAX_REPLAY_LINK_TOKENS)
+                .await?
+            {
+                LinkTokenOutcome::Added => {}
+                LinkTokenOutcome::NotFound => {
+                    return Err(ApiError::NotFound("Verification not found".into()));
+                }
+                // Many replays of this key at once: the client may retry.
+                LinkTokenOutcome::Contended => return Err(ApiError::IdempotencyInFlight),
+            }
+            tracing::info!(verification_id = %existing.verification_id, "idempotent replay");
+            Ok(created_response(
+                &existing,
+                &verification_url(&deps.settings, req, existing.verification_id, &token),
+            )
+            .with_header("idempotent-replayed", "true"))
+        }
+    }
+}
+
+/// The tenant link of a create response: under the configured public origin, else the request's
+/// own host.
+fn verification_url(settings: &Settings, req: &ApiRequest, id: Uuid, token: &str) -> String {
+    let base = match &settings.public_base_url {
+        Some(base) => base.clone(),
+        None => format!("https://{}", req.header("host").unwrap_or("localhost")),
+    };
+    tenant_link(&base, id, token)
+}

@@ -1,0 +1,83 @@
+//! `list-verifications`: GET /api/v1/verifications?limit=&offset=&status= The caller's
+//! verifications of their key's mode, newest first, one page at a time.
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+
+use crate::domain::{ApiKeyRecord, Status};
+use crate::error::ApiError;
+use crate::handlers::api::respond::respond;
+use crate::handlers::api::validate::integer_param;
+use crate::handlers::api::views::list_item;
+use crate::handlers::api::{ApiDeps, Caller};
+use crate::http::{ApiRequest, ApiResponse};
+use crate::ports::{Clock, ListQuery, Store};
+
+/// Page size when the caller names none.
+pub const DEFAULT_LIMIT: u32 = 20;
+/// Larger limits are clamped to this (and `pagination.limit` says so).
+pub const MAX_LIMIT: u32 = 100;
+/// Deep offsets cost O(offset) reads; past this, callers should filter instead.
+pub const MAX_OFFSET: u32 = 10_000;
+
+/// The list query of a request, for the caller's account and mode, as seen at `now`.
+fn list_query(
+    req: &ApiRequest,
+    caller: &Caller,
+    now: DateTime<Utc>,
+    lifetime: chrono::Duration,
+) -> Result<ListQuery, ApiError> {
+    let limit = integer_param(req, "limit", DEFAULT_LIMIT, 1, Some(MAX_LIMIT))?;
+    let offset = integer_param(req, "offset", 0, 0, None)?;
+    if offset > MAX_OFFSET {
+        return Err(ApiError::validation(
+            "offset",
+            "out_of_range",
+            format!("offset must be at most {MAX_OFFSET}; filter by status to narrow the list"),
+        ));
+    }
+    let status = match req.query.get("status").map(|s| s.trim()) {
+        None | Some("") => None,
+        Some(raw) => Some(Status::parse(raw).ok_or_else(|| {
+            ApiError::validation(
+                "status",
+                "invalid",
+                "status must be one of pending, in_progress, completed, expired, failed",
+            )
+        })?),
+    };
+    Ok(ListQuery {
+        account_id: caller.account.account_id.clone(),
+        mode: caller.mode(),
+        status,
+        offset,
+        limit,
+        expired_if_created_by: now - lifetime,
+    })
+}
+
+/// GET /api/v1/verifications?limit=&offset=&status=
+pub async fn list_verifications<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: ApiRequest,
+) -> ApiResponse {
+    let req = &req;
+    // No prefetch: a page costs O(offset+limit) reads, so it starts only once the metering write
+    // has allowed the request (a refused request costs O(1)).
+    let prefetch = |_: ApiKeyRecord| async {};
+    respond(deps, req, prefetch, |caller, (), now| async move {
+        let query = list_query(req, &caller, now, deps.settings.verification_lifetime)?;
+        let page = deps.store.list_verifications(&query).await?;
+        let ListQuery { limit, offset, .. } = query;
+        let items: Vec<Value> = page.items.iter().map(|v| list_item(v, now)).collect();
+        Ok(ApiResponse::json(
+            200,
+            &json!({
+                "success": true,
+                "data": items,
+                "pagination": { "limit": limit, "offset": offset, "total": page.total },
+            }),
+        ))
+    })
+    .await
+}

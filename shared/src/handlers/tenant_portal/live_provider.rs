@@ -1,0 +1,66 @@
+//! The income provider of live verifications, chosen once per cold start: Plaid, none, or (only
+//! in the local stack) the sandbox standing in for a bank.
+
+use crate::adapters::sandbox::SandboxProvider;
+use crate::domain::Verification;
+use crate::domain::report::ProviderIncome;
+use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
+
+/// The income provider of live verifications. A deployment chooses `Plaid` or `None` through
+/// `INCOME_PROVIDER`; `LocalSandbox` is built only in code, by the local stack.
+pub enum LiveProvider {
+    Plaid(crate::adapters::plaid::PlaidIncomeProvider),
+    /// No provider: live verifications cannot be completed (and are refused at create).
+    None,
+    LocalSandbox(SandboxProvider),
+}
+
+impl LiveProvider {
+    /// The local stack's stand-in for a bank-income provider (`make dev`, tests). Never for a
+    /// deployment: its income is invented.
+    pub fn local_sandbox() -> Self {
+        LiveProvider::LocalSandbox(SandboxProvider)
+    }
+}
+
+fn no_live_provider() -> ProviderError {
+    ProviderError::Unavailable("no income provider for live verifications is configured".into())
+}
+
+impl IncomeProvider for LiveProvider {
+    async fn create_user(&self, v: &Verification) -> Result<Option<String>, ProviderError> {
+        match self {
+            LiveProvider::Plaid(p) => p.create_user(v).await,
+            LiveProvider::None => Err(no_live_provider()),
+            LiveProvider::LocalSandbox(p) => p.create_user(v).await,
+        }
+    }
+
+    async fn begin(
+        &self,
+        v: &Verification,
+        provider_user: Option<&str>,
+    ) -> Result<ConnectStep, ProviderError> {
+        match self {
+            LiveProvider::Plaid(p) => p.begin(v, provider_user).await,
+            LiveProvider::None => Err(no_live_provider()),
+            LiveProvider::LocalSandbox(p) => p.begin(v, provider_user).await,
+        }
+    }
+
+    async fn fetch_income(
+        &self,
+        v: &Verification,
+        connection: &str,
+    ) -> Result<ProviderIncome, ProviderError> {
+        match self {
+            LiveProvider::Plaid(p) => p.fetch_income(v, connection).await,
+            LiveProvider::None => Err(no_live_provider()),
+            LiveProvider::LocalSandbox(p) => p.fetch_income(v, connection).await,
+        }
+    }
+
+    fn simulated(&self) -> bool {
+        matches!(self, LiveProvider::LocalSandbox(_))
+    }
+}
