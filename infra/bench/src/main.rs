@@ -13,7 +13,6 @@
 //! No target is asserted here: the report states each target and whether it holds.
 
 mod proxy;
-mod receiver;
 mod runtime_api;
 mod seed;
 
@@ -24,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use devstack::moto::Moto;
+use devstack::receiver::Receiver;
 use devstack::stack::{self, Created, Resources};
 use proxy::{Call, Proxy};
 use runtime_api::RuntimeApi;
@@ -157,10 +157,15 @@ fn lambda_env(
     .collect()
 }
 
+/// A receiver on loopback that answers 200 after `delay` (the shared one of the local stack).
+async fn slow_receiver(delay: Duration) -> std::io::Result<Receiver> {
+    let always_ok = devstack::receiver::scripted(vec![200]);
+    Receiver::start(0, "/webhooks", delay, always_ok).await
+}
+
 /// Lists the bench's receiver as the one non-public webhook target (`LOCAL_WEBHOOK_ORIGINS`).
-fn local_receiver(url: &str) -> (String, String) {
-    let origin = url.trim_end_matches("/webhooks").to_string();
-    ("LOCAL_WEBHOOK_ORIGINS".to_string(), origin)
+fn local_receiver(receiver: &Receiver) -> (String, String) {
+    ("LOCAL_WEBHOOK_ORIGINS".to_string(), receiver.origin())
 }
 
 /// How to start a function: a binary, or the Python peer.
@@ -444,7 +449,7 @@ async fn invocations(
     sdk: &aws_config::SdkConfig,
 ) -> Result<Invocations, Error> {
     let (names, created, _store) = fresh_stack(sdk, "bench").await?;
-    let hook = receiver::SlowReceiver::start(Duration::ZERO).await?;
+    let hook = slow_receiver(Duration::ZERO).await?;
     let proxy = Proxy::start(&moto.endpoint).await?;
     let mut api = RuntimeApi::start().await?;
     let mut env = lambda_env(
@@ -454,7 +459,7 @@ async fn invocations(
         &names.table,
         &created.webhook_queue_url,
     );
-    env.push(local_receiver(&hook.url));
+    env.push(local_receiver(&hook));
     let mut child = launch.spawn(&env)?;
     let result = async {
         wait_next(&mut api, &mut child, 1, &launch.log).await?;
@@ -696,7 +701,7 @@ async fn webhook_batch(
     rounds: usize,
 ) -> Result<WebhookRun, Error> {
     let (names, created, _store) = fresh_stack(sdk, "bench-hook").await?;
-    let hook = receiver::SlowReceiver::start(Duration::from_millis(200)).await?;
+    let hook = slow_receiver(Duration::from_millis(200)).await?;
     let sample =
         std::fs::read_to_string(root.join("events/deliver-webhook/delivered-one-message.json"))?;
     let mut api = RuntimeApi::start().await?;
@@ -707,7 +712,7 @@ async fn webhook_batch(
         &names.table,
         &created.webhook_queue_url,
     );
-    env.push(local_receiver(&hook.url));
+    env.push(local_receiver(&hook));
     let mut child = launch.spawn(&env)?;
     let result = async {
         wait_next(&mut api, &mut child, 1, &launch.log).await?;
@@ -728,10 +733,10 @@ async fn webhook_batch(
                 let body: serde_json::Value =
                     serde_json::from_str(&outcome.body).unwrap_or_default();
                 let failures = body["batchItemFailures"].as_array().map_or(0, Vec::len);
-                if failures > 0 || hook.received() != n {
+                if failures > 0 || hook.answered() != n {
                     return Err(err(format!(
                         "deliver-webhook: {failures} failures, {} of {n} received: {}",
-                        hook.received(),
+                        hook.answered(),
                         outcome.body
                     )));
                 }
@@ -742,7 +747,7 @@ async fn webhook_batch(
                     one.push(ms(took));
                 } else {
                     ten.push(ms(took));
-                    received = received.min(hook.received());
+                    received = received.min(hook.answered());
                     max_in_flight = max_in_flight.min(hook.max_in_flight());
                 }
             }
