@@ -8,7 +8,7 @@
 # Installs what it needs, pinned and only when missing: aws-sam-cli in its own venv
 # (.tools/sam-venv, from infra/requirements-sam.txt: it pins an older boto3 than moto wants), and
 # cargo-lambda + zig + cfn-lint in .tools/venv (infra/requirements.txt, shared with `make tools`).
-# Settings per environment (stage) live in infra/samconfig.toml; see README.md.
+# Settings per environment (stage) live in infra/samconfig.toml; see docs/deploy.md.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

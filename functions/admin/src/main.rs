@@ -19,16 +19,13 @@ struct Cli {
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
-    let sdk = shared::aws_config().await;
-    let store =
-        shared::adapters::dynamo::DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), cli.table);
-    let plans = match std::env::var("PLANS") {
-        Ok(raw) => shared::config::Plans::parse(&raw).unwrap_or_else(|e| {
+    // PLANS follows the functions' rule (unset: the defaults; a bad value is refused).
+    let plans =
+        shared::config::Plans::from_env(&shared::config::Env::process()).unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(2)
-        }),
-        Err(_) => shared::config::Plans::defaults(),
-    };
+        });
+    let store = shared::wiring::store(&shared::aws_config().await, &cli.table);
     match admin::run(&store, &plans, cli.command, chrono::Utc::now()).await {
         Ok(out) => println!("{out}"),
         Err(e) => {

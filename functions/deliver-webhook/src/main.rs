@@ -6,7 +6,8 @@ use lambda_runtime::{Error, LambdaEvent, run, service_fn};
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     shared::init_tracing();
-    let deps = shared::delivery_deps_from_env().await?;
+    let config = shared::config::DeliverWebhookConfig::from_env()?;
+    let deps = shared::wiring::deliver_webhook(config, &shared::aws_config().await);
     let deps = &deps;
     run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
         Ok::<_, Error>(

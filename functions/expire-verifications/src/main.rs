@@ -6,7 +6,8 @@ use lambda_runtime::{Error, LambdaEvent, run, service_fn};
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     shared::init_tracing();
-    let deps = shared::expiry_deps_from_env().await?;
+    let config = shared::config::ExpireVerificationsConfig::from_env()?;
+    let deps = shared::wiring::expire_verifications(config, &shared::aws_config().await);
     let deps = &deps;
     run(service_fn(move |event: LambdaEvent<Event>| async move {
         Ok::<_, Error>(

@@ -5,7 +5,8 @@ use lambda_http::{Error, run, service_fn};
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     shared::init_tracing();
-    let deps = shared::portal_deps_from_env().await?;
+    let config = shared::config::TenantPortalConfig::from_env()?;
+    let deps = shared::wiring::tenant_portal(config, &shared::aws_config().await).await?;
     let deps = &deps;
     run(service_fn(move |req| {
         shared::http::serve(req, move |req| {

@@ -10,12 +10,13 @@ pub mod stack;
 
 use std::sync::Arc;
 
-use shared::adapters::dynamo::DynamoStore;
-use shared::config::{Plans, Settings};
+use shared::config::{
+    DeliverWebhookConfig, ExpireVerificationsConfig, Plans, PublishEventsConfig, Settings,
+    TenantPortalConfig, TestModeDelivery,
+};
 use shared::domain::webhook::LocalWebhookOrigins;
-use shared::handlers::api::ApiDeps;
 use shared::handlers::tenant_portal::LiveProvider;
-use shared::ports::SystemClock;
+use shared::wiring;
 
 /// Settings of the HTTP handlers for a local stack whose pages are served at `base_url`. No
 /// webhook receiver is listed yet: the stack adds its own once it is listening (tests add theirs).
@@ -48,18 +49,14 @@ pub fn app_with(
     settings: Settings,
     live_provider: LiveProvider,
 ) -> Arc<server::App> {
-    let store = DynamoStore::new(
-        aws_sdk_dynamodb::Client::new(sdk),
-        settings.table_name.clone(),
-    );
+    let portal = TenantPortalConfig {
+        table_name: settings.table_name.clone(),
+        live_income: settings.live_income,
+        plaid: Default::default(),
+    };
     Arc::new(server::App {
-        api: ApiDeps::new(store.clone(), SystemClock, settings),
-        portal: shared::handlers::tenant_portal::PortalDeps {
-            store,
-            clock: SystemClock,
-            live_provider,
-            sandbox: shared::adapters::sandbox::SandboxProvider,
-        },
+        api: wiring::api(settings, sdk),
+        portal: wiring::tenant_portal_with(&portal, sdk, live_provider),
     })
 }
 
@@ -81,44 +78,40 @@ impl Workers {
         backoff: Vec<u32>,
         local_origins: &LocalWebhookOrigins,
     ) -> Self {
-        let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), names.table.clone());
-        let queue = shared::adapters::sqs::SqsQueue::new(
-            aws_sdk_sqs::Client::new(sdk),
-            created.webhook_queue_url.clone(),
-        );
-        Workers {
-            outbox: shared::handlers::publish_events::OutboxDeps {
-                store: store.clone(),
-                mailer: shared::adapters::ses::SesMailer::new(
-                    aws_sdk_sesv2::Client::new(sdk),
-                    names.sender.clone(),
-                ),
-                queue: queue.clone(),
-                retry_queue: shared::adapters::sqs::SqsQueue::new(
-                    aws_sdk_sqs::Client::new(sdk),
-                    created.retry_queue_url.clone(),
-                ),
-                clock: SystemClock,
+        let mut outbox = wiring::publish_events(
+            PublishEventsConfig {
+                table_name: names.table.clone(),
+                sender_email: names.sender.clone(),
+                webhook_queue_url: created.webhook_queue_url.clone(),
+                retry_queue_url: created.retry_queue_url.clone(),
                 public_base_url: base_url.to_string(),
                 // The local stack shows every e-mail, test mode included.
-                test_mode_delivery: shared::config::TestModeDelivery::Send,
-                // Same zeros as the webhook back-off in tests: a failed retry is visible at once.
-                retry_backoff: backoff.clone(),
+                test_mode_delivery: TestModeDelivery::Send,
             },
-            expiry: shared::handlers::expire_verifications::ExpiryDeps {
-                store: store.clone(),
-                clock: SystemClock,
+            sdk,
+        );
+        // Same zeros as the webhook back-off in tests: a failed retry is visible at once.
+        outbox.retry_backoff = backoff.clone();
+        let mut delivery = wiring::deliver_webhook(
+            DeliverWebhookConfig {
+                table_name: names.table.clone(),
+                webhook_queue_url: created.webhook_queue_url.clone(),
+                timeout: shared::config::DEFAULT_WEBHOOK_TIMEOUT,
+                local_webhook_origins: local_origins.clone(),
             },
-            delivery: shared::handlers::deliver_webhook::DeliveryDeps {
-                store,
-                queue,
-                clock: SystemClock,
-                client: shared::adapters::webhook_client::WebhookClient::new(
-                    std::time::Duration::from_secs(10),
-                    local_origins.clone(),
-                ),
-                backoff,
+            sdk,
+        );
+        delivery.backoff = backoff;
+        let expiry = wiring::expire_verifications(
+            ExpireVerificationsConfig {
+                table_name: names.table.clone(),
             },
+            sdk,
+        );
+        Workers {
+            outbox,
+            expiry,
+            delivery,
         }
     }
 }

@@ -78,10 +78,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         )
     })?;
     let receiver_port = args.port + 1;
-    let receiver_origin = devstack::receiver::spawn(receiver_port, secret.clone())
+    let receiver = devstack::receiver::spawn_printing(receiver_port, secret.clone())
         .await
         .map_err(|e| format!("webhook receiver on 127.0.0.1:{receiver_port}: {e}"))?;
-    local_origins.allow(&receiver_origin)?;
+    local_origins.allow(&receiver.origin())?;
 
     // The local event source mappings and TTL: loops with a fixed period, until Ctrl-C.
     let mut workers = Workers::new(
@@ -152,7 +152,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     });
     tokio::spawn(devstack::receiver::print_emails(moto.endpoint.clone()));
 
-    let hook = format!("http://127.0.0.1:{receiver_port}/webhooks");
+    let hook = receiver.url.clone();
     println!();
     println!("Tenant Income Verification Service, local stack");
     println!("  API base URL    : {base}/api/v1");

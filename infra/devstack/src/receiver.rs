@@ -1,9 +1,11 @@
-//! What a person watches in `make dev`: a webhook receiver that checks signatures and prints each
-//! event with its verification result, and the tenant e-mails moto's SES accepted, with their link.
+//! The one loopback webhook receiver: `make dev` prints each event it gets with its signature
+//! check, the tests script its answers and read what it recorded, the bench slows it down and
+//! counts how many requests it holds at once. Also the e-mail printer of `make dev`.
 
 use std::collections::HashSet;
 use std::convert::Infallible;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
@@ -11,65 +13,185 @@ use hyper::body::{Bytes, Incoming};
 use serde_json::Value;
 use tokio::net::TcpListener;
 
-/// Serves `POST /webhooks` on 127.0.0.1:`port`, verifying the Standard Webhooks signature.
-/// Returns its origin, the one non-public webhook target the local stack lists.
-pub async fn spawn(port: u16, secret: String) -> std::io::Result<String> {
-    let listener = TcpListener::bind(("127.0.0.1", port)).await?;
-    let origin = format!("http://{}", listener.local_addr()?);
-    let secret = Arc::new(secret);
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let secret = secret.clone();
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
-                    let secret = secret.clone();
-                    async move {
-                        let header = |name: &str| {
-                            req.headers()
-                                .get(name)
-                                .and_then(|v| v.to_str().ok())
-                                .unwrap_or("")
-                                .to_string()
-                        };
-                        let (id, ts, sig) = (
-                            header("webhook-id"),
-                            header("webhook-timestamp"),
-                            header("webhook-signature"),
-                        );
-                        let body = req
-                            .into_body()
-                            .collect()
-                            .await
-                            .map(|b| b.to_bytes())
-                            .unwrap_or_default();
-                        let body = String::from_utf8_lossy(&body).into_owned();
-                        let expected = shared::domain::webhook::signature_header(
-                            &[&secret],
-                            &id,
-                            ts.parse().unwrap_or(0),
-                            &body,
-                        );
-                        let valid = sig.split(' ').any(|s| s == expected);
-                        println!("{}", describe(&body, valid));
-                        let status = if valid { 200 } else { 401 };
-                        Ok::<_, Infallible>(
-                            hyper::Response::builder()
-                                .status(status)
-                                .body(Full::new(Bytes::new()))
-                                .unwrap(),
-                        )
-                    }
+/// One request as the receiver got it.
+#[derive(Debug, Clone)]
+pub struct Received {
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Received {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Picks the status of the `n`th request (1-based).
+pub type Respond = Arc<dyn Fn(usize, &Received) -> u16 + Send + Sync>;
+
+/// Answers the scripted statuses in turn; the last one repeats (none: always 200).
+pub fn scripted(statuses: Vec<u16>) -> Respond {
+    Arc::new(move |n, _| {
+        statuses
+            .get(n - 1)
+            .or(statuses.last())
+            .copied()
+            .unwrap_or(200)
+    })
+}
+
+/// A webhook receiver on 127.0.0.1; it keeps listening as long as the runtime does.
+pub struct Receiver {
+    /// Where webhooks are sent: `http://127.0.0.1:<port><path>`.
+    pub url: String,
+    state: Arc<State>,
+}
+
+struct State {
+    requests: Mutex<Vec<Received>>,
+    answered: AtomicUsize,
+    in_flight: AtomicUsize,
+    max_in_flight: AtomicUsize,
+}
+
+impl Receiver {
+    /// Listens on 127.0.0.1:`port` (0: any free port) for `path`; each request is recorded, held
+    /// for `delay`, then answered with the status `respond` picks.
+    pub async fn start(
+        port: u16,
+        path: &str,
+        delay: Duration,
+        respond: Respond,
+    ) -> std::io::Result<Receiver> {
+        let listener = TcpListener::bind(("127.0.0.1", port)).await?;
+        let url = format!("http://{}{path}", listener.local_addr()?);
+        let state = Arc::new(State {
+            requests: Mutex::default(),
+            answered: AtomicUsize::new(0),
+            in_flight: AtomicUsize::new(0),
+            max_in_flight: AtomicUsize::new(0),
+        });
+        let shared = state.clone();
+        tokio::spawn(async move {
+            loop {
+                let Ok((stream, _)) = listener.accept().await else {
+                    continue;
+                };
+                let (state, respond) = (shared.clone(), respond.clone());
+                tokio::spawn(async move {
+                    let service =
+                        hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+                            let (state, respond) = (state.clone(), respond.clone());
+                            async move {
+                                let status = state.answer(req, delay, &respond).await;
+                                Ok::<_, Infallible>(
+                                    hyper::Response::builder()
+                                        .status(status)
+                                        .body(Full::new(Bytes::from_static(b"ok")))
+                                        .expect("a valid status"),
+                                )
+                            }
+                        });
+                    let _ = hyper::server::conn::http1::Builder::new()
+                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                        .await;
                 });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                    .await;
-            });
+            }
+        });
+        Ok(Receiver { url, state })
+    }
+
+    /// `http://127.0.0.1:<port>`: what `LOCAL_WEBHOOK_ORIGINS` lists for this receiver.
+    pub fn origin(&self) -> String {
+        let after_scheme = "http://".len();
+        match self.url[after_scheme..].find('/') {
+            Some(i) => self.url[..after_scheme + i].to_string(),
+            None => self.url.clone(),
         }
+    }
+
+    /// Every request so far, in arrival order.
+    pub fn received(&self) -> Vec<Received> {
+        self.state.requests.lock().unwrap().clone()
+    }
+
+    /// Requests answered since the last reset.
+    pub fn answered(&self) -> usize {
+        self.state.answered.load(Ordering::SeqCst)
+    }
+
+    /// The most requests held at the same time since the last reset.
+    pub fn max_in_flight(&self) -> usize {
+        self.state.max_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Starts counting `answered` and `max_in_flight` afresh.
+    pub fn reset(&self) {
+        let state = &self.state;
+        state.answered.store(0, Ordering::SeqCst);
+        let now = state.in_flight.load(Ordering::SeqCst);
+        state.max_in_flight.store(now, Ordering::SeqCst);
+    }
+}
+
+impl State {
+    async fn answer(
+        &self,
+        req: hyper::Request<Incoming>,
+        delay: Duration,
+        respond: &Respond,
+    ) -> u16 {
+        let now = self.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+        self.max_in_flight.fetch_max(now, Ordering::SeqCst);
+        let headers = req
+            .headers()
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_str().unwrap_or("").to_string()))
+            .collect();
+        let body = req
+            .into_body()
+            .collect()
+            .await
+            .map(|b| b.to_bytes())
+            .unwrap_or_default();
+        let received = Received {
+            headers,
+            body: String::from_utf8_lossy(&body).into_owned(),
+        };
+        let n = {
+            let mut requests = self.requests.lock().unwrap();
+            requests.push(received.clone());
+            requests.len()
+        };
+        tokio::time::sleep(delay).await;
+        let status = respond(n, &received);
+        self.answered.fetch_add(1, Ordering::SeqCst);
+        self.in_flight.fetch_sub(1, Ordering::SeqCst);
+        status
+    }
+}
+
+/// `make dev`'s receiver on 127.0.0.1:`port`, `POST /webhooks`: verifies the Standard Webhooks
+/// signature with `secret`, prints each event, answers 200 (or 401 for a bad signature).
+pub async fn spawn_printing(port: u16, secret: String) -> std::io::Result<Receiver> {
+    let respond: Respond = Arc::new(move |_, request: &Received| {
+        let header = |name| request.header(name).unwrap_or("");
+        let expected = shared::domain::webhook::signature_header(
+            &[&secret],
+            header("webhook-id"),
+            header("webhook-timestamp").parse().unwrap_or(0),
+            &request.body,
+        );
+        let valid = header("webhook-signature")
+            .split(' ')
+            .any(|s| s == expected);
+        println!("{}", describe(&request.body, valid));
+        if valid { 200 } else { 401 }
     });
-    Ok(origin)
+    Receiver::start(port, "/webhooks", Duration::ZERO, respond).await
 }
 
 fn describe(body: &str, valid: bool) -> String {
@@ -94,7 +216,6 @@ fn describe(body: &str, valid: bool) -> String {
     }
     line
 }
-
 /// Prints each e-mail moto's SES accepted (subject and tenant link), polling once a second.
 pub async fn print_emails(moto_endpoint: String) {
     let client = reqwest::Client::builder()
@@ -133,5 +254,35 @@ pub async fn print_emails(moto_endpoint: String) {
             }
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_printing_receiver_answers_by_signature() {
+        let secret = shared::domain::secrets::generate_webhook_secret();
+        let receiver = spawn_printing(0, secret.clone()).await.unwrap();
+        let body = r#"{"type":"verification.completed","data":{}}"#;
+        let signed = shared::domain::webhook::signature_header(&[&secret], "msg_1", 1, body);
+        let client = reqwest::Client::builder().no_proxy().build().unwrap();
+        let send = |signature: String| {
+            client
+                .post(&receiver.url)
+                .header("webhook-id", "msg_1")
+                .header("webhook-timestamp", "1")
+                .header("webhook-signature", signature)
+                .body(body)
+                .send()
+        };
+        assert_eq!(send(signed).await.unwrap().status(), 200);
+        assert_eq!(send("v1,bad".into()).await.unwrap().status(), 401);
+        assert_eq!(receiver.received().len(), 2);
+        assert_eq!(
+            receiver.origin(),
+            receiver.url.trim_end_matches("/webhooks")
+        );
     }
 }

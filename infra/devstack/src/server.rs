@@ -16,6 +16,7 @@ use shared::handlers::api::{self, ApiDeps};
 use shared::handlers::tenant_portal::{LiveProvider, PortalDeps};
 use shared::http::{ApiRequest, ApiResponse, parse_query};
 use shared::ports::SystemClock;
+use shared::routes::{Function, Resolved, resolve};
 use tokio::net::TcpListener;
 
 /// Everything the routes need.
@@ -26,30 +27,40 @@ pub struct App {
     pub portal: PortalDeps<DynamoStore, SystemClock, LiveProvider>,
 }
 
-/// The routes of template.yaml: (method, path) -> handler.
+/// Routes like the HttpApi of template.yaml (the table in `shared::routes`), then calls the
+/// function's handler.
 pub async fn route(app: &App, req: ApiRequest) -> ApiResponse {
-    use http::Method;
-    match (req.path.as_str(), &req.method) {
-        ("/api/v1/verify", &Method::POST) => api::create_verification(&app.api, req).await,
-        ("/api/v1/verify", &Method::GET) => api::get_verification(&app.api, req).await,
-        ("/api/v1/verify", &Method::DELETE) => api::cancel_verification(&app.api, req).await,
-        ("/api/v1/verifications", &Method::GET) => api::list_verifications(&app.api, req).await,
-        ("/api/v1/usage", &Method::GET) => api::get_usage(&app.api, req).await,
-        (path @ ("/api/v1/verify" | "/api/v1/verifications" | "/api/v1/usage"), _) => {
-            let allow = if path == "/api/v1/verify" {
-                "GET, POST, DELETE"
-            } else {
-                "GET"
-            };
+    match resolve(req.method.as_str(), &req.path) {
+        Resolved::Function(function) => handle(app, function, req).await,
+        Resolved::MethodNotAllowed { allow } => {
             api::error_response(&ApiError::MethodNotAllowed, &req.request_id)
                 .with_header("allow", allow)
                 .with_header("x-request-id", req.request_id.clone())
         }
-        (path, _) if path.starts_with("/t/") => {
+        Resolved::NotFound => {
+            api::error_response(&ApiError::NotFound("No such route".into()), &req.request_id)
+                .with_header("x-request-id", req.request_id.clone())
+        }
+    }
+}
+
+/// Calls the handler of an HTTP function, as its `main.rs` does.
+pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiResponse {
+    match function {
+        Function::CreateVerification => api::create_verification(&app.api, req).await,
+        Function::GetVerification => api::get_verification(&app.api, req).await,
+        Function::CancelVerification => api::cancel_verification(&app.api, req).await,
+        Function::ListVerifications => api::list_verifications(&app.api, req).await,
+        Function::GetUsage => api::get_usage(&app.api, req).await,
+        Function::TenantPortal => {
             shared::handlers::tenant_portal::tenant_portal(&app.portal, req).await
         }
-        _ => api::error_response(&ApiError::NotFound("No such route".into()), &req.request_id)
-            .with_header("x-request-id", req.request_id.clone()),
+        Function::PublishEvents
+        | Function::RetryEvents
+        | Function::DeliverWebhook
+        | Function::ExpireVerifications => {
+            unreachable!("{} has no HTTP route", function.name())
+        }
     }
 }
 

@@ -8,51 +8,22 @@ use std::path::{Path, PathBuf};
 
 use devstack::server::App;
 use lambda_http::Body;
-use shared::handlers::api;
+use shared::routes::Function;
 
 fn events_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../events")
 }
 
 /// Runs one API Gateway event through the named HTTP function.
-async fn invoke_http(app: &App, function: &str, event: &str) -> lambda_http::Response<Body> {
+async fn invoke_http(app: &App, function: Function, event: &str) -> lambda_http::Response<Body> {
     let req =
         lambda_http::request::from_str(event).expect("event is an API Gateway HTTP API payload");
-    let deps = &app.api;
-    let resp = match function {
-        "create-verification" => {
-            shared::http::serve(req, |r| api::create_verification(deps, r)).await
-        }
-        "get-verification" => shared::http::serve(req, |r| api::get_verification(deps, r)).await,
-        "cancel-verification" => {
-            shared::http::serve(req, |r| api::cancel_verification(deps, r)).await
-        }
-        "list-verifications" => {
-            shared::http::serve(req, |r| api::list_verifications(deps, r)).await
-        }
-        "get-usage" => shared::http::serve(req, |r| api::get_usage(deps, r)).await,
-        "tenant-portal" => {
-            shared::http::serve(req, |r| {
-                shared::handlers::tenant_portal::tenant_portal(&app.portal, r)
-            })
-            .await
-        }
-        other => panic!("no HTTP function named {other}"),
-    };
+    let resp = shared::http::serve(req, |r| devstack::server::handle(app, function, r)).await;
     resp.expect("infallible")
 }
 
-const HTTP_FUNCTIONS: [&str; 6] = [
-    "create-verification",
-    "get-verification",
-    "cancel-verification",
-    "list-verifications",
-    "get-usage",
-    "tenant-portal",
-];
-
-fn event_files(function: &str) -> Vec<PathBuf> {
-    let dir = events_dir().join(function);
+fn event_files(function: Function) -> Vec<PathBuf> {
+    let dir = events_dir().join(function.name());
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|_| panic!("{} exists", dir.display()))
         .map(|e| e.unwrap().path())
@@ -66,7 +37,7 @@ fn event_files(function: &str) -> Vec<PathBuf> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_http_event_gives_its_status() {
     let mut ran = 0;
-    for function in HTTP_FUNCTIONS {
+    for function in Function::ALL.into_iter().filter(|f| f.is_http()) {
         for file in event_files(function) {
             let name = file.file_name().unwrap().to_string_lossy().to_string();
             let expected: u16 = name[..3].parse().expect("file name starts with the status");
@@ -84,7 +55,7 @@ async fn every_http_event_gives_its_status() {
                 expected,
                 "{function}/{name}: {body}"
             );
-            if function == "tenant-portal" {
+            if function == Function::TenantPortal {
                 if expected == 303 {
                     assert!(resp.headers().contains_key("location"));
                 } else {
@@ -124,12 +95,7 @@ async fn every_stream_and_queue_event_has_its_effect() {
     use aws_lambda_events::event::{dynamodb::Event, sqs::SqsEvent};
     use shared::ports::{Store, WebhookSecrets};
     let mut ran = 0;
-    for function in [
-        "publish-events",
-        "expire-verifications",
-        "deliver-webhook",
-        "retry-events",
-    ] {
+    for function in Function::ALL.into_iter().filter(|f| !f.is_http()) {
         for file in event_files(function) {
             let name = file.file_name().unwrap().to_string_lossy().to_string();
             let outcome = name.split('-').next().unwrap().to_string();
@@ -163,14 +129,14 @@ async fn every_stream_and_queue_event_has_its_effect() {
             let mails_before = common::sent_emails(fixture_email).await.len();
             let expired_id: uuid::Uuid = devstack::stack::FIXTURE_EXPIRED.parse().unwrap();
             match function {
-                "publish-events" => {
+                Function::PublishEvents => {
                     let event: Event = serde_json::from_str(&raw).expect("a DynamoDB stream event");
                     let response =
                         shared::handlers::publish_events::publish_events(&workers.outbox, event)
                             .await;
                     assert!(response.batch_item_failures.is_empty(), "{name}");
                 }
-                "expire-verifications" => {
+                Function::ExpireVerifications => {
                     let event: Event = serde_json::from_str(&raw).expect("a DynamoDB stream event");
                     let response = shared::handlers::expire_verifications::expire_verifications(
                         &workers.expiry,
@@ -179,13 +145,13 @@ async fn every_stream_and_queue_event_has_its_effect() {
                     .await;
                     assert!(response.batch_item_failures.is_empty(), "{name}");
                 }
-                "retry-events" => {
+                Function::RetryEvents => {
                     let event: SqsEvent = serde_json::from_str(&raw).expect("an SQS event");
                     let response =
                         shared::handlers::retry_events::retry_events(&workers.outbox, event).await;
                     assert!(response.batch_item_failures.is_empty(), "{name}");
                 }
-                _ => {
+                Function::DeliverWebhook => {
                     let event: SqsEvent = serde_json::from_str(&raw).expect("an SQS event");
                     let ids: Vec<String> = event
                         .records
@@ -207,6 +173,7 @@ async fn every_stream_and_queue_event_has_its_effect() {
                         _ => assert!(failed.is_empty(), "{name}"),
                     }
                 }
+                http => unreachable!("{http} is an HTTP function"),
             }
             let queued = common::queue_depth(&env, &env.created.webhook_queue_url).await;
             let mails = common::sent_emails(fixture_email).await.len() - mails_before;
@@ -248,11 +215,10 @@ async fn every_stream_and_queue_event_has_its_effect() {
 fn every_events_folder_belongs_to_a_function() {
     let functions = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../functions");
     for entry in std::fs::read_dir(events_dir()).unwrap() {
-        let name = entry.unwrap().file_name();
+        let name = entry.unwrap().file_name().to_string_lossy().to_string();
         assert!(
-            functions.join(&name).is_dir(),
-            "events/{} has no function",
-            name.to_string_lossy()
+            Function::from_name(&name).is_some() && functions.join(&name).is_dir(),
+            "events/{name} has no function"
         );
     }
 }

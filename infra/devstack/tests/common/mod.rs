@@ -210,25 +210,18 @@ impl TestEnv {
     }
 }
 
-/// A webhook receiver on a free loopback port. It answers with the scripted statuses in turn (the
-/// last one repeats) and records every request.
-pub struct Receiver {
-    pub url: String,
-    pub requests: Arc<Mutex<Vec<Received>>>,
-}
+// Not every test binary looks at what a receiver got.
+#[allow(unused_imports)]
+pub use devstack::receiver::Received;
 
-#[derive(Debug, Clone)]
-pub struct Received {
-    pub headers: Vec<(String, String)>,
-    pub body: String,
-}
+/// A webhook receiver on a free loopback port (`devstack::receiver`). It answers with the scripted
+/// statuses in turn (the last one repeats) and records every request.
+pub struct Receiver(devstack::receiver::Receiver);
 
-impl Received {
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
+impl std::ops::Deref for Receiver {
+    type Target = devstack::receiver::Receiver;
+    fn deref(&self) -> &Self::Target {
+        &self.0
     }
 }
 
@@ -236,76 +229,18 @@ impl Receiver {
     /// A receiver the local stack lists as a webhook target.
     pub async fn start(statuses: Vec<u16>, delay: std::time::Duration) -> Receiver {
         let receiver = Self::start_unlisted(statuses, delay).await;
-        let origin = receiver.url.trim_end_matches("/hook");
-        webhook_origins().allow(origin).unwrap();
+        webhook_origins().allow(&receiver.origin()).unwrap();
         receiver
     }
 
     /// A receiver that is listening but not listed: webhooks must never reach it.
     pub async fn start_unlisted(statuses: Vec<u16>, delay: std::time::Duration) -> Receiver {
-        use http_body_util::BodyExt;
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let url = format!("http://{}/hook", listener.local_addr().unwrap());
-        let requests: Arc<Mutex<Vec<Received>>> = Arc::default();
-        let log = requests.clone();
-        let statuses = Arc::new(statuses);
-        tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else {
-                    continue;
-                };
-                let log = log.clone();
-                let statuses = statuses.clone();
-                tokio::spawn(async move {
-                    let service = hyper::service::service_fn(
-                        move |req: hyper::Request<hyper::body::Incoming>| {
-                            let log = log.clone();
-                            let statuses = statuses.clone();
-                            async move {
-                                let headers = req
-                                    .headers()
-                                    .iter()
-                                    .map(|(k, v)| {
-                                        (k.to_string(), v.to_str().unwrap_or("").to_string())
-                                    })
-                                    .collect();
-                                let body = String::from_utf8_lossy(
-                                    &req.into_body().collect().await.unwrap().to_bytes(),
-                                )
-                                .into_owned();
-                                let n = {
-                                    let mut log = log.lock().unwrap();
-                                    log.push(Received { headers, body });
-                                    log.len()
-                                };
-                                tokio::time::sleep(delay).await;
-                                let status = statuses
-                                    .get(n - 1)
-                                    .or(statuses.last())
-                                    .copied()
-                                    .unwrap_or(200);
-                                Ok::<_, std::convert::Infallible>(
-                                    hyper::Response::builder()
-                                        .status(status)
-                                        .body(http_body_util::Full::new(
-                                            hyper::body::Bytes::from_static(b"ok"),
-                                        ))
-                                        .unwrap(),
-                                )
-                            }
-                        },
-                    );
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-        });
-        Receiver { url, requests }
-    }
-
-    pub fn received(&self) -> Vec<Received> {
-        self.requests.lock().unwrap().clone()
+        let respond = devstack::receiver::scripted(statuses);
+        Receiver(
+            devstack::receiver::Receiver::start(0, "/hook", delay, respond)
+                .await
+                .unwrap(),
+        )
     }
 }
 

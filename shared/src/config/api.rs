@@ -1,0 +1,85 @@
+//! Configuration of the five API functions (create, get, cancel, list verifications; usage).
+
+use chrono::Duration;
+
+use super::{ConfigError, Env, LiveIncome, Plans};
+use crate::domain::VERIFICATION_LIFETIME;
+use crate::domain::webhook::LocalWebhookOrigins;
+
+/// Settings of the HTTP API functions.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub table_name: String,
+    /// Base URL of the tenant page, e.g. `https://verify.example.com`; links are `{base}/t/...`.
+    /// Unset: the API's own host (the tenant page is a route of the same HttpApi).
+    pub public_base_url: Option<String>,
+    pub plans: Plans,
+    /// Local stack and tests only: the exact receivers a webhook URL may name although they are
+    /// not public https. Empty in a deployed stack.
+    pub local_webhook_origins: LocalWebhookOrigins,
+    /// 7 days; the local stack may shorten it to show expiry happening.
+    pub verification_lifetime: Duration,
+    /// Where live verifications get their income; without a provider, live creates are refused.
+    pub live_income: LiveIncome,
+}
+
+impl Settings {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::parse(&Env::process())
+    }
+
+    pub fn parse(env: &Env) -> Result<Self, ConfigError> {
+        let verification_lifetime = env
+            .positive_seconds::<i64>("VERIFICATION_LIFETIME_SECONDS")?
+            .map_or(VERIFICATION_LIFETIME, Duration::seconds);
+        Ok(Settings {
+            table_name: env.required("TABLE_NAME")?,
+            public_base_url: env.base_url("PUBLIC_BASE_URL"),
+            plans: Plans::from_env(env)?,
+            local_webhook_origins: env.local_webhook_origins()?,
+            verification_lifetime,
+            live_income: LiveIncome::from_env(env)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_settings_parse_with_defaults_for_unset_variables() {
+        let settings = Settings::parse(&Env::from_pairs([
+            ("TABLE_NAME", "t"),
+            ("PUBLIC_BASE_URL", "https://verify.example.com/"),
+        ]))
+        .unwrap();
+        assert_eq!(settings.table_name, "t");
+        assert_eq!(
+            settings.public_base_url.as_deref(),
+            Some("https://verify.example.com")
+        );
+        assert_eq!(settings.plans, Plans::defaults());
+        assert_eq!(settings.verification_lifetime, VERIFICATION_LIFETIME);
+        assert_eq!(settings.live_income, LiveIncome::None);
+    }
+
+    #[test]
+    fn api_settings_refuse_bad_values_by_name() {
+        for (name, value) in [
+            ("TABLE_NAME", ""),
+            ("VERIFICATION_LIFETIME_SECONDS", "soon"),
+            ("PLANS", "[]"),
+            ("INCOME_PROVIDER", "bank"),
+            ("LOCAL_WEBHOOK_ORIGINS", "http://10.0.0.1:80"),
+        ] {
+            let mut vars = vec![("TABLE_NAME", "t")];
+            vars.retain(|(n, _)| *n != name);
+            vars.push((name, value));
+            let refused = Settings::parse(&Env::from_pairs(vars))
+                .unwrap_err()
+                .to_string();
+            assert!(refused.contains(name), "{name}: {refused}");
+        }
+    }
+}

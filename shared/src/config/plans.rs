@@ -1,0 +1,96 @@
+//! The plans the service sells (`PLANS`), read by the API functions and the admin tool.
+
+use super::{ConfigError, Env};
+use crate::domain::Plan;
+
+/// The plans the service sells. Defaults are those of the reference product (design §3); a
+/// deployment can replace them with the `PLANS` environment variable (a JSON array of plans).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plans(Vec<Plan>);
+
+impl Plans {
+    pub fn new(plans: Vec<Plan>) -> Self {
+        Plans(plans)
+    }
+
+    pub fn defaults() -> Self {
+        let plan = |name: &str, verifications, requests, api_access| Plan {
+            name: name.to_string(),
+            verifications_per_month: verifications,
+            api_requests_per_day: requests,
+            api_access,
+        };
+        Plans(vec![
+            plan("starter", 10, 0, false),
+            plan("pro", 50, 100, true),
+            plan("business", 200, 500, true),
+        ])
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Plan> {
+        self.0.iter().find(|p| p.name == name)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Plan> {
+        self.0.iter()
+    }
+
+    pub fn parse(raw: &str) -> Result<Self, String> {
+        let plans: Vec<Plan> = serde_json::from_str(raw)
+            .map_err(|e| format!("PLANS is not a JSON array of plans: {e}"))?;
+        if plans.is_empty() {
+            return Err("PLANS is empty".into());
+        }
+        Ok(Plans(plans))
+    }
+
+    /// `PLANS`, or the defaults when it is unset (the same rule for the functions and `admin`).
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        match env.optional("PLANS") {
+            Some(raw) => Plans::parse(&raw).map_err(ConfigError),
+            None => Ok(Plans::defaults()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_plans_match_the_design() {
+        let plans = Plans::defaults();
+        let pro = plans.get("pro").unwrap();
+        assert_eq!(
+            (pro.verifications_per_month, pro.api_requests_per_day),
+            (50, 100)
+        );
+        let business = plans.get("business").unwrap();
+        assert_eq!(
+            (
+                business.verifications_per_month,
+                business.api_requests_per_day
+            ),
+            (200, 500)
+        );
+        assert!(!plans.get("starter").unwrap().api_access);
+    }
+
+    #[test]
+    fn plans_parse_from_json() {
+        let plans = Plans::parse(r#"[{"name":"x","verifications_per_month":1,"api_requests_per_day":2,"api_access":true}]"#).unwrap();
+        assert_eq!(plans.get("x").unwrap().api_requests_per_day, 2);
+        assert!(Plans::parse("[]").is_err());
+        assert!(Plans::parse("nope").is_err());
+    }
+
+    #[test]
+    fn plans_from_env_default_only_when_unset() {
+        assert_eq!(
+            Plans::from_env(&Env::from_pairs([("PLANS", " ")])).unwrap(),
+            Plans::defaults()
+        );
+        let refused = Plans::from_env(&Env::from_pairs([("PLANS", "{}")])).unwrap_err();
+        assert!(refused.to_string().contains("PLANS"), "{refused}");
+    }
+}

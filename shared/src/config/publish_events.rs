@@ -1,0 +1,107 @@
+//! Configuration of `publish-events` and `retry-events` (the second redoes the first's work, with
+//! the same resources).
+
+use super::{ConfigError, Env};
+
+/// Whether test-mode verifications e-mail the tenant (`TEST_MODE_DELIVERY`). A deployed stack
+/// suppresses them, so a test key cannot make SES write to arbitrary addresses: the landlord
+/// opens the `verification_url` of the create response instead. The local stack sends, so every
+/// e-mail is still shown there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TestModeDelivery {
+    #[default]
+    Suppress,
+    Send,
+}
+
+impl TestModeDelivery {
+    pub fn parse(raw: Option<&str>) -> Result<Self, ConfigError> {
+        match raw.map(str::trim) {
+            None | Some("") | Some("suppress") => Ok(TestModeDelivery::Suppress),
+            Some("send") => Ok(TestModeDelivery::Send),
+            Some(other) => Err(ConfigError(format!(
+                "TEST_MODE_DELIVERY must be suppress or send, not '{other}'"
+            ))),
+        }
+    }
+
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        Self::parse(env.optional("TEST_MODE_DELIVERY").as_deref())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct PublishEventsConfig {
+    pub table_name: String,
+    pub sender_email: String,
+    pub webhook_queue_url: String,
+    pub retry_queue_url: String,
+    /// Base URL of the tenant page, without a trailing slash.
+    pub public_base_url: String,
+    pub test_mode_delivery: TestModeDelivery,
+}
+
+impl PublishEventsConfig {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::parse(&Env::process())
+    }
+
+    pub fn parse(env: &Env) -> Result<Self, ConfigError> {
+        Ok(PublishEventsConfig {
+            table_name: env.required("TABLE_NAME")?,
+            sender_email: env.required("SENDER_EMAIL")?,
+            webhook_queue_url: env.required("WEBHOOK_QUEUE_URL")?,
+            retry_queue_url: env.required("RETRY_QUEUE_URL")?,
+            public_base_url: env
+                .base_url("PUBLIC_BASE_URL")
+                .ok_or_else(|| ConfigError("PUBLIC_BASE_URL is not set".into()))?,
+            test_mode_delivery: TestModeDelivery::from_env(env)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_mode_delivery_defaults_to_suppress_and_refuses_unknown_values() {
+        assert_eq!(
+            TestModeDelivery::parse(None).unwrap(),
+            TestModeDelivery::Suppress
+        );
+        assert_eq!(
+            TestModeDelivery::parse(Some("suppress")).unwrap(),
+            TestModeDelivery::Suppress
+        );
+        assert_eq!(
+            TestModeDelivery::parse(Some("send")).unwrap(),
+            TestModeDelivery::Send
+        );
+        assert!(TestModeDelivery::parse(Some("Send")).is_err());
+        assert!(TestModeDelivery::parse(Some("yes")).is_err());
+    }
+
+    #[test]
+    fn every_resource_is_required_by_name() {
+        let all = [
+            ("TABLE_NAME", "t"),
+            ("SENDER_EMAIL", "no-reply@example.com"),
+            ("WEBHOOK_QUEUE_URL", "https://sqs/w"),
+            ("RETRY_QUEUE_URL", "https://sqs/r"),
+            ("PUBLIC_BASE_URL", "https://verify.example.com"),
+        ];
+        let config = PublishEventsConfig::parse(&Env::from_pairs(all)).unwrap();
+        assert_eq!(config.test_mode_delivery, TestModeDelivery::Suppress);
+        for (name, _) in all {
+            let vars = all.iter().filter(|(n, _)| *n != name).copied();
+            let refused = PublishEventsConfig::parse(&Env::from_pairs(vars))
+                .unwrap_err()
+                .to_string();
+            assert!(refused.contains(name), "{refused}");
+        }
+        let bad = all.into_iter().chain([("TEST_MODE_DELIVERY", "always")]);
+        let refused = PublishEventsConfig::parse(&Env::from_pairs(bad)).unwrap_err();
+        assert!(refused.to_string().contains("TEST_MODE_DELIVERY"));
+    }
+}

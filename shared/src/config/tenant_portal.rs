@@ -1,0 +1,87 @@
+//! Configuration of `tenant-portal`.
+
+use super::{ConfigError, Env, LiveIncome};
+
+/// Where the Plaid credentials are (`PLAID_BASE_URL`, `PLAID_SECRET_ARN`), read with the rest at
+/// cold start; the secret itself is fetched from Secrets Manager when the deps are built.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PlaidVariables {
+    pub base_url: Option<String>,
+    pub secret_arn: Option<String>,
+}
+
+impl PlaidVariables {
+    /// The variable as the Plaid adapter asks for it.
+    pub fn get(&self, name: &str) -> Option<String> {
+        match name {
+            "PLAID_BASE_URL" => self.base_url.clone(),
+            "PLAID_SECRET_ARN" => self.secret_arn.clone(),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct TenantPortalConfig {
+    pub table_name: String,
+    /// `INCOME_PROVIDER`: the income of live verifications (`plaid` or none; the local stack sets
+    /// the local sandbox in code).
+    pub live_income: LiveIncome,
+    /// Read only when `live_income` is Plaid; checked when the deps are built.
+    pub plaid: PlaidVariables,
+}
+
+impl TenantPortalConfig {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::parse(&Env::process())
+    }
+
+    pub fn parse(env: &Env) -> Result<Self, ConfigError> {
+        let live_income = LiveIncome::from_env(env)?;
+        let plaid = match live_income {
+            LiveIncome::Plaid => PlaidVariables {
+                base_url: env.optional("PLAID_BASE_URL"),
+                secret_arn: env.optional("PLAID_SECRET_ARN"),
+            },
+            LiveIncome::None | LiveIncome::LocalSandbox => PlaidVariables::default(),
+        };
+        Ok(TenantPortalConfig {
+            table_name: env.required("TABLE_NAME")?,
+            live_income,
+            plaid,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plaid_variables_are_read_only_for_plaid() {
+        let vars = [
+            ("TABLE_NAME", "t"),
+            ("PLAID_BASE_URL", "https://sandbox.plaid.com"),
+            ("PLAID_SECRET_ARN", "arn:aws:secretsmanager:x"),
+        ];
+        let none = TenantPortalConfig::parse(&Env::from_pairs(vars)).unwrap();
+        assert_eq!(
+            (none.live_income, none.plaid),
+            (LiveIncome::None, PlaidVariables::default())
+        );
+        let plaid = vars.into_iter().chain([("INCOME_PROVIDER", "plaid")]);
+        let plaid = TenantPortalConfig::parse(&Env::from_pairs(plaid)).unwrap();
+        assert_eq!(plaid.live_income, LiveIncome::Plaid);
+        assert_eq!(
+            plaid.plaid.get("PLAID_BASE_URL").as_deref(),
+            Some("https://sandbox.plaid.com")
+        );
+    }
+
+    #[test]
+    fn the_sandbox_is_refused_for_live_verifications() {
+        let vars = [("TABLE_NAME", "t"), ("INCOME_PROVIDER", "sandbox")];
+        let refused = TenantPortalConfig::parse(&Env::from_pairs(vars)).unwrap_err();
+        assert!(refused.to_string().contains("INCOME_PROVIDER"), "{refused}");
+    }
+}

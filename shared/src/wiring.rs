@@ -1,0 +1,115 @@
+//! One builder per function: its configuration plus the AWS SDK configuration in, the handler's
+//! dependencies out. The Lambdas' `main.rs`, the local stack and the admin tool all build through
+//! here, so they run the same wiring.
+
+use aws_config::SdkConfig;
+
+use crate::adapters::dynamo::DynamoStore;
+use crate::adapters::plaid::PlaidIncomeProvider;
+use crate::adapters::plaid::config::PlaidConfig;
+use crate::adapters::sandbox::SandboxProvider;
+use crate::adapters::ses::SesMailer;
+use crate::adapters::sqs::SqsQueue;
+use crate::adapters::webhook_client::WebhookClient;
+use crate::config::{
+    ConfigError, DeliverWebhookConfig, ExpireVerificationsConfig, LiveIncome, PublishEventsConfig,
+    Settings, TenantPortalConfig,
+};
+use crate::handlers::api::ApiDeps;
+use crate::handlers::deliver_webhook::{DEFAULT_BACKOFF, DeliveryDeps};
+use crate::handlers::expire_verifications::ExpiryDeps;
+use crate::handlers::publish_events::OutboxDeps;
+use crate::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
+use crate::handlers::tenant_portal::{LiveProvider, PortalDeps};
+use crate::ports::SystemClock;
+
+/// The service's table (every function, and the admin tool).
+pub fn store(sdk: &SdkConfig, table_name: &str) -> DynamoStore {
+    DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), table_name.to_string())
+}
+
+/// The five API functions (create, get, cancel, list verifications; usage) share these deps.
+pub fn api(config: Settings, sdk: &SdkConfig) -> ApiDeps<DynamoStore, SystemClock> {
+    ApiDeps::new(store(sdk, &config.table_name), SystemClock, config)
+}
+
+/// `tenant-portal`. The income provider of live verifications: Plaid (credentials read from
+/// Secrets Manager here, once), none, or the local sandbox (set in code by the local stack only:
+/// no environment variable selects it).
+pub async fn tenant_portal(
+    config: TenantPortalConfig,
+    sdk: &SdkConfig,
+) -> Result<PortalDeps<DynamoStore, SystemClock, LiveProvider>, ConfigError> {
+    let live_provider = match config.live_income {
+        LiveIncome::Plaid => {
+            let secrets = aws_sdk_secretsmanager::Client::new(sdk);
+            let plaid = PlaidConfig::load(&secrets, |name| config.plaid.get(name))
+                .await
+                .map_err(|e| ConfigError(e.to_string()))?;
+            LiveProvider::Plaid(
+                PlaidIncomeProvider::new(plaid).map_err(|e| ConfigError(e.to_string()))?,
+            )
+        }
+        LiveIncome::None => LiveProvider::None,
+        LiveIncome::LocalSandbox => LiveProvider::local_sandbox(),
+    };
+    Ok(tenant_portal_with(&config, sdk, live_provider))
+}
+
+/// `tenant-portal` with a provider already built (the local stack: a Plaid on loopback in tests).
+pub fn tenant_portal_with(
+    config: &TenantPortalConfig,
+    sdk: &SdkConfig,
+    live_provider: LiveProvider,
+) -> PortalDeps<DynamoStore, SystemClock, LiveProvider> {
+    PortalDeps {
+        store: store(sdk, &config.table_name),
+        clock: SystemClock,
+        live_provider,
+        sandbox: SandboxProvider,
+    }
+}
+
+/// `publish-events` and `retry-events` (the second redoes the first's failed work with the same
+/// deps), with the production retry back-off.
+pub fn publish_events(
+    config: PublishEventsConfig,
+    sdk: &SdkConfig,
+) -> OutboxDeps<DynamoStore, SesMailer, SqsQueue, SystemClock> {
+    let sqs = aws_sdk_sqs::Client::new(sdk);
+    OutboxDeps {
+        store: store(sdk, &config.table_name),
+        mailer: SesMailer::new(aws_sdk_sesv2::Client::new(sdk), config.sender_email),
+        queue: SqsQueue::new(sqs.clone(), config.webhook_queue_url),
+        retry_queue: SqsQueue::new(sqs, config.retry_queue_url),
+        clock: SystemClock,
+        public_base_url: config.public_base_url,
+        test_mode_delivery: config.test_mode_delivery,
+        retry_backoff: DEFAULT_RETRY_BACKOFF.to_vec(),
+    }
+}
+
+/// `deliver-webhook`, with the production delivery back-off.
+pub fn deliver_webhook(
+    config: DeliverWebhookConfig,
+    sdk: &SdkConfig,
+) -> DeliveryDeps<DynamoStore, SqsQueue, SystemClock> {
+    DeliveryDeps {
+        store: store(sdk, &config.table_name),
+        queue: SqsQueue::new(aws_sdk_sqs::Client::new(sdk), config.webhook_queue_url),
+        clock: SystemClock,
+        client: WebhookClient::new(config.timeout, config.local_webhook_origins),
+        backoff: DEFAULT_BACKOFF.to_vec(),
+    }
+}
+
+/// `expire-verifications`.
+pub fn expire_verifications(
+    config: ExpireVerificationsConfig,
+    sdk: &SdkConfig,
+) -> ExpiryDeps<DynamoStore, SystemClock> {
+    ExpiryDeps {
+        store: store(sdk, &config.table_name),
+        clock: SystemClock,
+    }
+}
