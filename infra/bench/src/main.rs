@@ -183,7 +183,7 @@ async fn run(args: Args) -> Result<(), Error> {
             args.starts,
             &moto.endpoint,
             &names.table,
-            &created.webhook_queue_url,
+            &created,
         )
         .await?;
         let inv = invocations(&root, &launch, f, &moto, &sdk).await?;
@@ -207,7 +207,7 @@ async fn run(args: Args) -> Result<(), Error> {
         args.starts,
         &moto.endpoint,
         &names.table,
-        &created.webhook_queue_url,
+        &created,
     )
     .await?;
 

@@ -18,7 +18,7 @@ pub(crate) async fn cold_init(
     starts: usize,
     endpoint: &str,
     table: &str,
-    queue_url: &str,
+    queues: &devstack::stack::Created,
 ) -> Result<ColdInit, Error> {
     let mut times = Vec::with_capacity(starts);
     let mut rss = Vec::new();
@@ -26,7 +26,7 @@ pub(crate) async fn cold_init(
     // Python write its bytecode cache), as on a Lambda host that has the code on local disk.
     for i in 0..=starts {
         let mut api = RuntimeApi::start().await?;
-        let env = lambda_env(function, &api.endpoint(), endpoint, table, queue_url);
+        let env = lambda_env(function, &api.endpoint(), endpoint, table, queues);
         let started = Instant::now();
         let mut child = launch.spawn(&env)?;
         let first = wait_next(&mut api, &mut child, 1, &launch.log).await;
@@ -190,7 +190,7 @@ pub(crate) async fn invocations(
         &api.endpoint(),
         &proxy.endpoint,
         &names.table,
-        &created.webhook_queue_url,
+        &created,
     );
     env.push(local_receiver(&hook));
     let mut child = launch.spawn(&env)?;

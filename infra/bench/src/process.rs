@@ -13,7 +13,7 @@ pub(crate) fn lambda_env(
     runtime_api: &str,
     aws_endpoint: &str,
     table: &str,
-    queue_url: &str,
+    queues: &devstack::stack::Created,
 ) -> Vec<(String, String)> {
     [
         ("PATH", "/usr/local/bin:/usr/bin:/bin"),
@@ -34,7 +34,8 @@ pub(crate) fn lambda_env(
         ("TABLE_NAME", table),
         ("PUBLIC_BASE_URL", "http://127.0.0.1:3000"),
         ("SENDER_EMAIL", "no-reply@verify.local.test"),
-        ("WEBHOOK_QUEUE_URL", queue_url),
+        ("WEBHOOK_QUEUE_URL", &queues.webhook_queue_url),
+        ("RETRY_QUEUE_URL", &queues.retry_queue_url),
         ("WEBHOOK_TIMEOUT_SECONDS", "10"),
         ("INCOME_PROVIDER", "none"),
         ("RUST_LOG", "info"),

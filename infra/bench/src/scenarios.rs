@@ -52,7 +52,7 @@ pub(crate) async fn list_cost(
         &api.endpoint(),
         &proxy.endpoint,
         &names.table,
-        &created.webhook_queue_url,
+        &created,
     );
     let mut child = launch.spawn(&env)?;
     let result = async {
@@ -175,7 +175,7 @@ pub(crate) async fn webhook_batch(
         &api.endpoint(),
         &moto.endpoint,
         &names.table,
-        &created.webhook_queue_url,
+        &created,
     );
     env.push(local_receiver(&hook));
     let mut child = launch.spawn(&env)?;

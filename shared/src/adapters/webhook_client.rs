@@ -12,9 +12,6 @@ use crate::domain::webhook::{
     LocalWebhookOrigins, WebhookMessage, check_url, is_forbidden_ip, signature_header,
 };
 
-/// Connect and response timeout of one attempt.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
-
 /// Resolves host names and refuses any answer that contains a forbidden address, so a name that
 /// points (or re-points) at an internal address is never connected to.
 struct CheckedResolver;

@@ -92,14 +92,6 @@ impl LocalWebhookOrigins {
         Ok(origins)
     }
 
-    /// Reads [`Self::ENV`]; unset or blank means none.
-    pub fn from_env() -> Result<Self, String> {
-        match std::env::var(Self::ENV) {
-            Ok(raw) => Self::parse(&raw).map_err(|e| format!("{}: {e}", Self::ENV)),
-            Err(_) => Ok(Self::default()),
-        }
-    }
-
     /// Adds one origin: `http(s)://<loopback IP>:<port>`, nothing more.
     pub fn allow(&self, origin: &str) -> Result<(), String> {
         let bad = |why: &str| format!("'{origin}' is not a local webhook origin: {why}");
