@@ -29,7 +29,8 @@ use proxy::{Call, Proxy};
 use runtime_api::RuntimeApi;
 use shared::adapters::dynamo::DynamoStore;
 use shared::domain::Mode;
-use shared::ports::{ListQuery, Store, WebhookSecrets};
+use shared::ports::store::prelude::*;
+use shared::ports::{ListQuery, WebhookSecrets};
 
 #[derive(Parser)]
 #[command(about = "Benchmarks of the functions' release binaries (run by `make bench`)")]

@@ -5,3 +5,5 @@ pub mod aws;
 pub mod dynamo;
 pub mod plaid;
 pub mod sandbox;
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;

@@ -42,7 +42,7 @@ pub fn expired_marker(record: &EventRecord) -> Option<Uuid> {
         return None;
     }
     let pk = string_attr(&record.change.keys, schema::PK)?;
-    Uuid::parse_str(pk.strip_prefix("VERIFICATION#")?).ok()
+    crate::adapters::dynamo::keys::verification_id(pk)
 }
 
 async fn expire<S: Store, C: Clock>(deps: &ExpiryDeps<S, C>, id: Uuid) -> Result<(), StoreError> {
