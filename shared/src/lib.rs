@@ -34,31 +34,20 @@ pub async fn aws_config() -> aws_config::SdkConfig {
 }
 
 /// Builds the HTTP functions' dependencies from the environment.
-pub async fn api_deps_from_env() -> Result<
-    handlers::api::ApiDeps<adapters::dynamo::DynamoStore, ports::SystemClock>,
-    config::ConfigError,
-> {
+pub async fn api_deps_from_env()
+-> Result<handlers::api::ApiDeps<adapters::dynamo::DynamoStore, ports::SystemClock>, config::ConfigError> {
     let settings = config::Settings::from_env()?;
     let sdk = aws_config().await;
     let store = adapters::dynamo::DynamoStore::new(
         aws_sdk_dynamodb::Client::new(&sdk),
         settings.table_name.clone(),
     );
-    Ok(handlers::api::ApiDeps::new(
-        store,
-        ports::SystemClock,
-        settings,
-    ))
+    Ok(handlers::api::ApiDeps::new(store, ports::SystemClock, settings))
 }
 
 /// Builds `publish-events`' and `retry-events`' dependencies from the environment.
 pub async fn outbox_deps_from_env() -> Result<
-    handlers::publish_events::OutboxDeps<
-        adapters::dynamo::DynamoStore,
-        adapters::aws::SesMailer,
-        adapters::aws::SqsQueue,
-        ports::SystemClock,
-    >,
+    handlers::publish_events::OutboxDeps<adapters::dynamo::DynamoStore, adapters::aws::SesMailer, adapters::aws::SqsQueue, ports::SystemClock>,
     config::ConfigError,
 > {
     let sdk = aws_config().await;
@@ -83,21 +72,14 @@ pub async fn outbox_deps_from_env() -> Result<
 
 /// Builds `deliver-webhook`'s dependencies from the environment.
 pub async fn delivery_deps_from_env() -> Result<
-    handlers::deliver_webhook::DeliveryDeps<
-        adapters::dynamo::DynamoStore,
-        adapters::aws::SqsQueue,
-        ports::SystemClock,
-    >,
+    handlers::deliver_webhook::DeliveryDeps<adapters::dynamo::DynamoStore, adapters::aws::SqsQueue, ports::SystemClock>,
     config::ConfigError,
 > {
     let sdk = aws_config().await;
     let timeout = std::env::var("WEBHOOK_TIMEOUT_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .map_or(
-            handlers::deliver_webhook::DEFAULT_TIMEOUT,
-            std::time::Duration::from_secs,
-        );
+        .map_or(handlers::deliver_webhook::DEFAULT_TIMEOUT, std::time::Duration::from_secs);
     let local_origins = config::local_webhook_origins()?;
     Ok(handlers::deliver_webhook::DeliveryDeps {
         store: adapters::dynamo::DynamoStore::new(
@@ -115,10 +97,8 @@ pub async fn delivery_deps_from_env() -> Result<
 }
 
 /// Builds `expire-verifications`' dependencies from the environment.
-pub async fn expiry_deps_from_env() -> Result<
-    handlers::expire_verifications::ExpiryDeps<adapters::dynamo::DynamoStore, ports::SystemClock>,
-    config::ConfigError,
-> {
+pub async fn expiry_deps_from_env()
+-> Result<handlers::expire_verifications::ExpiryDeps<adapters::dynamo::DynamoStore, ports::SystemClock>, config::ConfigError> {
     let sdk = aws_config().await;
     Ok(handlers::expire_verifications::ExpiryDeps {
         store: adapters::dynamo::DynamoStore::new(
@@ -133,11 +113,7 @@ pub async fn expiry_deps_from_env() -> Result<
 /// income of live verifications: `plaid` (credentials from Secrets Manager, read here once) or
 /// `none`; the sandbox is never selectable here (only the local stack builds it, in code).
 pub async fn portal_deps_from_env() -> Result<
-    handlers::tenant_portal::PortalDeps<
-        adapters::dynamo::DynamoStore,
-        ports::SystemClock,
-        handlers::tenant_portal::LiveProvider,
-    >,
+    handlers::tenant_portal::PortalDeps<adapters::dynamo::DynamoStore, ports::SystemClock, handlers::tenant_portal::LiveProvider>,
     config::ConfigError,
 > {
     let live_income = config::LiveIncome::from_env()?;
@@ -145,11 +121,10 @@ pub async fn portal_deps_from_env() -> Result<
     let live_provider = match live_income {
         config::LiveIncome::Plaid => {
             let secrets = aws_sdk_secretsmanager::Client::new(&sdk);
-            let plaid_config = adapters::plaid::config::PlaidConfig::load(&secrets, |name| {
-                std::env::var(name).ok()
-            })
-            .await
-            .map_err(|e| config::ConfigError(e.to_string()))?;
+            let plaid_config =
+                adapters::plaid::config::PlaidConfig::load(&secrets, |name| std::env::var(name).ok())
+                    .await
+                    .map_err(|e| config::ConfigError(e.to_string()))?;
             handlers::tenant_portal::LiveProvider::Plaid(
                 adapters::plaid::PlaidIncomeProvider::new(plaid_config)
                     .map_err(|e| config::ConfigError(e.to_string()))?,
