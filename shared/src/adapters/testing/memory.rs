@@ -5,7 +5,7 @@
 //! adapter reports as an error is an error here too. Not modelled: TTL deletion, the stream.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
@@ -48,10 +48,11 @@ struct Tables {
     emails: HashMap<Uuid, EmailState>,
 }
 
-/// A store in memory; `Default` is an empty table.
-#[derive(Default)]
+/// A store in memory; `Default` is an empty table. Clones share the table (a test keeps one to
+/// look at or stage what the handler under test sees).
+#[derive(Clone, Default)]
 pub struct MemoryStore {
-    tables: Mutex<Tables>,
+    tables: Arc<Mutex<Tables>>,
 }
 
 /// A condition the adapter reports as a failed call (not as an outcome).
@@ -85,11 +86,22 @@ impl MemoryStore {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Stores a verification as it is (no counters, no checks): a test's fixture.
+    /// Stores a verification as it is (no counters, no checks): a test's fixture, or a concurrent
+    /// writer staged from inside a fault plan (which cannot await).
     pub fn insert_verification(&self, v: &Verification) {
         self.lock()
             .verifications
             .insert(v.verification_id, v.clone());
+    }
+
+    /// The stored verification, read without awaiting.
+    pub fn verification(&self, id: Uuid) -> Option<Verification> {
+        self.lock().verifications.get(&id).cloned()
+    }
+
+    /// Every stored verification, read without awaiting.
+    pub fn verifications(&self) -> Vec<Verification> {
+        self.lock().verifications.values().cloned().collect()
     }
 }
 
