@@ -426,3 +426,50 @@ async fn the_api_allowance_counts_refuses_and_rolls_over() {
         MeterOutcome::NoApiAccess(_)
     ));
 }
+
+/// `infra/make_events.py` writes stream images by hand, in Python: every key in them must be the
+/// key the adapter writes for the verification they carry, so the samples cannot drift from the
+/// schema unnoticed.
+#[test]
+fn sample_stream_events_carry_the_production_keys() {
+    use aws_lambda_events::event::dynamodb::Event;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../events");
+    let mut checked = 0;
+    for function in ["publish-events", "expire-verifications"] {
+        for file in std::fs::read_dir(dir.join(function)).unwrap() {
+            let path = file.unwrap().path();
+            let raw = std::fs::read_to_string(&path).unwrap();
+            let event: Event = serde_json::from_str(&raw).unwrap();
+            for record in event.records {
+                let change = record.change;
+                for image in [change.new_image, change.old_image] {
+                    let image: Item = image.into();
+                    let text = |name: &str| match image.get(name) {
+                        Some(AttributeValue::S(v)) => v.clone(),
+                        _ => String::new(),
+                    };
+                    let Some(id) = keys::verification_id(&text(schema::PK)) else {
+                        continue;
+                    };
+                    let expected = if text(schema::SK) == schema::VERIFICATION_SK {
+                        let v = items::verification_from_item(image.clone()).unwrap();
+                        items::verification_item(&v).unwrap()
+                    } else {
+                        let (pk, sk) = keys::expiry_marker(id);
+                        assert_eq!(text(schema::SK), sk, "{}", path.display());
+                        [(schema::PK, pk), (schema::SK, sk)]
+                            .into_iter()
+                            .map(|(k, v)| (k.to_string(), AttributeValue::S(v)))
+                            .collect()
+                    };
+                    for attr in schema::KEY_ATTRIBUTES {
+                        let stored = image.get(attr);
+                        assert_eq!(stored, expected.get(attr), "{attr} in {}", path.display());
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 6, "only {checked} images checked");
+}
