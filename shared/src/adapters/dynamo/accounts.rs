@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 use chrono::{DateTime, Utc};
 
 use super::items::{Item, account_item, from_item, n, s, webhook_secrets_item};
-use super::schema::{self, WEBHOOK_SECRET_ATTRIBUTES, keys};
+use super::schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::config::Plans;
 use crate::domain::metering::{MeterDecision, MeterOutcome, classify_meter};
@@ -16,10 +16,7 @@ use crate::ports::{AccountStore, MeterStore, StoreError, WebhookSecretStore, Web
 impl AccountStore for DynamoStore {
     async fn put_account(&self, account: &Account) -> Result<(), StoreError> {
         let item = account_item(account)?;
-        self.client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(item))
+        self.put_item(item)
             .condition_expression("attribute_not_exists(PK)")
             .send()
             .await
@@ -52,13 +49,8 @@ impl AccountStore for DynamoStore {
         if sets.is_empty() {
             return Ok(self.get_account(account_id).await?.is_some());
         }
-        let (pk, sk) = keys::account(account_id);
         let result = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .key(schema::PK, s(pk))
-            .key(schema::SK, s(sk))
+            .update_item(&keys::account(account_id))
             .update_expression(format!("SET {}", sets.join(", ")))
             .condition_expression("attribute_exists(PK)")
             .set_expression_attribute_names(expr.names())
@@ -124,13 +116,9 @@ impl MeterStore for DynamoStore {
                 "{common} AND {win} = {w} AND ({})",
                 under_limit.join(" OR ")
             );
-            let (pk, sk) = keys::account(account_id);
+            let key = keys::account(account_id);
             let result = self
-                .client
-                .update_item()
-                .table_name(&self.table)
-                .key(schema::PK, s(&pk))
-                .key(schema::SK, s(&sk))
+                .update_item(&key)
                 .update_expression(format!("ADD {req} {one}"))
                 .condition_expression(same_window)
                 .set_expression_attribute_names(expr.names())
@@ -169,11 +157,7 @@ impl MeterStore for DynamoStore {
                 plan_names.join(", ")
             );
             let result = self
-                .client
-                .update_item()
-                .table_name(&self.table)
-                .key(schema::PK, s(pk))
-                .key(schema::SK, s(sk))
+                .update_item(&key)
                 .update_expression(format!("SET {win} = {w}, {req} = {one}"))
                 .condition_expression(reset_cond)
                 .set_expression_attribute_names(reset_expr.names())
@@ -208,14 +192,7 @@ impl MeterStore for DynamoStore {
 impl WebhookSecretStore for DynamoStore {
     async fn get_webhook_secrets(&self, account_id: &str) -> Result<WebhookSecrets, StoreError> {
         // Only the secrets' attributes: deliver-webhook's role may read nothing else (template.yaml).
-        let (pk, sk) = keys::webhook_secrets(account_id);
-        let mut get = self
-            .client
-            .get_item()
-            .table_name(&self.table)
-            .key(schema::PK, s(pk))
-            .key(schema::SK, s(sk))
-            .consistent_read(true);
+        let mut get = self.get_item(&keys::webhook_secrets(account_id));
         let mut projection = Vec::new();
         for (i, attribute) in WEBHOOK_SECRET_ATTRIBUTES.iter().enumerate() {
             projection.push(format!("#a{i}"));
@@ -235,13 +212,7 @@ impl WebhookSecretStore for DynamoStore {
         secrets: &WebhookSecrets,
     ) -> Result<(), StoreError> {
         let item = webhook_secrets_item(account_id, secrets)?;
-        self.client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(item))
-            .send()
-            .await
-            .map_err(unavailable)?;
+        self.put_item(item).send().await.map_err(unavailable)?;
         Ok(())
     }
 }

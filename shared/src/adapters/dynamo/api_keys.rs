@@ -13,10 +13,7 @@ use crate::ports::{ApiKeyStore, StoreError};
 impl ApiKeyStore for DynamoStore {
     async fn put_api_key(&self, key: &ApiKeyRecord) -> Result<(), StoreError> {
         let item = api_key_item(key)?;
-        self.client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(item))
+        self.put_item(item)
             .condition_expression("attribute_not_exists(PK)")
             .send()
             .await

@@ -8,7 +8,7 @@ use uuid::Uuid;
 use super::items::{
     EMAIL_REJECTED, EMAIL_SENDING, EMAIL_SENT, email_claim_item, email_claim_refusal, n, s,
 };
-use super::schema::{self, keys};
+use super::schema::keys;
 use super::{DynamoStore, unavailable};
 use crate::domain::format_ts;
 use crate::ports::{EmailClaim, EmailClaimStore, StoreError};
@@ -21,10 +21,7 @@ impl EmailClaimStore for DynamoStore {
     ) -> Result<EmailClaim, StoreError> {
         let item = email_claim_item(id, now);
         let result = self
-            .client
-            .put_item()
-            .table_name(&self.table)
-            .set_item(Some(item))
+            .put_item(item)
             .condition_expression(
                 "attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)",
             )
@@ -50,12 +47,7 @@ impl EmailClaimStore for DynamoStore {
     }
 
     async fn mark_email_rejected(&self, id: Uuid, reason: &str) -> Result<(), StoreError> {
-        let (pk, sk) = keys::email_claim(id);
-        self.client
-            .update_item()
-            .table_name(&self.table)
-            .key(schema::PK, s(pk))
-            .key(schema::SK, s(sk))
+        self.update_item(&keys::email_claim(id))
             .update_expression("SET #state = :rejected, reason = :reason REMOVE lease_until")
             .expression_attribute_names("#state", "state")
             .expression_attribute_values(":rejected", s(EMAIL_REJECTED))
@@ -67,12 +59,7 @@ impl EmailClaimStore for DynamoStore {
     }
 
     async fn mark_email_sent(&self, id: Uuid, now: DateTime<Utc>) -> Result<(), StoreError> {
-        let (pk, sk) = keys::email_claim(id);
-        self.client
-            .update_item()
-            .table_name(&self.table)
-            .key(schema::PK, s(pk))
-            .key(schema::SK, s(sk))
+        self.update_item(&keys::email_claim(id))
             .update_expression("SET #state = :sent, sent_at = :now REMOVE lease_until")
             .expression_attribute_names("#state", "state")
             .expression_attribute_values(":sent", s(EMAIL_SENT))
@@ -84,12 +71,7 @@ impl EmailClaimStore for DynamoStore {
     }
 
     async fn release_email_send(&self, id: Uuid) -> Result<(), StoreError> {
-        let (pk, sk) = keys::email_claim(id);
-        self.client
-            .delete_item()
-            .table_name(&self.table)
-            .key(schema::PK, s(pk))
-            .key(schema::SK, s(sk))
+        self.delete_item(&keys::email_claim(id))
             .condition_expression("#state = :sending")
             .expression_attribute_names("#state", "state")
             .expression_attribute_values(":sending", s(EMAIL_SENDING))

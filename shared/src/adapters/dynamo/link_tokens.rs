@@ -6,7 +6,7 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure};
 
 use super::items::{from_item, s};
-use super::schema::{self, keys};
+use super::schema::keys;
 use super::{DynamoStore, Expr, unavailable};
 use crate::domain::Verification;
 use crate::ports::{LinkTokenOutcome, StoreError};
@@ -57,7 +57,7 @@ impl DynamoStore {
         token_hash: &str,
         keep: usize,
     ) -> Result<LinkTokenOutcome, StoreError> {
-        let (pk, sk) = keys::verification(current.verification_id);
+        let key = keys::verification(current.verification_id);
         let mut tokens = current.token_hashes.clone();
         let mut recent = current.recent_token_hashes.clone();
         for _ in 0..LINK_TOKEN_ATTEMPTS {
@@ -77,11 +77,7 @@ impl DynamoStore {
                 expr.set("recent_token_hashes", "next_recent", list(&next_recent)),
             );
             let result = self
-                .client
-                .update_item()
-                .table_name(&self.table)
-                .key(schema::PK, s(&pk))
-                .key(schema::SK, s(&sk))
+                .update_item(&key)
                 .update_expression(update)
                 .condition_expression(condition)
                 .set_expression_attribute_names(expr.names())

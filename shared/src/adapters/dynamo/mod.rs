@@ -19,7 +19,11 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
+use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
+use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
 
 use crate::ports::StoreError;
@@ -114,18 +118,43 @@ impl DynamoStore {
         &self.table
     }
 
-    async fn get(&self, (pk, sk): (String, String)) -> Result<Option<Item>, StoreError> {
-        let out = self
-            .client
+    /// A consistent read of one item, with only `attributes` when given.
+    fn get_item(&self, (pk, sk): &(String, String)) -> GetItemFluentBuilder {
+        self.client
             .get_item()
             .table_name(&self.table)
             .key(schema::PK, s(pk))
             .key(schema::SK, s(sk))
             .consistent_read(true)
-            .send()
-            .await
-            .map_err(unavailable)?;
+    }
+
+    async fn get(&self, key: (String, String)) -> Result<Option<Item>, StoreError> {
+        let out = self.get_item(&key).send().await.map_err(unavailable)?;
         Ok(out.item)
+    }
+
+    /// An UpdateItem of one item; the caller adds the expressions.
+    fn update_item(&self, (pk, sk): &(String, String)) -> UpdateItemFluentBuilder {
+        self.client
+            .update_item()
+            .table_name(&self.table)
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+    }
+
+    fn delete_item(&self, (pk, sk): &(String, String)) -> DeleteItemFluentBuilder {
+        self.client
+            .delete_item()
+            .table_name(&self.table)
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+    }
+
+    fn put_item(&self, item: Item) -> PutItemFluentBuilder {
+        self.client
+            .put_item()
+            .table_name(&self.table)
+            .set_item(Some(item))
     }
 
     fn update(

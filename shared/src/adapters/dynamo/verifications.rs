@@ -141,12 +141,7 @@ impl VerificationStore for DynamoStore {
     }
 
     async fn add_link_token(&self, id: Uuid, token_hash: &str) -> Result<(), StoreError> {
-        let (pk, sk) = keys::verification(id);
-        self.client
-            .update_item()
-            .table_name(&self.table)
-            .key(schema::PK, s(pk))
-            .key(schema::SK, s(sk))
+        self.update_item(&keys::verification(id))
             .update_expression("SET #t = list_append(if_not_exists(#t, :empty), :new)")
             .condition_expression("attribute_exists(PK)")
             .expression_attribute_names("#t", "token_hashes")
@@ -304,13 +299,8 @@ impl VerificationStore for DynamoStore {
             sets.push(expr.set("provider_link_token", "link", s(link_token)));
         }
         let cond = expr.set("status", "in_progress", s(Status::InProgress.as_str()));
-        let (pk, sk) = keys::verification(id);
         let result = self
-            .client
-            .update_item()
-            .table_name(&self.table)
-            .key(schema::PK, s(pk))
-            .key(schema::SK, s(sk))
+            .update_item(&keys::verification(id))
             .update_expression(format!("SET {}", sets.join(", ")))
             .condition_expression(cond)
             .set_expression_attribute_names(expr.names())
