@@ -1,6 +1,7 @@
 //! The DynamoDB adapter on its own, against moto: item round trips (and that the stored items are
 //! exactly what `dynamo::items` builds, which the bench's seeding and the tests rely on),
-//! conditional writes that refuse, and the counters that move with them.
+//! conditional writes that refuse, and the counters that move with them. The scenarios written
+//! against the store traits also run on `MemoryStore`, which must behave the same.
 
 mod common;
 
@@ -21,6 +22,23 @@ use shared::ports::{
 };
 
 const ACCOUNT: &str = "acct_dynamo";
+
+/// Runs a scenario written against the store traits on the DynamoDB adapter (moto) and on the
+/// in-memory store the handler tests use, so the two keep the same semantics.
+macro_rules! on_both_stores {
+    ($scenario:ident) => {
+        mod $scenario {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn dynamo() {
+                super::$scenario(super::store().await).await
+            }
+            #[tokio::test]
+            async fn memory() {
+                super::$scenario(shared::adapters::testing::MemoryStore::new()).await
+            }
+        }
+    };
+}
 
 fn now() -> DateTime<Utc> {
     Utc.with_ymd_and_hms(2026, 3, 10, 12, 0, 0).unwrap()
@@ -168,9 +186,8 @@ async fn items_round_trip_and_are_the_production_mapping() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn conditional_writes_refuse() {
-    let store = store().await;
+on_both_stores!(conditional_writes_refuse);
+async fn conditional_writes_refuse<S: Store>(store: S) {
     store.put_account(&account("pro")).await.unwrap();
     // An account or a verification is never overwritten.
     assert!(store.put_account(&account("business")).await.is_err());
@@ -312,9 +329,8 @@ async fn conditional_writes_refuse() {
     );
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn counters_move_with_the_writes() {
-    let store = store().await;
+on_both_stores!(counters_move_with_the_writes);
+async fn counters_move_with_the_writes<S: Store>(store: S) {
     store.put_account(&account("pro")).await.unwrap();
     let month = "2026-03";
     let mut created = Vec::new();
@@ -356,9 +372,8 @@ async fn counters_move_with_the_writes() {
     assert_eq!(test_stats.total, 0);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_api_allowance_counts_refuses_and_rolls_over() {
-    let store = store().await;
+on_both_stores!(the_api_allowance_counts_refuses_and_rolls_over);
+async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(store: S) {
     store.put_account(&account("tiny")).await.unwrap();
     // Two plans with API access: with exactly one, the adapter's condition has redundant
     // parentheses, which DynamoDB refuses (an existing limitation, reported, not changed here).

@@ -1,5 +1,5 @@
-//! Ports: one trait per outside system. Handlers are generic over these (static dispatch), so they
-//! run in tests without Lambda and without AWS types.
+//! Ports: one trait per outside system (the store: one per role, in `store`). Handlers are
+//! generic over these (static dispatch), so they run in tests without Lambda and without AWS types.
 
 use std::future::Future;
 

@@ -1,5 +1,5 @@
-//! The store port, split by role: each handler's needs read off its bounds, and a test double
-//! (`adapters::memory`) or a fault-injecting wrapper implements only what it must.
+//! The store port, split by role: each handler's needs can be read off its bounds, and a test double
+//! (`adapters::testing::MemoryStore`) or a fault-injecting wrapper implements each role once.
 
 use std::future::Future;
 
