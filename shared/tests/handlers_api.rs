@@ -5,12 +5,12 @@
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde_json::{Value, json};
 use shared::adapters::testing::{
-    ArmedFaults, FaultPlan, FaultyStore, ManualClock, MemoryStore, StoreOp,
+    ArmedFaults, FaultPlan, FaultyStore, ManualClock, MemoryStore, StoreOp, active_account,
 };
 use shared::config::{LiveIncome, Plans, Settings};
 use shared::domain::report::IncomeReport;
 use shared::domain::secrets::{GeneratedKey, key_from_random};
-use shared::domain::{Account, ApiKeyRecord, Mode, Plan, Status, SubscriptionStatus, Transition};
+use shared::domain::{ApiKeyRecord, Mode, Plan, Status, Transition};
 use shared::handlers::api::{ApiDeps, cancel_verification, create_verification, get_verification};
 use shared::http::{ApiRequest, ApiResponse};
 use shared::ports::StoreError;
@@ -48,17 +48,7 @@ struct Keys {
 /// An account on `plan` with a key per mode.
 async fn seed<S: Store>(store: &S, plan: &str) -> Keys {
     store
-        .put_account(&Account {
-            account_id: ACCOUNT.into(),
-            name: "Memory Lettings".into(),
-            plan: plan.into(),
-            subscription_status: SubscriptionStatus::Active,
-            current_period_end: now() + Duration::days(30),
-            created_at: now(),
-            api_window: None,
-            api_requests: 0,
-            revoked_keys: vec![],
-        })
+        .put_account(&active_account(ACCOUNT, plan, now()))
         .await
         .unwrap();
     let key = |mode, random: &str| key_from_random(mode, random);

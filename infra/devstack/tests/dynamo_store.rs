@@ -54,17 +54,7 @@ async fn store() -> DynamoStore {
 }
 
 fn account(plan: &str) -> Account {
-    Account {
-        account_id: ACCOUNT.into(),
-        name: "Dynamo Lettings".into(),
-        plan: plan.into(),
-        subscription_status: SubscriptionStatus::Active,
-        current_period_end: now() + Duration::days(30),
-        created_at: now(),
-        api_window: None,
-        api_requests: 0,
-        revoked_keys: vec![],
-    }
+    shared::adapters::testing::active_account(ACCOUNT, plan, now())
 }
 
 fn pending(mode: Mode) -> Verification {

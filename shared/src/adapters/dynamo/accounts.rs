@@ -16,19 +16,11 @@ use crate::ports::{AccountStore, MeterStore, StoreError, WebhookSecretStore, Web
 impl AccountStore for DynamoStore {
     async fn put_account(&self, account: &Account) -> Result<(), StoreError> {
         let item = account_item(account)?;
-        self.put_item(item)
-            .condition_expression("attribute_not_exists(PK)")
-            .send()
-            .await
-            .map_err(unavailable)?;
-        Ok(())
+        self.put_new(item).await
     }
 
     async fn get_account(&self, account_id: &str) -> Result<Option<Account>, StoreError> {
-        self.get(keys::account(account_id))
-            .await?
-            .map(from_item)
-            .transpose()
+        self.read(keys::account(account_id)).await
     }
 
     async fn update_account(

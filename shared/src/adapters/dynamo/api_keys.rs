@@ -13,19 +13,11 @@ use crate::ports::{ApiKeyStore, StoreError};
 impl ApiKeyStore for DynamoStore {
     async fn put_api_key(&self, key: &ApiKeyRecord) -> Result<(), StoreError> {
         let item = api_key_item(key)?;
-        self.put_item(item)
-            .condition_expression("attribute_not_exists(PK)")
-            .send()
-            .await
-            .map_err(unavailable)?;
-        Ok(())
+        self.put_new(item).await
     }
 
     async fn find_api_key(&self, key_hash: &str) -> Result<Option<ApiKeyRecord>, StoreError> {
-        self.get(keys::api_key(key_hash))
-            .await?
-            .map(from_item)
-            .transpose()
+        self.read(keys::api_key(key_hash)).await
     }
 
     async fn list_api_keys(&self, account_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {

@@ -25,6 +25,7 @@ use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
+use serde::de::DeserializeOwned;
 
 use crate::ports::StoreError;
 
@@ -42,7 +43,7 @@ pub use items::{EMAIL_LEASE, Item, verification_from_item};
 pub use schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};
 pub use table::create_table;
 
-use items::s;
+use items::{from_item, s};
 
 fn unavailable<E: std::error::Error>(e: E) -> StoreError {
     StoreError::Unavailable(DisplayErrorContext(&e).to_string())
@@ -131,6 +132,24 @@ impl DynamoStore {
     async fn get(&self, key: (String, String)) -> Result<Option<Item>, StoreError> {
         let out = self.get_item(&key).send().await.map_err(unavailable)?;
         Ok(out.item)
+    }
+
+    /// The item at `key`, read into its domain type.
+    async fn read<T: DeserializeOwned>(
+        &self,
+        key: (String, String),
+    ) -> Result<Option<T>, StoreError> {
+        self.get(key).await?.map(from_item).transpose()
+    }
+
+    /// Writes an item that must not exist yet (accounts and keys are never overwritten).
+    async fn put_new(&self, item: Item) -> Result<(), StoreError> {
+        self.put_item(item)
+            .condition_expression("attribute_not_exists(PK)")
+            .send()
+            .await
+            .map_err(unavailable)?;
+        Ok(())
     }
 
     /// An UpdateItem of one item; the caller adds the expressions.

@@ -134,10 +134,7 @@ impl VerificationStore for DynamoStore {
     }
 
     async fn get_verification(&self, id: Uuid) -> Result<Option<Verification>, StoreError> {
-        self.get(keys::verification(id))
-            .await?
-            .map(from_item)
-            .transpose()
+        self.read(keys::verification(id)).await
     }
 
     async fn add_link_token(&self, id: Uuid, token_hash: &str) -> Result<(), StoreError> {
@@ -348,9 +345,6 @@ impl IdempotencyStore for DynamoStore {
         &self,
         key_hash: &str,
     ) -> Result<Option<IdempotencyRecord>, StoreError> {
-        self.get(keys::idempotency(key_hash))
-            .await?
-            .map(from_item)
-            .transpose()
+        self.read(keys::idempotency(key_hash)).await
     }
 }

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 
+use crate::domain::{Account, SubscriptionStatus};
 use crate::ports::Clock;
 
 mod faulty;
@@ -29,5 +30,20 @@ impl ManualClock {
 impl Clock for ManualClock {
     fn now(&self) -> DateTime<Utc> {
         *self.0.lock().unwrap()
+    }
+}
+
+/// An account on `plan`, subscribed and paid up, created at `now`, that has made no API request.
+pub fn active_account(account_id: &str, plan: &str, now: DateTime<Utc>) -> Account {
+    Account {
+        account_id: account_id.into(),
+        name: format!("{account_id} Lettings"),
+        plan: plan.into(),
+        subscription_status: SubscriptionStatus::Active,
+        current_period_end: now + chrono::Duration::days(30),
+        created_at: now,
+        api_window: None,
+        api_requests: 0,
+        revoked_keys: vec![],
     }
 }
