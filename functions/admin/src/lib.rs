@@ -4,7 +4,8 @@ use chrono::{DateTime, Duration, Utc};
 use clap::{Subcommand, ValueEnum};
 use shared::domain::secrets::{generate_api_key, generate_webhook_secret};
 use shared::domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus, format_ts};
-use shared::ports::{Store, WebhookSecrets};
+use shared::ports::WebhookSecrets;
+use shared::ports::store::prelude::*;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum KeyMode {

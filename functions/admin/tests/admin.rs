@@ -6,7 +6,7 @@ use devstack::moto::Moto;
 use shared::adapters::dynamo::DynamoStore;
 use shared::config::Plans;
 use shared::domain::secrets::parse_api_key;
-use shared::ports::Store;
+use shared::ports::store::prelude::*;
 
 fn line<'a>(out: &'a str, prefix: &str) -> &'a str {
     out.lines()

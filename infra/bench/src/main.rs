@@ -37,7 +37,8 @@ use runtime_api::RuntimeApi;
 use scenarios::*;
 use shared::adapters::dynamo::DynamoStore;
 use shared::domain::Mode;
-use shared::ports::{ListQuery, Store, WebhookSecrets};
+use shared::ports::store::prelude::*;
+use shared::ports::{ListQuery, WebhookSecrets};
 
 #[derive(Parser)]
 #[command(about = "Benchmarks of the functions' release binaries (run by `make bench`)")]

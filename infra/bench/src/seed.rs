@@ -1,38 +1,14 @@
 //! Fast seeding of many verifications of one owner: BatchWriteItem with 25 items per call, a few
-//! calls in flight, items shaped exactly as `DynamoStore::create_verification` writes them (same
-//! keys and GSI attributes), and the owner's STATS counter set to match.
-
-use std::collections::HashMap;
+//! calls in flight, items built by the adapter's own mapping (`dynamo::items`, so the same keys and
+//! GSI attributes as `DynamoStore::create_verification` writes), and the owner's STATS counter
+//! set to match.
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::types::{AttributeValue, PutRequest, WriteRequest};
+use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
 use chrono::{Duration, Utc};
 use futures::StreamExt;
-use shared::adapters::dynamo::{keys, schema};
-use shared::domain::{Mode, NewVerificationInput, VERIFICATION_LIFETIME, Verification};
-
-type Item = HashMap<String, AttributeValue>;
-
-fn s(v: impl Into<String>) -> AttributeValue {
-    AttributeValue::S(v.into())
-}
-
-/// The stored item of a verification (the same attributes `DynamoStore` writes).
-pub fn verification_item(v: &Verification) -> Result<Item, String> {
-    let mut item: Item = serde_dynamo::aws_sdk_dynamodb_1::to_item(v).map_err(|e| e.to_string())?;
-    let (pk, sk) = keys::verification(v.verification_id);
-    let sort = keys::created_sort(v);
-    item.insert(schema::PK.into(), s(pk));
-    item.insert(schema::SK.into(), s(sk));
-    item.insert(schema::GSI1PK.into(), s(keys::owner(&v.account_id, v.mode)));
-    item.insert(schema::GSI1SK.into(), s(sort.clone()));
-    item.insert(
-        schema::GSI2PK.into(),
-        s(keys::owner_status(&v.account_id, v.mode, v.status)),
-    );
-    item.insert(schema::GSI2SK.into(), s(sort));
-    Ok(item)
-}
+use shared::adapters::dynamo::items::{owner_stats_item, verification_item};
+use shared::domain::{Mode, NewVerificationInput, OwnerStats, VERIFICATION_LIFETIME, Verification};
 
 /// A pending test-mode verification of `account`, created `age_seconds` ago.
 pub fn verification(account: &str, age_seconds: i64) -> Verification {
@@ -69,7 +45,8 @@ pub async fn seed_verifications(
             chunk
                 .iter()
                 .map(|&i| {
-                    let item = verification_item(&verification(account, i as i64))?;
+                    let item = verification_item(&verification(account, i as i64))
+                        .map_err(|e| e.to_string())?;
                     let put = PutRequest::builder()
                         .set_item(Some(item))
                         .build()
@@ -85,14 +62,16 @@ pub async fn seed_verifications(
         .collect()
         .await;
     results.into_iter().collect::<Result<(), String>>()?;
-    let (pk, sk) = keys::stats(account, Mode::Test);
+    let stats = OwnerStats {
+        total: to as u64,
+        pending: to as u64,
+        ..OwnerStats::default()
+    };
+    let item = owner_stats_item(account, Mode::Test, &stats).map_err(|e| e.to_string())?;
     client
         .put_item()
         .table_name(table)
-        .item(schema::PK, s(pk))
-        .item(schema::SK, s(sk))
-        .item("total", AttributeValue::N(to.to_string()))
-        .item("pending", AttributeValue::N(to.to_string()))
+        .set_item(Some(item))
         .send()
         .await
         .map_err(|e| format!("stats item: {e}"))?;

@@ -9,7 +9,8 @@ use clap::Parser;
 use devstack::pump::{StreamPump, TtlDeletions, pump_retry_once, pump_sqs_once, sweep_ttl};
 use devstack::{Workers, moto, stack};
 use shared::adapters::dynamo::DynamoStore;
-use shared::ports::{Store, WebhookSecrets};
+use shared::ports::WebhookSecrets;
+use shared::ports::store::prelude::*;
 
 #[derive(Parser)]
 #[command(about = "Run the Tenant Income Verification Service locally against moto")]

@@ -19,7 +19,8 @@ use shared::adapters::sqs::SqsQueue;
 use shared::handlers::deliver_webhook::DeliveryDeps;
 use shared::handlers::expire_verifications::{ExpiryDeps, TTL_PRINCIPAL};
 use shared::handlers::publish_events::OutboxDeps;
-use shared::ports::{Clock, Mailer, Queue, Store, SystemClock};
+use shared::ports::store::prelude::*;
+use shared::ports::{Clock, Mailer, Queue, SystemClock};
 
 pub type Outbox = OutboxDeps<DynamoStore, SesMailer, SqsQueue, SystemClock>;
 pub type Expiry = ExpiryDeps<DynamoStore, SystemClock>;

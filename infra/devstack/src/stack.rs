@@ -5,7 +5,8 @@ use chrono::{Duration, Utc};
 use shared::adapters::dynamo::DynamoStore;
 use shared::domain::secrets::{GeneratedKey, key_from_random};
 use shared::domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus};
-use shared::ports::{Store, StoreError};
+use shared::ports::StoreError;
+use shared::ports::store::prelude::*;
 
 /// Resource names of the local stack.
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use shared::domain::{
     Mode, NewVerificationInput, Status, SubscriptionStatus, Transition, Verification,
 };
-use shared::ports::Store;
+use shared::ports::store::prelude::*;
 
 fn ts(raw: &Value) -> DateTime<Utc> {
     let s = raw.as_str().expect("timestamp string");

@@ -93,7 +93,8 @@ async fn every_http_event_gives_its_status() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_stream_and_queue_event_has_its_effect() {
     use aws_lambda_events::event::{dynamodb::Event, sqs::SqsEvent};
-    use shared::ports::{Store, WebhookSecrets};
+    use shared::ports::WebhookSecrets;
+    use shared::ports::store::prelude::*;
     let mut ran = 0;
     for function in Function::ALL.into_iter().filter(|f| !f.is_http()) {
         for file in event_files(function) {

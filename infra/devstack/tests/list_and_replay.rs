@@ -21,7 +21,8 @@ use shared::domain::{
 };
 use shared::handlers::api::{self, ApiDeps, MAX_REPLAY_LINK_TOKENS};
 use shared::http::ApiRequest;
-use shared::ports::{Clock, Store};
+use shared::ports::Clock;
+use shared::ports::store::prelude::*;
 use uuid::Uuid;
 
 /// A clock the test sets.

@@ -23,7 +23,8 @@ use shared::domain::report::{
     PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, build_report,
 };
 use shared::domain::{Mode, SubscriptionStatus, Transition, Verification};
-use shared::ports::{Store, WebhookSecrets};
+use shared::ports::WebhookSecrets;
+use shared::ports::store::prelude::*;
 
 const API_VERIFY: &str = "/api/v1/verify";
 const API_LIST: &str = "/api/v1/verifications";

@@ -14,7 +14,8 @@ use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
 use serde_json::{Value, json};
 use shared::domain::webhook::WebhookMessage;
 use shared::domain::{Mode, NewVerificationInput, Status, Verification};
-use shared::ports::{Queue, Store, WebhookSecrets};
+use shared::ports::store::prelude::*;
+use shared::ports::{Queue, WebhookSecrets};
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 

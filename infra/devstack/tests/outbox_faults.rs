@@ -18,17 +18,12 @@ use serde_json::{Value, json};
 use shared::adapters::dynamo::DynamoStore;
 use shared::adapters::ses::SesMailer;
 use shared::adapters::sqs::SqsQueue;
-use shared::config::{Plans, TestModeDelivery};
-use shared::domain::{
-    Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
-    Verification,
-};
+use shared::adapters::testing::{FaultPlan, StoreOp};
+use shared::config::TestModeDelivery;
+use shared::domain::{Status, Verification};
 use shared::handlers::publish_events::OutboxDeps;
-use shared::ports::{
-    Clock, CreateOutcome, Email, EmailClaim, IdempotencyClaim, IdempotencyRecord, LinkTokenOutcome,
-    ListPage, ListQuery, MailError, Mailer, MeterOutcome, Queue, Store, StoreError,
-    TransitionOutcome, WebhookSecrets,
-};
+use shared::ports::store::prelude::*;
+use shared::ports::{Clock, Email, MailError, Mailer, Queue, StoreError};
 use uuid::Uuid;
 
 /// The steps of the e-mail path (and its queues) a fault can be injected at.
@@ -100,153 +95,23 @@ impl Clock for TestClock {
     }
 }
 
-/// The real DynamoStore, failing the injected steps.
-#[derive(Clone)]
-struct FaultyStore {
-    inner: DynamoStore,
-    faults: Faults,
-}
+/// The real DynamoStore, failing the injected steps (the other operations pass through).
+type FaultyStore = shared::adapters::testing::FaultyStore<DynamoStore, Faults>;
 
-impl Store for FaultyStore {
-    async fn put_account(&self, account: &Account) -> Result<(), StoreError> {
-        self.inner.put_account(account).await
-    }
-    async fn get_account(&self, account_id: &str) -> Result<Option<Account>, StoreError> {
-        self.faults.check(Step::AccountRead)?;
-        self.inner.get_account(account_id).await
-    }
-    async fn update_account(
-        &self,
-        account_id: &str,
-        plan: Option<&str>,
-        subscription: Option<(SubscriptionStatus, DateTime<Utc>)>,
-    ) -> Result<bool, StoreError> {
-        self.inner
-            .update_account(account_id, plan, subscription)
-            .await
-    }
-    async fn put_api_key(&self, key: &ApiKeyRecord) -> Result<(), StoreError> {
-        self.inner.put_api_key(key).await
-    }
-    async fn find_api_key(&self, key_hash: &str) -> Result<Option<ApiKeyRecord>, StoreError> {
-        self.inner.find_api_key(key_hash).await
-    }
-    async fn list_api_keys(&self, account_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
-        self.inner.list_api_keys(account_id).await
-    }
-    async fn revoke_api_key(
-        &self,
-        account_id: &str,
-        key_id: &str,
-        now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        self.inner.revoke_api_key(account_id, key_id, now).await
-    }
-    async fn meter_api_request(
-        &self,
-        account_id: &str,
-        key_id: &str,
-        now: DateTime<Utc>,
-        plans: &Plans,
-    ) -> Result<MeterOutcome, StoreError> {
-        self.inner
-            .meter_api_request(account_id, key_id, now, plans)
-            .await
-    }
-    async fn create_verification(
-        &self,
-        verification: &Verification,
-        idempotency: Option<&IdempotencyClaim>,
-        monthly_limit: Option<u32>,
-    ) -> Result<CreateOutcome, StoreError> {
-        self.inner
-            .create_verification(verification, idempotency, monthly_limit)
-            .await
-    }
-    async fn get_verification(&self, id: Uuid) -> Result<Option<Verification>, StoreError> {
-        self.faults.check(Step::GetVerification)?;
-        self.inner.get_verification(id).await
-    }
-    async fn add_link_token(&self, id: Uuid, token_hash: &str) -> Result<(), StoreError> {
-        self.faults.check(Step::LinkToken)?;
-        self.inner.add_link_token(id, token_hash).await
-    }
-    async fn add_recent_link_token(
-        &self,
-        current: &Verification,
-        token_hash: &str,
-        keep: usize,
-    ) -> Result<LinkTokenOutcome, StoreError> {
-        self.inner
-            .add_recent_link_token(current, token_hash, keep)
-            .await
-    }
-    async fn get_idempotency(
-        &self,
-        key_hash: &str,
-    ) -> Result<Option<IdempotencyRecord>, StoreError> {
-        self.inner.get_idempotency(key_hash).await
-    }
-    async fn transition(
-        &self,
-        current: &Verification,
-        transition: &Transition,
-        now: DateTime<Utc>,
-    ) -> Result<TransitionOutcome, StoreError> {
-        self.faults.check(Step::FailTransition)?;
-        self.inner.transition(current, transition, now).await
-    }
-    async fn record_consent(
-        &self,
-        id: Uuid,
-        consent_version: &str,
-        now: DateTime<Utc>,
-        provider: Option<(&str, &str)>,
-    ) -> Result<Option<Verification>, StoreError> {
-        self.inner
-            .record_consent(id, consent_version, now, provider)
-            .await
-    }
-    async fn list_verifications(&self, query: &ListQuery) -> Result<ListPage, StoreError> {
-        self.inner.list_verifications(query).await
-    }
-    async fn owner_stats(
-        &self,
-        account_id: &str,
-        mode: Mode,
-        month: &str,
-    ) -> Result<(OwnerStats, MonthStats), StoreError> {
-        self.inner.owner_stats(account_id, mode, month).await
-    }
-    async fn get_webhook_secrets(&self, account_id: &str) -> Result<WebhookSecrets, StoreError> {
-        self.inner.get_webhook_secrets(account_id).await
-    }
-    async fn put_webhook_secrets(
-        &self,
-        account_id: &str,
-        secrets: &WebhookSecrets,
-    ) -> Result<(), StoreError> {
-        self.inner.put_webhook_secrets(account_id, secrets).await
-    }
-    async fn claim_email_send(
-        &self,
-        id: Uuid,
-        now: DateTime<Utc>,
-    ) -> Result<EmailClaim, StoreError> {
-        self.faults.check(Step::Claim)?;
-        self.inner.claim_email_send(id, now).await
-    }
-    async fn mark_email_rejected(&self, id: Uuid, reason: &str) -> Result<(), StoreError> {
-        self.faults.check(Step::MarkRejected)?;
-        self.inner.mark_email_rejected(id, reason).await
-    }
-    async fn mark_email_sent(&self, id: Uuid, now: DateTime<Utc>) -> Result<(), StoreError> {
-        self.faults.check(Step::MarkSent)?;
-        self.inner.mark_email_sent(id, now).await
-    }
-    async fn release_email_send(&self, id: Uuid) -> Result<(), StoreError> {
-        self.faults.check(Step::Release)?;
-        self.inner.release_email_send(id).await
+impl FaultPlan for Faults {
+    fn check(&self, op: StoreOp) -> Result<(), StoreError> {
+        let step = match op {
+            StoreOp::GetVerification => Step::GetVerification,
+            StoreOp::ClaimEmailSend => Step::Claim,
+            StoreOp::GetAccount => Step::AccountRead,
+            StoreOp::AddLinkToken => Step::LinkToken,
+            StoreOp::MarkEmailSent => Step::MarkSent,
+            StoreOp::ReleaseEmailSend => Step::Release,
+            StoreOp::MarkEmailRejected => Step::MarkRejected,
+            StoreOp::Transition => Step::FailTransition,
+            _ => return Ok(()),
+        };
+        Faults::check(self, step)
     }
 }
 

@@ -8,7 +8,8 @@ use chrono::Utc;
 use common::{TestEnv, env};
 use serde_json::{Value, json};
 use shared::domain::{Status, Transition};
-use shared::ports::{Store, TransitionOutcome};
+use shared::ports::TransitionOutcome;
+use shared::ports::store::prelude::*;
 
 struct Page {
     status: u16,

@@ -7,4 +7,6 @@ pub mod plaid;
 pub mod sandbox;
 pub mod ses;
 pub mod sqs;
+#[cfg(any(test, feature = "test-support"))]
+pub mod testing;
 pub mod webhook_client;

@@ -1,5 +1,6 @@
 //! Domain types and rules. No AWS, no Lambda: everything here is plain data and pure functions.
 
+pub mod metering;
 pub mod public_view;
 pub mod report;
 pub mod secrets;

@@ -8,7 +8,7 @@ use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventR
 use chrono::Duration;
 use uuid::Uuid;
 
-use crate::adapters::dynamo::{keys, schema};
+use crate::adapters::dynamo::schema;
 use crate::domain::Transition;
 use crate::ports::{Clock, Store, StoreError, TransitionOutcome};
 
@@ -41,7 +41,8 @@ pub fn expired_marker(record: &EventRecord) -> Option<Uuid> {
     if string_attr(&record.change.keys, schema::SK) != Some(schema::EXPIRY_SK) {
         return None;
     }
-    keys::verification_id_of(string_attr(&record.change.keys, schema::PK)?)
+    let pk = string_attr(&record.change.keys, schema::PK)?;
+    crate::adapters::dynamo::keys::verification_id(pk)
 }
 
 async fn expire<S: Store, C: Clock>(deps: &ExpiryDeps<S, C>, id: Uuid) -> Result<(), StoreError> {

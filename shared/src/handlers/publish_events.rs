@@ -308,8 +308,10 @@ pub(crate) async fn do_work<S: Store, M: Mailer, Q: Queue, C: Clock>(
     work: &RetryWork,
 ) -> Result<(), OutboxError> {
     match work {
+        // Boxed: the e-mail path's future is deep enough to overflow rustc's layout query depth
+        // in the functions' `main` (one allocation per e-mail is nothing next to the SES call).
         RetryWork::TenantEmail { verification_id } => {
-            send_tenant_email(deps, *verification_id).await
+            Box::pin(send_tenant_email(deps, *verification_id)).await
         }
         RetryWork::Webhook { message } => enqueue_webhook(deps, message).await,
     }

@@ -2,17 +2,21 @@
 //! are stored, so the first link cannot be shown again), and the replays' links are kept to a
 //! bounded, most-recent set so that replays never grow the item without bound.
 
-use aws_sdk_dynamodb::types::ReturnValuesOnConditionCheckFailure;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure};
 
-use super::*;
-use crate::ports::LinkTokenOutcome;
+use super::items::{from_item, s};
+use super::schema::keys;
+use super::{DynamoStore, Expr, unavailable};
+use crate::domain::Verification;
+use crate::ports::{LinkTokenOutcome, StoreError};
 
 /// Each lost race means another writer succeeded; past this many, the caller gets `Contended`.
 const LINK_TOKEN_ATTEMPTS: usize = 12;
 
 /// The token lists after binding `new`: it joins the rotating set, whose oldest entries beyond
 /// `keep` leave both lists. Tokens outside the rotating set are never dropped.
-fn rotated(
+pub(crate) fn rotated(
     tokens: &[String],
     recent: &[String],
     new: &str,
@@ -53,7 +57,7 @@ impl DynamoStore {
         token_hash: &str,
         keep: usize,
     ) -> Result<LinkTokenOutcome, StoreError> {
-        let (pk, sk) = keys::verification(current.verification_id);
+        let key = keys::verification(current.verification_id);
         let mut tokens = current.token_hashes.clone();
         let mut recent = current.recent_token_hashes.clone();
         for _ in 0..LINK_TOKEN_ATTEMPTS {
@@ -73,11 +77,7 @@ impl DynamoStore {
                 expr.set("recent_token_hashes", "next_recent", list(&next_recent)),
             );
             let result = self
-                .client
-                .update_item()
-                .table_name(&self.table)
-                .key(schema::PK, s(&pk))
-                .key(schema::SK, s(&sk))
+                .update_item(&key)
                 .update_expression(update)
                 .condition_expression(condition)
                 .set_expression_attribute_names(expr.names())

@@ -19,7 +19,14 @@
 
 use aws_sdk_dynamodb::types::Select;
 
-use super::*;
+use aws_sdk_dynamodb::types::AttributeValue;
+use chrono::{DateTime, Utc};
+
+use super::items::{Item, from_item, s};
+use super::schema::{self, keys};
+use super::{DynamoStore, unavailable};
+use crate::domain::{OwnerStats, Status, Verification, format_ts};
+use crate::ports::{ListPage, ListQuery, StoreError};
 
 /// GSI2 sort keys are `<created, RFC 3339 millis>#<id>`; `$` sorts right after `#`, so every key
 /// of a verification created at or before `cutoff` (to the millisecond) is below this bound and

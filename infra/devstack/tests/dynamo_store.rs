@@ -1,0 +1,480 @@
+//! The DynamoDB adapter on its own, against moto: item round trips (and that the stored items are
+//! exactly what `dynamo::items` builds, which the bench's seeding and the tests rely on),
+//! conditional writes that refuse, and the counters that move with them. The scenarios written
+//! against the store traits also run on `MemoryStore`, which must behave the same.
+
+mod common;
+
+use aws_sdk_dynamodb::Client;
+use aws_sdk_dynamodb::types::AttributeValue;
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use shared::adapters::dynamo::items::{self, Item};
+use shared::adapters::dynamo::{DynamoStore, create_table, keys, schema};
+use shared::config::Plans;
+use shared::domain::report::IncomeReport;
+use shared::domain::{
+    Account, ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, SubscriptionStatus,
+    Transition, Verification,
+};
+use shared::ports::store::prelude::*;
+use shared::ports::{
+    CreateOutcome, EmailClaim, IdempotencyClaim, MeterOutcome, TransitionOutcome, WebhookSecrets,
+};
+
+const ACCOUNT: &str = "acct_dynamo";
+
+/// Runs a scenario written against the store traits on the DynamoDB adapter (moto) and on the
+/// in-memory store the handler tests use, so the two keep the same semantics.
+macro_rules! on_both_stores {
+    ($scenario:ident) => {
+        mod $scenario {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn dynamo() {
+                super::$scenario(super::store().await).await
+            }
+            #[tokio::test]
+            async fn memory() {
+                super::$scenario(shared::adapters::testing::MemoryStore::new()).await
+            }
+        }
+    };
+}
+
+fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, 10, 12, 0, 0).unwrap()
+}
+
+/// A fresh table on the shared moto server.
+async fn store() -> DynamoStore {
+    let sdk = common::moto().sdk_config().await;
+    let client = Client::new(&sdk);
+    let table = format!("store{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
+    create_table(&client, &table).await.expect("table");
+    DynamoStore::new(client, table)
+}
+
+fn account(plan: &str) -> Account {
+    shared::adapters::testing::active_account(ACCOUNT, plan, now())
+}
+
+fn pending(mode: Mode) -> Verification {
+    let input = NewVerificationInput {
+        tenant_email: "tenant@example.com".into(),
+        monthly_rent: Some(1200.0),
+        ..Default::default()
+    };
+    let mut v = Verification::new_pending(ACCOUNT, mode, input, now(), Duration::days(7));
+    v.token_hashes = vec!["first-token-hash".into()];
+    v
+}
+
+async fn raw(store: &DynamoStore, (pk, sk): (String, String)) -> Option<Item> {
+    let out = store
+        .client()
+        .get_item()
+        .table_name(store.table())
+        .key(schema::PK, AttributeValue::S(pk))
+        .key(schema::SK, AttributeValue::S(sk))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    out.item
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn items_round_trip_and_are_the_production_mapping() {
+    let store = store().await;
+    let acct = account("pro");
+    store.put_account(&acct).await.unwrap();
+    assert!(store.get_account(ACCOUNT).await.unwrap() == Some(acct.clone()));
+    assert_eq!(
+        raw(&store, keys::account(ACCOUNT)).await,
+        Some(items::account_item(&acct).unwrap())
+    );
+    let end = now() + Duration::days(60);
+    let changed = store
+        .update_account(
+            ACCOUNT,
+            Some("business"),
+            Some((SubscriptionStatus::PastDue, end)),
+        )
+        .await
+        .unwrap();
+    assert!(changed);
+    let updated = store.get_account(ACCOUNT).await.unwrap().unwrap();
+    assert_eq!(
+        (
+            updated.plan.as_str(),
+            updated.subscription_status,
+            updated.current_period_end
+        ),
+        ("business", SubscriptionStatus::PastDue, end)
+    );
+    assert!(
+        !store
+            .update_account("nobody", Some("pro"), None)
+            .await
+            .unwrap()
+    );
+
+    let key = ApiKeyRecord {
+        key_id: "key_0123456789abcdef".into(),
+        key_hash: "0123456789abcdef-hash".into(),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        display_prefix: "tiv_test_abcd".into(),
+        created_at: now(),
+        revoked_at: None,
+    };
+    store.put_api_key(&key).await.unwrap();
+    assert!(store.find_api_key(&key.key_hash).await.unwrap() == Some(key.clone()));
+    assert_eq!(
+        raw(&store, keys::api_key(&key.key_hash)).await,
+        Some(items::api_key_item(&key).unwrap())
+    );
+    let listed = store.list_api_keys(ACCOUNT).await.unwrap();
+    assert_eq!(listed.len(), 1);
+
+    let secrets = WebhookSecrets {
+        current: Some("whsec_current".into()),
+        previous: None,
+        previous_valid_until: None,
+    };
+    assert!(store.get_webhook_secrets(ACCOUNT).await.unwrap() == WebhookSecrets::default());
+    store.put_webhook_secrets(ACCOUNT, &secrets).await.unwrap();
+    assert!(store.get_webhook_secrets(ACCOUNT).await.unwrap() == secrets);
+
+    let v = pending(Mode::Test);
+    let claim = IdempotencyClaim {
+        key_hash: "idem-hash".into(),
+        body_hash: "body-hash".into(),
+    };
+    let created = store
+        .create_verification(&v, Some(&claim), None)
+        .await
+        .unwrap();
+    assert_eq!(created, CreateOutcome::Created);
+    assert!(store.get_verification(v.verification_id).await.unwrap() == Some(v.clone()));
+    let id = v.verification_id;
+    assert_eq!(
+        raw(&store, keys::verification(id)).await,
+        Some(items::verification_item(&v).unwrap())
+    );
+    assert_eq!(
+        raw(&store, keys::expiry_marker(id)).await,
+        Some(items::expiry_marker_item(&v))
+    );
+    assert_eq!(
+        raw(&store, keys::idempotency(&claim.key_hash)).await,
+        Some(items::idempotency_item(&claim, &v).unwrap())
+    );
+    let record = store.get_idempotency("idem-hash").await.unwrap().unwrap();
+    assert_eq!(
+        (record.verification_id, record.body_hash.as_str()),
+        (id, "body-hash")
+    );
+}
+
+on_both_stores!(conditional_writes_refuse);
+async fn conditional_writes_refuse<S: Store>(store: S) {
+    store.put_account(&account("pro")).await.unwrap();
+    // An account or a verification is never overwritten.
+    assert!(store.put_account(&account("business")).await.is_err());
+    let v = pending(Mode::Live);
+    store.create_verification(&v, None, None).await.unwrap();
+    assert!(store.create_verification(&v, None, None).await.is_err());
+
+    // An Idempotency-Key is claimed once.
+    let claim = IdempotencyClaim {
+        key_hash: "idem".into(),
+        body_hash: "body".into(),
+    };
+    let first = pending(Mode::Test);
+    let second = pending(Mode::Test);
+    let outcome = store.create_verification(&first, Some(&claim), None).await;
+    assert_eq!(outcome.unwrap(), CreateOutcome::Created);
+    match store
+        .create_verification(&second, Some(&claim), None)
+        .await
+        .unwrap()
+    {
+        CreateOutcome::IdempotencyConflict(record) => {
+            assert_eq!(record.verification_id, first.verification_id)
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        store
+            .get_verification(second.verification_id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    // A transition from a status that is no longer stored loses, and sees the fresh state.
+    let started = match store
+        .transition(&v, &Transition::Start, now())
+        .await
+        .unwrap()
+    {
+        TransitionOutcome::Applied(started) => started,
+        other => panic!("{other:?}"),
+    };
+    match store
+        .transition(&v, &Transition::Cancel, now())
+        .await
+        .unwrap()
+    {
+        TransitionOutcome::Conflict(Some(fresh)) => assert_eq!(fresh.status, Status::InProgress),
+        other => panic!("{other:?}"),
+    }
+    // A consent records its provider user once; a second one is refused.
+    let consent = |user: &str| Transition::Consent {
+        version: "v1".into(),
+        provider_user: Some(user.into()),
+    };
+    let outcome = store
+        .transition(&started, &consent("user-1"), now())
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, TransitionOutcome::Applied(_)),
+        "{outcome:?}"
+    );
+    match store
+        .transition(&started, &consent("user-2"), now())
+        .await
+        .unwrap()
+    {
+        TransitionOutcome::Conflict(Some(fresh)) => {
+            assert_eq!(fresh.provider_user.as_deref(), Some("user-1"))
+        }
+        other => panic!("{other:?}"),
+    }
+    // Only the fields the transition sets are written: a token bound since the read survives.
+    store
+        .add_link_token(v.verification_id, "mail-token-hash")
+        .await
+        .unwrap();
+    let report = IncomeReport::empty_for_tests();
+    let complete = Transition::Complete { report };
+    let outcome = store.transition(&started, &complete, now()).await.unwrap();
+    assert!(
+        matches!(outcome, TransitionOutcome::Applied(_)),
+        "{outcome:?}"
+    );
+    let stored = store
+        .get_verification(v.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status, Status::Completed);
+    assert_eq!(stored.provider_user.as_deref(), Some("user-1"));
+    assert!(stored.token_hashes.contains(&"mail-token-hash".to_string()));
+    // Consent is recorded only on an in-progress verification.
+    let late = store
+        .record_consent(v.verification_id, "v1", now(), None)
+        .await;
+    assert!(late.unwrap().is_none());
+    // A link token cannot be bound to a verification that does not exist.
+    let missing = pending(Mode::Test).verification_id;
+    assert!(store.add_link_token(missing, "x").await.is_err());
+
+    // The tenant e-mail is claimed by one sender; its outcome is kept for good.
+    let id = v.verification_id;
+    assert_eq!(
+        store.claim_email_send(id, now()).await.unwrap(),
+        EmailClaim::Claimed
+    );
+    assert_eq!(
+        store.claim_email_send(id, now()).await.unwrap(),
+        EmailClaim::Held
+    );
+    let after_lease = now() + items::EMAIL_LEASE + Duration::seconds(2);
+    assert_eq!(
+        store.claim_email_send(id, after_lease).await.unwrap(),
+        EmailClaim::Claimed
+    );
+    store.mark_email_sent(id, now()).await.unwrap();
+    assert_eq!(
+        store.claim_email_send(id, after_lease).await.unwrap(),
+        EmailClaim::Sent
+    );
+    assert!(store.release_email_send(id).await.is_err());
+    let other = first.verification_id;
+    assert_eq!(
+        store.claim_email_send(other, now()).await.unwrap(),
+        EmailClaim::Claimed
+    );
+    store.release_email_send(other).await.unwrap();
+    assert_eq!(
+        store.claim_email_send(other, now()).await.unwrap(),
+        EmailClaim::Claimed
+    );
+    store.mark_email_rejected(other, "bounced").await.unwrap();
+    assert_eq!(
+        store.claim_email_send(other, now()).await.unwrap(),
+        EmailClaim::Rejected("bounced".into())
+    );
+}
+
+on_both_stores!(counters_move_with_the_writes);
+async fn counters_move_with_the_writes<S: Store>(store: S) {
+    store.put_account(&account("pro")).await.unwrap();
+    let month = "2026-03";
+    let mut created = Vec::new();
+    for _ in 0..2 {
+        let v = pending(Mode::Live);
+        let outcome = store.create_verification(&v, None, Some(2)).await.unwrap();
+        assert_eq!(outcome, CreateOutcome::Created);
+        created.push(v);
+    }
+    let over = store
+        .create_verification(&pending(Mode::Live), None, Some(2))
+        .await;
+    assert_eq!(over.unwrap(), CreateOutcome::LimitReached);
+    let (stats, usage) = store.owner_stats(ACCOUNT, Mode::Live, month).await.unwrap();
+    assert_eq!((stats.total, stats.pending, usage.created), (2, 2, 2));
+
+    let report = IncomeReport::empty_for_tests();
+    store
+        .transition(&created[0], &Transition::Complete { report }, now())
+        .await
+        .unwrap();
+    let refund = Transition::FailRefunded {
+        reason: "email_undeliverable".into(),
+    };
+    store.transition(&created[1], &refund, now()).await.unwrap();
+    let (stats, usage) = store.owner_stats(ACCOUNT, Mode::Live, month).await.unwrap();
+    assert_eq!(
+        (stats.total, stats.pending, stats.completed, stats.failed),
+        (2, 0, 1, 1)
+    );
+    assert_eq!((usage.created, usage.completed), (1, 1));
+    // The refund gave one back: the month's allowance has room again.
+    let again = store
+        .create_verification(&pending(Mode::Live), None, Some(2))
+        .await;
+    assert_eq!(again.unwrap(), CreateOutcome::Created);
+    // Test mode has its own counters.
+    let (test_stats, _) = store.owner_stats(ACCOUNT, Mode::Test, month).await.unwrap();
+    assert_eq!(test_stats.total, 0);
+}
+
+on_both_stores!(the_api_allowance_counts_refuses_and_rolls_over);
+async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(store: S) {
+    store.put_account(&account("tiny")).await.unwrap();
+    // Two plans with API access: with exactly one, the adapter's condition has redundant
+    // parentheses, which DynamoDB refuses (an existing limitation, reported, not changed here).
+    let plan = |name: &str, requests| Plan {
+        name: name.into(),
+        verifications_per_month: 10,
+        api_requests_per_day: requests,
+        api_access: true,
+    };
+    let plans = Plans::new(vec![plan("tiny", 2), plan("pro", 1000)]);
+    let meter = |at: DateTime<Utc>, key: &'static str| {
+        let (store, plans) = (&store, &plans);
+        async move {
+            store
+                .meter_api_request(ACCOUNT, key, at, plans)
+                .await
+                .unwrap()
+        }
+    };
+    for expected in [1, 2] {
+        match meter(now(), "key_a").await {
+            MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, expected),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(matches!(
+        meter(now(), "key_a").await,
+        MeterOutcome::LimitExceeded(_)
+    ));
+    // The next UTC day starts a new window at one.
+    match meter(now() + Duration::days(1), "key_a").await {
+        MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, 1),
+        other => panic!("{other:?}"),
+    }
+    // A revoked key is refused by the same write, and an unknown account too.
+    let key = ApiKeyRecord {
+        key_id: "key_a".into(),
+        key_hash: "hash-a".into(),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        display_prefix: "tiv_test_aaaa".into(),
+        created_at: now(),
+        revoked_at: None,
+    };
+    store.put_api_key(&key).await.unwrap();
+    assert!(store.revoke_api_key(ACCOUNT, "key_a", now()).await.unwrap());
+    assert!(
+        !store
+            .revoke_api_key(ACCOUNT, "key_missing", now())
+            .await
+            .unwrap()
+    );
+    assert_eq!(meter(now(), "key_a").await, MeterOutcome::KeyRevoked);
+    let unknown = store
+        .meter_api_request("nobody", "key_a", now(), &plans)
+        .await;
+    assert_eq!(unknown.unwrap(), MeterOutcome::UnknownAccount);
+    // A plan without API access is refused without counting.
+    store
+        .update_account(ACCOUNT, Some("starter"), None)
+        .await
+        .unwrap();
+    assert!(matches!(
+        meter(now(), "key_b").await,
+        MeterOutcome::NoApiAccess(_)
+    ));
+}
+
+/// `infra/make_events.py` writes stream images by hand, in Python: every key in them must be the
+/// key the adapter writes for the verification they carry, so the samples cannot drift from the
+/// schema unnoticed.
+#[test]
+fn sample_stream_events_carry_the_production_keys() {
+    use aws_lambda_events::event::dynamodb::Event;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../events");
+    let mut checked = 0;
+    for function in ["publish-events", "expire-verifications"] {
+        for file in std::fs::read_dir(dir.join(function)).unwrap() {
+            let path = file.unwrap().path();
+            let raw = std::fs::read_to_string(&path).unwrap();
+            let event: Event = serde_json::from_str(&raw).unwrap();
+            for record in event.records {
+                let change = record.change;
+                for image in [change.new_image, change.old_image] {
+                    let image: Item = image.into();
+                    let text = |name: &str| match image.get(name) {
+                        Some(AttributeValue::S(v)) => v.clone(),
+                        _ => String::new(),
+                    };
+                    let Some(id) = keys::verification_id(&text(schema::PK)) else {
+                        continue;
+                    };
+                    let expected = if text(schema::SK) == schema::VERIFICATION_SK {
+                        let v = items::verification_from_item(image.clone()).unwrap();
+                        items::verification_item(&v).unwrap()
+                    } else {
+                        let (pk, sk) = keys::expiry_marker(id);
+                        assert_eq!(text(schema::SK), sk, "{}", path.display());
+                        [(schema::PK, pk), (schema::SK, sk)]
+                            .into_iter()
+                            .map(|(k, v)| (k.to_string(), AttributeValue::S(v)))
+                            .collect()
+                    };
+                    for attr in schema::KEY_ATTRIBUTES {
+                        let stored = image.get(attr);
+                        assert_eq!(stored, expected.get(attr), "{attr} in {}", path.display());
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked >= 6, "only {checked} images checked");
+}

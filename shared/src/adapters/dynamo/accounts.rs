@@ -1,0 +1,228 @@
+//! The account item and what lives on it: the account itself, its daily API allowance (metered
+//! with one conditional update), and its webhook signing secrets (a sibling item).
+
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
+use chrono::{DateTime, Utc};
+
+use super::items::{Item, account_item, from_item, n, s, webhook_secrets_item};
+use super::schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};
+use super::{DynamoStore, Expr, unavailable};
+use crate::config::Plans;
+use crate::domain::metering::{MeterDecision, MeterOutcome, classify_meter};
+use crate::domain::{Account, SubscriptionStatus, api_window, format_ts};
+use crate::ports::{AccountStore, MeterStore, StoreError, WebhookSecretStore, WebhookSecrets};
+
+impl AccountStore for DynamoStore {
+    async fn put_account(&self, account: &Account) -> Result<(), StoreError> {
+        let item = account_item(account)?;
+        self.put_new(item).await
+    }
+
+    async fn get_account(&self, account_id: &str) -> Result<Option<Account>, StoreError> {
+        self.read(keys::account(account_id)).await
+    }
+
+    async fn update_account(
+        &self,
+        account_id: &str,
+        plan: Option<&str>,
+        subscription: Option<(SubscriptionStatus, DateTime<Utc>)>,
+    ) -> Result<bool, StoreError> {
+        let mut expr = Expr::default();
+        let mut sets = Vec::new();
+        if let Some(plan) = plan {
+            sets.push(expr.set("plan", "plan", s(plan)));
+        }
+        if let Some((status, end)) = subscription {
+            sets.push(expr.set("subscription_status", "sub", s(status.as_str())));
+            sets.push(expr.set("current_period_end", "end", s(format_ts(end))));
+        }
+        if sets.is_empty() {
+            return Ok(self.get_account(account_id).await?.is_some());
+        }
+        let result = self
+            .update_item(&keys::account(account_id))
+            .update_expression(format!("SET {}", sets.join(", ")))
+            .condition_expression("attribute_exists(PK)")
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(e)
+                if matches!(
+                    e.as_service_error(),
+                    Some(UpdateItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+}
+
+impl MeterStore for DynamoStore {
+    async fn meter_api_request(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        now: DateTime<Utc>,
+        plans: &Plans,
+    ) -> Result<MeterOutcome, StoreError> {
+        let window = api_window(now);
+        let api_plans: Vec<_> = plans.iter().filter(|p| p.api_access).collect();
+        for _ in 0..3 {
+            let mut expr = Expr::default();
+            let win = expr.name("api_window");
+            let req = expr.name("api_requests");
+            let plan = expr.name("plan");
+            let sub = expr.name("subscription_status");
+            let revoked = expr.name("revoked_keys");
+            let w = expr.value("win", s(&window));
+            let one = expr.value("one", n(1));
+            let kid = expr.value("kid", s(key_id));
+            let active = expr.value("active", s(SubscriptionStatus::Active.as_str()));
+            let trialing = expr.value("trialing", s(SubscriptionStatus::Trialing.as_str()));
+            let common = format!(
+                "attribute_exists(PK) AND {sub} IN ({active}, {trialing}) AND (attribute_not_exists({revoked}) OR NOT contains({revoked}, {kid}))"
+            );
+            // The allowance depends on the plan, which lives on the same item: one clause per plan.
+            let mut under_limit = Vec::new();
+            let mut plan_names = Vec::new();
+            for (i, p) in api_plans.iter().enumerate() {
+                let pv = expr.value(&format!("p{i}"), s(&p.name));
+                let lv = expr.value(&format!("l{i}"), n(p.api_requests_per_day));
+                under_limit.push(format!("({plan} = {pv} AND {req} < {lv})"));
+                plan_names.push(pv);
+            }
+            if api_plans.is_empty() {
+                let old = self.get(keys::account(account_id)).await?;
+                // No plan has API access: the rule refuses (NoApiAccess or earlier), never counts.
+                let refused = refused_meter(old, key_id, now, plans)?;
+                return Ok(refused.unwrap_or(MeterOutcome::UnknownAccount));
+            }
+            let same_window = format!(
+                "{common} AND {win} = {w} AND ({})",
+                under_limit.join(" OR ")
+            );
+            let key = keys::account(account_id);
+            let result = self
+                .update_item(&key)
+                .update_expression(format!("ADD {req} {one}"))
+                .condition_expression(same_window)
+                .set_expression_attribute_names(expr.names())
+                .set_expression_attribute_values(expr.values())
+                .return_values(ReturnValue::AllNew)
+                .return_values_on_condition_check_failure(
+                    ReturnValuesOnConditionCheckFailure::AllOld,
+                )
+                .send()
+                .await;
+            let old = match result {
+                Ok(out) => {
+                    return Ok(MeterOutcome::Allowed(from_item(
+                        out.attributes.unwrap_or_default(),
+                    )?));
+                }
+                Err(e) => match e.into_service_error() {
+                    UpdateItemError::ConditionalCheckFailedException(c) => match c.item {
+                        Some(item) => Some(item),
+                        None => self.get(keys::account(account_id)).await?,
+                    },
+                    other => return Err(unavailable(other)),
+                },
+            };
+            if let Some(refused) = refused_meter(old, key_id, now, plans)? {
+                return Ok(refused);
+            }
+            // First request of a new window: reset the counter to one, with the same guards.
+            let mut reset_expr = Expr {
+                names: expr.names.clone(),
+                values: expr.values.clone(),
+            };
+            reset_expr.values.retain(|k, _| !k.starts_with(":l"));
+            let reset_cond = format!(
+                "{common} AND (attribute_not_exists({win}) OR {win} <> {w}) AND {plan} IN ({})",
+                plan_names.join(", ")
+            );
+            let result = self
+                .update_item(&key)
+                .update_expression(format!("SET {win} = {w}, {req} = {one}"))
+                .condition_expression(reset_cond)
+                .set_expression_attribute_names(reset_expr.names())
+                .set_expression_attribute_values(reset_expr.values())
+                .return_values(ReturnValue::AllNew)
+                .send()
+                .await;
+            match result {
+                Ok(out) => {
+                    return Ok(MeterOutcome::Allowed(from_item(
+                        out.attributes.unwrap_or_default(),
+                    )?));
+                }
+                // Another request reset the window first: go round and count against it.
+                Err(e)
+                    if matches!(
+                        e.as_service_error(),
+                        Some(UpdateItemError::ConditionalCheckFailedException(_))
+                    ) =>
+                {
+                    continue;
+                }
+                Err(e) => return Err(unavailable(e)),
+            }
+        }
+        Err(StoreError::Unavailable(
+            "API allowance update kept conflicting".into(),
+        ))
+    }
+}
+
+impl WebhookSecretStore for DynamoStore {
+    async fn get_webhook_secrets(&self, account_id: &str) -> Result<WebhookSecrets, StoreError> {
+        // Only the secrets' attributes: deliver-webhook's role may read nothing else (template.yaml).
+        let mut get = self.get_item(&keys::webhook_secrets(account_id));
+        let mut projection = Vec::new();
+        for (i, attribute) in WEBHOOK_SECRET_ATTRIBUTES.iter().enumerate() {
+            projection.push(format!("#a{i}"));
+            get = get.expression_attribute_names(format!("#a{i}"), *attribute);
+        }
+        let out = get
+            .projection_expression(projection.join(", "))
+            .send()
+            .await
+            .map_err(unavailable)?;
+        Ok(out.item.map(from_item).transpose()?.unwrap_or_default())
+    }
+
+    async fn put_webhook_secrets(
+        &self,
+        account_id: &str,
+        secrets: &WebhookSecrets,
+    ) -> Result<(), StoreError> {
+        let item = webhook_secrets_item(account_id, secrets)?;
+        self.put_item(item).send().await.map_err(unavailable)?;
+        Ok(())
+    }
+}
+
+/// Why the conditional count was refused, by the domain's rule applied to the account as the
+/// condition saw it; None when only the window rolled over (the caller starts a new one).
+fn refused_meter(
+    old: Option<Item>,
+    key_id: &str,
+    now: DateTime<Utc>,
+    plans: &Plans,
+) -> Result<Option<MeterOutcome>, StoreError> {
+    let account: Option<Account> = old.map(from_item).transpose()?;
+    let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
+    Ok(match classify_meter(account.clone(), plan, key_id, now) {
+        MeterDecision::StartWindow => None,
+        MeterDecision::Refuse(outcome) => Some(outcome),
+        // Same window and a known plan: the condition refused on the counter.
+        MeterDecision::Count => account.map(MeterOutcome::LimitExceeded),
+    })
+}

@@ -1,0 +1,242 @@
+//! Every item mapping of the table in one place: domain value <-> stored item, with its keys and
+//! index attributes. The adapter, the bench's seeding and the tests all build items here, so an
+//! item written by any of them is the item the service writes.
+
+use std::collections::HashMap;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use uuid::Uuid;
+
+use super::schema::{self, keys};
+use crate::domain::{Account, ApiKeyRecord, Mode, OwnerStats, Verification, format_ts};
+use crate::ports::{EmailClaim, IdempotencyClaim, IdempotencyRecord, StoreError, WebhookSecrets};
+
+/// A stored item, as the SDK (and the stream's `serde_dynamo::Item`, once converted) carries it.
+pub type Item = HashMap<String, AttributeValue>;
+
+/// How long a tenant e-mail claim holds before a retry may take it over (a crashed sender).
+pub const EMAIL_LEASE: Duration = Duration::minutes(5);
+
+/// How long an Idempotency-Key is remembered.
+const IDEMPOTENCY_LIFETIME: Duration = Duration::hours(24);
+
+pub(super) fn s(v: impl Into<String>) -> AttributeValue {
+    AttributeValue::S(v.into())
+}
+
+pub(super) fn n(v: impl ToString) -> AttributeValue {
+    AttributeValue::N(v.to_string())
+}
+
+pub(super) fn to_item<T: Serialize>(value: &T) -> Result<Item, StoreError> {
+    serde_dynamo::aws_sdk_dynamodb_1::to_item(value).map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+pub(super) fn from_item<T: DeserializeOwned>(item: Item) -> Result<T, StoreError> {
+    serde_dynamo::aws_sdk_dynamodb_1::from_item(item)
+        .map_err(|e| StoreError::Corrupt(e.to_string()))
+}
+
+fn with_key(mut item: Item, (pk, sk): (String, String)) -> Item {
+    item.insert(schema::PK.into(), s(pk));
+    item.insert(schema::SK.into(), s(sk));
+    item
+}
+
+pub fn account_item(account: &Account) -> Result<Item, StoreError> {
+    Ok(with_key(
+        to_item(account)?,
+        keys::account(&account.account_id),
+    ))
+}
+
+pub fn webhook_secrets_item(
+    account_id: &str,
+    secrets: &WebhookSecrets,
+) -> Result<Item, StoreError> {
+    Ok(with_key(
+        to_item(secrets)?,
+        keys::webhook_secrets(account_id),
+    ))
+}
+
+/// An API key, indexed under its account (GSI1, oldest first) for listing.
+pub fn api_key_item(key: &ApiKeyRecord) -> Result<Item, StoreError> {
+    let mut item = with_key(to_item(key)?, keys::api_key(&key.key_hash));
+    item.insert(
+        schema::GSI1PK.into(),
+        s(keys::account_keys(&key.account_id)),
+    );
+    item.insert(schema::GSI1SK.into(), s(format_ts(key.created_at)));
+    Ok(item)
+}
+
+/// A verification, indexed by owner (GSI1) and by owner and status (GSI2), newest first.
+pub fn verification_item(v: &Verification) -> Result<Item, StoreError> {
+    let mut item = with_key(to_item(v)?, keys::verification(v.verification_id));
+    let sort = keys::created_sort(v);
+    item.insert(schema::GSI1PK.into(), s(keys::owner(&v.account_id, v.mode)));
+    item.insert(schema::GSI1SK.into(), s(sort.clone()));
+    item.insert(
+        schema::GSI2PK.into(),
+        s(keys::owner_status(&v.account_id, v.mode, v.status)),
+    );
+    item.insert(schema::GSI2SK.into(), s(sort));
+    Ok(item)
+}
+
+/// Reads a verification out of a stored item (also used on stream images).
+pub fn verification_from_item(item: Item) -> Result<Verification, StoreError> {
+    from_item(item)
+}
+
+/// The attributes a transition from `current` to `next` sets, derived from the items themselves
+/// (not from a list of fields), so a new transition cannot forget one. `status` is left out: the
+/// caller sets it together with the status index. Transitions only set fields, never clear them.
+pub fn changed_attributes(
+    current: &Verification,
+    next: &Verification,
+) -> Result<Vec<(String, AttributeValue)>, StoreError> {
+    let before = to_item(current)?;
+    let mut changed: Vec<(String, AttributeValue)> = to_item(next)?
+        .into_iter()
+        .filter(|(attr, value)| attr != "status" && before.get(attr) != Some(value))
+        .collect();
+    changed.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(changed)
+}
+
+/// The marker whose TTL deletion (at `expires_at`) expires the verification.
+pub fn expiry_marker_item(v: &Verification) -> Item {
+    let mut marker = with_key(HashMap::new(), keys::expiry_marker(v.verification_id));
+    marker.insert("verification_id".into(), s(v.verification_id.to_string()));
+    marker.insert(schema::TTL_ATTRIBUTE.into(), n(v.expires_at.timestamp()));
+    marker
+}
+
+/// The idempotency record a create claims, remembered for 24 hours after it.
+pub fn idempotency_item(claim: &IdempotencyClaim, v: &Verification) -> Result<Item, StoreError> {
+    let record = IdempotencyRecord {
+        body_hash: claim.body_hash.clone(),
+        verification_id: v.verification_id,
+        created_at: v.created_at,
+    };
+    let mut item = with_key(to_item(&record)?, keys::idempotency(&claim.key_hash));
+    item.insert(
+        schema::TTL_ATTRIBUTE.into(),
+        n((v.created_at + IDEMPOTENCY_LIFETIME).timestamp()),
+    );
+    Ok(item)
+}
+
+/// The owner's counters, as a whole item (seeding; the service moves them with ADD).
+pub fn owner_stats_item(
+    account_id: &str,
+    mode: Mode,
+    stats: &OwnerStats,
+) -> Result<Item, StoreError> {
+    Ok(with_key(to_item(stats)?, keys::stats(account_id, mode)))
+}
+
+/// E-mail claim states, as stored in its `state` attribute.
+pub(super) const EMAIL_SENDING: &str = "sending";
+pub(super) const EMAIL_SENT: &str = "sent";
+pub(super) const EMAIL_REJECTED: &str = "rejected";
+
+/// A fresh claim on the tenant e-mail of `id`: a lease that a crashed sender loses after
+/// `EMAIL_LEASE`, so the retry sends.
+pub fn email_claim_item(id: Uuid, now: DateTime<Utc>) -> Item {
+    let mut item = with_key(HashMap::new(), keys::email_claim(id));
+    item.insert("state".into(), s(EMAIL_SENDING));
+    item.insert("lease_until".into(), n((now + EMAIL_LEASE).timestamp()));
+    item
+}
+
+/// Why a claim was refused, read off the existing claim item (empty when it vanished since).
+pub fn email_claim_refusal(item: &Item) -> EmailClaim {
+    let text = |name: &str| match item.get(name) {
+        Some(AttributeValue::S(v)) => Some(v.clone()),
+        _ => None,
+    };
+    match text("state").as_deref() {
+        Some(EMAIL_SENT) => EmailClaim::Sent,
+        Some(EMAIL_REJECTED) => {
+            EmailClaim::Rejected(text("reason").unwrap_or_else(|| "email_rejected".into()))
+        }
+        // A live lease, or one released or expired since the put: retry later.
+        _ => EmailClaim::Held,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+    use crate::domain::{NewVerificationInput, Transition};
+
+    fn pending() -> Verification {
+        let t = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap();
+        let input = NewVerificationInput {
+            tenant_email: "t@example.com".into(),
+            ..Default::default()
+        };
+        Verification::new_pending("acct", Mode::Test, input, t, Duration::days(7))
+    }
+
+    #[test]
+    fn a_transition_writes_exactly_the_fields_it_sets() {
+        let v = pending();
+        let now = v.created_at + Duration::minutes(5);
+        let names = |t: Transition, from: &Verification| {
+            let next = t.apply(from, now);
+            changed_attributes(from, &next)
+                .unwrap()
+                .into_iter()
+                .map(|(name, _)| name)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(names(Transition::Start, &v), ["started_at"]);
+        assert_eq!(
+            names(Transition::Cancel, &v),
+            ["cancelled_at", "expired_at"]
+        );
+        let consent = Transition::Consent {
+            version: "v1".into(),
+            provider_user: Some("user-1".into()),
+        };
+        assert_eq!(
+            names(consent.clone(), &v),
+            [
+                "consent_version",
+                "consented_at",
+                "provider_user",
+                "started_at"
+            ]
+        );
+        // Already started: the start time stays as it was.
+        let started = Transition::Start.apply(&v, v.created_at);
+        assert_eq!(
+            names(consent, &started),
+            ["consent_version", "consented_at", "provider_user"]
+        );
+        let fail = Transition::Fail { reason: "x".into() };
+        assert_eq!(names(fail, &started), ["failed_at", "failure_reason"]);
+    }
+
+    #[test]
+    fn items_read_back() {
+        let v = pending();
+        let item = verification_item(&v).unwrap();
+        assert_eq!(item[schema::GSI1SK], item[schema::GSI2SK]);
+        assert!(verification_from_item(item).unwrap() == v);
+        let claim = email_claim_item(v.verification_id, v.created_at);
+        assert_eq!(email_claim_refusal(&claim), EmailClaim::Held);
+        let mut sent = claim.clone();
+        sent.insert("state".into(), s(EMAIL_SENT));
+        assert_eq!(email_claim_refusal(&sent), EmailClaim::Sent);
+    }
+}

@@ -1,0 +1,109 @@
+//! The table's shape, defined once: attribute and index names, the key of every item kind, and the
+//! reading of ids back out of keys. The local bootstrap creates the table from it (`table.rs`) and
+//! a test checks that `template.yaml` declares the same.
+
+pub const PK: &str = "PK";
+pub const SK: &str = "SK";
+pub const GSI_OWNER_CREATED: &str = "GSI1";
+pub const GSI_OWNER_STATUS: &str = "GSI2";
+pub const GSI1PK: &str = "GSI1PK";
+pub const GSI1SK: &str = "GSI1SK";
+pub const GSI2PK: &str = "GSI2PK";
+pub const GSI2SK: &str = "GSI2SK";
+/// Epoch seconds; DynamoDB's TTL deletes expiry markers and idempotency records by it.
+pub const TTL_ATTRIBUTE: &str = "ttl";
+pub const STREAM_VIEW: &str = "NEW_AND_OLD_IMAGES";
+/// SK of the expiry marker; the stream's TTL REMOVE of this item expires the verification.
+pub const EXPIRY_SK: &str = "EXPIRY";
+pub const VERIFICATION_SK: &str = "VERIFICATION";
+
+/// (index name, partition key, sort key); every GSI projects ALL.
+pub const GSIS: [(&str, &str, &str); 2] = [
+    (GSI_OWNER_CREATED, GSI1PK, GSI1SK),
+    (GSI_OWNER_STATUS, GSI2PK, GSI2SK),
+];
+/// Every key attribute is a string.
+pub const KEY_ATTRIBUTES: [&str; 6] = [PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK];
+
+/// The attributes of the webhook-secrets item: all that deliver-webhook reads, and all its role
+/// may read (`dynamodb:Attributes` in template.yaml, with the key attributes).
+pub const WEBHOOK_SECRET_ATTRIBUTES: [&str; 3] = ["current", "previous", "previous_valid_until"];
+
+/// Key builders, one per item kind (see the table in `dynamo/mod.rs`), and their inverse where a
+/// caller reads an id out of a key (stream records).
+pub mod keys {
+    use uuid::Uuid;
+
+    use super::{EXPIRY_SK, VERIFICATION_SK};
+    use crate::domain::{Mode, Status, Verification, format_ts};
+
+    const VERIFICATION_PREFIX: &str = "VERIFICATION#";
+
+    pub fn account(id: &str) -> (String, String) {
+        (format!("ACCOUNT#{id}"), "ACCOUNT".into())
+    }
+    pub fn webhook_secrets(id: &str) -> (String, String) {
+        (format!("ACCOUNT#{id}"), "WEBHOOK_SECRETS".into())
+    }
+    pub fn api_key(hash: &str) -> (String, String) {
+        (format!("APIKEY#{hash}"), "APIKEY".into())
+    }
+    /// GSI1 partition of an account's API keys.
+    pub fn account_keys(account_id: &str) -> String {
+        format!("KEYS#{account_id}")
+    }
+    pub fn verification(id: Uuid) -> (String, String) {
+        (format!("{VERIFICATION_PREFIX}{id}"), VERIFICATION_SK.into())
+    }
+    pub fn expiry_marker(id: Uuid) -> (String, String) {
+        (format!("{VERIFICATION_PREFIX}{id}"), EXPIRY_SK.into())
+    }
+    pub fn email_claim(id: Uuid) -> (String, String) {
+        (format!("{VERIFICATION_PREFIX}{id}"), "EMAIL".into())
+    }
+    /// The verification id of a `VERIFICATION#<id>` partition key (its items: the verification,
+    /// the expiry marker, the e-mail claim); None for any other key.
+    pub fn verification_id(pk: &str) -> Option<Uuid> {
+        Uuid::parse_str(pk.strip_prefix(VERIFICATION_PREFIX)?).ok()
+    }
+    pub fn owner(account: &str, mode: Mode) -> String {
+        format!("OWNER#{account}#{}", mode.as_str())
+    }
+    pub fn owner_status(account: &str, mode: Mode, status: Status) -> String {
+        format!("OWNER#{account}#{}#{}", mode.as_str(), status.as_str())
+    }
+    pub fn stats(account: &str, mode: Mode) -> (String, String) {
+        (owner(account, mode), "STATS".into())
+    }
+    pub fn month(account: &str, mode: Mode, month: &str) -> (String, String) {
+        (owner(account, mode), format!("MONTH#{month}"))
+    }
+    pub fn idempotency(hash: &str) -> (String, String) {
+        (format!("IDEMPOTENCY#{hash}"), "IDEMPOTENCY".into())
+    }
+    /// Sort key shared by both GSIs: newest first when read backwards.
+    pub fn created_sort(v: &Verification) -> String {
+        format!("{}#{}", format_ts(v.created_at), v.verification_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use uuid::Uuid;
+
+    use super::keys;
+
+    #[test]
+    fn verification_ids_read_back_from_their_keys() {
+        let id = Uuid::new_v4();
+        for (pk, _) in [
+            keys::verification(id),
+            keys::expiry_marker(id),
+            keys::email_claim(id),
+        ] {
+            assert_eq!(keys::verification_id(&pk), Some(id));
+        }
+        assert_eq!(keys::verification_id(&keys::account("a").0), None);
+        assert_eq!(keys::verification_id("VERIFICATION#not-a-uuid"), None);
+    }
+}

@@ -1,0 +1,350 @@
+//! Verifications: the item with its expiry marker, owner counters and idempotency record, all
+//! written in one transaction at create; every later change a write conditioned on the status
+//! the caller read, moving the counters with it. Link tokens are in `link_tokens`, the list page
+//! in `list`.
+
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{AttributeValue, Put, ReturnValue, TransactWriteItem, Update};
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::items::{
+    changed_attributes, expiry_marker_item, from_item, idempotency_item, n, s, verification_item,
+};
+use super::schema::{self, keys};
+use super::{DynamoStore, Expr, unavailable};
+use crate::domain::{
+    Mode, MonthStats, OwnerStats, Status, Transition, Verification, format_ts, usage_month,
+};
+use crate::ports::{
+    CreateOutcome, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome,
+    ListPage, ListQuery, StoreError, TransitionOutcome, VerificationStore,
+};
+
+impl VerificationStore for DynamoStore {
+    async fn create_verification(
+        &self,
+        v: &Verification,
+        idempotency: Option<&IdempotencyClaim>,
+        monthly_limit: Option<u32>,
+    ) -> Result<CreateOutcome, StoreError> {
+        let mut items = vec![
+            TransactWriteItem::builder()
+                .put(
+                    Put::builder()
+                        .table_name(&self.table)
+                        .set_item(Some(verification_item(v)?))
+                        .condition_expression("attribute_not_exists(PK)")
+                        .build()
+                        .map_err(unavailable)?,
+                )
+                .build(),
+        ];
+        let marker = expiry_marker_item(v);
+        items.push(
+            TransactWriteItem::builder()
+                .put(
+                    Put::builder()
+                        .table_name(&self.table)
+                        .set_item(Some(marker))
+                        .build()
+                        .map_err(unavailable)?,
+                )
+                .build(),
+        );
+        let mut stats = Expr::default();
+        let stats_update = format!(
+            "ADD {} {one}, {} {one}",
+            stats.name("total"),
+            stats.name(v.status.as_str()),
+            one = stats.value("one", n(1))
+        );
+        items.push(
+            TransactWriteItem::builder()
+                .update(self.update(keys::stats(&v.account_id, v.mode), &stats_update, &stats)?)
+                .build(),
+        );
+        let mut month = Expr::default();
+        let created = month.name("created");
+        let month_update = format!("ADD {created} {}", month.value("one", n(1)));
+        let mut month_op = self.update(
+            keys::month(&v.account_id, v.mode, &usage_month(v.created_at)),
+            &month_update,
+            &month,
+        )?;
+        if let Some(limit) = monthly_limit {
+            month.value("limit", n(limit));
+            month_op = Update::builder()
+                .table_name(&self.table)
+                .set_key(Some(month_op.key.clone()))
+                .update_expression(month_update)
+                .condition_expression(format!(
+                    "attribute_not_exists({created}) OR {created} < :limit"
+                ))
+                .set_expression_attribute_names(month.names())
+                .set_expression_attribute_values(month.values())
+                .build()
+                .map_err(unavailable)?;
+        }
+        items.push(TransactWriteItem::builder().update(month_op).build());
+        if let Some(claim) = idempotency {
+            let item = idempotency_item(claim, v)?;
+            items.push(
+                TransactWriteItem::builder()
+                    .put(
+                        Put::builder()
+                            .table_name(&self.table)
+                            .set_item(Some(item))
+                            // A record past its 24 h that TTL has not swept yet counts as gone.
+                            .condition_expression("attribute_not_exists(PK) OR #ttl < :now")
+                            .expression_attribute_names("#ttl", schema::TTL_ATTRIBUTE)
+                            .expression_attribute_values(":now", n(v.created_at.timestamp()))
+                            .build()
+                            .map_err(unavailable)?,
+                    )
+                    .build(),
+            );
+        }
+        match self.transact(items).await? {
+            Ok(()) => Ok(CreateOutcome::Created),
+            Err(reasons) => {
+                let failed = |i: usize| {
+                    reasons
+                        .get(i)
+                        .is_some_and(|r| r == "ConditionalCheckFailed")
+                };
+                if let Some(claim) = idempotency
+                    && failed(4)
+                {
+                    return match self.get_idempotency(&claim.key_hash).await? {
+                        Some(record) => Ok(CreateOutcome::IdempotencyConflict(record)),
+                        None => Err(StoreError::Unavailable(
+                            "idempotency record vanished".into(),
+                        )),
+                    };
+                }
+                if failed(3) {
+                    return Ok(CreateOutcome::LimitReached);
+                }
+                Err(StoreError::Unavailable(format!(
+                    "create refused: {reasons:?}"
+                )))
+            }
+        }
+    }
+
+    async fn get_verification(&self, id: Uuid) -> Result<Option<Verification>, StoreError> {
+        self.read(keys::verification(id)).await
+    }
+
+    async fn add_link_token(&self, id: Uuid, token_hash: &str) -> Result<(), StoreError> {
+        self.update_item(&keys::verification(id))
+            .update_expression("SET #t = list_append(if_not_exists(#t, :empty), :new)")
+            .condition_expression("attribute_exists(PK)")
+            .expression_attribute_names("#t", "token_hashes")
+            .expression_attribute_values(":empty", AttributeValue::L(vec![]))
+            .expression_attribute_values(":new", AttributeValue::L(vec![s(token_hash)]))
+            .send()
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    async fn add_recent_link_token(
+        &self,
+        current: &Verification,
+        token_hash: &str,
+        keep: usize,
+    ) -> Result<LinkTokenOutcome, StoreError> {
+        self.rotate_link_token(current, token_hash, keep).await
+    }
+
+    async fn transition(
+        &self,
+        current: &Verification,
+        transition: &Transition,
+        now: DateTime<Utc>,
+    ) -> Result<TransitionOutcome, StoreError> {
+        let from = current.status;
+        if !transition.allowed_from().contains(&from) {
+            return Ok(TransitionOutcome::Conflict(Some(current.clone())));
+        }
+        let next = transition.apply(current, now);
+        let to = next.status;
+        // Write exactly the attributes the transition changes, so a concurrent token append or
+        // other field update is never overwritten.
+        let mut expr = Expr::default();
+        let mut sets = vec![
+            expr.set("status", "to", s(to.as_str())),
+            expr.set(
+                schema::GSI2PK,
+                "gsi2",
+                s(keys::owner_status(&current.account_id, current.mode, to)),
+            ),
+        ];
+        for (attr, value) in changed_attributes(current, &next)? {
+            sets.push(expr.set(&attr, &attr, value));
+        }
+        let mut cond = expr.set("status", "from", s(from.as_str()));
+        // A consent never replaces a provider user (the tenant may have connected with it), and
+        // one without a provider user is recorded once.
+        if let Transition::Consent { provider_user, .. } = transition {
+            let guarded = if provider_user.is_some() {
+                "provider_user"
+            } else {
+                "consented_at"
+            };
+            cond = format!("{cond} AND attribute_not_exists({})", expr.name(guarded));
+        }
+        let verification_update = Update::builder()
+            .table_name(&self.table)
+            .key(schema::PK, s(keys::verification(current.verification_id).0))
+            .key(schema::SK, s(schema::VERIFICATION_SK))
+            .update_expression(format!("SET {}", sets.join(", ")))
+            .condition_expression(cond)
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            .build()
+            .map_err(unavailable)?;
+        let mut stats = Expr::default();
+        let stats_update = format!(
+            "ADD {} {}, {} {}",
+            stats.name(from.as_str()),
+            stats.value("minus", n(-1)),
+            stats.name(to.as_str()),
+            stats.value("plus", n(1))
+        );
+        let mut items = vec![
+            TransactWriteItem::builder()
+                .update(verification_update)
+                .build(),
+        ];
+        // A consent on an in-progress verification keeps its status: no counter moves.
+        if from != to {
+            items.push(
+                TransactWriteItem::builder()
+                    .update(self.update(
+                        keys::stats(&current.account_id, current.mode),
+                        &stats_update,
+                        &stats,
+                    )?)
+                    .build(),
+            );
+        }
+        if to == Status::Completed {
+            let mut month = Expr::default();
+            let update = format!(
+                "ADD {} {}",
+                month.name("completed"),
+                month.value("one", n(1))
+            );
+            items.push(
+                TransactWriteItem::builder()
+                    .update(self.update(
+                        keys::month(&current.account_id, current.mode, &usage_month(now)),
+                        &update,
+                        &month,
+                    )?)
+                    .build(),
+            );
+        }
+        if transition.refunds_allowance() {
+            // A failure on the service's side gives the landlord's monthly allowance back, in
+            // the same transaction (the month the verification was counted in).
+            let mut month = Expr::default();
+            let update = format!(
+                "ADD {} {}",
+                month.name("created"),
+                month.value("minus", n(-1))
+            );
+            items.push(
+                TransactWriteItem::builder()
+                    .update(self.update(
+                        keys::month(
+                            &current.account_id,
+                            current.mode,
+                            &usage_month(current.created_at),
+                        ),
+                        &update,
+                        &month,
+                    )?)
+                    .build(),
+            );
+        }
+        match self.transact(items).await? {
+            Ok(()) => Ok(TransitionOutcome::Applied(next)),
+            Err(_) => Ok(TransitionOutcome::Conflict(
+                self.get_verification(current.verification_id).await?,
+            )),
+        }
+    }
+
+    async fn record_consent(
+        &self,
+        id: Uuid,
+        consent_version: &str,
+        now: DateTime<Utc>,
+        provider: Option<(&str, &str)>,
+    ) -> Result<Option<Verification>, StoreError> {
+        let mut expr = Expr::default();
+        let mut sets = vec![
+            expr.set("consented_at", "now", s(format_ts(now))),
+            expr.set("consent_version", "version", s(consent_version)),
+        ];
+        if let Some((user, link_token)) = provider {
+            sets.push(expr.set("provider_user", "user", s(user)));
+            sets.push(expr.set("provider_link_token", "link", s(link_token)));
+        }
+        let cond = expr.set("status", "in_progress", s(Status::InProgress.as_str()));
+        let result = self
+            .update_item(&keys::verification(id))
+            .update_expression(format!("SET {}", sets.join(", ")))
+            .condition_expression(cond)
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            .return_values(ReturnValue::AllNew)
+            .send()
+            .await;
+        match result {
+            Ok(out) => Ok(Some(from_item(out.attributes.unwrap_or_default())?)),
+            Err(e)
+                if matches!(
+                    e.as_service_error(),
+                    Some(UpdateItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+
+    async fn list_verifications(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
+        self.list_page(q).await
+    }
+
+    async fn owner_stats(
+        &self,
+        account_id: &str,
+        mode: Mode,
+        month: &str,
+    ) -> Result<(OwnerStats, MonthStats), StoreError> {
+        let (stats, month) = futures::join!(
+            self.get(keys::stats(account_id, mode)),
+            self.get(keys::month(account_id, mode, month))
+        );
+        Ok((
+            stats?.map(from_item).transpose()?.unwrap_or_default(),
+            month?.map(from_item).transpose()?.unwrap_or_default(),
+        ))
+    }
+}
+
+impl IdempotencyStore for DynamoStore {
+    async fn get_idempotency(
+        &self,
+        key_hash: &str,
+    ) -> Result<Option<IdempotencyRecord>, StoreError> {
+        self.read(keys::idempotency(key_hash)).await
+    }
+}

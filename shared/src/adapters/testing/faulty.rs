@@ -1,0 +1,267 @@
+//! A store wrapper that fails chosen operations: around `MemoryStore` for handler tests, around
+//! `DynamoStore` for the fault tests on moto. Each call asks the fault plan first, then delegates.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use crate::config::Plans;
+use crate::domain::metering::MeterOutcome;
+use crate::domain::{
+    Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, SubscriptionStatus, Transition,
+    Verification,
+};
+use crate::ports::{
+    AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, IdempotencyClaim,
+    IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery, MeterStore,
+    StoreError, TransitionOutcome, VerificationStore, WebhookSecretStore, WebhookSecrets,
+};
+
+/// Every store operation, named like its method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StoreOp {
+    PutAccount,
+    GetAccount,
+    UpdateAccount,
+    PutApiKey,
+    FindApiKey,
+    ListApiKeys,
+    RevokeApiKey,
+    MeterApiRequest,
+    CreateVerification,
+    GetVerification,
+    AddLinkToken,
+    AddRecentLinkToken,
+    GetIdempotency,
+    Transition,
+    RecordConsent,
+    ListVerifications,
+    OwnerStats,
+    GetWebhookSecrets,
+    PutWebhookSecrets,
+    ClaimEmailSend,
+    MarkEmailRejected,
+    MarkEmailSent,
+    ReleaseEmailSend,
+}
+
+/// Decides whether a call fails (and counts it).
+pub trait FaultPlan: Send + Sync {
+    fn check(&self, op: StoreOp) -> Result<(), StoreError>;
+}
+
+/// Fails each armed operation a number of times (`u32::MAX`: until disarmed).
+#[derive(Clone, Default)]
+pub struct ArmedFaults(Arc<Mutex<HashMap<StoreOp, u32>>>);
+
+impl ArmedFaults {
+    pub fn arm(&self, op: StoreOp, times: u32) {
+        self.0.lock().unwrap().insert(op, times);
+    }
+    pub fn down(&self, op: StoreOp) {
+        self.arm(op, u32::MAX);
+    }
+    pub fn restore(&self, op: StoreOp) {
+        self.0.lock().unwrap().remove(&op);
+    }
+}
+
+impl FaultPlan for ArmedFaults {
+    fn check(&self, op: StoreOp) -> Result<(), StoreError> {
+        let mut armed = self.0.lock().unwrap();
+        match armed.get_mut(&op) {
+            Some(0) | None => Ok(()),
+            Some(n) => {
+                if *n != u32::MAX {
+                    *n -= 1;
+                }
+                Err(StoreError::Unavailable(format!("injected fault at {op:?}")))
+            }
+        }
+    }
+}
+
+/// `inner`, failing the operations `faults` says.
+#[derive(Clone)]
+pub struct FaultyStore<S, F> {
+    pub inner: S,
+    pub faults: F,
+}
+
+impl<S: AccountStore, F: FaultPlan> AccountStore for FaultyStore<S, F> {
+    async fn put_account(&self, account: &Account) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::PutAccount)?;
+        self.inner.put_account(account).await
+    }
+    async fn get_account(&self, account_id: &str) -> Result<Option<Account>, StoreError> {
+        self.faults.check(StoreOp::GetAccount)?;
+        self.inner.get_account(account_id).await
+    }
+    async fn update_account(
+        &self,
+        account_id: &str,
+        plan: Option<&str>,
+        subscription: Option<(SubscriptionStatus, DateTime<Utc>)>,
+    ) -> Result<bool, StoreError> {
+        self.faults.check(StoreOp::UpdateAccount)?;
+        self.inner
+            .update_account(account_id, plan, subscription)
+            .await
+    }
+}
+
+impl<S: ApiKeyStore, F: FaultPlan> ApiKeyStore for FaultyStore<S, F> {
+    async fn put_api_key(&self, key: &ApiKeyRecord) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::PutApiKey)?;
+        self.inner.put_api_key(key).await
+    }
+    async fn find_api_key(&self, key_hash: &str) -> Result<Option<ApiKeyRecord>, StoreError> {
+        self.faults.check(StoreOp::FindApiKey)?;
+        self.inner.find_api_key(key_hash).await
+    }
+    async fn list_api_keys(&self, account_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
+        self.faults.check(StoreOp::ListApiKeys)?;
+        self.inner.list_api_keys(account_id).await
+    }
+    async fn revoke_api_key(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.faults.check(StoreOp::RevokeApiKey)?;
+        self.inner.revoke_api_key(account_id, key_id, now).await
+    }
+}
+
+impl<S: MeterStore, F: FaultPlan> MeterStore for FaultyStore<S, F> {
+    async fn meter_api_request(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        now: DateTime<Utc>,
+        plans: &Plans,
+    ) -> Result<MeterOutcome, StoreError> {
+        self.faults.check(StoreOp::MeterApiRequest)?;
+        self.inner
+            .meter_api_request(account_id, key_id, now, plans)
+            .await
+    }
+}
+
+impl<S: VerificationStore, F: FaultPlan> VerificationStore for FaultyStore<S, F> {
+    async fn create_verification(
+        &self,
+        verification: &Verification,
+        idempotency: Option<&IdempotencyClaim>,
+        monthly_limit: Option<u32>,
+    ) -> Result<CreateOutcome, StoreError> {
+        self.faults.check(StoreOp::CreateVerification)?;
+        self.inner
+            .create_verification(verification, idempotency, monthly_limit)
+            .await
+    }
+    async fn get_verification(&self, id: Uuid) -> Result<Option<Verification>, StoreError> {
+        self.faults.check(StoreOp::GetVerification)?;
+        self.inner.get_verification(id).await
+    }
+    async fn add_link_token(&self, id: Uuid, token_hash: &str) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::AddLinkToken)?;
+        self.inner.add_link_token(id, token_hash).await
+    }
+    async fn add_recent_link_token(
+        &self,
+        current: &Verification,
+        token_hash: &str,
+        keep: usize,
+    ) -> Result<LinkTokenOutcome, StoreError> {
+        self.faults.check(StoreOp::AddRecentLinkToken)?;
+        self.inner
+            .add_recent_link_token(current, token_hash, keep)
+            .await
+    }
+    async fn transition(
+        &self,
+        current: &Verification,
+        transition: &Transition,
+        now: DateTime<Utc>,
+    ) -> Result<TransitionOutcome, StoreError> {
+        self.faults.check(StoreOp::Transition)?;
+        self.inner.transition(current, transition, now).await
+    }
+    async fn record_consent(
+        &self,
+        id: Uuid,
+        consent_version: &str,
+        now: DateTime<Utc>,
+        provider: Option<(&str, &str)>,
+    ) -> Result<Option<Verification>, StoreError> {
+        self.faults.check(StoreOp::RecordConsent)?;
+        self.inner
+            .record_consent(id, consent_version, now, provider)
+            .await
+    }
+    async fn list_verifications(&self, query: &ListQuery) -> Result<ListPage, StoreError> {
+        self.faults.check(StoreOp::ListVerifications)?;
+        self.inner.list_verifications(query).await
+    }
+    async fn owner_stats(
+        &self,
+        account_id: &str,
+        mode: Mode,
+        month: &str,
+    ) -> Result<(OwnerStats, MonthStats), StoreError> {
+        self.faults.check(StoreOp::OwnerStats)?;
+        self.inner.owner_stats(account_id, mode, month).await
+    }
+}
+
+impl<S: IdempotencyStore, F: FaultPlan> IdempotencyStore for FaultyStore<S, F> {
+    async fn get_idempotency(
+        &self,
+        key_hash: &str,
+    ) -> Result<Option<IdempotencyRecord>, StoreError> {
+        self.faults.check(StoreOp::GetIdempotency)?;
+        self.inner.get_idempotency(key_hash).await
+    }
+}
+
+impl<S: WebhookSecretStore, F: FaultPlan> WebhookSecretStore for FaultyStore<S, F> {
+    async fn get_webhook_secrets(&self, account_id: &str) -> Result<WebhookSecrets, StoreError> {
+        self.faults.check(StoreOp::GetWebhookSecrets)?;
+        self.inner.get_webhook_secrets(account_id).await
+    }
+    async fn put_webhook_secrets(
+        &self,
+        account_id: &str,
+        secrets: &WebhookSecrets,
+    ) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::PutWebhookSecrets)?;
+        self.inner.put_webhook_secrets(account_id, secrets).await
+    }
+}
+
+impl<S: EmailClaimStore, F: FaultPlan> EmailClaimStore for FaultyStore<S, F> {
+    async fn claim_email_send(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<EmailClaim, StoreError> {
+        self.faults.check(StoreOp::ClaimEmailSend)?;
+        self.inner.claim_email_send(id, now).await
+    }
+    async fn mark_email_rejected(&self, id: Uuid, reason: &str) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::MarkEmailRejected)?;
+        self.inner.mark_email_rejected(id, reason).await
+    }
+    async fn mark_email_sent(&self, id: Uuid, now: DateTime<Utc>) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::MarkEmailSent)?;
+        self.inner.mark_email_sent(id, now).await
+    }
+    async fn release_email_send(&self, id: Uuid) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::ReleaseEmailSend)?;
+        self.inner.release_email_send(id).await
+    }
+}

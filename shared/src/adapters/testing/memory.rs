@@ -1,0 +1,477 @@
+//! The whole store in memory, for handler tests that run in milliseconds. It keeps the
+//! DynamoDB adapter's semantics where handlers depend on them: every conditional write checks
+//! the same precondition under one lock (status the caller read, allowance, idempotency claim,
+//! e-mail lease), counters move in the same step as the items, and a refused condition that the
+//! adapter reports as an error is an error here too. Not modelled: TTL deletion, the stream.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use chrono::{DateTime, Duration, Utc};
+use uuid::Uuid;
+
+use crate::adapters::dynamo::EMAIL_LEASE;
+use crate::adapters::dynamo::link_tokens::rotated;
+use crate::config::Plans;
+use crate::domain::metering::{MeterDecision, MeterOutcome, classify_meter};
+use crate::domain::{
+    Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
+    Verification, api_window, format_ts, usage_month,
+};
+use crate::ports::{
+    AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, IdempotencyClaim,
+    IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery, MeterStore,
+    StoreError, TransitionOutcome, VerificationStore, WebhookSecretStore, WebhookSecrets,
+};
+
+/// How long an Idempotency-Key is remembered (as the adapter's record TTL).
+const IDEMPOTENCY_LIFETIME: Duration = Duration::hours(24);
+
+type Owner = (String, Mode);
+
+#[derive(Clone)]
+enum EmailState {
+    Sending { lease_until: DateTime<Utc> },
+    Sent,
+    Rejected(String),
+}
+
+#[derive(Default)]
+struct Tables {
+    accounts: HashMap<String, Account>,
+    api_keys: HashMap<String, ApiKeyRecord>,
+    verifications: HashMap<Uuid, Verification>,
+    stats: HashMap<Owner, OwnerStats>,
+    months: HashMap<(Owner, String), MonthStats>,
+    idempotency: HashMap<String, IdempotencyRecord>,
+    secrets: HashMap<String, WebhookSecrets>,
+    emails: HashMap<Uuid, EmailState>,
+}
+
+/// A store in memory; `Default` is an empty table. Clones share the table (a test keeps one to
+/// look at or stage what the handler under test sees).
+#[derive(Clone, Default)]
+pub struct MemoryStore {
+    tables: Arc<Mutex<Tables>>,
+}
+
+/// A condition the adapter reports as a failed call (not as an outcome).
+fn refused(what: &str) -> StoreError {
+    StoreError::Unavailable(format!("conditional check failed: {what}"))
+}
+
+fn owner(account_id: &str, mode: Mode) -> Owner {
+    (account_id.to_string(), mode)
+}
+
+fn bump(stats: &mut OwnerStats, status: Status, by: i64) {
+    let counter = match status {
+        Status::Pending => &mut stats.pending,
+        Status::InProgress => &mut stats.in_progress,
+        Status::Completed => &mut stats.completed,
+        Status::Expired => &mut stats.expired,
+        Status::Failed => &mut stats.failed,
+    };
+    *counter = counter.saturating_add_signed(by);
+}
+
+impl MemoryStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Tables> {
+        self.tables
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Stores a verification as it is (no counters, no checks): a test's fixture, or a concurrent
+    /// writer staged from inside a fault plan (which cannot await).
+    pub fn insert_verification(&self, v: &Verification) {
+        self.lock()
+            .verifications
+            .insert(v.verification_id, v.clone());
+    }
+
+    /// The stored verification, read without awaiting.
+    pub fn verification(&self, id: Uuid) -> Option<Verification> {
+        self.lock().verifications.get(&id).cloned()
+    }
+
+    /// Every stored verification, read without awaiting.
+    pub fn verifications(&self) -> Vec<Verification> {
+        self.lock().verifications.values().cloned().collect()
+    }
+}
+
+impl AccountStore for MemoryStore {
+    async fn put_account(&self, account: &Account) -> Result<(), StoreError> {
+        let mut t = self.lock();
+        if t.accounts.contains_key(&account.account_id) {
+            return Err(refused("account exists"));
+        }
+        t.accounts
+            .insert(account.account_id.clone(), account.clone());
+        Ok(())
+    }
+
+    async fn get_account(&self, account_id: &str) -> Result<Option<Account>, StoreError> {
+        Ok(self.lock().accounts.get(account_id).cloned())
+    }
+
+    async fn update_account(
+        &self,
+        account_id: &str,
+        plan: Option<&str>,
+        subscription: Option<(SubscriptionStatus, DateTime<Utc>)>,
+    ) -> Result<bool, StoreError> {
+        let mut t = self.lock();
+        let Some(account) = t.accounts.get_mut(account_id) else {
+            return Ok(false);
+        };
+        if let Some(plan) = plan {
+            account.plan = plan.to_string();
+        }
+        if let Some((status, end)) = subscription {
+            account.subscription_status = status;
+            account.current_period_end = end;
+        }
+        Ok(true)
+    }
+}
+
+impl ApiKeyStore for MemoryStore {
+    async fn put_api_key(&self, key: &ApiKeyRecord) -> Result<(), StoreError> {
+        let mut t = self.lock();
+        if t.api_keys.contains_key(&key.key_hash) {
+            return Err(refused("API key exists"));
+        }
+        t.api_keys.insert(key.key_hash.clone(), key.clone());
+        Ok(())
+    }
+
+    async fn find_api_key(&self, key_hash: &str) -> Result<Option<ApiKeyRecord>, StoreError> {
+        Ok(self.lock().api_keys.get(key_hash).cloned())
+    }
+
+    async fn list_api_keys(&self, account_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
+        let mut keys: Vec<ApiKeyRecord> = (self.lock().api_keys.values())
+            .filter(|k| k.account_id == account_id)
+            .cloned()
+            .collect();
+        keys.sort_by_key(|k| format_ts(k.created_at));
+        Ok(keys)
+    }
+
+    async fn revoke_api_key(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let mut t = self.lock();
+        let Some(key) =
+            (t.api_keys.values_mut()).find(|k| k.account_id == account_id && k.key_id == key_id)
+        else {
+            return Ok(false);
+        };
+        key.revoked_at = Some(now);
+        if let Some(account) = t.accounts.get_mut(account_id) {
+            account.revoked_keys.push(key_id.to_string());
+        }
+        Ok(true)
+    }
+}
+
+impl MeterStore for MemoryStore {
+    async fn meter_api_request(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        now: DateTime<Utc>,
+        plans: &Plans,
+    ) -> Result<MeterOutcome, StoreError> {
+        let mut t = self.lock();
+        let account = t.accounts.get(account_id).cloned();
+        let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
+        let decision = classify_meter(account, plan, key_id, now);
+        let Some(account) = t.accounts.get_mut(account_id) else {
+            return Ok(MeterOutcome::UnknownAccount);
+        };
+        match decision {
+            MeterDecision::Refuse(outcome) => return Ok(outcome),
+            MeterDecision::Count => account.api_requests += 1,
+            MeterDecision::StartWindow => {
+                account.api_window = Some(api_window(now));
+                account.api_requests = 1;
+            }
+        }
+        Ok(MeterOutcome::Allowed(account.clone()))
+    }
+}
+
+impl VerificationStore for MemoryStore {
+    async fn create_verification(
+        &self,
+        v: &Verification,
+        idempotency: Option<&IdempotencyClaim>,
+        monthly_limit: Option<u32>,
+    ) -> Result<CreateOutcome, StoreError> {
+        let mut t = self.lock();
+        let month_key = (owner(&v.account_id, v.mode), usage_month(v.created_at));
+        // The adapter's transaction reports the idempotency claim before the allowance.
+        if let Some(claim) = idempotency
+            && let Some(record) = t.idempotency.get(&claim.key_hash)
+            && (record.created_at + IDEMPOTENCY_LIFETIME).timestamp() >= v.created_at.timestamp()
+        {
+            return Ok(CreateOutcome::IdempotencyConflict(record.clone()));
+        }
+        let created = t.months.get(&month_key).map_or(0, |m| m.created);
+        if monthly_limit.is_some_and(|limit| created >= u64::from(limit)) {
+            return Ok(CreateOutcome::LimitReached);
+        }
+        if t.verifications.contains_key(&v.verification_id) {
+            return Err(refused("verification exists"));
+        }
+        t.verifications.insert(v.verification_id, v.clone());
+        let stats = t.stats.entry(owner(&v.account_id, v.mode)).or_default();
+        stats.total += 1;
+        bump(stats, v.status, 1);
+        t.months.entry(month_key).or_default().created += 1;
+        if let Some(claim) = idempotency {
+            let record = IdempotencyRecord {
+                body_hash: claim.body_hash.clone(),
+                verification_id: v.verification_id,
+                created_at: v.created_at,
+            };
+            t.idempotency.insert(claim.key_hash.clone(), record);
+        }
+        Ok(CreateOutcome::Created)
+    }
+
+    async fn get_verification(&self, id: Uuid) -> Result<Option<Verification>, StoreError> {
+        Ok(self.lock().verifications.get(&id).cloned())
+    }
+
+    async fn add_link_token(&self, id: Uuid, token_hash: &str) -> Result<(), StoreError> {
+        let mut t = self.lock();
+        let v = t
+            .verifications
+            .get_mut(&id)
+            .ok_or_else(|| refused("no verification"))?;
+        v.token_hashes.push(token_hash.to_string());
+        Ok(())
+    }
+
+    async fn add_recent_link_token(
+        &self,
+        current: &Verification,
+        token_hash: &str,
+        keep: usize,
+    ) -> Result<LinkTokenOutcome, StoreError> {
+        let mut t = self.lock();
+        let Some(v) = t.verifications.get_mut(&current.verification_id) else {
+            return Ok(LinkTokenOutcome::NotFound);
+        };
+        // The adapter retries on the fresh lists; under the lock they are always fresh.
+        let (tokens, recent) = rotated(&v.token_hashes, &v.recent_token_hashes, token_hash, keep);
+        v.token_hashes = tokens;
+        v.recent_token_hashes = recent;
+        Ok(LinkTokenOutcome::Added)
+    }
+
+    async fn transition(
+        &self,
+        current: &Verification,
+        transition: &Transition,
+        now: DateTime<Utc>,
+    ) -> Result<TransitionOutcome, StoreError> {
+        let from = current.status;
+        if !transition.allowed_from().contains(&from) {
+            return Ok(TransitionOutcome::Conflict(Some(current.clone())));
+        }
+        let mut t = self.lock();
+        let Some(stored) = t.verifications.get(&current.verification_id).cloned() else {
+            return Ok(TransitionOutcome::Conflict(None));
+        };
+        let guard_holds = match transition {
+            // A consent never replaces a provider user, and one without is recorded once.
+            Transition::Consent {
+                provider_user: Some(_),
+                ..
+            } => stored.provider_user.is_none(),
+            Transition::Consent { .. } => stored.consented_at.is_none(),
+            _ => true,
+        };
+        if stored.status != from || !guard_holds {
+            return Ok(TransitionOutcome::Conflict(Some(stored)));
+        }
+        let next = transition.apply(current, now);
+        let to = next.status;
+        // Only the fields the transition sets are written: the stored item keeps its own others
+        // (a token appended since the caller read it).
+        t.verifications
+            .insert(stored.verification_id, transition.apply(&stored, now));
+        let account = owner(&current.account_id, current.mode);
+        if from != to {
+            let stats = t.stats.entry(account.clone()).or_default();
+            bump(stats, from, -1);
+            bump(stats, to, 1);
+        }
+        if to == Status::Completed {
+            let month = (account.clone(), usage_month(now));
+            t.months.entry(month).or_default().completed += 1;
+        }
+        if transition.refunds_allowance() {
+            let month = (account, usage_month(current.created_at));
+            let counted = t.months.entry(month).or_default();
+            counted.created = counted.created.saturating_sub(1);
+        }
+        Ok(TransitionOutcome::Applied(next))
+    }
+
+    async fn record_consent(
+        &self,
+        id: Uuid,
+        consent_version: &str,
+        now: DateTime<Utc>,
+        provider: Option<(&str, &str)>,
+    ) -> Result<Option<Verification>, StoreError> {
+        let mut t = self.lock();
+        let Some(v) = t.verifications.get_mut(&id) else {
+            return Ok(None);
+        };
+        if v.status != Status::InProgress {
+            return Ok(None);
+        }
+        v.consented_at = Some(now);
+        v.consent_version = Some(consent_version.to_string());
+        if let Some((user, link_token)) = provider {
+            v.provider_user = Some(user.to_string());
+            v.provider_link_token = Some(link_token.to_string());
+        }
+        Ok(Some(v.clone()))
+    }
+
+    async fn list_verifications(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
+        let shown = |v: &Verification| {
+            if v.status.is_open() && v.created_at <= q.expired_if_created_by {
+                Status::Expired
+            } else {
+                v.status
+            }
+        };
+        let mut matching: Vec<Verification> = (self.lock().verifications.values())
+            .filter(|v| v.account_id == q.account_id && v.mode == q.mode)
+            .filter(|v| q.status.is_none_or(|status| shown(v) == status))
+            .cloned()
+            .collect();
+        // Newest first, as the adapter's index sort key (`<created>#<id>`) reads backwards.
+        matching.sort_by_key(|v| (format_ts(v.created_at), v.verification_id.to_string()));
+        matching.reverse();
+        let total = matching.len() as u64;
+        let wanted = (q.offset as usize) + (q.limit as usize);
+        let items: Vec<Verification> = (matching.into_iter())
+            .skip(q.offset as usize)
+            .take(q.limit as usize)
+            .collect();
+        Ok(ListPage {
+            items_read: total.min(wanted as u64),
+            items,
+            total,
+        })
+    }
+
+    async fn owner_stats(
+        &self,
+        account_id: &str,
+        mode: Mode,
+        month: &str,
+    ) -> Result<(OwnerStats, MonthStats), StoreError> {
+        let t = self.lock();
+        let owner = owner(account_id, mode);
+        let stats = t.stats.get(&owner).cloned().unwrap_or_default();
+        let month = t.months.get(&(owner, month.to_string()));
+        Ok((stats, month.cloned().unwrap_or_default()))
+    }
+}
+
+impl IdempotencyStore for MemoryStore {
+    async fn get_idempotency(
+        &self,
+        key_hash: &str,
+    ) -> Result<Option<IdempotencyRecord>, StoreError> {
+        Ok(self.lock().idempotency.get(key_hash).cloned())
+    }
+}
+
+impl WebhookSecretStore for MemoryStore {
+    async fn get_webhook_secrets(&self, account_id: &str) -> Result<WebhookSecrets, StoreError> {
+        Ok(self
+            .lock()
+            .secrets
+            .get(account_id)
+            .cloned()
+            .unwrap_or_default())
+    }
+
+    async fn put_webhook_secrets(
+        &self,
+        account_id: &str,
+        secrets: &WebhookSecrets,
+    ) -> Result<(), StoreError> {
+        (self.lock().secrets).insert(account_id.to_string(), secrets.clone());
+        Ok(())
+    }
+}
+
+impl EmailClaimStore for MemoryStore {
+    async fn claim_email_send(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> Result<EmailClaim, StoreError> {
+        let mut t = self.lock();
+        // The adapter compares whole seconds (the lease is stored as epoch seconds).
+        let refusal = match t.emails.get(&id) {
+            None => None,
+            Some(EmailState::Sending { lease_until })
+                if lease_until.timestamp() < now.timestamp() =>
+            {
+                None
+            }
+            Some(EmailState::Sending { .. }) => Some(EmailClaim::Held),
+            Some(EmailState::Sent) => Some(EmailClaim::Sent),
+            Some(EmailState::Rejected(reason)) => Some(EmailClaim::Rejected(reason.clone())),
+        };
+        if let Some(refusal) = refusal {
+            return Ok(refusal);
+        }
+        let lease_until = now + EMAIL_LEASE;
+        t.emails.insert(id, EmailState::Sending { lease_until });
+        Ok(EmailClaim::Claimed)
+    }
+
+    async fn mark_email_rejected(&self, id: Uuid, reason: &str) -> Result<(), StoreError> {
+        let rejected = EmailState::Rejected(reason.to_string());
+        self.lock().emails.insert(id, rejected);
+        Ok(())
+    }
+
+    async fn mark_email_sent(&self, id: Uuid, _now: DateTime<Utc>) -> Result<(), StoreError> {
+        self.lock().emails.insert(id, EmailState::Sent);
+        Ok(())
+    }
+
+    async fn release_email_send(&self, id: Uuid) -> Result<(), StoreError> {
+        let mut t = self.lock();
+        match t.emails.get(&id) {
+            Some(EmailState::Sending { .. }) => {
+                t.emails.remove(&id);
+                Ok(())
+            }
+            _ => Err(refused("no claim being sent")),
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! Test support (feature `test-support`, enabled by the test crates' dev-dependencies): the store
+//! in memory, a fault-injecting wrapper for any store, and a clock the test moves.
+
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Utc};
+
+use crate::domain::{Account, SubscriptionStatus};
+use crate::ports::Clock;
+
+mod faulty;
+mod memory;
+
+pub use faulty::{ArmedFaults, FaultPlan, FaultyStore, StoreOp};
+pub use memory::MemoryStore;
+
+/// A clock that stands still until the test moves it; clones share the time.
+#[derive(Clone)]
+pub struct ManualClock(Arc<Mutex<DateTime<Utc>>>);
+
+impl ManualClock {
+    pub fn at(now: DateTime<Utc>) -> Self {
+        ManualClock(Arc::new(Mutex::new(now)))
+    }
+    pub fn advance(&self, by: chrono::Duration) {
+        *self.0.lock().unwrap() += by;
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> DateTime<Utc> {
+        *self.0.lock().unwrap()
+    }
+}
+
+/// An account on `plan`, subscribed and paid up, created at `now`, that has made no API request.
+pub fn active_account(account_id: &str, plan: &str, now: DateTime<Utc>) -> Account {
+    Account {
+        account_id: account_id.into(),
+        name: format!("{account_id} Lettings"),
+        plan: plan.into(),
+        subscription_status: SubscriptionStatus::Active,
+        current_period_end: now + chrono::Duration::days(30),
+        created_at: now,
+        api_window: None,
+        api_requests: 0,
+        revoked_keys: vec![],
+    }
+}

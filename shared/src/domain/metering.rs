@@ -1,0 +1,135 @@
+//! The daily API allowance as a rule: what one metered request means for an account. The store
+//! applies it atomically (DynamoDB as a condition expression, the in-memory store under a lock);
+//! this is the one statement of the rule that both read their answer from.
+
+use chrono::{DateTime, Utc};
+
+use crate::domain::{Account, Plan, api_window};
+
+/// Result of metering one API request against the account's allowance.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MeterOutcome {
+    /// Counted; the account as it is after the increment.
+    Allowed(Account),
+    UnknownAccount,
+    KeyRevoked,
+    NoApiAccess(Account),
+    SubscriptionInactive(Account),
+    /// Over the allowance; not counted.
+    LimitExceeded(Account),
+}
+
+/// What a request does to the account's counter, or why it is refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MeterDecision {
+    /// Same window, under the plan's allowance: add one.
+    Count,
+    /// First request of a new window: the counter restarts at one.
+    StartWindow,
+    /// Not counted.
+    Refuse(MeterOutcome),
+}
+
+/// Decides one request of `key_id` on `account` (None: no such account) at `now`. `plan` is the
+/// account's plan as configured (None: a plan the configuration does not know).
+pub fn classify_meter(
+    account: Option<Account>,
+    plan: Option<&Plan>,
+    key_id: &str,
+    now: DateTime<Utc>,
+) -> MeterDecision {
+    let Some(account) = account else {
+        return MeterDecision::Refuse(MeterOutcome::UnknownAccount);
+    };
+    if account.revoked_keys.iter().any(|k| k == key_id) {
+        return MeterDecision::Refuse(MeterOutcome::KeyRevoked);
+    }
+    let limit = match plan {
+        Some(plan) if plan.api_access => plan.api_requests_per_day,
+        _ => return MeterDecision::Refuse(MeterOutcome::NoApiAccess(account)),
+    };
+    if !account.subscription_status.allows_api() {
+        return MeterDecision::Refuse(MeterOutcome::SubscriptionInactive(account));
+    }
+    if account.api_window.as_deref() != Some(api_window(now).as_str()) {
+        return MeterDecision::StartWindow;
+    }
+    if account.api_requests < limit {
+        return MeterDecision::Count;
+    }
+    MeterDecision::Refuse(MeterOutcome::LimitExceeded(account))
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+    use crate::domain::SubscriptionStatus;
+
+    fn account(window: Option<&str>, requests: u32) -> Account {
+        let t = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap();
+        Account {
+            account_id: "acct".into(),
+            name: "A".into(),
+            plan: "pro".into(),
+            subscription_status: SubscriptionStatus::Active,
+            current_period_end: t,
+            created_at: t,
+            api_window: window.map(str::to_string),
+            api_requests: requests,
+            revoked_keys: vec!["old".into()],
+        }
+    }
+
+    fn pro(api_access: bool) -> Plan {
+        Plan {
+            name: "pro".into(),
+            verifications_per_month: 50,
+            api_requests_per_day: 2,
+            api_access,
+        }
+    }
+
+    #[test]
+    fn the_rule_in_order() {
+        let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
+        let plan = pro(true);
+        let decide =
+            |a: Option<Account>, p: Option<&Plan>, key: &str| classify_meter(a, p, key, now);
+        let unknown = MeterDecision::Refuse(MeterOutcome::UnknownAccount);
+        assert_eq!(decide(None, Some(&plan), "k"), unknown);
+        let today = Some("2026-03-02");
+        let revoked = MeterDecision::Refuse(MeterOutcome::KeyRevoked);
+        assert_eq!(decide(Some(account(today, 0)), Some(&plan), "old"), revoked);
+        let no_access = MeterDecision::Refuse(MeterOutcome::NoApiAccess(account(today, 0)));
+        assert_eq!(
+            decide(Some(account(today, 0)), Some(&pro(false)), "k"),
+            no_access
+        );
+        assert_eq!(decide(Some(account(today, 0)), None, "k"), no_access);
+        let mut past_due = account(today, 0);
+        past_due.subscription_status = SubscriptionStatus::PastDue;
+        assert!(matches!(
+            decide(Some(past_due), Some(&plan), "k"),
+            MeterDecision::Refuse(MeterOutcome::SubscriptionInactive(_))
+        ));
+        let yesterday = Some("2026-03-01");
+        assert_eq!(
+            decide(Some(account(yesterday, 9)), Some(&plan), "k"),
+            MeterDecision::StartWindow
+        );
+        assert_eq!(
+            decide(Some(account(None, 0)), Some(&plan), "k"),
+            MeterDecision::StartWindow
+        );
+        assert_eq!(
+            decide(Some(account(today, 1)), Some(&plan), "k"),
+            MeterDecision::Count
+        );
+        assert!(matches!(
+            decide(Some(account(today, 2)), Some(&plan), "k"),
+            MeterDecision::Refuse(MeterOutcome::LimitExceeded(_))
+        ));
+    }
+}

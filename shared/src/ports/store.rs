@@ -1,0 +1,323 @@
+//! The store port, split by role: each handler's needs can be read off its bounds, and a test double
+//! (`adapters::testing::MemoryStore`) or a fault-injecting wrapper implements each role once.
+
+use std::future::Future;
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use crate::config::Plans;
+use crate::domain::metering::MeterOutcome;
+use crate::domain::{
+    Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
+    Verification,
+};
+
+/// A failure of the store. The text is for logs only (it never reaches a response body).
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("store call failed: {0}")]
+    Unavailable(String),
+    #[error("stored item could not be read: {0}")]
+    Corrupt(String),
+}
+
+/// The Idempotency-Key of a create, claimed in the same transaction as the verification.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IdempotencyClaim {
+    /// SHA-256 of the owner, mode and header value.
+    pub key_hash: String,
+    /// SHA-256 of the canonical JSON body.
+    pub body_hash: String,
+}
+
+/// A stored idempotency record.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct IdempotencyRecord {
+    pub body_hash: String,
+    pub verification_id: Uuid,
+    #[serde(with = "crate::domain::ts")]
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CreateOutcome {
+    Created,
+    /// The monthly verification allowance is used up; nothing was written.
+    LimitReached,
+    /// The Idempotency-Key was used before (within its lifetime); nothing was written.
+    IdempotencyConflict(IdempotencyRecord),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TransitionOutcome {
+    /// Written; the verification as it is now.
+    Applied(Verification),
+    /// Someone else changed the status first; the verification as it is now (None if gone).
+    Conflict(Option<Verification>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListQuery {
+    pub account_id: String,
+    pub mode: Mode,
+    /// The status as shown (`Verification::effective_status`), not as stored.
+    pub status: Option<Status>,
+    pub offset: u32,
+    pub limit: u32,
+    /// `now - lifetime`: an open verification created at or before this instant is past its
+    /// `expires_at` and is shown (so filtered and counted) as expired, swept or not.
+    pub expired_if_created_by: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListPage {
+    pub items: Vec<Verification>,
+    /// Size of the whole (filtered) set: the counters, corrected by the open verifications past
+    /// expiry that no sweeper has moved yet.
+    pub total: u64,
+    /// Verification items read from the table to build the page (for the benchmark and the cost
+    /// tests): at most offset+limit, three times that for `status=expired` (a merge of three
+    /// sorted queries), plus the unswept expired ones counted for `total`.
+    pub items_read: u64,
+}
+
+/// Result of binding one more rotating (replay) link token.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LinkTokenOutcome {
+    Added,
+    /// The verification does not exist.
+    NotFound,
+    /// Concurrent writers kept changing the tokens; nothing was written by this call.
+    Contended,
+}
+
+/// Webhook signing secrets of an account; during a rotation both sign.
+#[derive(Clone, PartialEq, serde::Serialize, serde::Deserialize, Default)]
+pub struct WebhookSecrets {
+    #[serde(default)]
+    pub current: Option<String>,
+    #[serde(default)]
+    pub previous: Option<String>,
+    #[serde(default, with = "crate::domain::ts::option")]
+    pub previous_valid_until: Option<DateTime<Utc>>,
+}
+
+impl WebhookSecrets {
+    /// Secrets that sign a delivery at `now`.
+    pub fn signing(&self, now: DateTime<Utc>) -> Vec<&str> {
+        let mut out: Vec<&str> = self.current.iter().map(String::as_str).collect();
+        if let (Some(prev), Some(until)) = (&self.previous, self.previous_valid_until)
+            && now < until
+        {
+            out.push(prev);
+        }
+        out
+    }
+}
+
+/// The state of a verification's tenant e-mail, as a claim attempt finds it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EmailClaim {
+    /// This attempt holds the lease and may send.
+    Claimed,
+    /// Sent already: nothing to do.
+    Sent,
+    /// Another attempt holds a live lease: not done yet, so the caller must retry later.
+    Held,
+    /// SES rejected it for good (reason kept); the verification must end `failed`.
+    Rejected(String),
+}
+
+/// Accounts: created by the admin tool, read by every authenticated request and every
+/// tenant page (the requester's name).
+pub trait AccountStore: Send + Sync {
+    fn put_account(&self, account: &Account)
+    -> impl Future<Output = Result<(), StoreError>> + Send;
+    fn get_account(
+        &self,
+        account_id: &str,
+    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
+    /// Changes plan and/or subscription; false when the account does not exist.
+    fn update_account(
+        &self,
+        account_id: &str,
+        plan: Option<&str>,
+        subscription: Option<(SubscriptionStatus, DateTime<Utc>)>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+}
+
+/// API keys, by the hash of their secret (the secret itself is never stored).
+pub trait ApiKeyStore: Send + Sync {
+    fn put_api_key(
+        &self,
+        key: &ApiKeyRecord,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    fn find_api_key(
+        &self,
+        key_hash: &str,
+    ) -> impl Future<Output = Result<Option<ApiKeyRecord>, StoreError>> + Send;
+    fn list_api_keys(
+        &self,
+        account_id: &str,
+    ) -> impl Future<Output = Result<Vec<ApiKeyRecord>, StoreError>> + Send;
+    /// Revokes in one transaction on the key and the account; false when no such key.
+    fn revoke_api_key(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+}
+
+/// The daily API allowance, metered on the account item.
+pub trait MeterStore: Send + Sync {
+    /// Authentication's second half and the API allowance: one conditional update of the account.
+    fn meter_api_request(
+        &self,
+        account_id: &str,
+        key_id: &str,
+        now: DateTime<Utc>,
+        plans: &Plans,
+    ) -> impl Future<Output = Result<MeterOutcome, StoreError>> + Send;
+}
+
+/// Verifications with their counters: every write is conditional on the status the caller read,
+/// so concurrent changes (a cancel racing a completion) cannot both win.
+pub trait VerificationStore: Send + Sync {
+    /// Writes the verification, its expiry marker, the counters and the idempotency record in one
+    /// transaction. `monthly_limit` is enforced atomically when given.
+    fn create_verification(
+        &self,
+        verification: &Verification,
+        idempotency: Option<&IdempotencyClaim>,
+        monthly_limit: Option<u32>,
+    ) -> impl Future<Output = Result<CreateOutcome, StoreError>> + Send;
+    fn get_verification(
+        &self,
+        id: Uuid,
+    ) -> impl Future<Output = Result<Option<Verification>, StoreError>> + Send;
+    /// Binds one more tenant-link token (by hash) to a verification, for good (the e-mailed link).
+    fn add_link_token(
+        &self,
+        id: Uuid,
+        token_hash: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Binds a replay's link token (by hash) in one conditional write that keeps at most `keep`
+    /// such rotating tokens (`Verification::recent_token_hashes`), dropping the oldest. Tokens
+    /// bound by `create_verification` or `add_link_token` are never dropped. `current` is the
+    /// caller's latest read; a concurrent change makes the write retry on the fresh item.
+    fn add_recent_link_token(
+        &self,
+        current: &Verification,
+        token_hash: &str,
+        keep: usize,
+    ) -> impl Future<Output = Result<LinkTokenOutcome, StoreError>> + Send;
+    /// One conditional write: applies `transition` only if the stored status is still
+    /// `current.status`, and moves the counters with it.
+    fn transition(
+        &self,
+        current: &Verification,
+        transition: &Transition,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<TransitionOutcome, StoreError>> + Send;
+    /// Records the tenant's consent (and the provider connection prepared for them) on an
+    /// in-progress verification; None when it is no longer in progress.
+    fn record_consent(
+        &self,
+        id: Uuid,
+        consent_version: &str,
+        now: DateTime<Utc>,
+        provider: Option<(&str, &str)>,
+    ) -> impl Future<Output = Result<Option<Verification>, StoreError>> + Send;
+    fn list_verifications(
+        &self,
+        query: &ListQuery,
+    ) -> impl Future<Output = Result<ListPage, StoreError>> + Send;
+    fn owner_stats(
+        &self,
+        account_id: &str,
+        mode: Mode,
+        month: &str,
+    ) -> impl Future<Output = Result<(OwnerStats, MonthStats), StoreError>> + Send;
+}
+
+/// Idempotency records (claimed by `VerificationStore::create_verification`, in its transaction).
+pub trait IdempotencyStore: Send + Sync {
+    fn get_idempotency(
+        &self,
+        key_hash: &str,
+    ) -> impl Future<Output = Result<Option<IdempotencyRecord>, StoreError>> + Send;
+}
+
+/// Webhook signing secrets of an account.
+pub trait WebhookSecretStore: Send + Sync {
+    fn get_webhook_secrets(
+        &self,
+        account_id: &str,
+    ) -> impl Future<Output = Result<WebhookSecrets, StoreError>> + Send;
+    fn put_webhook_secrets(
+        &self,
+        account_id: &str,
+        secrets: &WebhookSecrets,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+/// The tenant e-mail's send claim: at most one sender at a time, and a record of the outcome.
+pub trait EmailClaimStore: Send + Sync {
+    /// Claims the sending of a verification's tenant e-mail for a short lease. Only `Claimed`
+    /// lets the caller send; `Held` is NOT done work (the holder may still fail).
+    fn claim_email_send(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<EmailClaim, StoreError>> + Send;
+    /// Records for good that SES rejected the e-mail (before the verification is failed), so a
+    /// retry after a crash finishes the `failed` transition instead of sending again.
+    fn mark_email_rejected(
+        &self,
+        id: Uuid,
+        reason: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Marks the e-mail sent, for good.
+    fn mark_email_sent(
+        &self,
+        id: Uuid,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Gives back a claim after a transient failure, so a retry can send.
+    fn release_email_send(&self, id: Uuid) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+/// The whole table, as the service sees it: every role. Handlers bound by `S: Store` keep
+/// compiling whatever role they use; anything that implements every role is a `Store`.
+pub trait Store:
+    AccountStore
+    + ApiKeyStore
+    + MeterStore
+    + VerificationStore
+    + IdempotencyStore
+    + WebhookSecretStore
+    + EmailClaimStore
+{
+}
+
+impl<T> Store for T where
+    T: AccountStore
+        + ApiKeyStore
+        + MeterStore
+        + VerificationStore
+        + IdempotencyStore
+        + WebhookSecretStore
+        + EmailClaimStore
+{
+}
+
+/// Every role trait (and the umbrella), for code that calls store methods on a concrete store
+/// (the local stack, the admin tool, tests): `use shared::ports::store::prelude::*;`.
+pub mod prelude {
+    pub use super::{
+        AccountStore, ApiKeyStore, EmailClaimStore, IdempotencyStore, MeterStore, Store,
+        VerificationStore, WebhookSecretStore,
+    };
+}

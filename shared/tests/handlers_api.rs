@@ -1,0 +1,355 @@
+//! The API handlers against the in-memory store: authentication, validation, a failing store,
+//! transitions and races, in milliseconds and without moto. The same behaviours on the real wire
+//! are covered by `infra/devstack/tests/api.rs`.
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use serde_json::{Value, json};
+use shared::adapters::testing::{
+    ArmedFaults, FaultPlan, FaultyStore, ManualClock, MemoryStore, StoreOp, active_account,
+};
+use shared::config::{LiveIncome, Plans, Settings};
+use shared::domain::report::IncomeReport;
+use shared::domain::secrets::{GeneratedKey, key_from_random};
+use shared::domain::{ApiKeyRecord, Mode, Plan, Status, Transition};
+use shared::handlers::api::{ApiDeps, cancel_verification, create_verification, get_verification};
+use shared::http::{ApiRequest, ApiResponse};
+use shared::ports::StoreError;
+use shared::ports::store::prelude::*;
+use uuid::Uuid;
+
+const ACCOUNT: &str = "acct_memory";
+
+fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, 10, 12, 0, 0).unwrap()
+}
+
+fn settings() -> Settings {
+    let plan = |name: &str, verifications, requests| Plan {
+        name: name.into(),
+        verifications_per_month: verifications,
+        api_requests_per_day: requests,
+        api_access: true,
+    };
+    Settings {
+        table_name: "unused".into(),
+        public_base_url: Some("https://verify.example.com".into()),
+        plans: Plans::new(vec![plan("pro", 5, 1000), plan("tiny", 100, 2)]),
+        local_webhook_origins: Default::default(),
+        verification_lifetime: Duration::days(7),
+        live_income: LiveIncome::LocalSandbox,
+    }
+}
+
+struct Keys {
+    live: GeneratedKey,
+    test: GeneratedKey,
+}
+
+/// An account on `plan` with a key per mode.
+async fn seed<S: Store>(store: &S, plan: &str) -> Keys {
+    store
+        .put_account(&active_account(ACCOUNT, plan, now()))
+        .await
+        .unwrap();
+    let key = |mode, random: &str| key_from_random(mode, random);
+    let keys = Keys {
+        live: key(Mode::Live, "MemoryLiveKeyHandlerTests00001"),
+        test: key(Mode::Test, "MemoryTestKeyHandlerTests00001"),
+    };
+    for (mode, key) in [(Mode::Live, &keys.live), (Mode::Test, &keys.test)] {
+        store
+            .put_api_key(&ApiKeyRecord {
+                key_id: key.key_id.clone(),
+                key_hash: key.hash.clone(),
+                account_id: ACCOUNT.into(),
+                mode,
+                display_prefix: key.display_prefix.clone(),
+                created_at: now(),
+                revoked_at: None,
+            })
+            .await
+            .unwrap();
+    }
+    keys
+}
+
+async fn deps_with<S: Store>(store: S, plan: &str) -> (ApiDeps<S, ManualClock>, Keys) {
+    let keys = seed(&store, plan).await;
+    (
+        ApiDeps::new(store, ManualClock::at(now()), settings()),
+        keys,
+    )
+}
+
+/// A create request without credentials.
+fn anonymous_post(body: &Value) -> ApiRequest {
+    ApiRequest::new(http::Method::POST, "/api/v1/verify")
+        .with_header("content-type", "application/json")
+        .with_body(body.to_string())
+}
+
+fn post(key: &str, body: &Value) -> ApiRequest {
+    anonymous_post(body).with_header("authorization", &format!("Bearer {key}"))
+}
+
+fn with_id(method: http::Method, key: &str, id: &str) -> ApiRequest {
+    ApiRequest::new(method, &format!("/api/v1/verify?verification_id={id}"))
+        .with_header("authorization", &format!("Bearer {key}"))
+}
+
+fn body(response: &ApiResponse) -> Value {
+    serde_json::from_str(&response.body).expect("JSON body")
+}
+
+/// Status and `code` of an error answer.
+fn refusal(response: &ApiResponse) -> (u16, String) {
+    let body = body(response);
+    assert_eq!(body["success"], false, "{body}");
+    (
+        response.status,
+        body["code"].as_str().unwrap_or("").to_string(),
+    )
+}
+
+fn tenant() -> Value {
+    json!({ "tenant_email": "tenant@example.com", "tenant_name": "Tess Tenant" })
+}
+
+async fn created_id<S: Store>(deps: &ApiDeps<S, ManualClock>, key: &str) -> Uuid {
+    let response = create_verification(deps, post(key, &tenant())).await;
+    assert_eq!(response.status, 201, "{}", response.body);
+    body(&response)["data"]["verification_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn every_authentication_failure_is_a_401_with_its_code() {
+    let (deps, keys) = deps_with(MemoryStore::new(), "pro").await;
+    let bare = anonymous_post(&tenant());
+    let basic = anonymous_post(&tenant()).with_header("authorization", "Basic dXNlcjpwdw==");
+    let malformed = post("tiv_test_short", &tenant());
+    let unknown = post(
+        &key_from_random(Mode::Test, "NobodysKeyHandlerTests00000001").secret,
+        &tenant(),
+    );
+    for (request, code) in [
+        (bare, "missing_api_key"),
+        (basic, "invalid_authorization"),
+        (malformed, "invalid_api_key"),
+        (unknown, "invalid_api_key"),
+    ] {
+        let response = create_verification(&deps, request).await;
+        assert_eq!(refusal(&response), (401, code.to_string()));
+    }
+    // A key revoked after it was used (and cached) is refused by the metering write.
+    assert_eq!(created_status(&deps, &keys.test.secret).await, 201);
+    let key_id = keys.test.key_id.clone();
+    assert!(
+        deps.store
+            .revoke_api_key(ACCOUNT, &key_id, now())
+            .await
+            .unwrap()
+    );
+    let response = create_verification(&deps, post(&keys.test.secret, &tenant())).await;
+    assert_eq!(refusal(&response), (401, "api_key_revoked".into()));
+    // And a fresh process, without the cache, refuses it from the key record.
+    let cold = ApiDeps::new(deps.store.clone(), ManualClock::at(now()), settings());
+    let response = create_verification(&cold, post(&keys.test.secret, &tenant())).await;
+    assert_eq!(refusal(&response), (401, "api_key_revoked".into()));
+    // The other key of the account still works.
+    assert_eq!(created_status(&deps, &keys.live.secret).await, 201);
+}
+
+async fn created_status<S: Store>(deps: &ApiDeps<S, ManualClock>, key: &str) -> u16 {
+    create_verification(deps, post(key, &tenant())).await.status
+}
+
+#[tokio::test]
+async fn validation_errors_are_400_with_field_details() {
+    let (deps, keys) = deps_with(MemoryStore::new(), "pro").await;
+    let key = &keys.test.secret;
+    let response = create_verification(&deps, post(key, &json!({}))).await;
+    assert_eq!(refusal(&response), (400, "validation_error".into()));
+    let details = &body(&response)["details"];
+    assert_eq!(details[0]["field"], "tenant_email", "{details}");
+    assert_eq!(details[0]["code"], "required", "{details}");
+
+    let bad = json!({ "tenant_email": "not-an-address", "monthly_rent": -5 });
+    let response = create_verification(&deps, post(key, &bad)).await;
+    assert_eq!(refusal(&response), (400, "validation_error".into()));
+    let fields: Vec<String> = body(&response)["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["field"].as_str().unwrap().to_string())
+        .collect();
+    assert!(fields.contains(&"tenant_email".to_string()), "{fields:?}");
+    assert!(fields.contains(&"monthly_rent".to_string()), "{fields:?}");
+
+    let request = post(key, &tenant()).with_body("{not json");
+    let response = create_verification(&deps, request).await;
+    assert_eq!(refusal(&response), (400, "invalid_json".into()));
+
+    let request = with_id(http::Method::GET, key, "not-a-uuid");
+    let response = get_verification(&deps, request).await;
+    assert_eq!(response.status, 400, "{}", response.body);
+}
+
+#[tokio::test]
+async fn a_store_error_is_the_enveloped_500_without_its_text() {
+    let faults = ArmedFaults::default();
+    let store = FaultyStore {
+        inner: MemoryStore::new(),
+        faults: faults.clone(),
+    };
+    let (deps, keys) = deps_with(store, "pro").await;
+    for op in [StoreOp::CreateVerification, StoreOp::MeterApiRequest] {
+        faults.arm(op, 1);
+        let request = post(&keys.test.secret, &tenant());
+        let request_id = request.request_id.clone();
+        let response = create_verification(&deps, request).await;
+        assert_eq!(refusal(&response), (500, "internal_error".into()), "{op:?}");
+        let body = body(&response);
+        assert_eq!(body["request_id"], request_id.as_str());
+        assert!(!response.body.contains("injected"), "{}", response.body);
+    }
+    // Once the store is back, the same request goes through.
+    assert_eq!(created_status(&deps, &keys.test.secret).await, 201);
+}
+
+#[tokio::test]
+async fn cancel_moves_an_open_verification_once() {
+    let (deps, keys) = deps_with(MemoryStore::new(), "pro").await;
+    let key = &keys.test.secret;
+    let id = created_id(&deps, key).await.to_string();
+    let response = cancel_verification(&deps, with_id(http::Method::DELETE, key, &id)).await;
+    assert_eq!(response.status, 200, "{}", response.body);
+    assert_eq!(body(&response)["data"]["status"], "cancelled");
+    let response = cancel_verification(&deps, with_id(http::Method::DELETE, key, &id)).await;
+    assert_eq!(
+        refusal(&response),
+        (400, "verification_not_cancellable".into())
+    );
+    let response = get_verification(&deps, with_id(http::Method::GET, key, &id)).await;
+    // A cancelled verification reads as expired (it carries `cancelled_at`).
+    assert_eq!(
+        body(&response)["data"]["status"],
+        "expired",
+        "{}",
+        response.body
+    );
+    // Another account's verification, or another mode's, does not exist for this key.
+    let live = &keys.live.secret;
+    let response = cancel_verification(&deps, with_id(http::Method::DELETE, live, &id)).await;
+    assert_eq!(refusal(&response), (404, "not_found".into()));
+}
+
+/// Completes the verification the moment the handler is about to write its transition: the
+/// tenant's completion wins the race between the cancel's read and its conditional write.
+struct CompletionWinsRace {
+    store: MemoryStore,
+}
+
+impl FaultPlan for CompletionWinsRace {
+    fn check(&self, op: StoreOp) -> Result<(), StoreError> {
+        if op == StoreOp::Transition {
+            let open = self
+                .store
+                .verifications()
+                .into_iter()
+                .filter(|v| v.status.is_open());
+            for v in open {
+                let report = IncomeReport::empty_for_tests();
+                let completed = Transition::Complete { report }.apply(&v, now());
+                self.store.insert_verification(&completed);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn cancel_racing_completion_answers_with_the_completed_state() {
+    let memory = MemoryStore::new();
+    let store = FaultyStore {
+        inner: memory.clone(),
+        faults: CompletionWinsRace {
+            store: memory.clone(),
+        },
+    };
+    let (deps, keys) = deps_with(store, "pro").await;
+    let key = &keys.test.secret;
+    let id = created_id(&deps, key).await;
+    let response =
+        cancel_verification(&deps, with_id(http::Method::DELETE, key, &id.to_string())).await;
+    assert_eq!(
+        refusal(&response),
+        (400, "verification_not_cancellable".into())
+    );
+    assert!(response.body.contains("completed"), "{}", response.body);
+    let stored = memory.verification(id).unwrap();
+    assert_eq!(stored.status, Status::Completed);
+    assert!(stored.cancelled_at.is_none());
+}
+
+#[tokio::test]
+async fn concurrent_creates_at_the_allowance_edge_create_exactly_the_allowance() {
+    // Plan pro: 5 live verifications a month (test ones are never charged).
+    let (deps, keys) = deps_with(MemoryStore::new(), "pro").await;
+    for _ in 0..3 {
+        assert_eq!(created_status(&deps, &keys.live.secret).await, 201);
+    }
+    let racing = (0..6).map(|_| create_verification(&deps, post(&keys.live.secret, &tenant())));
+    let responses = futures::future::join_all(racing).await;
+    let created = responses.iter().filter(|r| r.status == 201).count();
+    let refused: Vec<_> = responses.iter().filter(|r| r.status != 201).collect();
+    assert_eq!(created, 2);
+    for response in refused {
+        assert_eq!(
+            refusal(response),
+            (403, "verification_limit_reached".into())
+        );
+    }
+    let (stats, month) = deps
+        .store
+        .owner_stats(ACCOUNT, Mode::Live, "2026-03")
+        .await
+        .unwrap();
+    assert_eq!((stats.total, stats.pending, month.created), (5, 5, 5));
+    // Test mode is not charged.
+    assert_eq!(created_status(&deps, &keys.test.secret).await, 201);
+}
+
+#[tokio::test]
+async fn the_daily_api_allowance_refuses_with_429_and_resets_next_day() {
+    // Plan tiny: 2 API requests a day.
+    let (deps, keys) = deps_with(MemoryStore::new(), "tiny").await;
+    let key = &keys.test.secret;
+    assert_eq!(created_status(&deps, key).await, 201);
+    assert_eq!(created_status(&deps, key).await, 201);
+    let response = create_verification(&deps, post(key, &tenant())).await;
+    assert_eq!(refusal(&response), (429, "rate_limit_exceeded".into()));
+    assert_eq!(response.header("x-ratelimit-remaining"), Some("0"));
+    deps.clock.advance(Duration::days(1));
+    assert_eq!(created_status(&deps, key).await, 201);
+}
+
+#[tokio::test]
+async fn an_idempotency_key_replays_its_verification_and_refuses_another_body() {
+    let (deps, keys) = deps_with(MemoryStore::new(), "pro").await;
+    let key = &keys.test.secret;
+    let request = || post(key, &tenant()).with_header("idempotency-key", "order-1");
+    let first = create_verification(&deps, request()).await;
+    let again = create_verification(&deps, request()).await;
+    assert_eq!(first.status, 201, "{}", first.body);
+    assert!(again.status < 300, "{}", again.body);
+    let id = |r: &ApiResponse| body(r)["data"]["verification_id"].clone();
+    assert_eq!(id(&first), id(&again));
+    let other = json!({ "tenant_email": "someone.else@example.com" });
+    let conflicting = post(key, &other).with_header("idempotency-key", "order-1");
+    let response = create_verification(&deps, conflicting).await;
+    assert_eq!(refusal(&response), (422, "idempotency_key_reused".into()));
+}
