@@ -362,11 +362,44 @@ async fn counters_move_with_the_writes<S: Store>(store: S) {
     assert_eq!(test_stats.total, 0);
 }
 
+on_both_stores!(a_single_api_plan_meters);
+/// With exactly one plan that has API access the allowance condition has one clause; DynamoDB
+/// refuses redundant parentheses around it, which once made every API request a 500.
+async fn a_single_api_plan_meters<S: Store>(store: S) {
+    store.put_account(&account("tiny")).await.unwrap();
+    let plans = Plans::new(vec![Plan {
+        name: "tiny".into(),
+        verifications_per_month: 10,
+        api_requests_per_day: 2,
+        api_access: true,
+    }]);
+    let meter = |at: DateTime<Utc>| {
+        let (store, plans) = (&store, &plans);
+        async move {
+            store
+                .meter_api_request(ACCOUNT, "key_a", at, plans)
+                .await
+                .unwrap()
+        }
+    };
+    for expected in [1, 2] {
+        match meter(now()).await {
+            MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, expected),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(matches!(meter(now()).await, MeterOutcome::LimitExceeded(_)));
+    match meter(now() + Duration::days(1)).await {
+        MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, 1),
+        other => panic!("{other:?}"),
+    }
+}
+
 on_both_stores!(the_api_allowance_counts_refuses_and_rolls_over);
 async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(store: S) {
     store.put_account(&account("tiny")).await.unwrap();
-    // Two plans with API access: with exactly one, the adapter's condition has redundant
-    // parentheses, which DynamoDB refuses (an existing limitation, reported, not changed here).
+    // Two plans with API access (one clause per plan in the condition); a single API plan is
+    // `a_single_api_plan_meters`.
     let plan = |name: &str, requests| Plan {
         name: name.into(),
         verifications_per_month: 10,

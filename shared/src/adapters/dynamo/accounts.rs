@@ -95,7 +95,7 @@ impl MeterStore for DynamoStore {
             for (i, p) in api_plans.iter().enumerate() {
                 let pv = expr.value(&format!("p{i}"), s(&p.name));
                 let lv = expr.value(&format!("l{i}"), n(p.api_requests_per_day));
-                under_limit.push(format!("({plan} = {pv} AND {req} < {lv})"));
+                under_limit.push(format!("{plan} = {pv} AND {req} < {lv}"));
                 plan_names.push(pv);
             }
             if api_plans.is_empty() {
@@ -104,10 +104,17 @@ impl MeterStore for DynamoStore {
                 let refused = refused_meter(old, key_id, now, plans)?;
                 return Ok(refused.unwrap_or(MeterOutcome::UnknownAccount));
             }
-            let same_window = format!(
-                "{common} AND {win} = {w} AND ({})",
-                under_limit.join(" OR ")
-            );
+            // DynamoDB refuses redundant parentheses: wrap each plan's clause only when there are
+            // several to OR together.
+            let allowance = match under_limit.as_slice() {
+                [only] => only.clone(),
+                clauses => clauses
+                    .iter()
+                    .map(|c| format!("({c})"))
+                    .collect::<Vec<_>>()
+                    .join(" OR "),
+            };
+            let same_window = format!("{common} AND {win} = {w} AND ({allowance})");
             let key = keys::account(account_id);
             let result = self
                 .update_item(&key)
