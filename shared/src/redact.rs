@@ -64,6 +64,7 @@ impl Debug for Verification {
             .field("tenant_phone", &presence(&self.tenant_phone))
             .field("property_address", &presence(&self.property_address))
             .field("monthly_rent", &presence(&self.monthly_rent))
+            .field("rent_subsidy_monthly", &presence(&self.rent_subsidy_monthly))
             .field("webhook_url", &self.webhook_url.as_deref().map(UrlOrigin))
             .field("created_at", &self.created_at)
             .field("expires_at", &self.expires_at)
@@ -90,6 +91,7 @@ impl Debug for NewVerificationInput {
             .field("tenant_phone", &presence(&self.tenant_phone))
             .field("property_address", &presence(&self.property_address))
             .field("monthly_rent", &presence(&self.monthly_rent))
+            .field("rent_subsidy_monthly", &presence(&self.rent_subsidy_monthly))
             .field("webhook_url", &self.webhook_url.as_deref().map(UrlOrigin))
             .finish_non_exhaustive()
     }
@@ -283,6 +285,8 @@ mod tests {
             tenant_phone: Some(PHONE.into()),
             property_address: Some(ADDRESS.into()),
             monthly_rent: Some(RENT),
+            rent_subsidy_monthly: Some(432.19),
+            income_multiple: Some(2.5),
             webhook_url: Some(hook_url()),
         }
     }
@@ -306,10 +310,14 @@ mod tests {
                 income_category: "SALARY".into(),
                 pay_frequency: None,
                 monthly_income: 7777.77,
+                stability: None,
             }],
             verification_method: VerificationMethod::Bank,
             confidence_score: 0.9,
             local_sandbox: None,
+            amounts_basis: None,
+            affordability: None,
+            stability: None,
             rent_to_income_ratio: Some(0.1587),
             passes_3x_rule: Some(true),
         });
@@ -321,6 +329,7 @@ mod tests {
                 PHONE,
                 ADDRESS,
                 "1234.56",
+                "432.19",
                 HOOK_SECRET_PATH,
                 HOOK_SECRET_QUERY,
                 PLAID_USER,
@@ -348,6 +357,7 @@ mod tests {
                 PHONE,
                 ADDRESS,
                 "1234.56",
+                "432.19",
                 HOOK_SECRET_PATH,
                 HOOK_SECRET_QUERY,
             ],
@@ -363,10 +373,14 @@ mod tests {
                 income_category: "SALARY".into(),
                 pay_frequency: None,
                 monthly_income: 7777.77,
+                stability: None,
             }],
             verification_method: VerificationMethod::Bank,
             confidence_score: 0.9,
             local_sandbox: None,
+            amounts_basis: None,
+            affordability: None,
+            stability: None,
             rent_to_income_ratio: None,
             passes_3x_rule: Some(true),
         };

@@ -287,6 +287,7 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
                     pay_frequency: Some(PayFrequency::Biweekly),
                     amount_per_period: 2400.0,
                     months_of_history: 12,
+                    ..Default::default()
                 }],
             };
             let report = build_report(&income, v.monthly_rent);

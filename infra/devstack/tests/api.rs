@@ -474,6 +474,7 @@ async fn get_shows_tenant_property_and_no_report_until_completed() {
                 pay_frequency: Some(shared::domain::report::PayFrequency::Monthly),
                 amount_per_period: 4000.0,
                 months_of_history: 12,
+                ..Default::default()
             }],
         },
         v.monthly_rent,

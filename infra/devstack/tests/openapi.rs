@@ -444,6 +444,7 @@ fn multi_source_report(rent: Option<f64>) -> shared::domain::report::IncomeRepor
         pay_frequency: freq,
         amount_per_period: amount,
         months_of_history: 9,
+        ..Default::default()
     };
     build_report(
         &ProviderIncome {
@@ -858,12 +859,17 @@ async fn drive_pages_and_webhooks(rec: &mut Recorder) {
     for (scenario, rent) in [
         ("good", Some(1500.0)),
         ("gig", None),
+        ("voucher", Some(1400.0)),
         ("fail", Some(800.0)),
         ("outage", Some(800.0)),
     ] {
         let mut body = json!({"tenant_email": format!("t+{scenario}@example.com"), "tenant_name": "Tia", "property_address": "9 Oak Lane", "webhook_url": receiver.url});
         if let Some(rent) = rent {
             body["monthly_rent"] = json!(rent);
+        }
+        if scenario == "voucher" {
+            body["rent_subsidy_monthly"] = json!(1000);
+            body["income_multiple"] = json!(2.5);
         }
         let r = create(rec, &env, &format!("create {scenario}"), &test, body).await;
         let id = id_of(&r);

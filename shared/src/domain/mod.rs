@@ -1,9 +1,11 @@
 //! Domain types and rules. No AWS, no Lambda: everything here is plain data and pure functions.
 
+pub mod affordability;
 pub mod metering;
 pub mod public_view;
 pub mod report;
 pub mod secrets;
+pub mod stability;
 pub mod tenant_link;
 pub mod webhook;
 
@@ -137,6 +139,12 @@ pub struct Verification {
     pub property_address: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub monthly_rent: Option<f64>,
+    /// The part of the rent a voucher or programme pays (whole cents, 0 ..= monthly_rent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rent_subsidy_monthly: Option<f64>,
+    /// The landlord's income multiple (hundredths, 1 ..= 5); None is the default 3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub income_multiple: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook_url: Option<String>,
     #[serde(with = "ts")]
@@ -196,6 +204,8 @@ impl Verification {
             tenant_phone: input.tenant_phone,
             property_address: input.property_address,
             monthly_rent: input.monthly_rent,
+            rent_subsidy_monthly: input.rent_subsidy_monthly,
+            income_multiple: input.income_multiple,
             webhook_url: input.webhook_url,
             created_at,
             expires_at: created_at + lifetime,
@@ -384,6 +394,8 @@ pub struct NewVerificationInput {
     pub tenant_phone: Option<String>,
     pub property_address: Option<String>,
     pub monthly_rent: Option<f64>,
+    pub rent_subsidy_monthly: Option<f64>,
+    pub income_multiple: Option<f64>,
     pub webhook_url: Option<String>,
 }
 

@@ -6,6 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::affordability::{Affordability, RentTerms, affordability, tenant_portion_cents};
+use crate::domain::stability::{Payment, Stability, last_payment, overall_stability, source_stability};
+
 /// How often a source pays. Irregular sources have none (`pay_frequency` absent).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -47,7 +50,23 @@ pub enum VerificationMethod {
     Document,
 }
 
+/// Whether the amounts are before (`gross`) or after (`net`) taxes and deductions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AmountsBasis {
+    Net,
+    Gross,
+}
+
 impl VerificationMethod {
+    /// Bank deposits are what reached the account (net); payroll and documents state gross pay.
+    pub fn amounts_basis(self) -> AmountsBasis {
+        match self {
+            VerificationMethod::Bank => AmountsBasis::Net,
+            VerificationMethod::Payroll | VerificationMethod::Document => AmountsBasis::Gross,
+        }
+    }
+
     fn base_confidence(self) -> f64 {
         match self {
             VerificationMethod::Payroll => 0.95,
@@ -88,7 +107,7 @@ pub fn normalise_category(raw: &str) -> String {
 }
 
 /// One income stream as an income provider reports it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ProviderIncomeSource {
     pub name: String,
     pub category: String,
@@ -98,6 +117,9 @@ pub struct ProviderIncomeSource {
     pub amount_per_period: f64,
     /// How many months of history back this source.
     pub months_of_history: u32,
+    /// The dated payments behind the figures, when the provider gives them (stability).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub payments: Vec<Payment>,
 }
 
 /// What an income provider hands back for one tenant.
@@ -116,6 +138,9 @@ pub struct IncomeSource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pay_frequency: Option<PayFrequency>,
     pub monthly_income: f64,
+    /// How steady this source is; absent when the provider gave no dated payments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stability: Option<Stability>,
 }
 
 /// The income report of contract §2.4.
@@ -125,10 +150,20 @@ pub struct IncomeReport {
     pub income_sources: Vec<IncomeSource>,
     pub verification_method: VerificationMethod,
     pub confidence_score: f64,
-    /// monthly_rent / total_monthly_income, 4 decimals; null without rent or without income.
+    /// tenant's portion (rent less any subsidy) / total_monthly_income, 4 decimals; null
+    /// without rent or without income.
     pub rent_to_income_ratio: Option<f64>,
-    /// income >= 3 x rent; null without rent.
+    /// income >= 3 x the tenant's portion of the rent; null without rent.
     pub passes_3x_rule: Option<bool>,
+    /// `net` for bank deposits, `gross` for payroll or document figures.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amounts_basis: Option<AmountsBasis>,
+    /// The landlord's income multiple applied to the tenant's portion; absent without rent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub affordability: Option<Affordability>,
+    /// Stability of the whole income; absent when the provider gave no dated payments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stability: Option<Stability>,
     /// Present (true) only in the local stack, on a live verification whose income came from the
     /// sandbox scenarios there: invented data, never a deployed stack's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -201,27 +236,50 @@ pub fn confidence_score(income: &ProviderIncome) -> f64 {
     (score.clamp(0.0, 1.0) * 100.0).round() / 100.0
 }
 
-/// Builds the report from the provider's figures and the verification's rent.
+/// Builds the report from the provider's figures and the verification's rent (no subsidy, the
+/// default multiple).
 pub fn build_report(income: &ProviderIncome, monthly_rent: Option<f64>) -> IncomeReport {
+    build_report_with(income, &RentTerms::rent_only(monthly_rent))
+}
+
+/// Builds the report from the provider's figures and the verification's rent terms. Every
+/// source counts at its full amount whatever its category (benefits, child support, gig work...).
+pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeReport {
     let mut total_cents = 0i64;
+    let report_last = last_payment(
+        &income
+            .sources
+            .iter()
+            .map(|s| s.payments.as_slice())
+            .collect::<Vec<_>>(),
+    );
+    let mut stabilities = Vec::new();
     let income_sources = income
         .sources
         .iter()
         .map(|s| {
             let cents = monthly_cents(s);
             total_cents += cents;
+            let stability = report_last
+                .and_then(|last| source_stability(&s.payments, s.pay_frequency, last));
+            let shown = stability.as_ref().map(|st| st.stability.clone());
+            if let Some(st) = stability {
+                stabilities.push((cents, st));
+            }
             IncomeSource {
                 name: s.name.clone(),
                 income_category: normalise_category(&s.category),
                 pay_frequency: s.pay_frequency,
                 monthly_income: from_cents(cents),
+                stability: shown,
             }
         })
         .collect();
-    let (rent_to_income_ratio, passes_3x_rule) = match monthly_rent {
+    let weighted: Vec<_> = stabilities.iter().map(|(c, s)| (*c, s)).collect();
+    // With a subsidy the contract's two figures are about what the tenant pays: their portion.
+    let (rent_to_income_ratio, passes_3x_rule) = match tenant_portion_cents(terms) {
         None => (None, None),
-        Some(rent) => {
-            let rent_cents = to_cents(rent);
+        Some(rent_cents) => {
             let ratio = (total_cents > 0)
                 .then(|| ((rent_cents as f64 / total_cents as f64) * 10_000.0).round() / 10_000.0);
             let passes = total_cents > 0 && total_cents >= 3 * rent_cents;
@@ -235,6 +293,9 @@ pub fn build_report(income: &ProviderIncome, monthly_rent: Option<f64>) -> Incom
         confidence_score: confidence_score(income),
         rent_to_income_ratio,
         passes_3x_rule,
+        amounts_basis: Some(income.method.amounts_basis()),
+        affordability: affordability(terms, total_cents),
+        stability: overall_stability(&weighted),
         local_sandbox: None,
     }
 }
@@ -251,6 +312,7 @@ mod tests {
             pay_frequency: freq,
             amount_per_period: amount,
             months_of_history: 12,
+            payments: vec![],
         }
     }
 

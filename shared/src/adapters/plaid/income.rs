@@ -18,7 +18,12 @@
 //!   week counts as one month rather than being scaled up to a monthly rate).
 //!   `months_of_history` is `months`, rounded.
 //!
-//! Sources without a positive total are left out. A report with warnings and no usable source is
+//! - **Payments** (for the stability figures): the dated deposits of the source's
+//!   `historical_summary[].transactions`, positive amounts only (Plaid reports income deposits as
+//!   positive); none when Plaid gives no transactions.
+//!
+//! Every category counts at its full amount (nothing is dropped or discounted by kind). Sources
+//! without a positive total are left out. A report with warnings and no usable source is
 //! refused (Plaid could not read the accounts; that is not "no income").
 
 use crate::adapters::plaid::DAYS_REQUESTED;
@@ -27,6 +32,7 @@ use crate::adapters::plaid::wire::{BankIncomeGetResponse, BankIncomeItem, BankIn
 use crate::domain::report::{
     PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, normalise_category,
 };
+use crate::domain::stability::Payment;
 use crate::ports::ProviderError;
 
 /// Average month length in days, so that 12 months make a (Julian) year.
@@ -112,7 +118,25 @@ fn map_source(
         pay_frequency: frequency,
         amount_per_period,
         months_of_history: (months.round() as u32).max(1),
+        payments: payments(source),
     })
+}
+
+/// The source's dated deposits from its monthly history, oldest first.
+fn payments(source: &BankIncomeSource) -> Vec<Payment> {
+    let mut payments: Vec<Payment> = source
+        .historical_summary
+        .iter()
+        .flat_map(|month| month.transactions.iter())
+        .filter_map(|t| match (t.date, t.amount) {
+            (Some(date), Some(amount)) if amount.is_finite() && amount > 0.0 => {
+                Some(Payment { date, amount })
+            }
+            _ => None,
+        })
+        .collect();
+    payments.sort_by_key(|p| p.date);
+    payments
 }
 
 /// Days from the first to the last deposit (0 for a single one), or None when unknown.
@@ -294,10 +318,12 @@ mod tests {
             HistoricalSummary {
                 start_date: date("2025-01-01"),
                 end_date: date("2025-01-31"),
+                transactions: vec![],
             },
             HistoricalSummary {
                 start_date: date("2025-02-01"),
                 end_date: date("2025-02-28"),
+                transactions: vec![],
             },
         ];
         assert_eq!(observed_span_days(&s), Some(58));

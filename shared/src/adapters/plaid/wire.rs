@@ -136,6 +136,18 @@ pub(super) struct HistoricalSummary {
     pub(super) start_date: Option<NaiveDate>,
     #[serde(default)]
     pub(super) end_date: Option<NaiveDate>,
+    /// The deposits of that month (dated payments for the stability figures).
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub(super) transactions: Vec<HistoricalTransaction>,
+}
+
+/// One deposit in a month of a source's history. Plaid reports income deposits as positive.
+#[derive(Deserialize, Default)]
+pub(super) struct HistoricalTransaction {
+    #[serde(default)]
+    pub(super) date: Option<NaiveDate>,
+    #[serde(default)]
+    pub(super) amount: Option<f64>,
 }
 
 #[derive(Deserialize)]

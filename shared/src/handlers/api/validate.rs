@@ -5,6 +5,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::domain::NewVerificationInput;
+use crate::domain::affordability::{MAX_INCOME_MULTIPLE, MIN_INCOME_MULTIPLE};
 use crate::error::{ApiError, FieldError};
 use crate::http::ApiRequest;
 
@@ -43,6 +44,45 @@ fn optional_string(
                 field,
                 "invalid_type",
                 format!("{field} must be a string"),
+            ));
+            None
+        }
+    }
+}
+
+fn body_has(body: &serde_json::Map<String, Value>, field: &str) -> bool {
+    !matches!(body.get(field), None | Some(Value::Null))
+}
+
+/// An optional number in `min..=max`, kept to two decimals (cents, or hundredths of a multiple).
+fn optional_number(
+    body: &serde_json::Map<String, Value>,
+    field: &str,
+    min: f64,
+    max: f64,
+    errors: &mut Vec<FieldError>,
+) -> Option<f64> {
+    match body.get(field) {
+        None | Some(Value::Null) => None,
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(x) if x.is_finite() && (min..=max).contains(&x) => {
+                // `abs` turns -0.0 into 0; far below a cent rounds to 0, not a DynamoDB underflow.
+                Some(((x * 100.0).round() / 100.0).abs())
+            }
+            _ => {
+                errors.push(field_error(
+                    field,
+                    "out_of_range",
+                    format!("{field} must be between {min} and {max}"),
+                ));
+                None
+            }
+        },
+        Some(_) => {
+            errors.push(field_error(
+                field,
+                "invalid_type",
+                format!("{field} must be a number"),
             ));
             None
         }
@@ -154,6 +194,38 @@ pub fn validate_create(
             None
         }
     };
+    let income_multiple = optional_number(
+        body,
+        "income_multiple",
+        MIN_INCOME_MULTIPLE,
+        MAX_INCOME_MULTIPLE,
+        &mut errors,
+    );
+    let rent_subsidy_monthly = match optional_number(
+        body,
+        "rent_subsidy_monthly",
+        0.0,
+        10_000_000.0,
+        &mut errors,
+    ) {
+        Some(_) if monthly_rent.is_none() && !body_has(body, "monthly_rent") => {
+            errors.push(field_error(
+                "rent_subsidy_monthly",
+                "requires_monthly_rent",
+                "rent_subsidy_monthly needs monthly_rent",
+            ));
+            None
+        }
+        Some(subsidy) if monthly_rent.is_some_and(|rent| subsidy > rent) => {
+            errors.push(field_error(
+                "rent_subsidy_monthly",
+                "out_of_range",
+                "rent_subsidy_monthly must be between 0 and monthly_rent",
+            ));
+            None
+        }
+        other => other,
+    };
     let webhook_url = match optional_string(body, "webhook_url", 2048, &mut errors) {
         Some(url) => match crate::domain::webhook::check_url(&url, local_webhook_origins) {
             Ok(_) => Some(url),
@@ -171,6 +243,8 @@ pub fn validate_create(
             tenant_phone,
             property_address,
             monthly_rent,
+            rent_subsidy_monthly,
+            income_multiple,
             webhook_url,
         }),
         _ => {
@@ -303,6 +377,46 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn multiple_and_subsidy_are_checked() {
+        let none = crate::domain::webhook::LocalWebhookOrigins::default();
+        let ok = validate_create(
+            &json!({"tenant_email": "a@b.co", "monthly_rent": 1400, "rent_subsidy_monthly": 700.004, "income_multiple": 2.5}),
+            &none,
+        )
+        .unwrap();
+        assert_eq!(ok.rent_subsidy_monthly, Some(700.0));
+        assert_eq!(ok.income_multiple, Some(2.5));
+        let defaults = validate_create(&json!({"tenant_email": "a@b.co"}), &none).unwrap();
+        assert_eq!((defaults.rent_subsidy_monthly, defaults.income_multiple), (None, None));
+        // The whole rent may be subsidised; the edges of the multiple are allowed.
+        for body in [
+            json!({"tenant_email": "a@b.co", "monthly_rent": 900, "rent_subsidy_monthly": 900, "income_multiple": 1}),
+            json!({"tenant_email": "a@b.co", "monthly_rent": 900, "rent_subsidy_monthly": 0, "income_multiple": 5}),
+            json!({"tenant_email": "a@b.co", "income_multiple": 3.25}),
+        ] {
+            assert!(validate_create(&body, &none).is_ok(), "{body}");
+        }
+        let problem = |body: Value| {
+            let err = validate_create(&body, &none).unwrap_err();
+            assert_eq!(err.status(), 400);
+            let d = &err.details()[0];
+            (d.field.clone(), d.code)
+        };
+        let cases = [
+            (json!({"tenant_email": "a@b.co", "income_multiple": 0.99}), ("income_multiple", "out_of_range")),
+            (json!({"tenant_email": "a@b.co", "income_multiple": 5.01}), ("income_multiple", "out_of_range")),
+            (json!({"tenant_email": "a@b.co", "income_multiple": "3"}), ("income_multiple", "invalid_type")),
+            (json!({"tenant_email": "a@b.co", "rent_subsidy_monthly": 100}), ("rent_subsidy_monthly", "requires_monthly_rent")),
+            (json!({"tenant_email": "a@b.co", "monthly_rent": 900, "rent_subsidy_monthly": 900.01}), ("rent_subsidy_monthly", "out_of_range")),
+            (json!({"tenant_email": "a@b.co", "monthly_rent": 900, "rent_subsidy_monthly": -1}), ("rent_subsidy_monthly", "out_of_range")),
+            (json!({"tenant_email": "a@b.co", "monthly_rent": 900, "rent_subsidy_monthly": true}), ("rent_subsidy_monthly", "invalid_type")),
+        ];
+        for (body, (field, code)) in cases {
+            assert_eq!(problem(body.clone()), (field.to_string(), code), "{body}");
+        }
     }
 
     #[test]

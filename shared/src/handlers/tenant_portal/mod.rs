@@ -22,7 +22,8 @@ use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
 use crate::adapters::sandbox::{SandboxProvider, scenario_from_email};
-use crate::domain::report::build_report;
+use crate::domain::affordability::RentTerms;
+use crate::domain::report::build_report_with;
 use crate::domain::secrets::sha256_hex;
 use crate::domain::tenant_link::parse_tenant_link;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts};
@@ -286,7 +287,7 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
     };
     let transition = match income {
         Ok(income) => {
-            let mut report = build_report(&income, v.monthly_rent);
+            let mut report = build_report_with(&income, &RentTerms::from(&v));
             if v.mode == Mode::Live && deps.live_provider.simulated() {
                 report.local_sandbox = Some(true);
             }
