@@ -64,7 +64,10 @@ impl Debug for Verification {
             .field("tenant_phone", &presence(&self.tenant_phone))
             .field("property_address", &presence(&self.property_address))
             .field("monthly_rent", &presence(&self.monthly_rent))
-            .field("rent_subsidy_monthly", &presence(&self.rent_subsidy_monthly))
+            .field(
+                "rent_subsidy_monthly",
+                &presence(&self.rent_subsidy_monthly),
+            )
             .field("webhook_url", &self.webhook_url.as_deref().map(UrlOrigin))
             .field("created_at", &self.created_at)
             .field("expires_at", &self.expires_at)
@@ -91,7 +94,10 @@ impl Debug for NewVerificationInput {
             .field("tenant_phone", &presence(&self.tenant_phone))
             .field("property_address", &presence(&self.property_address))
             .field("monthly_rent", &presence(&self.monthly_rent))
-            .field("rent_subsidy_monthly", &presence(&self.rent_subsidy_monthly))
+            .field(
+                "rent_subsidy_monthly",
+                &presence(&self.rent_subsidy_monthly),
+            )
             .field("webhook_url", &self.webhook_url.as_deref().map(UrlOrigin))
             .finish_non_exhaustive()
     }

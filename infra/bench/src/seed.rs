@@ -19,6 +19,7 @@ pub fn verification(account: &str, age_seconds: i64) -> Verification {
         property_address: Some("1 Bench Street, Springfield".into()),
         monthly_rent: Some(1500.0),
         webhook_url: None,
+        ..Default::default()
     };
     let created = Utc::now() - Duration::seconds(age_seconds);
     let mut v =

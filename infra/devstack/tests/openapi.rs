@@ -538,6 +538,14 @@ async fn drive_api(rec: &mut Recorder) {
             r#"{"tenant_email":"a@example.com","monthly_rent":-1}"#,
         ),
         (
+            "create subsidy without rent, multiple out of range",
+            r#"{"tenant_email":"a@example.com","rent_subsidy_monthly":500,"income_multiple":6}"#,
+        ),
+        (
+            "create subsidy above rent",
+            r#"{"tenant_email":"a@example.com","monthly_rent":900,"rent_subsidy_monthly":901}"#,
+        ),
+        (
             "create insecure webhook",
             r#"{"tenant_email":"a@example.com","webhook_url":"ftp://example.com/x"}"#,
         ),

@@ -32,7 +32,10 @@ pub const SCENARIOS: [(&str, &str); 8] = [
     ("gig", "Salary plus gig work and rental income"),
     ("voucher", "SSI and child support, with a housing voucher"),
     ("declining", "Salary whose hours were cut three months ago"),
-    ("irregular", "Gig earner paid at irregular times and amounts"),
+    (
+        "irregular",
+        "Gig earner paid at irregular times and amounts",
+    ),
     ("fail", "Bank connection with no readable income"),
     ("outage", "Provider temporarily unavailable"),
 ];
@@ -56,8 +59,12 @@ fn cycle_dates(freq: PayFrequency, last: NaiveDate, n: usize) -> Vec<NaiveDate> 
             .expect("a date in range")
     };
     let mut dates: Vec<NaiveDate> = match freq {
-        PayFrequency::Weekly => (0..n).map(|i| last - Duration::days(7 * i as i64)).collect(),
-        PayFrequency::Biweekly => (0..n).map(|i| last - Duration::days(14 * i as i64)).collect(),
+        PayFrequency::Weekly => (0..n)
+            .map(|i| last - Duration::days(7 * i as i64))
+            .collect(),
+        PayFrequency::Biweekly => (0..n)
+            .map(|i| last - Duration::days(14 * i as i64))
+            .collect(),
         PayFrequency::Daily => (0..n).map(|i| last - Duration::days(i as i64)).collect(),
         PayFrequency::Monthly | PayFrequency::Unknown => (0..n).map(month_back).collect(),
         PayFrequency::SemiMonthly => (0..n + 2)
@@ -355,10 +362,17 @@ mod tests {
             Err(ProviderError::Unavailable(_))
         ));
         // Every payment lies on or before the last one, a few days before the verification.
-        for (scenario, _) in SCENARIOS.iter().filter(|(s, _)| !["fail", "outage"].contains(s)) {
+        for (scenario, _) in SCENARIOS
+            .iter()
+            .filter(|(s, _)| !["fail", "outage"].contains(s))
+        {
             let income = scenario_income(scenario, as_of()).unwrap();
             for s in &income.sources {
-                assert!(s.payments.iter().all(|p| p.date <= as_of() - Duration::days(3)));
+                assert!(
+                    s.payments
+                        .iter()
+                        .all(|p| p.date <= as_of() - Duration::days(3))
+                );
                 assert!(!s.payments.is_empty(), "{scenario}");
             }
             let r = build_report_with(&income, &rent);
@@ -383,8 +397,15 @@ mod tests {
         assert_eq!(r.passes_3x_rule, Some(true));
         assert_eq!(r.rent_to_income_ratio, Some(0.3037));
         // Without the subsidy the same income fails 3x the rent.
-        assert_eq!(report("voucher", &RentTerms::rent_only(Some(1400.0))).passes_3x_rule, Some(false));
-        let categories: Vec<&str> = r.income_sources.iter().map(|s| s.income_category.as_str()).collect();
+        assert_eq!(
+            report("voucher", &RentTerms::rent_only(Some(1400.0))).passes_3x_rule,
+            Some(false)
+        );
+        let categories: Vec<&str> = r
+            .income_sources
+            .iter()
+            .map(|s| s.income_category.as_str())
+            .collect();
         assert_eq!(categories, ["BENEFIT_OTHER", "CHILD_SUPPORT"]);
         let st = r.stability.unwrap();
         assert_eq!(st.regularity.label, RegularityLabel::Regular);
@@ -396,10 +417,17 @@ mod tests {
     fn declining_and_irregular_scenarios_show_it() {
         let rent = RentTerms::rent_only(Some(1500.0));
         let declining = report("declining", &rent);
-        let trend = &declining.income_sources[0].stability.as_ref().unwrap().trend;
+        let trend = &declining.income_sources[0]
+            .stability
+            .as_ref()
+            .unwrap()
+            .trend;
         assert_eq!(trend.label, TrendLabel::Declining);
         assert!(trend.change_percent.unwrap() <= -25.0, "{trend:?}");
-        assert_eq!(declining.stability.unwrap().trend.label, TrendLabel::Declining);
+        assert_eq!(
+            declining.stability.unwrap().trend.label,
+            TrendLabel::Declining
+        );
         let irregular = report("irregular", &rent);
         let st = irregular.stability.unwrap();
         assert_eq!(st.regularity.label, RegularityLabel::Irregular);
@@ -411,7 +439,15 @@ mod tests {
     fn semi_monthly_pays_on_the_15th_and_the_last_day() {
         let d = |s: &str| s.parse::<NaiveDate>().unwrap();
         let dates = cycle_dates(PayFrequency::SemiMonthly, d("2026-03-20"), 4);
-        assert_eq!(dates, [d("2026-01-31"), d("2026-02-15"), d("2026-02-28"), d("2026-03-15")]);
+        assert_eq!(
+            dates,
+            [
+                d("2026-01-31"),
+                d("2026-02-15"),
+                d("2026-02-28"),
+                d("2026-03-15")
+            ]
+        );
         let dates = cycle_dates(PayFrequency::Monthly, d("2026-03-20"), 2);
         assert_eq!(dates, [d("2026-02-01"), d("2026-03-01")]);
     }

@@ -17,10 +17,62 @@ pub fn render_verification(v: &Verification, now: DateTime<Utc>) -> Value {
         "created_at": format_ts(v.created_at),
         "completed_at": v.completed_at.map(format_ts),
     });
+    // Additive fields (issue 11), present only when set, so older readers see the contract's shape.
+    if let Some(subsidy) = v.rent_subsidy_monthly {
+        data["property"]["rent_subsidy_monthly"] = json!(subsidy);
+    }
+    if let Some(multiple) = v.income_multiple {
+        data["income_multiple"] = json!(multiple);
+    }
+    if let Some(consented_at) = v.consented_at {
+        data["consent"] = json!({
+            "consented_at": format_ts(consented_at),
+            "consent_version": v.consent_version,
+        });
+    }
     if status == Status::Completed
         && let Some(report) = &v.income_report
     {
         data["income_report"] = serde_json::to_value(report).unwrap_or(Value::Null);
     }
     data
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Mode, NewVerificationInput, Transition, VERIFICATION_LIFETIME};
+
+    #[test]
+    fn the_view_carries_the_terms_and_the_consent_only_when_set() {
+        let now = Utc::now();
+        let plain = Verification::new_pending(
+            "a",
+            Mode::Test,
+            NewVerificationInput {
+                tenant_email: "t@example.com".into(),
+                monthly_rent: Some(1400.0),
+                ..Default::default()
+            },
+            now,
+            VERIFICATION_LIFETIME,
+        );
+        let data = render_verification(&plain, now);
+        assert!(data.get("consent").is_none() && data.get("income_multiple").is_none());
+        assert!(data["property"].get("rent_subsidy_monthly").is_none());
+
+        let mut v = plain.clone();
+        v.rent_subsidy_monthly = Some(1000.0);
+        v.income_multiple = Some(2.5);
+        let v = Transition::Consent {
+            version: "2026-11-v1".into(),
+            provider_user: None,
+        }
+        .apply(&v, now);
+        let data = render_verification(&v, now);
+        assert_eq!(data["property"]["rent_subsidy_monthly"], 1000.0);
+        assert_eq!(data["income_multiple"], 2.5);
+        assert_eq!(data["consent"]["consent_version"], "2026-11-v1");
+        assert_eq!(data["consent"]["consented_at"], format_ts(now));
+    }
 }

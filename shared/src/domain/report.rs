@@ -7,7 +7,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::affordability::{Affordability, RentTerms, affordability, tenant_portion_cents};
-use crate::domain::stability::{Payment, Stability, last_payment, overall_stability, source_stability};
+use crate::domain::stability::{
+    Payment, Stability, last_payment, overall_stability, source_stability,
+};
 
 /// How often a source pays. Irregular sources have none (`pay_frequency` absent).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -260,8 +262,8 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         .map(|s| {
             let cents = monthly_cents(s);
             total_cents += cents;
-            let stability = report_last
-                .and_then(|last| source_stability(&s.payments, s.pay_frequency, last));
+            let stability =
+                report_last.and_then(|last| source_stability(&s.payments, s.pay_frequency, last));
             let shown = stability.as_ref().map(|st| st.stability.clone());
             if let Some(st) = stability {
                 stabilities.push((cents, st));

@@ -246,8 +246,12 @@ pub fn overall_stability(sources: &[(i64, &SourceStability)]) -> Option<Stabilit
         .filter_map(|(w, s)| s.cv.map(|cv| (*w as f64, cv)))
         .collect();
     let weight: f64 = weighted.iter().map(|(w, _)| w).sum();
-    let cv = (weight > 0.0)
-        .then(|| round_to(weighted.iter().map(|(w, cv)| w * cv).sum::<f64>() / weight, 2));
+    let cv = (weight > 0.0).then(|| {
+        round_to(
+            weighted.iter().map(|(w, cv)| w * cv).sum::<f64>() / weight,
+            2,
+        )
+    });
     let recent: f64 = sources.iter().map(|(_, s)| s.recent_rate).sum();
     let earlier: f64 = sources.iter().filter_map(|(_, s)| s.earlier_rate).sum();
     let any_earlier = sources.iter().any(|(_, s)| s.earlier_rate.is_some());
@@ -296,7 +300,12 @@ mod tests {
     #[test]
     fn a_cut_in_pay_declines_and_a_stopped_source_declines_fully() {
         // Monthly 3,000 for 9 months, then 2,000 for 3.
-        let p = every("2026-01-01", 30, 12, |i| if i < 9 { 3000.0 } else { 2000.0 });
+        let p = every(
+            "2026-01-01",
+            30,
+            12,
+            |i| if i < 9 { 3000.0 } else { 2000.0 },
+        );
         let s = source_stability(&p, Some(PayFrequency::Monthly), p[11].date).unwrap();
         assert_eq!(s.stability.trend.label, TrendLabel::Declining);
         assert!(s.stability.trend.change_percent.unwrap() < -30.0);

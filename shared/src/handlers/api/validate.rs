@@ -201,31 +201,26 @@ pub fn validate_create(
         MAX_INCOME_MULTIPLE,
         &mut errors,
     );
-    let rent_subsidy_monthly = match optional_number(
-        body,
-        "rent_subsidy_monthly",
-        0.0,
-        10_000_000.0,
-        &mut errors,
-    ) {
-        Some(_) if monthly_rent.is_none() && !body_has(body, "monthly_rent") => {
-            errors.push(field_error(
-                "rent_subsidy_monthly",
-                "requires_monthly_rent",
-                "rent_subsidy_monthly needs monthly_rent",
-            ));
-            None
-        }
-        Some(subsidy) if monthly_rent.is_some_and(|rent| subsidy > rent) => {
-            errors.push(field_error(
-                "rent_subsidy_monthly",
-                "out_of_range",
-                "rent_subsidy_monthly must be between 0 and monthly_rent",
-            ));
-            None
-        }
-        other => other,
-    };
+    let rent_subsidy_monthly =
+        match optional_number(body, "rent_subsidy_monthly", 0.0, 10_000_000.0, &mut errors) {
+            Some(_) if monthly_rent.is_none() && !body_has(body, "monthly_rent") => {
+                errors.push(field_error(
+                    "rent_subsidy_monthly",
+                    "requires_monthly_rent",
+                    "rent_subsidy_monthly needs monthly_rent",
+                ));
+                None
+            }
+            Some(subsidy) if monthly_rent.is_some_and(|rent| subsidy > rent) => {
+                errors.push(field_error(
+                    "rent_subsidy_monthly",
+                    "out_of_range",
+                    "rent_subsidy_monthly must be between 0 and monthly_rent",
+                ));
+                None
+            }
+            other => other,
+        };
     let webhook_url = match optional_string(body, "webhook_url", 2048, &mut errors) {
         Some(url) => match crate::domain::webhook::check_url(&url, local_webhook_origins) {
             Ok(_) => Some(url),
@@ -390,7 +385,10 @@ mod tests {
         assert_eq!(ok.rent_subsidy_monthly, Some(700.0));
         assert_eq!(ok.income_multiple, Some(2.5));
         let defaults = validate_create(&json!({"tenant_email": "a@b.co"}), &none).unwrap();
-        assert_eq!((defaults.rent_subsidy_monthly, defaults.income_multiple), (None, None));
+        assert_eq!(
+            (defaults.rent_subsidy_monthly, defaults.income_multiple),
+            (None, None)
+        );
         // The whole rent may be subsidised; the edges of the multiple are allowed.
         for body in [
             json!({"tenant_email": "a@b.co", "monthly_rent": 900, "rent_subsidy_monthly": 900, "income_multiple": 1}),
@@ -406,13 +404,34 @@ mod tests {
             (d.field.clone(), d.code)
         };
         let cases = [
-            (json!({"tenant_email": "a@b.co", "income_multiple": 0.99}), ("income_multiple", "out_of_range")),
-            (json!({"tenant_email": "a@b.co", "income_multiple": 5.01}), ("income_multiple", "out_of_range")),
-            (json!({"tenant_email": "a@b.co", "income_multiple": "3"}), ("income_multiple", "invalid_type")),
-            (json!({"tenant_email": "a@b.co", "rent_subsidy_monthly": 100}), ("rent_subsidy_monthly", "requires_monthly_rent")),
-            (json!({"tenant_email": "a@b.co", "monthly_rent": 900, "rent_subsidy_monthly": 900.01}), ("rent_subsidy_monthly", "out_of_range")),
-            (json!({"tenant_email": "a@b.co", "monthly_rent": 900, "rent_subsidy_monthly": -1}), ("rent_subsidy_monthly", "out_of_range")),
-            (json!({"tenant_email": "a@b.co", "monthly_rent": 900, "rent_subsidy_monthly": true}), ("rent_subsidy_monthly", "invalid_type")),
+            (
+                json!({"tenant_email": "a@b.co", "income_multiple": 0.99}),
+                ("income_multiple", "out_of_range"),
+            ),
+            (
+                json!({"tenant_email": "a@b.co", "income_multiple": 5.01}),
+                ("income_multiple", "out_of_range"),
+            ),
+            (
+                json!({"tenant_email": "a@b.co", "income_multiple": "3"}),
+                ("income_multiple", "invalid_type"),
+            ),
+            (
+                json!({"tenant_email": "a@b.co", "rent_subsidy_monthly": 100}),
+                ("rent_subsidy_monthly", "requires_monthly_rent"),
+            ),
+            (
+                json!({"tenant_email": "a@b.co", "monthly_rent": 900, "rent_subsidy_monthly": 900.01}),
+                ("rent_subsidy_monthly", "out_of_range"),
+            ),
+            (
+                json!({"tenant_email": "a@b.co", "monthly_rent": 900, "rent_subsidy_monthly": -1}),
+                ("rent_subsidy_monthly", "out_of_range"),
+            ),
+            (
+                json!({"tenant_email": "a@b.co", "monthly_rent": 900, "rent_subsidy_monthly": true}),
+                ("rent_subsidy_monthly", "invalid_type"),
+            ),
         ];
         for (body, (field, code)) in cases {
             assert_eq!(problem(body.clone()), (field.to_string(), code), "{body}");
