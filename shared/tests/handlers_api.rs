@@ -353,3 +353,72 @@ async fn an_idempotency_key_replays_its_verification_and_refuses_another_body() 
     let response = create_verification(&deps, conflicting).await;
     assert_eq!(refusal(&response), (422, "idempotency_key_reused".into()));
 }
+
+#[tokio::test]
+async fn rent_terms_are_validated_stored_and_shown_and_bound_to_the_idempotency_key() {
+    let (deps, keys) = deps_with(MemoryStore::new(), "pro").await;
+    let key = &keys.test.secret;
+    for (body, field, code) in [
+        (
+            json!({"tenant_email": "t@example.com", "rent_subsidy_monthly": 300}),
+            "rent_subsidy_monthly",
+            "requires_monthly_rent",
+        ),
+        (
+            json!({"tenant_email": "t@example.com", "monthly_rent": 900, "rent_subsidy_monthly": 1200}),
+            "rent_subsidy_monthly",
+            "out_of_range",
+        ),
+        (
+            json!({"tenant_email": "t@example.com", "income_multiple": 0.5}),
+            "income_multiple",
+            "out_of_range",
+        ),
+        (
+            json!({"tenant_email": "t@example.com", "income_multiple": "3x"}),
+            "income_multiple",
+            "invalid_type",
+        ),
+    ] {
+        let response = create_verification(&deps, post(key, &body)).await;
+        assert_eq!(
+            refusal(&response),
+            (400, "validation_error".into()),
+            "{body}"
+        );
+        let detail = &self::body(&response)["details"][0];
+        assert_eq!(
+            (detail["field"].as_str(), detail["code"].as_str()),
+            (Some(field), Some(code))
+        );
+        // The message names the field, never the value sent.
+        assert!(!response.body.contains("1200") && !response.body.contains("3x"));
+    }
+
+    let voucher = json!({"tenant_email": "t@example.com", "monthly_rent": 1400, "rent_subsidy_monthly": 1000.004, "income_multiple": 2.5});
+    let request = || post(key, &voucher).with_header("idempotency-key", "voucher-1");
+    let created = create_verification(&deps, request()).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let id: Uuid = body(&created)["data"]["verification_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let stored = deps.store.get_verification(id).await.unwrap().unwrap();
+    assert_eq!(stored.rent_subsidy_monthly, Some(1000.0));
+    assert_eq!(stored.income_multiple, Some(2.5));
+    let shown = get_verification(&deps, with_id(http::Method::GET, key, &id.to_string())).await;
+    let data = &body(&shown)["data"];
+    assert_eq!(data["property"]["rent_subsidy_monthly"], 1000.0);
+    assert_eq!(data["income_multiple"], 2.5);
+    // Same key, same body: the same verification; a different subsidy is another body.
+    let again = create_verification(&deps, request()).await;
+    assert_eq!(body(&again)["data"]["verification_id"], id.to_string());
+    let other = json!({"tenant_email": "t@example.com", "monthly_rent": 1400, "rent_subsidy_monthly": 900, "income_multiple": 2.5});
+    let response = create_verification(
+        &deps,
+        post(key, &other).with_header("idempotency-key", "voucher-1"),
+    )
+    .await;
+    assert_eq!(refusal(&response), (422, "idempotency_key_reused".into()));
+}

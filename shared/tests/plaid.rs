@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use shared::adapters::plaid::{PlaidConfig, PlaidConfigError, PlaidIncomeProvider};
 use shared::domain::Verification;
-use shared::domain::report::{PayFrequency, build_report};
+use shared::domain::report::{AmountsBasis, PayFrequency, build_report};
+use shared::domain::stability::{RegularityLabel, TrendLabel};
 use shared::ports::{ConnectStep, IncomeProvider, ProviderError};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -466,6 +467,37 @@ async fn fetch_income_maps_the_bank_income_report() {
     assert_eq!(monthly, vec![4658.33, 849.78, 600.0, 271.23]);
     assert_eq!(report.total_monthly_income, 6379.34);
     assert_eq!(report.passes_3x_rule, Some(true));
+
+    // Dated deposits from the monthly history give the stability figures.
+    assert_eq!(
+        income
+            .sources
+            .iter()
+            .map(|s| s.payments.len())
+            .collect::<Vec<_>>(),
+        vec![26, 28, 12, 6]
+    );
+    assert_eq!(report.amounts_basis, Some(AmountsBasis::Net));
+    let stability = |i: usize| report.income_sources[i].stability.clone().unwrap();
+    let salary = stability(0);
+    assert_eq!(salary.months_observed, 12);
+    assert_eq!(salary.last_payment_date.to_string(), "2026-11-13");
+    assert_eq!(salary.regularity.label, RegularityLabel::Regular);
+    assert_eq!(salary.trend.label, TrendLabel::Stable);
+    let gig = stability(1);
+    assert_eq!(gig.regularity.label, RegularityLabel::Irregular);
+    assert_eq!(gig.months_observed, 7);
+    assert_ne!(gig.trend.label, TrendLabel::InsufficientHistory);
+    let rent = stability(2);
+    assert_eq!(
+        (rent.regularity.label, rent.trend.label),
+        (RegularityLabel::Regular, TrendLabel::Stable)
+    );
+    let overall = report.stability.clone().unwrap();
+    assert_eq!(overall.last_payment_date.to_string(), "2026-11-15");
+    assert_eq!(overall.months_observed, 12);
+    // Every category counts at its full amount: the total is the sum of all four sources.
+    assert_eq!(report.income_sources.len(), 4);
 }
 
 #[tokio::test]

@@ -370,6 +370,64 @@ mod tests {
         assert!(gig < steady, "{gig} < {steady}");
     }
 
+    #[test]
+    fn every_lawful_category_counts_in_full() {
+        // Benefits, SSI/SSDI, child support, pensions, housing assistance, gig work: no category
+        // is dropped or discounted.
+        let sources: Vec<ProviderIncomeSource> = INCOME_CATEGORIES
+            .iter()
+            .map(|c| ProviderIncomeSource {
+                category: c.to_string(),
+                ..source(Some(PayFrequency::Monthly), 100.0)
+            })
+            .collect();
+        let r = build_report(&income(sources), None);
+        assert_eq!(r.income_sources.len(), INCOME_CATEGORIES.len());
+        assert!(r.income_sources.iter().all(|s| s.monthly_income == 100.0));
+        assert_eq!(
+            r.total_monthly_income,
+            100.0 * INCOME_CATEGORIES.len() as f64
+        );
+        assert_eq!(r.amounts_basis, Some(AmountsBasis::Net));
+        let payroll = ProviderIncome {
+            method: VerificationMethod::Payroll,
+            ..income(vec![])
+        };
+        assert_eq!(
+            build_report(&payroll, None).amounts_basis,
+            Some(AmountsBasis::Gross)
+        );
+    }
+
+    #[test]
+    fn a_subsidy_moves_the_contract_figures_to_the_tenants_portion() {
+        let paid = income(vec![source(Some(PayFrequency::Monthly), 2000.0)]);
+        let plain = build_report(&paid, Some(1000.0));
+        assert_eq!(
+            (plain.rent_to_income_ratio, plain.passes_3x_rule),
+            (Some(0.5), Some(false))
+        );
+        let a = plain.affordability.unwrap();
+        assert_eq!(
+            (a.tenant_portion, a.income_multiple, a.income_required),
+            (1000.0, 3.0, 3000.0)
+        );
+        let terms = RentTerms {
+            monthly_rent: Some(1000.0),
+            rent_subsidy_monthly: Some(400.0),
+            income_multiple: Some(3.5),
+        };
+        let r = build_report_with(&paid, &terms);
+        assert_eq!(
+            (r.rent_to_income_ratio, r.passes_3x_rule),
+            (Some(0.3), Some(true))
+        );
+        let a = r.affordability.unwrap();
+        assert_eq!((a.tenant_portion, a.income_required), (600.0, 2100.0));
+        assert!(!a.meets_requirement, "2,000 < 3.5 x 600");
+        assert_eq!(build_report(&paid, None).affordability, None);
+    }
+
     proptest! {
         #[test]
         fn total_is_the_sum_of_sources(amounts in proptest::collection::vec(0.0f64..50_000.0, 0..6)) {
