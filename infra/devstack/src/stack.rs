@@ -287,6 +287,10 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
                     pay_frequency: Some(PayFrequency::Biweekly),
                     amount_per_period: 2400.0,
                     months_of_history: 12,
+                    // The sandbox's biweekly paychecks of 2,400.00: the sample shows stability.
+                    payments: shared::adapters::sandbox::scenario_income("good", now.date_naive())
+                        .map(|i| i.sources[0].payments.clone())
+                        .unwrap_or_default(),
                     ..Default::default()
                 }],
             };
