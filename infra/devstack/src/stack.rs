@@ -291,7 +291,6 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
                     payments: shared::adapters::sandbox::scenario_income("good", now.date_naive())
                         .map(|i| i.sources[0].payments.clone())
                         .unwrap_or_default(),
-                    ..Default::default()
                 }],
             };
             let report = build_report(&income, v.monthly_rent);
