@@ -157,6 +157,18 @@ async fn a_voucher_holders_report_applies_the_multiple_to_their_portion() {
                 .ends_with('Z')
         );
     }
+    // The list shows the consent record too.
+    let list = env
+        .call("GET", "/api/v1/verifications", Some(&env.test_key), None)
+        .await;
+    let item = list.body["data"]
+        .as_array()
+        .expect("a list of verifications")
+        .iter()
+        .find(|v| v["id"] == id.as_str())
+        .cloned()
+        .expect("the verification is listed");
+    assert_eq!(item["consent"]["consent_version"], "2026-11-v1", "{item}");
     let stored = env
         .store
         .get_verification(id.parse().unwrap())

@@ -26,7 +26,7 @@ pub(crate) fn created_response(v: &Verification, url: &str) -> ApiResponse {
 
 /// One verification as the list shows it, as seen at `now`.
 pub(crate) fn list_item(v: &Verification, now: DateTime<Utc>) -> Value {
-    json!({
+    let mut item = json!({
         "id": v.verification_id,
         "tenant_email": v.tenant_email,
         "tenant_name": v.tenant_name,
@@ -35,5 +35,13 @@ pub(crate) fn list_item(v: &Verification, now: DateTime<Utc>) -> Value {
         "status": v.effective_status(now).as_str(),
         "created_at": format_ts(v.created_at),
         "completed_at": v.completed_at.map(format_ts),
-    })
+    });
+    // Additive: the tenant's consent record, once given.
+    if let Some(consented_at) = v.consented_at {
+        item["consent"] = json!({
+            "consented_at": format_ts(consented_at),
+            "consent_version": v.consent_version,
+        });
+    }
+    item
 }
