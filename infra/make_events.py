@@ -117,6 +117,13 @@ CASES = {
         "401-unknown-key": event("GET", "/api/v1/usage", auth=UNKNOWN),
         "401-not-bearer": event("GET", "/api/v1/usage", auth=None),
     },
+    "get-report": {
+        "200-completed": event("GET", "/api/v1/verify/report", f"verification_id={COMPLETED}"),
+        "409-pending": event("GET", "/api/v1/verify/report", f"verification_id={PENDING}"),
+        "400-missing-id": event("GET", "/api/v1/verify/report"),
+        "404-other-account": event("GET", "/api/v1/verify/report", f"verification_id={OTHER}"),
+        "401-unknown-key": event("GET", "/api/v1/verify/report", f"verification_id={COMPLETED}", auth=UNKNOWN),
+    },
 }
 
 TOKEN = "SampleLinkTokenForLocalFixturesOnly-0123456789"

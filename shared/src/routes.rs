@@ -11,6 +11,7 @@ pub enum Function {
     CancelVerification,
     ListVerifications,
     GetUsage,
+    GetReport,
     TenantPortal,
     PublishEvents,
     RetryEvents,
@@ -41,12 +42,13 @@ pub const TENANT_LINK: &str = "/t/{verification_id}/{token}";
 
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 10] = [
+    pub const ALL: [Function; 11] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
         Function::ListVerifications,
         Function::GetUsage,
+        Function::GetReport,
         Function::TenantPortal,
         Function::PublishEvents,
         Function::ExpireVerifications,
@@ -62,6 +64,7 @@ impl Function {
             Function::CancelVerification => "cancel-verification",
             Function::ListVerifications => "list-verifications",
             Function::GetUsage => "get-usage",
+            Function::GetReport => "get-report",
             Function::TenantPortal => "tenant-portal",
             Function::PublishEvents => "publish-events",
             Function::RetryEvents => "retry-events",
@@ -91,6 +94,10 @@ impl Function {
             Function::GetUsage => Trigger::Http(&[Route {
                 method: "GET",
                 path: "/api/v1/usage",
+            }]),
+            Function::GetReport => Trigger::Http(&[Route {
+                method: "GET",
+                path: "/api/v1/verify/report",
             }]),
             Function::TenantPortal => Trigger::Http(&[
                 Route {
@@ -217,5 +224,15 @@ mod tests {
         );
         assert_eq!(resolve("GET", "/t"), Resolved::NotFound);
         assert_eq!(resolve("GET", "/api/v1/verify/x"), Resolved::NotFound);
+        assert_eq!(
+            resolve("GET", "/api/v1/verify/report"),
+            Resolved::Function(Function::GetReport)
+        );
+        assert_eq!(
+            resolve("POST", "/api/v1/verify/report"),
+            Resolved::MethodNotAllowed {
+                allow: "GET".into()
+            }
+        );
     }
 }

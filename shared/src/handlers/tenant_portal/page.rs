@@ -146,6 +146,7 @@ pub(crate) fn see_other(link: &str) -> ApiResponse {
             ("cache-control".into(), "no-store".into()),
         ],
         body: String::new(),
+        binary: None,
     }
 }
 
