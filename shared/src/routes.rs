@@ -40,6 +40,9 @@ pub struct Route {
 /// The tenant page behind the secure link; GET shows it, POST submits its forms.
 pub const TENANT_LINK: &str = "/t/{verification_id}/{token}";
 
+/// The tenant's copy of the report PDF, under the link (same token).
+pub const TENANT_REPORT_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
+
 impl Function {
     /// Every function, in the order the tests and the bench report them.
     pub const ALL: [Function; 11] = [
@@ -107,6 +110,10 @@ impl Function {
                 Route {
                     method: "POST",
                     path: TENANT_LINK,
+                },
+                Route {
+                    method: "GET",
+                    path: TENANT_REPORT_PDF,
                 },
             ]),
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,

@@ -31,6 +31,7 @@ const API_LIST: &str = "/api/v1/verifications";
 const API_USAGE: &str = "/api/v1/usage";
 const API_REPORT: &str = "/api/v1/verify/report";
 const PAGE: &str = "/t/{verification_id}/{token}";
+const PAGE_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 /// Documented responses no scenario here can produce, with the reason.
@@ -937,6 +938,28 @@ async fn drive_pages_and_webhooks(rec: &mut Recorder) {
         rec.op(&format!("{scenario}: connect"), "POST", PAGE, &p);
         let p = page(&env, "GET", &link, None).await;
         rec.op(&format!("{scenario}: after connect"), "GET", PAGE, &p);
+        let pdf = page(&env, "GET", &format!("{link}/report.pdf"), None).await;
+        let completed = matches!(scenario, "good" | "gig");
+        assert_eq!(pdf.status, if completed { 200 } else { 404 }, "{scenario}");
+        rec.op(&format!("{scenario}: report pdf"), "GET", PAGE_PDF, &pdf);
+        if completed {
+            let p = page(&env, "POST", &link, Some("action=note&note=+")).await;
+            assert_eq!(p.status, 400);
+            rec.op(&format!("{scenario}: empty note"), "POST", PAGE, &p);
+            let p = page(
+                &env,
+                "POST",
+                &link,
+                Some("action=note&note=New+job+from+May"),
+            )
+            .await;
+            assert_eq!(p.status, 303);
+            rec.op(&format!("{scenario}: note"), "POST", PAGE, &p);
+            let p = page(&env, "POST", &link, Some("action=note&note=Another")).await;
+            assert_eq!(p.status, 200);
+            assert!(p.raw.contains("New job from May"));
+            rec.op(&format!("{scenario}: second note"), "POST", PAGE, &p);
+        }
         let r = env.call("GET", &verify_path(&id), Some(&test), None).await;
         rec.op(&format!("{scenario}: get"), "GET", API_VERIFY, &r);
         let p = page(&env, "POST", &link, Some("action=consent&agree=yes")).await;
@@ -1077,6 +1100,8 @@ async fn drive_internal_errors(rec: &mut Recorder) {
     rec.op("500 page", "GET", PAGE, &p);
     let p = page(&env, "POST", &link, Some("action=consent&agree=yes")).await;
     rec.op("500 page form", "POST", PAGE, &p);
+    let p = page(&env, "GET", &format!("{link}/report.pdf"), None).await;
+    rec.op("500 report pdf", "GET", PAGE_PDF, &p);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -130,7 +130,8 @@ fn tenant_note(doc: &mut Document, v: &Verification) {
     }
 }
 
-fn frequency_label(f: PayFrequency) -> &'static str {
+/// How often a source pays, in words.
+pub fn frequency_label(f: PayFrequency) -> &'static str {
     match f {
         PayFrequency::Weekly => "weekly",
         PayFrequency::Biweekly => "every two weeks",
