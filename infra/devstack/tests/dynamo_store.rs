@@ -538,7 +538,7 @@ async fn the_tenant_note_is_stored_once<S: Store>(store: S) {
         .collect();
     let outcomes =
         futures::future::join_all(notes.iter().map(|n| store.add_tenant_note(id, n))).await;
-    let kept: Vec<Verification> = outcomes.into_iter().map(Result::unwrap).flatten().collect();
+    let kept: Vec<Verification> = outcomes.into_iter().filter_map(Result::unwrap).collect();
     assert_eq!(kept.len(), 1, "exactly one concurrent note wins");
     let stored = store.get_verification(id).await.unwrap().unwrap();
     assert_eq!(stored.tenant_note, kept[0].tenant_note);
