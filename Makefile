@@ -35,6 +35,7 @@ dev: tools
 ## test: unit, adapter (moto), sample-event and end-to-end tests
 test: tools
 	@[ "$$SKIP_BROWSER_TESTS" = 1 ] || infra/install_chromium.sh
+	infra/install_poppler.sh
 	cargo test --workspace --no-fail-fast
 
 ## lint: formatting, clippy and the CloudFormation linter

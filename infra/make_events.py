@@ -117,6 +117,13 @@ CASES = {
         "401-unknown-key": event("GET", "/api/v1/usage", auth=UNKNOWN),
         "401-not-bearer": event("GET", "/api/v1/usage", auth=None),
     },
+    "get-report": {
+        "200-completed": event("GET", "/api/v1/verify/report", f"verification_id={COMPLETED}"),
+        "409-pending": event("GET", "/api/v1/verify/report", f"verification_id={PENDING}"),
+        "400-missing-id": event("GET", "/api/v1/verify/report"),
+        "404-other-account": event("GET", "/api/v1/verify/report", f"verification_id={OTHER}"),
+        "401-unknown-key": event("GET", "/api/v1/verify/report", f"verification_id={COMPLETED}", auth=UNKNOWN),
+    },
 }
 
 TOKEN = "SampleLinkTokenForLocalFixturesOnly-0123456789"
@@ -126,11 +133,11 @@ CANCELLED = "6b9e7c8d-1d0a-4e4b-9c3d-708192a3b4c5"
 FAILED = "7c0f8d9e-2e1b-4f5c-8d4e-8192a3b4c5d6"
 
 
-def page(method, vid, form=None, token=TOKEN):
-    path = f"/t/{vid}/{token}"
+def page(method, vid, form=None, token=TOKEN, suffix=""):
+    path = f"/t/{vid}/{token}{suffix}"
     ev = event(method, path, body=form, auth=None,
                content_type="application/x-www-form-urlencoded" if form else None)
-    ev["routeKey"] = ev["requestContext"]["routeKey"] = f"{method} /t/{{verification_id}}/{{token}}"
+    ev["routeKey"] = ev["requestContext"]["routeKey"] = f"{method} /t/{{verification_id}}/{{token}}{suffix}"
     ev["pathParameters"] = {"verification_id": vid, "token": token}
     if form:
         ev["headers"]["content-type"] = "application/x-www-form-urlencoded"
@@ -147,6 +154,10 @@ CASES["tenant-portal"] = {
     "303-consent": page("POST", IN_PROGRESS, "action=consent&agree=yes"),
     "400-consent-not-ticked": page("POST", IN_PROGRESS, "action=consent"),
     "303-connect-good": page("POST", CONSENTED, "action=connect&scenario=good"),
+    "200-completed-report-pdf": page("GET", COMPLETED, suffix="/report.pdf"),
+    "404-pending-report-pdf": page("GET", PENDING, suffix="/report.pdf"),
+    "303-completed-note": page("POST", COMPLETED, "action=note&note=New+job+from+May"),
+    "400-completed-note-empty": page("POST", COMPLETED, "action=note&note="),
 }
 
 

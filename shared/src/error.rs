@@ -53,6 +53,8 @@ pub enum ApiError {
     IdempotencyMismatch,
     #[error("API request allowance exceeded; it resets in {retry_after} seconds")]
     RateLimited { retry_after: u64 },
+    #[error("Verification is {status}; its report exists only once it is completed")]
+    ReportNotReady { status: &'static str },
     #[error("Internal error; retry later and quote the request_id if it persists")]
     Internal,
 }
@@ -75,7 +77,7 @@ impl ApiError {
             ApiError::Forbidden { .. } => 403,
             ApiError::NotFound(_) => 404,
             ApiError::MethodNotAllowed => 405,
-            ApiError::IdempotencyInFlight => 409,
+            ApiError::IdempotencyInFlight | ApiError::ReportNotReady { .. } => 409,
             ApiError::PayloadTooLarge { .. } => 413,
             ApiError::UnsupportedMediaType => 415,
             ApiError::IdempotencyMismatch => 422,
@@ -93,6 +95,7 @@ impl ApiError {
             ApiError::NotFound(_) => "not_found",
             ApiError::MethodNotAllowed => "method_not_allowed",
             ApiError::IdempotencyInFlight => "idempotency_key_in_use",
+            ApiError::ReportNotReady { .. } => "report_not_ready",
             ApiError::PayloadTooLarge { .. } => "payload_too_large",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::IdempotencyMismatch => "idempotency_key_reused",
@@ -166,6 +169,7 @@ mod tests {
             ),
             (ApiError::NotFound("x".into()), 404),
             (ApiError::IdempotencyInFlight, 409),
+            (ApiError::ReportNotReady { status: "pending" }, 409),
             (ApiError::PayloadTooLarge { limit: 1 }, 413),
             (ApiError::UnsupportedMediaType, 415),
             (ApiError::IdempotencyMismatch, 422),

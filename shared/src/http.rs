@@ -97,6 +97,24 @@ pub struct ApiResponse {
     pub status: u16,
     pub headers: Vec<(String, String)>,
     pub body: String,
+    /// A binary body (the report PDF), sent instead of `body` (then empty); API Gateway gets it
+    /// base64-encoded.
+    pub binary: Option<Vec<u8>>,
+}
+
+/// A response body as it goes on the wire.
+pub enum Payload {
+    Text(String),
+    Binary(Vec<u8>),
+}
+
+impl Payload {
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Payload::Text(text) => text.into_bytes(),
+            Payload::Binary(bytes) => bytes,
+        }
+    }
 }
 
 impl ApiResponse {
@@ -105,6 +123,25 @@ impl ApiResponse {
             status,
             headers: vec![("content-type".into(), "application/json".into())],
             body: body.to_string(),
+            binary: None,
+        }
+    }
+
+    /// A PDF offered as a download named `filename` (a name of ASCII letters, digits, `-`, `.`).
+    pub fn pdf(bytes: Vec<u8>, filename: &str) -> Self {
+        ApiResponse {
+            status: 200,
+            headers: vec![
+                ("content-type".into(), "application/pdf".into()),
+                (
+                    "content-disposition".into(),
+                    format!("attachment; filename=\"{filename}\""),
+                ),
+                ("cache-control".into(), "no-store".into()),
+                ("x-content-type-options".into(), "nosniff".into()),
+            ],
+            body: String::new(),
+            binary: Some(bytes),
         }
     }
 
@@ -123,6 +160,7 @@ impl ApiResponse {
                 ),
             ],
             body,
+            binary: None,
         }
     }
 
@@ -189,13 +227,18 @@ pub fn from_lambda(req: lambda_http::Request) -> ApiRequest {
 /// Converts the handlers' response into an `http` response with `body` (lambda_http's or hyper's).
 /// A response that is not valid HTTP (a status out of range, a header name or value with bytes
 /// HTTP forbids) becomes the enveloped 500: never a 200, never an error body without its type.
-pub fn to_http<B>(resp: ApiResponse, body: impl Fn(String) -> B) -> http::Response<B> {
+pub fn to_http<B>(resp: ApiResponse, body: impl Fn(Payload) -> B) -> http::Response<B> {
     let mut builder = http::Response::builder().status(resp.status);
     for (name, value) in &resp.headers {
         builder = builder.header(name, value);
     }
     match builder.body(()) {
-        Ok(built) => built.map(|()| body(resp.body)),
+        Ok(built) => built.map(|()| {
+            body(match resp.binary {
+                Some(bytes) => Payload::Binary(bytes),
+                None => Payload::Text(resp.body),
+            })
+        }),
         Err(e) => {
             let fallback = resp.unsendable();
             tracing::error!(error = %e, status = resp.status, "response is not valid HTTP; answered 500");
@@ -204,7 +247,7 @@ pub fn to_http<B>(resp: ApiResponse, body: impl Fn(String) -> B) -> http::Respon
                 builder = builder.header(name, value);
             }
             builder
-                .body(body(fallback.body))
+                .body(body(Payload::Text(fallback.body)))
                 .expect("the fallback has a valid status and validated headers")
         }
     }
@@ -212,7 +255,10 @@ pub fn to_http<B>(resp: ApiResponse, body: impl Fn(String) -> B) -> http::Respon
 
 /// Converts the handlers' response into what lambda_http hands back to API Gateway.
 pub fn to_lambda(resp: ApiResponse) -> Response<Body> {
-    to_http(resp, Body::Text)
+    to_http(resp, |payload| match payload {
+        Payload::Text(text) => Body::Text(text),
+        Payload::Binary(bytes) => Body::Binary(bytes),
+    })
 }
 
 /// Runs a handler for one Lambda invocation. It never fails: API Gateway would answer an empty
@@ -231,6 +277,28 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A PDF goes to lambda_http as a binary body (API Gateway then gets it base64-encoded), with
+    /// its download headers; a text response stays text.
+    #[test]
+    fn a_pdf_response_is_a_binary_body() {
+        let out = to_lambda(ApiResponse::pdf(
+            b"%PDF-1.7 x".to_vec(),
+            "income-report-1.pdf",
+        ));
+        assert_eq!(out.status(), 200);
+        assert_eq!(out.headers()["content-type"], "application/pdf");
+        assert_eq!(
+            out.headers()["content-disposition"],
+            "attachment; filename=\"income-report-1.pdf\""
+        );
+        let Body::Binary(bytes) = out.body() else {
+            panic!("binary body")
+        };
+        assert_eq!(bytes.as_slice(), b"%PDF-1.7 x");
+        let text = to_lambda(ApiResponse::json(200, &serde_json::json!({})));
+        assert!(matches!(text.body(), Body::Text(_)));
+    }
 
     #[test]
     fn query_strings_decode() {

@@ -82,6 +82,7 @@ impl Debug for Verification {
             .field("provider_user", &presence(&self.provider_user))
             .field("provider_link_token", &presence(&self.provider_link_token))
             .field("token_hashes", &Size(self.token_hashes.len()))
+            .field("tenant_note", &presence(&self.tenant_note))
             .finish_non_exhaustive()
     }
 }
@@ -247,6 +248,7 @@ impl Debug for ApiResponse {
             .field("status", &self.status)
             .field("headers", &header_names)
             .field("body", &Size(self.body.len()))
+            .field("binary", &self.binary.as_ref().map(|b| Size(b.len())))
             .finish_non_exhaustive()
     }
 }

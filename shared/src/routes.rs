@@ -11,6 +11,7 @@ pub enum Function {
     CancelVerification,
     ListVerifications,
     GetUsage,
+    GetReport,
     TenantPortal,
     PublishEvents,
     RetryEvents,
@@ -39,14 +40,18 @@ pub struct Route {
 /// The tenant page behind the secure link; GET shows it, POST submits its forms.
 pub const TENANT_LINK: &str = "/t/{verification_id}/{token}";
 
+/// The tenant's copy of the report PDF, under the link (same token).
+pub const TENANT_REPORT_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
+
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 10] = [
+    pub const ALL: [Function; 11] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
         Function::ListVerifications,
         Function::GetUsage,
+        Function::GetReport,
         Function::TenantPortal,
         Function::PublishEvents,
         Function::ExpireVerifications,
@@ -62,6 +67,7 @@ impl Function {
             Function::CancelVerification => "cancel-verification",
             Function::ListVerifications => "list-verifications",
             Function::GetUsage => "get-usage",
+            Function::GetReport => "get-report",
             Function::TenantPortal => "tenant-portal",
             Function::PublishEvents => "publish-events",
             Function::RetryEvents => "retry-events",
@@ -92,6 +98,10 @@ impl Function {
                 method: "GET",
                 path: "/api/v1/usage",
             }]),
+            Function::GetReport => Trigger::Http(&[Route {
+                method: "GET",
+                path: "/api/v1/verify/report",
+            }]),
             Function::TenantPortal => Trigger::Http(&[
                 Route {
                     method: "GET",
@@ -100,6 +110,10 @@ impl Function {
                 Route {
                     method: "POST",
                     path: TENANT_LINK,
+                },
+                Route {
+                    method: "GET",
+                    path: TENANT_REPORT_PDF,
                 },
             ]),
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
@@ -217,5 +231,15 @@ mod tests {
         );
         assert_eq!(resolve("GET", "/t"), Resolved::NotFound);
         assert_eq!(resolve("GET", "/api/v1/verify/x"), Resolved::NotFound);
+        assert_eq!(
+            resolve("GET", "/api/v1/verify/report"),
+            Resolved::Function(Function::GetReport)
+        );
+        assert_eq!(
+            resolve("POST", "/api/v1/verify/report"),
+            Resolved::MethodNotAllowed {
+                allow: "GET".into()
+            }
+        );
     }
 }

@@ -28,7 +28,8 @@ pub fn store(sdk: &SdkConfig, table_name: &str) -> DynamoStore {
     DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), table_name.to_string())
 }
 
-/// The five API functions (create, get, cancel, list verifications; usage) share these deps.
+/// The API functions (create, get, cancel, list verifications; usage; the report PDF) share these
+/// deps.
 pub fn api(config: Settings, sdk: &SdkConfig) -> ApiDeps<DynamoStore, SystemClock> {
     ApiDeps::new(store(sdk, &config.table_name), SystemClock, config)
 }

@@ -87,6 +87,7 @@ pub(crate) fn bench_events(function: shared::routes::Function) -> Option<[&'stat
         F::CancelVerification => ["200-pending.json", "200-in-progress.json"],
         F::ListVerifications => ["200-default.json", "200-completed-only.json"],
         F::GetUsage => ["200-usage.json", "200-usage.json"],
+        F::GetReport => ["200-completed.json", "200-completed.json"],
         F::TenantPortal => ["200-open-pending.json", "200-completed.json"],
         F::PublishEvents => [
             "sent-email-on-insert.json",

@@ -52,6 +52,7 @@ pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiRespon
         Function::CancelVerification => api::cancel_verification(&app.api, req).await,
         Function::ListVerifications => api::list_verifications(&app.api, req).await,
         Function::GetUsage => api::get_usage(&app.api, req).await,
+        Function::GetReport => api::get_report(&app.api, req).await,
         Function::TenantPortal => {
             shared::handlers::tenant_portal::tenant_portal(&app.portal, req).await
         }
@@ -91,7 +92,7 @@ async fn to_api_request(req: hyper::Request<Incoming>) -> Result<ApiRequest, Api
 }
 
 fn to_hyper(resp: ApiResponse) -> hyper::Response<Full<Bytes>> {
-    shared::http::to_http(resp, |body| Full::new(Bytes::from(body)))
+    shared::http::to_http(resp, |body| Full::new(Bytes::from(body.into_bytes())))
 }
 
 /// Serves `app` on `listener` until the task is dropped.

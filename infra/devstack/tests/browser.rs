@@ -761,4 +761,151 @@ async fn tenant_flow(env: &TestEnv, b: &Browser, link: &str, id: &str, artifacts
     );
     let score = report["confidence_score"].as_f64().expect("a score");
     assert!((0.0..=1.0).contains(&score));
+
+    tenant_copy(env, b, link, id, artifacts).await;
+}
+
+/// The tenant's own copy on the completed page: the figures that were shared, the same PDF to
+/// download (authenticated by the link alone), and one note the landlord then reads.
+async fn tenant_copy(env: &TestEnv, b: &Browser, link: &str, id: &str, artifacts: &Path) {
+    use reqwest::Method;
+
+    let main = b.text("main").await;
+    let main = main.split_whitespace().collect::<Vec<_>>().join(" ");
+    for expected in [
+        "What was shared",
+        "City Library payroll",
+        "3,000.00 a month",
+        "Rideshare driver payouts",
+        "850.00 a month",
+        "Garage rental",
+        "600.00 a month",
+        "Total monthly income 4,450.00",
+        "Monthly rent 1,400.00",
+        "Rent-to-income ratio 0.3146",
+        "Income at least 3 times the rent Yes",
+        "Download the report (PDF)",
+        "Add a note for Demo Lettings",
+    ] {
+        assert!(
+            main.contains(expected),
+            "{expected:?} not on the page:\n{main}"
+        );
+    }
+    b.screenshot(artifacts, "browser-6-tenant-copy-desktop", true)
+        .await;
+
+    // The download link is the tenant link plus /report.pdf; fetched with that link alone.
+    let href = b
+        .script("return document.querySelector('a.download').href")
+        .await;
+    let href = href.as_str().expect("the download link").to_string();
+    assert_eq!(href, format!("{link}/report.pdf"));
+    let pdf = env.http.get(&href).send().await.expect("the PDF answers");
+    assert_eq!(pdf.status(), 200);
+    assert_eq!(pdf.headers()["content-type"], "application/pdf");
+    assert_eq!(
+        pdf.headers()["content-disposition"],
+        format!("attachment; filename=\"income-report-{id}.pdf\"").as_str()
+    );
+    let tenant_pdf = pdf.bytes().await.unwrap();
+    let text = pdf_text(&tenant_pdf, &artifacts.join("browser-tenant-report.pdf"));
+    for expected in [
+        "Tenant Sam Browser",
+        "Property 12 Elm Street, Apt 4",
+        "Total monthly income 4,450.00",
+        "Rent-to-income ratio 0.3146",
+        "3x rent rule Passes",
+        "Consent text version 2026-11-v1",
+    ] {
+        assert!(
+            text.contains(expected),
+            "{expected:?} not in the PDF:\n{text}"
+        );
+    }
+    // Another token opens nothing.
+    let wrong = format!("{}/report.pdf", link.rsplit_once('/').unwrap().0);
+    let wrong = env
+        .http
+        .get(format!("{wrong}Wrong/report.pdf"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 404);
+
+    // The note: typed into the form, sent once, shown back to the tenant.
+    let note = "I start a new job on 1 May (offer letter available). Thanks!";
+    let area = b.find("textarea#note").await;
+    b.cmd(
+        Method::POST,
+        &format!("/element/{area}/value"),
+        Some(json!({ "text": note })),
+    )
+    .await;
+    b.click("button[type=submit]").await;
+    b.wait_for_heading("Thank you", Duration::from_secs(15))
+        .await;
+    assert_eq!(
+        b.current_url().await,
+        link,
+        "back on the link after the 303"
+    );
+    assert_eq!(b.text("#tenant-note").await, note);
+    assert!(
+        b.try_find("textarea#note").await.is_err(),
+        "the note is stored once: no second form"
+    );
+    b.screenshot(artifacts, "browser-7-note-saved-desktop", true)
+        .await;
+
+    // The landlord sees it in the report JSON and in their PDF.
+    let r = env
+        .call(
+            Method::GET.as_str(),
+            &format!("/api/v1/verify?verification_id={id}"),
+            Some(&env.test_key),
+            None,
+        )
+        .await;
+    assert_eq!(
+        r.body["data"]["income_report"]["tenant_note"], note,
+        "{}",
+        r.raw
+    );
+    let landlord_pdf = env
+        .http
+        .get(format!(
+            "{}/api/v1/verify/report?verification_id={id}",
+            env.base
+        ))
+        .bearer_auth(&env.test_key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(landlord_pdf.status(), 200);
+    let text = pdf_text(
+        &landlord_pdf.bytes().await.unwrap(),
+        &artifacts.join("browser-landlord-report.pdf"),
+    );
+    assert!(text.contains("Note from the tenant"), "{text}");
+    assert!(text.contains(note), "{text}");
+}
+
+/// Writes the PDF to `path` and returns its text as poppler's `pdftotext` reads it, with runs of
+/// white space collapsed.
+fn pdf_text(pdf: &[u8], path: &Path) -> String {
+    assert!(pdf.starts_with(b"%PDF-"), "a PDF");
+    std::fs::write(path, pdf).unwrap();
+    let out = Command::new("pdftotext")
+        .args(["-layout", "-enc", "UTF-8"])
+        .arg(path)
+        .arg("-")
+        .output()
+        .expect("pdftotext runs (infra/install_poppler.sh installs poppler-utils)");
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
 }

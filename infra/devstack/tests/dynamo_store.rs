@@ -511,3 +511,47 @@ fn sample_stream_events_carry_the_production_keys() {
     }
     assert!(checked >= 6, "only {checked} images checked");
 }
+
+/// The tenant's note is stored once, on a completed verification only; of concurrent notes exactly
+/// one is kept, and the note never moves the status or the report.
+async fn the_tenant_note_is_stored_once<S: Store>(store: S) {
+    let v = pending(Mode::Test);
+    store.create_verification(&v, None, None).await.unwrap();
+    let id = v.verification_id;
+    assert!(
+        store
+            .add_tenant_note(id, "too early")
+            .await
+            .unwrap()
+            .is_none(),
+        "no note before completion"
+    );
+    let done = Transition::Complete {
+        report: IncomeReport::empty_for_tests(),
+    };
+    let completed = match store.transition(&v, &done, now()).await.unwrap() {
+        TransitionOutcome::Applied(c) => c,
+        other => panic!("{other:?}"),
+    };
+    let notes: Vec<String> = (0..6)
+        .map(|i| format!("note {i}: 5 € \"quoted\"\nline"))
+        .collect();
+    let outcomes =
+        futures::future::join_all(notes.iter().map(|n| store.add_tenant_note(id, n))).await;
+    let kept: Vec<Verification> = outcomes.into_iter().filter_map(Result::unwrap).collect();
+    assert_eq!(kept.len(), 1, "exactly one concurrent note wins");
+    let stored = store.get_verification(id).await.unwrap().unwrap();
+    assert_eq!(stored.tenant_note, kept[0].tenant_note);
+    assert!(notes.contains(stored.tenant_note.as_ref().unwrap()));
+    assert_eq!(stored.status, Status::Completed);
+    assert_eq!(stored.income_report, completed.income_report);
+    assert!(store.add_tenant_note(id, "again").await.unwrap().is_none());
+    assert!(
+        store
+            .add_tenant_note(uuid::Uuid::new_v4(), "nobody")
+            .await
+            .unwrap()
+            .is_none()
+    );
+}
+on_both_stores!(the_tenant_note_is_stored_once);

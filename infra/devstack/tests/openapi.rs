@@ -29,7 +29,9 @@ use shared::ports::store::prelude::*;
 const API_VERIFY: &str = "/api/v1/verify";
 const API_LIST: &str = "/api/v1/verifications";
 const API_USAGE: &str = "/api/v1/usage";
+const API_REPORT: &str = "/api/v1/verify/report";
 const PAGE: &str = "/t/{verification_id}/{token}";
+const PAGE_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 /// Documented responses no scenario here can produce, with the reason.
@@ -219,6 +221,8 @@ def check_body(label, media_ptr, media, body):
         instance = body
         if media == "text/html" and not body.lstrip().lower().startswith("<!doctype html"):
             problems.append("%s: not an HTML document" % label)
+        if media == "application/pdf" and not body.startswith("%PDF-"):
+            problems.append("%s: not a PDF document" % label)
     for err in schema_errors(sptr, instance):
         problems.append("%s: body %s" % (label, err))
 
@@ -387,6 +391,10 @@ fn verify_path(id: &str) -> String {
     format!("{API_VERIFY}?verification_id={id}")
 }
 
+fn report_path(id: &str) -> String {
+    format!("{API_REPORT}?verification_id={id}")
+}
+
 async fn create(rec: &mut Recorder, env: &TestEnv, label: &str, key: &str, body: Value) -> Reply {
     let r = env.create(key, body).await;
     rec.op(label, "POST", API_VERIFY, &r);
@@ -424,6 +432,7 @@ async fn every_operation(rec: &mut Recorder, env: &TestEnv, label: &str, key: Op
         ("DELETE", verify_path(&some_id), None),
         ("GET", API_LIST.to_string(), None),
         ("GET", API_USAGE.to_string(), None),
+        ("GET", report_path(&some_id), None),
     ];
     for (method, path, body) in calls {
         let r = env.call(method, &path, key, body).await;
@@ -623,6 +632,35 @@ async fn drive_api(rec: &mut Recorder) {
         .await;
     assert_eq!(r.body["data"]["status"], "completed", "{}", r.raw);
     rec.op("get completed without rent", "GET", API_VERIFY, &r);
+    let r = env
+        .call("GET", &report_path(&completed_id), Some(test), None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    assert!(r.raw.starts_with("%PDF-"));
+    rec.op(
+        "report pdf of a completed verification",
+        "GET",
+        API_REPORT,
+        &r,
+    );
+    for (label, path) in [
+        ("report without id", API_REPORT.to_string()),
+        ("report of a non-uuid id", report_path("123")),
+    ] {
+        let r = env.call("GET", &path, Some(test), None).await;
+        assert_eq!(r.status, 400, "{}", r.raw);
+        rec.op(label, "GET", API_REPORT, &r);
+    }
+    let r = env
+        .call(
+            "GET",
+            &report_path(&uuid::Uuid::new_v4().to_string()),
+            Some(test),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 404, "{}", r.raw);
+    rec.op("report of an unknown id", "GET", API_REPORT, &r);
     let failed = create(
         rec,
         &env,
@@ -651,6 +689,11 @@ async fn drive_api(rec: &mut Recorder) {
         .call("GET", &verify_path(&failed_id), Some(test), None)
         .await;
     rec.op("get failed", "GET", API_VERIFY, &r);
+    let r = env
+        .call("GET", &report_path(&failed_id), Some(test), None)
+        .await;
+    assert_eq!(r.status, 409, "{}", r.raw);
+    rec.op("report of a failed verification", "GET", API_REPORT, &r);
     let late = stored_verification("late@example.com", "unused-token");
     store.create_verification(&late, None, None).await.unwrap();
     let late_id = late.verification_id.to_string();
@@ -909,6 +952,28 @@ async fn drive_pages_and_webhooks(rec: &mut Recorder) {
         rec.op(&format!("{scenario}: connect"), "POST", PAGE, &p);
         let p = page(&env, "GET", &link, None).await;
         rec.op(&format!("{scenario}: after connect"), "GET", PAGE, &p);
+        let pdf = page(&env, "GET", &format!("{link}/report.pdf"), None).await;
+        let completed = matches!(scenario, "good" | "gig");
+        assert_eq!(pdf.status, if completed { 200 } else { 404 }, "{scenario}");
+        rec.op(&format!("{scenario}: report pdf"), "GET", PAGE_PDF, &pdf);
+        if completed {
+            let p = page(&env, "POST", &link, Some("action=note&note=+")).await;
+            assert_eq!(p.status, 400);
+            rec.op(&format!("{scenario}: empty note"), "POST", PAGE, &p);
+            let p = page(
+                &env,
+                "POST",
+                &link,
+                Some("action=note&note=New+job+from+May"),
+            )
+            .await;
+            assert_eq!(p.status, 303);
+            rec.op(&format!("{scenario}: note"), "POST", PAGE, &p);
+            let p = page(&env, "POST", &link, Some("action=note&note=Another")).await;
+            assert_eq!(p.status, 200);
+            assert!(p.raw.contains("New job from May"));
+            rec.op(&format!("{scenario}: second note"), "POST", PAGE, &p);
+        }
         let r = env.call("GET", &verify_path(&id), Some(&test), None).await;
         rec.op(&format!("{scenario}: get"), "GET", API_VERIFY, &r);
         let p = page(&env, "POST", &link, Some("action=consent&agree=yes")).await;
@@ -1049,6 +1114,8 @@ async fn drive_internal_errors(rec: &mut Recorder) {
     rec.op("500 page", "GET", PAGE, &p);
     let p = page(&env, "POST", &link, Some("action=consent&agree=yes")).await;
     rec.op("500 page form", "POST", PAGE, &p);
+    let p = page(&env, "GET", &format!("{link}/report.pdf"), None).await;
+    rec.op("500 report pdf", "GET", PAGE_PDF, &p);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1113,6 +1180,17 @@ fn the_validator_catches_deviations() {
     bad_remaining["x-ratelimit-remaining"] = json!("many");
     let mut extra_header = rate.clone();
     extra_header["x-debug"] = json!("1");
+    let mut pdf_headers = rate.clone();
+    pdf_headers["content-type"] = json!("application/pdf");
+    pdf_headers["content-disposition"] =
+        json!("attachment; filename=\"income-report-2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081.pdf\"");
+    pdf_headers["cache-control"] = json!("no-store");
+    pdf_headers["x-content-type-options"] = json!("nosniff");
+    let mut pdf_headers_without_disposition = pdf_headers.clone();
+    pdf_headers_without_disposition
+        .as_object_mut()
+        .unwrap()
+        .remove("content-disposition");
     let unauthorized = json!({"success": false, "error": "no", "code": "missing_api_key", "details": [], "request_id": "r"});
     let webhook_body = json!({"type": "verification.cancelled", "timestamp": "2026-11-28T10:15:00.000Z", "data": {"verification_id": "2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081", "status": "cancelled", "tenant": {"email": "a@example.com", "name": null}, "property": {"address": null, "monthly_rent": null}, "created_at": "2026-11-28T10:15:00.000Z", "completed_at": null}});
     let cases = vec![
@@ -1264,6 +1342,16 @@ fn the_validator_catches_deviations() {
             "webhook without signature",
             "required header webhook-signature is missing",
             json!({"label": "webhook without signature", "kind": "webhook", "webhook": "verification.cancelled", "headers": {"content-type": "application/json", "webhook-id": "msg_2d5a3e4f7f6c4a0d9e9f3c4d5e6f7081_cancelled", "webhook-timestamp": "1795000000"}, "body": webhook_body.to_string().replace("\"status\":\"cancelled\"", "\"status\":\"expired\"")}),
+        ),
+        (
+            "report that is not a pdf",
+            "not a PDF document",
+            json!({"label": "report that is not a pdf", "kind": "operation", "method": "get", "path": API_REPORT, "status": 200, "headers": pdf_headers, "body": "<html>oops</html>"}),
+        ),
+        (
+            "report without its file name",
+            "required header Content-Disposition is missing",
+            json!({"label": "report without its file name", "kind": "operation", "method": "get", "path": API_REPORT, "status": 200, "headers": pdf_headers_without_disposition, "body": "%PDF-1.7"}),
         ),
         (
             "undocumented operation",

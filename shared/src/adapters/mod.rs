@@ -3,6 +3,7 @@
 //! HTTP client that delivers webhooks.
 
 pub mod dynamo;
+pub mod pdf;
 pub mod plaid;
 pub mod sandbox;
 pub mod ses;

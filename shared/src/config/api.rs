@@ -1,4 +1,5 @@
-//! Configuration of the five API functions (create, get, cancel, list verifications; usage).
+//! Configuration of the API functions (create, get, cancel, list verifications; usage; the report
+//! PDF `get-report`).
 
 use chrono::Duration;
 

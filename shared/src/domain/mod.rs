@@ -183,7 +183,14 @@ pub struct Verification {
     /// bounded; the rest of `token_hashes` (first response, e-mailed link) is never dropped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recent_token_hashes: Vec<String>,
+    /// The tenant's short note to the landlord (at most [`TENANT_NOTE_MAX_CHARS`]), added from the
+    /// tenant page once completed; shown in the report JSON and PDF.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tenant_note: Option<String>,
 }
+
+/// The longest note a tenant may add to a completed report, in characters.
+pub const TENANT_NOTE_MAX_CHARS: usize = 500;
 
 impl Verification {
     /// A new, pending verification of `account_id` created at `created_at`, valid for `lifetime`.
@@ -222,6 +229,7 @@ impl Verification {
             provider_link_token: None,
             token_hashes: vec![],
             recent_token_hashes: vec![],
+            tenant_note: None,
         }
     }
 

@@ -34,6 +34,10 @@ pub fn render_verification(v: &Verification, now: DateTime<Utc>) -> Value {
         && let Some(report) = &v.income_report
     {
         data["income_report"] = serde_json::to_value(report).unwrap_or(Value::Null);
+        // The tenant's note (added on their page after completion), with the report it annotates.
+        if let Some(note) = &v.tenant_note {
+            data["income_report"]["tenant_note"] = Value::String(note.clone());
+        }
     }
     data
 }

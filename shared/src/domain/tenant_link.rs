@@ -14,6 +14,17 @@ pub fn tenant_link(base: &str, id: Uuid, token: &str) -> String {
     format!("{}{PREFIX}{id}/{token}", base.trim_end_matches('/'))
 }
 
+/// The last segment of the tenant's copy of the report PDF: `/t/{verification_id}/{token}/report.pdf`.
+pub const REPORT_PDF_SEGMENT: &str = "/report.pdf";
+
+/// Splits a tenant path into the page link and whether the report PDF under it is asked for.
+pub fn split_report_pdf(path: &str) -> (&str, bool) {
+    match path.strip_suffix(REPORT_PDF_SEGMENT) {
+        Some(link) => (link, true),
+        None => (path, false),
+    }
+}
+
 /// The verification id and token of a tenant page path, or None for anything else. Strict: one
 /// UUID, one non-empty token of at most 128 characters, at most one trailing `/`.
 pub fn parse_tenant_link(path: &str) -> Option<(Uuid, &str)> {
@@ -41,6 +52,21 @@ mod tests {
         assert_eq!(parse_tenant_link(&format!("/t/{id}/a/b")), None);
         assert_eq!(parse_tenant_link("/t/not-a-uuid/abc"), None);
         assert_eq!(parse_tenant_link("/x/abc"), None);
+    }
+
+    #[test]
+    fn the_report_pdf_sits_under_the_link() {
+        let id = Uuid::new_v4();
+        let path = format!("/t/{id}/tok/report.pdf");
+        let (link, pdf) = split_report_pdf(&path);
+        assert!(pdf);
+        assert_eq!(parse_tenant_link(link), Some((id, "tok")));
+        assert_eq!(split_report_pdf("/t/x/tok"), ("/t/x/tok", false));
+        // A path that is only the segment names no link.
+        assert_eq!(
+            parse_tenant_link(split_report_pdf(&format!("/t/{id}/report.pdf")).0),
+            None
+        );
     }
 
     #[test]

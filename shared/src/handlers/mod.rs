@@ -6,6 +6,7 @@ pub mod cancel_verification;
 pub mod create_verification;
 pub mod deliver_webhook;
 pub mod expire_verifications;
+pub mod get_report;
 pub mod get_usage;
 pub mod get_verification;
 pub mod html;

@@ -230,6 +230,14 @@ pub trait VerificationStore: Send + Sync {
         now: DateTime<Utc>,
         provider: Option<(&str, &str)>,
     ) -> impl Future<Output = Result<Option<Verification>, StoreError>> + Send;
+    /// Stores the tenant's note on a completed verification, once: Some(updated) when written,
+    /// None when the verification is not completed or already has a note (one conditional write,
+    /// so of two concurrent notes exactly one is kept).
+    fn add_tenant_note(
+        &self,
+        id: Uuid,
+        note: &str,
+    ) -> impl Future<Output = Result<Option<Verification>, StoreError>> + Send;
     fn list_verifications(
         &self,
         query: &ListQuery,

@@ -319,6 +319,41 @@ impl VerificationStore for DynamoStore {
         }
     }
 
+    async fn add_tenant_note(
+        &self,
+        id: Uuid,
+        note: &str,
+    ) -> Result<Option<Verification>, StoreError> {
+        let mut expr = Expr::default();
+        let set = expr.set("tenant_note", "note", s(note));
+        let completed = expr.set("status", "completed", s(Status::Completed.as_str()));
+        let cond = format!(
+            "{completed} AND attribute_not_exists({})",
+            expr.name("tenant_note")
+        );
+        let result = self
+            .update_item(&keys::verification(id))
+            .update_expression(format!("SET {set}"))
+            .condition_expression(cond)
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            .return_values(ReturnValue::AllNew)
+            .send()
+            .await;
+        match result {
+            Ok(out) => Ok(Some(from_item(out.attributes.unwrap_or_default())?)),
+            Err(e)
+                if matches!(
+                    e.as_service_error(),
+                    Some(UpdateItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+
     async fn list_verifications(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
         self.list_page(q).await
     }

@@ -37,6 +37,7 @@ pub enum StoreOp {
     GetIdempotency,
     Transition,
     RecordConsent,
+    AddTenantNote,
     ListVerifications,
     OwnerStats,
     GetWebhookSecrets,
@@ -202,6 +203,14 @@ impl<S: VerificationStore, F: FaultPlan> VerificationStore for FaultyStore<S, F>
         self.inner
             .record_consent(id, consent_version, now, provider)
             .await
+    }
+    async fn add_tenant_note(
+        &self,
+        id: Uuid,
+        note: &str,
+    ) -> Result<Option<Verification>, StoreError> {
+        self.faults.check(StoreOp::AddTenantNote)?;
+        self.inner.add_tenant_note(id, note).await
     }
     async fn list_verifications(&self, query: &ListQuery) -> Result<ListPage, StoreError> {
         self.faults.check(StoreOp::ListVerifications)?;

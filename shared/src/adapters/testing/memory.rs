@@ -354,6 +354,21 @@ impl VerificationStore for MemoryStore {
         Ok(Some(v.clone()))
     }
 
+    async fn add_tenant_note(
+        &self,
+        id: Uuid,
+        note: &str,
+    ) -> Result<Option<Verification>, StoreError> {
+        let mut t = self.lock();
+        match t.verifications.get_mut(&id) {
+            Some(v) if v.status == Status::Completed && v.tenant_note.is_none() => {
+                v.tenant_note = Some(note.to_string());
+                Ok(Some(v.clone()))
+            }
+            _ => Ok(None),
+        }
+    }
+
     async fn list_verifications(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
         let shown = |v: &Verification| {
             if v.status.is_open() && v.created_at <= q.expired_if_created_by {

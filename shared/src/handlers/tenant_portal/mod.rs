@@ -17,6 +17,7 @@
 
 pub mod live_provider;
 pub mod page;
+pub mod report_copy;
 
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
@@ -25,7 +26,7 @@ use crate::adapters::sandbox::{SandboxProvider, scenario_from_email};
 use crate::domain::affordability::RentTerms;
 use crate::domain::report::build_report_with;
 use crate::domain::secrets::sha256_hex;
-use crate::domain::tenant_link::parse_tenant_link;
+use crate::domain::tenant_link::{parse_tenant_link, split_report_pdf};
 use crate::domain::{Mode, Status, Transition, Verification, format_ts};
 use crate::handlers::html::esc;
 pub use crate::handlers::tenant_portal::live_provider::LiveProvider;
@@ -101,7 +102,9 @@ async fn handle<S: Store, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     req: &ApiRequest,
 ) -> Result<ApiResponse, PageError> {
-    let Some((id, token)) = parse_tenant_link(&req.path) else {
+    // `{link}/report.pdf` is the tenant's copy of the report, behind the same token.
+    let (link, wants_pdf) = split_report_pdf(&req.path);
+    let Some((id, token)) = parse_tenant_link(link) else {
         return Ok(not_found(&req.request_id));
     };
     let token_hash = sha256_hex(token.as_bytes());
@@ -114,10 +117,24 @@ async fn handle<S: Store, C: Clock, P: IncomeProvider>(
     }
     tracing::Span::current().record("verification_id", tracing::field::display(id));
     let visit = Visit {
-        link: &req.path,
+        link,
         now: deps.clock.now(),
         request_id: &req.request_id,
     };
+    if wants_pdf {
+        return Ok(match req.method {
+            // Only reads: the same PDF as the landlord's, or 404 while there is no report.
+            http::Method::GET | http::Method::HEAD => report_copy::pdf_download(&v, visit.now)
+                .unwrap_or_else(|| not_found(&req.request_id)),
+            _ => page(
+                405,
+                "Not allowed",
+                "<p>The report can only be downloaded.</p>",
+                &req.request_id,
+            )
+            .with_header("allow", "GET"),
+        });
+    }
     match req.method {
         // Only shows the page: a scanner's fetch changes nothing.
         http::Method::GET | http::Method::HEAD => current_page(deps, &v, &visit).await,
@@ -126,6 +143,7 @@ async fn handle<S: Store, C: Clock, P: IncomeProvider>(
             match form.get("action").map(String::as_str) {
                 Some("consent") => consent(deps, v, &form, &visit).await,
                 Some("connect") => connect(deps, v, &form, &visit).await,
+                Some("note") => add_note(deps, v, &form, &visit).await,
                 _ => Ok(page(
                     400,
                     "Unknown action",
@@ -314,6 +332,32 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
     }
 }
 
+/// The tenant's note on a completed verification: stored once (see `report_copy`).
+async fn add_note<S: Store, C: Clock, P: IncomeProvider>(
+    deps: &PortalDeps<S, C, P>,
+    v: Verification,
+    form: &std::collections::HashMap<String, String>,
+    visit: &Visit<'_>,
+) -> Result<ApiResponse, PageError> {
+    if v.effective_status(visit.now) != Status::Completed || v.tenant_note.is_some() {
+        return current_page(deps, &v, visit).await;
+    }
+    let note = match report_copy::parse_note(form) {
+        Ok(note) => note,
+        Err(problem) => return refuse(deps, &v, visit, &problem.message()).await,
+    };
+    match deps.store.add_tenant_note(v.verification_id, &note).await? {
+        Some(_) => {
+            tracing::info!(chars = note.chars().count(), "tenant added a note");
+            Ok(see_other(visit.link))
+        }
+        None => {
+            let fresh = deps.store.get_verification(v.verification_id).await?;
+            after_conflict(deps, fresh, visit).await
+        }
+    }
+}
+
 /// The line at the top of a page whose income is not real.
 fn banner<S, C, P: IncomeProvider>(deps: &PortalDeps<S, C, P>, v: &Verification) -> &'static str {
     match v.mode {
@@ -350,14 +394,8 @@ async fn render<S: Store, C: Clock, P: IncomeProvider>(
             } else {
                 ""
             };
-            page(
-                200,
-                "Thank you",
-                &format!(
-                    "{local}<p>Your income summary was shared with <strong>{who}</strong>{property}. You can close this page.</p>"
-                ),
-                request_id,
-            )
+            let body = report_copy::completed_body(v, &who, &property, visit.link, &notice);
+            page(200, "Thank you", &format!("{local}{body}"), request_id)
         }
         Status::Failed => page(
             200,

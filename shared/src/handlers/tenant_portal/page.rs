@@ -146,6 +146,7 @@ pub(crate) fn see_other(link: &str) -> ApiResponse {
             ("cache-control".into(), "no-store".into()),
         ],
         body: String::new(),
+        binary: None,
     }
 }
 
@@ -174,6 +175,12 @@ fieldset {{ border: 1px solid #ccd; border-radius: .4rem; margin-bottom: 1rem; }
 .sandbox {{ background: #e8f0ff; padding: .5rem; border-radius: .4rem; font-size: .9rem; }}
 .small, footer {{ font-size: .85rem; color: #5a6070; }}
 footer {{ word-break: break-all; }}
+table.shared {{ width: 100%; border-collapse: collapse; margin-bottom: 1rem; }}
+table.shared th, table.shared td {{ text-align: left; padding: .3rem .2rem; border-bottom: 1px solid #e3e5ea; vertical-align: top; }}
+table.shared td.amount {{ text-align: right; white-space: nowrap; }}
+a.download {{ display: block; text-align: center; padding: .75rem 1.25rem; border: 2px solid #1f5eff; border-radius: .4rem; color: #1f5eff; font-weight: 600; text-decoration: none; margin-bottom: 1rem; }}
+textarea {{ font: inherit; width: 100%; box-sizing: border-box; min-height: 6rem; padding: .5rem; border: 1px solid #ccd; border-radius: .4rem; }}
+blockquote {{ margin: 0 0 1rem; padding: .5rem .8rem; border-left: 4px solid #ccd; white-space: pre-wrap; }}
 </style>
 </head>
 <body><main>

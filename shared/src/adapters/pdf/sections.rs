@@ -1,0 +1,181 @@
+//! What the report PDF says, one function per section, in the order they print. A new report
+//! field gets its line in its section (or a new section function called from [`render_report`]).
+
+use chrono::{DateTime, Utc};
+
+use super::layout::Document;
+use crate::domain::Verification;
+use crate::domain::report::{IncomeReport, IncomeSource, PayFrequency};
+
+/// Every section of a completed verification's report.
+pub fn render_report(doc: &mut Document, v: &Verification, now: DateTime<Utc>) {
+    header(doc, v, now);
+    applicant(doc, v);
+    if let Some(report) = &v.income_report {
+        summary(doc, v, report);
+        sources(doc, report);
+        method(doc, report);
+    }
+    consent(doc, v);
+    tenant_note(doc, v);
+}
+
+fn header(doc: &mut Document, v: &Verification, now: DateTime<Utc>) {
+    doc.title("Income verification report");
+    doc.subtitle(&format!(
+        "Verification {}  |  generated {}",
+        v.verification_id,
+        human_ts(now)
+    ));
+    if v.income_report.as_ref().and_then(|r| r.local_sandbox) == Some(true)
+        || v.mode == crate::domain::Mode::Test
+    {
+        doc.subtitle("TEST MODE: sandbox income, not a real applicant's data");
+    }
+}
+
+fn applicant(doc: &mut Document, v: &Verification) {
+    doc.heading("Tenant and property");
+    doc.row("Tenant", v.tenant_name.as_deref().unwrap_or("(not given)"));
+    doc.row("Tenant e-mail", &v.tenant_email);
+    doc.row(
+        "Property",
+        v.property_address.as_deref().unwrap_or("(not given)"),
+    );
+    doc.row(
+        "Monthly rent",
+        &v.monthly_rent.map_or("(not given)".into(), money),
+    );
+    if let Some(at) = v.completed_at {
+        doc.row("Completed", &human_ts(at));
+    }
+}
+
+fn summary(doc: &mut Document, v: &Verification, report: &IncomeReport) {
+    doc.heading("Affordability");
+    doc.row("Total monthly income", &money(report.total_monthly_income));
+    doc.row(
+        "Rent-to-income ratio",
+        &report
+            .rent_to_income_ratio
+            .map_or("not computed (no rent or no income)".into(), |r| {
+                format!("{r:.4} ({:.1}% of income)", r * 100.0)
+            }),
+    );
+    let rule = match (report.passes_3x_rule, v.monthly_rent) {
+        (Some(passes), Some(rent)) => format!(
+            "{}: income {} is {} 3 x the rent {} = {}",
+            if passes { "Passes" } else { "Does not pass" },
+            money(report.total_monthly_income),
+            if passes { "at least" } else { "below" },
+            money(rent),
+            money(rent * 3.0),
+        ),
+        _ => "not applied (no rent given)".into(),
+    };
+    doc.row("3x rent rule", &rule);
+}
+
+fn sources(doc: &mut Document, report: &IncomeReport) {
+    doc.heading(&format!("Income sources ({})", report.income_sources.len()));
+    for source in &report.income_sources {
+        source_rows(doc, source);
+        doc.space(4.0);
+    }
+}
+
+fn source_rows(doc: &mut Document, source: &IncomeSource) {
+    doc.row(
+        &source.name,
+        &format!("{} a month", money(source.monthly_income)),
+    );
+    doc.row("   category", &source.income_category);
+    doc.row(
+        "   pay frequency",
+        source
+            .pay_frequency
+            .map_or("irregular (no fixed pay schedule)", frequency_label),
+    );
+}
+
+fn method(doc: &mut Document, report: &IncomeReport) {
+    doc.heading("Method");
+    let method = serde_json::to_value(report.verification_method)
+        .ok()
+        .and_then(|m| m.as_str().map(str::to_string))
+        .unwrap_or_default();
+    doc.row("Verification method", &method);
+    doc.row(
+        "Confidence score",
+        &format!("{:.2} (0 to 1)", report.confidence_score),
+    );
+}
+
+fn consent(doc: &mut Document, v: &Verification) {
+    doc.heading("Consent");
+    doc.row(
+        "Tenant consented",
+        &v.consented_at.map_or("(not recorded)".into(), human_ts),
+    );
+    doc.row(
+        "Consent text version",
+        v.consent_version.as_deref().unwrap_or("(not recorded)"),
+    );
+}
+
+fn tenant_note(doc: &mut Document, v: &Verification) {
+    if let Some(note) = v.tenant_note.as_deref() {
+        doc.heading("Note from the tenant");
+        doc.paragraph(note);
+    }
+}
+
+/// How often a source pays, in words.
+pub fn frequency_label(f: PayFrequency) -> &'static str {
+    match f {
+        PayFrequency::Weekly => "weekly",
+        PayFrequency::Biweekly => "every two weeks",
+        PayFrequency::SemiMonthly => "twice a month",
+        PayFrequency::Monthly => "monthly",
+        PayFrequency::Daily => "daily",
+        PayFrequency::Unknown => "unknown",
+    }
+}
+
+/// `5200.0` as `5,200.00`.
+pub fn money(amount: f64) -> String {
+    let cents = (amount * 100.0).round() as i64;
+    let (sign, cents) = if cents < 0 {
+        ("-", -cents)
+    } else {
+        ("", cents)
+    };
+    let whole = (cents / 100).to_string();
+    let mut grouped = String::new();
+    for (i, digit) in whole.chars().enumerate() {
+        if i > 0 && (whole.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(digit);
+    }
+    format!("{sign}{grouped}.{:02}", cents % 100)
+}
+
+/// A timestamp as the report prints it (UTC, to the second), e.g. `2026-11-22 17:35:40 UTC`.
+fn human_ts(t: DateTime<Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn money_groups_thousands_with_two_decimals() {
+        assert_eq!(money(5200.0), "5,200.00");
+        assert_eq!(money(1516.666), "1,516.67");
+        assert_eq!(money(0.5), "0.50");
+        assert_eq!(money(1234567.891), "1,234,567.89");
+        assert_eq!(money(-12.0), "-12.00");
+    }
+}
