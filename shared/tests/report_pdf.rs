@@ -12,7 +12,8 @@ use shared::adapters::pdf::sections::money;
 use shared::adapters::sandbox::scenario_income;
 use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
 use shared::config::{LiveIncome, Plans, Settings};
-use shared::domain::report::build_report;
+use shared::domain::affordability::RentTerms;
+use shared::domain::report::build_report_with;
 use shared::domain::secrets::{GeneratedKey, key_from_random};
 use shared::domain::{ApiKeyRecord, Mode, Plan, Status, Transition};
 use shared::handlers::api::{ApiDeps, create_verification, get_report, get_verification};
@@ -153,7 +154,8 @@ async fn completed(f: &Fixture, scenario: &str) -> Uuid {
     else {
         panic!("consent applies")
     };
-    let report = build_report(&scenario_income(scenario).unwrap(), v.monthly_rent);
+    let income = scenario_income(scenario, v.created_at.date_naive()).unwrap();
+    let report = build_report_with(&income, &RentTerms::from(&v));
     let done = Transition::Complete { report };
     assert!(matches!(
         f.store.transition(&v, &done, now()).await.unwrap(),
