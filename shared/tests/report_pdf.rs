@@ -123,20 +123,26 @@ fn body(response: &ApiResponse) -> Value {
 /// Creates a test verification and takes it through consent and completion with the sandbox
 /// scenario's income, as the tenant page does.
 async fn completed(f: &Fixture, scenario: &str) -> Uuid {
+    completed_with(f, scenario, json!({})).await
+}
+
+/// Completes a verification created with the default body plus `extra` fields.
+async fn completed_with(f: &Fixture, scenario: &str, extra: Value) -> Uuid {
+    let mut request = json!({
+        "tenant_email": "zoe.tenant@example.com",
+        "tenant_name": "Zoë O'Tenant (Jr.)",
+        "property_address": "12 Harbour Road, Flat 3, Seattle WA 98101",
+        "monthly_rent": 1500,
+    });
+    for (field, value) in extra.as_object().unwrap() {
+        request[field] = value.clone();
+    }
     let created = create_verification(
         &f.deps,
         ApiRequest::new(http::Method::POST, "/api/v1/verify")
             .with_header("authorization", &format!("Bearer {}", f.test_key))
             .with_header("content-type", "application/json")
-            .with_body(
-                json!({
-                    "tenant_email": "zoe.tenant@example.com",
-                    "tenant_name": "Zoë O'Tenant (Jr.)",
-                    "property_address": "12 Harbour Road, Flat 3, Seattle WA 98101",
-                    "monthly_rent": 1500,
-                })
-                .to_string(),
-            ),
+            .with_body(request.to_string()),
     )
     .await;
     assert_eq!(created.status, 201, "{}", created.body);
@@ -295,6 +301,70 @@ async fn a_completed_report_downloads_as_a_pdf_with_its_figures() {
     let after = f.store.get_verification(id).await.unwrap().unwrap();
     assert_eq!(format!("{before:?}"), format!("{after:?}"));
     assert_eq!(before.status, Status::Completed);
+}
+
+/// A voucher holder: the PDF applies the multiple to the tenant's portion, prints the rule
+/// sentence of the JSON report, the amounts basis and the stability figures.
+#[tokio::test]
+async fn a_voucher_holders_pdf_shows_affordability_and_stability() {
+    let f = fixture().await;
+    let extra = json!({"monthly_rent": 1400, "rent_subsidy_monthly": 1000, "income_multiple": 2.5});
+    let id = completed_with(&f, "voucher", extra).await;
+    let response = get_report(&f.deps, report_request(&f.test_key, &id.to_string())).await;
+    assert_eq!(response.status, 200, "{}", response.body);
+    let path = artifacts_dir().join("income-report-voucher.pdf");
+    std::fs::write(&path, response.binary.clone().expect("a binary body")).unwrap();
+    let text = squeeze(&pdf_text(&path));
+    let json = body(&get_verification(&f.deps, report_request(&f.test_key, &id.to_string())).await);
+    let report = &json["data"]["income_report"];
+    let affordability = &report["affordability"];
+    let overall = &report["stability"];
+    let passes = if report["passes_3x_rule"] == true {
+        "Passes: income"
+    } else {
+        "Does not pass: income"
+    };
+    for expected in [
+        format!("3x rent rule {passes}"),
+        "3 x the tenant's portion 400.00 = 1,200.00".to_string(),
+        "Rent subsidy 1,000.00 a month".into(),
+        "Tenant's portion 400.00".into(),
+        "Income required 1,000.00 (2.5 x the tenant's portion)".into(),
+        format!(
+            "Meets the requirement {}",
+            if affordability["meets_requirement"] == true {
+                "yes"
+            } else {
+                "no"
+            }
+        ),
+        squeeze(affordability["rule"].as_str().unwrap()),
+        "Amounts net".into(),
+        "Income stability".into(),
+        format!("months observed {}", overall["months_observed"]),
+        format!(
+            "last payment {}",
+            overall["last_payment_date"].as_str().unwrap()
+        ),
+        format!(
+            "regularity {}",
+            overall["regularity"]["label"]
+                .as_str()
+                .unwrap()
+                .replace('_', " ")
+        ),
+        format!(
+            "trend {}",
+            overall["trend"]["label"]
+                .as_str()
+                .unwrap()
+                .replace('_', " ")
+        ),
+    ] {
+        assert!(text.contains(&expected), "missing {expected:?} in:\n{text}");
+    }
+    let png = render_first_page(&path);
+    eprintln!("voucher report page 1: {}", png.display());
 }
 
 #[tokio::test]

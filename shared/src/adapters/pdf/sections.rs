@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use super::layout::Document;
 use crate::domain::Verification;
 use crate::domain::report::{IncomeReport, IncomeSource, PayFrequency};
+use crate::domain::stability::Stability;
 
 /// Every section of a completed verification's report.
 pub fn render_report(doc: &mut Document, v: &Verification, now: DateTime<Utc>) {
@@ -13,6 +14,7 @@ pub fn render_report(doc: &mut Document, v: &Verification, now: DateTime<Utc>) {
     applicant(doc, v);
     if let Some(report) = &v.income_report {
         summary(doc, v, report);
+        stability(doc, report);
         sources(doc, report);
         method(doc, report);
     }
@@ -62,18 +64,100 @@ fn summary(doc: &mut Document, v: &Verification, report: &IncomeReport) {
                 format!("{r:.4} ({:.1}% of income)", r * 100.0)
             }),
     );
-    let rule = match (report.passes_3x_rule, v.monthly_rent) {
-        (Some(passes), Some(rent)) => format!(
-            "{}: income {} is {} 3 x the rent {} = {}",
+    // With a subsidy the contract's 3x figure is on the tenant's portion, not the full rent.
+    let portion = report
+        .affordability
+        .as_ref()
+        .map(|a| a.tenant_portion)
+        .or(v.monthly_rent);
+    let rule = match (report.passes_3x_rule, portion) {
+        (Some(passes), Some(portion)) => format!(
+            "{}: income {} is {} 3 x {} {} = {}",
             if passes { "Passes" } else { "Does not pass" },
             money(report.total_monthly_income),
             if passes { "at least" } else { "below" },
-            money(rent),
-            money(rent * 3.0),
+            if report
+                .affordability
+                .as_ref()
+                .is_some_and(|a| a.rent_subsidy_monthly > 0.0)
+            {
+                "the tenant's portion"
+            } else {
+                "the rent"
+            },
+            money(portion),
+            money(portion * 3.0),
         ),
         _ => "not applied (no rent given)".into(),
     };
     doc.row("3x rent rule", &rule);
+    if let Some(a) = &report.affordability {
+        doc.row(
+            "Rent subsidy",
+            &format!("{} a month", money(a.rent_subsidy_monthly)),
+        );
+        doc.row("Tenant's portion", &money(a.tenant_portion));
+        doc.row(
+            "Income required",
+            &format!(
+                "{} ({} x the tenant's portion)",
+                money(a.income_required),
+                a.income_multiple
+            ),
+        );
+        doc.row(
+            "Meets the requirement",
+            if a.meets_requirement { "yes" } else { "no" },
+        );
+        doc.paragraph(&a.rule);
+    }
+    if let Some(basis) = report.amounts_basis {
+        doc.row(
+            "Amounts",
+            &format!("{} (as the provider reports them)", label(&basis)),
+        );
+    }
+}
+
+fn stability(doc: &mut Document, report: &IncomeReport) {
+    if let Some(overall) = &report.stability {
+        doc.heading("Income stability");
+        stability_rows(doc, "", overall);
+    }
+}
+
+fn stability_rows(doc: &mut Document, indent: &str, s: &Stability) {
+    doc.row(
+        &format!("{indent}months observed"),
+        &s.months_observed.to_string(),
+    );
+    doc.row(
+        &format!("{indent}last payment"),
+        &s.last_payment_date.to_string(),
+    );
+    let cv = s
+        .regularity
+        .coefficient_of_variation
+        .map_or(String::new(), |cv| format!(" (variation {cv:.2})"));
+    doc.row(
+        &format!("{indent}regularity"),
+        &format!("{}{cv}", label(&s.regularity.label)),
+    );
+    let change = s.trend.change_percent.map_or(String::new(), |p| {
+        format!(" ({p:+.1}% last 3 months vs before)")
+    });
+    doc.row(
+        &format!("{indent}trend"),
+        &format!("{}{change}", label(&s.trend.label)),
+    );
+}
+
+/// A serde enum's wire name in words (`insufficient_history` -> `insufficient history`).
+fn label<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(|s| s.replace('_', " ")))
+        .unwrap_or_default()
 }
 
 fn sources(doc: &mut Document, report: &IncomeReport) {
@@ -96,6 +180,9 @@ fn source_rows(doc: &mut Document, source: &IncomeSource) {
             .pay_frequency
             .map_or("irregular (no fixed pay schedule)", frequency_label),
     );
+    if let Some(st) = &source.stability {
+        stability_rows(doc, "   ", st);
+    }
 }
 
 fn method(doc: &mut Document, report: &IncomeReport) {
