@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::config::interceptors::{
-    BeforeSerializationInterceptorContextRef, FinalizerInterceptorContextRef,
+    BeforeSerializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
+    FinalizerInterceptorContextRef,
 };
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::operation::batch_get_item::BatchGetItemInput;
@@ -31,6 +32,8 @@ struct RoundTrips {
     in_flight: AtomicU64,
     rounds: AtomicU64,
     calls: Mutex<Vec<&'static str>>,
+    /// Requests sent without `ReturnConsumedCapacity: TOTAL`.
+    without_capacity: AtomicU64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -74,6 +77,20 @@ impl Intercept for RoundTripCounter {
         Ok(())
     }
 
+    fn read_before_transmit(
+        &self,
+        context: &BeforeTransmitInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
+        _cfg: &mut ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        let body = context.request().body().bytes().unwrap_or_default();
+        let body: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+        if body["ReturnConsumedCapacity"] != "TOTAL" {
+            self.0.without_capacity.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+
     fn read_after_execution(
         &self,
         _context: &FinalizerInterceptorContextRef<'_>,
@@ -88,6 +105,8 @@ impl Intercept for RoundTripCounter {
 impl RoundTripCounter {
     /// (sequential round trips, calls by operation, sorted) since the last call.
     fn take(&self) -> (u64, Vec<&'static str>) {
+        let without = self.0.without_capacity.swap(0, Ordering::SeqCst);
+        assert_eq!(without, 0, "calls without ReturnConsumedCapacity: TOTAL");
         let mut calls = std::mem::take(&mut *self.0.calls.lock().unwrap());
         calls.sort_unstable();
         (self.0.rounds.swap(0, Ordering::SeqCst), calls)
@@ -212,4 +231,43 @@ async fn a_retry_reads_first_and_a_stale_image_sends_nothing() {
     assert_eq!(rounds, 1);
     let after = env.store.get_verification(id).await.unwrap().unwrap();
     assert_eq!(after.token_hashes, image.token_hashes);
+}
+
+/// Every call of the adapter asks DynamoDB for its consumed capacity (the bench prices from it),
+/// whatever the operation: reads, queries, conditional writes, transactions, deletes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_adapter_call_asks_for_its_consumed_capacity() {
+    let env = env().await;
+    let (deps, counter) = counted_outbox(&env);
+    let store = &deps.store;
+    let id = created(&env, "capacity@example.com").await;
+    let v = store.get_verification(id).await.unwrap().unwrap();
+    store.add_link_token(id, "another-hash").await.unwrap();
+    store.claim_email_send(id, v.created_at).await.unwrap();
+    store.release_email_send(id).await.unwrap();
+    store
+        .transition(&v, &shared::domain::Transition::Cancel, v.created_at)
+        .await
+        .unwrap();
+    let query = shared::ports::ListQuery {
+        account_id: v.account_id.clone(),
+        mode: v.mode,
+        status: None,
+        offset: 0,
+        limit: 10,
+        expired_if_created_by: v.created_at - chrono::Duration::days(30),
+    };
+    store.list_verifications(&query).await.unwrap();
+    store.get_account(&v.account_id).await.unwrap();
+    let (_, calls) = counter.take();
+    for op in [
+        "GetItem",
+        "UpdateItem",
+        "PutItem",
+        "DeleteItem",
+        "TransactWriteItems",
+        "Query",
+    ] {
+        assert!(calls.contains(&op), "{op} not exercised: {calls:?}");
+    }
 }
