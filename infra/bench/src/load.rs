@@ -363,9 +363,10 @@ mod tests {
 
     #[test]
     fn the_handlers_serve_creates_and_reads_on_the_memory_store() {
-        let run = handler_throughput(0).unwrap();
-        assert_eq!(run.requests, 0);
-        assert!(run.per_second() >= 0.0);
+        // Every create answered 201 and every read 200 (it errs otherwise), in pairs.
+        let run = handler_throughput(1).unwrap();
+        assert!(run.requests > 0);
+        assert_eq!(run.requests % 2, 0);
     }
 }
 
