@@ -232,7 +232,7 @@ pub(crate) fn handler_throughput(seconds: u64) -> Result<HandlerRun, Error> {
             store
                 .put_account(&active_account("acct_bench", "bench", now))
                 .await?;
-            let key = key_from_random(Mode::Test, "BenchTestKeyMemoryStore000001");
+            let key = key_from_random(Mode::Test, "BenchTestKeyMemoryStore0000001");
             store
                 .put_api_key(&ApiKeyRecord {
                     key_id: key.key_id.clone(),
