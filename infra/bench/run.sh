@@ -20,14 +20,16 @@ export AWS_EC2_METADATA_DISABLED=true
 export AWS_ENDPOINT_URL=http://127.0.0.1:1
 export MOTO_PYTHON="$VENV/bin/python"
 
-# One build: the functions (what is deployed, target/lambda/<fn>/bootstrap) and the bench binary
-# share the compiled dependencies of the release profile. The admin CLI and the devstack binary are
-# not Lambda functions: their (LTO) links are skipped, which leaves the features the same.
-BUILD="cargo lambda build --release --workspace --exclude admin --exclude devstack --x86-64"
+# The functions (what is deployed, target/lambda/<fn>/bootstrap), then the bench binary apart: it
+# turns on `shared`'s test-support (the in-memory store of the handler throughput run), which the
+# functions' binaries must not be built with. The admin CLI and the devstack binary are not Lambda
+# functions: their (LTO) links are skipped.
+BUILD="cargo lambda build --release --workspace --exclude admin --exclude devstack --exclude bench --x86-64"
 echo "bench: $BUILD" >&2
 start=$(date +%s)
 $BUILD
 export BENCH_BUILD="$BUILD ($(( $(date +%s) - start )) s in this run)"
+cargo lambda build --release -p bench --x86-64
 
 mkdir -p bench-results
 exec "$ROOT/target/lambda/bench/bootstrap" --out bench-results/bench.md "$@"

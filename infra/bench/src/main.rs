@@ -12,6 +12,9 @@
 //!
 //! No target is asserted here: the report states each target and whether it holds.
 
+mod cost;
+mod flow;
+mod load;
 mod measure;
 mod process;
 mod proxy;
@@ -61,6 +64,18 @@ pub(crate) struct Args {
     /// The Python peer's bootstrap.
     #[arg(long, default_value = "infra/bench/peer/bootstrap.py")]
     pub(crate) peer: PathBuf,
+    /// Verifications run end to end for the price of a verification (scaled to 1,000).
+    #[arg(long, default_value_t = 20)]
+    pub(crate) flows: usize,
+    /// Concurrent clients of the load run.
+    #[arg(long, default_value_t = 20)]
+    pub(crate) clients: usize,
+    /// Seconds of the load run (bounded: at most a minute).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=60))]
+    pub(crate) load_seconds: u64,
+    /// Seconds of the handlers' own throughput run (one core, in-memory store).
+    #[arg(long, default_value_t = 5)]
+    pub(crate) handler_seconds: u64,
     /// How the binaries were built (for the report).
     #[arg(
         long,
@@ -220,8 +235,20 @@ async fn run(args: Args) -> Result<(), Error> {
     let sizes = [100, args.large];
     let lists = list_cost(&root, &launch_of("list-verifications"), &moto, &sdk, &sizes).await?;
 
+    eprintln!(
+        "bench: the price of a verification ({} end to end)",
+        args.flows
+    );
+    let flows = flow::verification_flows(&moto, args.flows).await?;
+    eprintln!(
+        "bench: load ({} clients, {} s) and the handlers' own throughput",
+        args.clients, args.load_seconds
+    );
+    let load_run = load::load_run(&moto, args.clients, args.load_seconds).await?;
+    let handlers = load::handler_throughput(args.handler_seconds)?;
+
     let load = format!("{load_before} at start, {} at end", loadavg());
-    let report = render(
+    let mut report = render(
         &args,
         &rows,
         &peer_init,
@@ -230,6 +257,8 @@ async fn run(args: Args) -> Result<(), Error> {
         begun.elapsed(),
         &load,
     );
+    report.push_str(&cost::section(&flows, &cost::US_EAST_1));
+    report.push_str(&load::section(&load_run, &handlers, args.handler_seconds));
     println!("{report}");
     std::fs::write(&args.out, &report)?;
     eprintln!("bench: written to {}", args.out.display());

@@ -17,11 +17,19 @@ use tokio::net::TcpListener;
 pub struct Call {
     /// e.g. `DynamoDB_20120810.GetItem`, `AmazonSQS.SendMessage`, `POST /v2/email/outbound-emails`.
     pub operation: String,
+    /// The signing name of the request's credential scope (`dynamodb`, `sqs`, `ses`, `sns`).
+    pub service: String,
     pub start: Instant,
     pub end: Instant,
     pub status: u16,
     /// DynamoDB Query/Scan: the `ScannedCount` of the response (items read).
     pub scanned: Option<u64>,
+    /// DynamoDB: the capacity units the response reported (`ConsumedCapacity`, summed).
+    pub consumed: Option<f64>,
+    /// DynamoDB: items in a transaction or batch request.
+    pub items: usize,
+    /// DynamoDB: a strongly consistent read was asked for.
+    pub consistent: bool,
 }
 
 impl Call {
@@ -104,6 +112,15 @@ async fn forward(
         Some(target) => target.to_str().unwrap_or("?").to_string(),
         None => format!("{} {}", req.method(), req.uri().path()),
     };
+    // `Credential=<key>/<date>/<region>/<service>/aws4_request`.
+    let service = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|auth| auth.split("Credential=").nth(1))
+        .and_then(|scope| scope.split('/').nth(3))
+        .unwrap_or("?")
+        .to_string();
     let url = format!(
         "{upstream}{}",
         req.uri().path_and_query().map_or("/", |p| p.as_str())
@@ -126,6 +143,22 @@ async fn forward(
         .await
         .map(|b| b.to_bytes())
         .unwrap_or_default();
+    let request: Option<serde_json::Value> = operation
+        .starts_with("DynamoDB_")
+        .then(|| serde_json::from_slice(&body).ok())
+        .flatten();
+    let items = request.as_ref().map_or(0, |r| {
+        r["TransactItems"].as_array().map_or(0, Vec::len)
+            + r["RequestItems"].as_object().map_or(0, |tables| {
+                tables
+                    .values()
+                    .map(|t| t["Keys"].as_array().or(t.as_array()).map_or(0, Vec::len))
+                    .sum()
+            })
+    });
+    let consistent = request
+        .as_ref()
+        .is_some_and(|r| r["ConsistentRead"].as_bool() == Some(true));
     let result = client
         .request(method, url)
         .headers(headers)
@@ -145,10 +178,16 @@ async fn forward(
             Bytes::from(format!("proxy: {e}")),
         ),
     };
+    let answer: Option<serde_json::Value> = operation
+        .starts_with("DynamoDB_")
+        .then(|| serde_json::from_slice(&body).ok())
+        .flatten();
     let scanned = (operation.ends_with(".Query") || operation.ends_with(".Scan"))
-        .then(|| serde_json::from_slice::<serde_json::Value>(&body).ok())
-        .flatten()
-        .and_then(|v| v["ScannedCount"].as_u64());
+        .then(|| answer.as_ref().and_then(|v| v["ScannedCount"].as_u64()))
+        .flatten();
+    let consumed = answer
+        .as_ref()
+        .and_then(|v| consumed_units(&v["ConsumedCapacity"]));
     let mut builder = Response::builder().status(status);
     for (name, value) in &headers {
         if !matches!(
@@ -161,12 +200,29 @@ async fn forward(
     let response = builder.body(Full::new(body)).expect("response");
     log.lock().unwrap().push(Call {
         operation,
+        service,
         start,
         end: Instant::now(),
         status: status.as_u16(),
         scanned,
+        consumed,
+        items,
+        consistent,
     });
     response
+}
+
+/// `ConsumedCapacity` is one object (item and query calls) or a list (batches, transactions).
+fn consumed_units(value: &serde_json::Value) -> Option<f64> {
+    match value {
+        serde_json::Value::Object(o) => o.get("CapacityUnits").and_then(|u| u.as_f64()),
+        serde_json::Value::Array(list) if !list.is_empty() => Some(
+            list.iter()
+                .filter_map(|c| c["CapacityUnits"].as_f64())
+                .sum(),
+        ),
+        _ => None,
+    }
 }
 
 /// The number of round trips on the critical path: the longest chain of calls in which each one
@@ -194,10 +250,14 @@ mod tests {
     fn call(t0: Instant, from: u64, to: u64) -> Call {
         Call {
             operation: "DynamoDB_20120810.GetItem".into(),
+            service: "dynamodb".into(),
             start: t0 + Duration::from_millis(from),
             end: t0 + Duration::from_millis(to),
             status: 200,
             scanned: None,
+            consumed: None,
+            items: 0,
+            consistent: true,
         }
     }
 
@@ -214,5 +274,15 @@ mod tests {
         assert_eq!(sequential(&refs), 3);
         assert_eq!(sequential(&refs[1..3]), 1);
         assert_eq!(sequential(&[]), 0);
+    }
+
+    #[test]
+    fn consumed_capacity_is_read_from_an_object_or_a_list() {
+        let one = serde_json::json!({"TableName": "t", "CapacityUnits": 1.5});
+        assert_eq!(consumed_units(&one), Some(1.5));
+        let list = serde_json::json!([{"CapacityUnits": 2.0}, {"CapacityUnits": 4.0}]);
+        assert_eq!(consumed_units(&list), Some(6.0));
+        assert_eq!(consumed_units(&serde_json::json!([])), None);
+        assert_eq!(consumed_units(&serde_json::Value::Null), None);
     }
 }

@@ -119,7 +119,8 @@ pub type TtlDeletions = Arc<Mutex<HashSet<String>>>;
 pub struct StreamPump {
     client: aws_sdk_dynamodbstreams::Client,
     stream_arn: String,
-    iterators: Vec<String>,
+    /// Per shard, its id and the sequence number of the last record read (None: none yet).
+    shards: Vec<(String, Option<String>)>,
     ttl_deletions: TtlDeletions,
     outbox_filters: Vec<Value>,
     expiry_filters: Vec<Value>,
@@ -155,22 +156,14 @@ impl StreamPump {
             .stream_description
             .and_then(|d| d.shards)
             .unwrap_or_default();
-        let mut iterators = Vec::new();
-        for shard in shards {
-            let it = client
-                .get_shard_iterator()
-                .stream_arn(&stream_arn)
-                .shard_id(shard.shard_id.unwrap_or_default())
-                .shard_iterator_type(ShardIteratorType::TrimHorizon)
-                .send()
-                .await
-                .map_err(|e| format!("shard iterator: {e}"))?;
-            iterators.extend(it.shard_iterator);
-        }
+        let shards = shards
+            .into_iter()
+            .map(|s| (s.shard_id.unwrap_or_default(), None))
+            .collect();
         Ok(StreamPump {
             client,
             stream_arn,
-            iterators,
+            shards,
             ttl_deletions,
             outbox_filters: template_filters("publish-events"),
             expiry_filters: template_filters("expire-verifications"),
@@ -182,18 +175,42 @@ impl StreamPump {
     /// Lambda-shaped records that arrived since the last call.
     pub async fn read(&mut self) -> Result<Vec<Value>, String> {
         let mut out = Vec::new();
-        for iterator in self.iterators.iter_mut() {
+        for (shard_id, after) in self.shards.iter_mut() {
+            // A fresh iterator on every read, after the last record seen: moto replaces a table
+            // (and its stream shard) by a copy when it rolls back a cancelled transaction, and
+            // an iterator taken before would read the discarded shard from then on.
+            let request = self
+                .client
+                .get_shard_iterator()
+                .stream_arn(&self.stream_arn)
+                .shard_id(shard_id.as_str());
+            let request = match after.as_deref() {
+                Some(seq) => request
+                    .shard_iterator_type(ShardIteratorType::AfterSequenceNumber)
+                    .sequence_number(seq),
+                None => request.shard_iterator_type(ShardIteratorType::TrimHorizon),
+            };
+            let iterator = request
+                .send()
+                .await
+                .map_err(|e| format!("shard iterator: {e}"))?
+                .shard_iterator
+                .ok_or("no shard iterator")?;
             let page = self
                 .client
                 .get_records()
-                .shard_iterator(iterator.as_str())
+                .shard_iterator(iterator)
                 .send()
                 .await
                 .map_err(|e| format!("get records: {e}"))?;
-            if let Some(next) = page.next_shard_iterator {
-                *iterator = next;
-            }
             for record in page.records.unwrap_or_default() {
+                if let Some(seq) = record
+                    .dynamodb
+                    .as_ref()
+                    .and_then(|c| c.sequence_number.clone())
+                {
+                    *after = Some(seq);
+                }
                 let Some(change) = record.dynamodb else {
                     continue;
                 };

@@ -18,7 +18,8 @@ use shared::domain::{
 };
 use shared::ports::store::prelude::*;
 use shared::ports::{
-    CreateOutcome, EmailClaim, IdempotencyClaim, MeterOutcome, TransitionOutcome, WebhookSecrets,
+    CreateOutcome, EmailClaim, EmailStart, IdempotencyClaim, MeterOutcome, TransitionOutcome,
+    WebhookSecrets,
 };
 
 const ACCOUNT: &str = "acct_dynamo";
@@ -317,6 +318,91 @@ async fn conditional_writes_refuse<S: Store>(store: S) {
         store.claim_email_send(other, now()).await.unwrap(),
         EmailClaim::Rejected("bounced".into())
     );
+}
+
+on_both_stores!(the_e_mail_claim_binds_its_token_only_while_pending);
+async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store>(store: S) {
+    let v = pending(Mode::Live);
+    let id = v.verification_id;
+    store.create_verification(&v, None, None).await.unwrap();
+    let tokens = |v: Option<Verification>| v.unwrap().token_hashes;
+
+    // Claimed: the claim and the token, together.
+    let start = store.claim_email_and_bind(id, "mail-1", now()).await;
+    assert_eq!(start.unwrap(), EmailStart::Claimed);
+    let bound = tokens(store.get_verification(id).await.unwrap());
+    assert_eq!(bound, vec!["first-token-hash", "mail-1"]);
+    // Held: neither (no token bound for an e-mail that is not sent by this attempt).
+    let start = store.claim_email_and_bind(id, "mail-2", now()).await;
+    assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Held));
+    assert_eq!(tokens(store.get_verification(id).await.unwrap()), bound);
+    // The one-step claim and the joined one see the same claim item.
+    assert_eq!(
+        store.claim_email_send(id, now()).await.unwrap(),
+        EmailClaim::Held
+    );
+    let after_lease = now() + items::EMAIL_LEASE + Duration::seconds(2);
+    let start = store.claim_email_and_bind(id, "mail-3", after_lease).await;
+    assert_eq!(start.unwrap(), EmailStart::Claimed);
+    store.mark_email_sent(id, after_lease).await.unwrap();
+    let start = store.claim_email_and_bind(id, "mail-4", after_lease).await;
+    assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Sent));
+    let bound = tokens(store.get_verification(id).await.unwrap());
+    assert_eq!(bound, vec!["first-token-hash", "mail-1", "mail-3"]);
+
+    // Rejected for good, the verification still pending: the caller fails it.
+    let rejected = pending(Mode::Live);
+    store
+        .create_verification(&rejected, None, None)
+        .await
+        .unwrap();
+    let rid = rejected.verification_id;
+    store.claim_email_send(rid, now()).await.unwrap();
+    store.mark_email_rejected(rid, "bounced").await.unwrap();
+    let start = store.claim_email_and_bind(rid, "mail", now()).await;
+    assert_eq!(
+        start.unwrap(),
+        EmailStart::Refused(EmailClaim::Rejected("bounced".into()))
+    );
+
+    // Not pending (cancelled, past its expiry, or absent): nothing is written, not even a claim.
+    let cancelled = pending(Mode::Live);
+    store
+        .create_verification(&cancelled, None, None)
+        .await
+        .unwrap();
+    let cid = cancelled.verification_id;
+    let outcome = store
+        .transition(&cancelled, &Transition::Cancel, now())
+        .await
+        .unwrap();
+    assert!(matches!(outcome, TransitionOutcome::Applied(_)));
+    let start = store.claim_email_and_bind(cid, "mail", now()).await;
+    assert_eq!(start.unwrap(), EmailStart::NotPending);
+    assert_eq!(
+        store.claim_email_send(cid, now()).await.unwrap(),
+        EmailClaim::Claimed,
+        "no claim was left behind"
+    );
+    let expired = pending(Mode::Live);
+    store
+        .create_verification(&expired, None, None)
+        .await
+        .unwrap();
+    let start = store
+        .claim_email_and_bind(expired.verification_id, "mail", expired.expires_at)
+        .await;
+    assert_eq!(start.unwrap(), EmailStart::NotPending);
+    let unchanged = tokens(
+        store
+            .get_verification(expired.verification_id)
+            .await
+            .unwrap(),
+    );
+    assert_eq!(unchanged, vec!["first-token-hash"]);
+    let absent = pending(Mode::Live).verification_id;
+    let start = store.claim_email_and_bind(absent, "mail", now()).await;
+    assert_eq!(start.unwrap(), EmailStart::NotPending);
 }
 
 on_both_stores!(counters_move_with_the_writes);

@@ -23,7 +23,8 @@ use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts, webhook_event_type};
 use crate::handlers::html::esc;
 use crate::ports::{
-    Clock, Email, EmailClaim, MailError, Mailer, Queue, Store, StoreError, TransitionOutcome,
+    Clock, Email, EmailClaim, EmailStart, MailError, Mailer, Queue, Store, StoreError,
+    TransitionOutcome,
 };
 
 /// What `publish-events` and `retry-events` need.
@@ -178,39 +179,32 @@ pub(crate) async fn fail_after_email<S: Store, M, Q, C: Clock>(
     Ok(())
 }
 
-/// Mints the link, binds it and hands the e-mail to SES.
-async fn compose_and_send<S: Store, M: Mailer, Q, C>(
-    deps: &OutboxDeps<S, M, Q, C>,
-    v: &Verification,
-) -> Result<(), OutboxError> {
-    let id = v.verification_id;
-    let requester = deps
-        .store
-        .get_account(&v.account_id)
-        .await?
-        .map_or_else(|| "A landlord".to_string(), |a| a.name);
-    // The link token is minted here, bound by its hash, and exists only in the e-mail.
-    let (token, token_hash) = generate_link_token();
-    deps.store.add_link_token(id, &token_hash).await?;
-    let link = tenant_link(&deps.public_base_url, id, &token);
-    deps.mailer
-        .send(&tenant_email(v, &requester, &link))
-        .await
-        .map_err(OutboxError::Mail)
-}
-
-/// Sends the tenant e-mail of a new verification, once. `Ok` only when the e-mail went out, was
-/// sent before, is not needed (no longer pending, test mode suppressed) or the verification ended
-/// `failed`; every other outcome is an error, so the caller retries.
+/// Sends the tenant e-mail of verification `id` (a retry: the work names only the id, so the
+/// verification is read first).
 pub async fn send_tenant_email<S: Store, M: Mailer, Q, C: Clock>(
     deps: &OutboxDeps<S, M, Q, C>,
     id: Uuid,
 ) -> Result<(), OutboxError> {
+    match deps.store.get_verification(id).await? {
+        Some(v) => send_tenant_email_of(deps, &v).await,
+        None => Ok(()),
+    }
+}
+
+/// Sends the tenant e-mail of `v`, once. `v` may be stale (the stream's INSERT image): only its
+/// fixed fields are used (addressee, names, expiry, mode, account), and the claim's write checks
+/// the stored status. `Ok` only when the e-mail went out, was sent before, is not needed (no
+/// longer pending, test mode suppressed) or the verification ended `failed`; every other outcome
+/// is an error, so the caller retries.
+///
+/// Two sequential DynamoDB round trips: the claim-and-bind write beside the account read (in
+/// parallel), then SES, then the mark-sent write.
+pub async fn send_tenant_email_of<S: Store, M: Mailer, Q, C: Clock>(
+    deps: &OutboxDeps<S, M, Q, C>,
+    v: &Verification,
+) -> Result<(), OutboxError> {
     let now = deps.clock.now();
-    // The stream image may be stale: a verification cancelled meanwhile needs no e-mail.
-    let Some(v) = deps.store.get_verification(id).await? else {
-        return Ok(());
-    };
+    let id = v.verification_id;
     if v.effective_status(now) != Status::Pending {
         tracing::info!(verification_id = %id, "verification no longer pending; no e-mail");
         return Ok(());
@@ -219,19 +213,44 @@ pub async fn send_tenant_email<S: Store, M: Mailer, Q, C: Clock>(
         tracing::info!(verification_id = %id, "test mode: tenant e-mail suppressed (the landlord opens verification_url)");
         return Ok(());
     }
-    match deps.store.claim_email_send(id, now).await? {
-        EmailClaim::Claimed => {}
-        EmailClaim::Sent => {
+    // The link token is minted here, bound by its hash with the claim, and exists only in the
+    // e-mail.
+    let (token, token_hash) = generate_link_token();
+    let (start, account) = tokio::join!(
+        deps.store.claim_email_and_bind(id, &token_hash, now),
+        deps.store.get_account(&v.account_id),
+    );
+    match start? {
+        EmailStart::Claimed => {}
+        EmailStart::NotPending => {
+            tracing::info!(verification_id = %id, "verification no longer pending; no e-mail");
+            return Ok(());
+        }
+        EmailStart::Refused(EmailClaim::Sent) => {
             tracing::info!(verification_id = %id, "tenant e-mail already sent");
             return Ok(());
         }
-        EmailClaim::Held => return Err(OutboxError::Held),
-        // SES refused it for good earlier and the `failed` transition did not happen yet.
-        EmailClaim::Rejected(reason) => {
-            return fail_after_email(deps, &v, Transition::Fail { reason }).await;
+        // SES refused it for good earlier and the `failed` transition did not happen yet (the
+        // verification is still pending, or the write would have answered `NotPending`).
+        EmailStart::Refused(EmailClaim::Rejected(reason)) => {
+            return fail_after_email(deps, v, Transition::Fail { reason }).await;
+        }
+        EmailStart::Refused(EmailClaim::Held | EmailClaim::Claimed) => {
+            return Err(OutboxError::Held);
         }
     }
-    match compose_and_send(deps, &v).await {
+    let sent = match account {
+        Ok(account) => {
+            let requester = account.map_or_else(|| "A landlord".to_string(), |a| a.name);
+            let link = tenant_link(&deps.public_base_url, id, &token);
+            deps.mailer
+                .send(&tenant_email(v, &requester, &link))
+                .await
+                .map_err(OutboxError::Mail)
+        }
+        Err(e) => Err(OutboxError::Store(e)),
+    };
+    match sent {
         Ok(()) => {
             // SES has the e-mail: a failed mark is logged, not retried (a retry would send it
             // again once the lease ran out).
@@ -248,7 +267,7 @@ pub async fn send_tenant_email<S: Store, M: Mailer, Q, C: Clock>(
             // Durable first: a crash before the transition is finished by the retry.
             let reason = "email_rejected".to_string();
             deps.store.mark_email_rejected(id, &reason).await?;
-            fail_after_email(deps, &v, Transition::Fail { reason }).await
+            fail_after_email(deps, v, Transition::Fail { reason }).await
         }
         Err(e) => {
             if let OutboxError::Mail(MailError::Operator(kind)) = &e {
@@ -278,14 +297,16 @@ pub(crate) async fn enqueue_webhook<S, M, Q: Queue, C>(
     Ok(())
 }
 
-/// The work a record asks for, if any.
-fn work_of(record: &EventRecord) -> Result<Option<RetryWork>, OutboxError> {
+/// The work a record asks for, if any, with the new verification an INSERT carries (its e-mail
+/// is composed from that image, without reading the verification again).
+fn work_of(record: &EventRecord) -> Result<Option<(RetryWork, Option<Verification>)>, OutboxError> {
     match record.event_name.as_str() {
-        "INSERT" => Ok(
-            image(&record.change.new_image)?.map(|v| RetryWork::TenantEmail {
+        "INSERT" => Ok(image(&record.change.new_image)?.map(|v| {
+            let work = RetryWork::TenantEmail {
                 verification_id: v.verification_id,
-            }),
-        ),
+            };
+            (work, Some(v))
+        })),
         "MODIFY" => {
             let (Some(old), Some(new)) = (
                 image(&record.change.old_image)?,
@@ -296,7 +317,7 @@ fn work_of(record: &EventRecord) -> Result<Option<RetryWork>, OutboxError> {
             if old.status == new.status {
                 return Ok(None);
             }
-            Ok(webhook_message(&new).map(|message| RetryWork::Webhook { message }))
+            Ok(webhook_message(&new).map(|message| (RetryWork::Webhook { message }, None)))
         }
         _ => Ok(None),
     }
@@ -339,8 +360,8 @@ pub async fn publish_events<S: Store, M: Mailer, Q: Queue, C: Clock>(
 ) -> DynamoDbEventResponse {
     let mut response = DynamoDbEventResponse::default();
     for record in &event.records {
-        let work = match work_of(record) {
-            Ok(Some(work)) => work,
+        let (work, inserted) = match work_of(record) {
+            Ok(Some(found)) => found,
             Ok(None) => continue,
             Err(e) => {
                 // It will not become readable by retrying, and holding it would stop the shard.
@@ -348,7 +369,12 @@ pub async fn publish_events<S: Store, M: Mailer, Q: Queue, C: Clock>(
                 continue;
             }
         };
-        let Err(e) = do_work(deps, &work).await else {
+        let result = match &inserted {
+            // Boxed as in `do_work`.
+            Some(v) => Box::pin(send_tenant_email_of(deps, v)).await,
+            None => do_work(deps, &work).await,
+        };
+        let Err(e) = result else {
             continue;
         };
         match hand_off(deps, work).await {

@@ -129,6 +129,19 @@ pub enum EmailClaim {
     Rejected(String),
 }
 
+/// What one claim-and-bind write of the tenant e-mail found (`EmailClaimStore::claim_email_and_bind`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum EmailStart {
+    /// This attempt holds the lease and the link token is bound: send.
+    Claimed,
+    /// The verification is gone, no longer pending or past its expiry: no e-mail is needed, and
+    /// nothing was written.
+    NotPending,
+    /// The claim was refused (sent, held by another attempt, rejected for good); nothing was
+    /// written. Never `EmailClaim::Claimed`.
+    Refused(EmailClaim),
+}
+
 /// Accounts: created by the admin tool, read by every authenticated request and every
 /// tenant page (the requester's name).
 pub trait AccountStore: Send + Sync {
@@ -280,6 +293,15 @@ pub trait EmailClaimStore: Send + Sync {
         id: Uuid,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<EmailClaim, StoreError>> + Send;
+    /// The e-mail path's one write before SES: claims the sending (as `claim_email_send`) AND binds
+    /// the link token (as `add_link_token`) in one atomic write, only while the verification is
+    /// still pending and not past its expiry at `now`. Either both happen or neither.
+    fn claim_email_and_bind(
+        &self,
+        id: Uuid,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<EmailStart, StoreError>> + Send;
     /// Records for good that SES rejected the e-mail (before the verification is failed), so a
     /// retry after a crash finishes the `failed` transition instead of sending again.
     fn mark_email_rejected(

@@ -2,16 +2,66 @@
 //! good (sent, or rejected by SES), so a retry never sends twice and finishes what a crash left.
 
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{
+    AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::items::{
     EMAIL_REJECTED, EMAIL_SENDING, EMAIL_SENT, email_claim_item, email_claim_refusal, n, s,
 };
-use super::schema::keys;
+use super::schema::{self, keys};
 use super::{DynamoStore, unavailable};
-use crate::domain::format_ts;
-use crate::ports::{EmailClaim, EmailClaimStore, StoreError};
+use crate::domain::{Status, format_ts};
+use crate::ports::{EmailClaim, EmailClaimStore, EmailStart, StoreError};
+
+/// Who may take the claim: nobody holds it, or the holder's lease ran out.
+const CLAIM_CONDITION: &str =
+    "attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)";
+
+impl DynamoStore {
+    /// The claim item's put and the verification's token append, as one transaction's items.
+    fn claim_and_bind_items(
+        &self,
+        id: Uuid,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<TransactWriteItem>, StoreError> {
+        let claim = Put::builder()
+            .table_name(self.table())
+            .set_item(Some(email_claim_item(id, now)))
+            .condition_expression(CLAIM_CONDITION)
+            .expression_attribute_names("#state", "state")
+            .expression_attribute_values(":sending", s(EMAIL_SENDING))
+            .expression_attribute_values(":now", n(now.timestamp()))
+            // A refusal brings the claim item along: why it was refused costs no extra read.
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .build()
+            .map_err(unavailable)?;
+        let (pk, sk) = keys::verification(id);
+        let bind = Update::builder()
+            .table_name(self.table())
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+            .update_expression("SET #t = list_append(if_not_exists(#t, :empty), :new)")
+            // Stored timestamps share one format and sort as strings.
+            .condition_expression("#status = :pending AND expires_at > :now")
+            .expression_attribute_names("#t", "token_hashes")
+            .expression_attribute_names("#status", "status")
+            .expression_attribute_values(":empty", AttributeValue::L(vec![]))
+            .expression_attribute_values(":new", AttributeValue::L(vec![s(token_hash)]))
+            .expression_attribute_values(":pending", s(Status::Pending.as_str()))
+            .expression_attribute_values(":now", s(format_ts(now)))
+            .build()
+            .map_err(unavailable)?;
+        Ok(vec![
+            TransactWriteItem::builder().put(claim).build(),
+            TransactWriteItem::builder().update(bind).build(),
+        ])
+    }
+}
 
 impl EmailClaimStore for DynamoStore {
     async fn claim_email_send(
@@ -22,9 +72,7 @@ impl EmailClaimStore for DynamoStore {
         let item = email_claim_item(id, now);
         let result = self
             .put_item(item)
-            .condition_expression(
-                "attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)",
-            )
+            .condition_expression(CLAIM_CONDITION)
             .expression_attribute_names("#state", "state")
             .expression_attribute_values(":sending", s(EMAIL_SENDING))
             .expression_attribute_values(":now", n(now.timestamp()))
@@ -44,6 +92,49 @@ impl EmailClaimStore for DynamoStore {
             }
             Err(e) => Err(unavailable(e)),
         }
+    }
+
+    async fn claim_email_and_bind(
+        &self,
+        id: Uuid,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<EmailStart, StoreError> {
+        let items = self.claim_and_bind_items(id, token_hash, now)?;
+        let err = match self
+            .client()
+            .transact_write_items()
+            .set_transact_items(Some(items))
+            .send()
+            .await
+        {
+            Ok(_) => return Ok(EmailStart::Claimed),
+            Err(err) => err,
+        };
+        let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) =
+            err.as_service_error()
+        else {
+            return Err(unavailable(err));
+        };
+        let failed = |i: usize| {
+            cancelled
+                .cancellation_reasons()
+                .get(i)
+                .is_some_and(|r| r.code() == Some("ConditionalCheckFailed"))
+        };
+        if failed(1) {
+            return Ok(EmailStart::NotPending);
+        }
+        if !failed(0) {
+            // A conflicting concurrent transaction: not done, so the caller retries.
+            return Err(unavailable(err));
+        }
+        let item = match cancelled.cancellation_reasons()[0].item() {
+            Some(item) => item.clone(),
+            // No item returned: it vanished since (released), or the service did not send it.
+            None => self.get(keys::email_claim(id)).await?.unwrap_or_default(),
+        };
+        Ok(EmailStart::Refused(email_claim_refusal(&item)))
     }
 
     async fn mark_email_rejected(&self, id: Uuid, reason: &str) -> Result<(), StoreError> {

@@ -31,6 +31,7 @@ use crate::ports::StoreError;
 
 mod accounts;
 mod api_keys;
+pub mod capacity;
 mod email_claims;
 pub mod items;
 pub(crate) mod link_tokens;
@@ -104,9 +105,16 @@ fn cancelled_reasons(err: &SdkError<TransactWriteItemsError>) -> Option<Vec<Stri
 const TRANSACTION_ATTEMPTS: usize = 4;
 
 impl DynamoStore {
+    /// Every call of the store asks for its consumed capacity (`capacity`): the client is rebuilt
+    /// from `client`'s configuration with that interceptor added.
     pub fn new(client: Client, table: impl Into<String>) -> Self {
+        let config = client
+            .config()
+            .to_builder()
+            .interceptor(capacity::ConsumedCapacityTotal)
+            .build();
         DynamoStore {
-            client,
+            client: Client::from_conf(config),
             table: table.into(),
         }
     }

@@ -14,9 +14,10 @@ use crate::domain::{
     Verification,
 };
 use crate::ports::{
-    AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, IdempotencyClaim,
-    IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery, MeterStore,
-    StoreError, TransitionOutcome, VerificationStore, WebhookSecretStore, WebhookSecrets,
+    AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
+    IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery,
+    MeterStore, StoreError, TransitionOutcome, VerificationStore, WebhookSecretStore,
+    WebhookSecrets,
 };
 
 /// Every store operation, named like its method.
@@ -260,6 +261,17 @@ impl<S: EmailClaimStore, F: FaultPlan> EmailClaimStore for FaultyStore<S, F> {
     ) -> Result<EmailClaim, StoreError> {
         self.faults.check(StoreOp::ClaimEmailSend)?;
         self.inner.claim_email_send(id, now).await
+    }
+    /// Fails where either of the two writes it joins would (the claim, the link token).
+    async fn claim_email_and_bind(
+        &self,
+        id: Uuid,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<EmailStart, StoreError> {
+        self.faults.check(StoreOp::ClaimEmailSend)?;
+        self.faults.check(StoreOp::AddLinkToken)?;
+        self.inner.claim_email_and_bind(id, token_hash, now).await
     }
     async fn mark_email_rejected(&self, id: Uuid, reason: &str) -> Result<(), StoreError> {
         self.faults.check(StoreOp::MarkEmailRejected)?;

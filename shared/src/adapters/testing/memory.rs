@@ -19,9 +19,10 @@ use crate::domain::{
     Verification, api_window, format_ts, usage_month,
 };
 use crate::ports::{
-    AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, IdempotencyClaim,
-    IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery, MeterStore,
-    StoreError, TransitionOutcome, VerificationStore, WebhookSecretStore, WebhookSecrets,
+    AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
+    IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery,
+    MeterStore, StoreError, TransitionOutcome, VerificationStore, WebhookSecretStore,
+    WebhookSecrets,
 };
 
 /// How long an Idempotency-Key is remembered (as the adapter's record TTL).
@@ -441,6 +442,20 @@ impl WebhookSecretStore for MemoryStore {
     }
 }
 
+/// Why a claim of `id`'s e-mail is refused at `now`, if it is. The adapter compares whole seconds
+/// (the lease is stored as epoch seconds).
+fn email_claim_refusal(t: &Tables, id: Uuid, now: DateTime<Utc>) -> Option<EmailClaim> {
+    match t.emails.get(&id) {
+        None => None,
+        Some(EmailState::Sending { lease_until }) if lease_until.timestamp() < now.timestamp() => {
+            None
+        }
+        Some(EmailState::Sending { .. }) => Some(EmailClaim::Held),
+        Some(EmailState::Sent) => Some(EmailClaim::Sent),
+        Some(EmailState::Rejected(reason)) => Some(EmailClaim::Rejected(reason.clone())),
+    }
+}
+
 impl EmailClaimStore for MemoryStore {
     async fn claim_email_send(
         &self,
@@ -448,24 +463,38 @@ impl EmailClaimStore for MemoryStore {
         now: DateTime<Utc>,
     ) -> Result<EmailClaim, StoreError> {
         let mut t = self.lock();
-        // The adapter compares whole seconds (the lease is stored as epoch seconds).
-        let refusal = match t.emails.get(&id) {
-            None => None,
-            Some(EmailState::Sending { lease_until })
-                if lease_until.timestamp() < now.timestamp() =>
-            {
-                None
-            }
-            Some(EmailState::Sending { .. }) => Some(EmailClaim::Held),
-            Some(EmailState::Sent) => Some(EmailClaim::Sent),
-            Some(EmailState::Rejected(reason)) => Some(EmailClaim::Rejected(reason.clone())),
-        };
-        if let Some(refusal) = refusal {
+        if let Some(refusal) = email_claim_refusal(&t, id, now) {
             return Ok(refusal);
         }
         let lease_until = now + EMAIL_LEASE;
         t.emails.insert(id, EmailState::Sending { lease_until });
         Ok(EmailClaim::Claimed)
+    }
+
+    async fn claim_email_and_bind(
+        &self,
+        id: Uuid,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<EmailStart, StoreError> {
+        let mut t = self.lock();
+        // As the adapter's transaction: the verification's condition first, then the claim's.
+        let pending = t
+            .verifications
+            .get(&id)
+            .is_some_and(|v| v.status == Status::Pending && v.expires_at > now);
+        if !pending {
+            return Ok(EmailStart::NotPending);
+        }
+        if let Some(refusal) = email_claim_refusal(&t, id, now) {
+            return Ok(EmailStart::Refused(refusal));
+        }
+        let lease_until = now + EMAIL_LEASE;
+        t.emails.insert(id, EmailState::Sending { lease_until });
+        if let Some(v) = t.verifications.get_mut(&id) {
+            v.token_hashes.push(token_hash.to_string());
+        }
+        Ok(EmailStart::Claimed)
     }
 
     async fn mark_email_rejected(&self, id: Uuid, reason: &str) -> Result<(), StoreError> {
