@@ -1,0 +1,104 @@
+//! Status changes: what each transition sets on a verification and from which statuses it may
+//! start, and the webhook event a reached status sends.
+
+use chrono::{DateTime, Utc};
+
+use super::{Status, Verification};
+use crate::domain::report::IncomeReport;
+
+/// A status change, as the store applies it with a conditional write.
+#[derive(Clone, PartialEq)]
+pub enum Transition {
+    /// The tenant opened the link.
+    Start,
+    /// The tenant's consent, their first action: records it (with the provider user prepared for
+    /// them, if any) and moves a pending verification to in_progress, in one conditional write.
+    Consent {
+        version: String,
+        provider_user: Option<String>,
+    },
+    Complete {
+        report: IncomeReport,
+    },
+    Fail {
+        reason: String,
+    },
+    /// Failed for a reason on the service's side (e.g. the tenant e-mail could not be sent for
+    /// the whole retry window): the landlord is told, and the verification is not charged.
+    FailRefunded {
+        reason: String,
+    },
+    Cancel,
+    Expire,
+}
+
+impl Transition {
+    pub fn target(&self) -> Status {
+        match self {
+            Transition::Start | Transition::Consent { .. } => Status::InProgress,
+            Transition::Complete { .. } => Status::Completed,
+            Transition::Fail { .. } | Transition::FailRefunded { .. } => Status::Failed,
+            Transition::Cancel | Transition::Expire => Status::Expired,
+        }
+    }
+
+    /// The statuses this transition may start from.
+    pub fn allowed_from(&self) -> &'static [Status] {
+        match self {
+            Transition::Start => &[Status::Pending],
+            Transition::Consent { .. } => &[Status::Pending, Status::InProgress],
+            _ => &[Status::Pending, Status::InProgress],
+        }
+    }
+
+    /// Whether the month's verification allowance is given back with this change.
+    pub fn refunds_allowance(&self) -> bool {
+        matches!(self, Transition::FailRefunded { .. })
+    }
+
+    /// Applies the change to a copy, as the stored item will look after the write.
+    pub fn apply(&self, v: &Verification, now: DateTime<Utc>) -> Verification {
+        let mut next = v.clone();
+        next.status = self.target();
+        match self {
+            Transition::Start => next.started_at = Some(now),
+            Transition::Consent {
+                version,
+                provider_user,
+            } => {
+                next.started_at = next.started_at.or(Some(now));
+                next.consented_at = Some(now);
+                next.consent_version = Some(version.clone());
+                if provider_user.is_some() {
+                    next.provider_user = provider_user.clone();
+                }
+            }
+            Transition::Complete { report } => {
+                next.completed_at = Some(now);
+                next.income_report = Some(report.clone());
+            }
+            Transition::Fail { reason } | Transition::FailRefunded { reason } => {
+                next.failed_at = Some(now);
+                next.failure_reason = Some(reason.clone());
+            }
+            Transition::Cancel => {
+                next.cancelled_at = Some(now);
+                next.expired_at = Some(now);
+            }
+            Transition::Expire => next.expired_at = Some(now),
+        }
+        next
+    }
+}
+
+/// Webhook event type for a verification that has just reached `v.status`.
+pub fn webhook_event_type(v: &Verification) -> Option<&'static str> {
+    Some(match v.status {
+        Status::Pending => return None,
+        Status::InProgress => "verification.in_progress",
+        Status::Completed => "verification.completed",
+        Status::Failed => "verification.failed",
+        Status::Expired if v.cancelled_at.is_some() => "verification.cancelled",
+        Status::Expired => "verification.expired",
+    })
+}
