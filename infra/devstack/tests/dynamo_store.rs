@@ -273,11 +273,15 @@ async fn conditional_writes_refuse<S: Store>(store: S) {
     assert_eq!(stored.status, Status::Completed);
     assert_eq!(stored.provider_user.as_deref(), Some("user-1"));
     assert!(stored.token_hashes.contains(&"mail-token-hash".to_string()));
-    // Consent is recorded only on an in-progress verification.
-    let late = store
-        .record_consent(v.verification_id, "v1", now(), None)
-        .await;
-    assert!(late.unwrap().is_none());
+    // Consent is recorded only on an open verification.
+    let late = Transition::Consent {
+        version: "v1".into(),
+        provider_user: None,
+    };
+    assert!(matches!(
+        store.transition(&stored, &late, now()).await.unwrap(),
+        TransitionOutcome::Conflict(_)
+    ));
     // A link token cannot be bound to a verification that does not exist.
     let missing = pending(Mode::Test).verification_id;
     assert!(store.add_link_token(missing, "x").await.is_err());

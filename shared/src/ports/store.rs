@@ -234,15 +234,6 @@ pub trait VerificationStore: Send + Sync {
         transition: &Transition,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<TransitionOutcome, StoreError>> + Send;
-    /// Records the tenant's consent (and the provider connection prepared for them) on an
-    /// in-progress verification; None when it is no longer in progress.
-    fn record_consent(
-        &self,
-        id: Uuid,
-        consent_version: &str,
-        now: DateTime<Utc>,
-        provider: Option<(&str, &str)>,
-    ) -> impl Future<Output = Result<Option<Verification>, StoreError>> + Send;
     /// Stores the tenant's note on a completed verification, once: Some(updated) when written,
     /// None when the verification is not completed or already has a note (one conditional write,
     /// so of two concurrent notes exactly one is kept).

@@ -13,9 +13,7 @@ use super::items::{
 };
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
-use crate::domain::{
-    Mode, MonthStats, OwnerStats, Status, Transition, Verification, format_ts, usage_month,
-};
+use crate::domain::{Mode, MonthStats, OwnerStats, Status, Transition, Verification, usage_month};
 use crate::ports::{
     CreateOutcome, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome,
     ListPage, ListQuery, StoreError, TransitionOutcome, VerificationStore,
@@ -276,46 +274,6 @@ impl VerificationStore for DynamoStore {
             Err(_) => Ok(TransitionOutcome::Conflict(
                 self.get_verification(current.verification_id).await?,
             )),
-        }
-    }
-
-    async fn record_consent(
-        &self,
-        id: Uuid,
-        consent_version: &str,
-        now: DateTime<Utc>,
-        provider: Option<(&str, &str)>,
-    ) -> Result<Option<Verification>, StoreError> {
-        let mut expr = Expr::default();
-        let mut sets = vec![
-            expr.set("consented_at", "now", s(format_ts(now))),
-            expr.set("consent_version", "version", s(consent_version)),
-        ];
-        if let Some((user, link_token)) = provider {
-            sets.push(expr.set("provider_user", "user", s(user)));
-            sets.push(expr.set("provider_link_token", "link", s(link_token)));
-        }
-        let cond = expr.set("status", "in_progress", s(Status::InProgress.as_str()));
-        let result = self
-            .update_item(&keys::verification(id))
-            .update_expression(format!("SET {}", sets.join(", ")))
-            .condition_expression(cond)
-            .set_expression_attribute_names(expr.names())
-            .set_expression_attribute_values(expr.values())
-            .return_values(ReturnValue::AllNew)
-            .send()
-            .await;
-        match result {
-            Ok(out) => Ok(Some(from_item(out.attributes.unwrap_or_default())?)),
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(UpdateItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(unavailable(e)),
         }
     }
 

@@ -37,7 +37,6 @@ pub enum StoreOp {
     AddRecentLinkToken,
     GetIdempotency,
     Transition,
-    RecordConsent,
     AddTenantNote,
     ListVerifications,
     OwnerStats,
@@ -192,18 +191,6 @@ impl<S: VerificationStore, F: FaultPlan> VerificationStore for FaultyStore<S, F>
     ) -> Result<TransitionOutcome, StoreError> {
         self.faults.check(StoreOp::Transition)?;
         self.inner.transition(current, transition, now).await
-    }
-    async fn record_consent(
-        &self,
-        id: Uuid,
-        consent_version: &str,
-        now: DateTime<Utc>,
-        provider: Option<(&str, &str)>,
-    ) -> Result<Option<Verification>, StoreError> {
-        self.faults.check(StoreOp::RecordConsent)?;
-        self.inner
-            .record_consent(id, consent_version, now, provider)
-            .await
     }
     async fn add_tenant_note(
         &self,

@@ -332,29 +332,6 @@ impl VerificationStore for MemoryStore {
         Ok(TransitionOutcome::Applied(next))
     }
 
-    async fn record_consent(
-        &self,
-        id: Uuid,
-        consent_version: &str,
-        now: DateTime<Utc>,
-        provider: Option<(&str, &str)>,
-    ) -> Result<Option<Verification>, StoreError> {
-        let mut t = self.lock();
-        let Some(v) = t.verifications.get_mut(&id) else {
-            return Ok(None);
-        };
-        if v.status != Status::InProgress {
-            return Ok(None);
-        }
-        v.consented_at = Some(now);
-        v.consent_version = Some(consent_version.to_string());
-        if let Some((user, link_token)) = provider {
-            v.provider_user = Some(user.to_string());
-            v.provider_link_token = Some(link_token.to_string());
-        }
-        Ok(Some(v.clone()))
-    }
-
     async fn add_tenant_note(
         &self,
         id: Uuid,
