@@ -29,6 +29,7 @@ pub fn local_settings(table: &str, base_url: &str, lifetime: chrono::Duration) -
         verification_lifetime: lifetime,
         // The local stack has no bank-data provider: live keys use the sandbox, marked as local.
         live_income: shared::config::LiveIncome::LocalSandbox,
+        sms_region: Default::default(),
     }
 }
 

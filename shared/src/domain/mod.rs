@@ -3,6 +3,7 @@
 pub mod affordability;
 pub mod metering;
 pub mod public_view;
+pub mod reach;
 pub mod report;
 pub mod secrets;
 pub mod stability;
@@ -189,6 +190,18 @@ pub struct Verification {
     /// tenant page once completed; shown in the report JSON and PDF.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenant_note: Option<String>,
+    /// The landlord turned reminders off at create (`reminders: false`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reminders_off: bool,
+    /// `tenant_phone` in E.164, when it is a usable number: the invite and reminders go there too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sms_phone: Option<String>,
+    /// Set when `tenant_phone` was given but cannot receive SMS (`unusable`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sms: Option<reach::SmsReach>,
+    /// The notices (invite SMS, reminders) sent, by key: each goes out once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices_sent: Vec<String>,
 }
 
 /// The longest note a tenant may add to a completed report, in characters.
@@ -232,6 +245,10 @@ impl Verification {
             token_hashes: vec![],
             recent_token_hashes: vec![],
             tenant_note: None,
+            reminders_off: input.reminders_off,
+            sms_phone: input.sms_phone,
+            sms: input.sms,
+            notices_sent: vec![],
         }
     }
 
@@ -407,6 +424,12 @@ pub struct NewVerificationInput {
     pub rent_subsidy_monthly: Option<f64>,
     pub income_multiple: Option<f64>,
     pub webhook_url: Option<String>,
+    /// `reminders: false` in the body.
+    pub reminders_off: bool,
+    /// `tenant_phone` in E.164 (set by the create handler in its configured region).
+    pub sms_phone: Option<String>,
+    /// `Some(Unusable)` when `tenant_phone` is no usable number.
+    pub sms: Option<reach::SmsReach>,
 }
 
 #[cfg(test)]

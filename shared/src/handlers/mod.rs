@@ -12,5 +12,7 @@ pub mod get_verification;
 pub mod html;
 pub mod list_verifications;
 pub mod publish_events;
+pub mod reach_events;
 pub mod retry_events;
+pub mod send_reminders;
 pub mod tenant_portal;

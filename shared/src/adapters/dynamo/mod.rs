@@ -36,11 +36,13 @@ mod email_claims;
 pub mod items;
 pub(crate) mod link_tokens;
 mod list;
+mod notices;
 pub mod schema;
 mod table;
 mod verifications;
 
 pub use items::{EMAIL_LEASE, Item, verification_from_item};
+pub use notices::refusal as notice_refusal;
 pub use schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};
 pub use table::create_table;
 

@@ -28,6 +28,8 @@ use crate::ports::{
 /// How long an Idempotency-Key is remembered (as the adapter's record TTL).
 const IDEMPOTENCY_LIFETIME: Duration = Duration::hours(24);
 
+mod notices;
+
 type Owner = (String, Mode);
 
 #[derive(Clone)]
@@ -47,6 +49,8 @@ struct Tables {
     idempotency: HashMap<String, IdempotencyRecord>,
     secrets: HashMap<String, WebhookSecrets>,
     emails: HashMap<Uuid, EmailState>,
+    /// Live notice leases by verification and notice key (`notices`).
+    notice_leases: HashMap<(Uuid, String), DateTime<Utc>>,
 }
 
 /// A store in memory; `Default` is an empty table. Clones share the table (a test keeps one to
