@@ -304,6 +304,19 @@ CASES["retry-events"] = {
     "ignored-email-of-cancelled": retry({"kind": "tenant_email", "verification_id": CANCELLED}),
 }
 
+def reminder(vid, point="72h"):
+    """What a reminder schedule hands send-reminders (EventBridge Scheduler's target input)."""
+    return {"verification_id": vid, "reminder": point}
+
+
+CASES["send-reminders"] = {
+    "sent-reminder-of-pending": reminder(PENDING),
+    "sent-reminder-of-in-progress": reminder(IN_PROGRESS, "24h"),
+    "ignored-reminder-of-completed": reminder(COMPLETED),
+    "ignored-reminder-of-expired": reminder(EXPIRED, "24h"),
+    "ignored-reminder-of-cancelled": reminder(CANCELLED),
+}
+
 if __name__ == "__main__":
     CASES["get-usage"]["401-not-bearer"]["headers"]["authorization"] = "Basic dXNlcjpwYXNz"
     for function, cases in CASES.items():

@@ -17,6 +17,7 @@ pub enum Function {
     RetryEvents,
     DeliverWebhook,
     ExpireVerifications,
+    SendReminders,
 }
 
 /// What invokes a function.
@@ -28,6 +29,8 @@ pub enum Trigger {
     DynamoDbStream,
     /// An SQS queue.
     Sqs,
+    /// One-time EventBridge Scheduler schedules (asynchronous invocation).
+    Schedule,
 }
 
 /// One HttpApi route: a method and a path template (`{name}` is a path parameter).
@@ -45,7 +48,7 @@ pub const TENANT_REPORT_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 11] = [
+    pub const ALL: [Function; 12] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -57,6 +60,7 @@ impl Function {
         Function::ExpireVerifications,
         Function::DeliverWebhook,
         Function::RetryEvents,
+        Function::SendReminders,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -73,6 +77,7 @@ impl Function {
             Function::RetryEvents => "retry-events",
             Function::DeliverWebhook => "deliver-webhook",
             Function::ExpireVerifications => "expire-verifications",
+            Function::SendReminders => "send-reminders",
         }
     }
 
@@ -118,6 +123,7 @@ impl Function {
             ]),
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
             Function::RetryEvents | Function::DeliverWebhook => Trigger::Sqs,
+            Function::SendReminders => Trigger::Schedule,
         }
     }
 
@@ -125,7 +131,7 @@ impl Function {
     pub fn routes(self) -> &'static [Route] {
         match self.trigger() {
             Trigger::Http(routes) => routes,
-            Trigger::DynamoDbStream | Trigger::Sqs => &[],
+            Trigger::DynamoDbStream | Trigger::Sqs | Trigger::Schedule => &[],
         }
     }
 

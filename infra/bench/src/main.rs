@@ -113,6 +113,10 @@ pub(crate) fn bench_events(function: shared::routes::Function) -> Option<[&'stat
         // Runs the publish-events path again (same binary size class); its retry queue is
         // not part of the bench's stack.
         F::RetryEvents => return None,
+        F::SendReminders => [
+            "sent-reminder-of-pending.json",
+            "ignored-reminder-of-completed.json",
+        ],
     })
 }
 

@@ -59,7 +59,8 @@ pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiRespon
         Function::PublishEvents
         | Function::RetryEvents
         | Function::DeliverWebhook
-        | Function::ExpireVerifications => {
+        | Function::ExpireVerifications
+        | Function::SendReminders => {
             unreachable!("{} has no HTTP route", function.name())
         }
     }

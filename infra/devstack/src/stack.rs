@@ -17,6 +17,11 @@ pub struct Resources {
     pub retry_queue: String,
     pub retry_dlq: String,
     pub sender: String,
+    /// The EventBridge Scheduler group of the reminder schedules.
+    pub schedule_group: String,
+    /// The role the schedules would invoke `send-reminders` with (moto does not invoke; the
+    /// local schedule pump does).
+    pub scheduler_role_arn: String,
 }
 
 impl Resources {
@@ -28,6 +33,10 @@ impl Resources {
             retry_queue: format!("{prefix}-retries"),
             retry_dlq: format!("{prefix}-retries-dlq"),
             sender: "no-reply@verify.local.test".to_string(),
+            schedule_group: format!("{prefix}-reminders"),
+            scheduler_role_arn: format!(
+                "arn:aws:iam::123456789012:role/{prefix}-reminder-scheduler"
+            ),
         }
     }
 }
@@ -116,6 +125,21 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
         RETRY_MAX_RECEIVES,
     )
     .await?;
+    let scheduler = aws_sdk_scheduler::Client::new(sdk);
+    let group = scheduler
+        .create_schedule_group()
+        .name(&names.schedule_group)
+        .send()
+        .await;
+    if let Err(e) = group {
+        let exists = matches!(
+            e.as_service_error(),
+            Some(aws_sdk_scheduler::operation::create_schedule_group::CreateScheduleGroupError::ConflictException(_))
+        );
+        if !exists {
+            return Err(format!("create schedule group: {e}"));
+        }
+    }
     let ses = aws_sdk_sesv2::Client::new(sdk);
     let _ = ses
         .create_email_identity()

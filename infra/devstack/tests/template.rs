@@ -154,13 +154,15 @@ fn functions_and_routes_match_the_route_table() {
             triggers.insert(kind);
         }
         let expected_trigger = match function.trigger() {
-            Trigger::Http(_) => "HttpApi",
-            Trigger::DynamoDbStream => "DynamoDB",
-            Trigger::Sqs => "SQS",
+            Trigger::Http(_) => Some("HttpApi"),
+            Trigger::DynamoDbStream => Some("DynamoDB"),
+            Trigger::Sqs => Some("SQS"),
+            // Invoked by the schedules publish-events creates: no event of its own.
+            Trigger::Schedule => None,
         };
         assert_eq!(
             triggers,
-            BTreeSet::from([expected_trigger.to_string()]),
+            expected_trigger.into_iter().map(String::from).collect(),
             "{binary}"
         );
         let table: BTreeSet<(String, String)> = function
