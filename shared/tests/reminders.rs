@@ -243,7 +243,7 @@ async fn a_reminder_goes_out_once_per_point_even_when_the_invocation_is_redelive
     )
     .unwrap();
     assert_eq!(body["type"], "verification.reminder_sent");
-    assert_eq!(body["data"]["reminder"], "72h");
+    assert_eq!(body["reminder"], "72h");
     // The second point is its own notice.
     deps.clock.advance(Duration::hours(48));
     send_reminders(&deps, payload(&v, "24h")).await.unwrap();

@@ -1037,6 +1037,23 @@ async fn drive_pages_and_webhooks(rec: &mut Recorder) {
         );
     }
 
+    // A reminder of a pending verification (its schedule's invocation, as the local pump runs it).
+    let reminded = create(
+        rec,
+        &env,
+        "create to remind",
+        &test,
+        json!({"tenant_email": "t+remind@example.com", "property_address": "9 Oak Lane", "webhook_url": receiver.url}),
+    )
+    .await;
+    let payload = shared::handlers::reach_events::ReminderPayload {
+        verification_id: id_of(&reminded).parse().unwrap(),
+        reminder: "72h".into(),
+    };
+    shared::handlers::send_reminders::send_reminders(&workers.reach, payload)
+        .await
+        .unwrap();
+
     // Settle the stream (e-mails, status changes), sweep TTL, deliver every webhook.
     drain(&mut pump, &workers).await;
     let dynamo = aws_sdk_dynamodb::Client::new(&env.sdk);
@@ -1071,7 +1088,8 @@ async fn drive_pages_and_webhooks(rec: &mut Recorder) {
             "verification.completed",
             "verification.expired",
             "verification.failed",
-            "verification.in_progress"
+            "verification.in_progress",
+            "verification.reminder_sent"
         ]
     );
     for (i, r) in received.iter().enumerate() {

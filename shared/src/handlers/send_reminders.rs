@@ -64,14 +64,11 @@ pub fn reminder_email(v: &Verification, requester: &str, link: &str) -> Email {
 pub fn reminder_webhook(v: &Verification, point: ReminderPoint) -> Option<WebhookMessage> {
     let url = v.webhook_url.clone()?;
     let at = point.due_at(v);
-    let mut data = render_verification(v, at);
-    if let Some(map) = data.as_object_mut() {
-        map.insert("reminder".into(), serde_json::json!(point.label()));
-    }
     let body = serde_json::json!({
         "type": REMINDER_SENT,
         "timestamp": format_ts(at),
-        "data": data,
+        "reminder": point.label(),
+        "data": render_verification(v, at),
     });
     Some(WebhookMessage {
         webhook_id: format!(
