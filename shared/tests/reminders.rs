@@ -14,7 +14,7 @@ use shared::domain::{
     Mode, NewVerificationInput, Status, Transition, VERIFICATION_LIFETIME, Verification,
 };
 use shared::handlers::reach_events::{
-    NOTICE_LEASE, ReachDeps, ReminderPayload, reach_new_verification,
+    NOTICE_LEASE, ReachDeps, ReminderPayload, merge_responses, reach_events, reach_new_verification,
 };
 use shared::handlers::send_reminders::send_reminders;
 use shared::ports::store::prelude::*;
@@ -38,6 +38,7 @@ struct Outbox {
     /// Sends to refuse (transiently) before the next one goes through.
     failing_sms: Arc<Mutex<u32>>,
     failing_mail: Arc<Mutex<u32>>,
+    failing_schedules: Arc<Mutex<u32>>,
 }
 
 impl Outbox {
@@ -78,6 +79,9 @@ impl Texter for Outbox {
 
 impl Scheduler for Outbox {
     async fn create_once(&self, schedule: &OneTimeSchedule) -> Result<(), StoreError> {
+        if take_failure(&self.failing_schedules) {
+            return Err(StoreError::Unavailable("scheduler throttled".into()));
+        }
         let mut all = self.schedules.lock().unwrap();
         if !all.iter().any(|s| s.name == schedule.name) {
             all.push(schedule.clone());
@@ -388,4 +392,64 @@ async fn an_unknown_point_sends_nothing() {
     deps.clock.advance(Duration::hours(96));
     send_reminders(&deps, payload(&v, "5h")).await.unwrap();
     assert_eq!((outbox.emails(), outbox.sms()), (0, 0));
+}
+
+/// A stream record of `v`'s insert, as publish-events receives it.
+fn insert_record(v: &Verification, seq: &str) -> aws_lambda_events::event::dynamodb::EventRecord {
+    let mut item: serde_dynamo::Item = serde_dynamo::to_item(v).unwrap();
+    item.insert(
+        "SK".into(),
+        serde_dynamo::AttributeValue::S("VERIFICATION".into()),
+    );
+    let mut record = aws_lambda_events::event::dynamodb::EventRecord::default();
+    record.event_name = "INSERT".into();
+    record.change.new_image = item;
+    record.change.sequence_number = Some(seq.into());
+    record
+}
+
+#[tokio::test]
+async fn a_failed_schedule_reports_the_record_and_its_redelivery_finishes_the_work_once() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    *outbox.failing_schedules.lock().unwrap() = 1;
+    let mut event = aws_lambda_events::event::dynamodb::Event::default();
+    event.records = vec![insert_record(&v, "1"), insert_record(&v, "2")];
+    let first = reach_events(&deps, &event).await;
+    let failed: Vec<_> = first
+        .batch_item_failures
+        .iter()
+        .map(|f| f.item_identifier.clone())
+        .collect();
+    assert_eq!(
+        failed,
+        vec![Some("1".to_string())],
+        "reported, not acknowledged"
+    );
+    // The stream hands the batch again from the failed record: the work is done, once.
+    let again = reach_events(&deps, &event).await;
+    assert!(again.batch_item_failures.is_empty());
+    assert_eq!(outbox.schedules.lock().unwrap().len(), 2);
+    assert_eq!(outbox.sms(), 1);
+    // One answer for both passes: the earliest reported record.
+    let mut mailed = aws_lambda_events::event::streams::DynamoDbEventResponse::default();
+    let mut late = aws_lambda_events::event::streams::DynamoDbBatchItemFailure::default();
+    late.item_identifier = Some("2".into());
+    mailed.batch_item_failures.push(late);
+    let merged = merge_responses(&event, [mailed, first]);
+    assert_eq!(merged.batch_item_failures.len(), 1);
+    assert_eq!(
+        merged.batch_item_failures[0].item_identifier.as_deref(),
+        Some("1")
+    );
+}
+
+#[tokio::test]
+async fn a_transient_sms_failure_of_the_invite_is_retried_by_the_stream_without_a_second_text() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    *outbox.failing_sms.lock().unwrap() = 1;
+    assert!(reach_new_verification(&deps, &v).await.is_err());
+    assert_eq!(outbox.sms(), 0);
+    reach_new_verification(&deps, &v).await.unwrap();
+    reach_new_verification(&deps, &v).await.unwrap();
+    assert_eq!(outbox.sms(), 1);
 }
