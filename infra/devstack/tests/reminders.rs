@@ -324,3 +324,79 @@ async fn reminders_false_and_an_unusable_number_keep_the_verification_and_its_em
     assert_eq!(reply.status, 400);
     assert_eq!(reply.body["details"][0]["field"], "reminders");
 }
+
+/// The claim on DynamoDB itself: of concurrent claims exactly one wins; a live lease holds the
+/// others off, a run-out one is taken over; once sent it stays sent; a cancelled verification
+/// closes every notice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_notice_claim_is_one_conditional_write_with_one_winner() {
+    use shared::domain::reach::Notice;
+    use shared::ports::{NoticeClaim, NoticeStore};
+    let mut rig = rig().await;
+    let v = rig
+        .create(json!({"tenant_email": fresh_email(), "reminders": false}))
+        .await;
+    let store = rig.env.store.clone();
+    let notice = Notice::ReminderEmail("72h".into());
+    let now = Utc::now();
+    let lease = now + Duration::minutes(2);
+    let claims = futures::future::join_all((0..6).map(|i| {
+        let (store, notice) = (store.clone(), notice.clone());
+        async move {
+            store
+                .claim_notice(v.verification_id, &notice, &format!("hash{i}"), now, lease)
+                .await
+                .unwrap()
+        }
+    }))
+    .await;
+    let winners = claims
+        .iter()
+        .filter(|c| **c == NoticeClaim::Claimed)
+        .count();
+    assert_eq!(winners, 1, "{claims:?}");
+    assert!(
+        claims
+            .iter()
+            .all(|c| matches!(c, NoticeClaim::Claimed | NoticeClaim::Held))
+    );
+    // The winner crashed: after its lease another attempt takes over.
+    let later = lease + Duration::seconds(1);
+    let id = v.verification_id;
+    let took_over = store
+        .claim_notice(id, &notice, "h", later, later + Duration::minutes(2))
+        .await
+        .unwrap();
+    assert_eq!(took_over, NoticeClaim::Claimed);
+    store.mark_notice_sent(id, &notice).await.unwrap();
+    store.mark_notice_sent(id, &notice).await.unwrap();
+    let again = store
+        .claim_notice(id, &notice, "h", later, later + Duration::minutes(2))
+        .await
+        .unwrap();
+    assert_eq!(again, NoticeClaim::Sent);
+    let stored = store.get_verification(id).await.unwrap().unwrap();
+    assert_eq!(stored.notices_sent, vec!["reminder_72h_email"]);
+    // Released, then the verification is cancelled: closed.
+    let sms = Notice::ReminderSms("72h".into());
+    assert_eq!(
+        store
+            .claim_notice(id, &sms, "h", later, later + Duration::minutes(2))
+            .await
+            .unwrap(),
+        NoticeClaim::Claimed
+    );
+    store.release_notice(id, &sms).await.unwrap();
+    let current = store.get_verification(id).await.unwrap().unwrap();
+    store
+        .transition(&current, &shared::domain::Transition::Cancel, later)
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .claim_notice(id, &sms, "h", later, later + Duration::minutes(2))
+            .await
+            .unwrap(),
+        NoticeClaim::Closed
+    );
+}

@@ -190,16 +190,14 @@ pub struct Verification {
     /// tenant page once completed; shown in the report JSON and PDF.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenant_note: Option<String>,
-    /// The landlord turned reminders off at create (`reminders: false`).
+    /// `reminders: false` at create; `sms_phone`: `tenant_phone` in E.164 when usable (else
+    /// `sms: unusable`); `notices_sent`: the invite SMS and reminders sent, once each (`reach`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reminders_off: bool,
-    /// `tenant_phone` in E.164, when it is a usable number: the invite and reminders go there too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sms_phone: Option<String>,
-    /// Set when `tenant_phone` was given but cannot receive SMS (`unusable`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sms: Option<reach::SmsReach>,
-    /// The notices (invite SMS, reminders) sent, by key: each goes out once.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices_sent: Vec<String>,
 }
@@ -424,11 +422,9 @@ pub struct NewVerificationInput {
     pub rent_subsidy_monthly: Option<f64>,
     pub income_multiple: Option<f64>,
     pub webhook_url: Option<String>,
-    /// `reminders: false` in the body.
+    /// `reminders: false`; `tenant_phone` in E.164 (the create handler's region), or `sms: unusable`.
     pub reminders_off: bool,
-    /// `tenant_phone` in E.164 (set by the create handler in its configured region).
     pub sms_phone: Option<String>,
-    /// `Some(Unusable)` when `tenant_phone` is no usable number.
     pub sms: Option<reach::SmsReach>,
 }
 

@@ -28,8 +28,7 @@ use crate::ports::{
 /// How long an Idempotency-Key is remembered (as the adapter's record TTL).
 const IDEMPOTENCY_LIFETIME: Duration = Duration::hours(24);
 
-mod notices;
-
+mod notices; // the notice claim (invite SMS, reminders)
 type Owner = (String, Mode);
 
 #[derive(Clone)]
@@ -49,7 +48,6 @@ struct Tables {
     idempotency: HashMap<String, IdempotencyRecord>,
     secrets: HashMap<String, WebhookSecrets>,
     emails: HashMap<Uuid, EmailState>,
-    /// Live notice leases by verification and notice key (`notices`).
     notice_leases: HashMap<(Uuid, String), DateTime<Utc>>,
 }
 
