@@ -287,6 +287,12 @@ async fn invite_sms_schedules_and_reminders_on_moto_each_once() {
         stored.notices_sent,
         vec!["invite_sms", "reminder_72h_email", "reminder_72h_sms"]
     );
+    // Nothing logged the number (in any form) or the address.
+    let logs = common::captured_logs();
+    assert!(logs.contains("SMS sent"), "the SMS path logs");
+    for private in [e164.as_str(), &e164[2..], &raw[6..], email.as_str()] {
+        assert!(!logs.contains(private), "logs carry {private}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
