@@ -55,6 +55,9 @@ pub enum ApiError {
     RateLimited { retry_after: u64 },
     #[error("Verification is {status}; its report exists only once it is completed")]
     ReportNotReady { status: &'static str },
+    /// The request conflicts with the resource's state (409), with its own code.
+    #[error("{message}")]
+    Conflict { code: &'static str, message: String },
     #[error("Internal error; retry later and quote the request_id if it persists")]
     Internal,
 }
@@ -77,7 +80,9 @@ impl ApiError {
             ApiError::Forbidden { .. } => 403,
             ApiError::NotFound(_) => 404,
             ApiError::MethodNotAllowed => 405,
-            ApiError::IdempotencyInFlight | ApiError::ReportNotReady { .. } => 409,
+            ApiError::IdempotencyInFlight
+            | ApiError::ReportNotReady { .. }
+            | ApiError::Conflict { .. } => 409,
             ApiError::PayloadTooLarge { .. } => 413,
             ApiError::UnsupportedMediaType => 415,
             ApiError::IdempotencyMismatch => 422,
@@ -91,7 +96,9 @@ impl ApiError {
             ApiError::Validation { .. } => "validation_error",
             ApiError::InvalidJson(_) => "invalid_json",
             ApiError::NotCancellable { .. } => "verification_not_cancellable",
-            ApiError::Unauthorized { code, .. } | ApiError::Forbidden { code, .. } => code,
+            ApiError::Unauthorized { code, .. }
+            | ApiError::Forbidden { code, .. }
+            | ApiError::Conflict { code, .. } => code,
             ApiError::NotFound(_) => "not_found",
             ApiError::MethodNotAllowed => "method_not_allowed",
             ApiError::IdempotencyInFlight => "idempotency_key_in_use",
@@ -170,6 +177,13 @@ mod tests {
             (ApiError::NotFound("x".into()), 404),
             (ApiError::IdempotencyInFlight, 409),
             (ApiError::ReportNotReady { status: "pending" }, 409),
+            (
+                ApiError::Conflict {
+                    code: "no_webhook_url",
+                    message: "x".into(),
+                },
+                409,
+            ),
             (ApiError::PayloadTooLarge { limit: 1 }, 413),
             (ApiError::UnsupportedMediaType, 415),
             (ApiError::IdempotencyMismatch, 422),

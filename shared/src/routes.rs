@@ -17,6 +17,8 @@ pub enum Function {
     RetryEvents,
     DeliverWebhook,
     ExpireVerifications,
+    ListWebhookDeliveries,
+    RedeliverWebhook,
 }
 
 /// What invokes a function.
@@ -45,7 +47,7 @@ pub const TENANT_REPORT_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 11] = [
+    pub const ALL: [Function; 13] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -57,6 +59,8 @@ impl Function {
         Function::ExpireVerifications,
         Function::DeliverWebhook,
         Function::RetryEvents,
+        Function::ListWebhookDeliveries,
+        Function::RedeliverWebhook,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -73,6 +77,8 @@ impl Function {
             Function::RetryEvents => "retry-events",
             Function::DeliverWebhook => "deliver-webhook",
             Function::ExpireVerifications => "expire-verifications",
+            Function::ListWebhookDeliveries => "list-webhook-deliveries",
+            Function::RedeliverWebhook => "redeliver-webhook",
         }
     }
 
@@ -116,6 +122,14 @@ impl Function {
                     path: TENANT_REPORT_PDF,
                 },
             ]),
+            Function::ListWebhookDeliveries => Trigger::Http(&[Route {
+                method: "GET",
+                path: "/api/v1/webhooks/deliveries",
+            }]),
+            Function::RedeliverWebhook => Trigger::Http(&[Route {
+                method: "POST",
+                path: "/api/v1/webhooks/redeliver",
+            }]),
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
             Function::RetryEvents | Function::DeliverWebhook => Trigger::Sqs,
         }

@@ -9,6 +9,7 @@ pub mod stability;
 pub mod tenant_link;
 pub mod transition;
 pub mod webhook;
+pub mod webhook_log;
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, SecondsFormat, TimeZone, Utc};
 use serde::{Deserialize, Serialize};

@@ -22,6 +22,7 @@ use crate::domain::tenant_link::tenant_link;
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts, webhook_event_type};
 use crate::handlers::html::esc;
+use crate::handlers::webhook_archive;
 use crate::ports::{
     Clock, Email, EmailClaim, EmailStart, MailError, Mailer, Queue, Store, StoreError,
     TransitionOutcome,
@@ -286,11 +287,12 @@ pub async fn send_tenant_email_of<S: Store, M: Mailer, Q, C: Clock>(
     }
 }
 
-/// Puts a webhook message on the webhook queue.
-pub(crate) async fn enqueue_webhook<S, M, Q: Queue, C>(
+/// Puts a webhook message on the webhook queue, once its event is stored for redelivery.
+pub(crate) async fn enqueue_webhook<S: Store, M, Q: Queue, C: Clock>(
     deps: &OutboxDeps<S, M, Q, C>,
     message: &WebhookMessage,
 ) -> Result<(), OutboxError> {
+    webhook_archive::archive_before_queueing(&deps.store, &deps.clock, message).await?;
     let body = serde_json::to_string(message).map_err(|e| OutboxError::Record(e.to_string()))?;
     deps.queue.send(&body).await?;
     tracing::info!(webhook_id = %message.webhook_id, "webhook queued");
@@ -300,6 +302,9 @@ pub(crate) async fn enqueue_webhook<S, M, Q: Queue, C>(
 /// The work a record asks for, if any, with the new verification an INSERT carries (its e-mail
 /// is composed from that image, without reading the verification again).
 fn work_of(record: &EventRecord) -> Result<Option<(RetryWork, Option<Verification>)>, OutboxError> {
+    if let Some(message) = webhook_archive::redelivery_of(record).map_err(OutboxError::Record)? {
+        return Ok(Some((RetryWork::Webhook { message }, None)));
+    }
     match record.event_name.as_str() {
         "INSERT" => Ok(image(&record.change.new_image)?.map(|v| {
             let work = RetryWork::TenantEmail {

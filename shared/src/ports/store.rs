@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::config::Plans;
 use crate::domain::metering::MeterOutcome;
+use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent};
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
     Verification,
@@ -310,6 +311,42 @@ pub trait EmailClaimStore: Send + Sync {
     fn release_email_send(&self, id: Uuid) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
 
+/// The webhook history: every outgoing event (for redelivery) and every delivery attempt (the
+/// log the API lists), each kept 30 days by TTL.
+pub trait WebhookHistoryStore: Send + Sync {
+    /// Stores an event when it is first queued; an event stored before is kept as it is (a
+    /// duplicate stream record or a retry changes nothing, and never resets `redeliveries`).
+    fn put_webhook_event(
+        &self,
+        event: &StoredWebhookEvent,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    fn get_webhook_event(
+        &self,
+        event_id: &str,
+    ) -> impl Future<Output = Result<Option<StoredWebhookEvent>, StoreError>> + Send;
+    /// Asks for the event to be queued again: one write that counts the request on the stored
+    /// event; the table's stream (`publish-events`) then queues it. False when no such event.
+    fn request_redelivery(
+        &self,
+        event_id: &str,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Appends one delivery attempt to its verification's log.
+    fn record_delivery_attempt(
+        &self,
+        account_id: &str,
+        attempt: &DeliveryAttempt,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// A page of a verification's delivery attempts, newest first (reads at most
+    /// `offset + limit` attempts, plus a count).
+    fn list_delivery_attempts(
+        &self,
+        verification_id: Uuid,
+        offset: u32,
+        limit: u32,
+    ) -> impl Future<Output = Result<DeliveryPage, StoreError>> + Send;
+}
+
 /// The whole table, as the service sees it: every role. Handlers bound by `S: Store` keep
 /// compiling whatever role they use; anything that implements every role is a `Store`.
 pub trait Store:
@@ -320,6 +357,7 @@ pub trait Store:
     + IdempotencyStore
     + WebhookSecretStore
     + EmailClaimStore
+    + WebhookHistoryStore
 {
 }
 
@@ -331,6 +369,7 @@ impl<T> Store for T where
         + IdempotencyStore
         + WebhookSecretStore
         + EmailClaimStore
+        + WebhookHistoryStore
 {
 }
 
@@ -339,6 +378,6 @@ impl<T> Store for T where
 pub mod prelude {
     pub use super::{
         AccountStore, ApiKeyStore, EmailClaimStore, IdempotencyStore, MeterStore, Store,
-        VerificationStore, WebhookSecretStore,
+        VerificationStore, WebhookHistoryStore, WebhookSecretStore,
     };
 }

@@ -14,6 +14,8 @@
 //! | owner counters    | `OWNER#<acct>#<mode>`       | `STATS`         |                             |                                  |
 //! | month counters    | `OWNER#<acct>#<mode>`       | `MONTH#<yyyy-mm>` |                           |                                  |
 //! | idempotency       | `IDEMPOTENCY#<sha256>`      | `IDEMPOTENCY`   | (TTL = 24 h)                |                                  |
+//! | webhook event     | `WEBHOOK_EVENT#<webhook-id>` | `WEBHOOK_EVENT` | (TTL = 30 days)            |                                  |
+//! | delivery attempt  | `DELIVERIES#<verification>` | `<time>#<webhook-id>#<attempt>` | (TTL = 30 days) |                          |
 
 use std::collections::HashMap;
 
@@ -39,6 +41,7 @@ mod list;
 pub mod schema;
 mod table;
 mod verifications;
+mod webhook_history;
 
 pub use items::{EMAIL_LEASE, Item, verification_from_item};
 pub use schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};

@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use crate::config::Plans;
 use crate::domain::metering::MeterOutcome;
+use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent};
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, SubscriptionStatus, Transition,
     Verification,
@@ -16,8 +17,8 @@ use crate::domain::{
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
     IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery,
-    MeterStore, StoreError, TransitionOutcome, VerificationStore, WebhookSecretStore,
-    WebhookSecrets,
+    MeterStore, StoreError, TransitionOutcome, VerificationStore, WebhookHistoryStore,
+    WebhookSecretStore, WebhookSecrets,
 };
 
 /// Every store operation, named like its method.
@@ -46,6 +47,11 @@ pub enum StoreOp {
     MarkEmailRejected,
     MarkEmailSent,
     ReleaseEmailSend,
+    PutWebhookEvent,
+    GetWebhookEvent,
+    RequestRedelivery,
+    RecordDeliveryAttempt,
+    ListDeliveryAttempts,
 }
 
 /// Decides whether a call fails (and counts it).
@@ -271,5 +277,48 @@ impl<S: EmailClaimStore, F: FaultPlan> EmailClaimStore for FaultyStore<S, F> {
     async fn release_email_send(&self, id: Uuid) -> Result<(), StoreError> {
         self.faults.check(StoreOp::ReleaseEmailSend)?;
         self.inner.release_email_send(id).await
+    }
+}
+
+impl<S: WebhookHistoryStore, F: FaultPlan> WebhookHistoryStore for FaultyStore<S, F> {
+    async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::PutWebhookEvent)?;
+        self.inner.put_webhook_event(event).await
+    }
+    async fn get_webhook_event(
+        &self,
+        event_id: &str,
+    ) -> Result<Option<StoredWebhookEvent>, StoreError> {
+        self.faults.check(StoreOp::GetWebhookEvent)?;
+        self.inner.get_webhook_event(event_id).await
+    }
+    async fn request_redelivery(
+        &self,
+        event_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.faults.check(StoreOp::RequestRedelivery)?;
+        self.inner.request_redelivery(event_id, now).await
+    }
+    async fn record_delivery_attempt(
+        &self,
+        account_id: &str,
+        attempt: &DeliveryAttempt,
+    ) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::RecordDeliveryAttempt)?;
+        self.inner
+            .record_delivery_attempt(account_id, attempt)
+            .await
+    }
+    async fn list_delivery_attempts(
+        &self,
+        verification_id: Uuid,
+        offset: u32,
+        limit: u32,
+    ) -> Result<DeliveryPage, StoreError> {
+        self.faults.check(StoreOp::ListDeliveryAttempts)?;
+        self.inner
+            .list_delivery_attempts(verification_id, offset, limit)
+            .await
     }
 }

@@ -49,11 +49,15 @@ struct Tables {
     emails: HashMap<Uuid, EmailState>,
 }
 
+mod webhook_history;
+
 /// A store in memory; `Default` is an empty table. Clones share the table (a test keeps one to
 /// look at or stage what the handler under test sees).
 #[derive(Clone, Default)]
 pub struct MemoryStore {
     tables: Arc<Mutex<Tables>>,
+    /// Webhook events and delivery attempts (`webhook_history`).
+    webhook_history: Arc<Mutex<webhook_history::History>>,
 }
 
 /// A condition the adapter reports as a failed call (not as an outcome).
