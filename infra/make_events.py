@@ -126,6 +126,14 @@ CASES = {
     },
 }
 
+CASES["resend-verification"] = {
+    "202-pending": event("POST", "/api/v1/verify/resend", f"verification_id={PENDING}"),
+    "202-in-progress": event("POST", "/api/v1/verify/resend", f"verification_id={IN_PROGRESS}"),
+    "400-completed": event("POST", "/api/v1/verify/resend", f"verification_id={COMPLETED}"),
+    "400-missing-id": event("POST", "/api/v1/verify/resend"),
+    "404-other-account": event("POST", "/api/v1/verify/resend", f"verification_id={OTHER}"),
+    "401-unknown-key": event("POST", "/api/v1/verify/resend", f"verification_id={PENDING}", auth=UNKNOWN),
+}
 COMPLETED_EVENT = "msg_2d5a3e4f7f6c4a0d9e9f3c4d5e6f7081_completed"
 OTHER_EVENT = "msg_3e6b4f5a8a7d4b1e8f0a4d5e6f708192_in_progress"
 CASES["list-webhook-deliveries"] = {

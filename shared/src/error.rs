@@ -55,6 +55,12 @@ pub enum ApiError {
     RateLimited { retry_after: u64 },
     #[error("Verification is {status}; its report exists only once it is completed")]
     ReportNotReady { status: &'static str },
+    #[error("Verification is {status}; only pending and in_progress verifications can be resent")]
+    NotResendable { status: &'static str },
+    #[error(
+        "The invite was already resent {limit} times today (UTC); it can be resent again in {retry_after} seconds"
+    )]
+    ResendLimitReached { limit: u32, retry_after: u64 },
     /// The request conflicts with the resource's state (409), with its own code.
     #[error("{message}")]
     Conflict { code: &'static str, message: String },
@@ -75,7 +81,8 @@ impl ApiError {
         match self {
             ApiError::Validation { .. }
             | ApiError::InvalidJson(_)
-            | ApiError::NotCancellable { .. } => 400,
+            | ApiError::NotCancellable { .. }
+            | ApiError::NotResendable { .. } => 400,
             ApiError::Unauthorized { .. } => 401,
             ApiError::Forbidden { .. } => 403,
             ApiError::NotFound(_) => 404,
@@ -86,7 +93,7 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => 413,
             ApiError::UnsupportedMediaType => 415,
             ApiError::IdempotencyMismatch => 422,
-            ApiError::RateLimited { .. } => 429,
+            ApiError::RateLimited { .. } | ApiError::ResendLimitReached { .. } => 429,
             ApiError::Internal => 500,
         }
     }
@@ -96,6 +103,8 @@ impl ApiError {
             ApiError::Validation { .. } => "validation_error",
             ApiError::InvalidJson(_) => "invalid_json",
             ApiError::NotCancellable { .. } => "verification_not_cancellable",
+            ApiError::NotResendable { .. } => "verification_not_resendable",
+            ApiError::ResendLimitReached { .. } => "resend_limit_reached",
             ApiError::Unauthorized { code, .. }
             | ApiError::Forbidden { code, .. }
             | ApiError::Conflict { code, .. } => code,
@@ -188,6 +197,19 @@ mod tests {
             (ApiError::UnsupportedMediaType, 415),
             (ApiError::IdempotencyMismatch, 422),
             (ApiError::RateLimited { retry_after: 5 }, 429),
+            (
+                ApiError::ResendLimitReached {
+                    limit: 3,
+                    retry_after: 5,
+                },
+                429,
+            ),
+            (
+                ApiError::NotResendable {
+                    status: "completed",
+                },
+                400,
+            ),
             (ApiError::Internal, 500),
         ];
         for (e, status) in cases {

@@ -19,6 +19,7 @@ pub enum Function {
     ExpireVerifications,
     ListWebhookDeliveries,
     RedeliverWebhook,
+    ResendVerification,
 }
 
 /// What invokes a function.
@@ -47,7 +48,7 @@ pub const TENANT_REPORT_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 13] = [
+    pub const ALL: [Function; 14] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -61,6 +62,7 @@ impl Function {
         Function::RetryEvents,
         Function::ListWebhookDeliveries,
         Function::RedeliverWebhook,
+        Function::ResendVerification,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -79,6 +81,7 @@ impl Function {
             Function::ExpireVerifications => "expire-verifications",
             Function::ListWebhookDeliveries => "list-webhook-deliveries",
             Function::RedeliverWebhook => "redeliver-webhook",
+            Function::ResendVerification => "resend-verification",
         }
     }
 
@@ -129,6 +132,10 @@ impl Function {
             Function::RedeliverWebhook => Trigger::Http(&[Route {
                 method: "POST",
                 path: "/api/v1/webhooks/redeliver",
+            }]),
+            Function::ResendVerification => Trigger::Http(&[Route {
+                method: "POST",
+                path: "/api/v1/verify/resend",
             }]),
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
             Function::RetryEvents | Function::DeliverWebhook => Trigger::Sqs,

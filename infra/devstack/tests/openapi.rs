@@ -30,6 +30,7 @@ const API_VERIFY: &str = "/api/v1/verify";
 const API_LIST: &str = "/api/v1/verifications";
 const API_USAGE: &str = "/api/v1/usage";
 const API_REPORT: &str = "/api/v1/verify/report";
+const API_RESEND: &str = "/api/v1/verify/resend";
 const API_DELIVERIES: &str = "/api/v1/webhooks/deliveries";
 const API_REDELIVER: &str = "/api/v1/webhooks/redeliver";
 const PAGE: &str = "/t/{verification_id}/{token}";
@@ -435,6 +436,11 @@ async fn every_operation(rec: &mut Recorder, env: &TestEnv, label: &str, key: Op
         ("GET", API_LIST.to_string(), None),
         ("GET", API_USAGE.to_string(), None),
         ("GET", report_path(&some_id), None),
+        (
+            "POST",
+            format!("{API_RESEND}?verification_id={some_id}"),
+            None,
+        ),
         (
             "GET",
             format!("{API_DELIVERIES}?verification_id={some_id}"),
@@ -1016,6 +1022,36 @@ async fn drive_pages_and_webhooks(rec: &mut Recorder) {
     rec.op("cancelled page", "GET", PAGE, &p);
     let p = page(&env, "POST", &link, Some("action=consent&agree=yes")).await;
     rec.op("cancelled page form", "POST", PAGE, &p);
+    let r = env
+        .call(
+            "POST",
+            &format!("{API_RESEND}?verification_id={id}"),
+            Some(&test),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 400, "{}", r.raw);
+    rec.op("resend a cancelled verification", "POST", API_RESEND, &r);
+
+    // Resent: three a day (each a new e-mail and a `verification.resent` webhook), then 429.
+    let r = create(
+        rec,
+        &env,
+        "create to resend",
+        &test,
+        json!({"tenant_email": "r@example.com", "webhook_url": receiver.url}),
+    )
+    .await;
+    let resend = format!("{API_RESEND}?verification_id={}", id_of(&r));
+    for n in 1..=3 {
+        let r = env.call("POST", &resend, Some(&test), None).await;
+        assert_eq!(r.status, 202, "{}", r.raw);
+        rec.op(&format!("resend {n}"), "POST", API_RESEND, &r);
+    }
+    let r = env.call("POST", &resend, Some(&test), None).await;
+    assert_eq!(r.status, 429, "{}", r.raw);
+    assert!(r.header("retry-after").is_some());
+    rec.op("resend over the day's limit", "POST", API_RESEND, &r);
 
     // Expired: the page (410) before and after the TTL sweep; the sweep sends a webhook.
     let token = "ExpiredLinkTokenForTheOpenApiTest-0123456789ab";
@@ -1085,7 +1121,8 @@ async fn drive_pages_and_webhooks(rec: &mut Recorder) {
             "verification.completed",
             "verification.expired",
             "verification.failed",
-            "verification.in_progress"
+            "verification.in_progress",
+            "verification.resent"
         ]
     );
     for (i, r) in received.iter().enumerate() {
@@ -1165,6 +1202,16 @@ async fn drive_webhook_history(rec: &mut Recorder, env: &TestEnv, delivered: &st
         .await;
     assert_eq!(r.status, 409, "{}", r.raw);
     rec.op("redeliver, no webhook_url", "POST", API_REDELIVER, &r);
+    let r = env
+        .call(
+            "POST",
+            &format!("{API_RESEND}?verification_id={}", uuid::Uuid::new_v4()),
+            Some(&test),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 404);
+    rec.op("resend an unknown verification", "POST", API_RESEND, &r);
 }
 
 /// Runs the stream pump until it has nothing new (bounded).

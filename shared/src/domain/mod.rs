@@ -4,6 +4,7 @@ pub mod affordability;
 pub mod metering;
 pub mod public_view;
 pub mod report;
+pub mod resend;
 pub mod secrets;
 pub mod stability;
 pub mod tenant_link;
@@ -190,6 +191,17 @@ pub struct Verification {
     /// tenant page once completed; shown in the report JSON and PDF.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenant_note: Option<String>,
+    /// The invite's round: 0 for the first e-mail, +1 per resend (`resend::record`); each round
+    /// is one more e-mail with its own link.
+    #[serde(default, skip_serializing_if = "resend::is_zero")]
+    pub invite_round: u32,
+    /// The UTC day (`YYYY-MM-DD`) of the last resend, and how many resends that day counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resend_day: Option<String>,
+    #[serde(default, skip_serializing_if = "resend::is_zero")]
+    pub resends_on_day: u32,
+    #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
+    pub last_resent_at: Option<DateTime<Utc>>,
 }
 
 /// The longest note a tenant may add to a completed report, in characters.
@@ -233,6 +245,10 @@ impl Verification {
             token_hashes: vec![],
             recent_token_hashes: vec![],
             tenant_note: None,
+            invite_round: 0,
+            resend_day: None,
+            resends_on_day: 0,
+            last_resent_at: None,
         }
     }
 

@@ -14,6 +14,8 @@ pub mod list_verifications;
 pub mod list_webhook_deliveries;
 pub mod publish_events;
 pub mod redeliver_webhook;
+pub mod resend_invite;
+pub mod resend_verification;
 pub mod retry_events;
 pub mod tenant_portal;
 pub mod webhook_archive;

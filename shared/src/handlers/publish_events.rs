@@ -22,7 +22,7 @@ use crate::domain::tenant_link::tenant_link;
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts, webhook_event_type};
 use crate::handlers::html::esc;
-use crate::handlers::webhook_archive;
+use crate::handlers::{resend_invite, webhook_archive};
 use crate::ports::{
     Clock, Email, EmailClaim, EmailStart, MailError, Mailer, Queue, Store, StoreError,
     TransitionOutcome,
@@ -53,6 +53,13 @@ pub enum RetryWork {
     TenantEmail { verification_id: Uuid },
     /// Put this webhook message on the webhook queue.
     Webhook { message: WebhookMessage },
+    /// Send round `round` of the invite again (a resend), then its `verification.resent` webhook.
+    ResendInvite {
+        verification_id: Uuid,
+        round: u32,
+        #[serde(with = "crate::domain::ts")]
+        resent_at: DateTime<Utc>,
+    },
 }
 
 /// A retry-queue message: the work, and when it first failed (the retry window starts there).
@@ -319,6 +326,9 @@ fn work_of(record: &EventRecord) -> Result<Option<(RetryWork, Option<Verificatio
             ) else {
                 return Ok(None);
             };
+            if let Some(work) = resend_invite::resend_work(&old, &new) {
+                return Ok(Some((work, None)));
+            }
             if old.status == new.status {
                 return Ok(None);
             }
@@ -340,6 +350,19 @@ pub(crate) async fn do_work<S: Store, M: Mailer, Q: Queue, C: Clock>(
             Box::pin(send_tenant_email(deps, *verification_id)).await
         }
         RetryWork::Webhook { message } => enqueue_webhook(deps, message).await,
+        RetryWork::ResendInvite {
+            verification_id,
+            round,
+            resent_at,
+        } => {
+            Box::pin(resend_invite::send_resent_invite(
+                deps,
+                *verification_id,
+                *round,
+                *resent_at,
+            ))
+            .await
+        }
     }
 }
 

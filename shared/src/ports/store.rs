@@ -347,6 +347,60 @@ pub trait WebhookHistoryStore: Send + Sync {
     ) -> impl Future<Output = Result<DeliveryPage, StoreError>> + Send;
 }
 
+/// What one resend write found (`InviteStore::record_resend`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResendOutcome {
+    /// Counted, and the invite round bumped: the verification as it is now.
+    Applied(Verification),
+    /// The day's resends are used up; nothing was written.
+    LimitReached,
+    /// The verification changed meanwhile (another resend, a status change): the fresh one (None
+    /// if gone); nothing was written, the caller decides again.
+    Conflict(Option<Verification>),
+}
+
+/// The invite's resends: the day's count on the verification, and one send claim per round (as
+/// `EmailClaimStore` does for the first e-mail), so a redelivered stream record sends each round
+/// once.
+pub trait InviteStore: Send + Sync {
+    /// One conditional write on the verification: counts a resend on `now`'s UTC day (refused
+    /// past `max_per_day`) and bumps `invite_round`, only while it is still open, unexpired and as
+    /// `current` shows it (its day and round).
+    fn record_resend(
+        &self,
+        current: &Verification,
+        now: DateTime<Utc>,
+        max_per_day: u32,
+    ) -> impl Future<Output = Result<ResendOutcome, StoreError>> + Send;
+    /// Claims round `round`'s e-mail and binds its link token in one atomic write, only while the
+    /// verification is pending or in progress and not expired (see `claim_email_and_bind`).
+    fn claim_invite_and_bind(
+        &self,
+        id: Uuid,
+        round: u32,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<EmailStart, StoreError>> + Send;
+    fn mark_invite_sent(
+        &self,
+        id: Uuid,
+        round: u32,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Records that SES refused round `round` for good (no retry sends it).
+    fn mark_invite_rejected(
+        &self,
+        id: Uuid,
+        round: u32,
+        reason: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    fn release_invite(
+        &self,
+        id: Uuid,
+        round: u32,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
 /// The whole table, as the service sees it: every role. Handlers bound by `S: Store` keep
 /// compiling whatever role they use; anything that implements every role is a `Store`.
 pub trait Store:
@@ -358,6 +412,7 @@ pub trait Store:
     + WebhookSecretStore
     + EmailClaimStore
     + WebhookHistoryStore
+    + InviteStore
 {
 }
 
@@ -370,6 +425,7 @@ impl<T> Store for T where
         + WebhookSecretStore
         + EmailClaimStore
         + WebhookHistoryStore
+        + InviteStore
 {
 }
 
@@ -377,7 +433,7 @@ impl<T> Store for T where
 /// (the local stack, the admin tool, tests): `use shared::ports::store::prelude::*;`.
 pub mod prelude {
     pub use super::{
-        AccountStore, ApiKeyStore, EmailClaimStore, IdempotencyStore, MeterStore, Store,
-        VerificationStore, WebhookHistoryStore, WebhookSecretStore,
+        AccountStore, ApiKeyStore, EmailClaimStore, IdempotencyStore, InviteStore, MeterStore,
+        Store, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
     };
 }

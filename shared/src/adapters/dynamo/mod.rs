@@ -11,6 +11,7 @@
 //! | verification      | `VERIFICATION#<id>`         | `VERIFICATION`  | `OWNER#<acct>#<mode>` / `<created>#<id>` | `OWNER#<acct>#<mode>#<status>` / same |
 //! | expiry marker     | `VERIFICATION#<id>`         | `EXPIRY`        | (TTL = expires_at)          |                                  |
 //! | e-mail sent claim | `VERIFICATION#<id>`         | `EMAIL`         |                             |                                  |
+//! | resent invite claim | `VERIFICATION#<id>`       | `EMAIL#<round>` |                             |                                  |
 //! | owner counters    | `OWNER#<acct>#<mode>`       | `STATS`         |                             |                                  |
 //! | month counters    | `OWNER#<acct>#<mode>`       | `MONTH#<yyyy-mm>` |                           |                                  |
 //! | idempotency       | `IDEMPOTENCY#<sha256>`      | `IDEMPOTENCY`   | (TTL = 24 h)                |                                  |
@@ -35,6 +36,7 @@ mod accounts;
 mod api_keys;
 pub mod capacity;
 mod email_claims;
+mod invites;
 pub mod items;
 pub(crate) mod link_tokens;
 mod list;

@@ -64,6 +64,13 @@ pub mod keys {
     pub fn email_claim(id: Uuid) -> (String, String) {
         (format!("{VERIFICATION_PREFIX}{id}"), "EMAIL".into())
     }
+    /// The send claim of a resent invite's round (round 0 is `email_claim`).
+    pub fn invite_claim(id: Uuid, round: u32) -> (String, String) {
+        (
+            format!("{VERIFICATION_PREFIX}{id}"),
+            format!("EMAIL#{round}"),
+        )
+    }
     /// The verification id of a `VERIFICATION#<id>` partition key (its items: the verification,
     /// the expiry marker, the e-mail claim); None for any other key.
     pub fn verification_id(pk: &str) -> Option<Uuid> {

@@ -16,9 +16,9 @@ use crate::domain::{
 };
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
-    IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery,
-    MeterStore, StoreError, TransitionOutcome, VerificationStore, WebhookHistoryStore,
-    WebhookSecretStore, WebhookSecrets,
+    IdempotencyClaim, IdempotencyRecord, IdempotencyStore, InviteStore, LinkTokenOutcome, ListPage,
+    ListQuery, MeterStore, ResendOutcome, StoreError, TransitionOutcome, VerificationStore,
+    WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
 };
 
 /// Every store operation, named like its method.
@@ -52,6 +52,11 @@ pub enum StoreOp {
     RequestRedelivery,
     RecordDeliveryAttempt,
     ListDeliveryAttempts,
+    RecordResend,
+    ClaimInviteAndBind,
+    MarkInviteSent,
+    MarkInviteRejected,
+    ReleaseInvite,
 }
 
 /// Decides whether a call fails (and counts it).
@@ -320,5 +325,51 @@ impl<S: WebhookHistoryStore, F: FaultPlan> WebhookHistoryStore for FaultyStore<S
         self.inner
             .list_delivery_attempts(verification_id, offset, limit)
             .await
+    }
+}
+
+impl<S: InviteStore, F: FaultPlan> InviteStore for FaultyStore<S, F> {
+    async fn record_resend(
+        &self,
+        current: &Verification,
+        now: DateTime<Utc>,
+        max_per_day: u32,
+    ) -> Result<ResendOutcome, StoreError> {
+        self.faults.check(StoreOp::RecordResend)?;
+        self.inner.record_resend(current, now, max_per_day).await
+    }
+    async fn claim_invite_and_bind(
+        &self,
+        id: Uuid,
+        round: u32,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<EmailStart, StoreError> {
+        self.faults.check(StoreOp::ClaimInviteAndBind)?;
+        self.inner
+            .claim_invite_and_bind(id, round, token_hash, now)
+            .await
+    }
+    async fn mark_invite_sent(
+        &self,
+        id: Uuid,
+        round: u32,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::MarkInviteSent)?;
+        self.inner.mark_invite_sent(id, round, now).await
+    }
+    async fn mark_invite_rejected(
+        &self,
+        id: Uuid,
+        round: u32,
+        reason: &str,
+    ) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::MarkInviteRejected)?;
+        self.inner.mark_invite_rejected(id, round, reason).await
+    }
+    async fn release_invite(&self, id: Uuid, round: u32) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::ReleaseInvite)?;
+        self.inner.release_invite(id, round).await
     }
 }
