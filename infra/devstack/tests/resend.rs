@@ -310,3 +310,61 @@ async fn test_mode_resends_follow_test_mode_delivery() {
         "the landlord's webhook still goes out"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resend_whose_claim_fails_is_finished_by_the_retry_queue() {
+    use shared::adapters::testing::{ArmedFaults, FaultyStore, StoreOp};
+    let mut rig = rig().await;
+    let to = format!("retry.{}@example.com", uuid::Uuid::new_v4().simple());
+    let id = rig.create(&to, None).await;
+    rig.drain_stream().await;
+    assert_eq!(rig.resend(id).await.status, 202);
+    // The table refuses the round's claim once: the work goes to the retry queue, not lost.
+    let faults = ArmedFaults::default();
+    faults.arm(StoreOp::ClaimInviteAndBind, 1);
+    let o = &rig.workers.outbox;
+    let outbox = shared::handlers::publish_events::OutboxDeps {
+        store: FaultyStore {
+            inner: rig.env.store.clone(),
+            faults: faults.clone(),
+        },
+        mailer: o.mailer.clone(),
+        queue: o.queue.clone(),
+        retry_queue: o.retry_queue.clone(),
+        clock: shared::ports::SystemClock,
+        public_base_url: o.public_base_url.clone(),
+        test_mode_delivery: o.test_mode_delivery,
+        retry_backoff: vec![0],
+    };
+    let records: Vec<EventRecord> = rig
+        .pump
+        .read()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| serde_json::from_value(r).unwrap())
+        .collect();
+    let mut event = Event::default();
+    event.records = records;
+    let response = shared::handlers::publish_events::publish_events(&outbox, event).await;
+    assert!(
+        response.batch_item_failures.is_empty(),
+        "acknowledged: handed off"
+    );
+    assert_eq!(sent_emails(&to).await.len(), 1, "not sent yet");
+    assert_eq!(
+        common::queue_depth(&rig.env, &rig.env.created.retry_queue_url).await,
+        1
+    );
+    let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
+    devstack::pump::pump_queue_once(&sqs, &rig.env.created.retry_queue_url, 0, |event| {
+        shared::handlers::retry_events::retry_events(&outbox, event)
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        sent_emails(&to).await.len(),
+        2,
+        "the retry sent the resent invite"
+    );
+}
