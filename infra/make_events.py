@@ -126,6 +126,34 @@ CASES = {
     },
 }
 
+CASES["resend-verification"] = {
+    "202-pending": event("POST", "/api/v1/verify/resend", f"verification_id={PENDING}"),
+    "202-in-progress": event("POST", "/api/v1/verify/resend", f"verification_id={IN_PROGRESS}"),
+    "400-completed": event("POST", "/api/v1/verify/resend", f"verification_id={COMPLETED}"),
+    "400-missing-id": event("POST", "/api/v1/verify/resend"),
+    "404-other-account": event("POST", "/api/v1/verify/resend", f"verification_id={OTHER}"),
+    "401-unknown-key": event("POST", "/api/v1/verify/resend", f"verification_id={PENDING}", auth=UNKNOWN),
+}
+COMPLETED_EVENT = "msg_2d5a3e4f7f6c4a0d9e9f3c4d5e6f7081_completed"
+OTHER_EVENT = "msg_3e6b4f5a8a7d4b1e8f0a4d5e6f708192_in_progress"
+CASES["list-webhook-deliveries"] = {
+    "200-completed": event("GET", "/api/v1/webhooks/deliveries", f"verification_id={COMPLETED}"),
+    "200-none-yet": event("GET", "/api/v1/webhooks/deliveries", f"verification_id={PENDING}&limit=5&offset=0"),
+    "400-limit-not-integer": event("GET", "/api/v1/webhooks/deliveries", f"verification_id={COMPLETED}&limit=ten"),
+    "400-missing-id": event("GET", "/api/v1/webhooks/deliveries"),
+    "404-other-account": event("GET", "/api/v1/webhooks/deliveries", f"verification_id={OTHER}"),
+    "401-missing-key": event("GET", "/api/v1/webhooks/deliveries", f"verification_id={COMPLETED}", auth=None),
+}
+CASES["redeliver-webhook"] = {
+    "202-completed-event": event("POST", "/api/v1/webhooks/redeliver", f"event_id={COMPLETED_EVENT}"),
+    "400-missing-event-id": event("POST", "/api/v1/webhooks/redeliver"),
+    "400-invalid-event-id": event("POST", "/api/v1/webhooks/redeliver", "event_id=msg%2F..%2Fx"),
+    "404-other-account": event("POST", "/api/v1/webhooks/redeliver", f"event_id={OTHER_EVENT}"),
+    "404-unknown-event": event("POST", "/api/v1/webhooks/redeliver", "event_id=msg_9f1d2c3b4a5e4f608a7b6c5d4e3f2a10_completed"),
+    "409-no-webhook-url": event("POST", "/api/v1/webhooks/redeliver", "event_id=msg_0b3f1c2e5d4a4e8b9c7d1a2b3c4d5e6f_in_progress"),
+    "401-unknown-key": event("POST", "/api/v1/webhooks/redeliver", f"event_id={COMPLETED_EVENT}", auth=UNKNOWN),
+}
+
 TOKEN = "SampleLinkTokenForLocalFixturesOnly-0123456789"
 CONSENTED = "4f7c5a6b-9b8e-4c2f-9a1b-5e6f708192a3"
 EXPIRED = "5a8d6b7c-0c9f-4d3a-8b2c-6f708192a3b4"
@@ -243,6 +271,27 @@ CASES["publish-events"] = {
         new=verification_image(PENDING, "pending", webhook_url=HOOK, token_hashes=["ab" * 32])),
     "ignored-marker-insert": stream("INSERT", vkeys(EXPIRED, "EXPIRY"), new=marker),
 }
+
+def webhook_event_image(redeliveries):
+    """A stored webhook event (shared::domain::webhook_log::StoredWebhookEvent) as the table holds it."""
+    event_id = "msg_2d5a3e4f7f6c4a0d9e9f3c4d5e6f7081_completed"
+    item = {
+        "PK": f"WEBHOOK_EVENT#{event_id}", "SK": "WEBHOOK_EVENT",
+        "message": {"webhook_id": event_id, "account_id": "acct_demo", "url": HOOK,
+                    "body": json.dumps({"type": "verification.completed", "timestamp": "2026-11-21T10:09:00.000Z",
+                                        "data": {"verification_id": COMPLETED, "status": "completed"}})},
+        "event_type": "verification.completed", "verification_id": COMPLETED,
+        "stored_at": "2026-11-21T10:09:01.000Z", "redeliveries": redeliveries, "ttl": 1797848941,
+    }
+    return {k: ddb(v) for k, v in item.items()}
+
+
+WEBHOOK_EVENT_KEYS = {"PK": {"S": "WEBHOOK_EVENT#msg_2d5a3e4f7f6c4a0d9e9f3c4d5e6f7081_completed"},
+                      "SK": {"S": "WEBHOOK_EVENT"}}
+CASES["publish-events"]["queued-webhook-redelivery"] = stream(
+    "MODIFY", WEBHOOK_EVENT_KEYS, old=webhook_event_image(0), new=webhook_event_image(1))
+CASES["publish-events"]["ignored-webhook-event-insert"] = stream(
+    "INSERT", WEBHOOK_EVENT_KEYS, new=webhook_event_image(0))
 
 CASES["expire-verifications"] = {
     "expired-ttl-remove": stream("REMOVE", vkeys(EXPIRED, "EXPIRY"), old=marker, ttl=True),

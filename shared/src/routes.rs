@@ -18,6 +18,9 @@ pub enum Function {
     DeliverWebhook,
     ExpireVerifications,
     SendReminders,
+    ListWebhookDeliveries,
+    RedeliverWebhook,
+    ResendVerification,
 }
 
 /// What invokes a function.
@@ -48,7 +51,7 @@ pub const TENANT_REPORT_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 12] = [
+    pub const ALL: [Function; 15] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -61,6 +64,9 @@ impl Function {
         Function::DeliverWebhook,
         Function::RetryEvents,
         Function::SendReminders,
+        Function::ListWebhookDeliveries,
+        Function::RedeliverWebhook,
+        Function::ResendVerification,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -78,6 +84,9 @@ impl Function {
             Function::DeliverWebhook => "deliver-webhook",
             Function::ExpireVerifications => "expire-verifications",
             Function::SendReminders => "send-reminders",
+            Function::ListWebhookDeliveries => "list-webhook-deliveries",
+            Function::RedeliverWebhook => "redeliver-webhook",
+            Function::ResendVerification => "resend-verification",
         }
     }
 
@@ -121,6 +130,18 @@ impl Function {
                     path: TENANT_REPORT_PDF,
                 },
             ]),
+            Function::ListWebhookDeliveries => Trigger::Http(&[Route {
+                method: "GET",
+                path: "/api/v1/webhooks/deliveries",
+            }]),
+            Function::RedeliverWebhook => Trigger::Http(&[Route {
+                method: "POST",
+                path: "/api/v1/webhooks/redeliver",
+            }]),
+            Function::ResendVerification => Trigger::Http(&[Route {
+                method: "POST",
+                path: "/api/v1/verify/resend",
+            }]),
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
             Function::RetryEvents | Function::DeliverWebhook => Trigger::Sqs,
             Function::SendReminders => Trigger::Schedule,

@@ -18,7 +18,7 @@ use crate::config::{
     ReachConfig, ReminderSchedules, Settings, TenantPortalConfig,
 };
 use crate::handlers::api::ApiDeps;
-use crate::handlers::deliver_webhook::{DEFAULT_BACKOFF, DeliveryDeps};
+use crate::handlers::deliver_webhook::{DEFAULT_BACKOFF, DeliveryDeps, WEBHOOK_MAX_ATTEMPTS};
 use crate::handlers::expire_verifications::ExpiryDeps;
 use crate::handlers::publish_events::OutboxDeps;
 use crate::handlers::reach_events::ReachDeps;
@@ -104,6 +104,7 @@ pub fn deliver_webhook(
         clock: SystemClock,
         client: WebhookClient::new(config.timeout, config.local_webhook_origins),
         backoff: DEFAULT_BACKOFF.to_vec(),
+        max_attempts: WEBHOOK_MAX_ATTEMPTS,
     }
 }
 

@@ -222,6 +222,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "  curl -s '{base}/api/v1/verify?verification_id=<id>' -H 'Authorization: Bearer {test}'"
     );
+    println!("Resend the invite (a new e-mail and link, 3 a day), then see the webhook log:");
+    println!(
+        "  curl -s -X POST '{base}/api/v1/verify/resend?verification_id=<id>' -H 'Authorization: Bearer {test}'"
+    );
+    println!(
+        "  curl -s '{base}/api/v1/webhooks/deliveries?verification_id=<id>' -H 'Authorization: Bearer {test}'"
+    );
     println!();
     println!("Ctrl-C stops everything.");
     tokio::signal::ctrl_c().await?;

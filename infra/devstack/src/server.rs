@@ -53,6 +53,9 @@ pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiRespon
         Function::ListVerifications => api::list_verifications(&app.api, req).await,
         Function::GetUsage => api::get_usage(&app.api, req).await,
         Function::GetReport => api::get_report(&app.api, req).await,
+        Function::ListWebhookDeliveries => api::list_webhook_deliveries(&app.api, req).await,
+        Function::RedeliverWebhook => api::redeliver_webhook(&app.api, req).await,
+        Function::ResendVerification => api::resend_verification(&app.api, req).await,
         Function::TenantPortal => {
             shared::handlers::tenant_portal::tenant_portal(&app.portal, req).await
         }

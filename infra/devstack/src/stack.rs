@@ -323,5 +323,57 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
                 .await?;
         }
     }
+    seed_webhook_history(store, now).await
+}
+
+/// The webhook event and delivery attempt the sample events of `redeliver-webhook` and
+/// `list-webhook-deliveries` refer to: the completed fixture's `verification.completed` (as if it
+/// had been sent to the local receiver) and another account's event.
+async fn seed_webhook_history(
+    store: &DynamoStore,
+    now: chrono::DateTime<Utc>,
+) -> Result<(), StoreError> {
+    use shared::domain::Status;
+    use shared::domain::webhook_log::{AttemptOutcome, DeliveryAttempt, StoredWebhookEvent};
+    use shared::handlers::publish_events::webhook_message;
+    for id in [FIXTURE_COMPLETED, FIXTURE_OTHER_ACCOUNT] {
+        let Some(mut v) = store
+            .get_verification(id.parse().expect("fixture uuid"))
+            .await?
+        else {
+            continue;
+        };
+        v.webhook_url = Some("http://127.0.0.1:3001/webhooks".into());
+        if v.status == Status::Pending {
+            v.status = Status::InProgress;
+            v.started_at = Some(now);
+        }
+        let Some(event) = webhook_message(&v).and_then(|m| StoredWebhookEvent::of(&m, now)) else {
+            continue;
+        };
+        if store
+            .get_webhook_event(&event.message.webhook_id)
+            .await?
+            .is_some()
+        {
+            continue;
+        }
+        store.put_webhook_event(&event).await?;
+        let attempt = DeliveryAttempt {
+            event_id: event.message.webhook_id.clone(),
+            event_type: event.event_type.clone(),
+            verification_id: v.verification_id,
+            attempt: 1,
+            attempted_at: now,
+            outcome: AttemptOutcome::Delivered,
+            http_status: Some(200),
+            error: None,
+            duration_ms: 42,
+            final_attempt: false,
+        };
+        store
+            .record_delivery_attempt(&v.account_id, &attempt)
+            .await?;
+    }
     Ok(())
 }

@@ -223,7 +223,16 @@ fn stream_filters_pass_exactly_the_records_meant_for_each_function() {
     };
     let outbox = template_filters("publish-events");
     let expiry = template_filters("expire-verifications");
-    assert_eq!((outbox.len(), expiry.len()), (1, 1));
+    assert_eq!((outbox.len(), expiry.len()), (2, 1));
+    // A redelivery request reaches the outbox; a stored event's own INSERT does not.
+    assert!(passes(
+        "publish-events",
+        "publish-events/queued-webhook-redelivery.json"
+    ));
+    assert!(!passes(
+        "publish-events",
+        "publish-events/ignored-webhook-event-insert.json"
+    ));
     assert!(passes(
         "publish-events",
         "publish-events/sent-email-on-insert.json"
@@ -354,7 +363,25 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
         .iter()
         .filter(|s| format!("{:?}", s["Action"]).contains("dynamodb:"))
         .collect();
-    assert_eq!(table_statements.len(), 1, "one statement touches the table");
+    assert_eq!(
+        table_statements.len(),
+        2,
+        "two statements touch the table: the secrets' read and the delivery log's put"
+    );
+    // The delivery log: PutItem of new items under DELIVERIES# only, nothing read back.
+    let log = table_statements[1];
+    assert_eq!(log["Action"], "dynamodb:PutItem");
+    assert_eq!(
+        strings(&log["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]),
+        vec!["DELIVERIES#*"]
+    );
+    assert_eq!(
+        log["Condition"]["StringEqualsIfExists"]["dynamodb:ReturnValues"],
+        "NONE"
+    );
+    assert!(
+        shared::adapters::dynamo::keys::deliveries(uuid::Uuid::nil()).starts_with("DELIVERIES#")
+    );
     let secrets = table_statements[0];
     assert_eq!(secrets["Action"], "dynamodb:GetItem");
     let condition = &secrets["Condition"];

@@ -5,11 +5,13 @@ pub mod metering;
 pub mod public_view;
 pub mod reach;
 pub mod report;
+pub mod resend;
 pub mod secrets;
 pub mod stability;
 pub mod tenant_link;
 pub mod transition;
 pub mod webhook;
+pub mod webhook_log;
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, SecondsFormat, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
@@ -200,6 +202,17 @@ pub struct Verification {
     pub sms: Option<reach::SmsReach>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notices_sent: Vec<String>,
+    /// The invite's round: 0 for the first e-mail, +1 per resend (`resend::record`); each round
+    /// is one more e-mail with its own link.
+    #[serde(default, skip_serializing_if = "resend::is_zero")]
+    pub invite_round: u32,
+    /// The UTC day (`YYYY-MM-DD`) of the last resend, and how many resends that day counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resend_day: Option<String>,
+    #[serde(default, skip_serializing_if = "resend::is_zero")]
+    pub resends_on_day: u32,
+    #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
+    pub last_resent_at: Option<DateTime<Utc>>,
 }
 
 /// The longest note a tenant may add to a completed report, in characters.
@@ -247,6 +260,10 @@ impl Verification {
             sms_phone: input.sms_phone,
             sms: input.sms,
             notices_sent: vec![],
+            invite_round: 0,
+            resend_day: None,
+            resends_on_day: 0,
+            last_resent_at: None,
         }
     }
 

@@ -22,6 +22,7 @@ use crate::domain::tenant_link::tenant_link;
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts, webhook_event_type};
 use crate::handlers::html::esc;
+use crate::handlers::{resend_invite, webhook_archive};
 use crate::ports::{
     Clock, Email, EmailClaim, EmailStart, MailError, Mailer, Queue, Store, StoreError,
     TransitionOutcome,
@@ -52,6 +53,13 @@ pub enum RetryWork {
     TenantEmail { verification_id: Uuid },
     /// Put this webhook message on the webhook queue.
     Webhook { message: WebhookMessage },
+    /// Send round `round` of the invite again (a resend), then its `verification.resent` webhook.
+    ResendInvite {
+        verification_id: Uuid,
+        round: u32,
+        #[serde(with = "crate::domain::ts")]
+        resent_at: DateTime<Utc>,
+    },
 }
 
 /// A retry-queue message: the work, and when it first failed (the retry window starts there).
@@ -286,11 +294,12 @@ pub async fn send_tenant_email_of<S: Store, M: Mailer, Q, C: Clock>(
     }
 }
 
-/// Puts a webhook message on the webhook queue.
-pub(crate) async fn enqueue_webhook<S, M, Q: Queue, C>(
+/// Puts a webhook message on the webhook queue, once its event is stored for redelivery.
+pub(crate) async fn enqueue_webhook<S: Store, M, Q: Queue, C: Clock>(
     deps: &OutboxDeps<S, M, Q, C>,
     message: &WebhookMessage,
 ) -> Result<(), OutboxError> {
+    webhook_archive::archive_before_queueing(&deps.store, &deps.clock, message).await?;
     let body = serde_json::to_string(message).map_err(|e| OutboxError::Record(e.to_string()))?;
     deps.queue.send(&body).await?;
     tracing::info!(webhook_id = %message.webhook_id, "webhook queued");
@@ -300,6 +309,9 @@ pub(crate) async fn enqueue_webhook<S, M, Q: Queue, C>(
 /// The work a record asks for, if any, with the new verification an INSERT carries (its e-mail
 /// is composed from that image, without reading the verification again).
 fn work_of(record: &EventRecord) -> Result<Option<(RetryWork, Option<Verification>)>, OutboxError> {
+    if let Some(message) = webhook_archive::redelivery_of(record).map_err(OutboxError::Record)? {
+        return Ok(Some((RetryWork::Webhook { message }, None)));
+    }
     match record.event_name.as_str() {
         "INSERT" => Ok(image(&record.change.new_image)?.map(|v| {
             let work = RetryWork::TenantEmail {
@@ -314,6 +326,9 @@ fn work_of(record: &EventRecord) -> Result<Option<(RetryWork, Option<Verificatio
             ) else {
                 return Ok(None);
             };
+            if let Some(work) = resend_invite::resend_work(&old, &new) {
+                return Ok(Some((work, None)));
+            }
             if old.status == new.status {
                 return Ok(None);
             }
@@ -335,6 +350,19 @@ pub(crate) async fn do_work<S: Store, M: Mailer, Q: Queue, C: Clock>(
             Box::pin(send_tenant_email(deps, *verification_id)).await
         }
         RetryWork::Webhook { message } => enqueue_webhook(deps, message).await,
+        RetryWork::ResendInvite {
+            verification_id,
+            round,
+            resent_at,
+        } => {
+            Box::pin(resend_invite::send_resent_invite(
+                deps,
+                *verification_id,
+                *round,
+                *resent_at,
+            ))
+            .await
+        }
     }
 }
 

@@ -51,11 +51,18 @@ struct Tables {
     notice_leases: HashMap<(Uuid, String), DateTime<Utc>>,
 }
 
+mod invites;
+mod webhook_history;
+
 /// A store in memory; `Default` is an empty table. Clones share the table (a test keeps one to
 /// look at or stage what the handler under test sees).
 #[derive(Clone, Default)]
 pub struct MemoryStore {
     tables: Arc<Mutex<Tables>>,
+    /// Webhook events and delivery attempts (`webhook_history`).
+    webhook_history: Arc<Mutex<webhook_history::History>>,
+    /// The send claims of resent invite rounds (`invites`).
+    invite_claims: Arc<Mutex<HashMap<(Uuid, u32), EmailState>>>,
 }
 
 /// A condition the adapter reports as a failed call (not as an outcome).
