@@ -1,6 +1,7 @@
 //! Domain types and rules. No AWS, no Lambda: everything here is plain data and pure functions.
 
 pub mod affordability;
+pub mod household;
 pub mod metering;
 pub mod public_view;
 pub mod report;
@@ -189,6 +190,11 @@ pub struct Verification {
     /// tenant page once completed; shown in the report JSON and PDF.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenant_note: Option<String>,
+    /// The household this verification is a member of (POST /households), with its role there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub household_id: Option<Uuid>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub household_role: Option<household::MemberRole>,
 }
 
 /// The longest note a tenant may add to a completed report, in characters.
@@ -232,6 +238,8 @@ impl Verification {
             token_hashes: vec![],
             recent_token_hashes: vec![],
             tenant_note: None,
+            household_id: None,
+            household_role: None,
         }
     }
 

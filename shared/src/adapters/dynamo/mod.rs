@@ -10,6 +10,7 @@
 //! | API key           | `APIKEY#<sha256>`           | `APIKEY`        | `KEYS#<account>` / created  |                                  |
 //! | verification      | `VERIFICATION#<id>`         | `VERIFICATION`  | `OWNER#<acct>#<mode>` / `<created>#<id>` | `OWNER#<acct>#<mode>#<status>` / same |
 //! | expiry marker     | `VERIFICATION#<id>`         | `EXPIRY`        | (TTL = expires_at)          |                                  |
+//! | household         | `HOUSEHOLD#<id>`            | `HOUSEHOLD`     | (members: their verifications) |                           |
 //! | e-mail sent claim | `VERIFICATION#<id>`         | `EMAIL`         |                             |                                  |
 //! | owner counters    | `OWNER#<acct>#<mode>`       | `STATS`         |                             |                                  |
 //! | month counters    | `OWNER#<acct>#<mode>`       | `MONTH#<yyyy-mm>` |                           |                                  |
@@ -33,6 +34,7 @@ mod accounts;
 mod api_keys;
 pub mod capacity;
 mod email_claims;
+mod households;
 pub mod items;
 pub(crate) mod link_tokens;
 mod list;

@@ -16,6 +16,8 @@ pub const STREAM_VIEW: &str = "NEW_AND_OLD_IMAGES";
 /// SK of the expiry marker; the stream's TTL REMOVE of this item expires the verification.
 pub const EXPIRY_SK: &str = "EXPIRY";
 pub const VERIFICATION_SK: &str = "VERIFICATION";
+/// SK of a household item; its stream MODIFY (the decision written) sends `household.completed`.
+pub const HOUSEHOLD_SK: &str = "HOUSEHOLD";
 
 /// (index name, partition key, sort key); every GSI projects ALL.
 pub const GSIS: [(&str, &str, &str); 2] = [
@@ -34,7 +36,7 @@ pub const WEBHOOK_SECRET_ATTRIBUTES: [&str; 3] = ["current", "previous", "previo
 pub mod keys {
     use uuid::Uuid;
 
-    use super::{EXPIRY_SK, VERIFICATION_SK};
+    use super::{EXPIRY_SK, HOUSEHOLD_SK, VERIFICATION_SK};
     use crate::domain::{Mode, Status, Verification, format_ts};
 
     const VERIFICATION_PREFIX: &str = "VERIFICATION#";
@@ -65,6 +67,9 @@ pub mod keys {
     /// the expiry marker, the e-mail claim); None for any other key.
     pub fn verification_id(pk: &str) -> Option<Uuid> {
         Uuid::parse_str(pk.strip_prefix(VERIFICATION_PREFIX)?).ok()
+    }
+    pub fn household(id: Uuid) -> (String, String) {
+        (format!("HOUSEHOLD#{id}"), HOUSEHOLD_SK.into())
     }
     pub fn owner(account: &str, mode: Mode) -> String {
         format!("OWNER#{account}#{}", mode.as_str())

@@ -25,6 +25,8 @@ use crate::ports::{
     WebhookSecrets,
 };
 
+mod households;
+
 /// How long an Idempotency-Key is remembered (as the adapter's record TTL).
 const IDEMPOTENCY_LIFETIME: Duration = Duration::hours(24);
 
@@ -47,6 +49,7 @@ struct Tables {
     idempotency: HashMap<String, IdempotencyRecord>,
     secrets: HashMap<String, WebhookSecrets>,
     emails: HashMap<Uuid, EmailState>,
+    households: HashMap<Uuid, crate::domain::household::Household>,
 }
 
 /// A store in memory; `Default` is an empty table. Clones share the table (a test keeps one to
@@ -245,6 +248,7 @@ impl VerificationStore for MemoryStore {
                 body_hash: claim.body_hash.clone(),
                 verification_id: v.verification_id,
                 created_at: v.created_at,
+                household_id: None,
             };
             t.idempotency.insert(claim.key_hash.clone(), record);
         }
