@@ -17,6 +17,9 @@ pub enum Function {
     RetryEvents,
     DeliverWebhook,
     ExpireVerifications,
+    CreateHousehold,
+    GetHousehold,
+    CancelHousehold,
 }
 
 /// What invokes a function.
@@ -43,9 +46,12 @@ pub const TENANT_LINK: &str = "/t/{verification_id}/{token}";
 /// The tenant's copy of the report PDF, under the link (same token).
 pub const TENANT_REPORT_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 
+/// Households (co-applicants and guarantors): POST creates, GET reads, DELETE cancels.
+pub const HOUSEHOLDS: &str = "/api/v1/households";
+
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 11] = [
+    pub const ALL: [Function; 14] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -57,6 +63,9 @@ impl Function {
         Function::ExpireVerifications,
         Function::DeliverWebhook,
         Function::RetryEvents,
+        Function::CreateHousehold,
+        Function::GetHousehold,
+        Function::CancelHousehold,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -73,6 +82,9 @@ impl Function {
             Function::RetryEvents => "retry-events",
             Function::DeliverWebhook => "deliver-webhook",
             Function::ExpireVerifications => "expire-verifications",
+            Function::CreateHousehold => "create-household",
+            Function::GetHousehold => "get-household",
+            Function::CancelHousehold => "cancel-household",
         }
     }
 
@@ -116,6 +128,18 @@ impl Function {
                     path: TENANT_REPORT_PDF,
                 },
             ]),
+            Function::CreateHousehold => Trigger::Http(&[Route {
+                method: "POST",
+                path: HOUSEHOLDS,
+            }]),
+            Function::GetHousehold => Trigger::Http(&[Route {
+                method: "GET",
+                path: HOUSEHOLDS,
+            }]),
+            Function::CancelHousehold => Trigger::Http(&[Route {
+                method: "DELETE",
+                path: HOUSEHOLDS,
+            }]),
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
             Function::RetryEvents | Function::DeliverWebhook => Trigger::Sqs,
         }
@@ -230,6 +254,16 @@ mod tests {
             Resolved::Function(Function::TenantPortal)
         );
         assert_eq!(resolve("GET", "/t"), Resolved::NotFound);
+        assert_eq!(
+            resolve("DELETE", "/api/v1/households"),
+            Resolved::Function(Function::CancelHousehold)
+        );
+        assert_eq!(
+            resolve("PUT", "/api/v1/households"),
+            Resolved::MethodNotAllowed {
+                allow: "GET, POST, DELETE".into()
+            }
+        );
         assert_eq!(resolve("GET", "/api/v1/verify/x"), Resolved::NotFound);
         assert_eq!(
             resolve("GET", "/api/v1/verify/report"),

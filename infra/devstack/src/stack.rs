@@ -299,5 +299,5 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
                 .await?;
         }
     }
-    Ok(())
+    crate::household_fixtures::seed_households(store).await
 }

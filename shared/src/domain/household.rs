@@ -85,6 +85,8 @@ pub struct Household {
     /// Set once, by the conditional write of the member completion that made it decidable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<HouseholdDecision>,
+    #[serde(default, with = "crate::domain::ts::option", skip_serializing_if = "Option::is_none")]
+    pub decided_at: Option<DateTime<Utc>>,
 }
 
 impl Household {

@@ -289,6 +289,7 @@ pub trait HouseholdStore: Send + Sync {
         &self,
         id: Uuid,
         decision: &HouseholdDecision,
+        decided_at: DateTime<Utc>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 }
 

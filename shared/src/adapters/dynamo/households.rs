@@ -4,6 +4,7 @@
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{Put, TransactWriteItem, Update};
+use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::items::{
@@ -12,7 +13,7 @@ use super::items::{
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::domain::household::{Household, HouseholdDecision, MAX_MEMBERS};
-use crate::domain::{Status, Verification, usage_month};
+use crate::domain::{Status, Verification, format_ts, usage_month};
 use crate::ports::{
     CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyStore, StoreError,
 };
@@ -160,11 +161,14 @@ impl HouseholdStore for DynamoStore {
         &self,
         id: Uuid,
         decision: &HouseholdDecision,
+        decided_at: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let value = aws_sdk_dynamodb::types::AttributeValue::M(to_item(decision)?);
         let result = self
             .update_item(&keys::household(id))
-            .update_expression("SET #d = :d")
+            .update_expression("SET #d = :d, #at = :at")
+            .expression_attribute_names("#at", "decided_at")
+            .expression_attribute_values(":at", super::items::s(format_ts(decided_at)))
             .condition_expression("attribute_exists(PK) AND attribute_not_exists(#d)")
             .expression_attribute_names("#d", "decision")
             .expression_attribute_values(":d", value)

@@ -240,9 +240,12 @@ impl<S: HouseholdStore, F: FaultPlan> HouseholdStore for FaultyStore<S, F> {
         &self,
         id: Uuid,
         decision: &HouseholdDecision,
+        decided_at: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         self.faults.check(StoreOp::RecordHouseholdDecision)?;
-        self.inner.record_household_decision(id, decision).await
+        self.inner
+            .record_household_decision(id, decision, decided_at)
+            .await
     }
 }
 

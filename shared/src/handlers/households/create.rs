@@ -143,6 +143,7 @@ async fn create_op<S: Store, C: Clock>(
             })
             .collect(),
         decision: None,
+        decided_at: None,
     };
     // Test households are never charged against the monthly allowance (as POST /verify).
     let monthly_limit =

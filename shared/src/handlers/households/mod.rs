@@ -136,6 +136,7 @@ pub(crate) fn household_view(
         "members": members_view,
         "open_members": open_members,
         "decision": decision,
+        "decided_at": household.decided_at.map(format_ts),
     })
 }
 

@@ -2,6 +2,7 @@
 //! and the idempotency record in one step under the lock, the allowance checked for all members
 //! at once, and the decision written once.
 
+use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::{IDEMPOTENCY_LIFETIME, MemoryStore, bump, owner, refused};
@@ -82,11 +83,13 @@ impl HouseholdStore for MemoryStore {
         &self,
         id: Uuid,
         decision: &HouseholdDecision,
+        decided_at: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let mut t = self.lock();
         match t.households.get_mut(&id) {
             Some(h) if h.decision.is_none() => {
                 h.decision = Some(decision.clone());
+                h.decided_at = Some(decided_at);
                 Ok(true)
             }
             _ => Ok(false),
