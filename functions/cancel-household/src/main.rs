@@ -9,7 +9,9 @@ async fn main() -> Result<(), Error> {
     let deps = shared::wiring::api(config, &shared::aws_config().await);
     let deps = &deps;
     run(service_fn(move |req| {
-        shared::http::serve(req, move |req| shared::handlers::households::cancel_household(deps, req))
+        shared::http::serve(req, move |req| {
+            shared::handlers::households::cancel_household(deps, req)
+        })
     }))
     .await
 }

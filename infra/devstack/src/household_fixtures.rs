@@ -21,9 +21,24 @@ pub const FIXTURE_HOUSEHOLD_OTHER: &str = "a0c31a2b-5b4e-4c8f-9a7b-b4c5d6e7f809"
 pub async fn seed_households(store: &DynamoStore) -> Result<(), StoreError> {
     use MemberRole::{Applicant, Guarantor};
     for (id, account, roles, complete) in [
-        (FIXTURE_HOUSEHOLD_DECIDED, DEMO_ACCOUNT, [Applicant, Applicant], true),
-        (FIXTURE_HOUSEHOLD_OPEN, DEMO_ACCOUNT, [Applicant, Guarantor], false),
-        (FIXTURE_HOUSEHOLD_OTHER, OTHER_ACCOUNT, [Applicant, Guarantor], false),
+        (
+            FIXTURE_HOUSEHOLD_DECIDED,
+            DEMO_ACCOUNT,
+            [Applicant, Applicant],
+            true,
+        ),
+        (
+            FIXTURE_HOUSEHOLD_OPEN,
+            DEMO_ACCOUNT,
+            [Applicant, Guarantor],
+            false,
+        ),
+        (
+            FIXTURE_HOUSEHOLD_OTHER,
+            OTHER_ACCOUNT,
+            [Applicant, Guarantor],
+            false,
+        ),
     ] {
         let household_id = id.parse().expect("fixture uuid");
         if store.get_household(household_id).await?.is_some() {

@@ -85,7 +85,11 @@ pub struct Household {
     /// Set once, by the conditional write of the member completion that made it decidable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub decision: Option<HouseholdDecision>,
-    #[serde(default, with = "crate::domain::ts::option", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        with = "crate::domain::ts::option",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub decided_at: Option<DateTime<Utc>>,
 }
 
@@ -380,10 +384,20 @@ mod tests {
         assert!(d.meets_requirement);
         // A guarantor's income is not added to the applicants'.
         assert_eq!(d.applicants_monthly_income, 600.0);
-        assert!(d.rule.contains("guarantor income 7,000.00 is enough for the guarantor rule of 5"));
+        assert!(
+            d.rule
+                .contains("guarantor income 7,000.00 is enough for the guarantor rule of 5")
+        );
         // One cent short, and with a stricter multiple: no.
-        let short = [members[0].clone(), member(Guarantor, Completed, Some(6_999.99))];
-        assert!(!decide(&terms(1_400.0, None), None, &short).unwrap().meets_requirement);
+        let short = [
+            members[0].clone(),
+            member(Guarantor, Completed, Some(6_999.99)),
+        ];
+        assert!(
+            !decide(&terms(1_400.0, None), None, &short)
+                .unwrap()
+                .meets_requirement
+        );
         let strict = decide(&terms(1_400.0, None), Some(6.0), &members).unwrap();
         assert!(!strict.meets_requirement);
         assert_eq!(strict.guarantor_income_required, 8_400.0);
@@ -434,7 +448,10 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        let none = [member(Applicant, Failed, None), member(Guarantor, Expired, None)];
+        let none = [
+            member(Applicant, Failed, None),
+            member(Guarantor, Expired, None),
+        ];
         assert_eq!(
             household_state(&terms(1_000.0, None), None, &none),
             HouseholdState::Closed

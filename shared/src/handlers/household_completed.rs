@@ -12,9 +12,9 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::adapters::dynamo::schema;
+use crate::domain::format_ts;
 use crate::domain::household::{Household, HouseholdState};
 use crate::domain::webhook::WebhookMessage;
-use crate::domain::format_ts;
 use crate::handlers::households::{member_verifications, state_of};
 use crate::handlers::publish_events::{OutboxDeps, OutboxError};
 use crate::ports::{Clock, Store};

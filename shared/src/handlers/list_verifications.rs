@@ -11,8 +11,8 @@ use crate::handlers::api::respond::respond;
 use crate::handlers::api::validate::integer_param;
 use crate::handlers::api::views::list_item;
 use crate::handlers::api::{ApiDeps, Caller};
-use crate::http::{ApiRequest, ApiResponse};
 use crate::handlers::households;
+use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, ListPage, ListQuery, Store};
 
 /// Page size when the caller names none.

@@ -316,11 +316,9 @@ fn work_of(record: &EventRecord) -> Result<Vec<(RetryWork, Option<Verification>)
             .into_iter()
             .collect()),
         "MODIFY" => {
-            if let Some(message) = household_completed_webhook(
-                &record.change.old_image,
-                &record.change.new_image,
-            )
-            .map_err(OutboxError::Record)?
+            if let Some(message) =
+                household_completed_webhook(&record.change.old_image, &record.change.new_image)
+                    .map_err(OutboxError::Record)?
             {
                 return Ok(vec![(RetryWork::Webhook { message }, None)]);
             }
@@ -361,9 +359,7 @@ pub(crate) async fn do_work<S: Store, M: Mailer, Q: Queue, C: Clock>(
             Box::pin(send_tenant_email(deps, *verification_id)).await
         }
         RetryWork::Webhook { message } => enqueue_webhook(deps, message).await,
-        RetryWork::HouseholdDecision { household_id } => {
-            record_decision(deps, *household_id).await
-        }
+        RetryWork::HouseholdDecision { household_id } => record_decision(deps, *household_id).await,
     }
 }
 

@@ -7,8 +7,8 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::config::Plans;
-use crate::domain::metering::MeterOutcome;
 use crate::domain::household::{Household, HouseholdDecision};
+use crate::domain::metering::MeterOutcome;
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
     Verification,

@@ -14,9 +14,7 @@ use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::domain::household::{Household, HouseholdDecision, MAX_MEMBERS};
 use crate::domain::{Status, Verification, format_ts, usage_month};
-use crate::ports::{
-    CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyStore, StoreError,
-};
+use crate::ports::{CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyStore, StoreError};
 
 /// Transaction positions of the items whose conditions decide the outcome.
 const MONTH_INDEX: usize = 1;
@@ -60,7 +58,11 @@ impl HouseholdStore for DynamoStore {
         let mut month = Expr::default();
         let created = month.name("created");
         let update = format!("ADD {created} {}", month.value("count", n(count)));
-        let month_key = keys::month(&first.account_id, first.mode, &usage_month(first.created_at));
+        let month_key = keys::month(
+            &first.account_id,
+            first.mode,
+            &usage_month(first.created_at),
+        );
         let mut month_op = Update::builder()
             .table_name(&self.table)
             .key(schema::PK, super::items::s(month_key.0))

@@ -16,9 +16,9 @@ use crate::domain::{
 };
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
-    HouseholdStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery,
-    MeterStore, StoreError, TransitionOutcome, VerificationStore, WebhookSecretStore,
-    WebhookSecrets,
+    HouseholdStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome,
+    ListPage, ListQuery, MeterStore, StoreError, TransitionOutcome, VerificationStore,
+    WebhookSecretStore, WebhookSecrets,
 };
 
 /// Every store operation, named like its method.

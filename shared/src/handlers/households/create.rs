@@ -155,7 +155,13 @@ async fn create_op<S: Store, C: Clock>(
     {
         CreateOutcome::Created => {
             tracing::info!(household_id = %household_id, members = members.len(), "household created");
-            Ok(created_response(&deps.settings, req, &household, &members, &tokens))
+            Ok(created_response(
+                &deps.settings,
+                req,
+                &household,
+                &members,
+                &tokens,
+            ))
         }
         CreateOutcome::LimitReached => Err(ApiError::Forbidden {
             code: "verification_limit_reached",
