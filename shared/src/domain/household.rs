@@ -62,7 +62,7 @@ pub struct HouseholdMember {
     pub role: MemberRole,
 }
 
-/// A household as stored. The rent terms are the ones every member's verification carries too.
+/// A household as stored (`Debug` redacts the address, rent and hook path: `redact`). The rent terms are the ones every member's verification carries too.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct Household {
     pub household_id: Uuid,
@@ -110,8 +110,8 @@ impl Household {
     }
 }
 
-/// A member as the decision saw it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A member as the decision saw it (`Debug` redacts the income: `redact`).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct MemberOutcome {
     pub verification_id: Uuid,
     pub role: MemberRole,
@@ -136,8 +136,9 @@ impl MemberOutcome {
     }
 }
 
-/// The household's decision (the `decision` of GET /households and of `household.completed`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The household's decision (the `decision` of GET /households and of `household.completed`);
+/// `Debug` redacts the money (`redact`).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct HouseholdDecision {
     pub monthly_rent: f64,
     pub rent_subsidy_monthly: f64,
