@@ -83,7 +83,7 @@ mod tests {
         let decision = decide(
             &RentTerms::rent_only(Some(1234.56)),
             None,
-            &[member.clone()],
+            std::slice::from_ref(&member),
         )
         .expect("decided");
         let household = Household {
