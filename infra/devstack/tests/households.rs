@@ -278,6 +278,7 @@ async fn two_members_complete_and_household_completed_is_signed_and_sent_once() 
     // A repeated decision write is refused: the decision is stored once.
     let id: Uuid = household_id.parse().unwrap();
     let stored = rig.env.store.get_household(id).await.unwrap().unwrap();
+    assert!(stored.decided_at.is_some());
     let again = stored.decision.clone().unwrap();
     assert!(
         !rig.env
@@ -608,4 +609,44 @@ async fn a_failed_decision_write_is_finished_by_the_retry_queue() {
     rig.drain(&w.outbox).await;
     rig.deliver().await;
     assert_eq!(rig.households_completed().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_members_finishing_at_once_store_the_decision_exactly_once() {
+    let env = env().await;
+    let created = create(&env, &env.test_key, &body("race", &["applicant"], None)).await;
+    let id: Uuid = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let member: Uuid = created.body["data"]["members"][0]["verification_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let decision = shared::domain::household::decide(
+        &shared::domain::affordability::RentTerms::rent_only(Some(1800.0)),
+        None,
+        &[shared::domain::household::MemberOutcome {
+            verification_id: member,
+            role: shared::domain::household::MemberRole::Applicant,
+            status: shared::domain::Status::Completed,
+            monthly_income: Some(6000.0),
+        }],
+    )
+    .unwrap();
+    // Eight writers at once (as eight stream records of finishing members would be): one wins.
+    let writes = (0..8).map(|_| {
+        env.store
+            .record_household_decision(id, &decision, Utc::now())
+    });
+    let won = futures::future::join_all(writes)
+        .await
+        .into_iter()
+        .filter(|r| *r.as_ref().unwrap())
+        .count();
+    assert_eq!(won, 1);
+    let stored = env.store.get_household(id).await.unwrap().unwrap();
+    assert_eq!(stored.decision, Some(decision));
 }
