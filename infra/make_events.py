@@ -365,6 +365,79 @@ CASES["send-reminders"] = {
     "ignored-reminder-of-expired": reminder(EXPIRED, "24h"),
     "ignored-reminder-of-cancelled": reminder(CANCELLED),
 }
+HOUSEHOLD_DECIDED = "8d1a9e0f-3f2c-4a6d-9e5f-92a3b4c5d6e7"
+HOUSEHOLD_OPEN = "9e2b0f1a-4a3d-4b7e-8f6a-a3b4c5d6e7f8"
+HOUSEHOLD_OTHER = "a0c31a2b-5b4e-4c8f-9a7b-b4c5d6e7f809"
+HOUSEHOLD_BODY = {
+    "property_address": "2 Shared House Lane, Springfield", "monthly_rent": 1800,
+    "webhook_url": "https://hooks.example.com/income",
+    "members": [
+        {"tenant_email": "alex+good@example.com", "tenant_name": "Alex Flatmate", "role": "applicant"},
+        {"tenant_email": "sam+good@example.com", "tenant_name": "Sam Flatmate", "role": "applicant"},
+    ],
+}
+CASES["create-household"] = {
+    "201-two-members": event("POST", "/api/v1/households", body=HOUSEHOLD_BODY),
+    "201-applicant-and-guarantor": event("POST", "/api/v1/households", body={
+        "property_address": "3 Campus Road, Springfield", "monthly_rent": 900,
+        "rent_subsidy_monthly": 100, "income_multiple": 2.5, "guarantor_multiple": 4,
+        "members": [
+            {"tenant_email": "student+lowincome@example.com", "role": "applicant"},
+            {"tenant_email": "parent+good@example.com", "tenant_phone": "+1 555 010 2222", "role": "guarantor"},
+        ]}),
+    "400-duplicate-emails": event("POST", "/api/v1/households", body={
+        "monthly_rent": 1200, "members": [
+            {"tenant_email": "Twin@example.com", "role": "applicant"},
+            {"tenant_email": "twin@EXAMPLE.com", "role": "guarantor"}]}),
+    "400-no-applicant": event("POST", "/api/v1/households", body={
+        "monthly_rent": 1200, "members": [{"tenant_email": "g@example.com", "role": "guarantor"}]}),
+    "401-missing-key": event("POST", "/api/v1/households", body=HOUSEHOLD_BODY, auth=None),
+}
+CASES["get-household"] = {
+    "200-decided": event("GET", "/api/v1/households", f"household_id={HOUSEHOLD_DECIDED}"),
+    "200-open": event("GET", "/api/v1/households", f"household_id={HOUSEHOLD_OPEN}"),
+    "400-missing-id": event("GET", "/api/v1/households"),
+    "404-other-account": event("GET", "/api/v1/households", f"household_id={HOUSEHOLD_OTHER}"),
+}
+CASES["cancel-household"] = {
+    "200-open-members": event("DELETE", "/api/v1/households", f"household_id={HOUSEHOLD_OPEN}"),
+    "400-not-a-uuid": event("DELETE", "/api/v1/households", "household_id=12345"),
+    "404-other-account": event("DELETE", "/api/v1/households", f"household_id={HOUSEHOLD_OTHER}"),
+}
+CASES["list-verifications"]["200-household-members"] = event(
+    "GET", "/api/v1/verifications", f"household_id={HOUSEHOLD_DECIDED}")
+
+
+def household_image(decision=None):
+    item = {
+        "PK": f"HOUSEHOLD#{HOUSEHOLD_DECIDED}", "SK": "HOUSEHOLD",
+        "household_id": HOUSEHOLD_DECIDED, "account_id": "acct_demo", "mode": "test",
+        "created_at": "2026-11-21T10:00:00.000Z", "property_address": "2 Shared House Lane, Springfield",
+        "monthly_rent": 1800, "webhook_url": HOOK,
+        "members": [{"verification_id": PENDING, "role": "applicant"},
+                    {"verification_id": COMPLETED, "role": "guarantor"}],
+    }
+    if decision is not None:
+        item["decision"] = decision
+        item["decided_at"] = "2026-11-21T10:09:00.000Z"
+    return {k: ddb(v) for k, v in item.items()}
+
+
+DECISION = {
+    "monthly_rent": 1800.0, "rent_subsidy_monthly": 0.0, "tenant_portion": 1800.0,
+    "applicants_monthly_income": 6000.0, "income_multiple": 3.0, "income_required": 5400.0,
+    "applicants_meet_requirement": True, "guarantor_multiple": 5.0, "guarantor_income_required": 9000.0,
+    "guarantor_meets_requirement": False, "meets_requirement": True,
+    "members": [{"verification_id": PENDING, "role": "applicant", "status": "completed", "monthly_income": 6000.0},
+                {"verification_id": COMPLETED, "role": "guarantor", "status": "failed"}],
+    "made_without": [{"verification_id": COMPLETED, "role": "guarantor", "status": "failed"}],
+    "rule": "The applicants' combined income 6,000.00 is at least 3 x the rent 1,800.00. "
+            "There is no completed guarantor. The household meets the requirement. "
+            "Decided without 1 member (guarantor failed).",
+}
+CASES["publish-events"]["queued-webhook-household-completed"] = stream(
+    "MODIFY", {"PK": {"S": f"HOUSEHOLD#{HOUSEHOLD_DECIDED}"}, "SK": {"S": "HOUSEHOLD"}},
+    old=household_image(), new=household_image(DECISION))
 
 if __name__ == "__main__":
     CASES["get-usage"]["401-not-bearer"]["headers"]["authorization"] = "Basic dXNlcjpwYXNz"

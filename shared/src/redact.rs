@@ -7,6 +7,8 @@
 
 use std::fmt::{self, Debug, Formatter};
 
+mod household;
+
 use crate::domain::secrets::ParsedKey;
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Account, ApiKeyRecord, NewVerificationInput, Transition, Verification};

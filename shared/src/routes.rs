@@ -21,6 +21,9 @@ pub enum Function {
     ListWebhookDeliveries,
     RedeliverWebhook,
     ResendVerification,
+    CreateHousehold,
+    GetHousehold,
+    CancelHousehold,
 }
 
 /// What invokes a function.
@@ -49,9 +52,12 @@ pub const TENANT_LINK: &str = "/t/{verification_id}/{token}";
 /// The tenant's copy of the report PDF, under the link (same token).
 pub const TENANT_REPORT_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 
+/// Households (co-applicants and guarantors): POST creates, GET reads, DELETE cancels.
+pub const HOUSEHOLDS: &str = "/api/v1/households";
+
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 15] = [
+    pub const ALL: [Function; 18] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -67,6 +73,9 @@ impl Function {
         Function::ListWebhookDeliveries,
         Function::RedeliverWebhook,
         Function::ResendVerification,
+        Function::CreateHousehold,
+        Function::GetHousehold,
+        Function::CancelHousehold,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -87,6 +96,9 @@ impl Function {
             Function::ListWebhookDeliveries => "list-webhook-deliveries",
             Function::RedeliverWebhook => "redeliver-webhook",
             Function::ResendVerification => "resend-verification",
+            Function::CreateHousehold => "create-household",
+            Function::GetHousehold => "get-household",
+            Function::CancelHousehold => "cancel-household",
         }
     }
 
@@ -141,6 +153,18 @@ impl Function {
             Function::ResendVerification => Trigger::Http(&[Route {
                 method: "POST",
                 path: "/api/v1/verify/resend",
+            }]),
+            Function::CreateHousehold => Trigger::Http(&[Route {
+                method: "POST",
+                path: HOUSEHOLDS,
+            }]),
+            Function::GetHousehold => Trigger::Http(&[Route {
+                method: "GET",
+                path: HOUSEHOLDS,
+            }]),
+            Function::CancelHousehold => Trigger::Http(&[Route {
+                method: "DELETE",
+                path: HOUSEHOLDS,
             }]),
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
             Function::RetryEvents | Function::DeliverWebhook => Trigger::Sqs,
@@ -257,6 +281,16 @@ mod tests {
             Resolved::Function(Function::TenantPortal)
         );
         assert_eq!(resolve("GET", "/t"), Resolved::NotFound);
+        assert_eq!(
+            resolve("DELETE", "/api/v1/households"),
+            Resolved::Function(Function::CancelHousehold)
+        );
+        assert_eq!(
+            resolve("PUT", "/api/v1/households"),
+            Resolved::MethodNotAllowed {
+                allow: "GET, POST, DELETE".into()
+            }
+        );
         assert_eq!(resolve("GET", "/api/v1/verify/x"), Resolved::NotFound);
         assert_eq!(
             resolve("GET", "/api/v1/verify/report"),

@@ -229,6 +229,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "  curl -s '{base}/api/v1/webhooks/deliveries?verification_id=<id>' -H 'Authorization: Bearer {test}'"
     );
+    println!("Verify a household (two flatmates together; each gets their own e-mailed link):");
+    println!("  curl -s -X POST {base}/api/v1/households \\");
+    println!("    -H 'Authorization: Bearer {test}' -H 'Content-Type: application/json' \\");
+    println!(
+        "    -d '{{\"property_address\":\"2 Shared House Lane\",\"monthly_rent\":1800,\"webhook_url\":\"{hook}\",\"members\":[{{\"tenant_email\":\"alex+good@example.com\",\"role\":\"applicant\"}},{{\"tenant_email\":\"sam+good@example.com\",\"role\":\"applicant\"}}]}}'"
+    );
+    println!("Once both completed, the decision (and a household.completed webhook):");
+    println!(
+        "  curl -s '{base}/api/v1/households?household_id=<id>' -H 'Authorization: Bearer {test}'"
+    );
     println!();
     println!("Ctrl-C stops everything.");
     tokio::signal::ctrl_c().await?;

@@ -323,7 +323,8 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
                 .await?;
         }
     }
-    seed_webhook_history(store, now).await
+    seed_webhook_history(store, now).await?;
+    crate::household_fixtures::seed_households(store).await
 }
 
 /// The webhook event and delivery attempt the sample events of `redeliver-webhook` and

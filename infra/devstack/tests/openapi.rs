@@ -10,6 +10,8 @@
 //! expects each to be caught.
 
 mod common;
+#[path = "openapi/households.rs"]
+mod households;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -44,6 +46,12 @@ const NOT_PRODUCIBLE: &[(&str, &str, &str, &str)] = &[
         API_VERIFY,
         "409",
         "reserved by the design; the idempotency record is written in the create transaction, so duplicates replay",
+    ),
+    (
+        "post",
+        households::API_HOUSEHOLDS,
+        "409",
+        "only when concurrent replays of one key keep changing a member's replay links; the idempotency record is written in the create transaction",
     ),
     (
         "get",
@@ -425,6 +433,7 @@ fn link_of(env: &TestEnv, r: &Reply) -> String {
 /// Calls every API operation with `key` and records them under `label`.
 async fn every_operation(rec: &mut Recorder, env: &TestEnv, label: &str, key: Option<&str>) {
     let some_id = uuid::Uuid::new_v4().to_string();
+    let household_body = households::two_applicants(&some_id[..8]);
     let calls = [
         (
             "POST",
@@ -451,6 +460,13 @@ async fn every_operation(rec: &mut Recorder, env: &TestEnv, label: &str, key: Op
             format!("{API_REDELIVER}?event_id=msg_unknown_completed"),
             None,
         ),
+        (
+            "POST",
+            households::API_HOUSEHOLDS.to_string(),
+            Some(household_body.as_str()),
+        ),
+        ("GET", households::household_path(&some_id), None),
+        ("DELETE", households::household_path(&some_id), None),
     ];
     for (method, path, body) in calls {
         let r = env.call(method, &path, key, body).await;
@@ -867,6 +883,21 @@ async fn drive_api(rec: &mut Recorder) {
             &r,
         );
     }
+    let r = env
+        .call(
+            "POST",
+            households::API_HOUSEHOLDS,
+            Some(&other_live),
+            Some(&households::two_applicants("limit")),
+        )
+        .await;
+    assert_eq!(r.status, 403, "{}", r.raw);
+    rec.op(
+        "household beyond the allowance",
+        "POST",
+        households::API_HOUSEHOLDS,
+        &r,
+    );
     let r = env.call("GET", API_USAGE, Some(&other_live), None).await;
     assert_eq!(r.body["data"]["verifications"]["remaining"], 0, "{}", r.raw);
     rec.op("usage with the allowance used up", "GET", API_USAGE, &r);
@@ -1279,6 +1310,7 @@ async fn every_response_matches_the_openapi_file() {
     let mut rec = Recorder::default();
     drive_api(&mut rec).await;
     drive_pages_and_webhooks(&mut rec).await;
+    households::drive_households(&mut rec).await;
     drive_internal_errors(&mut rec).await;
     let report = validate(&rec.exchanges);
     let problems = problems(&report);

@@ -1,6 +1,7 @@
 //! Domain types and rules. No AWS, no Lambda: everything here is plain data and pure functions.
 
 pub mod affordability;
+pub mod household;
 pub mod metering;
 pub mod public_view;
 pub mod reach;
@@ -213,6 +214,11 @@ pub struct Verification {
     pub resends_on_day: u32,
     #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
     pub last_resent_at: Option<DateTime<Utc>>,
+    /// The household this verification is a member of (POST /households), with its role there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub household_id: Option<Uuid>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub household_role: Option<household::MemberRole>,
 }
 
 /// The longest note a tenant may add to a completed report, in characters.
@@ -264,6 +270,8 @@ impl Verification {
             resend_day: None,
             resends_on_day: 0,
             last_resent_at: None,
+            household_id: None,
+            household_role: None,
         }
     }
 

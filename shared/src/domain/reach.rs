@@ -49,6 +49,17 @@ impl Default for PhoneRegion {
     }
 }
 
+/// Sets `sms_phone` (E.164) or `sms: unusable` from `tenant_phone`. An unusable number keeps the
+/// verification and its e-mail; it is only not texted.
+pub fn resolve_sms(input: &mut super::NewVerificationInput, region: PhoneRegion) {
+    if let Some(phone) = input.tenant_phone.as_deref() {
+        input.sms_phone = normalise_phone(phone, region);
+        if input.sms_phone.is_none() {
+            input.sms = Some(SmsReach::Unusable);
+        }
+    }
+}
+
 /// The number in E.164 (`+15550109999`) if it is a valid number, read in `region` when it has no
 /// country code.
 pub fn normalise_phone(raw: &str, region: PhoneRegion) -> Option<String> {

@@ -8,7 +8,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::config::Settings;
-use crate::domain::reach::{SmsReach, normalise_phone};
+use crate::domain::reach::resolve_sms;
 use crate::domain::secrets::{generate_link_token, sha256_hex};
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::{Mode, Verification, format_ts, next_month_start};
@@ -72,13 +72,7 @@ async fn create_op<S: Store, C: Clock>(
         ApiError::InvalidJson(format!("line {} column {}", e.line(), e.column()))
     })?;
     let mut input = validate_create(&body, &deps.settings.local_webhook_origins)?;
-    // An unusable number keeps the verification and its e-mail; it is only not texted.
-    if let Some(phone) = input.tenant_phone.as_deref() {
-        input.sms_phone = normalise_phone(phone, deps.settings.sms_region);
-        if input.sms_phone.is_none() {
-            input.sms = Some(SmsReach::Unusable);
-        }
-    }
+    resolve_sms(&mut input, deps.settings.sms_region);
     let idempotency = match req.header("idempotency-key") {
         None => None,
         Some(key)

@@ -1,5 +1,6 @@
 //! `list-verifications`: GET /api/v1/verifications?limit=&offset=&status= The caller's
-//! verifications of their key's mode, newest first, one page at a time.
+//! verifications of their key's mode, newest first, one page at a time; `household_id=` (additive)
+//! lists one household's members.
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -10,8 +11,9 @@ use crate::handlers::api::respond::respond;
 use crate::handlers::api::validate::integer_param;
 use crate::handlers::api::views::list_item;
 use crate::handlers::api::{ApiDeps, Caller};
+use crate::handlers::households;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, ListQuery, Store};
+use crate::ports::{Clock, ListPage, ListQuery, Store};
 
 /// Page size when the caller names none.
 pub const DEFAULT_LIMIT: u32 = 20;
@@ -56,6 +58,41 @@ fn list_query(
     })
 }
 
+/// The members of the household named by `household_id=`, filtered by status as shown and paged
+/// like the list; another account's household lists nothing (its existence is not revealed).
+async fn household_page<S: Store>(
+    store: &S,
+    req: &ApiRequest,
+    caller: &Caller,
+    query: &ListQuery,
+    now: DateTime<Utc>,
+) -> Result<ListPage, ApiError> {
+    let id = households::household_id_param(req)?;
+    let Some(household) = households::visible_household(store.get_household(id).await?, caller)
+    else {
+        return Ok(ListPage {
+            items: vec![],
+            total: 0,
+            items_read: 0,
+        });
+    };
+    let mut members = households::member_verifications(store, &household).await?;
+    let items_read = members.len() as u64;
+    members.retain(|v| query.status.is_none_or(|s| v.effective_status(now) == s));
+    // Newest first, as the list; members share their creation time, so by household order.
+    let total = members.len() as u64;
+    let items = members
+        .into_iter()
+        .skip(query.offset as usize)
+        .take(query.limit as usize)
+        .collect();
+    Ok(ListPage {
+        items,
+        total,
+        items_read,
+    })
+}
+
 /// GET /api/v1/verifications?limit=&offset=&status=
 pub async fn list_verifications<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
@@ -67,7 +104,11 @@ pub async fn list_verifications<S: Store, C: Clock>(
     let prefetch = |_: ApiKeyRecord| async {};
     respond(deps, req, prefetch, |caller, (), now| async move {
         let query = list_query(req, &caller, now, deps.settings.verification_lifetime)?;
-        let page = deps.store.list_verifications(&query).await?;
+        let page = match req.query.get("household_id") {
+            // Additive filter: a household's members (at most six reads, never a scan).
+            Some(_) => household_page(&deps.store, req, &caller, &query, now).await?,
+            None => deps.store.list_verifications(&query).await?,
+        };
         let ListQuery { limit, offset, .. } = query;
         let items: Vec<Value> = page.items.iter().map(|v| list_item(v, now)).collect();
         Ok(ApiResponse::json(

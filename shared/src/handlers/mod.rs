@@ -9,6 +9,8 @@ pub mod expire_verifications;
 pub mod get_report;
 pub mod get_usage;
 pub mod get_verification;
+pub mod household_completed;
+pub mod households;
 pub mod html;
 pub mod list_verifications;
 pub mod list_webhook_deliveries;

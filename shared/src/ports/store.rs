@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::config::Plans;
+use crate::domain::household::{Household, HouseholdDecision};
 use crate::domain::metering::MeterOutcome;
 use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent};
 use crate::domain::{
@@ -39,6 +40,9 @@ pub struct IdempotencyRecord {
     pub verification_id: Uuid,
     #[serde(with = "crate::domain::ts")]
     pub created_at: DateTime<Utc>,
+    /// Set when the key created a household (`verification_id` is then its first member).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub household_id: Option<Uuid>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -263,6 +267,33 @@ pub trait IdempotencyStore: Send + Sync {
     ) -> impl Future<Output = Result<Option<IdempotencyRecord>, StoreError>> + Send;
 }
 
+/// Households: the household item and its members' verifications, written together.
+pub trait HouseholdStore: Send + Sync {
+    /// Writes the household, every member's verification (each as `create_verification` writes
+    /// one: expiry marker, counters) and the idempotency record in ONE transaction; the monthly
+    /// allowance, when given, is checked for all members at once (`created + members <= limit`),
+    /// so the household is created whole or not at all.
+    fn create_household(
+        &self,
+        household: &Household,
+        members: &[Verification],
+        idempotency: Option<&IdempotencyClaim>,
+        monthly_limit: Option<u32>,
+    ) -> impl Future<Output = Result<CreateOutcome, StoreError>> + Send;
+    fn get_household(
+        &self,
+        id: Uuid,
+    ) -> impl Future<Output = Result<Option<Household>, StoreError>> + Send;
+    /// Stores the decision once (conditional on the household having none): true when this call
+    /// wrote it, false when it was there already (or the household is gone).
+    fn record_household_decision(
+        &self,
+        id: Uuid,
+        decision: &HouseholdDecision,
+        decided_at: DateTime<Utc>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+}
+
 /// Webhook signing secrets of an account.
 pub trait WebhookSecretStore: Send + Sync {
     fn get_webhook_secrets(
@@ -408,6 +439,7 @@ pub trait Store:
     + ApiKeyStore
     + MeterStore
     + VerificationStore
+    + HouseholdStore
     + IdempotencyStore
     + WebhookSecretStore
     + EmailClaimStore
@@ -421,6 +453,7 @@ impl<T> Store for T where
         + ApiKeyStore
         + MeterStore
         + VerificationStore
+        + HouseholdStore
         + IdempotencyStore
         + WebhookSecretStore
         + EmailClaimStore
@@ -433,7 +466,7 @@ impl<T> Store for T where
 /// (the local stack, the admin tool, tests): `use shared::ports::store::prelude::*;`.
 pub mod prelude {
     pub use super::{
-        AccountStore, ApiKeyStore, EmailClaimStore, IdempotencyStore, InviteStore, MeterStore,
-        Store, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
+        AccountStore, ApiKeyStore, EmailClaimStore, HouseholdStore, IdempotencyStore, InviteStore,
+        MeterStore, Store, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
     };
 }

@@ -10,6 +10,7 @@
 //! | API key           | `APIKEY#<sha256>`           | `APIKEY`        | `KEYS#<account>` / created  |                                  |
 //! | verification      | `VERIFICATION#<id>`         | `VERIFICATION`  | `OWNER#<acct>#<mode>` / `<created>#<id>` | `OWNER#<acct>#<mode>#<status>` / same |
 //! | expiry marker     | `VERIFICATION#<id>`         | `EXPIRY`        | (TTL = expires_at)          |                                  |
+//! | household         | `HOUSEHOLD#<id>`            | `HOUSEHOLD`     | (members: their verifications) |                           |
 //! | e-mail sent claim | `VERIFICATION#<id>`         | `EMAIL`         |                             |                                  |
 //! | resent invite claim | `VERIFICATION#<id>`       | `EMAIL#<round>` |                             |                                  |
 //! | owner counters    | `OWNER#<acct>#<mode>`       | `STATS`         |                             |                                  |
@@ -36,6 +37,7 @@ mod accounts;
 mod api_keys;
 pub mod capacity;
 mod email_claims;
+mod households;
 mod invites;
 pub mod items;
 pub(crate) mod link_tokens;

@@ -19,6 +19,8 @@ pub const VERIFICATION_SK: &str = "VERIFICATION";
 /// SK of a stored outgoing webhook event; the stream's MODIFY of it (a redelivery request) is
 /// `publish-events`' work, as a verification's change is.
 pub const WEBHOOK_EVENT_SK: &str = "WEBHOOK_EVENT";
+/// SK of a household item; its stream MODIFY (the decision written) sends `household.completed`.
+pub const HOUSEHOLD_SK: &str = "HOUSEHOLD";
 
 /// (index name, partition key, sort key); every GSI projects ALL.
 pub const GSIS: [(&str, &str, &str); 2] = [
@@ -37,7 +39,7 @@ pub const WEBHOOK_SECRET_ATTRIBUTES: [&str; 3] = ["current", "previous", "previo
 pub mod keys {
     use uuid::Uuid;
 
-    use super::{EXPIRY_SK, VERIFICATION_SK};
+    use super::{EXPIRY_SK, HOUSEHOLD_SK, VERIFICATION_SK};
     use crate::domain::{Mode, Status, Verification, format_ts};
 
     const VERIFICATION_PREFIX: &str = "VERIFICATION#";
@@ -75,6 +77,9 @@ pub mod keys {
     /// the expiry marker, the e-mail claim); None for any other key.
     pub fn verification_id(pk: &str) -> Option<Uuid> {
         Uuid::parse_str(pk.strip_prefix(VERIFICATION_PREFIX)?).ok()
+    }
+    pub fn household(id: Uuid) -> (String, String) {
+        (format!("HOUSEHOLD#{id}"), HOUSEHOLD_SK.into())
     }
     pub fn owner(account: &str, mode: Mode) -> String {
         format!("OWNER#{account}#{}", mode.as_str())

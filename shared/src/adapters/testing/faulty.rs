@@ -8,6 +8,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::config::Plans;
+use crate::domain::household::{Household, HouseholdDecision};
 use crate::domain::metering::MeterOutcome;
 use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent};
 use crate::domain::{
@@ -16,9 +17,9 @@ use crate::domain::{
 };
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
-    IdempotencyClaim, IdempotencyRecord, IdempotencyStore, InviteStore, LinkTokenOutcome, ListPage,
-    ListQuery, MeterStore, ResendOutcome, StoreError, TransitionOutcome, VerificationStore,
-    WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
+    HouseholdStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, InviteStore,
+    LinkTokenOutcome, ListPage, ListQuery, MeterStore, ResendOutcome, StoreError,
+    TransitionOutcome, VerificationStore, WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
 };
 
 /// Every store operation, named like its method.
@@ -57,6 +58,9 @@ pub enum StoreOp {
     MarkInviteSent,
     MarkInviteRejected,
     ReleaseInvite,
+    CreateHousehold,
+    GetHousehold,
+    RecordHouseholdDecision,
 }
 
 /// Decides whether a call fails (and counts it).
@@ -223,6 +227,36 @@ impl<S: VerificationStore, F: FaultPlan> VerificationStore for FaultyStore<S, F>
     ) -> Result<(OwnerStats, MonthStats), StoreError> {
         self.faults.check(StoreOp::OwnerStats)?;
         self.inner.owner_stats(account_id, mode, month).await
+    }
+}
+
+impl<S: HouseholdStore, F: FaultPlan> HouseholdStore for FaultyStore<S, F> {
+    async fn create_household(
+        &self,
+        household: &Household,
+        members: &[Verification],
+        idempotency: Option<&IdempotencyClaim>,
+        monthly_limit: Option<u32>,
+    ) -> Result<CreateOutcome, StoreError> {
+        self.faults.check(StoreOp::CreateHousehold)?;
+        self.inner
+            .create_household(household, members, idempotency, monthly_limit)
+            .await
+    }
+    async fn get_household(&self, id: Uuid) -> Result<Option<Household>, StoreError> {
+        self.faults.check(StoreOp::GetHousehold)?;
+        self.inner.get_household(id).await
+    }
+    async fn record_household_decision(
+        &self,
+        id: Uuid,
+        decision: &HouseholdDecision,
+        decided_at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.faults.check(StoreOp::RecordHouseholdDecision)?;
+        self.inner
+            .record_household_decision(id, decision, decided_at)
+            .await
     }
 }
 

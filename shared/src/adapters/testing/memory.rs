@@ -25,6 +25,8 @@ use crate::ports::{
     WebhookSecrets,
 };
 
+mod households;
+
 /// How long an Idempotency-Key is remembered (as the adapter's record TTL).
 const IDEMPOTENCY_LIFETIME: Duration = Duration::hours(24);
 
@@ -49,6 +51,7 @@ struct Tables {
     secrets: HashMap<String, WebhookSecrets>,
     emails: HashMap<Uuid, EmailState>,
     notice_leases: HashMap<(Uuid, String), DateTime<Utc>>,
+    households: HashMap<Uuid, crate::domain::household::Household>,
 }
 
 mod invites;
@@ -254,6 +257,7 @@ impl VerificationStore for MemoryStore {
                 body_hash: claim.body_hash.clone(),
                 verification_id: v.verification_id,
                 created_at: v.created_at,
+                household_id: None,
             };
             t.idempotency.insert(claim.key_hash.clone(), record);
         }
