@@ -18,7 +18,7 @@ export SAM_CLI_TELEMETRY := 0
 export MOTO_PYTHON := $(PY)
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: dev test tools lint fmt clean bench build deploy validate schemathesis checkov
+.PHONY: dev dev-reminders test tools lint fmt clean bench build deploy validate schemathesis checkov
 
 $(VENV)/.installed: infra/requirements.txt infra/requirements-openapi.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -31,6 +31,10 @@ tools: $(VENV)/.installed
 ## dev: run the whole service locally against moto; prints the URL, a demo key and a curl example
 dev: tools
 	cargo run --quiet -p devstack --bin devstack
+
+## dev-reminders: the same, with 10-minute links whose two reminders fire 7 and 3 minutes before expiry
+dev-reminders: tools
+	DEV_LINK_LIFETIME_SECONDS=600 DEV_REMINDER_OFFSETS_SECONDS=420,180 cargo run --quiet -p devstack --bin devstack
 
 ## test: unit, adapter (moto), sample-event and end-to-end tests
 test: tools
