@@ -453,3 +453,81 @@ async fn a_transient_sms_failure_of_the_invite_is_retried_by_the_stream_without_
     reach_new_verification(&deps, &v).await.unwrap();
     assert_eq!(outbox.sms(), 1);
 }
+
+/// A stream record of `old` becoming `new`, as publish-events receives it.
+fn modify_record(
+    old: &Verification,
+    new: &Verification,
+    seq: &str,
+) -> aws_lambda_events::event::dynamodb::EventRecord {
+    let mut record = insert_record(new, seq);
+    record.event_name = "MODIFY".into();
+    record.change.old_image = insert_record(old, seq).change.new_image;
+    record
+}
+
+#[tokio::test]
+async fn a_resent_invite_is_texted_once_per_round_and_other_changes_text_nothing() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    reach_new_verification(&deps, &v).await.unwrap();
+    assert_eq!(outbox.sms(), 1, "the first invite");
+    // A change that is not a resend (the tenant started) texts nothing.
+    let mut started = v.clone();
+    started.status = Status::InProgress;
+    let mut event = aws_lambda_events::event::dynamodb::Event::default();
+    event.records = vec![modify_record(&v, &started, "1")];
+    assert!(
+        reach_events(&deps, &event)
+            .await
+            .batch_item_failures
+            .is_empty()
+    );
+    assert_eq!(outbox.sms(), 1);
+    // Round 1, its record delivered twice: one text with a fresh link.
+    let mut resent = v.clone();
+    resent.invite_round = 1;
+    event.records = vec![
+        modify_record(&v, &resent, "2"),
+        modify_record(&v, &resent, "3"),
+    ];
+    assert!(
+        reach_events(&deps, &event)
+            .await
+            .batch_item_failures
+            .is_empty()
+    );
+    assert!(
+        reach_events(&deps, &event)
+            .await
+            .batch_item_failures
+            .is_empty()
+    );
+    let sms = outbox.sms.lock().unwrap().clone();
+    assert_eq!(
+        sms.len(),
+        2,
+        "one more text for the resend, however often its record comes"
+    );
+    assert_ne!(sms[0].text, sms[1].text, "the resend carries its own link");
+    assert!(
+        sms[1]
+            .text
+            .starts_with("Acme Rentals asks you to verify your income for 12 Elm St: ")
+    );
+    assert!(sms[1].text.ends_with("Reply STOP to opt out."));
+    // Round 2 is texted too; a closed verification's round is not.
+    let mut second = resent.clone();
+    second.invite_round = 2;
+    event.records = vec![modify_record(&resent, &second, "4")];
+    reach_events(&deps, &event).await;
+    assert_eq!(outbox.sms(), 3);
+    deps.store
+        .transition(&v, &Transition::Cancel, created())
+        .await
+        .unwrap();
+    let mut third = second.clone();
+    third.invite_round = 3;
+    event.records = vec![modify_record(&second, &third, "5")];
+    reach_events(&deps, &event).await;
+    assert_eq!(outbox.sms(), 3, "nothing after cancellation");
+}

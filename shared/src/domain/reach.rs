@@ -124,6 +124,8 @@ pub enum Notice {
     InviteSms,
     ReminderEmail(String),
     ReminderSms(String),
+    /// The invite SMS of resend round `n` (POST /verify/resend), beside that round's e-mail.
+    ResentSms(u32),
 }
 
 impl Notice {
@@ -133,6 +135,7 @@ impl Notice {
             Notice::InviteSms => "invite_sms".into(),
             Notice::ReminderEmail(label) => format!("reminder_{label}_email"),
             Notice::ReminderSms(label) => format!("reminder_{label}_sms"),
+            Notice::ResentSms(round) => format!("resent_{round}_sms"),
         }
     }
 

@@ -3,6 +3,9 @@
 //! `reminders: false`). Kept apart from the e-mail and webhook outbox so neither waits on the
 //! other: an SMS failure never fails the e-mail or the verification.
 //!
+//! A resend (the verification's `invite_round` went up) is texted too, once per round, when the
+//! number is usable.
+//!
 //! Both are idempotent, so a redelivered record does no harm: the SMS is claimed once on the
 //! verification (`NoticeStore`), and a schedule is named by verification and point (creating it
 //! again is success). Work that failed for a reason worth retrying is reported as the batch's
@@ -188,11 +191,41 @@ where
     Ok(())
 }
 
-fn inserted_verification(record: &EventRecord) -> Option<Verification> {
-    if record.event_name != "INSERT" {
-        return None;
+/// The resent invite's SMS of `v`'s current round, once (the round's e-mail is the outbox's).
+pub async fn reach_resent_verification<S, M, T, R, Q, C>(
+    deps: &ReachDeps<S, M, T, R, Q, C>,
+    v: &Verification,
+) -> Result<(), ReachError>
+where
+    S: Store + NoticeStore,
+    T: Texter,
+    C: Clock,
+{
+    if v.sms_phone.is_none() || !deps.delivers(v) {
+        return Ok(());
     }
-    let item = &record.change.new_image;
+    let name = requester(&deps.store, v).await?;
+    send_sms_notice(deps, v, &Notice::ResentSms(v.invite_round), |link| {
+        invite_sms_text(v, &name, link)
+    })
+    .await
+}
+
+/// The verification a record carries when it is new (INSERT) or was just resent (its
+/// `invite_round` went up); `true` for the resend.
+fn reached_verification(record: &EventRecord) -> Option<(Verification, bool)> {
+    match record.event_name.as_str() {
+        "INSERT" => verification_image(&record.change.new_image).map(|v| (v, false)),
+        "MODIFY" => {
+            let old = verification_image(&record.change.old_image)?;
+            let new = verification_image(&record.change.new_image)?;
+            (new.invite_round > old.invite_round).then_some((new, true))
+        }
+        _ => None,
+    }
+}
+
+fn verification_image(item: &serde_dynamo::Item) -> Option<Verification> {
     let is_verification = matches!(
         item.get(schema::SK),
         Some(serde_dynamo::AttributeValue::S(sk)) if sk == schema::VERIFICATION_SK
@@ -203,13 +236,13 @@ fn inserted_verification(record: &EventRecord) -> Option<Verification> {
     match serde_dynamo::from_item(item.clone()) {
         Ok(v) => Some(v),
         Err(e) => {
-            tracing::error!(error = %e, event_id = %record.event_id, "unreadable verification image; no SMS or reminders");
+            tracing::error!(error = %e, "unreadable verification image; no SMS or reminders");
             None
         }
     }
 }
 
-/// The stream pass: every inserted verification, in order; the first failure worth retrying is
+/// The stream pass: every inserted or resent verification, in order; the first failure worth retrying is
 /// reported (the stream redelivers from there).
 pub async fn reach_events<S, M, T, R, Q, C>(
     deps: &ReachDeps<S, M, T, R, Q, C>,
@@ -223,10 +256,15 @@ where
 {
     let mut response = DynamoDbEventResponse::default();
     for record in &event.records {
-        let Some(v) = inserted_verification(record) else {
+        let Some((v, resent)) = reached_verification(record) else {
             continue;
         };
-        if let Err(e) = Box::pin(reach_new_verification(deps, &v)).await {
+        let done = if resent {
+            Box::pin(reach_resent_verification(deps, &v)).await
+        } else {
+            Box::pin(reach_new_verification(deps, &v)).await
+        };
+        if let Err(e) = done {
             tracing::warn!(verification_id = %v.verification_id, error = %e, event_id = %record.event_id, "invite SMS or reminder schedules not done; the stream retries the record");
             let mut failure = DynamoDbBatchItemFailure::default();
             failure.item_identifier = record.change.sequence_number.clone();
