@@ -9,7 +9,7 @@ use shared::adapters::testing::{
 };
 use shared::config::{LiveIncome, Plans, Settings};
 use shared::domain::report::IncomeReport;
-use shared::domain::secrets::{GeneratedKey, key_from_random};
+use shared::domain::secrets::{GeneratedKey, account_key_from_random};
 use shared::domain::{ApiKeyRecord, Mode, Plan, Status, Transition};
 use shared::handlers::api::{ApiDeps, cancel_verification, create_verification, get_verification};
 use shared::http::{ApiRequest, ApiResponse};
@@ -51,7 +51,7 @@ async fn seed<S: Store>(store: &S, plan: &str) -> Keys {
         .put_account(&active_account(ACCOUNT, plan, now()))
         .await
         .unwrap();
-    let key = |mode, random: &str| key_from_random(mode, random);
+    let key = |mode, random: &str| account_key_from_random(ACCOUNT, mode, random).unwrap();
     let keys = Keys {
         live: key(Mode::Live, "MemoryLiveKeyHandlerTests00001"),
         test: key(Mode::Test, "MemoryTestKeyHandlerTests00001"),
@@ -132,7 +132,9 @@ async fn every_authentication_failure_is_a_401_with_its_code() {
     let basic = anonymous_post(&tenant()).with_header("authorization", "Basic dXNlcjpwdw==");
     let malformed = post("tiv_test_short", &tenant());
     let unknown = post(
-        &key_from_random(Mode::Test, "NobodysKeyHandlerTests00000001").secret,
+        &account_key_from_random(ACCOUNT, Mode::Test, "NobodysKeyHandlerTests00000001")
+            .unwrap()
+            .secret,
         &tenant(),
     );
     for (request, code) in [

@@ -11,6 +11,7 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use shared::adapters::dynamo::items::{self, Item};
 use shared::adapters::dynamo::{DynamoStore, create_table, keys, schema};
 use shared::config::Plans;
+use shared::domain::metering::PresentedKey;
 use shared::domain::report::IncomeReport;
 use shared::domain::{
     Account, ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, SubscriptionStatus,
@@ -136,6 +137,21 @@ async fn items_round_trip_and_are_the_production_mapping() {
     );
     let listed = store.list_api_keys(ACCOUNT).await.unwrap();
     assert_eq!(listed.len(), 1);
+    // The same write listed the key's hash on its account; a key of an unknown account, or one
+    // stored twice, is refused and lists nothing.
+    let account_now = store.get_account(ACCOUNT).await.unwrap().unwrap();
+    assert_eq!(
+        account_now.api_keys,
+        [(key.key_hash.clone(), Mode::Test)].into()
+    );
+    assert!(store.put_api_key(&key).await.is_err());
+    let orphan = ApiKeyRecord {
+        key_hash: "orphan-hash".into(),
+        account_id: "nobody".into(),
+        ..key.clone()
+    };
+    assert!(store.put_api_key(&orphan).await.is_err());
+    assert_eq!(store.find_api_key("orphan-hash").await.unwrap(), None);
 
     let secrets = WebhookSecrets {
         current: Some("whsec_current".into()),
@@ -452,6 +468,90 @@ async fn counters_move_with_the_writes<S: Store>(store: S) {
     assert_eq!(test_stats.total, 0);
 }
 
+/// A key the metering finds by its hash first (the earlier format): the write checks revocation.
+fn found_key(key_id: &str) -> PresentedKey {
+    PresentedKey {
+        key_id: key_id.into(),
+        key_hash: format!("hash-of-{key_id}"),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        names_account: false,
+    }
+}
+
+on_both_stores!(a_key_naming_its_account_is_authenticated_by_the_metering_write);
+/// A key of the current format is never looked up: the one metering write counts it only while
+/// its account lists its hash with its mode and has not revoked it.
+async fn a_key_naming_its_account_is_authenticated_by_the_metering_write<S: Store>(store: S) {
+    store.put_account(&account("tiny")).await.unwrap();
+    let plans = Plans::new(vec![Plan {
+        name: "tiny".into(),
+        verifications_per_month: 10,
+        api_requests_per_day: 5,
+        api_access: true,
+    }]);
+    let issued = |hash: &str, mode| ApiKeyRecord {
+        key_id: format!("key_{hash}"),
+        key_hash: hash.into(),
+        account_id: ACCOUNT.into(),
+        mode,
+        display_prefix: "tiv_test_aaaa".into(),
+        created_at: now(),
+        revoked_at: None,
+    };
+    let presented = |hash: &str, mode| PresentedKey {
+        key_id: format!("key_{hash}"),
+        key_hash: hash.into(),
+        account_id: ACCOUNT.into(),
+        mode,
+        names_account: true,
+    };
+    // Before it is issued: unknown, and nothing is counted.
+    let meter = |key: PresentedKey| {
+        let (store, plans) = (&store, &plans);
+        async move { store.meter_api_request(&key, now(), plans).await.unwrap() }
+    };
+    assert_eq!(
+        meter(presented("h1", Mode::Test)).await,
+        MeterOutcome::UnknownAccount
+    );
+    // The account's first key creates the listing, the second adds to it.
+    store.put_api_key(&issued("h1", Mode::Test)).await.unwrap();
+    store.put_api_key(&issued("h2", Mode::Live)).await.unwrap();
+    match meter(presented("h1", Mode::Test)).await {
+        MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, 1),
+        other => panic!("{other:?}"),
+    }
+    match meter(presented("h2", Mode::Live)).await {
+        MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, 2),
+        other => panic!("{other:?}"),
+    }
+    // Listed for the other mode, or not listed at all: unknown, not counted.
+    assert_eq!(
+        meter(presented("h1", Mode::Live)).await,
+        MeterOutcome::UnknownAccount
+    );
+    assert_eq!(
+        meter(presented("h3", Mode::Test)).await,
+        MeterOutcome::UnknownAccount
+    );
+    // Revoked: refused by the next request's write, and the other key still counts.
+    assert!(
+        store
+            .revoke_api_key(ACCOUNT, "key_h1", now())
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        meter(presented("h1", Mode::Test)).await,
+        MeterOutcome::KeyRevoked
+    );
+    match meter(presented("h2", Mode::Live)).await {
+        MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, 3),
+        other => panic!("{other:?}"),
+    }
+}
+
 on_both_stores!(a_single_api_plan_meters);
 /// With exactly one plan that has API access the allowance condition has one clause; DynamoDB
 /// refuses redundant parentheses around it, which once made every API request a 500.
@@ -467,7 +567,7 @@ async fn a_single_api_plan_meters<S: Store>(store: S) {
         let (store, plans) = (&store, &plans);
         async move {
             store
-                .meter_api_request(ACCOUNT, "key_a", at, plans)
+                .meter_api_request(&found_key("key_a"), at, plans)
                 .await
                 .unwrap()
         }
@@ -501,7 +601,7 @@ async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(store: S) {
         let (store, plans) = (&store, &plans);
         async move {
             store
-                .meter_api_request(ACCOUNT, key, at, plans)
+                .meter_api_request(&found_key(key), at, plans)
                 .await
                 .unwrap()
         }
@@ -540,9 +640,11 @@ async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(store: S) {
             .unwrap()
     );
     assert_eq!(meter(now(), "key_a").await, MeterOutcome::KeyRevoked);
-    let unknown = store
-        .meter_api_request("nobody", "key_a", now(), &plans)
-        .await;
+    let nobody = PresentedKey {
+        account_id: "nobody".into(),
+        ..found_key("key_a")
+    };
+    let unknown = store.meter_api_request(&nobody, now(), &plans).await;
     assert_eq!(unknown.unwrap(), MeterOutcome::UnknownAccount);
     // A plan without API access is refused without counting.
     store

@@ -203,7 +203,10 @@ async fn refused_list_requests_read_no_verifications() {
     assert_eq!(status, 200, "{body}");
     counter.take();
     let keys = env.store.list_api_keys(account).await.unwrap();
-    let test_key = keys.iter().find(|k| k.mode == Mode::Test).unwrap();
+    let test_key = keys
+        .iter()
+        .find(|k| k.key_hash == shared::domain::secrets::sha256_hex(env.test_key.as_bytes()))
+        .unwrap();
     assert!(
         env.store
             .revoke_api_key(account, &test_key.key_id, now)

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::config::Plans;
-use crate::domain::metering::MeterOutcome;
+use crate::domain::metering::{MeterOutcome, PresentedKey};
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
     Verification,
@@ -162,6 +162,8 @@ pub trait AccountStore: Send + Sync {
 
 /// API keys, by the hash of their secret (the secret itself is never stored).
 pub trait ApiKeyStore: Send + Sync {
+    /// Stores the key and, in the same write, lists its hash and mode on its account
+    /// (`Account::api_keys`); refused when the account does not exist or the key does.
     fn put_api_key(
         &self,
         key: &ApiKeyRecord,
@@ -185,11 +187,11 @@ pub trait ApiKeyStore: Send + Sync {
 
 /// The daily API allowance, metered on the account item.
 pub trait MeterStore: Send + Sync {
-    /// Authentication's second half and the API allowance: one conditional update of the account.
+    /// Authentication (a key naming its account: its hash listed there; any key: not revoked),
+    /// plan, subscription and the API allowance: one conditional update of the key's account.
     fn meter_api_request(
         &self,
-        account_id: &str,
-        key_id: &str,
+        key: &PresentedKey,
         now: DateTime<Utc>,
         plans: &Plans,
     ) -> impl Future<Output = Result<MeterOutcome, StoreError>> + Send;

@@ -9,7 +9,7 @@ use super::items::{Item, account_item, from_item, n, s, webhook_secrets_item};
 use super::schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::config::Plans;
-use crate::domain::metering::{MeterDecision, MeterOutcome, classify_meter};
+use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
 use crate::domain::{Account, SubscriptionStatus, api_window, format_ts};
 use crate::ports::{AccountStore, MeterStore, StoreError, WebhookSecretStore, WebhookSecrets};
 
@@ -67,11 +67,11 @@ impl AccountStore for DynamoStore {
 impl MeterStore for DynamoStore {
     async fn meter_api_request(
         &self,
-        account_id: &str,
-        key_id: &str,
+        presented: &PresentedKey,
         now: DateTime<Utc>,
         plans: &Plans,
     ) -> Result<MeterOutcome, StoreError> {
+        let account_id = presented.account_id.as_str();
         let window = api_window(now);
         let api_plans: Vec<_> = plans.iter().filter(|p| p.api_access).collect();
         for _ in 0..3 {
@@ -83,12 +83,20 @@ impl MeterStore for DynamoStore {
             let revoked = expr.name("revoked_keys");
             let w = expr.value("win", s(&window));
             let one = expr.value("one", n(1));
-            let kid = expr.value("kid", s(key_id));
+            let kid = expr.value("kid", s(&presented.key_id));
             let active = expr.value("active", s(SubscriptionStatus::Active.as_str()));
             let trialing = expr.value("trialing", s(SubscriptionStatus::Trialing.as_str()));
-            let common = format!(
+            let mut common = format!(
                 "attribute_exists(PK) AND {sub} IN ({active}, {trialing}) AND (attribute_not_exists({revoked}) OR NOT contains({revoked}, {kid}))"
             );
+            if presented.names_account {
+                // The key authenticates here: its hash is listed on the account with its mode.
+                let listed = expr.name("api_keys");
+                expr.names
+                    .insert("#keyhash".into(), presented.key_hash.clone());
+                let mode = expr.value("mode", s(presented.mode.as_str()));
+                common = format!("{common} AND {listed}.#keyhash = {mode}");
+            }
             // The allowance depends on the plan, which lives on the same item: one clause per plan.
             let mut under_limit = Vec::new();
             let mut plan_names = Vec::new();
@@ -101,7 +109,7 @@ impl MeterStore for DynamoStore {
             if api_plans.is_empty() {
                 let old = self.get(keys::account(account_id)).await?;
                 // No plan has API access: the rule refuses (NoApiAccess or earlier), never counts.
-                let refused = refused_meter(old, key_id, now, plans)?;
+                let refused = refused_meter(old, presented, now, plans)?;
                 return Ok(refused.unwrap_or(MeterOutcome::UnknownAccount));
             }
             // DynamoDB refuses redundant parentheses: wrap each plan's clause only when there are
@@ -142,7 +150,7 @@ impl MeterStore for DynamoStore {
                     other => return Err(unavailable(other)),
                 },
             };
-            if let Some(refused) = refused_meter(old, key_id, now, plans)? {
+            if let Some(refused) = refused_meter(old, presented, now, plans)? {
                 return Ok(refused);
             }
             // First request of a new window: reset the counter to one, with the same guards.
@@ -220,13 +228,13 @@ impl WebhookSecretStore for DynamoStore {
 /// condition saw it; None when only the window rolled over (the caller starts a new one).
 fn refused_meter(
     old: Option<Item>,
-    key_id: &str,
+    key: &PresentedKey,
     now: DateTime<Utc>,
     plans: &Plans,
 ) -> Result<Option<MeterOutcome>, StoreError> {
     let account: Option<Account> = old.map(from_item).transpose()?;
     let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
-    Ok(match classify_meter(account.clone(), plan, key_id, now) {
+    Ok(match classify_meter(account.clone(), plan, key, now) {
         MeterDecision::StartWindow => None,
         MeterDecision::Refuse(outcome) => Some(outcome),
         // Same window and a known plan: the condition refused on the counter.

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::config::Plans;
-use crate::domain::metering::MeterOutcome;
+use crate::domain::metering::{MeterOutcome, PresentedKey};
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, SubscriptionStatus, Transition,
     Verification,
@@ -140,15 +140,12 @@ impl<S: ApiKeyStore, F: FaultPlan> ApiKeyStore for FaultyStore<S, F> {
 impl<S: MeterStore, F: FaultPlan> MeterStore for FaultyStore<S, F> {
     async fn meter_api_request(
         &self,
-        account_id: &str,
-        key_id: &str,
+        key: &PresentedKey,
         now: DateTime<Utc>,
         plans: &Plans,
     ) -> Result<MeterOutcome, StoreError> {
         self.faults.check(StoreOp::MeterApiRequest)?;
-        self.inner
-            .meter_api_request(account_id, key_id, now, plans)
-            .await
+        self.inner.meter_api_request(key, now, plans).await
     }
 }
 

@@ -13,7 +13,7 @@ use uuid::Uuid;
 use crate::adapters::dynamo::EMAIL_LEASE;
 use crate::adapters::dynamo::link_tokens::rotated;
 use crate::config::Plans;
-use crate::domain::metering::{MeterDecision, MeterOutcome, classify_meter};
+use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
     Verification, api_window, format_ts, usage_month,
@@ -148,6 +148,10 @@ impl ApiKeyStore for MemoryStore {
         if t.api_keys.contains_key(&key.key_hash) {
             return Err(refused("API key exists"));
         }
+        let Some(account) = t.accounts.get_mut(&key.account_id) else {
+            return Err(refused("no such account"));
+        };
+        account.api_keys.insert(key.key_hash.clone(), key.mode);
         t.api_keys.insert(key.key_hash.clone(), key.clone());
         Ok(())
     }
@@ -188,16 +192,15 @@ impl ApiKeyStore for MemoryStore {
 impl MeterStore for MemoryStore {
     async fn meter_api_request(
         &self,
-        account_id: &str,
-        key_id: &str,
+        key: &PresentedKey,
         now: DateTime<Utc>,
         plans: &Plans,
     ) -> Result<MeterOutcome, StoreError> {
         let mut t = self.lock();
-        let account = t.accounts.get(account_id).cloned();
+        let account = t.accounts.get(&key.account_id).cloned();
         let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
-        let decision = classify_meter(account, plan, key_id, now);
-        let Some(account) = t.accounts.get_mut(account_id) else {
+        let decision = classify_meter(account, plan, key, now);
+        let Some(account) = t.accounts.get_mut(&key.account_id) else {
             return Ok(MeterOutcome::UnknownAccount);
         };
         match decision {

@@ -6,7 +6,7 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
-use crate::domain::ApiKeyRecord;
+use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::auth::{Caller, meter, resolve_key};
@@ -23,9 +23,10 @@ impl From<StoreError> for ApiError {
 /// Authenticates, runs `op`, and turns the outcome into the response with headers and logs.
 ///
 /// `prefetch` runs the operation's reads at the same time as the metering write: a read needs only
-/// the key's owner, and its result is used only once the request is allowed. That keeps a warm GET
-/// at one DynamoDB round trip, and a write at two. Only O(1) reads belong there: a refused request
-/// must not pay for more (so the list's page is read in `op`).
+/// the key's owner (the key names it), and its result is used only once the request is allowed.
+/// That keeps a GET at one DynamoDB round trip, cold or warm. Only O(1) reads belong there: a
+/// refused request must not pay for more (so the list's page is read there only when
+/// `ApiDeps::recently_allowed` says the key was just allowed on this instance).
 pub(crate) async fn respond<S, C, P, PF, T, F, Fut>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
@@ -35,7 +36,7 @@ pub(crate) async fn respond<S, C, P, PF, T, F, Fut>(
 where
     S: Store,
     C: Clock,
-    P: FnOnce(ApiKeyRecord) -> PF,
+    P: FnOnce(PresentedKey) -> PF,
     PF: Future<Output = T>,
     F: FnOnce(Caller, T, DateTime<Utc>) -> Fut,
     Fut: Future<Output = Result<ApiResponse, ApiError>>,
@@ -51,9 +52,9 @@ where
         let now = deps.clock.now();
         let (result, rate) = match resolve_key(deps, req).await {
             Err(e) => (Err(e), None),
-            Ok((key, hash)) => {
+            Ok(key) => {
                 let (metered, fetched) =
-                    futures::join!(meter(deps, key.clone(), &hash, now), prefetch(key));
+                    futures::join!(meter(deps, key.clone(), now), prefetch(key));
                 match metered {
                     Ok((caller, rate)) => (op(caller, fetched, now).await, Some(rate)),
                     Err((e, rate)) => (Err(e), rate),
