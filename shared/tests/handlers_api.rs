@@ -208,9 +208,15 @@ async fn a_store_error_is_the_enveloped_500_without_its_text() {
         faults: faults.clone(),
     };
     let (deps, keys) = deps_with(store, "pro").await;
-    for op in [StoreOp::CreateVerification, StoreOp::MeterApiRequest] {
+    // The create that carries its own metering (a test key); then, the way a live key goes on an
+    // instance that does not know its account's plan yet: the metering write, then the create.
+    for (op, key) in [
+        (StoreOp::MeterAndCreate, &keys.test),
+        (StoreOp::MeterApiRequest, &keys.live),
+        (StoreOp::CreateVerification, &keys.live),
+    ] {
         faults.arm(op, 1);
-        let request = post(&keys.test.secret, &tenant());
+        let request = post(&key.secret, &tenant());
         let request_id = request.request_id.clone();
         let response = create_verification(&deps, request).await;
         assert_eq!(refusal(&response), (500, "internal_error".into()), "{op:?}");

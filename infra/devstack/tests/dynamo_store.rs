@@ -19,8 +19,8 @@ use shared::domain::{
 };
 use shared::ports::store::prelude::*;
 use shared::ports::{
-    CreateOutcome, EmailClaim, EmailStart, IdempotencyClaim, MeterOutcome, TransitionOutcome,
-    WebhookSecrets,
+    CreateOutcome, EmailClaim, EmailStart, IdempotencyClaim, MeterOutcome, MeteredCreate,
+    TransitionOutcome, WebhookSecrets,
 };
 
 const ACCOUNT: &str = "acct_dynamo";
@@ -550,6 +550,120 @@ async fn a_key_naming_its_account_is_authenticated_by_the_metering_write<S: Stor
         MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, 3),
         other => panic!("{other:?}"),
     }
+}
+
+on_both_stores!(a_create_carrying_its_metering_writes_both_or_nothing);
+/// `meter_and_create`: the count of the request and the create happen together or not at all;
+/// every refusal (window not started, another plan, an allowance used up, the Idempotency-Key
+/// used, a key not listed or revoked) leaves the count and the verifications as they were.
+async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: S) {
+    store.put_account(&account("tiny")).await.unwrap();
+    let plan = |name: &str, month, day| Plan {
+        name: name.into(),
+        verifications_per_month: month,
+        api_requests_per_day: day,
+        api_access: true,
+    };
+    let plans = Plans::new(vec![plan("tiny", 1, 4), plan("pro", 5, 1000)]);
+    for (hash, key_id) in [("h1", "key_h1"), ("h2", "key_h2")] {
+        let record = ApiKeyRecord {
+            key_id: key_id.into(),
+            key_hash: hash.into(),
+            account_id: ACCOUNT.into(),
+            mode: Mode::Live,
+            display_prefix: "tiv_live_acct".into(),
+            created_at: now(),
+            revoked_at: None,
+        };
+        store.put_api_key(&record).await.unwrap();
+    }
+    let presented = |hash: &str| PresentedKey {
+        key_id: format!("key_{hash}"),
+        key_hash: hash.into(),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Live,
+        names_account: true,
+    };
+    let claim = IdempotencyClaim {
+        key_hash: "idem-key".into(),
+        body_hash: "idem-body".into(),
+    };
+    let (store, plans) = (&store, &plans);
+    let create = |hash: &'static str, plan: &'static str, idem: bool, limit: Option<u32>| {
+        let v = pending(Mode::Live);
+        let claim = claim.clone();
+        async move {
+            let key = presented(hash);
+            let idem = idem.then_some(&claim);
+            let out = store
+                .meter_and_create(&MeteredCreate {
+                    key: &key,
+                    plan: Some(plan),
+                    now: now(),
+                    plans,
+                    verification: &v,
+                    idempotency: idem,
+                    monthly_limit: limit,
+                })
+                .await
+                .unwrap();
+            let written = store.get_verification(v.verification_id).await.unwrap();
+            assert_eq!(out.is_some(), written.is_some(), "both or nothing");
+            out.map(|a| a.api_requests)
+        }
+    };
+    let count = || async {
+        store
+            .get_account(ACCOUNT)
+            .await
+            .unwrap()
+            .unwrap()
+            .api_requests
+    };
+    // The first request of a UTC day starts the window the usual way: nothing here.
+    assert_eq!(create("h1", "tiny", false, Some(1)).await, None);
+    assert!(matches!(
+        store
+            .meter_api_request(&presented("h1"), now(), plans)
+            .await
+            .unwrap(),
+        MeterOutcome::Allowed(_)
+    ));
+    // Another plan than the account's: nothing.
+    assert_eq!(create("h1", "pro", false, Some(5)).await, None);
+    assert_eq!(count().await, 1);
+    // Counted and created together, the Idempotency-Key claimed with them.
+    assert_eq!(create("h1", "tiny", true, Some(1)).await, Some(2));
+    assert_eq!(count().await, 2);
+    let month = shared::domain::usage_month(now());
+    let (_, used) = store
+        .owner_stats(ACCOUNT, Mode::Live, &month)
+        .await
+        .unwrap();
+    assert_eq!(used.created, 1);
+    // The month's allowance used up, the Idempotency-Key used, a key not listed: nothing.
+    assert_eq!(create("h1", "tiny", false, Some(1)).await, None);
+    assert_eq!(create("h1", "tiny", true, None).await, None);
+    assert_eq!(create("h9", "tiny", false, None).await, None);
+    assert_eq!(count().await, 2);
+    // A revoked key: refused by the same write; the other key still counts.
+    assert!(
+        store
+            .revoke_api_key(ACCOUNT, "key_h2", now())
+            .await
+            .unwrap()
+    );
+    assert_eq!(create("h2", "tiny", false, None).await, None);
+    assert_eq!(create("h1", "tiny", false, None).await, Some(3));
+    assert_eq!(create("h1", "tiny", false, None).await, Some(4));
+    // The day's allowance (4) used up: nothing.
+    assert_eq!(create("h1", "tiny", false, None).await, None);
+    assert_eq!(count().await, 4);
+    let (_, used) = store
+        .owner_stats(ACCOUNT, Mode::Live, &month)
+        .await
+        .unwrap();
+    assert_eq!(used.created, 3);
 }
 
 on_both_stores!(a_single_api_plan_meters);

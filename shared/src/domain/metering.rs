@@ -57,7 +57,7 @@ pub fn classify_meter(
     if key.names_account && account.api_keys.get(&key.key_hash) != Some(&key.mode) {
         return MeterDecision::Refuse(MeterOutcome::UnknownAccount);
     }
-    if account.revoked_keys.iter().any(|k| *k == key.key_id) {
+    if account.revoked_keys.contains(&key.key_id) {
         return MeterDecision::Refuse(MeterOutcome::KeyRevoked);
     }
     let limit = match plan {

@@ -195,6 +195,29 @@ pub trait MeterStore: Send + Sync {
         now: DateTime<Utc>,
         plans: &Plans,
     ) -> impl Future<Output = Result<MeterOutcome, StoreError>> + Send;
+    /// An API create in one write: counts the request as `meter_api_request` does (in the current
+    /// window only; on `plan` only, when given) AND creates `verification` as
+    /// `VerificationStore::create_verification` does, atomically. Some(the account after the
+    /// count) when both happened; None when anything refused, and then nothing was written or
+    /// counted (the caller meters and creates the usual way, which tells why).
+    fn meter_and_create(
+        &self,
+        create: &MeteredCreate<'_>,
+    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
+}
+
+/// An API create that carries its own metering (`MeterStore::meter_and_create`).
+pub struct MeteredCreate<'a> {
+    pub key: &'a PresentedKey,
+    /// The account's plan as the caller knows it: the write counts only while it is still the
+    /// account's (None: whichever plan with API access the account has).
+    pub plan: Option<&'a str>,
+    pub now: DateTime<Utc>,
+    pub plans: &'a Plans,
+    pub verification: &'a Verification,
+    pub idempotency: Option<&'a IdempotencyClaim>,
+    /// As `VerificationStore::create_verification`'s.
+    pub monthly_limit: Option<u32>,
 }
 
 /// Verifications with their counters: every write is conditional on the status the caller read,

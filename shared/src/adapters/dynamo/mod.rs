@@ -36,6 +36,7 @@ mod email_claims;
 pub mod items;
 pub(crate) mod link_tokens;
 mod list;
+mod metered_create;
 pub mod schema;
 mod table;
 mod verifications;

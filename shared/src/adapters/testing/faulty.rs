@@ -16,8 +16,8 @@ use crate::domain::{
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
     IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery,
-    MeterStore, StoreError, TransitionOutcome, VerificationStore, WebhookSecretStore,
-    WebhookSecrets,
+    MeterStore, MeteredCreate, StoreError, TransitionOutcome, VerificationStore,
+    WebhookSecretStore, WebhookSecrets,
 };
 
 /// Every store operation, named like its method.
@@ -31,6 +31,7 @@ pub enum StoreOp {
     ListApiKeys,
     RevokeApiKey,
     MeterApiRequest,
+    MeterAndCreate,
     CreateVerification,
     GetVerification,
     AddLinkToken,
@@ -146,6 +147,13 @@ impl<S: MeterStore, F: FaultPlan> MeterStore for FaultyStore<S, F> {
     ) -> Result<MeterOutcome, StoreError> {
         self.faults.check(StoreOp::MeterApiRequest)?;
         self.inner.meter_api_request(key, now, plans).await
+    }
+    async fn meter_and_create(
+        &self,
+        create: &MeteredCreate<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.faults.check(StoreOp::MeterAndCreate)?;
+        self.inner.meter_and_create(create).await
     }
 }
 

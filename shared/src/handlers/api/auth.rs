@@ -134,16 +134,53 @@ pub(super) async fn meter<S: Store, C: Clock>(
     now: DateTime<Utc>,
 ) -> Result<(Caller, RateInfo), (ApiError, Option<RateInfo>)> {
     let metered = meter_once(deps, key.clone(), now).await;
-    let mut allowed = deps.allowed_keys.lock().expect("allowed keys");
     match &metered {
-        Ok((_, rate)) if rate.remaining > 0 => {
-            allowed.insert(key.key_hash, api_window(now));
-        }
-        _ => {
-            allowed.remove(&key.key_hash);
+        Ok((caller, rate)) => note_allowed(deps, &key, &caller.account, rate, now),
+        Err(_) => {
+            deps.allowed_keys
+                .lock()
+                .expect("allowed keys")
+                .remove(&key.key_hash);
         }
     }
     metered
+}
+
+/// A request a write carrying its own metering counted: its rate headers, and this instance's
+/// notes, as `meter` keeps them. None only for a plan the configuration does not know.
+pub(super) fn counted<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    key: &PresentedKey,
+    account: &Account,
+    now: DateTime<Utc>,
+) -> Option<RateInfo> {
+    let plan = deps.settings.plans.get(&account.plan)?;
+    let rate = RateInfo::of(account, plan, now);
+    tracing::Span::current().record("account_id", account.account_id.as_str());
+    note_allowed(deps, key, account, &rate, now);
+    Some(rate)
+}
+
+/// Keeps this instance's notes of an allowed request: the key (while allowance is left, for
+/// `ApiDeps::recently_allowed`) and the account's plan (for `ApiDeps::known_plan`).
+fn note_allowed<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    key: &PresentedKey,
+    account: &Account,
+    rate: &RateInfo,
+    now: DateTime<Utc>,
+) {
+    let mut allowed = deps.allowed_keys.lock().expect("allowed keys");
+    if rate.remaining > 0 {
+        allowed.insert(key.key_hash.clone(), api_window(now));
+    } else {
+        allowed.remove(&key.key_hash);
+    }
+    drop(allowed);
+    deps.account_plans
+        .lock()
+        .expect("account plans")
+        .insert(account.account_id.clone(), account.plan.clone());
 }
 
 async fn meter_once<S: Store, C: Clock>(

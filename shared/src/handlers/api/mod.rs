@@ -49,6 +49,9 @@ pub struct ApiDeps<S, C> {
     /// key hash -> the allowance window in which this instance's last metering of the key allowed
     /// it with allowance to spare. Any refusal or failure removes the key.
     allowed_keys: Mutex<HashMap<String, String>>,
+    /// account id -> its plan when this instance last counted one of its requests: what a live
+    /// create that carries its own metering pins its monthly allowance to (the write checks it).
+    account_plans: Mutex<HashMap<String, String>>,
 }
 
 impl<S: Store, C: Clock> ApiDeps<S, C> {
@@ -59,7 +62,18 @@ impl<S: Store, C: Clock> ApiDeps<S, C> {
             settings,
             key_cache: Mutex::new(HashMap::new()),
             allowed_keys: Mutex::new(HashMap::new()),
+            account_plans: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The account's plan as this instance last saw it count a request (the write that relies on
+    /// it checks it is still so).
+    pub(crate) fn known_plan(&self, account_id: &str) -> Option<String> {
+        self.account_plans
+            .lock()
+            .expect("account plans")
+            .get(account_id)
+            .cloned()
     }
 
     /// Whether this instance's last metering of `key` allowed it, in the window of `now`, with

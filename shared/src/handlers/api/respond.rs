@@ -6,10 +6,11 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
+use crate::domain::Account;
 use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
-use crate::handlers::api::auth::{Caller, meter, resolve_key};
+use crate::handlers::api::auth::{Caller, counted, meter, resolve_key};
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, Store, StoreError};
 
@@ -41,6 +42,61 @@ where
     F: FnOnce(Caller, T, DateTime<Utc>) -> Fut,
     Fut: Future<Output = Result<ApiResponse, ApiError>>,
 {
+    // Boxed: the pipeline's future holds the operation's, which would make every handler's
+    // future (and the stack of whoever awaits it) large.
+    Box::pin(pipeline(
+        deps,
+        req,
+        |_, _| std::future::ready(None),
+        prefetch,
+        op,
+    ))
+    .await
+}
+
+/// What a write that carries its own metering did: the account as its count left it, and the
+/// response (or the error, e.g. a store failure, after which the request must not be retried).
+pub(crate) type MeteredWrite = Result<(Account, ApiResponse), ApiError>;
+
+/// As `respond`, for a write that can carry its own metering (`MeterStore::meter_and_create`):
+/// `combined(key, now)` tries the whole request in ONE write, with the authentication and the
+/// allowance in its condition. Some(outcome) when it did (or failed in a way that must not be
+/// retried); None when nothing was written or counted, and the request goes the usual way: the
+/// metering write, then `op` (which says why it was refused, or does the work).
+pub(crate) async fn respond_combined<S, C, W, WF, F, Fut>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    combined: W,
+    op: F,
+) -> ApiResponse
+where
+    S: Store,
+    C: Clock,
+    W: FnOnce(PresentedKey, DateTime<Utc>) -> WF,
+    WF: Future<Output = Option<MeteredWrite>>,
+    F: FnOnce(Caller, (), DateTime<Utc>) -> Fut,
+    Fut: Future<Output = Result<ApiResponse, ApiError>>,
+{
+    Box::pin(pipeline(deps, req, combined, |_| async {}, op)).await
+}
+
+async fn pipeline<S, C, W, WF, P, PF, T, F, Fut>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    combined: W,
+    prefetch: P,
+    op: F,
+) -> ApiResponse
+where
+    S: Store,
+    C: Clock,
+    W: FnOnce(PresentedKey, DateTime<Utc>) -> WF,
+    WF: Future<Output = Option<MeteredWrite>>,
+    P: FnOnce(PresentedKey) -> PF,
+    PF: Future<Output = T>,
+    F: FnOnce(Caller, T, DateTime<Utc>) -> Fut,
+    Fut: Future<Output = Result<ApiResponse, ApiError>>,
+{
     let span = tracing::info_span!(
         "api_request",
         request_id = %req.request_id,
@@ -52,14 +108,21 @@ where
         let now = deps.clock.now();
         let (result, rate) = match resolve_key(deps, req).await {
             Err(e) => (Err(e), None),
-            Ok(key) => {
-                let (metered, fetched) =
-                    futures::join!(meter(deps, key.clone(), now), prefetch(key));
-                match metered {
-                    Ok((caller, rate)) => (op(caller, fetched, now).await, Some(rate)),
-                    Err((e, rate)) => (Err(e), rate),
+            Ok(key) => match combined(key.clone(), now).await {
+                Some(Ok((account, response))) => {
+                    let rate = counted(deps, &key, &account, now);
+                    (Ok(response), rate)
                 }
-            }
+                Some(Err(e)) => (Err(e), None),
+                None => {
+                    let (metered, fetched) =
+                        futures::join!(meter(deps, key.clone(), now), prefetch(key));
+                    match metered {
+                        Ok((caller, rate)) => (op(caller, fetched, now).await, Some(rate)),
+                        Err((e, rate)) => (Err(e), rate),
+                    }
+                }
+            },
         };
         let mut response = match result {
             Ok(resp) => {
