@@ -357,6 +357,58 @@ async fn api_allowance_runs_out_with_429_and_retry_after() {
     assert_eq!(r.status, 200);
 }
 
+/// A create carries its own metering (one transaction): at the daily allowance's edge, concurrent
+/// creates are counted and create together, exactly as many as the allowance has left, and the
+/// rate headers of such a create show the count.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_creates_at_the_daily_allowance_edge_count_and_create_together() {
+    let env = env().await;
+    let account = devstack::stack::OTHER_ACCOUNT;
+    // `tiny` allows 3 requests a day; the first of the day starts the window.
+    env.store
+        .update_account(account, Some("tiny"), None)
+        .await
+        .unwrap();
+    let r = env
+        .call("GET", "/api/v1/usage", Some(&env.other_test_key), None)
+        .await;
+    assert_eq!(r.header("x-ratelimit-remaining"), Some("2"), "{}", r.raw);
+    let r = env
+        .create(
+            &env.other_test_key,
+            json!({"tenant_email": "one@example.com"}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.raw);
+    assert_eq!(r.header("x-ratelimit-remaining"), Some("1"));
+    // One request left, six creates at once: exactly one is counted and creates.
+    let replies = futures::future::join_all((0..6).map(|i| {
+        env.create(
+            &env.other_test_key,
+            json!({"tenant_email": format!("edge{i}@example.com")}),
+        )
+    }))
+    .await;
+    let statuses: Vec<u16> = replies.iter().map(|r| r.status).collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        1,
+        "{statuses:?}"
+    );
+    for r in replies.iter().filter(|r| r.status != 201) {
+        assert_error(r, 429, "rate_limit_exceeded");
+    }
+    let month = shared::domain::usage_month(Utc::now());
+    let (stats, _) = env
+        .store
+        .owner_stats(account, Mode::Test, &month)
+        .await
+        .unwrap();
+    assert_eq!(stats.total, 2, "only counted requests created");
+    let account_now = env.store.get_account(account).await.unwrap().unwrap();
+    assert_eq!(account_now.api_requests, 3);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_creates_never_exceed_the_monthly_allowance() {
     let env = env().await;
