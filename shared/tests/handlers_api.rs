@@ -255,15 +255,16 @@ async fn cancel_moves_an_open_verification_once() {
     assert_eq!(refusal(&response), (404, "not_found".into()));
 }
 
-/// Completes the verification the moment the handler is about to write its transition: the
-/// tenant's completion wins the race between the cancel's read and its conditional write.
+/// Completes the verification the moment the handler is about to write its cancel (the one write
+/// that carries the metering, or the transition after the read): the tenant's completion wins the
+/// race with the cancel's conditional write.
 struct CompletionWinsRace {
     store: MemoryStore,
 }
 
 impl FaultPlan for CompletionWinsRace {
     fn check(&self, op: StoreOp) -> Result<(), StoreError> {
-        if op == StoreOp::Transition {
+        if op == StoreOp::Transition || op == StoreOp::MeterAndCancel {
             let open = self
                 .store
                 .verifications()

@@ -19,8 +19,8 @@ use shared::domain::{
 };
 use shared::ports::store::prelude::*;
 use shared::ports::{
-    CreateOutcome, EmailClaim, EmailStart, IdempotencyClaim, MeterOutcome, MeteredCreate,
-    TransitionOutcome, WebhookSecrets,
+    CreateOutcome, EmailClaim, EmailStart, IdempotencyClaim, MeterOutcome, MeteredCancel,
+    MeteredCreate, TransitionOutcome, WebhookSecrets,
 };
 
 const ACCOUNT: &str = "acct_dynamo";
@@ -664,6 +664,111 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         .await
         .unwrap();
     assert_eq!(used.created, 3);
+}
+
+on_both_stores!(a_cancel_carrying_its_metering_writes_both_or_nothing);
+/// `meter_and_cancel`: the count and the cancel of the key's own pending verification happen
+/// together or not at all; anything else (another account or mode, in progress, past its expiry,
+/// missing, the day's allowance used up) leaves the count and the verification as they were.
+async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: S) {
+    store.put_account(&account("tiny")).await.unwrap();
+    let plans = Plans::new(vec![Plan {
+        name: "tiny".into(),
+        verifications_per_month: 10,
+        api_requests_per_day: 3,
+        api_access: true,
+    }]);
+    let record = ApiKeyRecord {
+        key_id: "key_h1".into(),
+        key_hash: "h1".into(),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        display_prefix: "tiv_test_acct".into(),
+        created_at: now(),
+        revoked_at: None,
+    };
+    store.put_api_key(&record).await.unwrap();
+    let key = PresentedKey {
+        key_id: "key_h1".into(),
+        key_hash: "h1".into(),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        names_account: true,
+    };
+    let (store, plans, key) = (&store, &plans, &key);
+    let cancel = |id: uuid::Uuid, at: DateTime<Utc>| async move {
+        store
+            .meter_and_cancel(&MeteredCancel {
+                key,
+                now: at,
+                plans,
+                verification_id: id,
+            })
+            .await
+            .unwrap()
+            .map(|a| a.api_requests)
+    };
+    let count = || async {
+        store
+            .get_account(ACCOUNT)
+            .await
+            .unwrap()
+            .unwrap()
+            .api_requests
+    };
+    let created = |mode| async move {
+        let v = pending(mode);
+        store.create_verification(&v, None, None).await.unwrap();
+        v
+    };
+    assert!(matches!(
+        store.meter_api_request(key, now(), plans).await.unwrap(),
+        MeterOutcome::Allowed(_)
+    ));
+    let open = created(Mode::Test).await;
+    let live = created(Mode::Live).await;
+    let started = created(Mode::Test).await;
+    store
+        .transition(&started, &Transition::Start, now())
+        .await
+        .unwrap();
+    // Another mode's, one in progress, one past its expiry, one that does not exist: nothing.
+    assert_eq!(cancel(live.verification_id, now()).await, None);
+    assert_eq!(cancel(started.verification_id, now()).await, None);
+    assert_eq!(cancel(open.verification_id, open.expires_at).await, None);
+    assert_eq!(cancel(uuid::Uuid::new_v4(), now()).await, None);
+    assert_eq!(count().await, 1);
+    // The key's own pending one: counted and cancelled together, counters moved.
+    assert_eq!(cancel(open.verification_id, now()).await, Some(2));
+    let after = store
+        .get_verification(open.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(after.status, Status::Expired);
+    assert_eq!(after.cancelled_at, Some(now()));
+    let month = shared::domain::usage_month(now());
+    let (stats, _) = store
+        .owner_stats(ACCOUNT, Mode::Test, &month)
+        .await
+        .unwrap();
+    assert_eq!((stats.pending, stats.expired), (0, 1));
+    // Cancelled already: nothing more.
+    assert_eq!(cancel(open.verification_id, now()).await, None);
+    // The day's allowance used up: nothing, even for a pending one.
+    let another = created(Mode::Test).await;
+    assert!(matches!(
+        store.meter_api_request(key, now(), plans).await.unwrap(),
+        MeterOutcome::Allowed(_)
+    ));
+    assert_eq!(cancel(another.verification_id, now()).await, None);
+    let still = store
+        .get_verification(another.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(still.status, Status::Pending);
+    assert_eq!(count().await, 3);
 }
 
 on_both_stores!(a_single_api_plan_meters);

@@ -39,6 +39,7 @@ pub async fn create_verification<S: Store, C: Clock>(
         deps,
         &req,
         |key, now| create_in_one_write(deps, &req, key, now),
+        |_| async {},
         |caller, (), now| create_op(deps, &req, caller, now),
     )
     .await

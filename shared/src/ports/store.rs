@@ -204,6 +204,15 @@ pub trait MeterStore: Send + Sync {
         &self,
         create: &MeteredCreate<'_>,
     ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
+    /// An API cancel in one write: counts the request as `meter_and_create` does AND cancels the
+    /// verification (`Transition::Cancel`, counters moved with it), only if it is of the key's
+    /// account and mode, still pending and not past its expiry at `now`. Some(the account after
+    /// the count) when both happened; None when anything refused, and then nothing was written or
+    /// counted (the caller goes the usual way: it reads the verification, which tells why).
+    fn meter_and_cancel(
+        &self,
+        cancel: &MeteredCancel<'_>,
+    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
 }
 
 /// An API create that carries its own metering (`MeterStore::meter_and_create`).
@@ -218,6 +227,14 @@ pub struct MeteredCreate<'a> {
     pub idempotency: Option<&'a IdempotencyClaim>,
     /// As `VerificationStore::create_verification`'s.
     pub monthly_limit: Option<u32>,
+}
+
+/// An API cancel that carries its own metering (`MeterStore::meter_and_cancel`).
+pub struct MeteredCancel<'a> {
+    pub key: &'a PresentedKey,
+    pub now: DateTime<Utc>,
+    pub plans: &'a Plans,
+    pub verification_id: Uuid,
 }
 
 /// Verifications with their counters: every write is conditional on the status the caller read,

@@ -72,6 +72,13 @@ impl MeterStore for DynamoStore {
         self.metered_create(create).await
     }
 
+    async fn meter_and_cancel(
+        &self,
+        cancel: &crate::ports::MeteredCancel<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.metered_cancel(cancel).await
+    }
+
     async fn meter_api_request(
         &self,
         presented: &PresentedKey,

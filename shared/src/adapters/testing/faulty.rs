@@ -16,7 +16,7 @@ use crate::domain::{
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
     IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery,
-    MeterStore, MeteredCreate, StoreError, TransitionOutcome, VerificationStore,
+    MeterStore, MeteredCancel, MeteredCreate, StoreError, TransitionOutcome, VerificationStore,
     WebhookSecretStore, WebhookSecrets,
 };
 
@@ -32,6 +32,7 @@ pub enum StoreOp {
     RevokeApiKey,
     MeterApiRequest,
     MeterAndCreate,
+    MeterAndCancel,
     CreateVerification,
     GetVerification,
     AddLinkToken,
@@ -154,6 +155,13 @@ impl<S: MeterStore, F: FaultPlan> MeterStore for FaultyStore<S, F> {
     ) -> Result<Option<Account>, StoreError> {
         self.faults.check(StoreOp::MeterAndCreate)?;
         self.inner.meter_and_create(create).await
+    }
+    async fn meter_and_cancel(
+        &self,
+        cancel: &MeteredCancel<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.faults.check(StoreOp::MeterAndCancel)?;
+        self.inner.meter_and_cancel(cancel).await
     }
 }
 

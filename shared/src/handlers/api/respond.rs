@@ -62,11 +62,13 @@ pub(crate) type MeteredWrite = Result<(Account, ApiResponse), ApiError>;
 /// `combined(key, now)` tries the whole request in ONE write, with the authentication and the
 /// allowance in its condition. Some(outcome) when it did (or failed in a way that must not be
 /// retried); None when nothing was written or counted, and the request goes the usual way: the
-/// metering write, then `op` (which says why it was refused, or does the work).
-pub(crate) async fn respond_combined<S, C, W, WF, F, Fut>(
+/// metering write (with `prefetch` beside it, as in `respond`), then `op` (which says why it was
+/// refused, or does the work).
+pub(crate) async fn respond_combined<S, C, W, WF, P, PF, T, F, Fut>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
     combined: W,
+    prefetch: P,
     op: F,
 ) -> ApiResponse
 where
@@ -74,10 +76,12 @@ where
     C: Clock,
     W: FnOnce(PresentedKey, DateTime<Utc>) -> WF,
     WF: Future<Output = Option<MeteredWrite>>,
-    F: FnOnce(Caller, (), DateTime<Utc>) -> Fut,
+    P: FnOnce(PresentedKey) -> PF,
+    PF: Future<Output = T>,
+    F: FnOnce(Caller, T, DateTime<Utc>) -> Fut,
     Fut: Future<Output = Result<ApiResponse, ApiError>>,
 {
-    Box::pin(pipeline(deps, req, combined, |_| async {}, op)).await
+    Box::pin(pipeline(deps, req, combined, prefetch, op)).await
 }
 
 async fn pipeline<S, C, W, WF, P, PF, T, F, Fut>(

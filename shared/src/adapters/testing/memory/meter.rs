@@ -1,13 +1,14 @@
-//! The in-memory store's metering: the daily allowance by the domain's rule, and the create that
-//! carries its own metering, each under the one lock (as the adapter's single write).
+//! The in-memory store's metering: the daily allowance by the domain's rule, and the create and
+//! the cancel that carry their own metering, each under the one lock (as the adapter's single
+//! write).
 
 use chrono::{DateTime, Utc};
 
-use super::{MemoryStore, create_locked};
+use super::{MemoryStore, bump, create_locked, owner};
 use crate::config::Plans;
 use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
-use crate::domain::{Account, api_window};
-use crate::ports::{CreateOutcome, MeterStore, MeteredCreate, StoreError};
+use crate::domain::{Account, Status, Transition, api_window};
+use crate::ports::{CreateOutcome, MeterStore, MeteredCancel, MeteredCreate, StoreError};
 
 impl MeterStore for MemoryStore {
     async fn meter_api_request(
@@ -61,6 +62,42 @@ impl MeterStore for MemoryStore {
         {
             return Ok(None);
         }
+        let account = t.accounts.get_mut(&key.account_id).expect("read above");
+        account.api_requests += 1;
+        Ok(Some(account.clone()))
+    }
+
+    async fn meter_and_cancel(
+        &self,
+        cancel: &MeteredCancel<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        let MeteredCancel {
+            key,
+            now,
+            plans,
+            verification_id,
+        } = *cancel;
+        let mut t = self.lock();
+        let Some(account) = t.accounts.get(&key.account_id).cloned() else {
+            return Ok(None);
+        };
+        let decision = classify_meter(Some(account.clone()), plans.get(&account.plan), key, now);
+        let Some(stored) = t.verifications.get(&verification_id).cloned() else {
+            return Ok(None);
+        };
+        // As the adapter's condition: the key's own pending verification, before its expiry.
+        let cancellable = stored.account_id == key.account_id
+            && stored.mode == key.mode
+            && stored.status == Status::Pending
+            && now < stored.expires_at;
+        if decision != MeterDecision::Count || !cancellable {
+            return Ok(None);
+        }
+        let next = Transition::Cancel.apply(&stored, now);
+        let stats = t.stats.entry(owner(&key.account_id, key.mode)).or_default();
+        bump(stats, stored.status, -1);
+        bump(stats, next.status, 1);
+        t.verifications.insert(verification_id, next);
         let account = t.accounts.get_mut(&key.account_id).expect("read above");
         account.api_requests += 1;
         Ok(Some(account.clone()))
