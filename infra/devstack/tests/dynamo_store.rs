@@ -771,6 +771,78 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
     assert_eq!(count().await, 3);
 }
 
+on_both_stores!(a_cancel_carrying_its_metering_races_the_tenant_start_with_one_winner);
+/// The one-write cancel and the tenant's start of the same pending verification, at once: both are
+/// conditional on `pending`, so exactly one is applied and the counters follow the winner.
+async fn a_cancel_carrying_its_metering_races_the_tenant_start_with_one_winner<S: Store>(store: S) {
+    store.put_account(&account("pro")).await.unwrap();
+    let plans = Plans::new(vec![Plan {
+        name: "pro".into(),
+        verifications_per_month: 50,
+        api_requests_per_day: 1000,
+        api_access: true,
+    }]);
+    let record = ApiKeyRecord {
+        key_id: "key_h1".into(),
+        key_hash: "h1".into(),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        display_prefix: "tiv_test_acct".into(),
+        created_at: now(),
+        revoked_at: None,
+    };
+    store.put_api_key(&record).await.unwrap();
+    let key = PresentedKey {
+        key_id: "key_h1".into(),
+        key_hash: "h1".into(),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        names_account: true,
+    };
+    assert!(matches!(
+        store.meter_api_request(&key, now(), &plans).await.unwrap(),
+        MeterOutcome::Allowed(_)
+    ));
+    for _ in 0..5 {
+        let v = pending(Mode::Test);
+        store.create_verification(&v, None, None).await.unwrap();
+        let cancel = MeteredCancel {
+            key: &key,
+            now: now(),
+            plans: &plans,
+            verification_id: v.verification_id,
+        };
+        let (cancelled, started) = futures::join!(
+            store.meter_and_cancel(&cancel),
+            store.transition(&v, &Transition::Start, now())
+        );
+        let cancelled = cancelled.unwrap().is_some();
+        let started = matches!(started.unwrap(), TransitionOutcome::Applied(_));
+        assert!(
+            cancelled != started,
+            "exactly one wins: cancel {cancelled}, start {started}"
+        );
+        let stored = store
+            .get_verification(v.verification_id)
+            .await
+            .unwrap()
+            .unwrap();
+        let expected = if cancelled {
+            Status::Expired
+        } else {
+            Status::InProgress
+        };
+        assert_eq!(stored.status, expected);
+    }
+    let month = shared::domain::usage_month(now());
+    let (stats, _) = store
+        .owner_stats(ACCOUNT, Mode::Test, &month)
+        .await
+        .unwrap();
+    assert_eq!(stats.pending, 0);
+    assert_eq!(stats.in_progress + stats.expired, 5);
+}
+
 on_both_stores!(a_single_api_plan_meters);
 /// With exactly one plan that has API access the allowance condition has one clause; DynamoDB
 /// refuses redundant parentheses around it, which once made every API request a 500.
