@@ -129,6 +129,34 @@ CASES = {
     },
 }
 
+CASES["resend-verification"] = {
+    "202-pending": event("POST", "/api/v1/verify/resend", f"verification_id={PENDING}"),
+    "202-in-progress": event("POST", "/api/v1/verify/resend", f"verification_id={IN_PROGRESS}"),
+    "400-completed": event("POST", "/api/v1/verify/resend", f"verification_id={COMPLETED}"),
+    "400-missing-id": event("POST", "/api/v1/verify/resend"),
+    "404-other-account": event("POST", "/api/v1/verify/resend", f"verification_id={OTHER}"),
+    "401-unknown-key": event("POST", "/api/v1/verify/resend", f"verification_id={PENDING}", auth=UNKNOWN),
+}
+COMPLETED_EVENT = "msg_2d5a3e4f7f6c4a0d9e9f3c4d5e6f7081_completed"
+OTHER_EVENT = "msg_3e6b4f5a8a7d4b1e8f0a4d5e6f708192_in_progress"
+CASES["list-webhook-deliveries"] = {
+    "200-completed": event("GET", "/api/v1/webhooks/deliveries", f"verification_id={COMPLETED}"),
+    "200-none-yet": event("GET", "/api/v1/webhooks/deliveries", f"verification_id={PENDING}&limit=5&offset=0"),
+    "400-limit-not-integer": event("GET", "/api/v1/webhooks/deliveries", f"verification_id={COMPLETED}&limit=ten"),
+    "400-missing-id": event("GET", "/api/v1/webhooks/deliveries"),
+    "404-other-account": event("GET", "/api/v1/webhooks/deliveries", f"verification_id={OTHER}"),
+    "401-missing-key": event("GET", "/api/v1/webhooks/deliveries", f"verification_id={COMPLETED}", auth=None),
+}
+CASES["redeliver-webhook"] = {
+    "202-completed-event": event("POST", "/api/v1/webhooks/redeliver", f"event_id={COMPLETED_EVENT}"),
+    "400-missing-event-id": event("POST", "/api/v1/webhooks/redeliver"),
+    "400-invalid-event-id": event("POST", "/api/v1/webhooks/redeliver", "event_id=msg%2F..%2Fx"),
+    "404-other-account": event("POST", "/api/v1/webhooks/redeliver", f"event_id={OTHER_EVENT}"),
+    "404-unknown-event": event("POST", "/api/v1/webhooks/redeliver", "event_id=msg_9f1d2c3b4a5e4f608a7b6c5d4e3f2a10_completed"),
+    "409-no-webhook-url": event("POST", "/api/v1/webhooks/redeliver", "event_id=msg_0b3f1c2e5d4a4e8b9c7d1a2b3c4d5e6f_in_progress"),
+    "401-unknown-key": event("POST", "/api/v1/webhooks/redeliver", f"event_id={COMPLETED_EVENT}", auth=UNKNOWN),
+}
+
 TOKEN = "SampleLinkTokenForLocalFixturesOnly-0123456789"
 CONSENTED = "4f7c5a6b-9b8e-4c2f-9a1b-5e6f708192a3"
 EXPIRED = "5a8d6b7c-0c9f-4d3a-8b2c-6f708192a3b4"
@@ -247,6 +275,27 @@ CASES["publish-events"] = {
     "ignored-marker-insert": stream("INSERT", vkeys(EXPIRED, "EXPIRY"), new=marker),
 }
 
+def webhook_event_image(redeliveries):
+    """A stored webhook event (shared::domain::webhook_log::StoredWebhookEvent) as the table holds it."""
+    event_id = "msg_2d5a3e4f7f6c4a0d9e9f3c4d5e6f7081_completed"
+    item = {
+        "PK": f"WEBHOOK_EVENT#{event_id}", "SK": "WEBHOOK_EVENT",
+        "message": {"webhook_id": event_id, "account_id": "acct_demo", "url": HOOK,
+                    "body": json.dumps({"type": "verification.completed", "timestamp": "2026-11-21T10:09:00.000Z",
+                                        "data": {"verification_id": COMPLETED, "status": "completed"}})},
+        "event_type": "verification.completed", "verification_id": COMPLETED,
+        "stored_at": "2026-11-21T10:09:01.000Z", "redeliveries": redeliveries, "ttl": 1797848941,
+    }
+    return {k: ddb(v) for k, v in item.items()}
+
+
+WEBHOOK_EVENT_KEYS = {"PK": {"S": "WEBHOOK_EVENT#msg_2d5a3e4f7f6c4a0d9e9f3c4d5e6f7081_completed"},
+                      "SK": {"S": "WEBHOOK_EVENT"}}
+CASES["publish-events"]["queued-webhook-redelivery"] = stream(
+    "MODIFY", WEBHOOK_EVENT_KEYS, old=webhook_event_image(0), new=webhook_event_image(1))
+CASES["publish-events"]["ignored-webhook-event-insert"] = stream(
+    "INSERT", WEBHOOK_EVENT_KEYS, new=webhook_event_image(0))
+
 CASES["expire-verifications"] = {
     "expired-ttl-remove": stream("REMOVE", vkeys(EXPIRED, "EXPIRY"), old=marker, ttl=True),
     "ignored-user-remove": stream("REMOVE", vkeys(EXPIRED, "EXPIRY"), old=marker),
@@ -306,6 +355,92 @@ CASES["retry-events"] = {
         "body": json.dumps(SAMPLE_PAYLOAD)}}),
     "ignored-email-of-cancelled": retry({"kind": "tenant_email", "verification_id": CANCELLED}),
 }
+
+def reminder(vid, point="72h"):
+    """What a reminder schedule hands send-reminders (EventBridge Scheduler's target input)."""
+    return {"verification_id": vid, "reminder": point}
+
+
+CASES["send-reminders"] = {
+    "sent-reminder-of-pending": reminder(PENDING),
+    "sent-reminder-of-in-progress": reminder(IN_PROGRESS, "24h"),
+    "ignored-reminder-of-completed": reminder(COMPLETED),
+    "ignored-reminder-of-expired": reminder(EXPIRED, "24h"),
+    "ignored-reminder-of-cancelled": reminder(CANCELLED),
+}
+HOUSEHOLD_DECIDED = "8d1a9e0f-3f2c-4a6d-9e5f-92a3b4c5d6e7"
+HOUSEHOLD_OPEN = "9e2b0f1a-4a3d-4b7e-8f6a-a3b4c5d6e7f8"
+HOUSEHOLD_OTHER = "a0c31a2b-5b4e-4c8f-9a7b-b4c5d6e7f809"
+HOUSEHOLD_BODY = {
+    "property_address": "2 Shared House Lane, Springfield", "monthly_rent": 1800,
+    "webhook_url": "https://hooks.example.com/income",
+    "members": [
+        {"tenant_email": "alex+good@example.com", "tenant_name": "Alex Flatmate", "role": "applicant"},
+        {"tenant_email": "sam+good@example.com", "tenant_name": "Sam Flatmate", "role": "applicant"},
+    ],
+}
+CASES["create-household"] = {
+    "201-two-members": event("POST", "/api/v1/households", body=HOUSEHOLD_BODY),
+    "201-applicant-and-guarantor": event("POST", "/api/v1/households", body={
+        "property_address": "3 Campus Road, Springfield", "monthly_rent": 900,
+        "rent_subsidy_monthly": 100, "income_multiple": 2.5, "guarantor_multiple": 4,
+        "members": [
+            {"tenant_email": "student+lowincome@example.com", "role": "applicant"},
+            {"tenant_email": "parent+good@example.com", "tenant_phone": "+1 555 010 2222", "role": "guarantor"},
+        ]}),
+    "400-duplicate-emails": event("POST", "/api/v1/households", body={
+        "monthly_rent": 1200, "members": [
+            {"tenant_email": "Twin@example.com", "role": "applicant"},
+            {"tenant_email": "twin@EXAMPLE.com", "role": "guarantor"}]}),
+    "400-no-applicant": event("POST", "/api/v1/households", body={
+        "monthly_rent": 1200, "members": [{"tenant_email": "g@example.com", "role": "guarantor"}]}),
+    "401-missing-key": event("POST", "/api/v1/households", body=HOUSEHOLD_BODY, auth=None),
+}
+CASES["get-household"] = {
+    "200-decided": event("GET", "/api/v1/households", f"household_id={HOUSEHOLD_DECIDED}"),
+    "200-open": event("GET", "/api/v1/households", f"household_id={HOUSEHOLD_OPEN}"),
+    "400-missing-id": event("GET", "/api/v1/households"),
+    "404-other-account": event("GET", "/api/v1/households", f"household_id={HOUSEHOLD_OTHER}"),
+}
+CASES["cancel-household"] = {
+    "200-open-members": event("DELETE", "/api/v1/households", f"household_id={HOUSEHOLD_OPEN}"),
+    "400-not-a-uuid": event("DELETE", "/api/v1/households", "household_id=12345"),
+    "404-other-account": event("DELETE", "/api/v1/households", f"household_id={HOUSEHOLD_OTHER}"),
+}
+CASES["list-verifications"]["200-household-members"] = event(
+    "GET", "/api/v1/verifications", f"household_id={HOUSEHOLD_DECIDED}")
+
+
+def household_image(decision=None):
+    item = {
+        "PK": f"HOUSEHOLD#{HOUSEHOLD_DECIDED}", "SK": "HOUSEHOLD",
+        "household_id": HOUSEHOLD_DECIDED, "account_id": "acct_demo", "mode": "test",
+        "created_at": "2026-11-21T10:00:00.000Z", "property_address": "2 Shared House Lane, Springfield",
+        "monthly_rent": 1800, "webhook_url": HOOK,
+        "members": [{"verification_id": PENDING, "role": "applicant"},
+                    {"verification_id": COMPLETED, "role": "guarantor"}],
+    }
+    if decision is not None:
+        item["decision"] = decision
+        item["decided_at"] = "2026-11-21T10:09:00.000Z"
+    return {k: ddb(v) for k, v in item.items()}
+
+
+DECISION = {
+    "monthly_rent": 1800.0, "rent_subsidy_monthly": 0.0, "tenant_portion": 1800.0,
+    "applicants_monthly_income": 6000.0, "income_multiple": 3.0, "income_required": 5400.0,
+    "applicants_meet_requirement": True, "guarantor_multiple": 5.0, "guarantor_income_required": 9000.0,
+    "guarantor_meets_requirement": False, "meets_requirement": True,
+    "members": [{"verification_id": PENDING, "role": "applicant", "status": "completed", "monthly_income": 6000.0},
+                {"verification_id": COMPLETED, "role": "guarantor", "status": "failed"}],
+    "made_without": [{"verification_id": COMPLETED, "role": "guarantor", "status": "failed"}],
+    "rule": "The applicants' combined income 6,000.00 is at least 3 x the rent 1,800.00. "
+            "There is no completed guarantor. The household meets the requirement. "
+            "Decided without 1 member (guarantor failed).",
+}
+CASES["publish-events"]["queued-webhook-household-completed"] = stream(
+    "MODIFY", {"PK": {"S": f"HOUSEHOLD#{HOUSEHOLD_DECIDED}"}, "SK": {"S": "HOUSEHOLD"}},
+    old=household_image(), new=household_image(DECISION))
 
 if __name__ == "__main__":
     CASES["get-usage"]["401-not-bearer"]["headers"]["authorization"] = "Basic dXNlcjpwYXNz"

@@ -55,6 +55,15 @@ pub enum ApiError {
     RateLimited { retry_after: u64 },
     #[error("Verification is {status}; its report exists only once it is completed")]
     ReportNotReady { status: &'static str },
+    #[error("Verification is {status}; only pending and in_progress verifications can be resent")]
+    NotResendable { status: &'static str },
+    #[error(
+        "The invite was already resent {limit} times today (UTC); it can be resent again in {retry_after} seconds"
+    )]
+    ResendLimitReached { limit: u32, retry_after: u64 },
+    /// The request conflicts with the resource's state (409), with its own code.
+    #[error("{message}")]
+    Conflict { code: &'static str, message: String },
     #[error("Internal error; retry later and quote the request_id if it persists")]
     Internal,
 }
@@ -72,16 +81,19 @@ impl ApiError {
         match self {
             ApiError::Validation { .. }
             | ApiError::InvalidJson(_)
-            | ApiError::NotCancellable { .. } => 400,
+            | ApiError::NotCancellable { .. }
+            | ApiError::NotResendable { .. } => 400,
             ApiError::Unauthorized { .. } => 401,
             ApiError::Forbidden { .. } => 403,
             ApiError::NotFound(_) => 404,
             ApiError::MethodNotAllowed => 405,
-            ApiError::IdempotencyInFlight | ApiError::ReportNotReady { .. } => 409,
+            ApiError::IdempotencyInFlight
+            | ApiError::ReportNotReady { .. }
+            | ApiError::Conflict { .. } => 409,
             ApiError::PayloadTooLarge { .. } => 413,
             ApiError::UnsupportedMediaType => 415,
             ApiError::IdempotencyMismatch => 422,
-            ApiError::RateLimited { .. } => 429,
+            ApiError::RateLimited { .. } | ApiError::ResendLimitReached { .. } => 429,
             ApiError::Internal => 500,
         }
     }
@@ -91,7 +103,11 @@ impl ApiError {
             ApiError::Validation { .. } => "validation_error",
             ApiError::InvalidJson(_) => "invalid_json",
             ApiError::NotCancellable { .. } => "verification_not_cancellable",
-            ApiError::Unauthorized { code, .. } | ApiError::Forbidden { code, .. } => code,
+            ApiError::NotResendable { .. } => "verification_not_resendable",
+            ApiError::ResendLimitReached { .. } => "resend_limit_reached",
+            ApiError::Unauthorized { code, .. }
+            | ApiError::Forbidden { code, .. }
+            | ApiError::Conflict { code, .. } => code,
             ApiError::NotFound(_) => "not_found",
             ApiError::MethodNotAllowed => "method_not_allowed",
             ApiError::IdempotencyInFlight => "idempotency_key_in_use",
@@ -170,10 +186,30 @@ mod tests {
             (ApiError::NotFound("x".into()), 404),
             (ApiError::IdempotencyInFlight, 409),
             (ApiError::ReportNotReady { status: "pending" }, 409),
+            (
+                ApiError::Conflict {
+                    code: "no_webhook_url",
+                    message: "x".into(),
+                },
+                409,
+            ),
             (ApiError::PayloadTooLarge { limit: 1 }, 413),
             (ApiError::UnsupportedMediaType, 415),
             (ApiError::IdempotencyMismatch, 422),
             (ApiError::RateLimited { retry_after: 5 }, 429),
+            (
+                ApiError::ResendLimitReached {
+                    limit: 3,
+                    retry_after: 5,
+                },
+                429,
+            ),
+            (
+                ApiError::NotResendable {
+                    status: "completed",
+                },
+                400,
+            ),
             (ApiError::Internal, 500),
         ];
         for (e, status) in cases {

@@ -7,12 +7,14 @@
 
 use std::fmt::{self, Debug, Formatter};
 
+mod household;
+
 use crate::domain::metering::PresentedKey;
 use crate::domain::secrets::ParsedKey;
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Account, ApiKeyRecord, NewVerificationInput, Transition, Verification};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{ConnectStep, Email, WebhookSecrets};
+use crate::ports::{ConnectStep, Email, Sms, WebhookSecrets};
 
 const REDACTED: &str = "<redacted>";
 
@@ -84,7 +86,20 @@ impl Debug for Verification {
             .field("provider_link_token", &presence(&self.provider_link_token))
             .field("token_hashes", &Size(self.token_hashes.len()))
             .field("tenant_note", &presence(&self.tenant_note))
+            .field("reminders_off", &self.reminders_off)
+            .field("sms_phone", &presence(&self.sms_phone))
+            .field("sms", &self.sms)
+            .field("notices_sent", &self.notices_sent)
             .finish_non_exhaustive()
+    }
+}
+
+impl Debug for Sms {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sms")
+            .field("to", &Hidden)
+            .field("text", &Size(self.text.len()))
+            .finish()
     }
 }
 
@@ -279,6 +294,7 @@ mod tests {
     const EMAIL: &str = "jane.private@example.com";
     const NAME: &str = "Jane Privatename";
     const PHONE: &str = "+1 555 010 9999";
+    const PHONE_E164: &str = "+15550109999";
     const ADDRESS: &str = "17 Hidden Lane";
     const RENT: f64 = 1234.56;
     const HOOK_SECRET_PATH: &str = "hook-path-secret";
@@ -311,7 +327,19 @@ mod tests {
             rent_subsidy_monthly: Some(432.19),
             income_multiple: Some(2.5),
             webhook_url: Some(hook_url()),
+            sms_phone: Some(PHONE_E164.into()),
+            ..Default::default()
         }
+    }
+
+    #[test]
+    fn sms_hides_the_number_and_the_text() {
+        let sms = Sms {
+            to: PHONE_E164.into(),
+            text: format!("Acme asks you: https://x/t/1/{LINK_TOKEN}"),
+        };
+        let out = assert_hides(&sms, &[PHONE_E164, "5550109999", LINK_TOKEN, "Acme"]);
+        assert!(out.contains("bytes"), "{out}");
     }
 
     #[test]
@@ -350,6 +378,7 @@ mod tests {
                 EMAIL,
                 NAME,
                 PHONE,
+                PHONE_E164,
                 ADDRESS,
                 "1234.56",
                 "432.19",

@@ -17,6 +17,13 @@ pub enum Function {
     RetryEvents,
     DeliverWebhook,
     ExpireVerifications,
+    SendReminders,
+    ListWebhookDeliveries,
+    RedeliverWebhook,
+    ResendVerification,
+    CreateHousehold,
+    GetHousehold,
+    CancelHousehold,
 }
 
 /// What invokes a function.
@@ -28,6 +35,8 @@ pub enum Trigger {
     DynamoDbStream,
     /// An SQS queue.
     Sqs,
+    /// One-time EventBridge Scheduler schedules (asynchronous invocation).
+    Schedule,
 }
 
 /// One HttpApi route: a method and a path template (`{name}` is a path parameter).
@@ -43,9 +52,12 @@ pub const TENANT_LINK: &str = "/t/{verification_id}/{token}";
 /// The tenant's copy of the report PDF, under the link (same token).
 pub const TENANT_REPORT_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 
+/// Households (co-applicants and guarantors): POST creates, GET reads, DELETE cancels.
+pub const HOUSEHOLDS: &str = "/api/v1/households";
+
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 11] = [
+    pub const ALL: [Function; 18] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -57,6 +69,13 @@ impl Function {
         Function::ExpireVerifications,
         Function::DeliverWebhook,
         Function::RetryEvents,
+        Function::SendReminders,
+        Function::ListWebhookDeliveries,
+        Function::RedeliverWebhook,
+        Function::ResendVerification,
+        Function::CreateHousehold,
+        Function::GetHousehold,
+        Function::CancelHousehold,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -73,6 +92,13 @@ impl Function {
             Function::RetryEvents => "retry-events",
             Function::DeliverWebhook => "deliver-webhook",
             Function::ExpireVerifications => "expire-verifications",
+            Function::SendReminders => "send-reminders",
+            Function::ListWebhookDeliveries => "list-webhook-deliveries",
+            Function::RedeliverWebhook => "redeliver-webhook",
+            Function::ResendVerification => "resend-verification",
+            Function::CreateHousehold => "create-household",
+            Function::GetHousehold => "get-household",
+            Function::CancelHousehold => "cancel-household",
         }
     }
 
@@ -116,8 +142,33 @@ impl Function {
                     path: TENANT_REPORT_PDF,
                 },
             ]),
+            Function::ListWebhookDeliveries => Trigger::Http(&[Route {
+                method: "GET",
+                path: "/api/v1/webhooks/deliveries",
+            }]),
+            Function::RedeliverWebhook => Trigger::Http(&[Route {
+                method: "POST",
+                path: "/api/v1/webhooks/redeliver",
+            }]),
+            Function::ResendVerification => Trigger::Http(&[Route {
+                method: "POST",
+                path: "/api/v1/verify/resend",
+            }]),
+            Function::CreateHousehold => Trigger::Http(&[Route {
+                method: "POST",
+                path: HOUSEHOLDS,
+            }]),
+            Function::GetHousehold => Trigger::Http(&[Route {
+                method: "GET",
+                path: HOUSEHOLDS,
+            }]),
+            Function::CancelHousehold => Trigger::Http(&[Route {
+                method: "DELETE",
+                path: HOUSEHOLDS,
+            }]),
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
             Function::RetryEvents | Function::DeliverWebhook => Trigger::Sqs,
+            Function::SendReminders => Trigger::Schedule,
         }
     }
 
@@ -125,7 +176,7 @@ impl Function {
     pub fn routes(self) -> &'static [Route] {
         match self.trigger() {
             Trigger::Http(routes) => routes,
-            Trigger::DynamoDbStream | Trigger::Sqs => &[],
+            Trigger::DynamoDbStream | Trigger::Sqs | Trigger::Schedule => &[],
         }
     }
 
@@ -230,6 +281,16 @@ mod tests {
             Resolved::Function(Function::TenantPortal)
         );
         assert_eq!(resolve("GET", "/t"), Resolved::NotFound);
+        assert_eq!(
+            resolve("DELETE", "/api/v1/households"),
+            Resolved::Function(Function::CancelHousehold)
+        );
+        assert_eq!(
+            resolve("PUT", "/api/v1/households"),
+            Resolved::MethodNotAllowed {
+                allow: "GET, POST, DELETE".into()
+            }
+        );
         assert_eq!(resolve("GET", "/api/v1/verify/x"), Resolved::NotFound);
         assert_eq!(
             resolve("GET", "/api/v1/verify/report"),

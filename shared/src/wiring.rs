@@ -8,17 +8,20 @@ use crate::adapters::dynamo::DynamoStore;
 use crate::adapters::plaid::PlaidIncomeProvider;
 use crate::adapters::plaid::config::PlaidConfig;
 use crate::adapters::sandbox::SandboxProvider;
+use crate::adapters::scheduler::{EventBridgeScheduler, NoSchedules};
 use crate::adapters::ses::SesMailer;
+use crate::adapters::sns::SnsTexter;
 use crate::adapters::sqs::SqsQueue;
 use crate::adapters::webhook_client::WebhookClient;
 use crate::config::{
     ConfigError, DeliverWebhookConfig, ExpireVerificationsConfig, LiveIncome, PublishEventsConfig,
-    Settings, TenantPortalConfig,
+    ReachConfig, ReminderSchedules, Settings, TenantPortalConfig,
 };
 use crate::handlers::api::ApiDeps;
-use crate::handlers::deliver_webhook::{DEFAULT_BACKOFF, DeliveryDeps};
+use crate::handlers::deliver_webhook::{DEFAULT_BACKOFF, DeliveryDeps, WEBHOOK_MAX_ATTEMPTS};
 use crate::handlers::expire_verifications::ExpiryDeps;
 use crate::handlers::publish_events::OutboxDeps;
+use crate::handlers::reach_events::ReachDeps;
 use crate::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
 use crate::handlers::tenant_portal::{LiveProvider, PortalDeps};
 use crate::ports::SystemClock;
@@ -101,6 +104,7 @@ pub fn deliver_webhook(
         clock: SystemClock,
         client: WebhookClient::new(config.timeout, config.local_webhook_origins),
         backoff: DEFAULT_BACKOFF.to_vec(),
+        max_attempts: WEBHOOK_MAX_ATTEMPTS,
     }
 }
 
@@ -113,4 +117,42 @@ pub fn expire_verifications(
         store: store(sdk, &config.table_name),
         clock: SystemClock,
     }
+}
+
+/// The reminders and SMS of `publish-events` (invite SMS, reminder schedules) and of
+/// `send-reminders` (which creates no schedules: `NoSchedules`).
+pub type Reach<R> = ReachDeps<DynamoStore, SesMailer, SnsTexter, R, SqsQueue, SystemClock>;
+
+fn reach_with<R>(config: ReachConfig, sdk: &SdkConfig, scheduler: R) -> Reach<R> {
+    ReachDeps {
+        store: store(sdk, &config.table_name),
+        mailer: SesMailer::new(aws_sdk_sesv2::Client::new(sdk), config.sender_email),
+        texter: SnsTexter::new(aws_sdk_sns::Client::new(sdk)),
+        scheduler,
+        queue: SqsQueue::new(aws_sdk_sqs::Client::new(sdk), config.webhook_queue_url),
+        clock: SystemClock,
+        public_base_url: config.public_base_url,
+        test_mode_delivery: config.test_mode_delivery,
+        reminder_offsets: config.reminder_offsets,
+    }
+}
+
+/// `publish-events`' second pass: the invite SMS and the reminder schedules.
+pub fn publish_reach(
+    config: ReachConfig,
+    schedules: ReminderSchedules,
+    sdk: &SdkConfig,
+) -> Reach<EventBridgeScheduler> {
+    let scheduler = EventBridgeScheduler::new(
+        aws_sdk_scheduler::Client::new(sdk),
+        schedules.group,
+        schedules.target_arn,
+        schedules.role_arn,
+    );
+    reach_with(config, sdk, scheduler)
+}
+
+/// `send-reminders`.
+pub fn send_reminders(config: ReachConfig, sdk: &SdkConfig) -> Reach<NoSchedules> {
+    reach_with(config, sdk, NoSchedules)
 }

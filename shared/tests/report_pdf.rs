@@ -42,6 +42,7 @@ fn settings() -> Settings {
         local_webhook_origins: Default::default(),
         verification_lifetime: Duration::days(7),
         live_income: LiveIncome::LocalSandbox,
+        sms_region: Default::default(),
     }
 }
 

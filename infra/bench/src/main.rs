@@ -110,9 +110,19 @@ pub(crate) fn bench_events(function: shared::routes::Function) -> Option<[&'stat
         ],
         F::ExpireVerifications => ["expired-ttl-remove.json", "ignored-user-remove.json"],
         F::DeliverWebhook => ["delivered-one-message.json", "delivered-one-message.json"],
+        F::ListWebhookDeliveries => ["200-completed.json", "200-none-yet.json"],
+        F::RedeliverWebhook => ["202-completed-event.json", "202-completed-event.json"],
+        F::ResendVerification => ["202-pending.json", "202-in-progress.json"],
+        F::CreateHousehold => ["201-two-members.json", "201-applicant-and-guarantor.json"],
+        F::GetHousehold => ["200-decided.json", "200-open.json"],
+        F::CancelHousehold => ["200-open-members.json", "200-open-members.json"],
         // Runs the publish-events path again (same binary size class); its retry queue is
         // not part of the bench's stack.
         F::RetryEvents => return None,
+        F::SendReminders => [
+            "sent-reminder-of-pending.json",
+            "ignored-reminder-of-completed.json",
+        ],
     })
 }
 

@@ -15,6 +15,8 @@ pub(crate) fn lambda_env(
     table: &str,
     queues: &devstack::stack::Created,
 ) -> Vec<(String, String)> {
+    // The group `stack::bootstrap` created beside the table (`Resources::named`).
+    let schedule_group = format!("{}-reminders", table.trim_end_matches("-table"));
     [
         ("PATH", "/usr/local/bin:/usr/bin:/bin"),
         ("LANG", "en_US.UTF-8"),
@@ -36,6 +38,15 @@ pub(crate) fn lambda_env(
         ("SENDER_EMAIL", "no-reply@verify.local.test"),
         ("WEBHOOK_QUEUE_URL", &queues.webhook_queue_url),
         ("RETRY_QUEUE_URL", &queues.retry_queue_url),
+        ("REMINDER_SCHEDULE_GROUP", &schedule_group),
+        (
+            "REMINDER_FUNCTION_ARN",
+            devstack::LOCAL_REMINDER_FUNCTION_ARN,
+        ),
+        (
+            "REMINDER_SCHEDULER_ROLE_ARN",
+            "arn:aws:iam::123456789012:role/bench-reminder-scheduler",
+        ),
         ("WEBHOOK_TIMEOUT_SECONDS", "10"),
         ("INCOME_PROVIDER", "none"),
         ("RUST_LOG", "info"),

@@ -2,17 +2,19 @@
 //! server that routes to the functions' handlers, and (for what moto lacks) the stream and queue
 //! pumps. `make dev` runs it; the tests use the same pieces.
 
+pub mod household_fixtures;
 pub mod moto;
 pub mod pump;
 pub mod receiver;
+pub mod schedules;
 pub mod server;
 pub mod stack;
 
 use std::sync::Arc;
 
 use shared::config::{
-    DeliverWebhookConfig, ExpireVerificationsConfig, Plans, PublishEventsConfig, Settings,
-    TenantPortalConfig, TestModeDelivery,
+    DeliverWebhookConfig, ExpireVerificationsConfig, Plans, PublishEventsConfig, ReachConfig,
+    ReminderSchedules, Settings, TenantPortalConfig, TestModeDelivery,
 };
 use shared::domain::webhook::LocalWebhookOrigins;
 use shared::handlers::tenant_portal::LiveProvider;
@@ -29,6 +31,7 @@ pub fn local_settings(table: &str, base_url: &str, lifetime: chrono::Duration) -
         verification_lifetime: lifetime,
         // The local stack has no bank-data provider: live keys use the sandbox, marked as local.
         live_income: shared::config::LiveIncome::LocalSandbox,
+        sms_region: Default::default(),
     }
 }
 
@@ -60,9 +63,17 @@ pub fn app_with(
     })
 }
 
+/// The ARN the local reminder schedules name as their target (the schedule pump calls the
+/// handler itself).
+pub const LOCAL_REMINDER_FUNCTION_ARN: &str =
+    "arn:aws:lambda:us-east-1:123456789012:function:send-reminders";
+
 /// The stream and queue functions' dependencies, wired to the local resources.
 pub struct Workers {
     pub outbox: pump::Outbox,
+    /// `publish-events`' second pass (invite SMS, reminder schedules) and `send-reminders`
+    /// (the local stack sends test-mode SMS to moto, as its e-mails).
+    pub reach: pump::Reach,
     pub expiry: pump::Expiry,
     pub delivery: pump::Delivery,
 }
@@ -108,8 +119,23 @@ impl Workers {
             },
             sdk,
         );
+        let reach_config = ReachConfig {
+            table_name: names.table.clone(),
+            sender_email: names.sender.clone(),
+            webhook_queue_url: created.webhook_queue_url.clone(),
+            public_base_url: base_url.to_string(),
+            test_mode_delivery: TestModeDelivery::Send,
+            reminder_offsets: shared::domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
+        };
+        let schedules = ReminderSchedules {
+            group: names.schedule_group.clone(),
+            target_arn: LOCAL_REMINDER_FUNCTION_ARN.to_string(),
+            role_arn: names.scheduler_role_arn.clone(),
+        };
+        let reach = wiring::publish_reach(reach_config, schedules, sdk);
         Workers {
             outbox,
+            reach,
             expiry,
             delivery,
         }

@@ -24,6 +24,10 @@ struct Args {
     /// Link lifetime in seconds (7 days in production; shorten it to watch expiry happen).
     #[arg(long, env = "DEV_LINK_LIFETIME_SECONDS", default_value_t = 7 * 24 * 3600)]
     link_lifetime_seconds: i64,
+    /// Reminder points in seconds before expiry, comma-separated (72 h and 24 h in production);
+    /// with a short lifetime, e.g. `DEV_LINK_LIFETIME_SECONDS=600 DEV_REMINDER_OFFSETS_SECONDS=420,180`.
+    #[arg(long, env = "DEV_REMINDER_OFFSETS_SECONDS")]
+    reminder_offsets_seconds: Option<String>,
 }
 
 #[tokio::main]
@@ -94,6 +98,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         &local_origins,
     );
     workers.outbox.retry_backoff = shared::handlers::retry_events::DEFAULT_RETRY_BACKOFF.to_vec();
+    workers.reach.reminder_offsets =
+        shared::config::parse_offsets(args.reminder_offsets_seconds.as_deref())?;
     let workers = Arc::new(workers);
     let ttl = TtlDeletions::default();
     let mut pump = StreamPump::new(&sdk, &names.table, ttl.clone()).await?;
@@ -101,7 +107,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tokio::spawn(async move {
         loop {
             if let Err(e) = pump
-                .pump_once(&stream_workers.outbox, &stream_workers.expiry)
+                .pump_reaching(
+                    &stream_workers.outbox,
+                    Some(&stream_workers.reach),
+                    &stream_workers.expiry,
+                )
                 .await
             {
                 tracing::warn!(error = %e, "stream pump");
@@ -151,6 +161,28 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
         }
     });
+    // moto stores the reminder schedules and never fires them: this pump does, when they are due.
+    let scheduler = aws_sdk_scheduler::Client::new(&sdk);
+    let group = names.schedule_group.clone();
+    let schedule_workers = workers.clone();
+    tokio::spawn(async move {
+        let mut attempts = std::collections::HashMap::new();
+        loop {
+            let now = chrono::Utc::now();
+            if let Err(e) = devstack::schedules::pump_schedules_once(
+                &scheduler,
+                &group,
+                &schedule_workers.reach,
+                &mut attempts,
+                now,
+            )
+            .await
+            {
+                tracing::warn!(error = %e, "schedule pump");
+            }
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        }
+    });
     tokio::spawn(devstack::receiver::print_emails(moto.endpoint.clone()));
 
     let hook = receiver.url.clone();
@@ -173,9 +205,39 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "    -d '{{\"tenant_email\":\"jane+good@example.com\",\"tenant_name\":\"Jane Doe\",\"property_address\":\"1 Main St\",\"monthly_rent\":1500,\"webhook_url\":\"{hook}\"}}'"
     );
+    println!(
+        "With \"tenant_phone\" the invite also goes by SMS (moto records it: /moto-api/data.json -> sns -> SMS)."
+    );
+    println!(
+        "Reminders fire {} before expiry (DEV_LINK_LIFETIME_SECONDS=600 DEV_REMINDER_OFFSETS_SECONDS=420,180 shows them within minutes).",
+        workers
+            .reach
+            .reminder_offsets
+            .iter()
+            .map(|o| format!("{} s", o.num_seconds()))
+            .collect::<Vec<_>>()
+            .join(" and ")
+    );
     println!("Then open the link, consent, pick a scenario; the webhook and the report follow:");
     println!(
         "  curl -s '{base}/api/v1/verify?verification_id=<id>' -H 'Authorization: Bearer {test}'"
+    );
+    println!("Resend the invite (a new e-mail and link, 3 a day), then see the webhook log:");
+    println!(
+        "  curl -s -X POST '{base}/api/v1/verify/resend?verification_id=<id>' -H 'Authorization: Bearer {test}'"
+    );
+    println!(
+        "  curl -s '{base}/api/v1/webhooks/deliveries?verification_id=<id>' -H 'Authorization: Bearer {test}'"
+    );
+    println!("Verify a household (two flatmates together; each gets their own e-mailed link):");
+    println!("  curl -s -X POST {base}/api/v1/households \\");
+    println!("    -H 'Authorization: Bearer {test}' -H 'Content-Type: application/json' \\");
+    println!(
+        "    -d '{{\"property_address\":\"2 Shared House Lane\",\"monthly_rent\":1800,\"webhook_url\":\"{hook}\",\"members\":[{{\"tenant_email\":\"alex+good@example.com\",\"role\":\"applicant\"}},{{\"tenant_email\":\"sam+good@example.com\",\"role\":\"applicant\"}}]}}'"
+    );
+    println!("Once both completed, the decision (and a household.completed webhook):");
+    println!(
+        "  curl -s '{base}/api/v1/households?household_id=<id>' -H 'Authorization: Bearer {test}'"
     );
     println!();
     println!("Ctrl-C stops everything.");

@@ -25,6 +25,7 @@ use shared::ports::{Clock, Mailer, Queue, SystemClock};
 pub type Outbox = OutboxDeps<DynamoStore, SesMailer, SqsQueue, SystemClock>;
 pub type Expiry = ExpiryDeps<DynamoStore, SystemClock>;
 pub type Delivery = DeliveryDeps<DynamoStore, SqsQueue, SystemClock>;
+pub type Reach = shared::wiring::Reach<shared::adapters::scheduler::EventBridgeScheduler>;
 
 /// template.yaml, read at build time: the pump filters with the very patterns AWS will use.
 const TEMPLATE: &str = include_str!("../../../template.yaml");
@@ -261,6 +262,23 @@ impl StreamPump {
         Q: Queue,
         C: Clock,
     {
+        self.pump_reaching(outbox, None, expiry).await
+    }
+
+    /// `pump_once` with `publish-events`' second pass (invite SMS, reminder schedules), as the
+    /// deployed function runs it.
+    pub async fn pump_reaching<S, M, Q, C>(
+        &mut self,
+        outbox: &OutboxDeps<S, M, Q, C>,
+        reach: Option<&Reach>,
+        expiry: &Expiry,
+    ) -> Result<usize, String>
+    where
+        S: Store,
+        M: Mailer,
+        Q: Queue,
+        C: Clock,
+    {
         let records = self.read().await?;
         let pick = |filters: &[Value]| -> Vec<EventRecord> {
             records
@@ -275,8 +293,17 @@ impl StreamPump {
         to_expiry.extend(pick(&self.expiry_filters));
         let handed = to_outbox.len() + to_expiry.len();
         if !to_outbox.is_empty() {
-            self.outbox_backlog = run_batch(to_outbox, |batch| {
-                shared::handlers::publish_events::publish_events(outbox, batch)
+            self.outbox_backlog = run_batch(to_outbox, |batch| async move {
+                let mailed =
+                    shared::handlers::publish_events::publish_events(outbox, batch.clone()).await;
+                match reach {
+                    Some(reach) => {
+                        let reached =
+                            shared::handlers::reach_events::reach_events(reach, &batch).await;
+                        shared::handlers::reach_events::merge_responses(&batch, [mailed, reached])
+                    }
+                    None => mailed,
+                }
             })
             .await;
         }

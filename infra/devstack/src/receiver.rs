@@ -252,6 +252,13 @@ pub async fn print_emails(moto_endpoint: String) {
                     message["subject"].as_str().unwrap_or("")
                 );
             }
+            // The SMS moto's SNS recorded (the number is not shown).
+            for sms in data["sns"]["SMS"].as_array().into_iter().flatten() {
+                let id = sms["message_id"].as_str().unwrap_or_default().to_string();
+                if seen.insert(id) {
+                    println!("[sms] {}", sms["message"].as_str().unwrap_or(""));
+                }
+            }
         }
         tokio::time::sleep(Duration::from_secs(1)).await;
     }

@@ -13,6 +13,7 @@ use hyper_util::rt::TokioIo;
 use shared::adapters::dynamo::DynamoStore;
 use shared::error::ApiError;
 use shared::handlers::api::{self, ApiDeps};
+use shared::handlers::households;
 use shared::handlers::tenant_portal::{LiveProvider, PortalDeps};
 use shared::http::{ApiRequest, ApiResponse, parse_query};
 use shared::ports::SystemClock;
@@ -53,13 +54,20 @@ pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiRespon
         Function::ListVerifications => api::list_verifications(&app.api, req).await,
         Function::GetUsage => api::get_usage(&app.api, req).await,
         Function::GetReport => api::get_report(&app.api, req).await,
+        Function::ListWebhookDeliveries => api::list_webhook_deliveries(&app.api, req).await,
+        Function::RedeliverWebhook => api::redeliver_webhook(&app.api, req).await,
+        Function::ResendVerification => api::resend_verification(&app.api, req).await,
+        Function::CreateHousehold => households::create_household(&app.api, req).await,
+        Function::GetHousehold => households::get_household(&app.api, req).await,
+        Function::CancelHousehold => households::cancel_household(&app.api, req).await,
         Function::TenantPortal => {
             shared::handlers::tenant_portal::tenant_portal(&app.portal, req).await
         }
         Function::PublishEvents
         | Function::RetryEvents
         | Function::DeliverWebhook
-        | Function::ExpireVerifications => {
+        | Function::ExpireVerifications
+        | Function::SendReminders => {
             unreachable!("{} has no HTTP route", function.name())
         }
     }

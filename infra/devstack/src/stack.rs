@@ -17,6 +17,11 @@ pub struct Resources {
     pub retry_queue: String,
     pub retry_dlq: String,
     pub sender: String,
+    /// The EventBridge Scheduler group of the reminder schedules.
+    pub schedule_group: String,
+    /// The role the schedules would invoke `send-reminders` with (moto does not invoke; the
+    /// local schedule pump does).
+    pub scheduler_role_arn: String,
 }
 
 impl Resources {
@@ -28,6 +33,10 @@ impl Resources {
             retry_queue: format!("{prefix}-retries"),
             retry_dlq: format!("{prefix}-retries-dlq"),
             sender: "no-reply@verify.local.test".to_string(),
+            schedule_group: format!("{prefix}-reminders"),
+            scheduler_role_arn: format!(
+                "arn:aws:iam::123456789012:role/{prefix}-reminder-scheduler"
+            ),
         }
     }
 }
@@ -116,6 +125,21 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
         RETRY_MAX_RECEIVES,
     )
     .await?;
+    let scheduler = aws_sdk_scheduler::Client::new(sdk);
+    let group = scheduler
+        .create_schedule_group()
+        .name(&names.schedule_group)
+        .send()
+        .await;
+    if let Err(e) = group {
+        let exists = matches!(
+            e.as_service_error(),
+            Some(aws_sdk_scheduler::operation::create_schedule_group::CreateScheduleGroupError::ConflictException(_))
+        );
+        if !exists {
+            return Err(format!("create schedule group: {e}"));
+        }
+    }
     let ses = aws_sdk_sesv2::Client::new(sdk);
     let _ = ses
         .create_email_identity()
@@ -315,6 +339,59 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
                 .transition(&started, &Transition::Complete { report }, now)
                 .await?;
         }
+    }
+    seed_webhook_history(store, now).await?;
+    crate::household_fixtures::seed_households(store).await
+}
+
+/// The webhook event and delivery attempt the sample events of `redeliver-webhook` and
+/// `list-webhook-deliveries` refer to: the completed fixture's `verification.completed` (as if it
+/// had been sent to the local receiver) and another account's event.
+async fn seed_webhook_history(
+    store: &DynamoStore,
+    now: chrono::DateTime<Utc>,
+) -> Result<(), StoreError> {
+    use shared::domain::Status;
+    use shared::domain::webhook_log::{AttemptOutcome, DeliveryAttempt, StoredWebhookEvent};
+    use shared::handlers::publish_events::webhook_message;
+    for id in [FIXTURE_COMPLETED, FIXTURE_OTHER_ACCOUNT] {
+        let Some(mut v) = store
+            .get_verification(id.parse().expect("fixture uuid"))
+            .await?
+        else {
+            continue;
+        };
+        v.webhook_url = Some("http://127.0.0.1:3001/webhooks".into());
+        if v.status == Status::Pending {
+            v.status = Status::InProgress;
+            v.started_at = Some(now);
+        }
+        let Some(event) = webhook_message(&v).and_then(|m| StoredWebhookEvent::of(&m, now)) else {
+            continue;
+        };
+        if store
+            .get_webhook_event(&event.message.webhook_id)
+            .await?
+            .is_some()
+        {
+            continue;
+        }
+        store.put_webhook_event(&event).await?;
+        let attempt = DeliveryAttempt {
+            event_id: event.message.webhook_id.clone(),
+            event_type: event.event_type.clone(),
+            verification_id: v.verification_id,
+            attempt: 1,
+            attempted_at: now,
+            outcome: AttemptOutcome::Delivered,
+            http_status: Some(200),
+            error: None,
+            duration_ms: 42,
+            final_attempt: false,
+        };
+        store
+            .record_delivery_attempt(&v.account_id, &attempt)
+            .await?;
     }
     Ok(())
 }

@@ -909,3 +909,97 @@ fn pdf_text(pdf: &[u8], path: &Path) -> String {
         .collect::<Vec<_>>()
         .join(" ")
 }
+
+/// A household of two flatmates: each opens their own link in headless Chromium, consents and
+/// connects; the household then reads `decided`, their incomes added up.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_flatmates_complete_their_links_and_the_household_is_decided() {
+    if let Some(reason) = browser_or_skip() {
+        eprintln!("household browser test skipped ({reason})");
+        return;
+    }
+    let artifacts = artifacts_dir();
+    let env = common::env().await;
+    let body = json!({
+        "property_address": "2 Shared House Lane",
+        "monthly_rent": 1800,
+        "members": [
+            {"tenant_email": "flat.alex+good@example.com", "tenant_name": "Alex", "role": "applicant"},
+            {"tenant_email": "flat.sam+good@example.com", "tenant_name": "Sam", "role": "applicant"}
+        ]
+    });
+    let created = env
+        .call(
+            "POST",
+            "/api/v1/households",
+            Some(&env.test_key),
+            Some(&body.to_string()),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.raw);
+    let household_id = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let links: Vec<String> = created.body["data"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["verification_url"].as_str().unwrap().to_string())
+        .collect();
+    let browser = Browser::start(&artifacts).await;
+    let household = household_path(&household_id);
+    let run = tokio::time::timeout(
+        WHOLE_RUN,
+        std::panic::AssertUnwindSafe(async {
+            for (i, link) in links.iter().enumerate() {
+                let r = env.call("GET", &household, Some(&env.test_key), None).await;
+                assert_eq!(r.body["data"]["status"], "open", "{}", r.raw);
+                assert_eq!(
+                    r.body["data"]["open_members"].as_array().unwrap().len(),
+                    2 - i
+                );
+                browser.goto(link).await;
+                browser
+                    .wait_for_heading("Verify your income", Duration::from_secs(15))
+                    .await;
+                assert!(browser.text("main").await.contains("2 Shared House Lane"));
+                browser.click("#agree").await;
+                browser.click("button[type=submit]").await;
+                browser
+                    .wait_for_heading("Connect your income", Duration::from_secs(15))
+                    .await;
+                assert!(
+                    browser.selected("#s-good").await,
+                    "the e-mail tag preselects good"
+                );
+                browser.click("button[type=submit]").await;
+                browser
+                    .wait_for_heading("Thank you", Duration::from_secs(20))
+                    .await;
+                browser
+                    .screenshot(&artifacts, &format!("browser-household-member-{i}"), false)
+                    .await;
+            }
+        })
+        .catch_unwind(),
+    )
+    .await;
+    browser.quit().await;
+    drop(browser);
+    match run {
+        Ok(Ok(())) => {}
+        Ok(Err(panic)) => std::panic::resume_unwind(panic),
+        Err(_) => panic!("the household browser run took longer than {WHOLE_RUN:?}"),
+    }
+    let r = env.call("GET", &household, Some(&env.test_key), None).await;
+    let data = &r.body["data"];
+    assert_eq!(data["status"], "decided", "{}", r.raw);
+    // The sandbox's `good` scenario: 5,200.00 a month each; together >= 3 x 1,800.00.
+    assert_eq!(data["decision"]["applicants_monthly_income"], 10400.0);
+    assert_eq!(data["decision"]["meets_requirement"], true);
+}
+
+fn household_path(id: &str) -> String {
+    format!("/api/v1/households?household_id={id}")
+}

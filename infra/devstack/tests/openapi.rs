@@ -10,6 +10,8 @@
 //! expects each to be caught.
 
 mod common;
+#[path = "openapi/households.rs"]
+mod households;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
@@ -30,6 +32,9 @@ const API_VERIFY: &str = "/api/v1/verify";
 const API_LIST: &str = "/api/v1/verifications";
 const API_USAGE: &str = "/api/v1/usage";
 const API_REPORT: &str = "/api/v1/verify/report";
+const API_RESEND: &str = "/api/v1/verify/resend";
+const API_DELIVERIES: &str = "/api/v1/webhooks/deliveries";
+const API_REDELIVER: &str = "/api/v1/webhooks/redeliver";
 const PAGE: &str = "/t/{verification_id}/{token}";
 const PAGE_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -41,6 +46,12 @@ const NOT_PRODUCIBLE: &[(&str, &str, &str, &str)] = &[
         API_VERIFY,
         "409",
         "reserved by the design; the idempotency record is written in the create transaction, so duplicates replay",
+    ),
+    (
+        "post",
+        households::API_HOUSEHOLDS,
+        "409",
+        "only when concurrent replays of one key keep changing a member's replay links; the idempotency record is written in the create transaction",
     ),
     (
         "get",
@@ -422,6 +433,7 @@ fn link_of(env: &TestEnv, r: &Reply) -> String {
 /// Calls every API operation with `key` and records them under `label`.
 async fn every_operation(rec: &mut Recorder, env: &TestEnv, label: &str, key: Option<&str>) {
     let some_id = uuid::Uuid::new_v4().to_string();
+    let household_body = households::two_applicants(&some_id[..8]);
     let calls = [
         (
             "POST",
@@ -433,6 +445,28 @@ async fn every_operation(rec: &mut Recorder, env: &TestEnv, label: &str, key: Op
         ("GET", API_LIST.to_string(), None),
         ("GET", API_USAGE.to_string(), None),
         ("GET", report_path(&some_id), None),
+        (
+            "POST",
+            format!("{API_RESEND}?verification_id={some_id}"),
+            None,
+        ),
+        (
+            "GET",
+            format!("{API_DELIVERIES}?verification_id={some_id}"),
+            None,
+        ),
+        (
+            "POST",
+            format!("{API_REDELIVER}?event_id=msg_unknown_completed"),
+            None,
+        ),
+        (
+            "POST",
+            households::API_HOUSEHOLDS.to_string(),
+            Some(household_body.as_str()),
+        ),
+        ("GET", households::household_path(&some_id), None),
+        ("DELETE", households::household_path(&some_id), None),
     ];
     for (method, path, body) in calls {
         let r = env.call(method, &path, key, body).await;
@@ -850,6 +884,21 @@ async fn drive_api(rec: &mut Recorder) {
             &r,
         );
     }
+    let r = env
+        .call(
+            "POST",
+            households::API_HOUSEHOLDS,
+            Some(&other_live),
+            Some(&households::two_applicants("limit")),
+        )
+        .await;
+    assert_eq!(r.status, 403, "{}", r.raw);
+    rec.op(
+        "household beyond the allowance",
+        "POST",
+        households::API_HOUSEHOLDS,
+        &r,
+    );
     let r = env.call("GET", API_USAGE, Some(&other_live), None).await;
     assert_eq!(r.body["data"]["verifications"]["remaining"], 0, "{}", r.raw);
     rec.op("usage with the allowance used up", "GET", API_USAGE, &r);
@@ -908,6 +957,7 @@ async fn drive_pages_and_webhooks(rec: &mut Recorder) {
 
     // Through consent to each sandbox scenario.
     let mut links = Vec::new();
+    let mut ids = Vec::new();
     for (scenario, rent) in [
         ("good", Some(1500.0)),
         ("gig", None),
@@ -980,6 +1030,7 @@ async fn drive_pages_and_webhooks(rec: &mut Recorder) {
         let p = page(&env, "POST", &link, Some("action=consent&agree=yes")).await;
         rec.op(&format!("{scenario}: consent again"), "POST", PAGE, &p);
         links.push(link);
+        ids.push(id);
     }
     let r = env.call("GET", API_LIST, Some(&test), None).await;
     rec.op("list after the scenarios", "GET", API_LIST, &r);
@@ -1003,6 +1054,36 @@ async fn drive_pages_and_webhooks(rec: &mut Recorder) {
     rec.op("cancelled page", "GET", PAGE, &p);
     let p = page(&env, "POST", &link, Some("action=consent&agree=yes")).await;
     rec.op("cancelled page form", "POST", PAGE, &p);
+    let r = env
+        .call(
+            "POST",
+            &format!("{API_RESEND}?verification_id={id}"),
+            Some(&test),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 400, "{}", r.raw);
+    rec.op("resend a cancelled verification", "POST", API_RESEND, &r);
+
+    // Resent: three a day (each a new e-mail and a `verification.resent` webhook), then 429.
+    let r = create(
+        rec,
+        &env,
+        "create to resend",
+        &test,
+        json!({"tenant_email": "r@example.com", "webhook_url": receiver.url}),
+    )
+    .await;
+    let resend = format!("{API_RESEND}?verification_id={}", id_of(&r));
+    for n in 1..=3 {
+        let r = env.call("POST", &resend, Some(&test), None).await;
+        assert_eq!(r.status, 202, "{}", r.raw);
+        rec.op(&format!("resend {n}"), "POST", API_RESEND, &r);
+    }
+    let r = env.call("POST", &resend, Some(&test), None).await;
+    assert_eq!(r.status, 429, "{}", r.raw);
+    assert!(r.header("retry-after").is_some());
+    rec.op("resend over the day's limit", "POST", API_RESEND, &r);
 
     // Expired: the page (410) before and after the TTL sweep; the sweep sends a webhook.
     let token = "ExpiredLinkTokenForTheOpenApiTest-0123456789ab";
@@ -1038,6 +1119,23 @@ async fn drive_pages_and_webhooks(rec: &mut Recorder) {
         );
     }
 
+    // A reminder of a pending verification (its schedule's invocation, as the local pump runs it).
+    let reminded = create(
+        rec,
+        &env,
+        "create to remind",
+        &test,
+        json!({"tenant_email": "t+remind@example.com", "property_address": "9 Oak Lane", "webhook_url": receiver.url}),
+    )
+    .await;
+    let payload = shared::handlers::reach_events::ReminderPayload {
+        verification_id: id_of(&reminded).parse().unwrap(),
+        reminder: "72h".into(),
+    };
+    shared::handlers::send_reminders::send_reminders(&workers.reach, payload)
+        .await
+        .unwrap();
+
     // Settle the stream (e-mails, status changes), sweep TTL, deliver every webhook.
     drain(&mut pump, &workers).await;
     let dynamo = aws_sdk_dynamodb::Client::new(&env.sdk);
@@ -1072,12 +1170,98 @@ async fn drive_pages_and_webhooks(rec: &mut Recorder) {
             "verification.completed",
             "verification.expired",
             "verification.failed",
-            "verification.in_progress"
+            "verification.in_progress",
+            "verification.reminder_sent",
+            "verification.resent"
         ]
     );
     for (i, r) in received.iter().enumerate() {
         rec.webhook(&format!("webhook {i}"), r);
     }
+    drive_webhook_history(rec, &env, &ids[0]).await;
+}
+
+/// The delivery log and redelivery, once the scenarios' webhooks went out.
+async fn drive_webhook_history(rec: &mut Recorder, env: &TestEnv, delivered: &str) {
+    let test = env.test_key.clone();
+    let deliveries =
+        |id: &str, extra: &str| format!("{API_DELIVERIES}?verification_id={id}{extra}");
+    let r = env
+        .call("GET", &deliveries(delivered, ""), Some(&test), None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    assert!(
+        r.body["pagination"]["total"].as_u64().unwrap() >= 2,
+        "{}",
+        r.raw
+    );
+    rec.op("delivery log", "GET", API_DELIVERIES, &r);
+    let event_id = r.body["data"][0]["event_id"].as_str().unwrap().to_string();
+    let r = env
+        .call(
+            "GET",
+            &deliveries(delivered, "&limit=ten"),
+            Some(&test),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 400);
+    rec.op("delivery log, bad limit", "GET", API_DELIVERIES, &r);
+    let r = env
+        .call(
+            "GET",
+            &deliveries(delivered, ""),
+            Some(&env.other_test_key),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 404);
+    rec.op("delivery log, other account", "GET", API_DELIVERIES, &r);
+
+    let redeliver = |id: &str| format!("{API_REDELIVER}?event_id={id}");
+    let r = env
+        .call("POST", &redeliver(&event_id), Some(&test), None)
+        .await;
+    assert_eq!(r.status, 202, "{}", r.raw);
+    rec.op("redeliver", "POST", API_REDELIVER, &r);
+    let r = env
+        .call(
+            "POST",
+            &redeliver(&event_id),
+            Some(&env.other_test_key),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 404);
+    rec.op("redeliver, other account", "POST", API_REDELIVER, &r);
+    let r = env.call("POST", API_REDELIVER, Some(&test), None).await;
+    assert_eq!(r.status, 400);
+    rec.op("redeliver without an event id", "POST", API_REDELIVER, &r);
+    // An id naming the caller's verification without a webhook_url: 409.
+    let plain = env
+        .create(&test, json!({"tenant_email": "nohook@example.com"}))
+        .await;
+    let plain_id: uuid::Uuid = id_of(&plain).parse().unwrap();
+    let r = env
+        .call(
+            "POST",
+            &redeliver(&format!("msg_{}_in_progress", plain_id.simple())),
+            Some(&test),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 409, "{}", r.raw);
+    rec.op("redeliver, no webhook_url", "POST", API_REDELIVER, &r);
+    let r = env
+        .call(
+            "POST",
+            &format!("{API_RESEND}?verification_id={}", uuid::Uuid::new_v4()),
+            Some(&test),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 404);
+    rec.op("resend an unknown verification", "POST", API_RESEND, &r);
 }
 
 /// Runs the stream pump until it has nothing new (bounded).
@@ -1127,6 +1311,7 @@ async fn every_response_matches_the_openapi_file() {
     let mut rec = Recorder::default();
     drive_api(&mut rec).await;
     drive_pages_and_webhooks(&mut rec).await;
+    households::drive_households(&mut rec).await;
     drive_internal_errors(&mut rec).await;
     let report = validate(&rec.exchanges);
     let problems = problems(&report);

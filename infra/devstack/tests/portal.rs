@@ -886,3 +886,35 @@ async fn the_plaid_secret_is_loaded_from_secrets_manager() {
         assert!(!text.contains("s3cr3t-value"), "{text}");
     }
 }
+
+// ---- The page says when the link expires and who gives a new one (issue 12, item 5) ---------
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_pages_say_when_the_link_expires_and_who_gives_a_new_one() {
+    let env = env().await;
+    let (id, link) = create(&env, &env.test_key, "t+good@example.com", Some(1500.0)).await;
+    let stored = env
+        .store
+        .get_verification(id.parse().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    let expires = shared::domain::format_ts(stored.expires_at);
+    // "2026-11-29T10:15:00.000Z" reads "2026-11-29 10:15 UTC".
+    let shown = format!("{} UTC", expires[..16].replace('T', " "));
+    let note = format!(
+        "This link expires on {shown}. After that, ask <strong>Demo Lettings</strong> for a new link."
+    );
+    let consent = page(&env, "GET", &link, None).await;
+    assert_eq!(consent.status, 200);
+    assert!(consent.html.contains(&note), "{}", consent.html);
+    open_and_consent(&env, &link).await;
+    let connect = page(&env, "GET", &link, None).await;
+    assert_eq!(connect.status, 200);
+    assert!(
+        connect.html.contains("Connect and share"),
+        "{}",
+        connect.html
+    );
+    assert!(connect.html.contains(&note), "{}", connect.html);
+}

@@ -143,7 +143,12 @@ fn functions_and_routes_match_the_route_table() {
             .unwrap_or_else(|| panic!("{binary} is not in shared::routes"));
         let mut routes = BTreeSet::new();
         let mut triggers = BTreeSet::new();
-        for (_, ev) in res["Properties"]["Events"].as_mapping().unwrap() {
+        // A function invoked only by schedules it does not own has no events.
+        for (_, ev) in res["Properties"]["Events"]
+            .as_mapping()
+            .into_iter()
+            .flatten()
+        {
             let kind = ev["Type"].as_str().unwrap().to_string();
             if kind == "HttpApi" {
                 routes.insert((
@@ -154,13 +159,15 @@ fn functions_and_routes_match_the_route_table() {
             triggers.insert(kind);
         }
         let expected_trigger = match function.trigger() {
-            Trigger::Http(_) => "HttpApi",
-            Trigger::DynamoDbStream => "DynamoDB",
-            Trigger::Sqs => "SQS",
+            Trigger::Http(_) => Some("HttpApi"),
+            Trigger::DynamoDbStream => Some("DynamoDB"),
+            Trigger::Sqs => Some("SQS"),
+            // Invoked by the schedules publish-events creates: no event of its own.
+            Trigger::Schedule => None,
         };
         assert_eq!(
             triggers,
-            BTreeSet::from([expected_trigger.to_string()]),
+            expected_trigger.into_iter().map(String::from).collect(),
             "{binary}"
         );
         let table: BTreeSet<(String, String)> = function
@@ -216,7 +223,16 @@ fn stream_filters_pass_exactly_the_records_meant_for_each_function() {
     };
     let outbox = template_filters("publish-events");
     let expiry = template_filters("expire-verifications");
-    assert_eq!((outbox.len(), expiry.len()), (1, 1));
+    assert_eq!((outbox.len(), expiry.len()), (2, 1));
+    // A redelivery request reaches the outbox; a stored event's own INSERT does not.
+    assert!(passes(
+        "publish-events",
+        "publish-events/queued-webhook-redelivery.json"
+    ));
+    assert!(!passes(
+        "publish-events",
+        "publish-events/ignored-webhook-event-insert.json"
+    ));
     assert!(passes(
         "publish-events",
         "publish-events/sent-email-on-insert.json"
@@ -347,7 +363,25 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
         .iter()
         .filter(|s| format!("{:?}", s["Action"]).contains("dynamodb:"))
         .collect();
-    assert_eq!(table_statements.len(), 1, "one statement touches the table");
+    assert_eq!(
+        table_statements.len(),
+        2,
+        "two statements touch the table: the secrets' read and the delivery log's put"
+    );
+    // The delivery log: PutItem of new items under DELIVERIES# only, nothing read back.
+    let log = table_statements[1];
+    assert_eq!(log["Action"], "dynamodb:PutItem");
+    assert_eq!(
+        strings(&log["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]),
+        vec!["DELIVERIES#*"]
+    );
+    assert_eq!(
+        log["Condition"]["StringEqualsIfExists"]["dynamodb:ReturnValues"],
+        "NONE"
+    );
+    assert!(
+        shared::adapters::dynamo::keys::deliveries(uuid::Uuid::nil()).starts_with("DELIVERIES#")
+    );
     let secrets = table_statements[0];
     assert_eq!(secrets["Action"], "dynamodb:GetItem");
     let condition = &secrets["Condition"];
@@ -410,4 +444,80 @@ fn webhook_delivery_concurrency_is_bounded() {
     assert_eq!(parameter["Default"].as_u64(), Some(10));
     assert!(parameter["MinValue"].as_u64().unwrap() >= 2);
     assert!(parameter["MaxValue"].as_u64().unwrap() <= 1000);
+}
+
+/// The reminders' least privilege: the schedules' role may invoke send-reminders and nothing
+/// else; publish-events may create schedules only in the reminder group and pass only that role
+/// (to the scheduler); SMS go to phone numbers only (no topic); test keys text nobody.
+#[test]
+fn reminder_roles_are_least_privilege() {
+    let t = template();
+    let r = &t["Resources"];
+    let written = |v: &Value| serde_yaml::to_string(v).unwrap();
+    let statements = |role: &str| -> Vec<Value> {
+        r[role]["Properties"]["Policies"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .flat_map(|p| {
+                p["PolicyDocument"]["Statement"]
+                    .as_sequence()
+                    .unwrap()
+                    .clone()
+            })
+            .collect()
+    };
+    let scheduler = statements("ReminderSchedulerRole");
+    assert_eq!(scheduler.len(), 1);
+    assert_eq!(scheduler[0]["Action"], "lambda:InvokeFunction");
+    assert!(written(&scheduler[0]["Resource"]).contains("SendRemindersFunction.Arn"));
+    let trust =
+        &r["ReminderSchedulerRole"]["Properties"]["AssumeRolePolicyDocument"]["Statement"][0];
+    assert_eq!(trust["Principal"]["Service"], "scheduler.amazonaws.com");
+
+    let publish = statements("PublishEventsRole");
+    let with_action = |action: &str| -> Vec<&Value> {
+        publish
+            .iter()
+            .filter(|s| written(&s["Action"]).contains(action))
+            .collect()
+    };
+    let create = with_action("scheduler:");
+    assert_eq!(create.len(), 1);
+    assert_eq!(create[0]["Action"], "scheduler:CreateSchedule");
+    assert!(written(&create[0]["Resource"]).contains("schedule/${ReminderScheduleGroup}/*"));
+    let pass = with_action("iam:");
+    assert_eq!(pass.len(), 1);
+    assert_eq!(pass[0]["Action"], "iam:PassRole");
+    assert!(written(&pass[0]["Resource"]).contains("ReminderSchedulerRole.Arn"));
+    assert_eq!(
+        pass[0]["Condition"]["StringEquals"]["iam:PassedToService"],
+        "scheduler.amazonaws.com"
+    );
+    for role in ["PublishEventsRole", "SendRemindersRole"] {
+        let sms: Vec<Value> = statements(role)
+            .into_iter()
+            .filter(|s| s["Action"] == "sns:Publish")
+            .collect();
+        assert_eq!(sms.len(), 1, "{role}");
+        assert!(sms[0]["Resource"].is_null(), "{role}: phone numbers only");
+        assert!(
+            written(&sms[0]["NotResource"]).contains(":sns:*:*:*"),
+            "{role}"
+        );
+    }
+    let vars = &r["SendRemindersFunction"]["Properties"]["Environment"]["Variables"];
+    assert_eq!(vars["TEST_MODE_DELIVERY"], "suppress");
+    let publish_vars = &r["PublishEventsFunction"]["Properties"]["Environment"]["Variables"];
+    for name in [
+        "REMINDER_SCHEDULE_GROUP",
+        "REMINDER_FUNCTION_ARN",
+        "REMINDER_SCHEDULER_ROLE_ARN",
+    ] {
+        assert!(!publish_vars[name].is_null(), "{name}");
+    }
+    assert_eq!(
+        r["ReminderScheduleGroup"]["Type"],
+        "AWS::Scheduler::ScheduleGroup"
+    );
 }

@@ -6,7 +6,9 @@ pub mod dynamo;
 pub mod pdf;
 pub mod plaid;
 pub mod sandbox;
+pub mod scheduler;
 pub mod ses;
+pub mod sns;
 pub mod sqs;
 #[cfg(any(test, feature = "test-support"))]
 pub mod testing;

@@ -11,6 +11,7 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use crate::domain::webhook::{
     LocalWebhookOrigins, WebhookMessage, check_url, is_forbidden_ip, signature_header,
 };
+use crate::domain::webhook_log::NetworkErrorClass;
 
 /// Resolves host names and refuses any answer that contains a forbidden address, so a name that
 /// points (or re-points) at an internal address is never connected to.
@@ -63,8 +64,10 @@ pub enum Attempt {
     Gone,
     /// The URL or its addresses are not allowed: retrying cannot help.
     Refused,
-    /// Anything else: try again later.
+    /// The receiver answered with another status: try again later.
     Failed(Option<u16>),
+    /// No HTTP answer (timeout, DNS, connection, TLS): try again later.
+    Unreachable(NetworkErrorClass),
 }
 
 impl WebhookClient {
@@ -124,8 +127,41 @@ impl WebhookClient {
             Ok(resp) if resp.status().as_u16() == 410 => Attempt::Gone,
             Ok(resp) => Attempt::Failed(Some(resp.status().as_u16())),
             Err(e) if is_forbidden(&e) => Attempt::Refused,
-            Err(_) => Attempt::Failed(None),
+            Err(e) => Attempt::Unreachable(error_class(&e)),
         }
+    }
+}
+
+/// The class of a failed request, for the delivery log: read off reqwest's flags and the text of
+/// the error chain (hyper names its resolver failures "dns error"; rustls its handshake ones).
+fn error_class(e: &reqwest::Error) -> NetworkErrorClass {
+    if e.is_timeout() {
+        return NetworkErrorClass::Timeout;
+    }
+    let mut chain = String::new();
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if let Some(io) = err.downcast_ref::<std::io::Error>()
+            && io.kind() == std::io::ErrorKind::TimedOut
+        {
+            return NetworkErrorClass::Timeout;
+        }
+        chain.push_str(&err.to_string().to_ascii_lowercase());
+        chain.push(' ');
+        source = err.source();
+    }
+    if chain.contains("dns error")
+        || chain.contains("failed to lookup")
+        || chain.contains("no addresses")
+    {
+        NetworkErrorClass::Dns
+    } else if chain.contains("certificate") || chain.contains("tls") || chain.contains("handshake")
+    {
+        NetworkErrorClass::Tls
+    } else if e.is_connect() {
+        NetworkErrorClass::Connect
+    } else {
+        NetworkErrorClass::Other
     }
 }
 

@@ -5,6 +5,7 @@ use chrono::Duration;
 
 use super::{ConfigError, Env, LiveIncome, Plans};
 use crate::domain::VERIFICATION_LIFETIME;
+use crate::domain::reach::PhoneRegion;
 use crate::domain::webhook::LocalWebhookOrigins;
 
 /// Settings of the HTTP API functions.
@@ -22,6 +23,8 @@ pub struct Settings {
     pub verification_lifetime: Duration,
     /// Where live verifications get their income; without a provider, live creates are refused.
     pub live_income: LiveIncome,
+    /// The region a `tenant_phone` without a country code is read in (`SMS_DEFAULT_REGION`, US).
+    pub sms_region: PhoneRegion,
 }
 
 impl Settings {
@@ -40,6 +43,14 @@ impl Settings {
             local_webhook_origins: env.local_webhook_origins()?,
             verification_lifetime,
             live_income: LiveIncome::from_env(env)?,
+            sms_region: match env.optional("SMS_DEFAULT_REGION") {
+                None => PhoneRegion::default(),
+                Some(code) => PhoneRegion::parse(&code).ok_or_else(|| {
+                    ConfigError(format!(
+                        "SMS_DEFAULT_REGION must be a region code such as US, not '{code}'"
+                    ))
+                })?,
+            },
         })
     }
 }
@@ -63,6 +74,7 @@ mod tests {
         assert_eq!(settings.plans, Plans::defaults());
         assert_eq!(settings.verification_lifetime, VERIFICATION_LIFETIME);
         assert_eq!(settings.live_income, LiveIncome::None);
+        assert_eq!(settings.sms_region, PhoneRegion::default());
     }
 
     #[test]
@@ -73,6 +85,7 @@ mod tests {
             ("PLANS", "[]"),
             ("INCOME_PROVIDER", "bank"),
             ("LOCAL_WEBHOOK_ORIGINS", "http://10.0.0.1:80"),
+            ("SMS_DEFAULT_REGION", "Atlantis"),
         ] {
             let mut vars = vec![("TABLE_NAME", "t")];
             vars.retain(|(n, _)| *n != name);

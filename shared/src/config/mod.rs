@@ -9,6 +9,7 @@ mod expire_verifications;
 mod live_income;
 mod plans;
 mod publish_events;
+mod reach;
 mod tenant_portal;
 
 pub use api::Settings;
@@ -17,6 +18,7 @@ pub use expire_verifications::ExpireVerificationsConfig;
 pub use live_income::{LiveIncome, SANDBOX_FOR_LIVE_REFUSED};
 pub use plans::Plans;
 pub use publish_events::{PublishEventsConfig, TestModeDelivery};
+pub use reach::{ReachConfig, ReminderSchedules, parse_offsets};
 pub use tenant_portal::{PlaidVariables, TenantPortalConfig};
 
 use std::collections::HashMap;

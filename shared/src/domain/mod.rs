@@ -1,14 +1,18 @@
 //! Domain types and rules. No AWS, no Lambda: everything here is plain data and pure functions.
 
 pub mod affordability;
+pub mod household;
 pub mod metering;
 pub mod public_view;
+pub mod reach;
 pub mod report;
+pub mod resend;
 pub mod secrets;
 pub mod stability;
 pub mod tenant_link;
 pub mod transition;
 pub mod webhook;
+pub mod webhook_log;
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, SecondsFormat, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
@@ -189,6 +193,32 @@ pub struct Verification {
     /// tenant page once completed; shown in the report JSON and PDF.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenant_note: Option<String>,
+    /// `reminders: false` at create; `sms_phone`: `tenant_phone` in E.164 when usable (else
+    /// `sms: unusable`); `notices_sent`: the invite SMS and reminders sent, once each (`reach`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reminders_off: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sms_phone: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sms: Option<reach::SmsReach>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices_sent: Vec<String>,
+    /// The invite's round: 0 for the first e-mail, +1 per resend (`resend::record`); each round
+    /// is one more e-mail with its own link.
+    #[serde(default, skip_serializing_if = "resend::is_zero")]
+    pub invite_round: u32,
+    /// The UTC day (`YYYY-MM-DD`) of the last resend, and how many resends that day counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resend_day: Option<String>,
+    #[serde(default, skip_serializing_if = "resend::is_zero")]
+    pub resends_on_day: u32,
+    #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
+    pub last_resent_at: Option<DateTime<Utc>>,
+    /// The household this verification is a member of (POST /households), with its role there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub household_id: Option<Uuid>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub household_role: Option<household::MemberRole>,
 }
 
 /// The longest note a tenant may add to a completed report, in characters.
@@ -232,6 +262,16 @@ impl Verification {
             token_hashes: vec![],
             recent_token_hashes: vec![],
             tenant_note: None,
+            reminders_off: input.reminders_off,
+            sms_phone: input.sms_phone,
+            sms: input.sms,
+            notices_sent: vec![],
+            invite_round: 0,
+            resend_day: None,
+            resends_on_day: 0,
+            last_resent_at: None,
+            household_id: None,
+            household_role: None,
         }
     }
 
@@ -411,6 +451,10 @@ pub struct NewVerificationInput {
     pub rent_subsidy_monthly: Option<f64>,
     pub income_multiple: Option<f64>,
     pub webhook_url: Option<String>,
+    /// `reminders: false`; `tenant_phone` in E.164 (the create handler's region), or `sms: unusable`.
+    pub reminders_off: bool,
+    pub sms_phone: Option<String>,
+    pub sms: Option<reach::SmsReach>,
 }
 
 #[cfg(test)]

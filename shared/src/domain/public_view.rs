@@ -30,6 +30,10 @@ pub fn render_verification(v: &Verification, now: DateTime<Utc>) -> Value {
             "consent_version": v.consent_version,
         });
     }
+    if let (Some(household_id), Some(role)) = (v.household_id, v.household_role) {
+        data["household_id"] = json!(household_id);
+        data["role"] = json!(role.as_str());
+    }
     if status == Status::Completed
         && let Some(report) = &v.income_report
     {

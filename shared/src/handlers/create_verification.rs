@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use crate::config::Settings;
 use crate::domain::metering::PresentedKey;
+use crate::domain::reach::resolve_sms;
 use crate::domain::secrets::{generate_link_token, sha256_hex};
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::{Mode, Verification, format_ts, next_month_start};
@@ -140,7 +141,8 @@ fn prepare<S: Store, C: Clock>(
         // serde_json's message names a line and column, never the content.
         ApiError::InvalidJson(format!("line {} column {}", e.line(), e.column()))
     })?;
-    let input = validate_create(&body, &deps.settings.local_webhook_origins)?;
+    let mut input = validate_create(&body, &deps.settings.local_webhook_origins)?;
+    resolve_sms(&mut input, deps.settings.sms_region);
     let idempotency = match req.header("idempotency-key") {
         None => None,
         Some(header)

@@ -6,6 +6,14 @@
 //! connection goes to the checked addresses); 10 s timeout; redirects not followed; response
 //! bodies not read. Here: the secrets, the signing time and the retries. A failed message is made visible again after a growing delay (about three days in all) and reported as a
 //! batch item failure; after the queue's last receive it lands in the DLQ. 410 Gone stops retries.
+//!
+//! Every attempt is recorded in the verification's delivery log (`record_attempt`), AFTER the POST
+//! and before the retry decision takes effect. Not before: a record written first would claim an
+//! attempt that a crash then never made. A failed record write does not change the message's fate:
+//! failing a delivered message would POST it again (a duplicate for the receiver) and, while the
+//! table is down, turn every delivery into a retry storm. So a failed record is logged as an error
+//! with every field the item would have held and `alarm = "webhook_log_write_failed"` (a metric
+//! filter and alarm in template.yaml): the attempt is never silently lost, only moved to the logs.
 
 use std::collections::HashMap;
 
@@ -14,7 +22,12 @@ use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent
 use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
 use crate::adapters::webhook_client::{Attempt, WebhookClient};
 use crate::domain::webhook::WebhookMessage;
+use crate::domain::webhook_log::{AttemptOutcome, DeliveryAttempt, NetworkErrorClass, event_meta};
 use crate::ports::{Clock, Queue, Store, WebhookSecrets};
+
+/// The webhook queue's maxReceiveCount (template.yaml and the local stack): the attempt with this
+/// number that fails is the last; the message then moves to the DLQ.
+pub const WEBHOOK_MAX_ATTEMPTS: u32 = 13;
 
 /// Back-off before each retry, indexed by the attempt that failed (the last value repeats).
 /// 13 attempts span about 2.9 days; the queue's maxReceiveCount (13) then moves the message to
@@ -30,6 +43,72 @@ pub struct DeliveryDeps<S, Q, C> {
     pub clock: C,
     pub client: WebhookClient,
     pub backoff: Vec<u32>,
+    /// The queue's maxReceiveCount (`WEBHOOK_MAX_ATTEMPTS`), so the log can mark the final attempt.
+    pub max_attempts: u32,
+}
+
+/// Records one attempt in the delivery log; a failure is logged and alarmed, never retried (see
+/// the module's comment).
+async fn record_attempt<S: Store>(store: &S, message: &WebhookMessage, attempt: DeliveryAttempt) {
+    if let Err(e) = store
+        .record_delivery_attempt(&message.account_id, &attempt)
+        .await
+    {
+        tracing::error!(
+            error = %e,
+            alarm = "webhook_log_write_failed",
+            webhook_id = %attempt.event_id,
+            event_type = %attempt.event_type,
+            verification_id = %attempt.verification_id,
+            attempt = attempt.attempt,
+            attempted_at = %crate::domain::format_ts(attempt.attempted_at),
+            outcome = ?attempt.outcome,
+            http_status = ?attempt.http_status,
+            network_error = ?attempt.error,
+            duration_ms = attempt.duration_ms,
+            final_attempt = attempt.final_attempt,
+            "delivery attempt not recorded in the log"
+        );
+    }
+}
+
+/// The log entry of an attempt that ended as `attempt` after `duration_ms`.
+fn log_entry(
+    message: &WebhookMessage,
+    number: u32,
+    at: chrono::DateTime<chrono::Utc>,
+    attempt: Attempt,
+    duration_ms: u64,
+    max_attempts: u32,
+) -> Option<DeliveryAttempt> {
+    let (event_type, verification_id) = event_meta(message)?;
+    let (outcome, http_status, error) = match attempt {
+        Attempt::Delivered(status) => (AttemptOutcome::Delivered, Some(status), None),
+        Attempt::Gone => (AttemptOutcome::Gone, Some(410), None),
+        Attempt::Refused => (
+            AttemptOutcome::Refused,
+            None,
+            Some(NetworkErrorClass::RefusedTarget),
+        ),
+        Attempt::Failed(status) => (
+            AttemptOutcome::Failed,
+            status,
+            status.is_none().then_some(NetworkErrorClass::NoSecret),
+        ),
+        Attempt::Unreachable(class) => (AttemptOutcome::Failed, None, Some(class)),
+    };
+    Some(DeliveryAttempt {
+        event_id: message.webhook_id.clone(),
+        event_type,
+        verification_id,
+        attempt: number,
+        attempted_at: at,
+        outcome,
+        http_status,
+        error,
+        duration_ms,
+        final_attempt: outcome == AttemptOutcome::Failed && number >= max_attempts,
+    })
 }
 
 async fn deliver_one<S: Store, Q: Queue, C: Clock>(
@@ -47,13 +126,29 @@ async fn deliver_one<S: Store, Q: Queue, C: Clock>(
         .get(&message.account_id)
         .map(|s| s.signing(now))
         .unwrap_or_default();
+    let started = std::time::Instant::now();
     let attempt = if signing.is_empty() {
         tracing::error!(account_id = %message.account_id, "account has no webhook secret; rotate one with the admin tool");
         Attempt::Failed(None)
     } else {
         deps.client.post(&message, &signing, now.timestamp()).await
     };
+    let duration_ms = started.elapsed().as_millis() as u64;
     let count = receive_count(record);
+    let number = u32::try_from(count).unwrap_or(u32::MAX);
+    match log_entry(
+        &message,
+        number,
+        now,
+        attempt,
+        duration_ms,
+        deps.max_attempts,
+    ) {
+        Some(entry) => record_attempt(&deps.store, &message, entry).await,
+        None => {
+            tracing::warn!(webhook_id = %message.webhook_id, "webhook body names no event type or verification; attempt not logged")
+        }
+    }
     match attempt {
         Attempt::Delivered(status) => {
             tracing::info!(webhook_id = %message.webhook_id, status, attempt = count, "webhook delivered");
@@ -67,9 +162,17 @@ async fn deliver_one<S: Store, Q: Queue, C: Clock>(
             tracing::warn!(webhook_id = %message.webhook_id, "webhook URL not allowed; dropped");
             true
         }
-        Attempt::Failed(status) => {
+        Attempt::Failed(_) | Attempt::Unreachable(_) => {
+            let status = match attempt {
+                Attempt::Failed(status) => status,
+                _ => None,
+            };
             let delay = backoff_delay(&deps.backoff, count).unwrap_or(60);
-            tracing::warn!(webhook_id = %message.webhook_id, status = ?status, attempt = count, retry_in = delay, "webhook failed");
+            if number >= deps.max_attempts {
+                tracing::error!(webhook_id = %message.webhook_id, status = ?status, attempt = count, alarm = "webhook_dead_lettered", "webhook failed its last attempt; it goes to the DLQ (redeliver it with POST /api/v1/webhooks/redeliver)");
+            } else {
+                tracing::warn!(webhook_id = %message.webhook_id, status = ?status, attempt = count, retry_in = delay, "webhook failed");
+            }
             if let Some(receipt) = &record.receipt_handle
                 && let Err(e) = deps.queue.retry_later(receipt, delay).await
             {

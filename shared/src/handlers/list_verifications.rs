@@ -1,5 +1,6 @@
 //! `list-verifications`: GET /api/v1/verifications?limit=&offset=&status= The caller's
-//! verifications of their key's mode, newest first, one page at a time.
+//! verifications of their key's mode, newest first, one page at a time; `household_id=` (additive)
+//! lists one household's members.
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -8,11 +9,13 @@ use crate::domain::Status;
 use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
+use crate::handlers::api::Caller;
 use crate::handlers::api::respond::respond;
 use crate::handlers::api::validate::integer_param;
 use crate::handlers::api::views::list_item;
+use crate::handlers::households;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, ListQuery, Store};
+use crate::ports::{Clock, ListPage, ListQuery, Store};
 
 /// Page size when the caller names none.
 pub const DEFAULT_LIMIT: u32 = 20;
@@ -57,6 +60,41 @@ fn list_query(
     })
 }
 
+/// The members of the household named by `household_id=`, filtered by status as shown and paged
+/// like the list; another account's household lists nothing (its existence is not revealed).
+async fn household_page<S: Store>(
+    store: &S,
+    req: &ApiRequest,
+    caller: &Caller,
+    query: &ListQuery,
+    now: DateTime<Utc>,
+) -> Result<ListPage, ApiError> {
+    let id = households::household_id_param(req)?;
+    let Some(household) = households::visible_household(store.get_household(id).await?, caller)
+    else {
+        return Ok(ListPage {
+            items: vec![],
+            total: 0,
+            items_read: 0,
+        });
+    };
+    let mut members = households::member_verifications(store, &household).await?;
+    let items_read = members.len() as u64;
+    members.retain(|v| query.status.is_none_or(|s| v.effective_status(now) == s));
+    // Newest first, as the list; members share their creation time, so by household order.
+    let total = members.len() as u64;
+    let items = members
+        .into_iter()
+        .skip(query.offset as usize)
+        .take(query.limit as usize)
+        .collect();
+    Ok(ListPage {
+        items,
+        total,
+        items_read,
+    })
+}
+
 /// GET /api/v1/verifications?limit=&offset=&status=
 pub async fn list_verifications<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
@@ -69,13 +107,15 @@ pub async fn list_verifications<S: Store, C: Clock>(
     // has allowed the request (a refused request costs O(1)). It starts beside that write only
     // when both hold: this instance has just seen the key allowed, in this window, with allowance
     // to spare (any refusal or failure clears that), and the page is a small one (one query of at
-    // most `DEFAULT_LIMIT` items, no `expired` merge). So a request refused after a change this
-    // instance could not see (a revocation, a plan or subscription change, the allowance spent
-    // elsewhere) reads at most that one small page, once, and its result is never used.
+    // most `DEFAULT_LIMIT` items, no `expired` merge, no household filter). So a request refused
+    // after a change this instance could not see (a revocation, a plan or subscription change,
+    // the allowance spent elsewhere) reads at most that one small page, once, and its result is
+    // never used.
     let prefetch = |key: PresentedKey| async move {
         let query = list_query(req, &key, now, lifetime).ok()?;
         let small = query.offset.saturating_add(query.limit) <= DEFAULT_LIMIT
-            && query.status != Some(Status::Expired);
+            && query.status != Some(Status::Expired)
+            && !req.query.contains_key("household_id");
         if !small || !deps.recently_allowed(&key, now) {
             return None;
         }
@@ -83,9 +123,11 @@ pub async fn list_verifications<S: Store, C: Clock>(
     };
     respond(deps, req, prefetch, |caller, prefetched, now| async move {
         let query = list_query(req, &caller.key, now, lifetime)?;
-        let page = match prefetched {
-            Some(page) => page?,
-            None => deps.store.list_verifications(&query).await?,
+        let page = match (req.query.get("household_id"), prefetched) {
+            // Additive filter: a household's members (at most six reads, never a scan).
+            (Some(_), _) => household_page(&deps.store, req, &caller, &query, now).await?,
+            (None, Some(page)) => page?,
+            (None, None) => deps.store.list_verifications(&query).await?,
         };
         let ListQuery { limit, offset, .. } = query;
         let items: Vec<Value> = page.items.iter().map(|v| list_item(v, now)).collect();

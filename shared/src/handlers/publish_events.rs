@@ -21,7 +21,9 @@ use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts, webhook_event_type};
+use crate::handlers::household_completed::{household_completed_webhook, record_decision};
 use crate::handlers::html::esc;
+use crate::handlers::{resend_invite, webhook_archive};
 use crate::ports::{
     Clock, Email, EmailClaim, EmailStart, MailError, Mailer, Queue, Store, StoreError,
     TransitionOutcome,
@@ -52,6 +54,16 @@ pub enum RetryWork {
     TenantEmail { verification_id: Uuid },
     /// Put this webhook message on the webhook queue.
     Webhook { message: WebhookMessage },
+    /// Send round `round` of the invite again (a resend), then its `verification.resent` webhook.
+    ResendInvite {
+        verification_id: Uuid,
+        round: u32,
+        #[serde(with = "crate::domain::ts")]
+        resent_at: DateTime<Utc>,
+    },
+    /// Store this household's decision if every member is final (once; its stream record then
+    /// sends `household.completed`).
+    HouseholdDecision { household_id: Uuid },
 }
 
 /// A retry-queue message: the work, and when it first failed (the retry window starts there).
@@ -286,40 +298,67 @@ pub async fn send_tenant_email_of<S: Store, M: Mailer, Q, C: Clock>(
     }
 }
 
-/// Puts a webhook message on the webhook queue.
-pub(crate) async fn enqueue_webhook<S, M, Q: Queue, C>(
+/// Puts a webhook message on the webhook queue, once its event is stored for redelivery.
+pub(crate) async fn enqueue_webhook<S: Store, M, Q: Queue, C: Clock>(
     deps: &OutboxDeps<S, M, Q, C>,
     message: &WebhookMessage,
 ) -> Result<(), OutboxError> {
+    webhook_archive::archive_before_queueing(&deps.store, &deps.clock, message).await?;
     let body = serde_json::to_string(message).map_err(|e| OutboxError::Record(e.to_string()))?;
     deps.queue.send(&body).await?;
     tracing::info!(webhook_id = %message.webhook_id, "webhook queued");
     Ok(())
 }
 
-/// The work a record asks for, if any, with the new verification an INSERT carries (its e-mail
-/// is composed from that image, without reading the verification again).
-fn work_of(record: &EventRecord) -> Result<Option<(RetryWork, Option<Verification>)>, OutboxError> {
+/// The work a record asks for (none, one, or a member's webhook and its household's decision),
+/// with the new verification an INSERT carries (its e-mail is composed from that image, without
+/// reading the verification again).
+fn work_of(record: &EventRecord) -> Result<Vec<(RetryWork, Option<Verification>)>, OutboxError> {
+    if let Some(message) = webhook_archive::redelivery_of(record).map_err(OutboxError::Record)? {
+        return Ok(vec![(RetryWork::Webhook { message }, None)]);
+    }
     match record.event_name.as_str() {
-        "INSERT" => Ok(image(&record.change.new_image)?.map(|v| {
-            let work = RetryWork::TenantEmail {
-                verification_id: v.verification_id,
-            };
-            (work, Some(v))
-        })),
+        "INSERT" => Ok(image(&record.change.new_image)?
+            .map(|v| {
+                let work = RetryWork::TenantEmail {
+                    verification_id: v.verification_id,
+                };
+                (work, Some(v))
+            })
+            .into_iter()
+            .collect()),
         "MODIFY" => {
+            if let Some(message) =
+                household_completed_webhook(&record.change.old_image, &record.change.new_image)
+                    .map_err(OutboxError::Record)?
+            {
+                return Ok(vec![(RetryWork::Webhook { message }, None)]);
+            }
             let (Some(old), Some(new)) = (
                 image(&record.change.old_image)?,
                 image(&record.change.new_image)?,
             ) else {
-                return Ok(None);
+                return Ok(vec![]);
             };
-            if old.status == new.status {
-                return Ok(None);
+            if let Some(work) = resend_invite::resend_work(&old, &new) {
+                return Ok(vec![(work, None)]);
             }
-            Ok(webhook_message(&new).map(|message| (RetryWork::Webhook { message }, None)))
+            if old.status == new.status {
+                return Ok(vec![]);
+            }
+            let mut work: Vec<(RetryWork, Option<Verification>)> = webhook_message(&new)
+                .map(|message| (RetryWork::Webhook { message }, None))
+                .into_iter()
+                .collect();
+            // A member became final: its household may be decidable now.
+            if let Some(household_id) = new.household_id
+                && !new.status.is_open()
+            {
+                work.push((RetryWork::HouseholdDecision { household_id }, None));
+            }
+            Ok(work)
         }
-        _ => Ok(None),
+        _ => Ok(vec![]),
     }
 }
 
@@ -335,6 +374,20 @@ pub(crate) async fn do_work<S: Store, M: Mailer, Q: Queue, C: Clock>(
             Box::pin(send_tenant_email(deps, *verification_id)).await
         }
         RetryWork::Webhook { message } => enqueue_webhook(deps, message).await,
+        RetryWork::ResendInvite {
+            verification_id,
+            round,
+            resent_at,
+        } => {
+            Box::pin(resend_invite::send_resent_invite(
+                deps,
+                *verification_id,
+                *round,
+                *resent_at,
+            ))
+            .await
+        }
+        RetryWork::HouseholdDecision { household_id } => record_decision(deps, *household_id).await,
     }
 }
 
@@ -360,34 +413,40 @@ pub async fn publish_events<S: Store, M: Mailer, Q: Queue, C: Clock>(
 ) -> DynamoDbEventResponse {
     let mut response = DynamoDbEventResponse::default();
     for record in &event.records {
-        let (work, inserted) = match work_of(record) {
-            Ok(Some(found)) => found,
-            Ok(None) => continue,
+        let works = match work_of(record) {
+            Ok(found) => found,
             Err(e) => {
                 // It will not become readable by retrying, and holding it would stop the shard.
                 tracing::error!(error = %e, event_id = %record.event_id, alarm = "outbox_work_dropped", "unreadable stream record skipped");
                 continue;
             }
         };
-        let result = match &inserted {
-            // Boxed as in `do_work`.
-            Some(v) => Box::pin(send_tenant_email_of(deps, v)).await,
-            None => do_work(deps, &work).await,
-        };
-        let Err(e) = result else {
-            continue;
-        };
-        match hand_off(deps, work).await {
-            Ok(()) => {
-                tracing::warn!(error = %e, event_id = %record.event_id, "stream record's work failed; handed to the retry queue")
+        let mut handed_off = true;
+        for (work, inserted) in works {
+            let result = match &inserted {
+                // Boxed as in `do_work`.
+                Some(v) => Box::pin(send_tenant_email_of(deps, v)).await,
+                None => do_work(deps, &work).await,
+            };
+            let Err(e) = result else {
+                continue;
+            };
+            match hand_off(deps, work).await {
+                Ok(()) => {
+                    tracing::warn!(error = %e, event_id = %record.event_id, "stream record's work failed; handed to the retry queue")
+                }
+                Err(hand_off_error) => {
+                    tracing::error!(error = %e, hand_off_error = %hand_off_error, event_id = %record.event_id, "stream record failed and could not be handed off; the stream retries it");
+                    handed_off = false;
+                    break;
+                }
             }
-            Err(hand_off_error) => {
-                tracing::error!(error = %e, hand_off_error = %hand_off_error, event_id = %record.event_id, "stream record failed and could not be handed off; the stream retries it");
-                let mut failure = DynamoDbBatchItemFailure::default();
-                failure.item_identifier = record.change.sequence_number.clone();
-                response.batch_item_failures.push(failure);
-                break;
-            }
+        }
+        if !handed_off {
+            let mut failure = DynamoDbBatchItemFailure::default();
+            failure.item_identifier = record.change.sequence_number.clone();
+            response.batch_item_failures.push(failure);
+            break;
         }
     }
     response

@@ -8,9 +8,11 @@ use chrono::{DateTime, Utc};
 use crate::domain::Verification;
 use crate::domain::report::ProviderIncome;
 
+pub mod reach;
 pub mod store;
 
 pub use crate::domain::metering::MeterOutcome;
+pub use reach::*;
 pub use store::*;
 
 /// Time, injectable so expiry and windows are testable.

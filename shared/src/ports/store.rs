@@ -7,7 +7,9 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::config::Plans;
+use crate::domain::household::{Household, HouseholdDecision};
 use crate::domain::metering::{MeterOutcome, PresentedKey};
+use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent};
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
     Verification,
@@ -38,6 +40,9 @@ pub struct IdempotencyRecord {
     pub verification_id: Uuid,
     #[serde(with = "crate::domain::ts")]
     pub created_at: DateTime<Utc>,
+    /// Set when the key created a household (`verification_id` is then its first member).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub household_id: Option<Uuid>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -304,6 +309,33 @@ pub trait IdempotencyStore: Send + Sync {
     ) -> impl Future<Output = Result<Option<IdempotencyRecord>, StoreError>> + Send;
 }
 
+/// Households: the household item and its members' verifications, written together.
+pub trait HouseholdStore: Send + Sync {
+    /// Writes the household, every member's verification (each as `create_verification` writes
+    /// one: expiry marker, counters) and the idempotency record in ONE transaction; the monthly
+    /// allowance, when given, is checked for all members at once (`created + members <= limit`),
+    /// so the household is created whole or not at all.
+    fn create_household(
+        &self,
+        household: &Household,
+        members: &[Verification],
+        idempotency: Option<&IdempotencyClaim>,
+        monthly_limit: Option<u32>,
+    ) -> impl Future<Output = Result<CreateOutcome, StoreError>> + Send;
+    fn get_household(
+        &self,
+        id: Uuid,
+    ) -> impl Future<Output = Result<Option<Household>, StoreError>> + Send;
+    /// Stores the decision once (conditional on the household having none): true when this call
+    /// wrote it, false when it was there already (or the household is gone).
+    fn record_household_decision(
+        &self,
+        id: Uuid,
+        decision: &HouseholdDecision,
+        decided_at: DateTime<Utc>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+}
+
 /// Webhook signing secrets of an account.
 pub trait WebhookSecretStore: Send + Sync {
     fn get_webhook_secrets(
@@ -352,6 +384,96 @@ pub trait EmailClaimStore: Send + Sync {
     fn release_email_send(&self, id: Uuid) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
 
+/// The webhook history: every outgoing event (for redelivery) and every delivery attempt (the
+/// log the API lists), each kept 30 days by TTL.
+pub trait WebhookHistoryStore: Send + Sync {
+    /// Stores an event when it is first queued; an event stored before is kept as it is (a
+    /// duplicate stream record or a retry changes nothing, and never resets `redeliveries`).
+    fn put_webhook_event(
+        &self,
+        event: &StoredWebhookEvent,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    fn get_webhook_event(
+        &self,
+        event_id: &str,
+    ) -> impl Future<Output = Result<Option<StoredWebhookEvent>, StoreError>> + Send;
+    /// Asks for the event to be queued again: one write that counts the request on the stored
+    /// event; the table's stream (`publish-events`) then queues it. False when no such event.
+    fn request_redelivery(
+        &self,
+        event_id: &str,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Appends one delivery attempt to its verification's log.
+    fn record_delivery_attempt(
+        &self,
+        account_id: &str,
+        attempt: &DeliveryAttempt,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// A page of a verification's delivery attempts, newest first (reads at most
+    /// `offset + limit` attempts, plus a count).
+    fn list_delivery_attempts(
+        &self,
+        verification_id: Uuid,
+        offset: u32,
+        limit: u32,
+    ) -> impl Future<Output = Result<DeliveryPage, StoreError>> + Send;
+}
+
+/// What one resend write found (`InviteStore::record_resend`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ResendOutcome {
+    /// Counted, and the invite round bumped: the verification as it is now.
+    Applied(Verification),
+    /// The day's resends are used up; nothing was written.
+    LimitReached,
+    /// The verification changed meanwhile (another resend, a status change): the fresh one (None
+    /// if gone); nothing was written, the caller decides again.
+    Conflict(Option<Verification>),
+}
+
+/// The invite's resends: the day's count on the verification, and one send claim per round (as
+/// `EmailClaimStore` does for the first e-mail), so a redelivered stream record sends each round
+/// once.
+pub trait InviteStore: Send + Sync {
+    /// One conditional write on the verification: counts a resend on `now`'s UTC day (refused
+    /// past `max_per_day`) and bumps `invite_round`, only while it is still open, unexpired and as
+    /// `current` shows it (its day and round).
+    fn record_resend(
+        &self,
+        current: &Verification,
+        now: DateTime<Utc>,
+        max_per_day: u32,
+    ) -> impl Future<Output = Result<ResendOutcome, StoreError>> + Send;
+    /// Claims round `round`'s e-mail and binds its link token in one atomic write, only while the
+    /// verification is pending or in progress and not expired (see `claim_email_and_bind`).
+    fn claim_invite_and_bind(
+        &self,
+        id: Uuid,
+        round: u32,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<EmailStart, StoreError>> + Send;
+    fn mark_invite_sent(
+        &self,
+        id: Uuid,
+        round: u32,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Records that SES refused round `round` for good (no retry sends it).
+    fn mark_invite_rejected(
+        &self,
+        id: Uuid,
+        round: u32,
+        reason: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    fn release_invite(
+        &self,
+        id: Uuid,
+        round: u32,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
 /// The whole table, as the service sees it: every role. Handlers bound by `S: Store` keep
 /// compiling whatever role they use; anything that implements every role is a `Store`.
 pub trait Store:
@@ -359,9 +481,12 @@ pub trait Store:
     + ApiKeyStore
     + MeterStore
     + VerificationStore
+    + HouseholdStore
     + IdempotencyStore
     + WebhookSecretStore
     + EmailClaimStore
+    + WebhookHistoryStore
+    + InviteStore
 {
 }
 
@@ -370,9 +495,12 @@ impl<T> Store for T where
         + ApiKeyStore
         + MeterStore
         + VerificationStore
+        + HouseholdStore
         + IdempotencyStore
         + WebhookSecretStore
         + EmailClaimStore
+        + WebhookHistoryStore
+        + InviteStore
 {
 }
 
@@ -380,7 +508,7 @@ impl<T> Store for T where
 /// (the local stack, the admin tool, tests): `use shared::ports::store::prelude::*;`.
 pub mod prelude {
     pub use super::{
-        AccountStore, ApiKeyStore, EmailClaimStore, IdempotencyStore, MeterStore, Store,
-        VerificationStore, WebhookSecretStore,
+        AccountStore, ApiKeyStore, EmailClaimStore, HouseholdStore, IdempotencyStore, InviteStore,
+        MeterStore, Store, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
     };
 }

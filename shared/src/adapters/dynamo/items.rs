@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use uuid::Uuid;
 
 use super::schema::{self, keys};
+use crate::domain::household::Household;
 use crate::domain::{Account, ApiKeyRecord, Mode, OwnerStats, Verification, format_ts};
 use crate::ports::{EmailClaim, IdempotencyClaim, IdempotencyRecord, StoreError, WebhookSecrets};
 
@@ -117,12 +118,18 @@ pub fn expiry_marker_item(v: &Verification) -> Item {
     marker
 }
 
+/// A household (its members are verification items of their own).
+pub fn household_item(h: &Household) -> Result<Item, StoreError> {
+    Ok(with_key(to_item(h)?, keys::household(h.household_id)))
+}
+
 /// The idempotency record a create claims, remembered for 24 hours after it.
 pub fn idempotency_item(claim: &IdempotencyClaim, v: &Verification) -> Result<Item, StoreError> {
     let record = IdempotencyRecord {
         body_hash: claim.body_hash.clone(),
         verification_id: v.verification_id,
         created_at: v.created_at,
+        household_id: v.household_id,
     };
     let mut item = with_key(to_item(&record)?, keys::idempotency(&claim.key_hash));
     item.insert(

@@ -10,10 +10,14 @@
 //! | API key           | `APIKEY#<sha256>`           | `APIKEY`        | `KEYS#<account>` / created  |                                  |
 //! | verification      | `VERIFICATION#<id>`         | `VERIFICATION`  | `OWNER#<acct>#<mode>` / `<created>#<id>` | `OWNER#<acct>#<mode>#<status>` / same |
 //! | expiry marker     | `VERIFICATION#<id>`         | `EXPIRY`        | (TTL = expires_at)          |                                  |
+//! | household         | `HOUSEHOLD#<id>`            | `HOUSEHOLD`     | (members: their verifications) |                           |
 //! | e-mail sent claim | `VERIFICATION#<id>`         | `EMAIL`         |                             |                                  |
+//! | resent invite claim | `VERIFICATION#<id>`       | `EMAIL#<round>` |                             |                                  |
 //! | owner counters    | `OWNER#<acct>#<mode>`       | `STATS`         |                             |                                  |
 //! | month counters    | `OWNER#<acct>#<mode>`       | `MONTH#<yyyy-mm>` |                           |                                  |
 //! | idempotency       | `IDEMPOTENCY#<sha256>`      | `IDEMPOTENCY`   | (TTL = 24 h)                |                                  |
+//! | webhook event     | `WEBHOOK_EVENT#<webhook-id>` | `WEBHOOK_EVENT` | (TTL = 30 days)            |                                  |
+//! | delivery attempt  | `DELIVERIES#<verification>` | `<time>#<webhook-id>#<attempt>` | (TTL = 30 days) |                          |
 
 use std::collections::HashMap;
 
@@ -33,15 +37,20 @@ mod accounts;
 mod api_keys;
 pub mod capacity;
 mod email_claims;
+mod households;
+mod invites;
 pub mod items;
 pub(crate) mod link_tokens;
 mod list;
 mod metered_create;
+mod notices;
 pub mod schema;
 mod table;
 mod verifications;
+mod webhook_history;
 
 pub use items::{EMAIL_LEASE, Item, verification_from_item};
+pub use notices::refusal as notice_refusal;
 pub use schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};
 pub use table::create_table;
 

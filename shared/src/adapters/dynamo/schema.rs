@@ -16,6 +16,11 @@ pub const STREAM_VIEW: &str = "NEW_AND_OLD_IMAGES";
 /// SK of the expiry marker; the stream's TTL REMOVE of this item expires the verification.
 pub const EXPIRY_SK: &str = "EXPIRY";
 pub const VERIFICATION_SK: &str = "VERIFICATION";
+/// SK of a stored outgoing webhook event; the stream's MODIFY of it (a redelivery request) is
+/// `publish-events`' work, as a verification's change is.
+pub const WEBHOOK_EVENT_SK: &str = "WEBHOOK_EVENT";
+/// SK of a household item; its stream MODIFY (the decision written) sends `household.completed`.
+pub const HOUSEHOLD_SK: &str = "HOUSEHOLD";
 
 /// (index name, partition key, sort key); every GSI projects ALL.
 pub const GSIS: [(&str, &str, &str); 2] = [
@@ -34,7 +39,7 @@ pub const WEBHOOK_SECRET_ATTRIBUTES: [&str; 3] = ["current", "previous", "previo
 pub mod keys {
     use uuid::Uuid;
 
-    use super::{EXPIRY_SK, VERIFICATION_SK};
+    use super::{EXPIRY_SK, HOUSEHOLD_SK, VERIFICATION_SK};
     use crate::domain::{Mode, Status, Verification, format_ts};
 
     const VERIFICATION_PREFIX: &str = "VERIFICATION#";
@@ -61,10 +66,20 @@ pub mod keys {
     pub fn email_claim(id: Uuid) -> (String, String) {
         (format!("{VERIFICATION_PREFIX}{id}"), "EMAIL".into())
     }
+    /// The send claim of a resent invite's round (round 0 is `email_claim`).
+    pub fn invite_claim(id: Uuid, round: u32) -> (String, String) {
+        (
+            format!("{VERIFICATION_PREFIX}{id}"),
+            format!("EMAIL#{round}"),
+        )
+    }
     /// The verification id of a `VERIFICATION#<id>` partition key (its items: the verification,
     /// the expiry marker, the e-mail claim); None for any other key.
     pub fn verification_id(pk: &str) -> Option<Uuid> {
         Uuid::parse_str(pk.strip_prefix(VERIFICATION_PREFIX)?).ok()
+    }
+    pub fn household(id: Uuid) -> (String, String) {
+        (format!("HOUSEHOLD#{id}"), HOUSEHOLD_SK.into())
     }
     pub fn owner(account: &str, mode: Mode) -> String {
         format!("OWNER#{account}#{}", mode.as_str())
@@ -77,6 +92,21 @@ pub mod keys {
     }
     pub fn month(account: &str, mode: Mode, month: &str) -> (String, String) {
         (owner(account, mode), format!("MONTH#{month}"))
+    }
+    /// A stored outgoing webhook event, by its `webhook-id`.
+    pub fn webhook_event(event_id: &str) -> (String, String) {
+        (
+            format!("WEBHOOK_EVENT#{event_id}"),
+            super::WEBHOOK_EVENT_SK.into(),
+        )
+    }
+    /// The partition of a verification's delivery attempts.
+    pub fn deliveries(verification_id: Uuid) -> String {
+        format!("DELIVERIES#{verification_id}")
+    }
+    /// An attempt's sort key: by time (newest first when read backwards), then event and attempt.
+    pub fn delivery_attempt(at: &str, event_id: &str, attempt: u32) -> String {
+        format!("{at}#{event_id}#{attempt:03}")
     }
     pub fn idempotency(hash: &str) -> (String, String) {
         (format!("IDEMPOTENCY#{hash}"), "IDEMPOTENCY".into())

@@ -8,16 +8,19 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::config::Plans;
+use crate::domain::household::{Household, HouseholdDecision};
 use crate::domain::metering::{MeterOutcome, PresentedKey};
+use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent};
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, SubscriptionStatus, Transition,
     Verification,
 };
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
-    IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery,
-    MeterStore, MeteredCancel, MeteredCreate, StoreError, TransitionOutcome, VerificationStore,
-    WebhookSecretStore, WebhookSecrets,
+    HouseholdStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, InviteStore,
+    LinkTokenOutcome, ListPage, ListQuery, MeterStore, MeteredCancel, MeteredCreate, ResendOutcome,
+    StoreError, TransitionOutcome, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
+    WebhookSecrets,
 };
 
 /// Every store operation, named like its method.
@@ -48,6 +51,19 @@ pub enum StoreOp {
     MarkEmailRejected,
     MarkEmailSent,
     ReleaseEmailSend,
+    PutWebhookEvent,
+    GetWebhookEvent,
+    RequestRedelivery,
+    RecordDeliveryAttempt,
+    ListDeliveryAttempts,
+    RecordResend,
+    ClaimInviteAndBind,
+    MarkInviteSent,
+    MarkInviteRejected,
+    ReleaseInvite,
+    CreateHousehold,
+    GetHousehold,
+    RecordHouseholdDecision,
 }
 
 /// Decides whether a call fails (and counts it).
@@ -228,6 +244,36 @@ impl<S: VerificationStore, F: FaultPlan> VerificationStore for FaultyStore<S, F>
     }
 }
 
+impl<S: HouseholdStore, F: FaultPlan> HouseholdStore for FaultyStore<S, F> {
+    async fn create_household(
+        &self,
+        household: &Household,
+        members: &[Verification],
+        idempotency: Option<&IdempotencyClaim>,
+        monthly_limit: Option<u32>,
+    ) -> Result<CreateOutcome, StoreError> {
+        self.faults.check(StoreOp::CreateHousehold)?;
+        self.inner
+            .create_household(household, members, idempotency, monthly_limit)
+            .await
+    }
+    async fn get_household(&self, id: Uuid) -> Result<Option<Household>, StoreError> {
+        self.faults.check(StoreOp::GetHousehold)?;
+        self.inner.get_household(id).await
+    }
+    async fn record_household_decision(
+        &self,
+        id: Uuid,
+        decision: &HouseholdDecision,
+        decided_at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.faults.check(StoreOp::RecordHouseholdDecision)?;
+        self.inner
+            .record_household_decision(id, decision, decided_at)
+            .await
+    }
+}
+
 impl<S: IdempotencyStore, F: FaultPlan> IdempotencyStore for FaultyStore<S, F> {
     async fn get_idempotency(
         &self,
@@ -284,5 +330,94 @@ impl<S: EmailClaimStore, F: FaultPlan> EmailClaimStore for FaultyStore<S, F> {
     async fn release_email_send(&self, id: Uuid) -> Result<(), StoreError> {
         self.faults.check(StoreOp::ReleaseEmailSend)?;
         self.inner.release_email_send(id).await
+    }
+}
+
+impl<S: WebhookHistoryStore, F: FaultPlan> WebhookHistoryStore for FaultyStore<S, F> {
+    async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::PutWebhookEvent)?;
+        self.inner.put_webhook_event(event).await
+    }
+    async fn get_webhook_event(
+        &self,
+        event_id: &str,
+    ) -> Result<Option<StoredWebhookEvent>, StoreError> {
+        self.faults.check(StoreOp::GetWebhookEvent)?;
+        self.inner.get_webhook_event(event_id).await
+    }
+    async fn request_redelivery(
+        &self,
+        event_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.faults.check(StoreOp::RequestRedelivery)?;
+        self.inner.request_redelivery(event_id, now).await
+    }
+    async fn record_delivery_attempt(
+        &self,
+        account_id: &str,
+        attempt: &DeliveryAttempt,
+    ) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::RecordDeliveryAttempt)?;
+        self.inner
+            .record_delivery_attempt(account_id, attempt)
+            .await
+    }
+    async fn list_delivery_attempts(
+        &self,
+        verification_id: Uuid,
+        offset: u32,
+        limit: u32,
+    ) -> Result<DeliveryPage, StoreError> {
+        self.faults.check(StoreOp::ListDeliveryAttempts)?;
+        self.inner
+            .list_delivery_attempts(verification_id, offset, limit)
+            .await
+    }
+}
+
+impl<S: InviteStore, F: FaultPlan> InviteStore for FaultyStore<S, F> {
+    async fn record_resend(
+        &self,
+        current: &Verification,
+        now: DateTime<Utc>,
+        max_per_day: u32,
+    ) -> Result<ResendOutcome, StoreError> {
+        self.faults.check(StoreOp::RecordResend)?;
+        self.inner.record_resend(current, now, max_per_day).await
+    }
+    async fn claim_invite_and_bind(
+        &self,
+        id: Uuid,
+        round: u32,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<EmailStart, StoreError> {
+        self.faults.check(StoreOp::ClaimInviteAndBind)?;
+        self.inner
+            .claim_invite_and_bind(id, round, token_hash, now)
+            .await
+    }
+    async fn mark_invite_sent(
+        &self,
+        id: Uuid,
+        round: u32,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::MarkInviteSent)?;
+        self.inner.mark_invite_sent(id, round, now).await
+    }
+    async fn mark_invite_rejected(
+        &self,
+        id: Uuid,
+        round: u32,
+        reason: &str,
+    ) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::MarkInviteRejected)?;
+        self.inner.mark_invite_rejected(id, round, reason).await
+    }
+    async fn release_invite(&self, id: Uuid, round: u32) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::ReleaseInvite)?;
+        self.inner.release_invite(id, round).await
     }
 }

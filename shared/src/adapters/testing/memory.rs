@@ -24,9 +24,12 @@ use crate::ports::{
     StoreError, TransitionOutcome, VerificationStore, WebhookSecretStore, WebhookSecrets,
 };
 
+mod households;
+
 /// How long an Idempotency-Key is remembered (as the adapter's record TTL).
 const IDEMPOTENCY_LIFETIME: Duration = Duration::hours(24);
 
+mod notices; // the notice claim (invite SMS, reminders)
 type Owner = (String, Mode);
 
 #[derive(Clone)]
@@ -46,13 +49,22 @@ struct Tables {
     idempotency: HashMap<String, IdempotencyRecord>,
     secrets: HashMap<String, WebhookSecrets>,
     emails: HashMap<Uuid, EmailState>,
+    notice_leases: HashMap<(Uuid, String), DateTime<Utc>>,
+    households: HashMap<Uuid, crate::domain::household::Household>,
 }
+
+mod invites;
+mod webhook_history;
 
 /// A store in memory; `Default` is an empty table. Clones share the table (a test keeps one to
 /// look at or stage what the handler under test sees).
 #[derive(Clone, Default)]
 pub struct MemoryStore {
     tables: Arc<Mutex<Tables>>,
+    /// Webhook events and delivery attempts (`webhook_history`).
+    webhook_history: Arc<Mutex<webhook_history::History>>,
+    /// The send claims of resent invite rounds (`invites`).
+    invite_claims: Arc<Mutex<HashMap<(Uuid, u32), EmailState>>>,
 }
 
 /// A condition the adapter reports as a failed call (not as an outcome).
@@ -107,6 +119,7 @@ fn create_locked(
             body_hash: claim.body_hash.clone(),
             verification_id: v.verification_id,
             created_at: v.created_at,
+            household_id: None,
         };
         t.idempotency.insert(claim.key_hash.clone(), record);
     }

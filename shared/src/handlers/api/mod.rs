@@ -34,6 +34,9 @@ pub use crate::handlers::get_verification::get_verification;
 pub use crate::handlers::list_verifications::{
     DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, list_verifications,
 };
+pub use crate::handlers::list_webhook_deliveries::list_webhook_deliveries;
+pub use crate::handlers::redeliver_webhook::redeliver_webhook;
+pub use crate::handlers::resend_verification::resend_verification;
 pub use auth::Caller;
 pub use respond::error_response;
 pub use validate::{is_valid_email, validate_create};

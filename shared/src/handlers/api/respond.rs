@@ -169,7 +169,8 @@ pub fn error_response(e: &ApiError, request_id: &str) -> ApiResponse {
                 format!("Bearer realm=\"api\", error=\"{error}\""),
             );
         }
-        ApiError::RateLimited { retry_after } => {
+        ApiError::RateLimited { retry_after }
+        | ApiError::ResendLimitReached { retry_after, .. } => {
             response = response.with_header("retry-after", retry_after.to_string());
         }
         _ => {}

@@ -231,6 +231,19 @@ pub fn validate_create(
         },
         None => None,
     };
+    // Optional, a boolean only: `false` turns the reminders off.
+    let reminders_off = match body.get("reminders") {
+        None | Some(Value::Null) | Some(Value::Bool(true)) => false,
+        Some(Value::Bool(false)) => true,
+        Some(_) => {
+            errors.push(field_error(
+                "reminders",
+                "invalid_type",
+                "reminders must be a boolean",
+            ));
+            false
+        }
+    };
     match (tenant_email, errors.is_empty()) {
         (Some(tenant_email), true) => Ok(NewVerificationInput {
             tenant_email,
@@ -241,6 +254,8 @@ pub fn validate_create(
             rent_subsidy_monthly,
             income_multiple,
             webhook_url,
+            reminders_off,
+            ..Default::default()
         }),
         _ => {
             let message = if errors.len() == 1 {
@@ -435,6 +450,22 @@ mod tests {
         ];
         for (body, (field, code)) in cases {
             assert_eq!(problem(body.clone()), (field.to_string(), code), "{body}");
+        }
+    }
+
+    #[test]
+    fn reminders_is_an_optional_boolean() {
+        let none = crate::domain::webhook::LocalWebhookOrigins::default();
+        let off = |body: Value| validate_create(&body, &none).map(|i| i.reminders_off);
+        assert!(!off(json!({"tenant_email": "a@b.co"})).unwrap());
+        assert!(!off(json!({"tenant_email": "a@b.co", "reminders": true})).unwrap());
+        assert!(!off(json!({"tenant_email": "a@b.co", "reminders": null})).unwrap());
+        assert!(off(json!({"tenant_email": "a@b.co", "reminders": false})).unwrap());
+        for bad in [json!("false"), json!(0), json!({})] {
+            let err = off(json!({"tenant_email": "a@b.co", "reminders": bad})).unwrap_err();
+            assert_eq!(err.status(), 400);
+            assert_eq!(err.details()[0].field, "reminders");
+            assert_eq!(err.details()[0].code, "invalid_type");
         }
     }
 

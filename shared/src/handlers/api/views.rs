@@ -43,5 +43,9 @@ pub(crate) fn list_item(v: &Verification, now: DateTime<Utc>) -> Value {
             "consent_version": v.consent_version,
         });
     }
+    if let (Some(household_id), Some(role)) = (v.household_id, v.household_role) {
+        item["household_id"] = json!(household_id);
+        item["role"] = json!(role.as_str());
+    }
     item
 }

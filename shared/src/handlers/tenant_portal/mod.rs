@@ -27,11 +27,12 @@ use crate::domain::affordability::RentTerms;
 use crate::domain::report::build_report_with;
 use crate::domain::secrets::sha256_hex;
 use crate::domain::tenant_link::{parse_tenant_link, split_report_pdf};
-use crate::domain::{Mode, Status, Transition, Verification, format_ts};
+use crate::domain::{Mode, Status, Transition, Verification};
 use crate::handlers::html::esc;
 pub use crate::handlers::tenant_portal::live_provider::LiveProvider;
 use crate::handlers::tenant_portal::page::{
-    consent_body, not_found, page, provider_down, scenario_body, see_other, widget_page,
+    consent_body, expiry_note, not_found, page, provider_down, scenario_body, see_other,
+    widget_page,
 };
 use crate::http::{ApiRequest, ApiResponse, parse_query};
 use crate::ports::{
@@ -386,6 +387,7 @@ async fn render<S: Store, C: Clock, P: IncomeProvider>(
     let notice = notice
         .map(|n| format!(r#"<p class="notice" role="alert">{}</p>"#, esc(n)))
         .unwrap_or_default();
+    let expiry = expiry_note(&who, &crate::domain::reach::expiry_phrase(v));
     let banner = banner(deps, v);
     let resp = match v.effective_status(visit.now) {
         Status::Completed => {
@@ -429,7 +431,7 @@ async fn render<S: Store, C: Clock, P: IncomeProvider>(
                 banner,
                 &who,
                 &property,
-                &format_ts(v.expires_at)[..10],
+                &expiry,
                 &notice,
                 visit.link,
                 CONSENT_TEXT,
@@ -445,6 +447,8 @@ async fn render<S: Store, C: Clock, P: IncomeProvider>(
                     .begin(v, v.provider_user.as_deref())
                     .await
             };
+            // The connection step says it too.
+            let notice = format!("{notice}{expiry}");
             match step {
                 Ok(ConnectStep::ChooseScenario { scenarios }) => {
                     let preferred = scenario_from_email(&v.tenant_email).unwrap_or("good");

@@ -7,12 +7,21 @@ use crate::domain::secrets::sha256_hex;
 use crate::handlers::html::esc;
 use crate::http::ApiResponse;
 
+/// When the link expires, and that a new one can be asked of the requester (`who`: HTML-escaped
+/// already); on every page of an open verification.
+pub(crate) fn expiry_note(who: &str, expires: &str) -> String {
+    format!(
+        r#"<p class="small">This link expires on {expires}. After that, ask <strong>{who}</strong> for a new link.</p>"#,
+        expires = esc(expires),
+    )
+}
+
 /// The consent step: who asks, what is shared, the box to tick.
 pub(crate) fn consent_body(
     banner: &str,
     who: &str,
     property: &str,
-    expires: &str,
+    expiry_note: &str,
     notice: &str,
     link: &str,
     consent_text: &str,
@@ -22,7 +31,7 @@ pub(crate) fn consent_body(
 <h2>What will be shared</h2>
 <ul><li>Who pays you (employer or payer names)</li><li>Monthly income per source and how often you are paid</li><li>Whether your income is at least three times the rent</li></ul>
 <p>Not shared: account numbers, balances, individual purchases.</p>
-<p class="small">This link expires on {expires}.</p>
+{expiry_note}
 {notice}
 <form method="post" action="{link}">
 <input type="hidden" name="action" value="consent">
@@ -30,7 +39,6 @@ pub(crate) fn consent_body(
 <label for="agree">{consent}</label></p>
 <button type="submit">Agree and continue</button>
 </form>"#,
-        expires = esc(expires),
         link = esc(link),
         consent = esc(consent_text),
     )
@@ -199,6 +207,17 @@ blockquote {{ margin: 0 0 1rem; padding: .5rem .8rem; border-left: 4px solid #cc
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_expiry_note_names_the_time_and_who_gives_a_new_link() {
+        let note = expiry_note("Acme &amp; Sons", "2026-11-27 10:00 UTC");
+        assert_eq!(
+            note,
+            "<p class=\"small\">This link expires on 2026-11-27 10:00 UTC. After that, ask <strong>Acme &amp; Sons</strong> for a new link.</p>"
+        );
+        let body = consent_body("", "Acme", "", &note, "", "/t/x/y", "I agree");
+        assert!(body.contains(&note));
+    }
 
     #[test]
     fn a_hostile_link_token_cannot_leave_its_script_string() {

@@ -1,0 +1,113 @@
+//! The households of the fixtures (sample events, `make dev`): one decided (two applicants who
+//! completed), one open (an applicant and a guarantor, both pending) and one of another account.
+
+use chrono::{Duration, Utc};
+use shared::adapters::dynamo::DynamoStore;
+use shared::domain::household::{Household, HouseholdMember, MemberRole};
+use shared::domain::report::{
+    PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, build_report,
+};
+use shared::domain::{Mode, NewVerificationInput, Transition, Verification};
+use shared::ports::StoreError;
+use shared::ports::store::prelude::*;
+
+use crate::stack::{DEMO_ACCOUNT, OTHER_ACCOUNT};
+
+pub const FIXTURE_HOUSEHOLD_DECIDED: &str = "8d1a9e0f-3f2c-4a6d-9e5f-92a3b4c5d6e7";
+pub const FIXTURE_HOUSEHOLD_OPEN: &str = "9e2b0f1a-4a3d-4b7e-8f6a-a3b4c5d6e7f8";
+pub const FIXTURE_HOUSEHOLD_OTHER: &str = "a0c31a2b-5b4e-4c8f-9a7b-b4c5d6e7f809";
+
+/// Writes the fixture households (each once).
+pub async fn seed_households(store: &DynamoStore) -> Result<(), StoreError> {
+    use MemberRole::{Applicant, Guarantor};
+    for (id, account, roles, complete) in [
+        (
+            FIXTURE_HOUSEHOLD_DECIDED,
+            DEMO_ACCOUNT,
+            [Applicant, Applicant],
+            true,
+        ),
+        (
+            FIXTURE_HOUSEHOLD_OPEN,
+            DEMO_ACCOUNT,
+            [Applicant, Guarantor],
+            false,
+        ),
+        (
+            FIXTURE_HOUSEHOLD_OTHER,
+            OTHER_ACCOUNT,
+            [Applicant, Guarantor],
+            false,
+        ),
+    ] {
+        let household_id = id.parse().expect("fixture uuid");
+        if store.get_household(household_id).await?.is_some() {
+            continue;
+        }
+        let now = Utc::now();
+        let members: Vec<Verification> = (roles.iter().enumerate())
+            .map(|(i, role)| {
+                let input = NewVerificationInput {
+                    tenant_email: format!("household.member{i}+good@example.com"),
+                    tenant_name: Some(format!("Member {i}")),
+                    property_address: Some("2 Shared House Lane, Springfield".into()),
+                    monthly_rent: Some(1800.0),
+                    ..Default::default()
+                };
+                let mut v =
+                    Verification::new_pending(account, Mode::Test, input, now, Duration::days(7));
+                v.household_id = Some(household_id);
+                v.household_role = Some(*role);
+                v
+            })
+            .collect();
+        let household = Household {
+            household_id,
+            account_id: account.into(),
+            mode: Mode::Test,
+            created_at: now,
+            property_address: Some("2 Shared House Lane, Springfield".into()),
+            monthly_rent: 1800.0,
+            rent_subsidy_monthly: None,
+            income_multiple: None,
+            guarantor_multiple: None,
+            webhook_url: None,
+            members: (members.iter().zip(roles))
+                .map(|(v, role)| HouseholdMember {
+                    verification_id: v.verification_id,
+                    role,
+                })
+                .collect(),
+            decision: None,
+            decided_at: None,
+        };
+        store
+            .create_household(&household, &members, None, None)
+            .await?;
+        if complete {
+            for v in &members {
+                let started = match store.transition(v, &Transition::Start, now).await? {
+                    shared::ports::TransitionOutcome::Applied(s) => s,
+                    shared::ports::TransitionOutcome::Conflict(_) => continue,
+                };
+                let income = ProviderIncome {
+                    method: VerificationMethod::Bank,
+                    provider_confidence: Some(0.95),
+                    sources: vec![ProviderIncomeSource {
+                        name: "Acme Corp".into(),
+                        category: "SALARY".into(),
+                        pay_frequency: Some(PayFrequency::Monthly),
+                        amount_per_period: 3000.0,
+                        months_of_history: 12,
+                        payments: vec![],
+                    }],
+                };
+                let report = build_report(&income, v.monthly_rent);
+                store
+                    .transition(&started, &Transition::Complete { report }, now)
+                    .await?;
+            }
+        }
+    }
+    Ok(())
+}

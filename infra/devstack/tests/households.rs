@@ -1,0 +1,652 @@
+//! Households end to end on moto: the allowance checked for all members at once under concurrent
+//! creates, two members completing in the sandbox and `household.completed` verified with the
+//! `standardwebhooks` package (member events still fire), the decision written exactly once, a
+//! failed decision write finished by the retry queue, cancellation, usage, and isolation between
+//! accounts.
+
+mod common;
+
+use std::time::Duration;
+
+use chrono::Utc;
+use common::{Receiver, Reply, TestEnv, env, queue_depth, sent_emails};
+use devstack::Workers;
+use devstack::pump::{StreamPump, TtlDeletions, pump_retry_once, pump_sqs_once};
+use serde_json::{Value, json};
+use shared::adapters::dynamo::DynamoStore;
+use shared::adapters::ses::SesMailer;
+use shared::adapters::sqs::SqsQueue;
+use shared::adapters::testing::{ArmedFaults, FaultyStore, StoreOp};
+use shared::config::TestModeDelivery;
+use shared::handlers::publish_events::OutboxDeps;
+use shared::ports::store::prelude::*;
+use shared::ports::{SystemClock, WebhookSecrets};
+use uuid::Uuid;
+
+const HOUSEHOLDS: &str = "/api/v1/households";
+const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+fn household_path(id: &str) -> String {
+    format!("{HOUSEHOLDS}?household_id={id}")
+}
+
+fn body(tag: &str, roles: &[&str], webhook: Option<&str>) -> String {
+    let members: Vec<Value> = (roles.iter().enumerate())
+        .map(|(i, role)| json!({"tenant_email": format!("{tag}.{i}+good@example.com"), "role": role}))
+        .collect();
+    let mut b = json!({"property_address": "2 Shared House Lane", "monthly_rent": 1800, "members": members});
+    if let Some(url) = webhook {
+        b["webhook_url"] = json!(url);
+    }
+    b.to_string()
+}
+
+async fn create(env: &TestEnv, key: &str, body: &str) -> Reply {
+    env.call("POST", HOUSEHOLDS, Some(key), Some(body)).await
+}
+
+struct Rig {
+    env: TestEnv,
+    pump: StreamPump,
+    workers: Workers,
+    receiver: Receiver,
+}
+
+async fn rig() -> Rig {
+    let env = env().await;
+    let pump = StreamPump::new(&env.sdk, &env.names.table, TtlDeletions::default())
+        .await
+        .unwrap();
+    let workers = Workers::new(
+        &env.sdk,
+        &env.names,
+        &env.created,
+        &env.base,
+        vec![0],
+        &env.webhook_origins,
+    );
+    env.store
+        .put_webhook_secrets(
+            devstack::stack::DEMO_ACCOUNT,
+            &WebhookSecrets {
+                current: Some(SECRET.into()),
+                previous: None,
+                previous_valid_until: None,
+            },
+        )
+        .await
+        .unwrap();
+    let receiver = Receiver::start(vec![200], Duration::ZERO).await;
+    Rig {
+        env,
+        pump,
+        workers,
+        receiver,
+    }
+}
+
+impl Rig {
+    async fn drain<S: Store>(&mut self, outbox: &OutboxDeps<S, SesMailer, SqsQueue, SystemClock>) {
+        for _ in 0..30 {
+            if self
+                .pump
+                .pump_once(outbox, &self.workers.expiry)
+                .await
+                .unwrap()
+                == 0
+            {
+                return;
+            }
+        }
+        panic!("the stream did not settle");
+    }
+
+    async fn deliver(&self) {
+        let sqs = aws_sdk_sqs::Client::new(&self.env.sdk);
+        for _ in 0..10 {
+            let n = pump_sqs_once(
+                &sqs,
+                &self.env.created.webhook_queue_url,
+                &self.workers.delivery,
+                0,
+            )
+            .await
+            .unwrap();
+            if n == 0 {
+                return;
+            }
+        }
+    }
+
+    /// Consents and connects a member through its own link, in the sandbox scenario `scenario`.
+    async fn complete(&self, member: &Value, scenario: &str) {
+        let link = member["verification_url"]
+            .as_str()
+            .unwrap()
+            .strip_prefix(&self.env.base)
+            .unwrap()
+            .to_string();
+        for form in [
+            "action=consent&agree=yes".to_string(),
+            format!("action=connect&scenario={scenario}"),
+        ] {
+            let resp = reqwest::Client::builder()
+                .no_proxy()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap()
+                .post(format!("{}{link}", self.env.base))
+                .header("content-type", "application/x-www-form-urlencoded")
+                .body(form)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status().as_u16(), 303);
+        }
+    }
+
+    fn households_completed(&self) -> Vec<common::Received> {
+        self.receiver
+            .received()
+            .into_iter()
+            .filter(|r| r.body.contains("\"household.completed\""))
+            .collect()
+    }
+}
+
+/// Verifies a delivery with the published `standardwebhooks` Python package.
+fn verify_with_standard_webhooks(secret: &str, request: &common::Received) {
+    let headers: serde_json::Map<String, Value> =
+        ["webhook-id", "webhook-timestamp", "webhook-signature"]
+            .iter()
+            .map(|h| (h.to_string(), json!(request.header(h).expect(h))))
+            .collect();
+    let script = "import json,sys\nfrom standardwebhooks import Webhook\nd=json.load(sys.stdin)\nWebhook(d['secret']).verify(d['body'], d['headers'])\nprint('verified')";
+    let mut child = std::process::Command::new(devstack::moto::moto_python())
+        .arg("-c")
+        .arg(script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            json!({"secret": secret, "body": request.body, "headers": headers})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "standardwebhooks refused: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "verified");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_members_complete_and_household_completed_is_signed_and_sent_once() {
+    let mut rig = rig().await;
+    let test = rig.env.test_key.clone();
+    let url = rig.receiver.url.clone();
+    let created = create(
+        &rig.env,
+        &test,
+        &body("pair", &["applicant", "applicant"], Some(&url)),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.raw);
+    let household_id = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let members = created.body["data"]["members"].as_array().unwrap().clone();
+    // Drained with a second set of workers (the rig's own are borrowed by the pump's call).
+    let w = Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+        &rig.env.webhook_origins,
+    );
+    rig.drain(&w.outbox).await;
+    // Each member gets their own invite, once.
+    for i in 0..2 {
+        assert_eq!(
+            sent_emails(&format!("pair.{i}+good@example.com"))
+                .await
+                .len(),
+            1
+        );
+    }
+    rig.complete(&members[0], "good").await;
+    rig.drain(&w.outbox).await;
+    let r = rig
+        .env
+        .call("GET", &household_path(&household_id), Some(&test), None)
+        .await;
+    assert_eq!(r.body["data"]["status"], "open");
+    assert_eq!(
+        r.body["data"]["open_members"],
+        json!([members[1]["verification_id"]])
+    );
+    rig.complete(&members[1], "good").await;
+    rig.drain(&w.outbox).await;
+    rig.deliver().await;
+
+    let r = rig
+        .env
+        .call("GET", &household_path(&household_id), Some(&test), None)
+        .await;
+    assert_eq!(r.body["data"]["status"], "decided", "{}", r.raw);
+    let decision = &r.body["data"]["decision"];
+    // Each earns 5,200.00 a month in the sandbox's `good` scenario: neither meets 3 x 1,800.00
+    // alone, together they do.
+    assert_eq!(decision["applicants_monthly_income"], 10400.0, "{decision}");
+    assert_eq!(decision["applicants_meet_requirement"], true);
+    assert_eq!(decision["meets_requirement"], true);
+    assert_eq!(decision["made_without"], json!([]));
+    let sent = rig.households_completed();
+    assert_eq!(sent.len(), 1, "household.completed exactly once");
+    verify_with_standard_webhooks(SECRET, &sent[0]);
+    let payload: Value = serde_json::from_str(&sent[0].body).unwrap();
+    assert_eq!(payload["data"]["household_id"], household_id);
+    assert_eq!(
+        &payload["data"]["decision"], decision,
+        "the webhook carries what GET shows"
+    );
+    assert_eq!(
+        sent[0].header("webhook-id").unwrap(),
+        format!("msg_{}_household_completed", household_id.replace('-', ""))
+    );
+    // The members' own events still fire.
+    let member_completed = rig
+        .receiver
+        .received()
+        .iter()
+        .filter(|r| r.body.contains("\"verification.completed\""))
+        .count();
+    assert_eq!(member_completed, 2);
+
+    // A repeated decision write is refused: the decision is stored once.
+    let id: Uuid = household_id.parse().unwrap();
+    let stored = rig.env.store.get_household(id).await.unwrap().unwrap();
+    assert!(stored.decided_at.is_some());
+    let again = stored.decision.clone().unwrap();
+    assert!(
+        !rig.env
+            .store
+            .record_household_decision(id, &again, Utc::now())
+            .await
+            .unwrap()
+    );
+    // Members show their household and role; the list filters by household.
+    let m0 = members[0]["verification_id"].as_str().unwrap();
+    let v = rig
+        .env
+        .call(
+            "GET",
+            &format!("/api/v1/verify?verification_id={m0}"),
+            Some(&test),
+            None,
+        )
+        .await;
+    assert_eq!(v.body["data"]["household_id"], household_id);
+    assert_eq!(v.body["data"]["role"], "applicant");
+    let list = rig
+        .env
+        .call(
+            "GET",
+            &format!("/api/v1/verifications?household_id={household_id}"),
+            Some(&test),
+            None,
+        )
+        .await;
+    assert_eq!(list.body["pagination"]["total"], 2, "{}", list.raw);
+    let roles: Vec<&str> = list.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["applicant", "applicant"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_creates_at_the_allowance_edge_never_exceed_it() {
+    let env = env().await;
+    // `pro` allows 5 verifications a month here; one is used, 4 remain: two households of two.
+    let key = env.other_live_key.clone();
+    let r = env
+        .create(&key, json!({"tenant_email": "single@example.com"}))
+        .await;
+    assert_eq!(r.status, 201, "{}", r.raw);
+    let bodies: Vec<String> = (0..5)
+        .map(|i| body(&format!("edge{i}"), &["applicant", "applicant"], None))
+        .collect();
+    let replies = futures::future::join_all(bodies.iter().map(|b| create(&env, &key, b))).await;
+    let statuses: Vec<u16> = replies.iter().map(|r| r.status).collect();
+    let created = statuses.iter().filter(|s| **s == 201).count();
+    assert_eq!(created, 2, "{statuses:?}");
+    for r in replies.iter().filter(|r| r.status != 201) {
+        assert_eq!(r.status, 403, "{}", r.raw);
+        assert_eq!(r.body["code"], "verification_limit_reached");
+    }
+    // Nothing partial: exactly 1 + 2 x 2 verifications exist, and usage counts each member.
+    let usage = env.call("GET", "/api/v1/usage", Some(&key), None).await;
+    assert_eq!(
+        usage.body["data"]["verifications"]["used_this_month"], 5,
+        "{}",
+        usage.raw
+    );
+    assert_eq!(usage.body["data"]["verifications"]["remaining"], 0);
+    let list = env
+        .call("GET", "/api/v1/verifications", Some(&key), None)
+        .await;
+    assert_eq!(list.body["pagination"]["total"], 5);
+    // A household larger than what is left is refused whole.
+    let r = create(&env, &key, &body("late", &["applicant"], None)).await;
+    assert_eq!(r.status, 403);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn usage_counts_each_member_and_idempotency_replays() {
+    let env = env().await;
+    let live = env.live_key.clone();
+    let b = body("usage", &["applicant", "applicant", "guarantor"], None);
+    let first = env
+        .call_with(
+            "POST",
+            HOUSEHOLDS,
+            Some(&live),
+            Some(&b),
+            &[("idempotency-key", "hh-9")],
+        )
+        .await;
+    assert_eq!(first.status, 201, "{}", first.raw);
+    let replay = env
+        .call_with(
+            "POST",
+            HOUSEHOLDS,
+            Some(&live),
+            Some(&b),
+            &[("idempotency-key", "hh-9")],
+        )
+        .await;
+    assert_eq!(replay.status, 201);
+    assert_eq!(
+        replay.body["data"]["household_id"],
+        first.body["data"]["household_id"]
+    );
+    let other = body("usage2", &["applicant"], None);
+    let reused = env
+        .call_with(
+            "POST",
+            HOUSEHOLDS,
+            Some(&live),
+            Some(&other),
+            &[("idempotency-key", "hh-9")],
+        )
+        .await;
+    assert_eq!(reused.status, 422);
+    let usage = env.call("GET", "/api/v1/usage", Some(&live), None).await;
+    assert_eq!(
+        usage.body["data"]["verifications"]["used_this_month"], 3,
+        "{}",
+        usage.raw
+    );
+    // Duplicate e-mails are a 400 naming the field, and write nothing.
+    let dup = r#"{"monthly_rent":900,"members":[{"tenant_email":"x@example.com","role":"applicant"},{"tenant_email":"X@Example.com","role":"applicant"}]}"#;
+    let r = create(&env, &live, dup).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.body["details"][0]["field"], "members[1].tenant_email");
+    assert_eq!(r.body["details"][0]["code"], "duplicate");
+    let usage = env.call("GET", "/api/v1/usage", Some(&live), None).await;
+    assert_eq!(usage.body["data"]["verifications"]["used_this_month"], 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_account_never_sees_a_household() {
+    let env = env().await;
+    let created = create(
+        &env,
+        &env.test_key,
+        &body("iso", &["applicant", "guarantor"], None),
+    )
+    .await;
+    let id = created.body["data"]["household_id"].as_str().unwrap();
+    for method in ["GET", "DELETE"] {
+        let r = env
+            .call(method, &household_path(id), Some(&env.other_test_key), None)
+            .await;
+        assert_eq!(r.status, 404, "{method}: {}", r.raw);
+        assert_eq!(r.body["code"], "not_found");
+        // Nor does the same account's live key (the other mode).
+        let r = env
+            .call(method, &household_path(id), Some(&env.live_key), None)
+            .await;
+        assert_eq!(r.status, 404, "{method}");
+    }
+    let list = env
+        .call(
+            "GET",
+            &format!("/api/v1/verifications?household_id={id}"),
+            Some(&env.other_test_key),
+            None,
+        )
+        .await;
+    assert_eq!(
+        (list.status, list.body["pagination"]["total"].clone()),
+        (200, json!(0))
+    );
+    let own = env
+        .call(
+            "GET",
+            &format!("/api/v1/verifications?household_id={id}"),
+            Some(&env.test_key),
+            None,
+        )
+        .await;
+    assert_eq!(own.body["pagination"]["total"], 2);
+    // Nothing was cancelled by the refused DELETE.
+    let r = env
+        .call("GET", &household_path(id), Some(&env.test_key), None)
+        .await;
+    assert_eq!(r.body["data"]["status"], "open");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_stops_open_members_and_keeps_completed_ones() {
+    let mut rig = rig().await;
+    let test = rig.env.test_key.clone();
+    let created = create(
+        &rig.env,
+        &test,
+        &body("cancel", &["applicant", "applicant"], None),
+    )
+    .await;
+    let id = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let members = created.body["data"]["members"].as_array().unwrap().clone();
+    let w = Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+        &rig.env.webhook_origins,
+    );
+    rig.complete(&members[0], "good").await;
+    let r = rig
+        .env
+        .call("DELETE", &household_path(&id), Some(&test), None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    let statuses: Vec<&str> = r.body["data"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["completed", "cancelled"]);
+    rig.drain(&w.outbox).await;
+    let r = rig
+        .env
+        .call("GET", &household_path(&id), Some(&test), None)
+        .await;
+    assert_eq!(r.body["data"]["status"], "decided");
+    let without = &r.body["data"]["decision"]["made_without"];
+    assert_eq!(without.as_array().unwrap().len(), 1);
+    assert_eq!(without[0]["status"], "expired");
+    assert!(
+        r.body["data"]["decision"]["rule"]
+            .as_str()
+            .unwrap()
+            .contains("Decided without 1 member")
+    );
+    // A second cancel changes nothing.
+    let r = rig
+        .env
+        .call("DELETE", &household_path(&id), Some(&test), None)
+        .await;
+    let statuses: Vec<&str> = r.body["data"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["completed", "expired"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_decision_write_is_finished_by_the_retry_queue() {
+    let mut rig = rig().await;
+    let test = rig.env.test_key.clone();
+    let url = rig.receiver.url.clone();
+    let created = create(
+        &rig.env,
+        &test,
+        &body("fault", &["applicant", "applicant"], Some(&url)),
+    )
+    .await;
+    let id: Uuid = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let members = created.body["data"]["members"].as_array().unwrap().clone();
+    let faults = ArmedFaults::default();
+    let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
+    let faulty: OutboxDeps<
+        FaultyStore<DynamoStore, ArmedFaults>,
+        SesMailer,
+        SqsQueue,
+        SystemClock,
+    > = OutboxDeps {
+        store: FaultyStore {
+            inner: rig.env.store.clone(),
+            faults: faults.clone(),
+        },
+        mailer: SesMailer::new(
+            aws_sdk_sesv2::Client::new(&rig.env.sdk),
+            rig.env.names.sender.clone(),
+        ),
+        queue: SqsQueue::new(sqs.clone(), rig.env.created.webhook_queue_url.clone()),
+        retry_queue: SqsQueue::new(sqs.clone(), rig.env.created.retry_queue_url.clone()),
+        clock: SystemClock,
+        public_base_url: rig.env.base.clone(),
+        test_mode_delivery: TestModeDelivery::Send,
+        retry_backoff: vec![0],
+    };
+    rig.drain(&faulty).await;
+    faults.down(StoreOp::RecordHouseholdDecision);
+    rig.complete(&members[0], "good").await;
+    rig.complete(&members[1], "good").await;
+    rig.drain(&faulty).await;
+    assert!(
+        rig.env
+            .store
+            .get_household(id)
+            .await
+            .unwrap()
+            .unwrap()
+            .decision
+            .is_none()
+    );
+    assert!(
+        queue_depth(&rig.env, &rig.env.created.retry_queue_url).await >= 1,
+        "handed to the retry queue"
+    );
+    faults.restore(StoreOp::RecordHouseholdDecision);
+    let w = Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+        &rig.env.webhook_origins,
+    );
+    for _ in 0..5 {
+        if pump_retry_once(&sqs, &rig.env.created.retry_queue_url, &w.outbox, 0)
+            .await
+            .unwrap()
+            == 0
+        {
+            break;
+        }
+    }
+    let decided = rig.env.store.get_household(id).await.unwrap().unwrap();
+    assert!(decided.decision.is_some(), "the retry stored the decision");
+    rig.drain(&w.outbox).await;
+    rig.deliver().await;
+    assert_eq!(rig.households_completed().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_members_finishing_at_once_store_the_decision_exactly_once() {
+    let env = env().await;
+    let created = create(&env, &env.test_key, &body("race", &["applicant"], None)).await;
+    let id: Uuid = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let member: Uuid = created.body["data"]["members"][0]["verification_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let decision = shared::domain::household::decide(
+        &shared::domain::affordability::RentTerms::rent_only(Some(1800.0)),
+        None,
+        &[shared::domain::household::MemberOutcome {
+            verification_id: member,
+            role: shared::domain::household::MemberRole::Applicant,
+            status: shared::domain::Status::Completed,
+            monthly_income: Some(6000.0),
+        }],
+    )
+    .unwrap();
+    // Eight writers at once (as eight stream records of finishing members would be): one wins.
+    let writes = (0..8).map(|_| {
+        env.store
+            .record_household_decision(id, &decision, Utc::now())
+    });
+    let won = futures::future::join_all(writes)
+        .await
+        .into_iter()
+        .filter(|r| *r.as_ref().unwrap())
+        .count();
+    assert_eq!(won, 1);
+    let stored = env.store.get_household(id).await.unwrap().unwrap();
+    assert_eq!(stored.decision, Some(decision));
+}

@@ -1,0 +1,192 @@
+//! Households: the household item and every member's verification in one transaction at create
+//! (with the members' expiry markers, the owner counters, ONE month-counter update that checks the
+//! allowance for all members at once, and the idempotency record), and the decision written once.
+
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{Put, TransactWriteItem, Update};
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::items::{
+    expiry_marker_item, household_item, idempotency_item, n, to_item, verification_item,
+};
+use super::schema::{self, keys};
+use super::{DynamoStore, Expr, unavailable};
+use crate::domain::household::{Household, HouseholdDecision, MAX_MEMBERS};
+use crate::domain::{Status, Verification, format_ts, usage_month};
+use crate::ports::{CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyStore, StoreError};
+
+/// Transaction positions of the items whose conditions decide the outcome.
+const MONTH_INDEX: usize = 1;
+const IDEMPOTENCY_INDEX: usize = 2;
+
+impl DynamoStore {
+    fn put_new_item(&self, item: super::Item) -> Result<TransactWriteItem, StoreError> {
+        Ok(TransactWriteItem::builder()
+            .put(
+                Put::builder()
+                    .table_name(&self.table)
+                    .set_item(Some(item))
+                    .condition_expression("attribute_not_exists(PK)")
+                    .build()
+                    .map_err(unavailable)?,
+            )
+            .build())
+    }
+}
+
+impl HouseholdStore for DynamoStore {
+    async fn create_household(
+        &self,
+        household: &Household,
+        members: &[Verification],
+        idempotency: Option<&IdempotencyClaim>,
+        monthly_limit: Option<u32>,
+    ) -> Result<CreateOutcome, StoreError> {
+        let count = members.len();
+        let Some(first) = members.first() else {
+            return Err(StoreError::Corrupt("a household needs a member".into()));
+        };
+        if count > MAX_MEMBERS {
+            return Err(StoreError::Corrupt("too many household members".into()));
+        }
+        if monthly_limit.is_some_and(|limit| count as u64 > u64::from(limit)) {
+            return Ok(CreateOutcome::LimitReached);
+        }
+        let mut items = vec![self.put_new_item(household_item(household)?)?];
+        // ONE allowance check for all members: created + count <= limit.
+        let mut month = Expr::default();
+        let created = month.name("created");
+        let update = format!("ADD {created} {}", month.value("count", n(count)));
+        let month_key = keys::month(
+            &first.account_id,
+            first.mode,
+            &usage_month(first.created_at),
+        );
+        let mut month_op = Update::builder()
+            .table_name(&self.table)
+            .key(schema::PK, super::items::s(month_key.0))
+            .key(schema::SK, super::items::s(month_key.1))
+            .update_expression(update);
+        if let Some(limit) = monthly_limit {
+            let most_before = month.value("most", n(u64::from(limit) - count as u64));
+            month_op = month_op.condition_expression(format!(
+                "attribute_not_exists({created}) OR {created} <= {most_before}"
+            ));
+        }
+        let month_op = month_op
+            .set_expression_attribute_names(month.names())
+            .set_expression_attribute_values(month.values())
+            .build()
+            .map_err(unavailable)?;
+        items.push(TransactWriteItem::builder().update(month_op).build());
+        if let Some(claim) = idempotency {
+            items.push(
+                TransactWriteItem::builder()
+                    .put(
+                        Put::builder()
+                            .table_name(&self.table)
+                            .set_item(Some(idempotency_item(claim, first)?))
+                            // A record past its 24 h that TTL has not swept yet counts as gone.
+                            .condition_expression("attribute_not_exists(PK) OR #ttl < :now")
+                            .expression_attribute_names("#ttl", schema::TTL_ATTRIBUTE)
+                            .expression_attribute_values(":now", n(first.created_at.timestamp()))
+                            .build()
+                            .map_err(unavailable)?,
+                    )
+                    .build(),
+            );
+        }
+        let mut stats = Expr::default();
+        let stats_update = format!(
+            "ADD {} {count}, {} {count}",
+            stats.name("total"),
+            stats.name(Status::Pending.as_str()),
+            count = stats.value("count", n(count))
+        );
+        items.push(
+            TransactWriteItem::builder()
+                .update(self.update(
+                    keys::stats(&first.account_id, first.mode),
+                    &stats_update,
+                    &stats,
+                )?)
+                .build(),
+        );
+        for v in members {
+            items.push(self.put_new_item(verification_item(v)?)?);
+            items.push(
+                TransactWriteItem::builder()
+                    .put(
+                        Put::builder()
+                            .table_name(&self.table)
+                            .set_item(Some(expiry_marker_item(v)))
+                            .build()
+                            .map_err(unavailable)?,
+                    )
+                    .build(),
+            );
+        }
+        match self.transact(items).await? {
+            Ok(()) => Ok(CreateOutcome::Created),
+            Err(reasons) => {
+                let failed = |i: usize| {
+                    reasons
+                        .get(i)
+                        .is_some_and(|r| r == "ConditionalCheckFailed")
+                };
+                if let Some(claim) = idempotency
+                    && failed(IDEMPOTENCY_INDEX)
+                {
+                    return match self.get_idempotency(&claim.key_hash).await? {
+                        Some(record) => Ok(CreateOutcome::IdempotencyConflict(record)),
+                        None => Err(StoreError::Unavailable(
+                            "idempotency record vanished".into(),
+                        )),
+                    };
+                }
+                if failed(MONTH_INDEX) {
+                    return Ok(CreateOutcome::LimitReached);
+                }
+                Err(StoreError::Unavailable(format!(
+                    "household create refused: {reasons:?}"
+                )))
+            }
+        }
+    }
+
+    async fn get_household(&self, id: Uuid) -> Result<Option<Household>, StoreError> {
+        self.read(keys::household(id)).await
+    }
+
+    async fn record_household_decision(
+        &self,
+        id: Uuid,
+        decision: &HouseholdDecision,
+        decided_at: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let value = aws_sdk_dynamodb::types::AttributeValue::M(to_item(decision)?);
+        let result = self
+            .update_item(&keys::household(id))
+            .update_expression("SET #d = :d, #at = :at")
+            .expression_attribute_names("#at", "decided_at")
+            .expression_attribute_values(":at", super::items::s(format_ts(decided_at)))
+            .condition_expression("attribute_exists(PK) AND attribute_not_exists(#d)")
+            .expression_attribute_names("#d", "decision")
+            .expression_attribute_values(":d", value)
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(e)
+                if matches!(
+                    e.as_service_error(),
+                    Some(UpdateItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+}

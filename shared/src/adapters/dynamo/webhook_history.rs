@@ -1,0 +1,198 @@
+//! The webhook history items: outgoing events (put once, when first queued; a redelivery request
+//! is a counted update the stream turns into a queued message) and delivery attempts (one
+//! partition per verification, sorted by time, so a page is one Query read backwards).
+
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::Select;
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::items::{Item, from_item, n, s, to_item};
+use super::schema::{self, keys};
+use super::{DynamoStore, unavailable};
+use crate::domain::format_ts;
+use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent, history_ttl};
+use crate::ports::{StoreError, WebhookHistoryStore};
+
+/// The stored item of an event.
+pub fn webhook_event_item(event: &StoredWebhookEvent) -> Result<Item, StoreError> {
+    let mut item = to_item(event)?;
+    let (pk, sk) = keys::webhook_event(&event.message.webhook_id);
+    item.insert(schema::PK.into(), s(pk));
+    item.insert(schema::SK.into(), s(sk));
+    item.insert(
+        schema::TTL_ATTRIBUTE.into(),
+        n(history_ttl(event.stored_at)),
+    );
+    Ok(item)
+}
+
+/// The stored item of an attempt (with the account it belongs to).
+pub fn delivery_attempt_item(
+    account_id: &str,
+    attempt: &DeliveryAttempt,
+) -> Result<Item, StoreError> {
+    let mut item = to_item(attempt)?;
+    item.insert(
+        schema::PK.into(),
+        s(keys::deliveries(attempt.verification_id)),
+    );
+    item.insert(
+        schema::SK.into(),
+        s(keys::delivery_attempt(
+            &format_ts(attempt.attempted_at),
+            &attempt.event_id,
+            attempt.attempt,
+        )),
+    );
+    item.insert("account_id".into(), s(account_id));
+    item.insert(
+        schema::TTL_ATTRIBUTE.into(),
+        n(history_ttl(attempt.attempted_at)),
+    );
+    Ok(item)
+}
+
+impl WebhookHistoryStore for DynamoStore {
+    async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<(), StoreError> {
+        let result = self
+            .put_item(webhook_event_item(event)?)
+            .condition_expression("attribute_not_exists(PK)")
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e)
+                if matches!(
+                    e.as_service_error(),
+                    Some(PutItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(())
+            }
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+
+    async fn get_webhook_event(
+        &self,
+        event_id: &str,
+    ) -> Result<Option<StoredWebhookEvent>, StoreError> {
+        self.read(keys::webhook_event(event_id)).await
+    }
+
+    async fn request_redelivery(
+        &self,
+        event_id: &str,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let result = self
+            .update_item(&keys::webhook_event(event_id))
+            .update_expression("ADD redeliveries :one SET redelivery_requested_at = :now")
+            .condition_expression("attribute_exists(PK)")
+            .expression_attribute_values(":one", n(1))
+            .expression_attribute_values(":now", s(format_ts(now)))
+            .send()
+            .await;
+        match result {
+            Ok(_) => Ok(true),
+            Err(e)
+                if matches!(
+                    e.as_service_error(),
+                    Some(UpdateItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+
+    async fn record_delivery_attempt(
+        &self,
+        account_id: &str,
+        attempt: &DeliveryAttempt,
+    ) -> Result<(), StoreError> {
+        self.put_item(delivery_attempt_item(account_id, attempt)?)
+            .send()
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
+    async fn list_delivery_attempts(
+        &self,
+        verification_id: Uuid,
+        offset: u32,
+        limit: u32,
+    ) -> Result<DeliveryPage, StoreError> {
+        let pk = keys::deliveries(verification_id);
+        let wanted = (offset + limit) as usize;
+        let (page, total) = tokio::join!(self.newest_attempts(&pk, wanted), self.count(&pk));
+        let items = page?
+            .into_iter()
+            .skip(offset as usize)
+            .take(limit as usize)
+            .map(from_item)
+            .collect::<Result<Vec<DeliveryAttempt>, _>>()?;
+        Ok(DeliveryPage {
+            items,
+            total: total?,
+        })
+    }
+}
+
+impl DynamoStore {
+    /// The newest `wanted` items of a partition (one Query read backwards, paged if DynamoDB
+    /// splits it).
+    async fn newest_attempts(&self, pk: &str, wanted: usize) -> Result<Vec<Item>, StoreError> {
+        let mut out = Vec::new();
+        let mut start = None;
+        while out.len() < wanted {
+            let page = self
+                .client()
+                .query()
+                .table_name(self.table())
+                .key_condition_expression("PK = :pk")
+                .expression_attribute_values(":pk", s(pk))
+                .scan_index_forward(false)
+                .limit((wanted - out.len()) as i32)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(unavailable)?;
+            out.extend(page.items.unwrap_or_default());
+            start = page.last_evaluated_key;
+            if start.is_none() {
+                break;
+            }
+        }
+        out.truncate(wanted);
+        Ok(out)
+    }
+
+    /// The number of items of a partition (a COUNT Query: keys only, no items returned).
+    async fn count(&self, pk: &str) -> Result<u64, StoreError> {
+        let mut total = 0u64;
+        let mut start = None;
+        loop {
+            let page = self
+                .client()
+                .query()
+                .table_name(self.table())
+                .key_condition_expression("PK = :pk")
+                .expression_attribute_values(":pk", s(pk))
+                .select(Select::Count)
+                .set_exclusive_start_key(start)
+                .send()
+                .await
+                .map_err(unavailable)?;
+            total += page.count.max(0) as u64;
+            start = page.last_evaluated_key;
+            if start.is_none() {
+                return Ok(total);
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! `WebhookHistoryStore` in memory: events by id (put once), attempts per verification.
+
+use std::collections::HashMap;
+use std::sync::MutexGuard;
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::MemoryStore;
+use crate::domain::format_ts;
+use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent};
+use crate::ports::{StoreError, WebhookHistoryStore};
+
+#[derive(Default)]
+pub(super) struct History {
+    events: HashMap<String, StoredWebhookEvent>,
+    /// Per verification: (sort key, account, attempt), kept sorted by the sort key.
+    attempts: HashMap<Uuid, Vec<(String, String, DeliveryAttempt)>>,
+}
+
+impl MemoryStore {
+    fn history(&self) -> MutexGuard<'_, History> {
+        self.webhook_history
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl WebhookHistoryStore for MemoryStore {
+    async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<(), StoreError> {
+        self.history()
+            .events
+            .entry(event.message.webhook_id.clone())
+            .or_insert_with(|| event.clone());
+        Ok(())
+    }
+
+    async fn get_webhook_event(
+        &self,
+        event_id: &str,
+    ) -> Result<Option<StoredWebhookEvent>, StoreError> {
+        Ok(self.history().events.get(event_id).cloned())
+    }
+
+    async fn request_redelivery(
+        &self,
+        event_id: &str,
+        _now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        Ok(match self.history().events.get_mut(event_id) {
+            Some(event) => {
+                event.redeliveries += 1;
+                true
+            }
+            None => false,
+        })
+    }
+
+    async fn record_delivery_attempt(
+        &self,
+        account_id: &str,
+        attempt: &DeliveryAttempt,
+    ) -> Result<(), StoreError> {
+        let key = format!(
+            "{}#{}#{:03}",
+            format_ts(attempt.attempted_at),
+            attempt.event_id,
+            attempt.attempt
+        );
+        let mut history = self.history();
+        let list = history.attempts.entry(attempt.verification_id).or_default();
+        list.retain(|(k, _, _)| *k != key);
+        list.push((key, account_id.to_string(), attempt.clone()));
+        list.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(())
+    }
+
+    async fn list_delivery_attempts(
+        &self,
+        verification_id: Uuid,
+        offset: u32,
+        limit: u32,
+    ) -> Result<DeliveryPage, StoreError> {
+        let history = self.history();
+        let all = history
+            .attempts
+            .get(&verification_id)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        Ok(DeliveryPage {
+            items: all
+                .iter()
+                .rev()
+                .skip(offset as usize)
+                .take(limit as usize)
+                .map(|(_, _, a)| a.clone())
+                .collect(),
+            total: all.len() as u64,
+        })
+    }
+}

@@ -1,0 +1,301 @@
+//! Reaching the tenant beyond the first e-mail: the SMS number in E.164, the reminder points
+//! before expiry, the notices a verification sends once each, and their texts. Pure: no AWS.
+//!
+//! A "notice" is one message to the tenant that must go out at most once: the invite SMS, and per
+//! reminder point the reminder e-mail and the reminder SMS. The store claims a notice with one
+//! conditional write on the verification (open, not expired, not sent yet, no live lease), so
+//! redelivered events and races send it once.
+
+use chrono::{DateTime, Duration, Utc};
+use phonenumber::country::Id as Region;
+use serde::{Deserialize, Serialize};
+
+use crate::domain::{Status, Verification, format_ts};
+
+/// The region a number without a country code is read in, unless configured (`SMS_DEFAULT_REGION`).
+pub const DEFAULT_PHONE_REGION: &str = "US";
+
+/// Reminders before expiry in production: 72 h and 24 h before `expires_at`.
+pub const DEFAULT_REMINDER_OFFSETS: [Duration; 2] = [Duration::hours(72), Duration::hours(24)];
+
+/// The carriers' required opt-out wording, at the end of every SMS.
+pub const SMS_OPT_OUT: &str = "Reply STOP to opt out.";
+
+/// Whether the tenant's number can receive the SMS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SmsReach {
+    /// `tenant_phone` was given but is no valid number in E.164 terms: e-mail only.
+    Unusable,
+}
+
+/// A phone-number region code (ISO 3166 alpha-2, e.g. `US`), checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PhoneRegion(Region);
+
+impl PhoneRegion {
+    pub fn parse(code: &str) -> Option<PhoneRegion> {
+        code.trim()
+            .to_ascii_uppercase()
+            .parse()
+            .ok()
+            .map(PhoneRegion)
+    }
+}
+
+impl Default for PhoneRegion {
+    fn default() -> Self {
+        PhoneRegion(Region::US)
+    }
+}
+
+/// Sets `sms_phone` (E.164) or `sms: unusable` from `tenant_phone`. An unusable number keeps the
+/// verification and its e-mail; it is only not texted.
+pub fn resolve_sms(input: &mut super::NewVerificationInput, region: PhoneRegion) {
+    if let Some(phone) = input.tenant_phone.as_deref() {
+        input.sms_phone = normalise_phone(phone, region);
+        if input.sms_phone.is_none() {
+            input.sms = Some(SmsReach::Unusable);
+        }
+    }
+}
+
+/// The number in E.164 (`+15550109999`) if it is a valid number, read in `region` when it has no
+/// country code.
+pub fn normalise_phone(raw: &str, region: PhoneRegion) -> Option<String> {
+    let number = phonenumber::parse(Some(region.0), raw.trim()).ok()?;
+    if !phonenumber::is_valid(&number) {
+        return None;
+    }
+    Some(number.format().mode(phonenumber::Mode::E164).to_string())
+}
+
+/// A reminder point: this long before `expires_at`. Its label (`72h`, `8m`) names the notice and
+/// the schedule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReminderPoint {
+    pub before_expiry: Duration,
+}
+
+impl ReminderPoint {
+    pub fn label(self) -> String {
+        let minutes = self.before_expiry.num_minutes();
+        if minutes % 60 == 0 {
+            format!("{}h", minutes / 60)
+        } else {
+            format!("{minutes}m")
+        }
+    }
+
+    /// The point among `offsets` with this label.
+    pub fn from_label(label: &str, offsets: &[Duration]) -> Option<ReminderPoint> {
+        offsets
+            .iter()
+            .map(|&before_expiry| ReminderPoint { before_expiry })
+            .find(|p| p.label() == label)
+    }
+
+    pub fn due_at(self, v: &Verification) -> DateTime<Utc> {
+        v.expires_at - self.before_expiry
+    }
+}
+
+/// The reminders `v` gets: at most two, each due after `now` and after the verification was
+/// created; none when the landlord turned them off.
+pub fn reminder_points(
+    v: &Verification,
+    offsets: &[Duration],
+    now: DateTime<Utc>,
+) -> Vec<ReminderPoint> {
+    if v.reminders_off {
+        return vec![];
+    }
+    offsets
+        .iter()
+        .take(2)
+        .map(|&before_expiry| ReminderPoint { before_expiry })
+        .filter(|p| p.due_at(v) > now && p.due_at(v) > v.created_at)
+        .collect()
+}
+
+/// One message to the tenant that goes out at most once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    InviteSms,
+    ReminderEmail(String),
+    ReminderSms(String),
+}
+
+impl Notice {
+    /// Its name in `notices_sent` and in the lease attribute (letters, digits, `_` only).
+    pub fn key(&self) -> String {
+        match self {
+            Notice::InviteSms => "invite_sms".into(),
+            Notice::ReminderEmail(label) => format!("reminder_{label}_email"),
+            Notice::ReminderSms(label) => format!("reminder_{label}_sms"),
+        }
+    }
+
+    /// The statuses in which it may still go out: the invite only before the tenant started,
+    /// reminders while the verification is open.
+    pub fn open_statuses(&self) -> &'static [Status] {
+        match self {
+            Notice::InviteSms => &[Status::Pending],
+            _ => &[Status::Pending, Status::InProgress],
+        }
+    }
+}
+
+/// How the texts name the landlord and the property (and nothing more of the verification).
+pub(crate) fn property_phrase(v: &Verification) -> String {
+    v.property_address
+        .as_deref()
+        .map(|a| format!(" for {a}"))
+        .unwrap_or_default()
+}
+
+pub(crate) fn expiry_phrase(v: &Verification) -> String {
+    format!("{} UTC", &format_ts(v.expires_at)[..16].replace('T', " "))
+}
+
+/// The invite SMS: the landlord, the property, the link, the opt-out.
+pub fn invite_sms_text(v: &Verification, requester: &str, link: &str) -> String {
+    format!(
+        "{requester} asks you to verify your income{}: {link} {SMS_OPT_OUT}",
+        property_phrase(v)
+    )
+}
+
+/// A reminder SMS.
+pub fn reminder_sms_text(v: &Verification, requester: &str, link: &str) -> String {
+    format!(
+        "Reminder: {requester} asks you to verify your income{}. Link expires {}: {link} {SMS_OPT_OUT}",
+        property_phrase(v),
+        expiry_phrase(v)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Mode, NewVerificationInput};
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    fn verification(created: &str) -> Verification {
+        Verification::new_pending(
+            "acct",
+            Mode::Live,
+            NewVerificationInput {
+                tenant_email: "t@example.com".into(),
+                tenant_name: Some("Tess Tenant".into()),
+                tenant_phone: Some("555 010 9999".into()),
+                property_address: Some("12 Elm St".into()),
+                monthly_rent: Some(1500.0),
+                ..Default::default()
+            },
+            at(created),
+            crate::domain::VERIFICATION_LIFETIME,
+        )
+    }
+
+    #[test]
+    fn numbers_normalise_to_e164_in_the_default_or_configured_region() {
+        let us = PhoneRegion::default();
+        assert_eq!(
+            normalise_phone("(201) 555-0123", us).as_deref(),
+            Some("+12015550123")
+        );
+        assert_eq!(
+            normalise_phone("+44 20 7946 0958", us).as_deref(),
+            Some("+442079460958")
+        );
+        let gb = PhoneRegion::parse("gb").unwrap();
+        assert_eq!(
+            normalise_phone("020 7946 0958", gb).as_deref(),
+            Some("+442079460958")
+        );
+        // Passes the contract's digit-count check but is no number anywhere.
+        assert_eq!(normalise_phone("000-000-0000", us), None);
+        assert_eq!(normalise_phone("1234567", us), None);
+        assert!(PhoneRegion::parse("XX").is_none());
+    }
+
+    #[test]
+    fn reminders_fall_72h_and_24h_before_expiry_never_in_the_past_nor_when_off() {
+        let v = verification("2026-11-20T10:00:00.000Z");
+        let points = reminder_points(&v, &DEFAULT_REMINDER_OFFSETS, v.created_at);
+        let due: Vec<_> = points.iter().map(|p| (p.label(), p.due_at(&v))).collect();
+        assert_eq!(
+            due,
+            vec![
+                ("72h".to_string(), at("2026-11-24T10:00:00.000Z")),
+                ("24h".to_string(), at("2026-11-26T10:00:00.000Z")),
+            ]
+        );
+        // The stream ran late past the first point: only the second is scheduled.
+        let late = reminder_points(&v, &DEFAULT_REMINDER_OFFSETS, at("2026-11-25T00:00:00Z"));
+        assert_eq!(late.len(), 1);
+        assert_eq!(late[0].label(), "24h");
+        let mut off = v.clone();
+        off.reminders_off = true;
+        assert!(reminder_points(&off, &DEFAULT_REMINDER_OFFSETS, v.created_at).is_empty());
+        // At most two, whatever the configuration.
+        let many = [
+            Duration::hours(90),
+            Duration::hours(72),
+            Duration::hours(24),
+        ];
+        assert_eq!(reminder_points(&v, &many, v.created_at).len(), 2);
+        // Minute offsets (the local stack) have their own labels and round-trip.
+        let local = [Duration::minutes(8), Duration::minutes(4)];
+        let p = ReminderPoint::from_label("8m", &local).unwrap();
+        assert_eq!(p.before_expiry, Duration::minutes(8));
+        assert!(ReminderPoint::from_label("72h", &local).is_none());
+    }
+
+    #[test]
+    fn notices_have_distinct_keys_and_the_invite_waits_only_while_pending() {
+        let keys = [
+            Notice::InviteSms.key(),
+            Notice::ReminderEmail("72h".into()).key(),
+            Notice::ReminderSms("72h".into()).key(),
+            Notice::ReminderEmail("24h".into()).key(),
+        ];
+        let mut unique = keys.to_vec();
+        unique.dedup();
+        assert_eq!(unique.len(), 4);
+        assert!(
+            keys.iter()
+                .all(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        );
+        assert_eq!(Notice::InviteSms.open_statuses(), &[Status::Pending]);
+        assert!(
+            Notice::ReminderSms("24h".into())
+                .open_statuses()
+                .contains(&Status::InProgress)
+        );
+    }
+
+    #[test]
+    fn texts_name_the_landlord_the_property_and_the_link_and_nothing_more() {
+        let v = verification("2026-11-20T10:00:00.000Z");
+        let link = "https://verify.example.com/t/x/y";
+        for text in [
+            invite_sms_text(&v, "Acme Rentals", link),
+            reminder_sms_text(&v, "Acme Rentals", link),
+        ] {
+            assert!(text.contains("Acme Rentals"), "{text}");
+            assert!(text.contains("12 Elm St"), "{text}");
+            assert!(text.contains(link), "{text}");
+            assert!(text.ends_with("Reply STOP to opt out."), "{text}");
+            // Neither the tenant's name, nor the rent, nor the number.
+            for private in ["Tess", "1500", "555"] {
+                assert!(!text.contains(private), "{private} in {text}");
+            }
+            assert!(text.chars().count() <= 320, "two SMS segments at most");
+        }
+    }
+}

@@ -1,0 +1,259 @@
+//! `create-household`: POST /api/v1/households. Validates the body, honours `Idempotency-Key` as
+//! POST /verify does (same body: the same household with fresh links; another body: 422), and
+//! writes the household with one verification per member in ONE transaction that checks the
+//! monthly allowance for all of them at once. Each member's invite e-mail is sent by
+//! `publish-events` from the stream, as for any verification.
+
+use chrono::{DateTime, Utc};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::config::{LiveIncome, Settings};
+use crate::domain::household::{Household, HouseholdMember};
+use crate::domain::reach::resolve_sms;
+use crate::domain::secrets::{generate_link_token, sha256_hex};
+use crate::domain::tenant_link::tenant_link;
+use crate::domain::{Mode, Status, Verification, format_ts, next_month_start};
+use crate::error::ApiError;
+use crate::handlers::api::respond::respond;
+use crate::handlers::api::{ApiDeps, Caller, MAX_REPLAY_LINK_TOKENS};
+use crate::handlers::households::body::validate_household;
+use crate::handlers::households::{not_found, owned_household};
+use crate::http::{ApiRequest, ApiResponse};
+use crate::ports::{Clock, CreateOutcome, IdempotencyClaim, LinkTokenOutcome, Store};
+
+/// Largest accepted body: six members and the property fit in far less.
+pub const MAX_BODY_BYTES: usize = 32 * 1024;
+
+/// POST /api/v1/households
+pub async fn create_household<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: ApiRequest,
+) -> ApiResponse {
+    respond(
+        deps,
+        &req,
+        |_| async {},
+        |caller, (), now| create_op(deps, &req, caller, now),
+    )
+    .await
+}
+
+/// The JSON body of a POST, checked as POST /verify checks it (media type, size, syntax).
+fn json_body(req: &ApiRequest) -> Result<Value, ApiError> {
+    let content_type = req.header("content-type").unwrap_or("");
+    let media = content_type.split(';').next().unwrap_or("").trim();
+    if !media.eq_ignore_ascii_case("application/json") {
+        return Err(ApiError::UnsupportedMediaType);
+    }
+    if req.body.len() > MAX_BODY_BYTES {
+        return Err(ApiError::PayloadTooLarge {
+            limit: MAX_BODY_BYTES,
+        });
+    }
+    serde_json::from_slice(&req.body)
+        .map_err(|e| ApiError::InvalidJson(format!("line {} column {}", e.line(), e.column())))
+}
+
+/// The Idempotency-Key claim, hashed as POST /verify hashes it (one key space per account and
+/// mode: a key used on either endpoint with another body is a 422 on the other).
+fn idempotency_claim(
+    req: &ApiRequest,
+    caller: &Caller,
+    body: &Value,
+) -> Result<Option<IdempotencyClaim>, ApiError> {
+    match req.header("idempotency-key") {
+        None => Ok(None),
+        Some(key)
+            if key.is_empty()
+                || key.len() > 255
+                || !key.bytes().all(|b| (0x21..0x7f).contains(&b)) =>
+        {
+            Err(ApiError::validation(
+                "Idempotency-Key",
+                "invalid",
+                "Idempotency-Key must be 1 to 255 visible ASCII characters",
+            ))
+        }
+        Some(key) => Ok(Some(IdempotencyClaim {
+            key_hash: sha256_hex(
+                format!(
+                    "{}\n{}\n{key}",
+                    caller.account.account_id,
+                    caller.mode().as_str()
+                )
+                .as_bytes(),
+            ),
+            body_hash: sha256_hex(body.to_string().as_bytes()),
+        })),
+    }
+}
+
+async fn create_op<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    caller: Caller,
+    now: DateTime<Utc>,
+) -> Result<ApiResponse, ApiError> {
+    if caller.mode() == Mode::Live && deps.settings.live_income == LiveIncome::None {
+        return Err(ApiError::Forbidden {
+            code: "live_mode_unavailable",
+            message: "Live verifications are not available on this service yet (no income \
+                      provider is configured); test keys work"
+                .into(),
+        });
+    }
+    let body = json_body(req)?;
+    let input = validate_household(&body, &deps.settings.local_webhook_origins)?;
+    let idempotency = idempotency_claim(req, &caller, &body)?;
+    let household_id = Uuid::new_v4();
+    let mut tokens = Vec::new();
+    let members: Vec<Verification> = (input.members.iter())
+        .map(|(tenant, role)| {
+            let mut tenant = tenant.clone();
+            resolve_sms(&mut tenant, deps.settings.sms_region);
+            let mut v = Verification::new_pending(
+                &caller.account.account_id,
+                caller.mode(),
+                tenant,
+                now,
+                deps.settings.verification_lifetime,
+            );
+            let (token, token_hash) = generate_link_token();
+            v.token_hashes = vec![token_hash];
+            v.household_id = Some(household_id);
+            v.household_role = Some(*role);
+            tokens.push(token);
+            v
+        })
+        .collect();
+    let household = Household {
+        household_id,
+        account_id: caller.account.account_id.clone(),
+        mode: caller.mode(),
+        created_at: now,
+        property_address: input.property.property_address.clone(),
+        monthly_rent: input.monthly_rent,
+        rent_subsidy_monthly: input.property.rent_subsidy_monthly,
+        income_multiple: input.property.income_multiple,
+        guarantor_multiple: input.guarantor_multiple,
+        webhook_url: input.property.webhook_url.clone(),
+        members: (members.iter())
+            .zip(&input.members)
+            .map(|(v, (_, role))| HouseholdMember {
+                verification_id: v.verification_id,
+                role: *role,
+            })
+            .collect(),
+        decision: None,
+        decided_at: None,
+    };
+    // Test households are never charged against the monthly allowance (as POST /verify).
+    let monthly_limit =
+        (caller.mode() == Mode::Live).then_some(caller.plan.verifications_per_month);
+    match deps
+        .store
+        .create_household(&household, &members, idempotency.as_ref(), monthly_limit)
+        .await?
+    {
+        CreateOutcome::Created => {
+            tracing::info!(household_id = %household_id, members = members.len(), "household created");
+            Ok(created_response(
+                &deps.settings,
+                req,
+                &household,
+                &members,
+                &tokens,
+            ))
+        }
+        CreateOutcome::LimitReached => Err(ApiError::Forbidden {
+            code: "verification_limit_reached",
+            message: format!(
+                "The monthly allowance of {} verifications does not cover these {} members; it \
+                 resets at {}",
+                caller.plan.verifications_per_month,
+                members.len(),
+                format_ts(next_month_start(now))
+            ),
+        }),
+        CreateOutcome::IdempotencyConflict(record) => {
+            let same_body = idempotency
+                .as_ref()
+                .is_some_and(|c| c.body_hash == record.body_hash);
+            let Some(existing_id) = record.household_id.filter(|_| same_body) else {
+                return Err(ApiError::IdempotencyMismatch);
+            };
+            replay(deps, req, &caller, existing_id).await
+        }
+    }
+}
+
+/// The first answer again, with a fresh link per member (tokens are stored only as hashes), in
+/// each member's bounded set of replay links; the first links keep working.
+async fn replay<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    caller: &Caller,
+    household_id: Uuid,
+) -> Result<ApiResponse, ApiError> {
+    let fetched = deps.store.get_household(household_id).await?;
+    let (household, members) = owned_household(&deps.store, caller, fetched).await?;
+    let mut tokens = Vec::new();
+    for member in &members {
+        let (token, token_hash) = generate_link_token();
+        match deps
+            .store
+            .add_recent_link_token(member, &token_hash, MAX_REPLAY_LINK_TOKENS)
+            .await?
+        {
+            LinkTokenOutcome::Added => tokens.push(token),
+            LinkTokenOutcome::NotFound => return Err(not_found()),
+            LinkTokenOutcome::Contended => return Err(ApiError::IdempotencyInFlight),
+        }
+    }
+    tracing::info!(household_id = %household_id, "idempotent household replay");
+    Ok(
+        created_response(&deps.settings, req, &household, &members, &tokens)
+            .with_header("idempotent-replayed", "true"),
+    )
+}
+
+/// The 201 of a create (and of its replays).
+fn created_response(
+    settings: &Settings,
+    req: &ApiRequest,
+    household: &Household,
+    members: &[Verification],
+    tokens: &[String],
+) -> ApiResponse {
+    let base = match &settings.public_base_url {
+        Some(base) => base.clone(),
+        None => format!("https://{}", req.header("host").unwrap_or("localhost")),
+    };
+    let members: Vec<Value> = (household.members.iter())
+        .zip(members)
+        .zip(tokens)
+        .map(|((m, v), token)| {
+            json!({
+                "verification_id": v.verification_id,
+                "verification_url": tenant_link(&base, v.verification_id, token),
+                "tenant_email": v.tenant_email,
+                "role": m.role.as_str(),
+                "status": Status::Pending.as_str(),
+                "expires_at": format_ts(v.expires_at),
+            })
+        })
+        .collect();
+    ApiResponse::json(
+        201,
+        &json!({
+            "success": true,
+            "data": {
+                "household_id": household.household_id,
+                "status": "open",
+                "created_at": format_ts(household.created_at),
+                "members": members,
+            }
+        }),
+    )
+}

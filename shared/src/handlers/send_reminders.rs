@@ -1,0 +1,211 @@
+//! `send-reminders`: invoked by a one-time EventBridge Scheduler schedule at a reminder point
+//! (72 h and 24 h before `expires_at`). Sends the reminder e-mail (and SMS, when the tenant has a
+//! usable number) only while the verification is pending or in progress and not expired, and each
+//! at most once: every message is claimed first with one conditional write on the verification
+//! (status open, not expired, not sent yet, no live lease of another attempt). A send that fails
+//! gives its claim back and the invocation fails, so Lambda's asynchronous retry sends it again;
+//! a crashed attempt's lease runs out and the retry takes it over. A redelivered invocation finds
+//! the messages sent and sends nothing.
+
+use uuid::Uuid;
+
+use crate::domain::public_view::render_verification;
+use crate::domain::reach::{
+    Notice, ReminderPoint, expiry_phrase, property_phrase, reminder_sms_text,
+};
+use crate::domain::secrets::generate_link_token;
+use crate::domain::tenant_link::tenant_link;
+use crate::domain::webhook::WebhookMessage;
+use crate::domain::{Verification, format_ts};
+use crate::handlers::html::esc;
+use crate::handlers::reach_events::{
+    NOTICE_LEASE, ReachDeps, ReachError, ReminderPayload, requester, send_sms_notice,
+};
+use crate::ports::{
+    Clock, Email, MailError, Mailer, NoticeClaim, NoticeStore, Queue, Store, Texter,
+};
+
+/// The webhook event type of a sent reminder.
+pub const REMINDER_SENT: &str = "verification.reminder_sent";
+
+/// A reminder e-mail, text and HTML: the landlord, the property, the link and its expiry.
+pub fn reminder_email(v: &Verification, requester: &str, link: &str) -> Email {
+    let property = property_phrase(v);
+    let expires = expiry_phrase(v);
+    let text = format!(
+        "Hello,\n\nA reminder: {requester} asks you to verify your income{property}.\n\n\
+         Open this secure link to finish:\n{link}\n\n\
+         The link expires on {expires}. After that, ask {requester} for a new link.\n"
+    );
+    let html = format!(
+        r#"<!doctype html><html><body style="font-family:system-ui,sans-serif;line-height:1.5">
+<p>Hello,</p>
+<p>A reminder: <strong>{requester}</strong> asks you to verify your income{property}.</p>
+<p><a href="{link}" style="display:inline-block;padding:12px 20px;background:#1f5eff;color:#fff;text-decoration:none;border-radius:6px">Verify my income</a></p>
+<p>Or copy this link into your browser:<br>{link}</p>
+<p>The link expires on {expires}. After that, ask {requester} for a new link.</p>
+</body></html>"#,
+        requester = esc(requester),
+        property = esc(&property),
+        link = esc(link),
+        expires = esc(&expires),
+    );
+    Email {
+        to: v.tenant_email.clone(),
+        subject: format!("Reminder: {requester} asks you to verify your income"),
+        text,
+        html,
+    }
+}
+
+/// The `verification.reminder_sent` webhook of `point`, if `v` has a `webhook_url`.
+/// Deterministic (id and timestamp from the verification and the point), so a retry sends the
+/// same `webhook-id` and the receiver deduplicates.
+pub fn reminder_webhook(v: &Verification, point: ReminderPoint) -> Option<WebhookMessage> {
+    let url = v.webhook_url.clone()?;
+    let at = point.due_at(v);
+    let body = serde_json::json!({
+        "type": REMINDER_SENT,
+        "timestamp": format_ts(at),
+        "reminder": point.label(),
+        "data": render_verification(v, at),
+    });
+    Some(WebhookMessage {
+        webhook_id: format!(
+            "msg_{}_reminder_sent_{}",
+            v.verification_id.simple(),
+            point.label()
+        ),
+        account_id: v.account_id.clone(),
+        url,
+        body: body.to_string(),
+    })
+}
+
+/// Sends the reminder e-mail of `point` once; then its webhook (again on a retry: same id).
+async fn send_reminder_email<S, M, T, R, Q, C>(
+    deps: &ReachDeps<S, M, T, R, Q, C>,
+    v: &Verification,
+    point: ReminderPoint,
+    name: &str,
+) -> Result<(), ReachError>
+where
+    S: Store + NoticeStore,
+    M: Mailer,
+    Q: Queue,
+    C: Clock,
+{
+    let id = v.verification_id;
+    let notice = Notice::ReminderEmail(point.label());
+    let now = deps.clock.now();
+    let (token, token_hash) = generate_link_token();
+    match deps
+        .store
+        .claim_notice(id, &notice, &token_hash, now, now + NOTICE_LEASE)
+        .await?
+    {
+        NoticeClaim::Claimed => {
+            let link = tenant_link(&deps.public_base_url, id, &token);
+            if let Err(e) = deps.mailer.send(&reminder_email(v, name, &link)).await {
+                if let Err(release) = deps.store.release_notice(id, &notice).await {
+                    tracing::warn!(verification_id = %id, error = %release, "reminder claim not released; its lease runs out");
+                }
+                if let MailError::Permanent(reason) = &e {
+                    tracing::warn!(verification_id = %id, reason = %reason, "reminder e-mail rejected; not retried");
+                    return Ok(());
+                }
+                tracing::warn!(verification_id = %id, error = %e, "reminder e-mail not sent; will retry");
+                return Err(ReachError::Mail(e));
+            }
+            if let Err(e) = deps.store.mark_notice_sent(id, &notice).await {
+                tracing::error!(verification_id = %id, error = %e, "reminder e-mail sent but not marked sent");
+            }
+            tracing::info!(verification_id = %id, reminder = %point.label(), "reminder e-mail sent");
+        }
+        // Sent by an earlier attempt whose webhook may not have been queued: queue it again.
+        NoticeClaim::Sent => {}
+        other => {
+            tracing::info!(verification_id = %id, reminder = %point.label(), claim = ?other, "no reminder e-mail from this attempt");
+            return Ok(());
+        }
+    }
+    if let Some(message) = reminder_webhook(v, point) {
+        let body = serde_json::to_string(&message)
+            .map_err(|e| ReachError::Store(crate::ports::StoreError::Corrupt(e.to_string())))?;
+        deps.queue.send(&body).await?;
+        tracing::info!(webhook_id = %message.webhook_id, "webhook queued");
+    }
+    Ok(())
+}
+
+/// Handles one schedule invocation. `Ok` when everything due went out, was sent before, or is no
+/// longer wanted; `Err` (the invocation is retried) when a send worth retrying failed.
+pub async fn send_reminders<S, M, T, R, Q, C>(
+    deps: &ReachDeps<S, M, T, R, Q, C>,
+    payload: ReminderPayload,
+) -> Result<(), ReachError>
+where
+    S: Store + NoticeStore,
+    M: Mailer,
+    T: Texter,
+    Q: Queue,
+    C: Clock,
+{
+    let id: Uuid = payload.verification_id;
+    let Some(point) = ReminderPoint::from_label(&payload.reminder, &deps.reminder_offsets) else {
+        // Retrying would not make it known (the offsets changed since it was scheduled).
+        tracing::error!(verification_id = %id, reminder = %payload.reminder, "unknown reminder point; nothing sent");
+        return Ok(());
+    };
+    let Some(v) = deps.store.get_verification(id).await? else {
+        tracing::info!(verification_id = %id, "no such verification; no reminder");
+        return Ok(());
+    };
+    let now = deps.clock.now();
+    if !v.effective_status(now).is_open() || v.reminders_off || !deps.delivers(&v) {
+        tracing::info!(verification_id = %id, status = %v.effective_status(now).as_str(), "no reminder for this verification");
+        return Ok(());
+    }
+    let name = requester(&deps.store, &v).await?;
+    let email = Box::pin(send_reminder_email(deps, &v, point, &name)).await;
+    let sms = send_sms_notice(deps, &v, &Notice::ReminderSms(point.label()), |link| {
+        reminder_sms_text(&v, &name, link)
+    })
+    .await;
+    email.and(sms)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::{Mode, NewVerificationInput};
+    use chrono::{DateTime, Utc};
+
+    #[test]
+    fn the_reminder_email_names_the_landlord_the_property_and_the_expiry_only() {
+        let created: DateTime<Utc> = "2026-11-20T10:00:00Z".parse().unwrap();
+        let v = Verification::new_pending(
+            "acct",
+            Mode::Live,
+            NewVerificationInput {
+                tenant_email: "t@example.com".into(),
+                tenant_name: Some("Tess Tenant".into()),
+                property_address: Some("12 Elm St".into()),
+                monthly_rent: Some(1500.0),
+                ..Default::default()
+            },
+            created,
+            crate::domain::VERIFICATION_LIFETIME,
+        );
+        let link = "https://verify.example.com/t/x/y";
+        let email = reminder_email(&v, "Acme <Rentals>", link);
+        assert!(email.subject.starts_with("Reminder: Acme <Rentals>"));
+        assert!(email.text.contains("12 Elm St") && email.text.contains(link));
+        assert!(email.text.contains("2026-11-27 10:00 UTC"));
+        assert!(email.text.contains("ask Acme <Rentals> for a new link"));
+        assert!(email.html.contains("Acme &lt;Rentals&gt;"));
+        for private in ["Tess", "1500"] {
+            assert!(!email.text.contains(private) && !email.html.contains(private));
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! The household handlers against the in-memory store: the allowance checked for all members at
+//! once under concurrent creates, a failing store answered without a partial household, the
+//! decision as GET shows it (open, partly failed), and the household decision in the outbox under
+//! a fault. The same on the real wire: `infra/devstack/tests/households.rs`.
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use serde_json::{Value, json};
+use shared::adapters::testing::{
+    ArmedFaults, FaultyStore, ManualClock, MemoryStore, StoreOp, active_account,
+};
+use shared::config::{LiveIncome, Plans, Settings};
+use shared::domain::report::IncomeReport;
+use shared::domain::secrets::{GeneratedKey, key_from_random};
+use shared::domain::{ApiKeyRecord, Mode, Plan, Status, Transition};
+use shared::handlers::api::ApiDeps;
+use shared::handlers::households::{cancel_household, create_household, get_household};
+use shared::http::{ApiRequest, ApiResponse};
+use shared::ports::store::prelude::*;
+use uuid::Uuid;
+
+const ACCOUNT: &str = "acct_households";
+
+fn now() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 3, 10, 12, 0, 0).unwrap()
+}
+
+fn settings() -> Settings {
+    Settings {
+        table_name: "unused".into(),
+        public_base_url: Some("https://verify.example.com".into()),
+        plans: Plans::new(vec![Plan {
+            name: "pro".into(),
+            verifications_per_month: 5,
+            api_requests_per_day: 1000,
+            api_access: true,
+        }]),
+        local_webhook_origins: Default::default(),
+        verification_lifetime: Duration::days(7),
+        live_income: LiveIncome::LocalSandbox,
+        sms_region: Default::default(),
+    }
+}
+
+async fn deps<S: Store>(store: S) -> (ApiDeps<S, ManualClock>, GeneratedKey) {
+    store
+        .put_account(&active_account(ACCOUNT, "pro", now()))
+        .await
+        .unwrap();
+    let key = key_from_random(Mode::Live, "HouseholdLiveKeyHandlerTests01");
+    store
+        .put_api_key(&ApiKeyRecord {
+            key_id: key.key_id.clone(),
+            key_hash: key.hash.clone(),
+            account_id: ACCOUNT.into(),
+            mode: Mode::Live,
+            display_prefix: key.display_prefix.clone(),
+            created_at: now(),
+            revoked_at: None,
+        })
+        .await
+        .unwrap();
+    (ApiDeps::new(store, ManualClock::at(now()), settings()), key)
+}
+
+fn post(key: &GeneratedKey, body: &Value) -> ApiRequest {
+    ApiRequest::new(http::Method::POST, "/api/v1/households")
+        .with_header("content-type", "application/json")
+        .with_header("authorization", &format!("Bearer {}", key.secret))
+        .with_body(body.to_string())
+}
+
+fn named(method: http::Method, key: &GeneratedKey, id: &str) -> ApiRequest {
+    ApiRequest::new(method, &format!("/api/v1/households?household_id={id}"))
+        .with_header("authorization", &format!("Bearer {}", key.secret))
+}
+
+fn body(response: &ApiResponse) -> Value {
+    serde_json::from_str(&response.body).expect("JSON body")
+}
+
+fn household(tag: &str, roles: &[&str]) -> Value {
+    let members: Vec<Value> = (roles.iter().enumerate())
+        .map(|(i, role)| json!({"tenant_email": format!("{tag}{i}@example.com"), "role": role}))
+        .collect();
+    json!({"monthly_rent": 1000, "members": members})
+}
+
+fn report(income: f64) -> IncomeReport {
+    let mut r = IncomeReport::empty_for_tests();
+    r.total_monthly_income = income;
+    r
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_households_at_the_allowance_edge_never_exceed_it() {
+    let store = MemoryStore::new();
+    let (deps, key) = deps(store.clone()).await;
+    let deps = std::sync::Arc::new(deps);
+    // 5 a month: six concurrent households of two; exactly two fit.
+    let tasks: Vec<_> = (0..6)
+        .map(|i| {
+            let deps = deps.clone();
+            let req = post(
+                &key,
+                &household(&format!("h{i}_"), &["applicant", "applicant"]),
+            );
+            tokio::spawn(async move { create_household(&deps, req).await })
+        })
+        .collect();
+    let mut statuses = vec![];
+    for t in tasks {
+        statuses.push(t.await.unwrap().status);
+    }
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        2,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| matches!(s, 201 | 403)),
+        "{statuses:?}"
+    );
+    assert_eq!(store.verifications().len(), 4, "no partial household");
+    // One left: a household of two is refused whole, one of one fits.
+    let r = create_household(
+        &deps,
+        post(&key, &household("y", &["applicant", "applicant"])),
+    )
+    .await;
+    assert_eq!(
+        (r.status, body(&r)["code"].clone()),
+        (403, json!("verification_limit_reached"))
+    );
+    let r = create_household(&deps, post(&key, &household("z", &["applicant"]))).await;
+    assert_eq!(r.status, 201);
+    assert_eq!(store.verifications().len(), 5);
+}
+
+#[tokio::test]
+async fn a_failing_store_answers_500_and_writes_no_household() {
+    let faults = ArmedFaults::default();
+    let store = MemoryStore::new();
+    let (deps, key) = deps(FaultyStore {
+        inner: store.clone(),
+        faults: faults.clone(),
+    })
+    .await;
+    faults.arm(StoreOp::CreateHousehold, 1);
+    let r = create_household(&deps, post(&key, &household("f", &["applicant"]))).await;
+    assert_eq!(
+        (r.status, body(&r)["code"].clone()),
+        (500, json!("internal_error"))
+    );
+    assert!(store.verifications().is_empty());
+    let r = create_household(&deps, post(&key, &household("f", &["applicant"]))).await;
+    assert_eq!(r.status, 201);
+}
+
+#[tokio::test]
+async fn get_shows_open_members_then_the_decision_without_the_failed_one() {
+    let store = MemoryStore::new();
+    let (deps, key) = deps(store.clone()).await;
+    let r = create_household(
+        &deps,
+        post(
+            &key,
+            &household("d", &["applicant", "applicant", "guarantor"]),
+        ),
+    )
+    .await;
+    let created = body(&r);
+    let id = created["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let member = |i: usize| -> Uuid {
+        created["data"]["members"][i]["verification_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let r = get_household(&deps, named(http::Method::GET, &key, &id)).await;
+    let view = body(&r);
+    assert_eq!(view["data"]["status"], "open");
+    assert_eq!(view["data"]["open_members"].as_array().unwrap().len(), 3);
+    assert!(view["data"]["decision"].is_null());
+    // Applicant 0 completes with 3,100.00 (>= 3 x 1,000.00), applicant 1 fails, the guarantor
+    // is cancelled.
+    let now = now();
+    let v0 = store.verification(member(0)).unwrap();
+    let started = Transition::Start.apply(&v0, now);
+    store.insert_verification(
+        &Transition::Complete {
+            report: report(3100.0),
+        }
+        .apply(&started, now),
+    );
+    let v1 = store.verification(member(1)).unwrap();
+    store.insert_verification(
+        &Transition::Fail {
+            reason: "income_unverifiable".into(),
+        }
+        .apply(&v1, now),
+    );
+    let r = get_household(&deps, named(http::Method::GET, &key, &id)).await;
+    assert_eq!(body(&r)["data"]["open_members"], json!([member(2)]));
+    let r = cancel_household(&deps, named(http::Method::DELETE, &key, &id)).await;
+    let statuses: Vec<Value> = body(&r)["data"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["status"].clone())
+        .collect();
+    assert_eq!(
+        statuses,
+        [json!("completed"), json!("failed"), json!("cancelled")]
+    );
+    assert_eq!(
+        store.verification(member(2)).unwrap().status,
+        Status::Expired
+    );
+    let r = get_household(&deps, named(http::Method::GET, &key, &id)).await;
+    let view = body(&r);
+    assert_eq!(view["data"]["status"], "decided", "{view}");
+    let d = &view["data"]["decision"];
+    assert_eq!(d["applicants_monthly_income"], 3100.0);
+    assert_eq!(d["meets_requirement"], true);
+    assert_eq!(d["made_without"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        d["rule"],
+        "The applicants' combined income 3,100.00 is at least 3 x the rent 1,000.00. There is no \
+         completed guarantor. The household meets the requirement. Decided without 2 members \
+         (applicant failed, guarantor expired or cancelled)."
+    );
+    // The GET wrote nothing: the decision is stored only by the outbox.
+    assert!(
+        store
+            .household(id.parse().unwrap())
+            .unwrap()
+            .decision
+            .is_none()
+    );
+}

@@ -1,0 +1,455 @@
+//! Reminders and SMS with in-memory fakes and an injected clock: when the schedules fall, that
+//! each message goes out once (redelivered invocations, duplicate stream records, races, a failed
+//! send and a crashed attempt included), and that nothing goes out after completion,
+//! cancellation or expiry. The same on the real wire (moto's Scheduler, SES and SNS) is in
+//! `infra/devstack/tests/reminders.rs`.
+
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Duration, TimeZone, Utc};
+use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
+use shared::config::TestModeDelivery;
+use shared::domain::reach::{DEFAULT_REMINDER_OFFSETS, Notice, SmsReach};
+use shared::domain::{
+    Mode, NewVerificationInput, Status, Transition, VERIFICATION_LIFETIME, Verification,
+};
+use shared::handlers::reach_events::{
+    NOTICE_LEASE, ReachDeps, ReminderPayload, merge_responses, reach_events, reach_new_verification,
+};
+use shared::handlers::send_reminders::send_reminders;
+use shared::ports::store::prelude::*;
+use shared::ports::{
+    Clock, Email, MailError, Mailer, NoticeClaim, NoticeStore, OneTimeSchedule, Queue, Scheduler,
+    Sms, StoreError, TextError, Texter,
+};
+
+const ACCOUNT: &str = "acct_reach";
+
+fn created() -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 11, 20, 10, 0, 0).unwrap()
+}
+
+#[derive(Clone, Default)]
+struct Outbox {
+    emails: Arc<Mutex<Vec<Email>>>,
+    sms: Arc<Mutex<Vec<Sms>>>,
+    schedules: Arc<Mutex<Vec<OneTimeSchedule>>>,
+    webhooks: Arc<Mutex<Vec<String>>>,
+    /// Sends to refuse (transiently) before the next one goes through.
+    failing_sms: Arc<Mutex<u32>>,
+    failing_mail: Arc<Mutex<u32>>,
+    failing_schedules: Arc<Mutex<u32>>,
+}
+
+impl Outbox {
+    fn emails(&self) -> usize {
+        self.emails.lock().unwrap().len()
+    }
+    fn sms(&self) -> usize {
+        self.sms.lock().unwrap().len()
+    }
+}
+
+fn take_failure(counter: &Mutex<u32>) -> bool {
+    let mut left = counter.lock().unwrap();
+    let fail = *left > 0;
+    *left = left.saturating_sub(1);
+    fail
+}
+
+impl Mailer for Outbox {
+    async fn send(&self, email: &Email) -> Result<(), MailError> {
+        if take_failure(&self.failing_mail) {
+            return Err(MailError::Transient("throttled".into()));
+        }
+        self.emails.lock().unwrap().push(email.clone());
+        Ok(())
+    }
+}
+
+impl Texter for Outbox {
+    async fn send(&self, sms: &Sms) -> Result<(), TextError> {
+        if take_failure(&self.failing_sms) {
+            return Err(TextError::Transient("throttled".into()));
+        }
+        self.sms.lock().unwrap().push(sms.clone());
+        Ok(())
+    }
+}
+
+impl Scheduler for Outbox {
+    async fn create_once(&self, schedule: &OneTimeSchedule) -> Result<(), StoreError> {
+        if take_failure(&self.failing_schedules) {
+            return Err(StoreError::Unavailable("scheduler throttled".into()));
+        }
+        let mut all = self.schedules.lock().unwrap();
+        if !all.iter().any(|s| s.name == schedule.name) {
+            all.push(schedule.clone());
+        }
+        Ok(())
+    }
+}
+
+impl Queue for Outbox {
+    async fn send(&self, body: &str) -> Result<(), StoreError> {
+        self.webhooks.lock().unwrap().push(body.to_string());
+        Ok(())
+    }
+    async fn retry_later(&self, _: &str, _: u32) -> Result<(), StoreError> {
+        Ok(())
+    }
+}
+
+type Deps = ReachDeps<MemoryStore, Outbox, Outbox, Outbox, Outbox, ManualClock>;
+
+async fn setup(input: NewVerificationInput, mode: Mode) -> (Deps, Outbox, Verification) {
+    let store = MemoryStore::new();
+    let mut account = active_account(ACCOUNT, "pro", created());
+    account.name = "Acme Rentals".into();
+    store.put_account(&account).await.unwrap();
+    let v = Verification::new_pending(ACCOUNT, mode, input, created(), VERIFICATION_LIFETIME);
+    store.create_verification(&v, None, None).await.unwrap();
+    let outbox = Outbox::default();
+    let deps = ReachDeps {
+        store,
+        mailer: outbox.clone(),
+        texter: outbox.clone(),
+        scheduler: outbox.clone(),
+        queue: outbox.clone(),
+        clock: ManualClock::at(created()),
+        public_base_url: "https://verify.example.com".into(),
+        test_mode_delivery: TestModeDelivery::Suppress,
+        reminder_offsets: DEFAULT_REMINDER_OFFSETS.to_vec(),
+    };
+    (deps, outbox, v)
+}
+
+fn with_phone() -> NewVerificationInput {
+    NewVerificationInput {
+        tenant_email: "tenant@example.com".into(),
+        tenant_phone: Some("(201) 555-0123".into()),
+        sms_phone: Some("+12015550123".into()),
+        property_address: Some("12 Elm St".into()),
+        webhook_url: Some("https://hooks.example.com/h".into()),
+        ..Default::default()
+    }
+}
+
+fn payload(v: &Verification, label: &str) -> ReminderPayload {
+    ReminderPayload {
+        verification_id: v.verification_id,
+        reminder: label.into(),
+    }
+}
+
+#[tokio::test]
+async fn a_new_verification_gets_two_schedules_and_one_invite_sms_however_often_the_record_comes() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    // moto emits two INSERT records for one create; a redelivered batch brings it again.
+    for _ in 0..3 {
+        reach_new_verification(&deps, &v).await.unwrap();
+    }
+    let schedules = outbox.schedules.lock().unwrap().clone();
+    let at: Vec<_> = schedules.iter().map(|s| s.at).collect();
+    assert_eq!(
+        at,
+        vec![
+            v.expires_at - Duration::hours(72),
+            v.expires_at - Duration::hours(24)
+        ]
+    );
+    assert_eq!(
+        schedules[0].at,
+        Utc.with_ymd_and_hms(2026, 11, 24, 10, 0, 0).unwrap()
+    );
+    assert!(schedules[0].payload.contains("\"reminder\":\"72h\""));
+    assert!(
+        !schedules[0].payload.contains("tenant@"),
+        "no personal data in the schedule"
+    );
+    let sms = outbox.sms.lock().unwrap().clone();
+    assert_eq!(sms.len(), 1, "the invite SMS goes out once");
+    assert_eq!(sms[0].to, "+12015550123");
+    assert!(sms[0].text.starts_with(
+        "Acme Rentals asks you to verify your income for 12 Elm St: https://verify.example.com/t/"
+    ));
+    assert!(sms[0].text.ends_with("Reply STOP to opt out."));
+    // The SMS link is a link of this verification (its token is bound).
+    let stored = deps
+        .store
+        .get_verification(v.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.notices_sent, vec![Notice::InviteSms.key()]);
+    assert_eq!(stored.token_hashes.len(), v.token_hashes.len() + 1);
+}
+
+#[tokio::test]
+async fn reminders_false_schedules_nothing_and_an_unusable_number_is_not_texted() {
+    let mut input = with_phone();
+    input.reminders_off = true;
+    input.sms_phone = None;
+    input.sms = Some(SmsReach::Unusable);
+    let (deps, outbox, v) = setup(input, Mode::Live).await;
+    reach_new_verification(&deps, &v).await.unwrap();
+    assert!(outbox.schedules.lock().unwrap().is_empty());
+    assert_eq!(outbox.sms(), 0);
+    // Even a stray invocation sends no reminder when they are off.
+    deps.clock.advance(Duration::hours(100));
+    send_reminders(&deps, payload(&v, "72h")).await.unwrap();
+    assert_eq!(outbox.emails(), 0);
+}
+
+#[tokio::test]
+async fn test_mode_reaches_nobody_on_a_deployed_stack() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Test).await;
+    reach_new_verification(&deps, &v).await.unwrap();
+    deps.clock.advance(Duration::hours(96));
+    send_reminders(&deps, payload(&v, "72h")).await.unwrap();
+    assert_eq!((outbox.sms(), outbox.emails()), (0, 0));
+    assert!(outbox.schedules.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_reminder_goes_out_once_per_point_even_when_the_invocation_is_redelivered() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    deps.clock.advance(Duration::hours(96)); // the 72 h point
+    for _ in 0..3 {
+        send_reminders(&deps, payload(&v, "72h")).await.unwrap();
+    }
+    assert_eq!((outbox.emails(), outbox.sms()), (1, 1));
+    let email = outbox.emails.lock().unwrap()[0].clone();
+    assert!(email.subject.starts_with("Reminder: Acme Rentals"));
+    assert!(email.text.contains("12 Elm St") && email.text.contains("2026-11-27 10:00 UTC"));
+    let sms = outbox.sms.lock().unwrap()[0].clone();
+    assert!(
+        sms.text.starts_with("Reminder: Acme Rentals")
+            && sms.text.ends_with("Reply STOP to opt out.")
+    );
+    // The webhook: one id, the same on every redelivery.
+    let hooks = outbox.webhooks.lock().unwrap().clone();
+    assert!(!hooks.is_empty());
+    let ids: Vec<String> = hooks
+        .iter()
+        .map(|h| {
+            serde_json::from_str::<serde_json::Value>(h).unwrap()["webhook_id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert!(ids.iter().all(|id| id == &ids[0]), "{ids:?}");
+    let body: serde_json::Value = serde_json::from_str(
+        serde_json::from_str::<serde_json::Value>(&hooks[0]).unwrap()["body"]
+            .as_str()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(body["type"], "verification.reminder_sent");
+    assert_eq!(body["reminder"], "72h");
+    // The second point is its own notice.
+    deps.clock.advance(Duration::hours(48));
+    send_reminders(&deps, payload(&v, "24h")).await.unwrap();
+    send_reminders(&deps, payload(&v, "24h")).await.unwrap();
+    assert_eq!((outbox.emails(), outbox.sms()), (2, 2));
+}
+
+#[tokio::test]
+async fn concurrent_invocations_of_one_point_send_once() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    deps.clock.advance(Duration::hours(96));
+    let (a, b, c) = tokio::join!(
+        send_reminders(&deps, payload(&v, "72h")),
+        send_reminders(&deps, payload(&v, "72h")),
+        send_reminders(&deps, payload(&v, "72h")),
+    );
+    a.unwrap();
+    b.unwrap();
+    c.unwrap();
+    assert_eq!((outbox.emails(), outbox.sms()), (1, 1));
+}
+
+#[tokio::test]
+async fn no_reminder_after_completion_cancellation_or_expiry() {
+    for end in ["complete", "cancel", "expire_unswept", "fail"] {
+        let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+        let now = created() + Duration::hours(1);
+        match end {
+            "complete" => {
+                deps.store
+                    .transition(&v, &Transition::Start, now)
+                    .await
+                    .unwrap();
+                let started = deps
+                    .store
+                    .get_verification(v.verification_id)
+                    .await
+                    .unwrap()
+                    .unwrap();
+                let report = serde_json::from_value(serde_json::json!({
+                    "total_monthly_income": 5000.0, "income_sources": [],
+                    "verification_method": "bank", "confidence_score": 0.9,
+                    "rent_to_income_ratio": null, "passes_3x_rule": null
+                }))
+                .unwrap();
+                deps.store
+                    .transition(&started, &Transition::Complete { report }, now)
+                    .await
+                    .unwrap();
+            }
+            "cancel" => {
+                deps.store
+                    .transition(&v, &Transition::Cancel, now)
+                    .await
+                    .unwrap();
+            }
+            "fail" => {
+                let fail = Transition::Fail { reason: "x".into() };
+                deps.store.transition(&v, &fail, now).await.unwrap();
+            }
+            // Past expires_at, before the sweeper stored it: still no reminder.
+            _ => deps.clock.advance(VERIFICATION_LIFETIME),
+        }
+        deps.clock.advance(Duration::hours(150));
+        send_reminders(&deps, payload(&v, "24h")).await.unwrap();
+        assert_eq!((outbox.emails(), outbox.sms()), (0, 0), "{end}");
+        assert!(outbox.webhooks.lock().unwrap().is_empty(), "{end}");
+    }
+}
+
+#[tokio::test]
+async fn an_in_progress_verification_is_still_reminded_but_not_re_invited() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    deps.store
+        .transition(&v, &Transition::Start, created())
+        .await
+        .unwrap();
+    let stored = deps
+        .store
+        .get_verification(v.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status, Status::InProgress);
+    reach_new_verification(&deps, &v).await.unwrap();
+    assert_eq!(outbox.sms(), 0, "the tenant started: no invite SMS");
+    deps.clock.advance(Duration::hours(96));
+    send_reminders(&deps, payload(&v, "72h")).await.unwrap();
+    assert_eq!((outbox.emails(), outbox.sms()), (1, 1));
+}
+
+#[tokio::test]
+async fn a_failed_send_is_retried_without_repeating_what_went_out() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    deps.clock.advance(Duration::hours(96));
+    *outbox.failing_sms.lock().unwrap() = 1;
+    // The e-mail goes out, the SMS fails: the invocation fails, so it is retried.
+    assert!(send_reminders(&deps, payload(&v, "72h")).await.is_err());
+    assert_eq!((outbox.emails(), outbox.sms()), (1, 0));
+    send_reminders(&deps, payload(&v, "72h")).await.unwrap();
+    assert_eq!((outbox.emails(), outbox.sms()), (1, 1));
+
+    // The e-mail fails: retried too, and the webhook follows only the sent e-mail.
+    deps.clock.advance(Duration::hours(48));
+    *outbox.failing_mail.lock().unwrap() = 1;
+    let hooks_before = outbox.webhooks.lock().unwrap().len();
+    assert!(send_reminders(&deps, payload(&v, "24h")).await.is_err());
+    assert_eq!(outbox.emails(), 1);
+    assert_eq!(outbox.webhooks.lock().unwrap().len(), hooks_before);
+    send_reminders(&deps, payload(&v, "24h")).await.unwrap();
+    assert_eq!((outbox.emails(), outbox.sms()), (2, 2));
+}
+
+#[tokio::test]
+async fn a_crashed_attempt_holds_its_notice_until_its_lease_runs_out() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    deps.clock.advance(Duration::hours(96));
+    let now = deps.clock.now();
+    // An attempt claimed the reminder e-mail and crashed before sending.
+    let notice = Notice::ReminderEmail("72h".into());
+    let claim = deps
+        .store
+        .claim_notice(v.verification_id, &notice, "hash", now, now + NOTICE_LEASE)
+        .await
+        .unwrap();
+    assert_eq!(claim, NoticeClaim::Claimed);
+    send_reminders(&deps, payload(&v, "72h")).await.unwrap();
+    assert_eq!(
+        outbox.emails(),
+        0,
+        "the lease is live: another attempt may still send"
+    );
+    deps.clock.advance(NOTICE_LEASE + Duration::seconds(1));
+    send_reminders(&deps, payload(&v, "72h")).await.unwrap();
+    send_reminders(&deps, payload(&v, "72h")).await.unwrap();
+    assert_eq!(outbox.emails(), 1);
+}
+
+#[tokio::test]
+async fn an_unknown_point_sends_nothing() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    deps.clock.advance(Duration::hours(96));
+    send_reminders(&deps, payload(&v, "5h")).await.unwrap();
+    assert_eq!((outbox.emails(), outbox.sms()), (0, 0));
+}
+
+/// A stream record of `v`'s insert, as publish-events receives it.
+fn insert_record(v: &Verification, seq: &str) -> aws_lambda_events::event::dynamodb::EventRecord {
+    let mut item: serde_dynamo::Item = serde_dynamo::to_item(v).unwrap();
+    item.insert(
+        "SK".into(),
+        serde_dynamo::AttributeValue::S("VERIFICATION".into()),
+    );
+    let mut record = aws_lambda_events::event::dynamodb::EventRecord::default();
+    record.event_name = "INSERT".into();
+    record.change.new_image = item;
+    record.change.sequence_number = Some(seq.into());
+    record
+}
+
+#[tokio::test]
+async fn a_failed_schedule_reports_the_record_and_its_redelivery_finishes_the_work_once() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    *outbox.failing_schedules.lock().unwrap() = 1;
+    let mut event = aws_lambda_events::event::dynamodb::Event::default();
+    event.records = vec![insert_record(&v, "1"), insert_record(&v, "2")];
+    let first = reach_events(&deps, &event).await;
+    let failed: Vec<_> = first
+        .batch_item_failures
+        .iter()
+        .map(|f| f.item_identifier.clone())
+        .collect();
+    assert_eq!(
+        failed,
+        vec![Some("1".to_string())],
+        "reported, not acknowledged"
+    );
+    // The stream hands the batch again from the failed record: the work is done, once.
+    let again = reach_events(&deps, &event).await;
+    assert!(again.batch_item_failures.is_empty());
+    assert_eq!(outbox.schedules.lock().unwrap().len(), 2);
+    assert_eq!(outbox.sms(), 1);
+    // One answer for both passes: the earliest reported record.
+    let mut mailed = aws_lambda_events::event::streams::DynamoDbEventResponse::default();
+    let mut late = aws_lambda_events::event::streams::DynamoDbBatchItemFailure::default();
+    late.item_identifier = Some("2".into());
+    mailed.batch_item_failures.push(late);
+    let merged = merge_responses(&event, [mailed, first]);
+    assert_eq!(merged.batch_item_failures.len(), 1);
+    assert_eq!(
+        merged.batch_item_failures[0].item_identifier.as_deref(),
+        Some("1")
+    );
+}
+
+#[tokio::test]
+async fn a_transient_sms_failure_of_the_invite_is_retried_by_the_stream_without_a_second_text() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    *outbox.failing_sms.lock().unwrap() = 1;
+    assert!(reach_new_verification(&deps, &v).await.is_err());
+    assert_eq!(outbox.sms(), 0);
+    reach_new_verification(&deps, &v).await.unwrap();
+    reach_new_verification(&deps, &v).await.unwrap();
+    assert_eq!(outbox.sms(), 1);
+}
