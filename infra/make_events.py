@@ -14,17 +14,20 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent / "events"
 B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
-def key(mode: str, random: str) -> str:
-    n = zlib.crc32(random.encode())
+def key(mode: str, account: str, random: str) -> str:
+    """A key naming its account (shared/src/domain/secrets.rs): the checksum covers account_random."""
+    body = f"{account}_{random}"
+    n = zlib.crc32(body.encode())
     out = ""
     for _ in range(6):
         out = B62[n % 62] + out
         n //= 62
-    return f"tiv_{mode}_{random}{out}"
+    return f"tiv_{mode}_{body}{out}"
 
 
-DEMO_TEST = key("test", "DemoTestKeyLocalStackOnly00001")
-UNKNOWN = key("test", "UnknownKeyNeverIssuedAnywhere1")
+DEMO_TEST = key("test", "acct_demo", "DemoTestKeyLocalStackOnly00001")
+# Well-formed, naming the demo account, but never issued: the account does not list it.
+UNKNOWN = key("test", "acct_demo", "UnknownKeyNeverIssuedAnywhere1")
 PENDING = "0b3f1c2e-5d4a-4e8b-9c7d-1a2b3c4d5e6f"
 IN_PROGRESS = "1c4f2d3e-6e5b-4f9c-8d8e-2b3c4d5e6f70"
 COMPLETED = "2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081"

@@ -9,6 +9,7 @@ use std::fmt::{self, Debug, Formatter};
 
 mod household;
 
+use crate::domain::metering::PresentedKey;
 use crate::domain::secrets::ParsedKey;
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Account, ApiKeyRecord, NewVerificationInput, Transition, Verification};
@@ -157,6 +158,7 @@ impl Debug for Account {
             .field("api_window", &self.api_window)
             .field("api_requests", &self.api_requests)
             .field("revoked_keys", &self.revoked_keys)
+            .field("api_keys", &self.api_keys.len())
             .finish_non_exhaustive()
     }
 }
@@ -181,7 +183,20 @@ impl Debug for ParsedKey {
         f.debug_struct("ParsedKey")
             .field("mode", &self.mode)
             .field("hash", &Hidden)
+            .field("account_id", &self.account_id)
             .finish_non_exhaustive()
+    }
+}
+
+impl Debug for PresentedKey {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PresentedKey")
+            .field("key_id", &self.key_id)
+            .field("key_hash", &Hidden)
+            .field("account_id", &self.account_id)
+            .field("mode", &self.mode)
+            .field("names_account", &self.names_account)
+            .finish()
     }
 }
 
@@ -437,8 +452,9 @@ mod tests {
             api_window: None,
             api_requests: 0,
             revoked_keys: vec![],
+            api_keys: [(TOKEN_HASH.to_string(), Mode::Live)].into(),
         };
-        let out = assert_hides(&account, &[NAME]);
+        let out = assert_hides(&account, &[NAME, TOKEN_HASH]);
         assert!(out.contains("acct_1"));
     }
 
@@ -458,8 +474,17 @@ mod tests {
         let parsed = ParsedKey {
             mode: Mode::Live,
             hash: TOKEN_HASH.into(),
+            account_id: Some("acct_1".into()),
         };
         assert_hides(&parsed, &[TOKEN_HASH]);
+        let presented = PresentedKey {
+            key_id: "key_9f86d081884c7d65".into(),
+            key_hash: TOKEN_HASH.into(),
+            account_id: "acct_1".into(),
+            mode: Mode::Live,
+            names_account: true,
+        };
+        assert_hides(&presented, &[TOKEN_HASH]);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use shared::adapters::testing::{
 };
 use shared::config::{LiveIncome, Plans, Settings};
 use shared::domain::report::IncomeReport;
-use shared::domain::secrets::{GeneratedKey, key_from_random};
+use shared::domain::secrets::{GeneratedKey, account_key_from_random};
 use shared::domain::{ApiKeyRecord, Mode, Plan, Status, Transition};
 use shared::handlers::api::{ApiDeps, cancel_verification, create_verification, get_verification};
 use shared::http::{ApiRequest, ApiResponse};
@@ -52,7 +52,7 @@ async fn seed<S: Store>(store: &S, plan: &str) -> Keys {
         .put_account(&active_account(ACCOUNT, plan, now()))
         .await
         .unwrap();
-    let key = |mode, random: &str| key_from_random(mode, random);
+    let key = |mode, random: &str| account_key_from_random(ACCOUNT, mode, random).unwrap();
     let keys = Keys {
         live: key(Mode::Live, "MemoryLiveKeyHandlerTests00001"),
         test: key(Mode::Test, "MemoryTestKeyHandlerTests00001"),
@@ -133,7 +133,9 @@ async fn every_authentication_failure_is_a_401_with_its_code() {
     let basic = anonymous_post(&tenant()).with_header("authorization", "Basic dXNlcjpwdw==");
     let malformed = post("tiv_test_short", &tenant());
     let unknown = post(
-        &key_from_random(Mode::Test, "NobodysKeyHandlerTests00000001").secret,
+        &account_key_from_random(ACCOUNT, Mode::Test, "NobodysKeyHandlerTests00000001")
+            .unwrap()
+            .secret,
         &tenant(),
     );
     for (request, code) in [
@@ -207,9 +209,15 @@ async fn a_store_error_is_the_enveloped_500_without_its_text() {
         faults: faults.clone(),
     };
     let (deps, keys) = deps_with(store, "pro").await;
-    for op in [StoreOp::CreateVerification, StoreOp::MeterApiRequest] {
+    // The create that carries its own metering (a test key); then, the way a live key goes on an
+    // instance that does not know its account's plan yet: the metering write, then the create.
+    for (op, key) in [
+        (StoreOp::MeterAndCreate, &keys.test),
+        (StoreOp::MeterApiRequest, &keys.live),
+        (StoreOp::CreateVerification, &keys.live),
+    ] {
         faults.arm(op, 1);
-        let request = post(&keys.test.secret, &tenant());
+        let request = post(&key.secret, &tenant());
         let request_id = request.request_id.clone();
         let response = create_verification(&deps, request).await;
         assert_eq!(refusal(&response), (500, "internal_error".into()), "{op:?}");
@@ -248,15 +256,16 @@ async fn cancel_moves_an_open_verification_once() {
     assert_eq!(refusal(&response), (404, "not_found".into()));
 }
 
-/// Completes the verification the moment the handler is about to write its transition: the
-/// tenant's completion wins the race between the cancel's read and its conditional write.
+/// Completes the verification the moment the handler is about to write its cancel (the one write
+/// that carries the metering, or the transition after the read): the tenant's completion wins the
+/// race with the cancel's conditional write.
 struct CompletionWinsRace {
     store: MemoryStore,
 }
 
 impl FaultPlan for CompletionWinsRace {
     fn check(&self, op: StoreOp) -> Result<(), StoreError> {
-        if op == StoreOp::Transition {
+        if op == StoreOp::Transition || op == StoreOp::MeterAndCancel {
             let open = self
                 .store
                 .verifications()

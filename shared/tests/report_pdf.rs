@@ -14,7 +14,7 @@ use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
 use shared::config::{LiveIncome, Plans, Settings};
 use shared::domain::affordability::RentTerms;
 use shared::domain::report::build_report_with;
-use shared::domain::secrets::{GeneratedKey, key_from_random};
+use shared::domain::secrets::{GeneratedKey, account_key_from_random};
 use shared::domain::{ApiKeyRecord, Mode, Plan, Status, Transition};
 use shared::handlers::api::{ApiDeps, create_verification, get_report, get_verification};
 use shared::http::{ApiRequest, ApiResponse};
@@ -47,7 +47,7 @@ fn settings() -> Settings {
 }
 
 async fn key_of(store: &MemoryStore, account: &str, mode: Mode, random: &str) -> GeneratedKey {
-    let key = key_from_random(mode, random);
+    let key = account_key_from_random(account, mode, random).unwrap();
     store
         .put_api_key(&ApiKeyRecord {
             key_id: key.key_id.clone(),

@@ -113,6 +113,7 @@ pub async fn run<S: Store>(
                     api_window: None,
                     api_requests: 0,
                     revoked_keys: vec![],
+                    api_keys: Default::default(),
                 })
                 .await
                 .map_err(|e| {
@@ -146,7 +147,7 @@ pub async fn run<S: Store>(
                 .await
                 .map_err(err)?
                 .ok_or("no such account")?;
-            let key = generate_api_key(mode.into());
+            let key = generate_api_key(&account, mode.into());
             store
                 .put_api_key(&ApiKeyRecord {
                     key_id: key.key_id.clone(),

@@ -68,6 +68,14 @@ async fn accounts_keys_plans_subscriptions_and_secrets() {
         .expect("stored by hash");
     assert_eq!(stored.key_id, key_id);
     assert_eq!(stored.account_id, "acct_acme");
+    // The key names its account, and the account lists its hash: the metering write alone
+    // authenticates it.
+    assert_eq!(parsed.account_id.as_deref(), Some("acct_acme"));
+    let account = store.get_account("acct_acme").await.unwrap().unwrap();
+    assert_eq!(
+        account.api_keys.get(&parsed.hash),
+        Some(&shared::domain::Mode::Live)
+    );
     go(Command::IssueKey {
         account: "acct_acme".into(),
         mode: KeyMode::Test,

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use chrono::Utc;
 use serde_json::{Value, json};
 use shared::adapters::testing::{MemoryStore, active_account};
-use shared::domain::secrets::key_from_random;
+use shared::domain::secrets::account_key_from_random;
 use shared::domain::{ApiKeyRecord, Mode, Plan};
 use shared::handlers::api::{ApiDeps, create_verification, get_verification};
 use shared::http::{ApiRequest, parse_query};
@@ -232,7 +232,9 @@ pub(crate) fn handler_throughput(seconds: u64) -> Result<HandlerRun, Error> {
             store
                 .put_account(&active_account("acct_bench", "bench", now))
                 .await?;
-            let key = key_from_random(Mode::Test, "BenchTestKeyMemoryStore0000001");
+            let key =
+                account_key_from_random("acct_bench", Mode::Test, "BenchTestKeyMemoryStore0000001")
+                    .ok_or("the bench account id names no key")?;
             store
                 .put_api_key(&ApiKeyRecord {
                     key_id: key.key_id.clone(),

@@ -147,8 +147,15 @@ pub(crate) async fn fresh_stack(
         (stack::OTHER_ACCOUNT, Mode::Test),
     ] {
         let key = stack::demo_key(account, mode);
+        let presented = shared::domain::metering::PresentedKey {
+            key_id: key.key_id,
+            key_hash: key.hash,
+            account_id: account.to_string(),
+            mode,
+            names_account: true,
+        };
         store
-            .meter_api_request(account, &key.key_id, chrono::Utc::now(), &plans)
+            .meter_api_request(&presented, chrono::Utc::now(), &plans)
             .await?;
     }
     Ok((names, created, store))

@@ -3,7 +3,7 @@
 use aws_config::SdkConfig;
 use chrono::{Duration, Utc};
 use shared::adapters::dynamo::DynamoStore;
-use shared::domain::secrets::{GeneratedKey, key_from_random};
+use shared::domain::secrets::{GeneratedKey, account_key_from_random, key_from_random};
 use shared::domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus};
 use shared::ports::StoreError;
 use shared::ports::store::prelude::*;
@@ -158,15 +158,27 @@ pub const DEMO_ACCOUNT: &str = "acct_demo";
 pub const OTHER_ACCOUNT: &str = "acct_other";
 
 /// The demo keys are fixed so the sample events in `events/` carry a key that works against the
-/// local stack. They exist only in local tables; a deployed table never has them.
+/// local stack. They exist only in local tables; a deployed table never has them. They name their
+/// account (the current key format).
 pub fn demo_key(account: &str, mode: Mode) -> GeneratedKey {
-    let random = match (account, mode) {
+    account_key_from_random(account, mode, demo_random(account, mode))
+        .expect("demo account ids can be named in a key")
+}
+
+/// The demo keys of the earlier format (no account named, found by their hash), seeded beside
+/// the current ones so the local stack serves both kinds, as a deployed table does after the
+/// change of format.
+pub fn legacy_demo_key(account: &str, mode: Mode) -> GeneratedKey {
+    key_from_random(mode, demo_random(account, mode))
+}
+
+fn demo_random(account: &str, mode: Mode) -> &'static str {
+    match (account, mode) {
         (DEMO_ACCOUNT, Mode::Live) => "DemoLiveKeyLocalStackOnly00001",
         (DEMO_ACCOUNT, Mode::Test) => "DemoTestKeyLocalStackOnly00001",
         (_, Mode::Live) => "OtherLiveKeyLocalStackOnly0001",
         (_, Mode::Test) => "OtherTestKeyLocalStackOnly0001",
-    };
-    key_from_random(mode, random)
+    }
 }
 
 /// Creates an account on `plan` with a live and a test key; returns (live, test) secrets.
@@ -193,6 +205,7 @@ pub async fn seed_account(
                 api_window: None,
                 api_requests: 0,
                 revoked_keys: vec![],
+                api_keys: Default::default(),
             })
             .await?;
     }
@@ -201,9 +214,13 @@ pub async fn seed_account(
         let key = if fixed_keys {
             demo_key(account_id, mode)
         } else {
-            shared::domain::secrets::generate_api_key(mode)
+            shared::domain::secrets::generate_api_key(account_id, mode)
         };
-        if store.find_api_key(&key.hash).await?.is_none() {
+        let legacy = fixed_keys.then(|| legacy_demo_key(account_id, mode));
+        for key in std::iter::once(&key).chain(legacy.as_ref()) {
+            if store.find_api_key(&key.hash).await?.is_some() {
+                continue;
+            }
             store
                 .put_api_key(&ApiKeyRecord {
                     key_id: key.key_id.clone(),

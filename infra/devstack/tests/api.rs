@@ -185,9 +185,19 @@ async fn authentication_failures_are_401_with_www_authenticate() {
     assert_error(&r, 401, "invalid_api_key");
     assert!(!r.raw.contains(&typo));
 
-    // Well-formed but never issued.
-    let unknown = shared::domain::secrets::generate_api_key(Mode::Live).secret;
-    let r = env.call("GET", "/api/v1/usage", Some(&unknown), None).await;
+    // Well-formed but never issued: naming a real account, naming none, of the earlier format.
+    for account in [
+        devstack::stack::DEMO_ACCOUNT,
+        "acct_nobody",
+        "not a key-safe id",
+    ] {
+        let unknown = shared::domain::secrets::generate_api_key(account, Mode::Live).secret;
+        let r = env.call("GET", "/api/v1/usage", Some(&unknown), None).await;
+        assert_error(&r, 401, "invalid_api_key");
+    }
+    // A key of the demo account's test mode, presented with the live prefix: refused as well.
+    let swapped = env.test_key.replacen("tiv_test_", "tiv_live_", 1);
+    let r = env.call("GET", "/api/v1/usage", Some(&swapped), None).await;
     assert_error(&r, 401, "invalid_api_key");
 
     // Revoked: refused at once, also by a function that has the key cached.
@@ -200,7 +210,10 @@ async fn authentication_failures_are_401_with_www_authenticate() {
         .list_api_keys(devstack::stack::DEMO_ACCOUNT)
         .await
         .unwrap();
-    let live = keys.iter().find(|k| k.mode == Mode::Live).unwrap();
+    let live = keys
+        .iter()
+        .find(|k| k.key_hash == shared::domain::secrets::sha256_hex(env.live_key.as_bytes()))
+        .unwrap();
     assert!(
         env.store
             .revoke_api_key(devstack::stack::DEMO_ACCOUNT, &live.key_id, Utc::now())
@@ -216,6 +229,55 @@ async fn authentication_failures_are_401_with_www_authenticate() {
         .call("GET", "/api/v1/usage", Some(&env.test_key), None)
         .await;
     assert_eq!(r.status, 200, "{}", r.raw);
+}
+
+/// Keys issued before keys named their account (found by their hash) keep working, cold and warm,
+/// and a revocation still takes effect on the next request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keys_of_the_earlier_format_keep_working_until_revoked() {
+    let env = env().await;
+    let account = devstack::stack::OTHER_ACCOUNT;
+    let legacy = devstack::stack::legacy_demo_key(account, Mode::Test);
+    let parsed = shared::domain::secrets::parse_api_key(&legacy.secret).unwrap();
+    assert_eq!(
+        parsed.account_id, None,
+        "a key of the earlier format names no account"
+    );
+    for path in ["/api/v1/usage", "/api/v1/usage", "/api/v1/verifications"] {
+        let r = env.call("GET", path, Some(&legacy.secret), None).await;
+        assert_eq!(r.status, 200, "{path}: {}", r.raw);
+    }
+    let r = env
+        .call("GET", "/api/v1/usage", Some(&env.other_test_key), None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    assert!(
+        env.store
+            .revoke_api_key(account, &legacy.key_id, Utc::now())
+            .await
+            .unwrap()
+    );
+    let r = env
+        .call("GET", "/api/v1/usage", Some(&legacy.secret), None)
+        .await;
+    assert_error(&r, 401, "api_key_revoked");
+    // The account's key of the current format still works; revoking it takes effect at once too.
+    let r = env
+        .call("GET", "/api/v1/usage", Some(&env.other_test_key), None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    let current = devstack::stack::demo_key(account, Mode::Test);
+    assert_eq!(current.secret, env.other_test_key);
+    assert!(
+        env.store
+            .revoke_api_key(account, &current.key_id, Utc::now())
+            .await
+            .unwrap()
+    );
+    let r = env
+        .call("GET", "/api/v1/usage", Some(&env.other_test_key), None)
+        .await;
+    assert_error(&r, 401, "api_key_revoked");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -293,6 +355,58 @@ async fn api_allowance_runs_out_with_429_and_retry_after() {
         .call("GET", "/api/v1/usage", Some(&env.other_live_key), None)
         .await;
     assert_eq!(r.status, 200);
+}
+
+/// A create carries its own metering (one transaction): at the daily allowance's edge, concurrent
+/// creates are counted and create together, exactly as many as the allowance has left, and the
+/// rate headers of such a create show the count.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_creates_at_the_daily_allowance_edge_count_and_create_together() {
+    let env = env().await;
+    let account = devstack::stack::OTHER_ACCOUNT;
+    // `tiny` allows 3 requests a day; the first of the day starts the window.
+    env.store
+        .update_account(account, Some("tiny"), None)
+        .await
+        .unwrap();
+    let r = env
+        .call("GET", "/api/v1/usage", Some(&env.other_test_key), None)
+        .await;
+    assert_eq!(r.header("x-ratelimit-remaining"), Some("2"), "{}", r.raw);
+    let r = env
+        .create(
+            &env.other_test_key,
+            json!({"tenant_email": "one@example.com"}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.raw);
+    assert_eq!(r.header("x-ratelimit-remaining"), Some("1"));
+    // One request left, six creates at once: exactly one is counted and creates.
+    let replies = futures::future::join_all((0..6).map(|i| {
+        env.create(
+            &env.other_test_key,
+            json!({"tenant_email": format!("edge{i}@example.com")}),
+        )
+    }))
+    .await;
+    let statuses: Vec<u16> = replies.iter().map(|r| r.status).collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 201).count(),
+        1,
+        "{statuses:?}"
+    );
+    for r in replies.iter().filter(|r| r.status != 201) {
+        assert_error(r, 429, "rate_limit_exceeded");
+    }
+    let month = shared::domain::usage_month(Utc::now());
+    let (stats, _) = env
+        .store
+        .owner_stats(account, Mode::Test, &month)
+        .await
+        .unwrap();
+    assert_eq!(stats.total, 2, "only counted requests created");
+    let account_now = env.store.get_account(account).await.unwrap().unwrap();
+    assert_eq!(account_now.api_requests, 3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,6 +11,7 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use shared::adapters::dynamo::items::{self, Item};
 use shared::adapters::dynamo::{DynamoStore, create_table, keys, schema};
 use shared::config::Plans;
+use shared::domain::metering::PresentedKey;
 use shared::domain::report::IncomeReport;
 use shared::domain::{
     Account, ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, SubscriptionStatus,
@@ -18,8 +19,8 @@ use shared::domain::{
 };
 use shared::ports::store::prelude::*;
 use shared::ports::{
-    CreateOutcome, EmailClaim, EmailStart, IdempotencyClaim, MeterOutcome, TransitionOutcome,
-    WebhookSecrets,
+    CreateOutcome, EmailClaim, EmailStart, IdempotencyClaim, MeterOutcome, MeteredCancel,
+    MeteredCreate, TransitionOutcome, WebhookSecrets,
 };
 
 const ACCOUNT: &str = "acct_dynamo";
@@ -136,6 +137,21 @@ async fn items_round_trip_and_are_the_production_mapping() {
     );
     let listed = store.list_api_keys(ACCOUNT).await.unwrap();
     assert_eq!(listed.len(), 1);
+    // The same write listed the key's hash on its account; a key of an unknown account, or one
+    // stored twice, is refused and lists nothing.
+    let account_now = store.get_account(ACCOUNT).await.unwrap().unwrap();
+    assert_eq!(
+        account_now.api_keys,
+        [(key.key_hash.clone(), Mode::Test)].into()
+    );
+    assert!(store.put_api_key(&key).await.is_err());
+    let orphan = ApiKeyRecord {
+        key_hash: "orphan-hash".into(),
+        account_id: "nobody".into(),
+        ..key.clone()
+    };
+    assert!(store.put_api_key(&orphan).await.is_err());
+    assert_eq!(store.find_api_key("orphan-hash").await.unwrap(), None);
 
     let secrets = WebhookSecrets {
         current: Some("whsec_current".into()),
@@ -452,6 +468,381 @@ async fn counters_move_with_the_writes<S: Store>(store: S) {
     assert_eq!(test_stats.total, 0);
 }
 
+/// A key the metering finds by its hash first (the earlier format): the write checks revocation.
+fn found_key(key_id: &str) -> PresentedKey {
+    PresentedKey {
+        key_id: key_id.into(),
+        key_hash: format!("hash-of-{key_id}"),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        names_account: false,
+    }
+}
+
+on_both_stores!(a_key_naming_its_account_is_authenticated_by_the_metering_write);
+/// A key of the current format is never looked up: the one metering write counts it only while
+/// its account lists its hash with its mode and has not revoked it.
+async fn a_key_naming_its_account_is_authenticated_by_the_metering_write<S: Store>(store: S) {
+    store.put_account(&account("tiny")).await.unwrap();
+    let plans = Plans::new(vec![Plan {
+        name: "tiny".into(),
+        verifications_per_month: 10,
+        api_requests_per_day: 5,
+        api_access: true,
+    }]);
+    let issued = |hash: &str, mode| ApiKeyRecord {
+        key_id: format!("key_{hash}"),
+        key_hash: hash.into(),
+        account_id: ACCOUNT.into(),
+        mode,
+        display_prefix: "tiv_test_aaaa".into(),
+        created_at: now(),
+        revoked_at: None,
+    };
+    let presented = |hash: &str, mode| PresentedKey {
+        key_id: format!("key_{hash}"),
+        key_hash: hash.into(),
+        account_id: ACCOUNT.into(),
+        mode,
+        names_account: true,
+    };
+    // Before it is issued: unknown, and nothing is counted.
+    let meter = |key: PresentedKey| {
+        let (store, plans) = (&store, &plans);
+        async move { store.meter_api_request(&key, now(), plans).await.unwrap() }
+    };
+    assert_eq!(
+        meter(presented("h1", Mode::Test)).await,
+        MeterOutcome::UnknownAccount
+    );
+    // The account's first key creates the listing, the second adds to it.
+    store.put_api_key(&issued("h1", Mode::Test)).await.unwrap();
+    store.put_api_key(&issued("h2", Mode::Live)).await.unwrap();
+    match meter(presented("h1", Mode::Test)).await {
+        MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, 1),
+        other => panic!("{other:?}"),
+    }
+    match meter(presented("h2", Mode::Live)).await {
+        MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, 2),
+        other => panic!("{other:?}"),
+    }
+    // Listed for the other mode, or not listed at all: unknown, not counted.
+    assert_eq!(
+        meter(presented("h1", Mode::Live)).await,
+        MeterOutcome::UnknownAccount
+    );
+    assert_eq!(
+        meter(presented("h3", Mode::Test)).await,
+        MeterOutcome::UnknownAccount
+    );
+    // Revoked: refused by the next request's write, and the other key still counts.
+    assert!(
+        store
+            .revoke_api_key(ACCOUNT, "key_h1", now())
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        meter(presented("h1", Mode::Test)).await,
+        MeterOutcome::KeyRevoked
+    );
+    match meter(presented("h2", Mode::Live)).await {
+        MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, 3),
+        other => panic!("{other:?}"),
+    }
+}
+
+on_both_stores!(a_create_carrying_its_metering_writes_both_or_nothing);
+/// `meter_and_create`: the count of the request and the create happen together or not at all;
+/// every refusal (window not started, another plan, an allowance used up, the Idempotency-Key
+/// used, a key not listed or revoked) leaves the count and the verifications as they were.
+async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: S) {
+    store.put_account(&account("tiny")).await.unwrap();
+    let plan = |name: &str, month, day| Plan {
+        name: name.into(),
+        verifications_per_month: month,
+        api_requests_per_day: day,
+        api_access: true,
+    };
+    let plans = Plans::new(vec![plan("tiny", 1, 4), plan("pro", 5, 1000)]);
+    for (hash, key_id) in [("h1", "key_h1"), ("h2", "key_h2")] {
+        let record = ApiKeyRecord {
+            key_id: key_id.into(),
+            key_hash: hash.into(),
+            account_id: ACCOUNT.into(),
+            mode: Mode::Live,
+            display_prefix: "tiv_live_acct".into(),
+            created_at: now(),
+            revoked_at: None,
+        };
+        store.put_api_key(&record).await.unwrap();
+    }
+    let presented = |hash: &str| PresentedKey {
+        key_id: format!("key_{hash}"),
+        key_hash: hash.into(),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Live,
+        names_account: true,
+    };
+    let claim = IdempotencyClaim {
+        key_hash: "idem-key".into(),
+        body_hash: "idem-body".into(),
+    };
+    let (store, plans) = (&store, &plans);
+    let create = |hash: &'static str, plan: &'static str, idem: bool, limit: Option<u32>| {
+        let v = pending(Mode::Live);
+        let claim = claim.clone();
+        async move {
+            let key = presented(hash);
+            let idem = idem.then_some(&claim);
+            let out = store
+                .meter_and_create(&MeteredCreate {
+                    key: &key,
+                    plan: Some(plan),
+                    now: now(),
+                    plans,
+                    verification: &v,
+                    idempotency: idem,
+                    monthly_limit: limit,
+                })
+                .await
+                .unwrap();
+            let written = store.get_verification(v.verification_id).await.unwrap();
+            assert_eq!(out.is_some(), written.is_some(), "both or nothing");
+            out.map(|a| a.api_requests)
+        }
+    };
+    let count = || async {
+        store
+            .get_account(ACCOUNT)
+            .await
+            .unwrap()
+            .unwrap()
+            .api_requests
+    };
+    // The first request of a UTC day starts the window the usual way: nothing here.
+    assert_eq!(create("h1", "tiny", false, Some(1)).await, None);
+    assert!(matches!(
+        store
+            .meter_api_request(&presented("h1"), now(), plans)
+            .await
+            .unwrap(),
+        MeterOutcome::Allowed(_)
+    ));
+    // Another plan than the account's: nothing.
+    assert_eq!(create("h1", "pro", false, Some(5)).await, None);
+    assert_eq!(count().await, 1);
+    // Counted and created together, the Idempotency-Key claimed with them.
+    assert_eq!(create("h1", "tiny", true, Some(1)).await, Some(2));
+    assert_eq!(count().await, 2);
+    let month = shared::domain::usage_month(now());
+    let (_, used) = store
+        .owner_stats(ACCOUNT, Mode::Live, &month)
+        .await
+        .unwrap();
+    assert_eq!(used.created, 1);
+    // The month's allowance used up, the Idempotency-Key used, a key not listed: nothing.
+    assert_eq!(create("h1", "tiny", false, Some(1)).await, None);
+    assert_eq!(create("h1", "tiny", true, None).await, None);
+    assert_eq!(create("h9", "tiny", false, None).await, None);
+    assert_eq!(count().await, 2);
+    // A revoked key: refused by the same write; the other key still counts.
+    assert!(
+        store
+            .revoke_api_key(ACCOUNT, "key_h2", now())
+            .await
+            .unwrap()
+    );
+    assert_eq!(create("h2", "tiny", false, None).await, None);
+    assert_eq!(create("h1", "tiny", false, None).await, Some(3));
+    assert_eq!(create("h1", "tiny", false, None).await, Some(4));
+    // The day's allowance (4) used up: nothing.
+    assert_eq!(create("h1", "tiny", false, None).await, None);
+    assert_eq!(count().await, 4);
+    let (_, used) = store
+        .owner_stats(ACCOUNT, Mode::Live, &month)
+        .await
+        .unwrap();
+    assert_eq!(used.created, 3);
+}
+
+on_both_stores!(a_cancel_carrying_its_metering_writes_both_or_nothing);
+/// `meter_and_cancel`: the count and the cancel of the key's own pending verification happen
+/// together or not at all; anything else (another account or mode, in progress, past its expiry,
+/// missing, the day's allowance used up) leaves the count and the verification as they were.
+async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: S) {
+    store.put_account(&account("tiny")).await.unwrap();
+    let plans = Plans::new(vec![Plan {
+        name: "tiny".into(),
+        verifications_per_month: 10,
+        api_requests_per_day: 3,
+        api_access: true,
+    }]);
+    let record = ApiKeyRecord {
+        key_id: "key_h1".into(),
+        key_hash: "h1".into(),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        display_prefix: "tiv_test_acct".into(),
+        created_at: now(),
+        revoked_at: None,
+    };
+    store.put_api_key(&record).await.unwrap();
+    let key = PresentedKey {
+        key_id: "key_h1".into(),
+        key_hash: "h1".into(),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        names_account: true,
+    };
+    let (store, plans, key) = (&store, &plans, &key);
+    let cancel = |id: uuid::Uuid, at: DateTime<Utc>| async move {
+        store
+            .meter_and_cancel(&MeteredCancel {
+                key,
+                now: at,
+                plans,
+                verification_id: id,
+            })
+            .await
+            .unwrap()
+            .map(|a| a.api_requests)
+    };
+    let count = || async {
+        store
+            .get_account(ACCOUNT)
+            .await
+            .unwrap()
+            .unwrap()
+            .api_requests
+    };
+    let created = |mode| async move {
+        let v = pending(mode);
+        store.create_verification(&v, None, None).await.unwrap();
+        v
+    };
+    assert!(matches!(
+        store.meter_api_request(key, now(), plans).await.unwrap(),
+        MeterOutcome::Allowed(_)
+    ));
+    let open = created(Mode::Test).await;
+    let live = created(Mode::Live).await;
+    let started = created(Mode::Test).await;
+    store
+        .transition(&started, &Transition::Start, now())
+        .await
+        .unwrap();
+    // Another mode's, one in progress, one past its expiry, one that does not exist: nothing.
+    assert_eq!(cancel(live.verification_id, now()).await, None);
+    assert_eq!(cancel(started.verification_id, now()).await, None);
+    assert_eq!(cancel(open.verification_id, open.expires_at).await, None);
+    assert_eq!(cancel(uuid::Uuid::new_v4(), now()).await, None);
+    assert_eq!(count().await, 1);
+    // The key's own pending one: counted and cancelled together, counters moved.
+    assert_eq!(cancel(open.verification_id, now()).await, Some(2));
+    let after = store
+        .get_verification(open.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(after.status, Status::Expired);
+    assert_eq!(after.cancelled_at, Some(now()));
+    let month = shared::domain::usage_month(now());
+    let (stats, _) = store
+        .owner_stats(ACCOUNT, Mode::Test, &month)
+        .await
+        .unwrap();
+    assert_eq!((stats.pending, stats.expired), (0, 1));
+    // Cancelled already: nothing more.
+    assert_eq!(cancel(open.verification_id, now()).await, None);
+    // The day's allowance used up: nothing, even for a pending one.
+    let another = created(Mode::Test).await;
+    assert!(matches!(
+        store.meter_api_request(key, now(), plans).await.unwrap(),
+        MeterOutcome::Allowed(_)
+    ));
+    assert_eq!(cancel(another.verification_id, now()).await, None);
+    let still = store
+        .get_verification(another.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(still.status, Status::Pending);
+    assert_eq!(count().await, 3);
+}
+
+on_both_stores!(a_cancel_carrying_its_metering_races_the_tenant_start_with_one_winner);
+/// The one-write cancel and the tenant's start of the same pending verification, at once: both are
+/// conditional on `pending`, so exactly one is applied and the counters follow the winner.
+async fn a_cancel_carrying_its_metering_races_the_tenant_start_with_one_winner<S: Store>(store: S) {
+    store.put_account(&account("pro")).await.unwrap();
+    let plans = Plans::new(vec![Plan {
+        name: "pro".into(),
+        verifications_per_month: 50,
+        api_requests_per_day: 1000,
+        api_access: true,
+    }]);
+    let record = ApiKeyRecord {
+        key_id: "key_h1".into(),
+        key_hash: "h1".into(),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        display_prefix: "tiv_test_acct".into(),
+        created_at: now(),
+        revoked_at: None,
+    };
+    store.put_api_key(&record).await.unwrap();
+    let key = PresentedKey {
+        key_id: "key_h1".into(),
+        key_hash: "h1".into(),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        names_account: true,
+    };
+    assert!(matches!(
+        store.meter_api_request(&key, now(), &plans).await.unwrap(),
+        MeterOutcome::Allowed(_)
+    ));
+    for _ in 0..5 {
+        let v = pending(Mode::Test);
+        store.create_verification(&v, None, None).await.unwrap();
+        let cancel = MeteredCancel {
+            key: &key,
+            now: now(),
+            plans: &plans,
+            verification_id: v.verification_id,
+        };
+        let (cancelled, started) = futures::join!(
+            store.meter_and_cancel(&cancel),
+            store.transition(&v, &Transition::Start, now())
+        );
+        let cancelled = cancelled.unwrap().is_some();
+        let started = matches!(started.unwrap(), TransitionOutcome::Applied(_));
+        assert!(
+            cancelled != started,
+            "exactly one wins: cancel {cancelled}, start {started}"
+        );
+        let stored = store
+            .get_verification(v.verification_id)
+            .await
+            .unwrap()
+            .unwrap();
+        let expected = if cancelled {
+            Status::Expired
+        } else {
+            Status::InProgress
+        };
+        assert_eq!(stored.status, expected);
+    }
+    let month = shared::domain::usage_month(now());
+    let (stats, _) = store
+        .owner_stats(ACCOUNT, Mode::Test, &month)
+        .await
+        .unwrap();
+    assert_eq!(stats.pending, 0);
+    assert_eq!(stats.in_progress + stats.expired, 5);
+}
+
 on_both_stores!(a_single_api_plan_meters);
 /// With exactly one plan that has API access the allowance condition has one clause; DynamoDB
 /// refuses redundant parentheses around it, which once made every API request a 500.
@@ -467,7 +858,7 @@ async fn a_single_api_plan_meters<S: Store>(store: S) {
         let (store, plans) = (&store, &plans);
         async move {
             store
-                .meter_api_request(ACCOUNT, "key_a", at, plans)
+                .meter_api_request(&found_key("key_a"), at, plans)
                 .await
                 .unwrap()
         }
@@ -501,7 +892,7 @@ async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(store: S) {
         let (store, plans) = (&store, &plans);
         async move {
             store
-                .meter_api_request(ACCOUNT, key, at, plans)
+                .meter_api_request(&found_key(key), at, plans)
                 .await
                 .unwrap()
         }
@@ -540,9 +931,11 @@ async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(store: S) {
             .unwrap()
     );
     assert_eq!(meter(now(), "key_a").await, MeterOutcome::KeyRevoked);
-    let unknown = store
-        .meter_api_request("nobody", "key_a", now(), &plans)
-        .await;
+    let nobody = PresentedKey {
+        account_id: "nobody".into(),
+        ..found_key("key_a")
+    };
+    let unknown = store.meter_api_request(&nobody, now(), &plans).await;
     assert_eq!(unknown.unwrap(), MeterOutcome::UnknownAccount);
     // A plan without API access is refused without counting.
     store

@@ -203,7 +203,10 @@ async fn refused_list_requests_read_no_verifications() {
     assert_eq!(status, 200, "{body}");
     counter.take();
     let keys = env.store.list_api_keys(account).await.unwrap();
-    let test_key = keys.iter().find(|k| k.mode == Mode::Test).unwrap();
+    let test_key = keys
+        .iter()
+        .find(|k| k.key_hash == shared::domain::secrets::sha256_hex(env.test_key.as_bytes()))
+        .unwrap();
     assert!(
         env.store
             .revoke_api_key(account, &test_key.key_id, now)
@@ -216,6 +219,81 @@ async fn refused_list_requests_read_no_verifications() {
         (401, Some("api_key_revoked"))
     );
     assert_eq!(counter.take(), (0, 0), "a 401 reads no verification");
+}
+
+/// The list's page runs beside the metering write only on an instance that has just seen the key
+/// allowed and only for a small page: a refused request on any other instance reads nothing, and
+/// one refused after a change this instance could not see reads at most one small page, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_list_reads_at_most_one_small_page_and_only_where_the_key_was_just_allowed() {
+    let env = env().await;
+    let now = Utc::now();
+    for i in 0..30 {
+        seed(&env.store, now - Duration::minutes(i)).await;
+    }
+    let account = devstack::stack::DEMO_ACCOUNT;
+    let subscription = |status| {
+        let store = &env.store;
+        async move {
+            store
+                .update_account(account, None, Some((status, now + Duration::days(3))))
+                .await
+                .unwrap()
+        }
+    };
+    let (deps, counter) = counted_deps(&env, TestClock::at(now));
+
+    // Never allowed on this instance: refused, and no page read, small as it is.
+    subscription(SubscriptionStatus::PastDue).await;
+    let (status, _) = list(&deps, &env.test_key, "").await;
+    assert_eq!(status, 403);
+    assert_eq!(counter.take(), (0, 0), "a 403 reads no verification");
+
+    // Allowed twice: the first page follows the metering write, the second runs beside it.
+    subscription(SubscriptionStatus::Active).await;
+    for _ in 0..2 {
+        let (status, body) = list(&deps, &env.test_key, "").await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["data"].as_array().unwrap().len(), 20);
+        let (queries, items) = counter.take();
+        assert!(
+            queries >= 1 && items >= 20,
+            "{queries} queries, {items} items"
+        );
+    }
+
+    // Refused after a change this instance could not see: at most the one small page was read
+    // (its result unused), and the refusal clears the note, so the next refused request reads
+    // nothing.
+    subscription(SubscriptionStatus::PastDue).await;
+    let (status, body) = list(&deps, &env.test_key, "").await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (403, Some("subscription_inactive"))
+    );
+    assert!(body.get("data").is_none(), "{body}");
+    let (queries, items) = counter.take();
+    assert!(
+        queries <= 1 && items <= u64::from(api::DEFAULT_LIMIT),
+        "{queries} queries, {items} items"
+    );
+    let (status, _) = list(&deps, &env.test_key, "").await;
+    assert_eq!(status, 403);
+    assert_eq!(counter.take(), (0, 0), "a second 403 reads no verification");
+
+    // A page larger than the small one never runs beside the metering write.
+    subscription(SubscriptionStatus::Active).await;
+    let (status, _) = list(&deps, &env.test_key, "").await;
+    assert_eq!(status, 200);
+    subscription(SubscriptionStatus::PastDue).await;
+    counter.take();
+    let (status, _) = list(&deps, &env.test_key, "?limit=21").await;
+    assert_eq!(status, 403);
+    assert_eq!(
+        counter.take(),
+        (0, 0),
+        "a refused large page reads no verification"
+    );
 }
 
 /// What the list must show at `now`: the seeded verifications (as stored), newest first, that a

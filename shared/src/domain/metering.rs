@@ -4,7 +4,20 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::domain::{Account, Plan, api_window};
+use crate::domain::{Account, Mode, Plan, api_window};
+
+/// The key a request presents, as authentication knows it (never the secret itself).
+#[derive(Clone, PartialEq)]
+pub struct PresentedKey {
+    pub key_id: String,
+    pub key_hash: String,
+    pub account_id: String,
+    pub mode: Mode,
+    /// The key names its account (`domain::secrets`): it is valid only while that account lists
+    /// its hash with this mode, which the metering write checks. A key of the earlier format was
+    /// found by its hash instead (so it exists, of this account and mode).
+    pub names_account: bool,
+}
 
 /// Result of metering one API request against the account's allowance.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,18 +43,21 @@ pub enum MeterDecision {
     Refuse(MeterOutcome),
 }
 
-/// Decides one request of `key_id` on `account` (None: no such account) at `now`. `plan` is the
+/// Decides one request of `key` on `account` (None: no such account) at `now`. `plan` is the
 /// account's plan as configured (None: a plan the configuration does not know).
 pub fn classify_meter(
     account: Option<Account>,
     plan: Option<&Plan>,
-    key_id: &str,
+    key: &PresentedKey,
     now: DateTime<Utc>,
 ) -> MeterDecision {
     let Some(account) = account else {
         return MeterDecision::Refuse(MeterOutcome::UnknownAccount);
     };
-    if account.revoked_keys.iter().any(|k| k == key_id) {
+    if key.names_account && account.api_keys.get(&key.key_hash) != Some(&key.mode) {
+        return MeterDecision::Refuse(MeterOutcome::UnknownAccount);
+    }
+    if account.revoked_keys.contains(&key.key_id) {
         return MeterDecision::Refuse(MeterOutcome::KeyRevoked);
     }
     let limit = match plan {
@@ -79,7 +95,52 @@ mod tests {
             api_window: window.map(str::to_string),
             api_requests: requests,
             revoked_keys: vec!["old".into()],
+            api_keys: Default::default(),
         }
+    }
+
+    fn presented(key_id: &str, names_account: bool) -> PresentedKey {
+        PresentedKey {
+            key_id: key_id.into(),
+            key_hash: format!("hash-of-{key_id}"),
+            account_id: "acct".into(),
+            mode: Mode::Live,
+            names_account,
+        }
+    }
+
+    #[test]
+    fn a_key_naming_its_account_counts_only_while_listed_there_with_its_mode() {
+        let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
+        let plan = pro(true);
+        let mut listed = account(Some("2026-03-02"), 0);
+        listed.api_keys.insert("hash-of-k".into(), Mode::Live);
+        let unknown = MeterDecision::Refuse(MeterOutcome::UnknownAccount);
+        let named = presented("k", true);
+        assert_eq!(
+            classify_meter(Some(listed.clone()), Some(&plan), &named, now),
+            MeterDecision::Count
+        );
+        // Not listed (a forged key naming this account), or listed for the other mode.
+        let stranger = presented("other", true);
+        assert_eq!(
+            classify_meter(Some(listed.clone()), Some(&plan), &stranger, now),
+            unknown
+        );
+        let test_mode = PresentedKey {
+            mode: Mode::Test,
+            ..named.clone()
+        };
+        assert_eq!(
+            classify_meter(Some(listed.clone()), Some(&plan), &test_mode, now),
+            unknown
+        );
+        // Listed but revoked.
+        listed.api_keys.insert("hash-of-old".into(), Mode::Live);
+        assert_eq!(
+            classify_meter(Some(listed), Some(&plan), &presented("old", true), now),
+            MeterDecision::Refuse(MeterOutcome::KeyRevoked)
+        );
     }
 
     fn pro(api_access: bool) -> Plan {
@@ -95,8 +156,9 @@ mod tests {
     fn the_rule_in_order() {
         let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
         let plan = pro(true);
-        let decide =
-            |a: Option<Account>, p: Option<&Plan>, key: &str| classify_meter(a, p, key, now);
+        let decide = |a: Option<Account>, p: Option<&Plan>, key: &str| {
+            classify_meter(a, p, &presented(key, false), now)
+        };
         let unknown = MeterDecision::Refuse(MeterOutcome::UnknownAccount);
         assert_eq!(decide(None, Some(&plan), "k"), unknown);
         let today = Some("2026-03-02");

@@ -345,6 +345,10 @@ pub struct Account {
     /// Key ids revoked for this account; checked in the same write that meters a request.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub revoked_keys: Vec<String>,
+    /// SHA-256 of each key that names this account (`domain::secrets`), with the key's mode: the
+    /// metering write authenticates such a key by finding its hash here (no key lookup).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub api_keys: std::collections::BTreeMap<String, Mode>,
 }
 
 /// What the table knows about an API key. Only the hash of the secret is stored.

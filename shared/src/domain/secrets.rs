@@ -1,8 +1,11 @@
 //! API keys, tenant-link tokens and webhook secrets: generation, format checks and hashing.
 //!
-//! API keys are self-describing, GitHub-style: `tiv_live_` or `tiv_test_`, 30 random base62
-//! characters, then a 6-character base62 CRC-32 of the random part, so a mistyped key is rejected
-//! without a table lookup. Only the SHA-256 of a key or token is ever stored.
+//! API keys are self-describing, GitHub-style: `tiv_live_` or `tiv_test_`, the id of the account
+//! they belong to and `_`, 30 random base62 characters, then a 6-character base62 CRC-32 of the
+//! account id, `_` and the random part, so a mistyped key is rejected without a table lookup, and
+//! the key names the account whose item authenticates it (its hash listed there) in the very write
+//! that meters the request. Keys issued before (`tiv_live_` + random + checksum, no account) still
+//! parse; they are found by their hash. Only the SHA-256 of a key or token is ever stored.
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
@@ -16,6 +19,8 @@ const LIVE_PREFIX: &str = "tiv_live_";
 const TEST_PREFIX: &str = "tiv_test_";
 const RANDOM_LEN: usize = 30;
 const CHECKSUM_LEN: usize = 6;
+/// Longest account id a key can name (the admin tool's ids are 21 characters).
+const MAX_ACCOUNT_ID_LEN: usize = 64;
 
 pub fn sha256_hex(data: &[u8]) -> String {
     hex::encode(Sha256::digest(data))
@@ -50,29 +55,66 @@ pub struct GeneratedKey {
     pub display_prefix: String,
 }
 
-pub fn generate_api_key(mode: Mode) -> GeneratedKey {
+/// A new key of `account_id`, naming it (the format above). An account id that cannot be part of
+/// a key (only ASCII letters, digits, `_` and `-` can) gets a key of the earlier format, which
+/// works through the lookup by hash.
+pub fn generate_api_key(account_id: &str, mode: Mode) -> GeneratedKey {
     let mut rng = rand::rng();
     let random: String = (0..RANDOM_LEN)
         .map(|_| BASE62[rng.random_range(0..BASE62.len())] as char)
         .collect();
-    key_from_random(mode, &random)
+    account_key_from_random(account_id, mode, &random)
+        .unwrap_or_else(|| key_from_random(mode, &random))
 }
 
-/// Builds a well-formed key around a given random part. Used by `generate_api_key`, and by the
-/// local stack for its fixed demo keys (which exist only in a local table).
-pub fn key_from_random(mode: Mode, random: &str) -> GeneratedKey {
-    let prefix = match mode {
+fn mode_prefix(mode: Mode) -> &'static str {
+    match mode {
         Mode::Live => LIVE_PREFIX,
         Mode::Test => TEST_PREFIX,
-    };
+    }
+}
+
+fn is_key_safe_account_id(account_id: &str) -> bool {
+    !account_id.is_empty()
+        && account_id.len() <= MAX_ACCOUNT_ID_LEN
+        && account_id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Builds a key of the current format (naming `account_id`) around a given random part; None when
+/// the account id cannot be part of a key. Used by `generate_api_key`, and by the local stack and
+/// tests for fixed keys (which exist only in a local table).
+pub fn account_key_from_random(account_id: &str, mode: Mode, random: &str) -> Option<GeneratedKey> {
+    if !is_key_safe_account_id(account_id) {
+        return None;
+    }
+    let prefix = mode_prefix(mode);
+    let body = format!("{account_id}_{random}");
+    let secret = format!(
+        "{prefix}{body}{}",
+        base62_fixed(crc32(body.as_bytes()), CHECKSUM_LEN)
+    );
+    Some(generated(secret, prefix.len() + account_id.len() + 1 + 4))
+}
+
+/// Builds a key of the earlier format (no account named) around a given random part: such keys
+/// were issued before keys named their account, and keep working through the lookup by hash. Used
+/// by tests that prove so.
+pub fn key_from_random(mode: Mode, random: &str) -> GeneratedKey {
+    let prefix = mode_prefix(mode);
     let secret = format!(
         "{prefix}{random}{}",
         base62_fixed(crc32(random.as_bytes()), CHECKSUM_LEN)
     );
+    generated(secret, prefix.len() + 4)
+}
+
+fn generated(secret: String, shown: usize) -> GeneratedKey {
     let hash = sha256_hex(secret.as_bytes());
     GeneratedKey {
         key_id: key_id_for_hash(&hash),
-        display_prefix: secret[..prefix.len() + 4].to_string(),
+        display_prefix: secret[..shown].to_string(),
         secret,
         hash,
     }
@@ -88,6 +130,8 @@ pub fn key_id_for_hash(hash: &str) -> String {
 pub struct ParsedKey {
     pub mode: Mode,
     pub hash: String,
+    /// The account the key names; None for a key of the earlier format (found by its hash).
+    pub account_id: Option<String>,
 }
 
 /// Checks prefix, length, alphabet and checksum. Never echoes the key.
@@ -99,16 +143,29 @@ pub fn parse_api_key(raw: &str) -> Option<ParsedKey> {
     } else {
         return None;
     };
-    if rest.len() != RANDOM_LEN + CHECKSUM_LEN || !rest.bytes().all(|b| b.is_ascii_alphanumeric()) {
+    if rest.len() < RANDOM_LEN + CHECKSUM_LEN || !rest.is_ascii() {
         return None;
     }
-    let (random, checksum) = rest.split_at(RANDOM_LEN);
-    if base62_fixed(crc32(random.as_bytes()), CHECKSUM_LEN) != checksum {
+    let (body, checksum) = rest.split_at(rest.len() - CHECKSUM_LEN);
+    let (account_id, random) = if body.len() == RANDOM_LEN {
+        (None, body)
+    } else {
+        let (named, random) = body.split_at(body.len() - RANDOM_LEN);
+        let account_id = named.strip_suffix('_')?;
+        if !is_key_safe_account_id(account_id) {
+            return None;
+        }
+        (Some(account_id.to_string()), random)
+    };
+    if !random.bytes().all(|b| b.is_ascii_alphanumeric())
+        || base62_fixed(crc32(body.as_bytes()), CHECKSUM_LEN) != checksum
+    {
         return None;
     }
     Some(ParsedKey {
         mode,
         hash: sha256_hex(raw.as_bytes()),
+        account_id,
     })
 }
 
@@ -138,12 +195,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn generated_keys_parse_and_typos_do_not() {
+    fn generated_keys_name_their_account_and_typos_anywhere_fail_the_checksum() {
         for mode in [Mode::Live, Mode::Test] {
-            let key = generate_api_key(mode);
+            let key = generate_api_key("acct_0123456789abcdef", mode);
             let parsed = parse_api_key(&key.secret).expect("valid");
             assert_eq!(parsed.mode, mode);
             assert_eq!(parsed.hash, key.hash);
+            assert_eq!(parsed.account_id.as_deref(), Some("acct_0123456789abcdef"));
+            assert!(key.display_prefix.ends_with(&key.secret[31..35]));
+            assert!(!key.display_prefix.contains(&key.secret[35..]));
+            // A changed character in the account part or in the random part breaks the checksum.
+            for at in [12, 40] {
+                let mut typo = key.secret.clone().into_bytes();
+                typo[at] = if typo[at] == b'a' { b'b' } else { b'a' };
+                assert_eq!(parse_api_key(&String::from_utf8(typo).unwrap()), None);
+            }
+            // Another account's name on the same random part is refused too.
+            let moved = key.secret.replacen("acct_0", "acct_1", 1);
+            assert_eq!(parse_api_key(&moved), None);
+        }
+        // An account id that cannot be part of a key gets a key of the earlier format.
+        let plain = generate_api_key("acct with spaces", Mode::Test);
+        assert_eq!(parse_api_key(&plain.secret).unwrap().account_id, None);
+    }
+
+    #[test]
+    fn keys_of_the_earlier_format_still_parse_and_typos_do_not() {
+        for mode in [Mode::Live, Mode::Test] {
+            let key = key_from_random(mode, "Abcdefghij0123456789KLMNOPQRST");
+            let parsed = parse_api_key(&key.secret).expect("valid");
+            assert_eq!(parsed.mode, mode);
+            assert_eq!(parsed.hash, key.hash);
+            assert_eq!(parsed.account_id, None);
             assert!(key.key_id.starts_with("key_"));
             assert!(!key.display_prefix.contains(&key.secret[15..]));
             // One changed character breaks the checksum.
@@ -152,6 +235,15 @@ mod tests {
             assert_eq!(parse_api_key(&String::from_utf8(typo).unwrap()), None);
         }
         assert_eq!(parse_api_key("tiv_live_short"), None);
+        // A named part without its separator, or with characters a key cannot hold.
+        let named = account_key_from_random("acct_x", Mode::Live, "Abcdefghij0123456789KLMNOPQRST")
+            .unwrap();
+        assert_eq!(
+            parse_api_key(&named.secret.replacen("acct_x_", "acct_xx", 1)),
+            None
+        );
+        assert!(account_key_from_random("acct x", Mode::Live, "A").is_none());
+        assert!(account_key_from_random("", Mode::Live, "A").is_none());
         assert_eq!(
             parse_api_key("sk_live_0000000000000000000000000000000000"),
             None

@@ -2,58 +2,98 @@
 //! in_progress verifications can be cancelled; one conditional write settles a race with the
 //! tenant or the expiry sweeper.
 
+use chrono::{DateTime, Utc};
 use serde_json::json;
+use uuid::Uuid;
 
 use crate::domain::Transition;
+use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
-use crate::handlers::api::ownership::respond_on_named;
+use crate::handlers::api::ownership::respond_on_named_combined;
+use crate::handlers::api::respond::MeteredWrite;
+use crate::handlers::api::validate::verification_id_param;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, Store, TransitionOutcome};
+use crate::ports::{Clock, MeteredCancel, Store, TransitionOutcome};
 
 /// DELETE /api/v1/verify?verification_id=...
 pub async fn cancel_verification<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
 ) -> ApiResponse {
-    respond_on_named(deps, &req, |mut current, now| async move {
-        let id = current.verification_id;
-        // The conditional write settles races with the tenant and the expiry sweeper; on a lost
-        // race the fresh state decides.
-        for _ in 0..3 {
-            let status = current.effective_status(now);
-            if !status.is_open() {
-                let shown = if current.cancelled_at.is_some() {
-                    "already cancelled"
-                } else {
-                    status.as_str()
-                };
-                return Err(ApiError::NotCancellable { status: shown });
-            }
-            match deps
-                .store
-                .transition(&current, &Transition::Cancel, now)
-                .await?
-            {
-                TransitionOutcome::Applied(_) => {
-                    tracing::info!(verification_id = %id, "verification cancelled");
-                    return Ok(ApiResponse::json(
-                        200,
-                        &json!({
-                            "success": true,
-                            "message": "Verification cancelled",
-                            "data": { "verification_id": id, "status": "cancelled" },
-                        }),
-                    ));
+    let req = &req;
+    respond_on_named_combined(
+        deps,
+        req,
+        |key, now| cancel_in_one_write(deps, req, key, now),
+        |mut current, now| async move {
+            let id = current.verification_id;
+            // The conditional write settles races with the tenant and the expiry sweeper; on a lost
+            // race the fresh state decides.
+            for _ in 0..3 {
+                let status = current.effective_status(now);
+                if !status.is_open() {
+                    let shown = if current.cancelled_at.is_some() {
+                        "already cancelled"
+                    } else {
+                        status.as_str()
+                    };
+                    return Err(ApiError::NotCancellable { status: shown });
                 }
-                TransitionOutcome::Conflict(Some(fresh)) => current = fresh,
-                TransitionOutcome::Conflict(None) => {
-                    return Err(ApiError::NotFound("Verification not found".into()));
+                match deps
+                    .store
+                    .transition(&current, &Transition::Cancel, now)
+                    .await?
+                {
+                    TransitionOutcome::Applied(_) => return Ok(cancelled(id)),
+                    TransitionOutcome::Conflict(Some(fresh)) => current = fresh,
+                    TransitionOutcome::Conflict(None) => {
+                        return Err(ApiError::NotFound("Verification not found".into()));
+                    }
                 }
             }
-        }
-        tracing::error!(verification_id = %id, "cancel kept losing races");
-        Err(ApiError::Internal)
-    })
+            tracing::error!(verification_id = %id, "cancel kept losing races");
+            Err(ApiError::Internal)
+        },
+    )
     .await
+}
+
+/// The cancel with its metering in ONE write (`MeterStore::meter_and_cancel`): the key's own
+/// pending verification before its expiry. None (nothing written or counted): the usual way, which
+/// reads the verification and tells why (400, 404, 409) or cancels one in progress.
+async fn cancel_in_one_write<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    key: PresentedKey,
+    now: DateTime<Utc>,
+) -> Option<MeteredWrite> {
+    let id = verification_id_param(req).ok()?;
+    let written = deps
+        .store
+        .meter_and_cancel(&MeteredCancel {
+            key: &key,
+            now,
+            plans: &deps.settings.plans,
+            verification_id: id,
+        })
+        .await;
+    match written {
+        Ok(Some(account)) => Some(Ok((account, cancelled(id)))),
+        Ok(None) => None,
+        Err(e) => Some(Err(e.into())),
+    }
+}
+
+/// The 200 of a cancelled verification.
+fn cancelled(id: Uuid) -> ApiResponse {
+    tracing::info!(verification_id = %id, "verification cancelled");
+    ApiResponse::json(
+        200,
+        &json!({
+            "success": true,
+            "message": "Verification cancelled",
+            "data": { "verification_id": id, "status": "cancelled" },
+        }),
+    )
 }

@@ -8,18 +8,21 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::config::Settings;
+use crate::domain::metering::PresentedKey;
 use crate::domain::reach::resolve_sms;
 use crate::domain::secrets::{generate_link_token, sha256_hex};
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::{Mode, Verification, format_ts, next_month_start};
 use crate::error::ApiError;
 use crate::handlers::api::ownership::owned_verification;
-use crate::handlers::api::respond::respond;
+use crate::handlers::api::respond::{MeteredWrite, respond_combined};
 use crate::handlers::api::validate::validate_create;
 use crate::handlers::api::views::created_response;
 use crate::handlers::api::{ApiDeps, Caller};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, CreateOutcome, IdempotencyClaim, LinkTokenOutcome, Store};
+use crate::ports::{
+    Clock, CreateOutcome, IdempotencyClaim, LinkTokenOutcome, MeteredCreate, Store,
+};
 
 /// Largest accepted create body. API Gateway allows far more; nothing legitimate needs it.
 pub const MAX_BODY_BYTES: usize = 16 * 1024;
@@ -33,23 +36,90 @@ pub async fn create_verification<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
 ) -> ApiResponse {
-    respond(
+    respond_combined(
         deps,
         &req,
+        |key, now| create_in_one_write(deps, &req, key, now),
         |_| async {},
         |caller, (), now| create_op(deps, &req, caller, now),
     )
     .await
 }
 
-async fn create_op<S: Store, C: Clock>(
+/// A verification ready to be written, and its link for the response.
+struct Prepared {
+    verification: Verification,
+    token: String,
+    idempotency: Option<IdempotencyClaim>,
+    monthly_limit: Option<u32>,
+}
+
+/// The create with its metering in ONE write (`MeterStore::meter_and_create`), when this instance
+/// can build it before any read: a test key (no monthly allowance), or a live key of an account
+/// whose plan it knows (the write checks the plan is still that one). None (nothing written or
+/// counted): the usual way, which meters first and tells why a request was refused.
+async fn create_in_one_write<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
-    caller: Caller,
+    key: PresentedKey,
     now: DateTime<Utc>,
-) -> Result<ApiResponse, ApiError> {
+) -> Option<MeteredWrite> {
+    let plan = match key.mode {
+        Mode::Test => None,
+        Mode::Live => Some(
+            deps.settings
+                .plans
+                .get(&deps.known_plan(&key.account_id)?)?
+                .clone(),
+        ),
+    };
+    let limit = plan.as_ref().map(|p| p.verifications_per_month);
+    let prepared = prepare(deps, req, &key, limit, now).ok()?;
+    let written = deps
+        .store
+        .meter_and_create(&MeteredCreate {
+            key: &key,
+            plan: plan.as_ref().map(|p| p.name.as_str()),
+            now,
+            plans: &deps.settings.plans,
+            verification: &prepared.verification,
+            idempotency: prepared.idempotency.as_ref(),
+            monthly_limit: prepared.monthly_limit,
+        })
+        .await;
+    match written {
+        Ok(Some(account)) => Some(Ok((account, created(deps, req, &prepared)))),
+        Ok(None) => None,
+        Err(e) => Some(Err(e.into())),
+    }
+}
+
+/// The 201 of a created verification.
+fn created<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    prepared: &Prepared,
+) -> ApiResponse {
+    let v = &prepared.verification;
+    tracing::info!(verification_id = %v.verification_id, "verification created");
+    created_response(
+        v,
+        &verification_url(&deps.settings, req, v.verification_id, &prepared.token),
+    )
+}
+
+/// Everything a create does before it writes: the offline checks (live mode available, media
+/// type, size, JSON, fields, Idempotency-Key) and the new verification with its first link.
+/// `monthly_limit` is the plan's (applied to live keys only).
+fn prepare<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    key: &PresentedKey,
+    monthly_limit: Option<u32>,
+    now: DateTime<Utc>,
+) -> Result<Prepared, ApiError> {
     // A live verification needs real income data; without a provider it could never complete.
-    if caller.mode() == Mode::Live && deps.settings.live_income == crate::config::LiveIncome::None {
+    if key.mode == Mode::Live && deps.settings.live_income == crate::config::LiveIncome::None {
         return Err(ApiError::Forbidden {
             code: "live_mode_unavailable",
             message: "Live verifications are not available on this service yet (no income \
@@ -75,10 +145,10 @@ async fn create_op<S: Store, C: Clock>(
     resolve_sms(&mut input, deps.settings.sms_region);
     let idempotency = match req.header("idempotency-key") {
         None => None,
-        Some(key)
-            if key.is_empty()
-                || key.len() > 255
-                || !key.bytes().all(|b| (0x21..0x7f).contains(&b)) =>
+        Some(header)
+            if header.is_empty()
+                || header.len() > 255
+                || !header.bytes().all(|b| (0x21..0x7f).contains(&b)) =>
         {
             return Err(ApiError::validation(
                 "Idempotency-Key",
@@ -86,14 +156,9 @@ async fn create_op<S: Store, C: Clock>(
                 "Idempotency-Key must be 1 to 255 visible ASCII characters",
             ));
         }
-        Some(key) => Some(IdempotencyClaim {
+        Some(header) => Some(IdempotencyClaim {
             key_hash: sha256_hex(
-                format!(
-                    "{}\n{}\n{key}",
-                    caller.account.account_id,
-                    caller.mode().as_str()
-                )
-                .as_bytes(),
+                format!("{}\n{}\n{header}", key.account_id, key.mode.as_str()).as_bytes(),
             ),
             // serde_json's map is ordered, so this is a canonical form of the body.
             body_hash: sha256_hex(body.to_string().as_bytes()),
@@ -101,28 +166,47 @@ async fn create_op<S: Store, C: Clock>(
     };
     let (token, token_hash) = generate_link_token();
     let mut v = Verification::new_pending(
-        &caller.account.account_id,
-        caller.mode(),
+        &key.account_id,
+        key.mode,
         input,
         now,
         deps.settings.verification_lifetime,
     );
     v.token_hashes = vec![token_hash];
     // Test verifications are never charged against the monthly allowance.
-    let monthly_limit =
-        (caller.mode() == Mode::Live).then_some(caller.plan.verifications_per_month);
+    let monthly_limit = monthly_limit.filter(|_| key.mode == Mode::Live);
+    Ok(Prepared {
+        verification: v,
+        token,
+        idempotency,
+        monthly_limit,
+    })
+}
+
+async fn create_op<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    caller: Caller,
+    now: DateTime<Utc>,
+) -> Result<ApiResponse, ApiError> {
+    let prepared = prepare(
+        deps,
+        req,
+        &caller.key,
+        Some(caller.plan.verifications_per_month),
+        now,
+    )?;
+    let idempotency = &prepared.idempotency;
     match deps
         .store
-        .create_verification(&v, idempotency.as_ref(), monthly_limit)
+        .create_verification(
+            &prepared.verification,
+            idempotency.as_ref(),
+            prepared.monthly_limit,
+        )
         .await?
     {
-        CreateOutcome::Created => {
-            tracing::info!(verification_id = %v.verification_id, "verification created");
-            Ok(created_response(
-                &v,
-                &verification_url(&deps.settings, req, v.verification_id, &token),
-            ))
-        }
+        CreateOutcome::Created => Ok(created(deps, req, &prepared)),
         CreateOutcome::LimitReached => Err(ApiError::Forbidden {
             code: "verification_limit_reached",
             message: format!(

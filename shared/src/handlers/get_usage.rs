@@ -3,7 +3,8 @@
 
 use serde_json::json;
 
-use crate::domain::{ApiKeyRecord, format_ts, usage_month};
+use crate::domain::metering::PresentedKey;
+use crate::domain::{format_ts, usage_month};
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::auth::RateInfo;
 use crate::handlers::api::respond::respond;
@@ -13,7 +14,7 @@ use crate::ports::{Clock, Store};
 /// GET /api/v1/usage
 pub async fn get_usage<S: Store, C: Clock>(deps: &ApiDeps<S, C>, req: ApiRequest) -> ApiResponse {
     let req = &req;
-    let prefetch = |key: ApiKeyRecord| async move {
+    let prefetch = |key: PresentedKey| async move {
         let month = usage_month(deps.clock.now());
         deps.store
             .owner_stats(&key.account_id, key.mode, &month)

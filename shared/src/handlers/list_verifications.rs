@@ -5,12 +5,14 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use crate::domain::{ApiKeyRecord, Status};
+use crate::domain::Status;
+use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
+use crate::handlers::api::ApiDeps;
+use crate::handlers::api::Caller;
 use crate::handlers::api::respond::respond;
 use crate::handlers::api::validate::integer_param;
 use crate::handlers::api::views::list_item;
-use crate::handlers::api::{ApiDeps, Caller};
 use crate::handlers::households;
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, ListPage, ListQuery, Store};
@@ -25,7 +27,7 @@ pub const MAX_OFFSET: u32 = 10_000;
 /// The list query of a request, for the caller's account and mode, as seen at `now`.
 fn list_query(
     req: &ApiRequest,
-    caller: &Caller,
+    key: &PresentedKey,
     now: DateTime<Utc>,
     lifetime: chrono::Duration,
 ) -> Result<ListQuery, ApiError> {
@@ -49,8 +51,8 @@ fn list_query(
         })?),
     };
     Ok(ListQuery {
-        account_id: caller.account.account_id.clone(),
-        mode: caller.mode(),
+        account_id: key.account_id.clone(),
+        mode: key.mode,
         status,
         offset,
         limit,
@@ -99,15 +101,33 @@ pub async fn list_verifications<S: Store, C: Clock>(
     req: ApiRequest,
 ) -> ApiResponse {
     let req = &req;
-    // No prefetch: a page costs O(offset+limit) reads, so it starts only once the metering write
-    // has allowed the request (a refused request costs O(1)).
-    let prefetch = |_: ApiKeyRecord| async {};
-    respond(deps, req, prefetch, |caller, (), now| async move {
-        let query = list_query(req, &caller, now, deps.settings.verification_lifetime)?;
-        let page = match req.query.get("household_id") {
+    let lifetime = deps.settings.verification_lifetime;
+    let now = deps.clock.now();
+    // A page costs O(offset+limit) reads, so in general it starts only once the metering write
+    // has allowed the request (a refused request costs O(1)). It starts beside that write only
+    // when both hold: this instance has just seen the key allowed, in this window, with allowance
+    // to spare (any refusal or failure clears that), and the page is a small one (one query of at
+    // most `DEFAULT_LIMIT` items, no `expired` merge, no household filter). So a request refused
+    // after a change this instance could not see (a revocation, a plan or subscription change,
+    // the allowance spent elsewhere) reads at most that one small page, once, and its result is
+    // never used.
+    let prefetch = |key: PresentedKey| async move {
+        let query = list_query(req, &key, now, lifetime).ok()?;
+        let small = query.offset.saturating_add(query.limit) <= DEFAULT_LIMIT
+            && query.status != Some(Status::Expired)
+            && !req.query.contains_key("household_id");
+        if !small || !deps.recently_allowed(&key, now) {
+            return None;
+        }
+        Some(deps.store.list_verifications(&query).await)
+    };
+    respond(deps, req, prefetch, |caller, prefetched, now| async move {
+        let query = list_query(req, &caller.key, now, lifetime)?;
+        let page = match (req.query.get("household_id"), prefetched) {
             // Additive filter: a household's members (at most six reads, never a scan).
-            Some(_) => household_page(&deps.store, req, &caller, &query, now).await?,
-            None => deps.store.list_verifications(&query).await?,
+            (Some(_), _) => household_page(&deps.store, req, &caller, &query, now).await?,
+            (None, Some(page)) => page?,
+            (None, None) => deps.store.list_verifications(&query).await?,
         };
         let ListQuery { limit, offset, .. } = query;
         let items: Vec<Value> = page.items.iter().map(|v| list_item(v, now)).collect();

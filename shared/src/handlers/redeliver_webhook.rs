@@ -10,7 +10,7 @@
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::domain::ApiKeyRecord;
+use crate::domain::metering::PresentedKey;
 use crate::domain::webhook_log::StoredWebhookEvent;
 use crate::error::ApiError;
 use crate::handlers::api::ownership::owned_verification;
@@ -83,7 +83,7 @@ pub async fn redeliver_webhook<S: Store, C: Clock>(
 ) -> ApiResponse {
     let req = &req;
     // The stored event is read beside the metering write (errors surface after authentication).
-    let prefetch = |_: ApiKeyRecord| async {
+    let prefetch = |_: PresentedKey| async {
         let id = event_id_param(req)?;
         Ok::<Option<StoredWebhookEvent>, ApiError>(deps.store.get_webhook_event(&id).await?)
     };

@@ -6,14 +6,15 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::config::Plans;
 use crate::domain::household::{Household, HouseholdDecision};
-use crate::domain::metering::MeterOutcome;
 use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent};
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
     Verification,
 };
+
+mod meter;
+pub use meter::*;
 
 /// A failure of the store. The text is for logs only (it never reaches a response body).
 #[derive(Debug, thiserror::Error)]
@@ -167,6 +168,8 @@ pub trait AccountStore: Send + Sync {
 
 /// API keys, by the hash of their secret (the secret itself is never stored).
 pub trait ApiKeyStore: Send + Sync {
+    /// Stores the key and, in the same write, lists its hash and mode on its account
+    /// (`Account::api_keys`); refused when the account does not exist or the key does.
     fn put_api_key(
         &self,
         key: &ApiKeyRecord,
@@ -186,18 +189,6 @@ pub trait ApiKeyStore: Send + Sync {
         key_id: &str,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
-}
-
-/// The daily API allowance, metered on the account item.
-pub trait MeterStore: Send + Sync {
-    /// Authentication's second half and the API allowance: one conditional update of the account.
-    fn meter_api_request(
-        &self,
-        account_id: &str,
-        key_id: &str,
-        now: DateTime<Utc>,
-        plans: &Plans,
-    ) -> impl Future<Output = Result<MeterOutcome, StoreError>> + Send;
 }
 
 /// Verifications with their counters: every write is conditional on the status the caller read,

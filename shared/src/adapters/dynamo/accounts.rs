@@ -9,8 +9,8 @@ use super::items::{Item, account_item, from_item, n, s, webhook_secrets_item};
 use super::schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::config::Plans;
-use crate::domain::metering::{MeterDecision, MeterOutcome, classify_meter};
-use crate::domain::{Account, SubscriptionStatus, api_window, format_ts};
+use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
+use crate::domain::{Account, Plan, SubscriptionStatus, api_window, format_ts};
 use crate::ports::{AccountStore, MeterStore, StoreError, WebhookSecretStore, WebhookSecrets};
 
 impl AccountStore for DynamoStore {
@@ -65,56 +65,48 @@ impl AccountStore for DynamoStore {
 }
 
 impl MeterStore for DynamoStore {
+    async fn meter_and_create(
+        &self,
+        create: &crate::ports::MeteredCreate<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.metered_create(create).await
+    }
+
+    async fn meter_and_cancel(
+        &self,
+        cancel: &crate::ports::MeteredCancel<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.metered_cancel(cancel).await
+    }
+
     async fn meter_api_request(
         &self,
-        account_id: &str,
-        key_id: &str,
+        presented: &PresentedKey,
         now: DateTime<Utc>,
         plans: &Plans,
     ) -> Result<MeterOutcome, StoreError> {
+        let account_id = presented.account_id.as_str();
         let window = api_window(now);
         let api_plans: Vec<_> = plans.iter().filter(|p| p.api_access).collect();
         for _ in 0..3 {
-            let mut expr = Expr::default();
-            let win = expr.name("api_window");
-            let req = expr.name("api_requests");
-            let plan = expr.name("plan");
-            let sub = expr.name("subscription_status");
-            let revoked = expr.name("revoked_keys");
-            let w = expr.value("win", s(&window));
-            let one = expr.value("one", n(1));
-            let kid = expr.value("kid", s(key_id));
-            let active = expr.value("active", s(SubscriptionStatus::Active.as_str()));
-            let trialing = expr.value("trialing", s(SubscriptionStatus::Trialing.as_str()));
-            let common = format!(
-                "attribute_exists(PK) AND {sub} IN ({active}, {trialing}) AND (attribute_not_exists({revoked}) OR NOT contains({revoked}, {kid}))"
-            );
-            // The allowance depends on the plan, which lives on the same item: one clause per plan.
-            let mut under_limit = Vec::new();
-            let mut plan_names = Vec::new();
-            for (i, p) in api_plans.iter().enumerate() {
-                let pv = expr.value(&format!("p{i}"), s(&p.name));
-                let lv = expr.value(&format!("l{i}"), n(p.api_requests_per_day));
-                under_limit.push(format!("{plan} = {pv} AND {req} < {lv}"));
-                plan_names.push(pv);
-            }
             if api_plans.is_empty() {
                 let old = self.get(keys::account(account_id)).await?;
                 // No plan has API access: the rule refuses (NoApiAccess or earlier), never counts.
-                let refused = refused_meter(old, key_id, now, plans)?;
+                let refused = refused_meter(old, presented, now, plans)?;
                 return Ok(refused.unwrap_or(MeterOutcome::UnknownAccount));
             }
-            // DynamoDB refuses redundant parentheses: wrap each plan's clause only when there are
-            // several to OR together.
-            let allowance = match under_limit.as_slice() {
-                [only] => only.clone(),
-                clauses => clauses
-                    .iter()
-                    .map(|c| format!("({c})"))
-                    .collect::<Vec<_>>()
-                    .join(" OR "),
-            };
-            let same_window = format!("{common} AND {win} = {w} AND ({allowance})");
+            let mut expr = Expr::default();
+            let CountCondition {
+                common,
+                same_window,
+                plan_names,
+            } = count_condition(&mut expr, presented, &window, &api_plans);
+            let (win, req, plan) = (
+                expr.name("api_window"),
+                expr.name("api_requests"),
+                expr.name("plan"),
+            );
+            let (w, one) = (expr.value("win", s(&window)), expr.value("one", n(1)));
             let key = keys::account(account_id);
             let result = self
                 .update_item(&key)
@@ -142,7 +134,7 @@ impl MeterStore for DynamoStore {
                     other => return Err(unavailable(other)),
                 },
             };
-            if let Some(refused) = refused_meter(old, key_id, now, plans)? {
+            if let Some(refused) = refused_meter(old, presented, now, plans)? {
                 return Ok(refused);
             }
             // First request of a new window: reset the counter to one, with the same guards.
@@ -188,6 +180,73 @@ impl MeterStore for DynamoStore {
     }
 }
 
+/// The condition of counting one more request of `presented` on its account in `window`.
+pub(super) struct CountCondition {
+    /// The key (listed on the account with its mode when it names the account; not revoked) and
+    /// the subscription.
+    pub common: String,
+    /// `common`, the same window and the plan's allowance not used up.
+    pub same_window: String,
+    /// The placeholders of the API plans' names.
+    pub plan_names: Vec<String>,
+}
+
+/// Builds the count condition into `expr` (names `#api_window`, `#api_requests`, `#plan`, values
+/// `:win`, `:one`, `:p<i>`, `:l<i>`, ...). `api_plans` is not empty.
+pub(super) fn count_condition(
+    expr: &mut Expr,
+    presented: &PresentedKey,
+    window: &str,
+    api_plans: &[&Plan],
+) -> CountCondition {
+    let win = expr.name("api_window");
+    let req = expr.name("api_requests");
+    let plan = expr.name("plan");
+    let sub = expr.name("subscription_status");
+    let revoked = expr.name("revoked_keys");
+    let w = expr.value("win", s(window));
+    expr.value("one", n(1));
+    let kid = expr.value("kid", s(&presented.key_id));
+    let active = expr.value("active", s(SubscriptionStatus::Active.as_str()));
+    let trialing = expr.value("trialing", s(SubscriptionStatus::Trialing.as_str()));
+    let mut common = format!(
+        "attribute_exists(PK) AND {sub} IN ({active}, {trialing}) AND (attribute_not_exists({revoked}) OR NOT contains({revoked}, {kid}))"
+    );
+    if presented.names_account {
+        // The key authenticates here: its hash is listed on the account with its mode.
+        let listed = expr.name("api_keys");
+        expr.names
+            .insert("#keyhash".into(), presented.key_hash.clone());
+        let mode = expr.value("mode", s(presented.mode.as_str()));
+        common = format!("{common} AND {listed}.#keyhash = {mode}");
+    }
+    // The allowance depends on the plan, which lives on the same item: one clause per plan.
+    let mut under_limit = Vec::new();
+    let mut plan_names = Vec::new();
+    for (i, p) in api_plans.iter().enumerate() {
+        let pv = expr.value(&format!("p{i}"), s(&p.name));
+        let lv = expr.value(&format!("l{i}"), n(p.api_requests_per_day));
+        under_limit.push(format!("{plan} = {pv} AND {req} < {lv}"));
+        plan_names.push(pv);
+    }
+    // DynamoDB refuses redundant parentheses: wrap each plan's clause only when there are
+    // several to OR together.
+    let allowance = match under_limit.as_slice() {
+        [only] => only.clone(),
+        clauses => clauses
+            .iter()
+            .map(|c| format!("({c})"))
+            .collect::<Vec<_>>()
+            .join(" OR "),
+    };
+    let same_window = format!("{common} AND {win} = {w} AND ({allowance})");
+    CountCondition {
+        common,
+        same_window,
+        plan_names,
+    }
+}
+
 impl WebhookSecretStore for DynamoStore {
     async fn get_webhook_secrets(&self, account_id: &str) -> Result<WebhookSecrets, StoreError> {
         // Only the secrets' attributes: deliver-webhook's role may read nothing else (template.yaml).
@@ -220,13 +279,13 @@ impl WebhookSecretStore for DynamoStore {
 /// condition saw it; None when only the window rolled over (the caller starts a new one).
 fn refused_meter(
     old: Option<Item>,
-    key_id: &str,
+    key: &PresentedKey,
     now: DateTime<Utc>,
     plans: &Plans,
 ) -> Result<Option<MeterOutcome>, StoreError> {
     let account: Option<Account> = old.map(from_item).transpose()?;
     let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
-    Ok(match classify_meter(account.clone(), plan, key_id, now) {
+    Ok(match classify_meter(account.clone(), plan, key, now) {
         MeterDecision::StartWindow => None,
         MeterDecision::Refuse(outcome) => Some(outcome),
         // Same window and a known plan: the condition refused on the counter.

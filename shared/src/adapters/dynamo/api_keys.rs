@@ -1,7 +1,7 @@
 //! API keys: one item per key under the hash of its secret, listed per account through GSI1;
 //! a revocation is one transaction on the key and the account (which the metering checks).
 
-use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem};
+use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use chrono::{DateTime, Utc};
 
 use super::items::{api_key_item, from_item, s};
@@ -13,7 +13,66 @@ use crate::ports::{ApiKeyStore, StoreError};
 impl ApiKeyStore for DynamoStore {
     async fn put_api_key(&self, key: &ApiKeyRecord) -> Result<(), StoreError> {
         let item = api_key_item(key)?;
-        self.put_new(item).await
+        let account = keys::account(&key.account_id);
+        // The key item and its listing on the account in one transaction: a key is never listed
+        // without its record (which revocation and `list-keys` need), nor the other way round. A
+        // map's entry can be set only once the map exists, so the account's first key creates it.
+        for first_key in [false, true] {
+            let mut expr = Expr::default();
+            let listed = expr.name("api_keys");
+            let (set, cond) = if first_key {
+                let map = expr.value(
+                    "keys",
+                    AttributeValue::M([(key.key_hash.clone(), s(key.mode.as_str()))].into()),
+                );
+                (
+                    format!("SET {listed} = {map}"),
+                    format!("attribute_exists(PK) AND attribute_not_exists({listed})"),
+                )
+            } else {
+                expr.names.insert("#keyhash".into(), key.key_hash.clone());
+                let mode = expr.value("mode", s(key.mode.as_str()));
+                (
+                    format!("SET {listed}.#keyhash = {mode}"),
+                    format!("attribute_exists(PK) AND attribute_exists({listed})"),
+                )
+            };
+            let account_update = Update::builder()
+                .table_name(self.table())
+                .key(schema::PK, s(&account.0))
+                .key(schema::SK, s(&account.1))
+                .update_expression(set)
+                .condition_expression(cond)
+                .set_expression_attribute_names(expr.names())
+                .set_expression_attribute_values(expr.values())
+                .build()
+                .map_err(unavailable)?;
+            let put_key = Put::builder()
+                .table_name(self.table())
+                .set_item(Some(item.clone()))
+                .condition_expression("attribute_not_exists(PK)")
+                .build()
+                .map_err(unavailable)?;
+            let items = vec![
+                TransactWriteItem::builder().put(put_key).build(),
+                TransactWriteItem::builder().update(account_update).build(),
+            ];
+            match self.transact(items).await? {
+                Ok(()) => return Ok(()),
+                // The key exists already: refused, whatever the account.
+                Err(reasons)
+                    if reasons
+                        .first()
+                        .is_some_and(|r| r == "ConditionalCheckFailed") =>
+                {
+                    break;
+                }
+                Err(_) => continue,
+            }
+        }
+        Err(StoreError::Unavailable(
+            "API key refused: it exists, or its account does not".into(),
+        ))
     }
 
     async fn find_api_key(&self, key_hash: &str) -> Result<Option<ApiKeyRecord>, StoreError> {

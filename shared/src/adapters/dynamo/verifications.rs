@@ -26,83 +26,7 @@ impl VerificationStore for DynamoStore {
         idempotency: Option<&IdempotencyClaim>,
         monthly_limit: Option<u32>,
     ) -> Result<CreateOutcome, StoreError> {
-        let mut items = vec![
-            TransactWriteItem::builder()
-                .put(
-                    Put::builder()
-                        .table_name(&self.table)
-                        .set_item(Some(verification_item(v)?))
-                        .condition_expression("attribute_not_exists(PK)")
-                        .build()
-                        .map_err(unavailable)?,
-                )
-                .build(),
-        ];
-        let marker = expiry_marker_item(v);
-        items.push(
-            TransactWriteItem::builder()
-                .put(
-                    Put::builder()
-                        .table_name(&self.table)
-                        .set_item(Some(marker))
-                        .build()
-                        .map_err(unavailable)?,
-                )
-                .build(),
-        );
-        let mut stats = Expr::default();
-        let stats_update = format!(
-            "ADD {} {one}, {} {one}",
-            stats.name("total"),
-            stats.name(v.status.as_str()),
-            one = stats.value("one", n(1))
-        );
-        items.push(
-            TransactWriteItem::builder()
-                .update(self.update(keys::stats(&v.account_id, v.mode), &stats_update, &stats)?)
-                .build(),
-        );
-        let mut month = Expr::default();
-        let created = month.name("created");
-        let month_update = format!("ADD {created} {}", month.value("one", n(1)));
-        let mut month_op = self.update(
-            keys::month(&v.account_id, v.mode, &usage_month(v.created_at)),
-            &month_update,
-            &month,
-        )?;
-        if let Some(limit) = monthly_limit {
-            month.value("limit", n(limit));
-            month_op = Update::builder()
-                .table_name(&self.table)
-                .set_key(Some(month_op.key.clone()))
-                .update_expression(month_update)
-                .condition_expression(format!(
-                    "attribute_not_exists({created}) OR {created} < :limit"
-                ))
-                .set_expression_attribute_names(month.names())
-                .set_expression_attribute_values(month.values())
-                .build()
-                .map_err(unavailable)?;
-        }
-        items.push(TransactWriteItem::builder().update(month_op).build());
-        if let Some(claim) = idempotency {
-            let item = idempotency_item(claim, v)?;
-            items.push(
-                TransactWriteItem::builder()
-                    .put(
-                        Put::builder()
-                            .table_name(&self.table)
-                            .set_item(Some(item))
-                            // A record past its 24 h that TTL has not swept yet counts as gone.
-                            .condition_expression("attribute_not_exists(PK) OR #ttl < :now")
-                            .expression_attribute_names("#ttl", schema::TTL_ATTRIBUTE)
-                            .expression_attribute_values(":now", n(v.created_at.timestamp()))
-                            .build()
-                            .map_err(unavailable)?,
-                    )
-                    .build(),
-            );
-        }
+        let items = self.create_items(v, idempotency, monthly_limit)?;
         match self.transact(items).await? {
             Ok(()) => Ok(CreateOutcome::Created),
             Err(reasons) => {
@@ -339,5 +263,96 @@ impl IdempotencyStore for DynamoStore {
         key_hash: &str,
     ) -> Result<Option<IdempotencyRecord>, StoreError> {
         self.read(keys::idempotency(key_hash)).await
+    }
+}
+
+impl DynamoStore {
+    /// The writes of a create, for one transaction: the verification, its expiry marker, the
+    /// owner's counters (the month's under `monthly_limit` when given) and the idempotency record.
+    /// A cancelled transaction's reasons name them in this order (`create_verification`).
+    pub(super) fn create_items(
+        &self,
+        v: &Verification,
+        idempotency: Option<&IdempotencyClaim>,
+        monthly_limit: Option<u32>,
+    ) -> Result<Vec<TransactWriteItem>, StoreError> {
+        let mut items = vec![
+            TransactWriteItem::builder()
+                .put(
+                    Put::builder()
+                        .table_name(&self.table)
+                        .set_item(Some(verification_item(v)?))
+                        .condition_expression("attribute_not_exists(PK)")
+                        .build()
+                        .map_err(unavailable)?,
+                )
+                .build(),
+        ];
+        let marker = expiry_marker_item(v);
+        items.push(
+            TransactWriteItem::builder()
+                .put(
+                    Put::builder()
+                        .table_name(&self.table)
+                        .set_item(Some(marker))
+                        .build()
+                        .map_err(unavailable)?,
+                )
+                .build(),
+        );
+        let mut stats = Expr::default();
+        let stats_update = format!(
+            "ADD {} {one}, {} {one}",
+            stats.name("total"),
+            stats.name(v.status.as_str()),
+            one = stats.value("one", n(1))
+        );
+        items.push(
+            TransactWriteItem::builder()
+                .update(self.update(keys::stats(&v.account_id, v.mode), &stats_update, &stats)?)
+                .build(),
+        );
+        let mut month = Expr::default();
+        let created = month.name("created");
+        let month_update = format!("ADD {created} {}", month.value("one", n(1)));
+        let mut month_op = self.update(
+            keys::month(&v.account_id, v.mode, &usage_month(v.created_at)),
+            &month_update,
+            &month,
+        )?;
+        if let Some(limit) = monthly_limit {
+            month.value("limit", n(limit));
+            month_op = Update::builder()
+                .table_name(&self.table)
+                .set_key(Some(month_op.key.clone()))
+                .update_expression(month_update)
+                .condition_expression(format!(
+                    "attribute_not_exists({created}) OR {created} < :limit"
+                ))
+                .set_expression_attribute_names(month.names())
+                .set_expression_attribute_values(month.values())
+                .build()
+                .map_err(unavailable)?;
+        }
+        items.push(TransactWriteItem::builder().update(month_op).build());
+        if let Some(claim) = idempotency {
+            let item = idempotency_item(claim, v)?;
+            items.push(
+                TransactWriteItem::builder()
+                    .put(
+                        Put::builder()
+                            .table_name(&self.table)
+                            .set_item(Some(item))
+                            // A record past its 24 h that TTL has not swept yet counts as gone.
+                            .condition_expression("attribute_not_exists(PK) OR #ttl < :now")
+                            .expression_attribute_names("#ttl", schema::TTL_ATTRIBUTE)
+                            .expression_attribute_values(":now", n(v.created_at.timestamp()))
+                            .build()
+                            .map_err(unavailable)?,
+                    )
+                    .build(),
+            );
+        }
+        Ok(items)
     }
 }

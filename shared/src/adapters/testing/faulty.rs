@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use crate::config::Plans;
 use crate::domain::household::{Household, HouseholdDecision};
-use crate::domain::metering::MeterOutcome;
+use crate::domain::metering::{MeterOutcome, PresentedKey};
 use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent};
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, SubscriptionStatus, Transition,
@@ -18,8 +18,9 @@ use crate::domain::{
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
     HouseholdStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, InviteStore,
-    LinkTokenOutcome, ListPage, ListQuery, MeterStore, ResendOutcome, StoreError,
-    TransitionOutcome, VerificationStore, WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
+    LinkTokenOutcome, ListPage, ListQuery, MeterStore, MeteredCancel, MeteredCreate, ResendOutcome,
+    StoreError, TransitionOutcome, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
+    WebhookSecrets,
 };
 
 /// Every store operation, named like its method.
@@ -33,6 +34,8 @@ pub enum StoreOp {
     ListApiKeys,
     RevokeApiKey,
     MeterApiRequest,
+    MeterAndCreate,
+    MeterAndCancel,
     CreateVerification,
     GetVerification,
     AddLinkToken,
@@ -155,15 +158,26 @@ impl<S: ApiKeyStore, F: FaultPlan> ApiKeyStore for FaultyStore<S, F> {
 impl<S: MeterStore, F: FaultPlan> MeterStore for FaultyStore<S, F> {
     async fn meter_api_request(
         &self,
-        account_id: &str,
-        key_id: &str,
+        key: &PresentedKey,
         now: DateTime<Utc>,
         plans: &Plans,
     ) -> Result<MeterOutcome, StoreError> {
         self.faults.check(StoreOp::MeterApiRequest)?;
-        self.inner
-            .meter_api_request(account_id, key_id, now, plans)
-            .await
+        self.inner.meter_api_request(key, now, plans).await
+    }
+    async fn meter_and_create(
+        &self,
+        create: &MeteredCreate<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.faults.check(StoreOp::MeterAndCreate)?;
+        self.inner.meter_and_create(create).await
+    }
+    async fn meter_and_cancel(
+        &self,
+        cancel: &MeteredCancel<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.faults.check(StoreOp::MeterAndCancel)?;
+        self.inner.meter_and_cancel(cancel).await
     }
 }
 

@@ -12,17 +12,16 @@ use uuid::Uuid;
 
 use crate::adapters::dynamo::EMAIL_LEASE;
 use crate::adapters::dynamo::link_tokens::rotated;
-use crate::config::Plans;
-use crate::domain::metering::{MeterDecision, MeterOutcome, classify_meter};
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
-    Verification, api_window, format_ts, usage_month,
+    Verification, format_ts, usage_month,
 };
+mod meter;
+
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
     IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery,
-    MeterStore, StoreError, TransitionOutcome, VerificationStore, WebhookSecretStore,
-    WebhookSecrets,
+    StoreError, TransitionOutcome, VerificationStore, WebhookSecretStore, WebhookSecrets,
 };
 
 mod households;
@@ -86,6 +85,45 @@ fn bump(stats: &mut OwnerStats, status: Status, by: i64) {
         Status::Failed => &mut stats.failed,
     };
     *counter = counter.saturating_add_signed(by);
+}
+
+/// A create as one atomic step on the locked tables (the adapter's transaction).
+fn create_locked(
+    t: &mut Tables,
+    v: &Verification,
+    idempotency: Option<&IdempotencyClaim>,
+    monthly_limit: Option<u32>,
+) -> Result<CreateOutcome, StoreError> {
+    let month_key = (owner(&v.account_id, v.mode), usage_month(v.created_at));
+    // The adapter's transaction reports the idempotency claim before the allowance.
+    if let Some(claim) = idempotency
+        && let Some(record) = t.idempotency.get(&claim.key_hash)
+        && (record.created_at + IDEMPOTENCY_LIFETIME).timestamp() >= v.created_at.timestamp()
+    {
+        return Ok(CreateOutcome::IdempotencyConflict(record.clone()));
+    }
+    let created = t.months.get(&month_key).map_or(0, |m| m.created);
+    if monthly_limit.is_some_and(|limit| created >= u64::from(limit)) {
+        return Ok(CreateOutcome::LimitReached);
+    }
+    if t.verifications.contains_key(&v.verification_id) {
+        return Err(refused("verification exists"));
+    }
+    t.verifications.insert(v.verification_id, v.clone());
+    let stats = t.stats.entry(owner(&v.account_id, v.mode)).or_default();
+    stats.total += 1;
+    bump(stats, v.status, 1);
+    t.months.entry(month_key).or_default().created += 1;
+    if let Some(claim) = idempotency {
+        let record = IdempotencyRecord {
+            body_hash: claim.body_hash.clone(),
+            verification_id: v.verification_id,
+            created_at: v.created_at,
+            household_id: None,
+        };
+        t.idempotency.insert(claim.key_hash.clone(), record);
+    }
+    Ok(CreateOutcome::Created)
 }
 
 impl MemoryStore {
@@ -160,6 +198,10 @@ impl ApiKeyStore for MemoryStore {
         if t.api_keys.contains_key(&key.key_hash) {
             return Err(refused("API key exists"));
         }
+        let Some(account) = t.accounts.get_mut(&key.account_id) else {
+            return Err(refused("no such account"));
+        };
+        account.api_keys.insert(key.key_hash.clone(), key.mode);
         t.api_keys.insert(key.key_hash.clone(), key.clone());
         Ok(())
     }
@@ -197,33 +239,6 @@ impl ApiKeyStore for MemoryStore {
     }
 }
 
-impl MeterStore for MemoryStore {
-    async fn meter_api_request(
-        &self,
-        account_id: &str,
-        key_id: &str,
-        now: DateTime<Utc>,
-        plans: &Plans,
-    ) -> Result<MeterOutcome, StoreError> {
-        let mut t = self.lock();
-        let account = t.accounts.get(account_id).cloned();
-        let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
-        let decision = classify_meter(account, plan, key_id, now);
-        let Some(account) = t.accounts.get_mut(account_id) else {
-            return Ok(MeterOutcome::UnknownAccount);
-        };
-        match decision {
-            MeterDecision::Refuse(outcome) => return Ok(outcome),
-            MeterDecision::Count => account.api_requests += 1,
-            MeterDecision::StartWindow => {
-                account.api_window = Some(api_window(now));
-                account.api_requests = 1;
-            }
-        }
-        Ok(MeterOutcome::Allowed(account.clone()))
-    }
-}
-
 impl VerificationStore for MemoryStore {
     async fn create_verification(
         &self,
@@ -231,37 +246,7 @@ impl VerificationStore for MemoryStore {
         idempotency: Option<&IdempotencyClaim>,
         monthly_limit: Option<u32>,
     ) -> Result<CreateOutcome, StoreError> {
-        let mut t = self.lock();
-        let month_key = (owner(&v.account_id, v.mode), usage_month(v.created_at));
-        // The adapter's transaction reports the idempotency claim before the allowance.
-        if let Some(claim) = idempotency
-            && let Some(record) = t.idempotency.get(&claim.key_hash)
-            && (record.created_at + IDEMPOTENCY_LIFETIME).timestamp() >= v.created_at.timestamp()
-        {
-            return Ok(CreateOutcome::IdempotencyConflict(record.clone()));
-        }
-        let created = t.months.get(&month_key).map_or(0, |m| m.created);
-        if monthly_limit.is_some_and(|limit| created >= u64::from(limit)) {
-            return Ok(CreateOutcome::LimitReached);
-        }
-        if t.verifications.contains_key(&v.verification_id) {
-            return Err(refused("verification exists"));
-        }
-        t.verifications.insert(v.verification_id, v.clone());
-        let stats = t.stats.entry(owner(&v.account_id, v.mode)).or_default();
-        stats.total += 1;
-        bump(stats, v.status, 1);
-        t.months.entry(month_key).or_default().created += 1;
-        if let Some(claim) = idempotency {
-            let record = IdempotencyRecord {
-                body_hash: claim.body_hash.clone(),
-                verification_id: v.verification_id,
-                created_at: v.created_at,
-                household_id: None,
-            };
-            t.idempotency.insert(claim.key_hash.clone(), record);
-        }
-        Ok(CreateOutcome::Created)
+        create_locked(&mut self.lock(), v, idempotency, monthly_limit)
     }
 
     async fn get_verification(&self, id: Uuid) -> Result<Option<Verification>, StoreError> {

@@ -45,5 +45,6 @@ pub fn active_account(account_id: &str, plan: &str, now: DateTime<Utc>) -> Accou
         api_window: None,
         api_requests: 0,
         revoked_keys: vec![],
+        api_keys: Default::default(),
     }
 }

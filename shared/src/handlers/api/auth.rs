@@ -1,11 +1,14 @@
-//! Authentication of an API request in two halves: the key (format, then its record from the
-//! warm cache or one read) and the metering write on the account (revocation, plan,
-//! subscription, the daily allowance), plus the allowance as the rate headers report it.
+//! Authentication of an API request in two halves: the key (format and checksum offline; a key
+//! naming its account needs nothing more, a key of the earlier format is found by its hash, from
+//! the warm cache or one read) and the metering write on the account (the key listed there and
+//! not revoked, plan, subscription, the daily allowance), plus the allowance as the rate headers
+//! report it.
 
 use chrono::{DateTime, Utc};
 
-use crate::domain::secrets::parse_api_key;
-use crate::domain::{Account, ApiKeyRecord, Mode, Plan, api_window_reset};
+use crate::domain::metering::PresentedKey;
+use crate::domain::secrets::{key_id_for_hash, parse_api_key};
+use crate::domain::{Account, Mode, Plan, api_window, api_window_reset};
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::http::ApiRequest;
@@ -15,7 +18,7 @@ use crate::ports::{Clock, MeterOutcome, Store};
 #[derive(Debug, Clone)]
 pub struct Caller {
     pub account: Account,
-    pub key: ApiKeyRecord,
+    pub key: PresentedKey,
     pub plan: Plan,
 }
 
@@ -56,12 +59,13 @@ fn unauthorized(code: &'static str, message: &str) -> ApiError {
     }
 }
 
-/// First half of authentication: the key's format, then its record (from the warm cache, or one
-/// read). No allowance is counted yet.
+/// First half of authentication: the key's format and checksum; a key naming its account is then
+/// checked by the metering write alone, a key of the earlier format is found by its hash (from
+/// the warm cache, or one read). No allowance is counted yet.
 pub(super) async fn resolve_key<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
-) -> Result<(ApiKeyRecord, String), ApiError> {
+) -> Result<PresentedKey, ApiError> {
     let header = req.header("authorization").ok_or_else(|| {
         unauthorized(
             "missing_api_key",
@@ -77,6 +81,15 @@ pub(super) async fn resolve_key<S: Store, C: Clock>(
     }
     let parsed = parse_api_key(token.trim())
         .ok_or_else(|| unauthorized("invalid_api_key", "API key is malformed"))?;
+    if let Some(account_id) = parsed.account_id {
+        return Ok(PresentedKey {
+            key_id: key_id_for_hash(&parsed.hash),
+            key_hash: parsed.hash,
+            account_id,
+            mode: parsed.mode,
+            names_account: true,
+        });
+    }
     let cached = deps
         .key_cache
         .lock()
@@ -103,22 +116,84 @@ pub(super) async fn resolve_key<S: Store, C: Clock>(
     if key.revoked_at.is_some() || key.mode != parsed.mode {
         return Err(unauthorized("api_key_revoked", "API key has been revoked"));
     }
-    Ok((key, parsed.hash))
+    Ok(PresentedKey {
+        key_id: key.key_id,
+        key_hash: parsed.hash,
+        account_id: key.account_id,
+        mode: key.mode,
+        names_account: false,
+    })
 }
 
-/// Second half: one conditional write on the account checks revocation, plan and subscription
-/// and counts the request against the daily allowance.
+/// Second half: one conditional write on the account checks the key (listed there, not revoked),
+/// plan and subscription and counts the request against the daily allowance. What it answers
+/// also keeps this instance's note of keys just allowed (`ApiDeps::recently_allowed`) current.
 pub(super) async fn meter<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
-    key: ApiKeyRecord,
-    key_hash: &str,
+    key: PresentedKey,
+    now: DateTime<Utc>,
+) -> Result<(Caller, RateInfo), (ApiError, Option<RateInfo>)> {
+    let metered = meter_once(deps, key.clone(), now).await;
+    match &metered {
+        Ok((caller, rate)) => note_allowed(deps, &key, &caller.account, rate, now),
+        Err(_) => {
+            deps.allowed_keys
+                .lock()
+                .expect("allowed keys")
+                .remove(&key.key_hash);
+        }
+    }
+    metered
+}
+
+/// A request a write carrying its own metering counted: its rate headers, and this instance's
+/// notes, as `meter` keeps them. None only for a plan the configuration does not know.
+pub(super) fn counted<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    key: &PresentedKey,
+    account: &Account,
+    now: DateTime<Utc>,
+) -> Option<RateInfo> {
+    let plan = deps.settings.plans.get(&account.plan)?;
+    let rate = RateInfo::of(account, plan, now);
+    tracing::Span::current().record("account_id", account.account_id.as_str());
+    note_allowed(deps, key, account, &rate, now);
+    Some(rate)
+}
+
+/// Keeps this instance's notes of an allowed request: the key (while allowance is left, for
+/// `ApiDeps::recently_allowed`) and the account's plan (for `ApiDeps::known_plan`).
+fn note_allowed<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    key: &PresentedKey,
+    account: &Account,
+    rate: &RateInfo,
+    now: DateTime<Utc>,
+) {
+    let mut allowed = deps.allowed_keys.lock().expect("allowed keys");
+    if rate.remaining > 0 {
+        allowed.insert(key.key_hash.clone(), api_window(now));
+    } else {
+        allowed.remove(&key.key_hash);
+    }
+    drop(allowed);
+    deps.account_plans
+        .lock()
+        .expect("account plans")
+        .insert(account.account_id.clone(), account.plan.clone());
+}
+
+async fn meter_once<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    key: PresentedKey,
     now: DateTime<Utc>,
 ) -> Result<(Caller, RateInfo), (ApiError, Option<RateInfo>)> {
     let plans = &deps.settings.plans;
     let plan_of = |account: &Account| plans.get(&account.plan).cloned();
+    let key_hash = key.key_hash.clone();
     match deps
         .store
-        .meter_api_request(&key.account_id, &key.key_id, now, plans)
+        .meter_api_request(&key, now, plans)
         .await
         .map_err(|e| (ApiError::from(e), None))?
     {
@@ -133,7 +208,7 @@ pub(super) async fn meter<S: Store, C: Clock>(
             None,
         )),
         MeterOutcome::KeyRevoked => {
-            deps.key_cache.lock().expect("key cache").remove(key_hash);
+            deps.key_cache.lock().expect("key cache").remove(&key_hash);
             Err((
                 unauthorized("api_key_revoked", "API key has been revoked"),
                 None,

@@ -7,8 +7,9 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::domain::Verification;
+use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
-use crate::handlers::api::respond::respond;
+use crate::handlers::api::respond::{MeteredWrite, respond, respond_combined};
 use crate::handlers::api::validate::verification_id_param;
 use crate::handlers::api::{ApiDeps, Caller};
 use crate::http::{ApiRequest, ApiResponse};
@@ -31,6 +32,33 @@ where
     respond(deps, req, prefetch, |caller, fetched, now| async move {
         op(visible(fetched?, &caller)?, now).await
     })
+    .await
+}
+
+/// As `respond_on_named`, for a write that can carry its own metering: `combined` tries the whole
+/// request in one write first (`respond_combined`); when it did nothing, the usual way.
+pub(crate) async fn respond_on_named_combined<S, C, W, WF, F, Fut>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    combined: W,
+    op: F,
+) -> ApiResponse
+where
+    S: Store,
+    C: Clock,
+    W: FnOnce(PresentedKey, DateTime<Utc>) -> WF,
+    WF: Future<Output = Option<MeteredWrite>>,
+    F: FnOnce(Verification, DateTime<Utc>) -> Fut,
+    Fut: Future<Output = Result<ApiResponse, ApiError>>,
+{
+    let prefetch = |_| fetch_named(&deps.store, req);
+    respond_combined(
+        deps,
+        req,
+        combined,
+        prefetch,
+        |caller, fetched, now| async move { op(visible(fetched?, &caller)?, now).await },
+    )
     .await
 }
 

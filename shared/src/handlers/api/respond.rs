@@ -6,10 +6,11 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
-use crate::domain::ApiKeyRecord;
+use crate::domain::Account;
+use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
-use crate::handlers::api::auth::{Caller, meter, resolve_key};
+use crate::handlers::api::auth::{Caller, counted, meter, resolve_key};
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, Store, StoreError};
 
@@ -23,9 +24,10 @@ impl From<StoreError> for ApiError {
 /// Authenticates, runs `op`, and turns the outcome into the response with headers and logs.
 ///
 /// `prefetch` runs the operation's reads at the same time as the metering write: a read needs only
-/// the key's owner, and its result is used only once the request is allowed. That keeps a warm GET
-/// at one DynamoDB round trip, and a write at two. Only O(1) reads belong there: a refused request
-/// must not pay for more (so the list's page is read in `op`).
+/// the key's owner (the key names it), and its result is used only once the request is allowed.
+/// That keeps a GET at one DynamoDB round trip, cold or warm. Only O(1) reads belong there: a
+/// refused request must not pay for more (so the list's page is read there only when
+/// `ApiDeps::recently_allowed` says the key was just allowed on this instance).
 pub(crate) async fn respond<S, C, P, PF, T, F, Fut>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
@@ -35,7 +37,66 @@ pub(crate) async fn respond<S, C, P, PF, T, F, Fut>(
 where
     S: Store,
     C: Clock,
-    P: FnOnce(ApiKeyRecord) -> PF,
+    P: FnOnce(PresentedKey) -> PF,
+    PF: Future<Output = T>,
+    F: FnOnce(Caller, T, DateTime<Utc>) -> Fut,
+    Fut: Future<Output = Result<ApiResponse, ApiError>>,
+{
+    // Boxed: the pipeline's future holds the operation's, which would make every handler's
+    // future (and the stack of whoever awaits it) large.
+    Box::pin(pipeline(
+        deps,
+        req,
+        |_, _| std::future::ready(None),
+        prefetch,
+        op,
+    ))
+    .await
+}
+
+/// What a write that carries its own metering did: the account as its count left it, and the
+/// response (or the error, e.g. a store failure, after which the request must not be retried).
+pub(crate) type MeteredWrite = Result<(Account, ApiResponse), ApiError>;
+
+/// As `respond`, for a write that can carry its own metering (`MeterStore::meter_and_create`):
+/// `combined(key, now)` tries the whole request in ONE write, with the authentication and the
+/// allowance in its condition. Some(outcome) when it did (or failed in a way that must not be
+/// retried); None when nothing was written or counted, and the request goes the usual way: the
+/// metering write (with `prefetch` beside it, as in `respond`), then `op` (which says why it was
+/// refused, or does the work).
+pub(crate) async fn respond_combined<S, C, W, WF, P, PF, T, F, Fut>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    combined: W,
+    prefetch: P,
+    op: F,
+) -> ApiResponse
+where
+    S: Store,
+    C: Clock,
+    W: FnOnce(PresentedKey, DateTime<Utc>) -> WF,
+    WF: Future<Output = Option<MeteredWrite>>,
+    P: FnOnce(PresentedKey) -> PF,
+    PF: Future<Output = T>,
+    F: FnOnce(Caller, T, DateTime<Utc>) -> Fut,
+    Fut: Future<Output = Result<ApiResponse, ApiError>>,
+{
+    Box::pin(pipeline(deps, req, combined, prefetch, op)).await
+}
+
+async fn pipeline<S, C, W, WF, P, PF, T, F, Fut>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    combined: W,
+    prefetch: P,
+    op: F,
+) -> ApiResponse
+where
+    S: Store,
+    C: Clock,
+    W: FnOnce(PresentedKey, DateTime<Utc>) -> WF,
+    WF: Future<Output = Option<MeteredWrite>>,
+    P: FnOnce(PresentedKey) -> PF,
     PF: Future<Output = T>,
     F: FnOnce(Caller, T, DateTime<Utc>) -> Fut,
     Fut: Future<Output = Result<ApiResponse, ApiError>>,
@@ -51,14 +112,21 @@ where
         let now = deps.clock.now();
         let (result, rate) = match resolve_key(deps, req).await {
             Err(e) => (Err(e), None),
-            Ok((key, hash)) => {
-                let (metered, fetched) =
-                    futures::join!(meter(deps, key.clone(), &hash, now), prefetch(key));
-                match metered {
-                    Ok((caller, rate)) => (op(caller, fetched, now).await, Some(rate)),
-                    Err((e, rate)) => (Err(e), rate),
+            Ok(key) => match combined(key.clone(), now).await {
+                Some(Ok((account, response))) => {
+                    let rate = counted(deps, &key, &account, now);
+                    (Ok(response), rate)
                 }
-            }
+                Some(Err(e)) => (Err(e), None),
+                None => {
+                    let (metered, fetched) =
+                        futures::join!(meter(deps, key.clone(), now), prefetch(key));
+                    match metered {
+                        Ok((caller, rate)) => (op(caller, fetched, now).await, Some(rate)),
+                        Err((e, rate)) => (Err(e), rate),
+                    }
+                }
+            },
         };
         let mut response = match result {
             Ok(resp) => {

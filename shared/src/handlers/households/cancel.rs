@@ -4,7 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::domain::{ApiKeyRecord, Transition, Verification};
+use crate::domain::metering::PresentedKey;
+use crate::domain::{Transition, Verification};
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::respond::respond;
@@ -40,7 +41,7 @@ pub async fn cancel_household<S: Store, C: Clock>(
     req: ApiRequest,
 ) -> ApiResponse {
     let req = &req;
-    let prefetch = |_: ApiKeyRecord| fetch_household(&deps.store, req);
+    let prefetch = |_: PresentedKey| fetch_household(&deps.store, req);
     respond(deps, req, prefetch, |caller, fetched, now| async move {
         let (household, members) = owned_household(&deps.store, &caller, fetched?).await?;
         let cancels = members

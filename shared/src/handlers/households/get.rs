@@ -4,8 +4,8 @@
 
 use serde_json::json;
 
-use crate::domain::ApiKeyRecord;
 use crate::domain::household::Household;
+use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::respond::respond;
@@ -28,7 +28,7 @@ pub async fn get_household<S: Store, C: Clock>(
     req: ApiRequest,
 ) -> ApiResponse {
     let req = &req;
-    let prefetch = |_: ApiKeyRecord| fetch_household(&deps.store, req);
+    let prefetch = |_: PresentedKey| fetch_household(&deps.store, req);
     respond(deps, req, prefetch, |caller, fetched, now| async move {
         let (household, members) = owned_household(&deps.store, &caller, fetched?).await?;
         Ok(ApiResponse::json(

@@ -1,0 +1,277 @@
+//! The critical path of every API request to DynamoDB (issue 14): how many DynamoDB round trips
+//! follow one another, on a cold instance (fresh `ApiDeps`: no cache) and a warm one (its second
+//! request), against DynamoDB in moto.
+//!
+//! A client interceptor numbers the moment each call is sent and the moment its answer arrives
+//! from one shared sequence; a call that was sent before another one's answer arrived ran beside
+//! it. The longest chain of calls each sent after the previous one's answer is the number of
+//! sequential round trips (as `infra/bench`'s proxy counts them). Nothing here measures time.
+
+mod common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_dynamodb::config::interceptors::{
+    BeforeDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
+};
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use common::{TestEnv, env};
+use serde_json::{Value, json};
+use shared::adapters::dynamo::DynamoStore;
+use shared::adapters::testing::ManualClock;
+use shared::domain::{Mode, VERIFICATION_LIFETIME};
+use shared::handlers::api::{self, ApiDeps};
+use shared::http::{ApiRequest, ApiResponse};
+
+/// Each DynamoDB call as (sent, answered) on one logical sequence.
+#[derive(Debug, Default)]
+struct Calls {
+    clock: AtomicU64,
+    open: Mutex<Vec<u64>>,
+    done: Mutex<Vec<(u64, u64)>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct RoundTrips(Arc<Calls>);
+
+impl Intercept for RoundTrips {
+    fn name(&self) -> &'static str {
+        "RoundTrips"
+    }
+
+    fn read_before_transmit(
+        &self,
+        _context: &BeforeTransmitInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        let sent = self.0.clock.fetch_add(1, Ordering::SeqCst);
+        cfg.interceptor_state().store_put(Sent(sent));
+        self.0.open.lock().unwrap().push(sent);
+        Ok(())
+    }
+
+    fn read_before_deserialization(
+        &self,
+        _context: &BeforeDeserializationInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        let answered = self.0.clock.fetch_add(1, Ordering::SeqCst);
+        if let Some(Sent(sent)) = cfg.load::<Sent>().cloned() {
+            self.0.open.lock().unwrap().retain(|s| *s != sent);
+            self.0.done.lock().unwrap().push((sent, answered));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Sent(u64);
+
+impl aws_smithy_types::config_bag::Storable for Sent {
+    type Storer = aws_smithy_types::config_bag::StoreReplace<Self>;
+}
+
+impl RoundTrips {
+    /// (calls, sequential round trips) since the last call.
+    fn take(&self) -> (usize, usize) {
+        assert!(
+            self.0.open.lock().unwrap().is_empty(),
+            "a call is unanswered"
+        );
+        let mut calls = std::mem::take(&mut *self.0.done.lock().unwrap());
+        calls.sort();
+        let mut depth = vec![0usize; calls.len()];
+        for i in 0..calls.len() {
+            depth[i] = 1
+                + (0..i)
+                    .filter(|&j| calls[j].1 < calls[i].0)
+                    .map(|j| depth[j])
+                    .max()
+                    .unwrap_or(0);
+        }
+        (calls.len(), depth.into_iter().max().unwrap_or(0))
+    }
+}
+
+/// A fresh instance (no caches) over the test's table, with a counting client.
+fn instance(env: &TestEnv, counter: &RoundTrips) -> ApiDeps<DynamoStore, ManualClock> {
+    let conf = aws_sdk_dynamodb::config::Builder::from(&env.sdk)
+        .interceptor(counter.clone())
+        .build();
+    let store = DynamoStore::new(
+        aws_sdk_dynamodb::Client::from_conf(conf),
+        env.names.table.clone(),
+    );
+    let settings = shared::config::Settings {
+        plans: common::small_plans(),
+        ..devstack::local_settings(&env.names.table, &env.base, VERIFICATION_LIFETIME)
+    };
+    ApiDeps::new(store, ManualClock::at(chrono::Utc::now()), settings)
+}
+
+fn request(method: http::Method, path: &str, key: &str) -> ApiRequest {
+    ApiRequest::new(method, path).with_header("authorization", &format!("Bearer {key}"))
+}
+
+fn create_request(key: &str, email: &str) -> ApiRequest {
+    let mut req = request(http::Method::POST, "/api/v1/verify", key)
+        .with_header("content-type", "application/json");
+    req.body = json!({ "tenant_email": email }).to_string().into_bytes();
+    req
+}
+
+fn json_of(resp: &ApiResponse) -> Value {
+    serde_json::from_str(&resp.body).unwrap_or(Value::Null)
+}
+
+/// Round trips of `name`'s request on a fresh instance, then of the same kind of request on that
+/// now warm instance, each checked for its status.
+struct Measured {
+    name: &'static str,
+    cold: usize,
+    warm: usize,
+}
+
+macro_rules! measure {
+    ($env:expr, $counter:expr, $name:expr, $status:expr, $call:expr) => {{
+        let deps = instance($env, $counter);
+        let mut trips = Vec::new();
+        for round in 0..2usize {
+            let resp: ApiResponse = $call(&deps, round).await;
+            assert_eq!(resp.status, $status, "{} ({round}): {}", $name, resp.body);
+            trips.push($counter.take().1);
+        }
+        Measured {
+            name: $name,
+            cold: trips[0],
+            warm: trips[1],
+        }
+    }};
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
+    let env = env().await;
+    devstack::stack::seed_fixtures(&env.store).await.unwrap();
+    let key = env.test_key.as_str();
+    let counter = RoundTrips::default();
+    // Verifications to cancel, made by another instance; that also makes the account's first
+    // request today (the first of a UTC day starts the daily window: one more write).
+    let setup = instance(&env, &counter);
+    let mut pending = Vec::new();
+    for n in 0..2 {
+        let resp =
+            api::create_verification(&setup, create_request(key, &format!("rt{n}@example.com")))
+                .await;
+        assert_eq!(resp.status, 201, "{}", resp.body);
+        pending.push(
+            json_of(&resp)["data"]["verification_id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    counter.take();
+    let completed = devstack::stack::FIXTURE_COMPLETED;
+    let get = |path: String| request(http::Method::GET, &path, key);
+    let legacy = devstack::stack::legacy_demo_key(devstack::stack::DEMO_ACCOUNT, Mode::Test).secret;
+
+    let measured = [
+        measure!(&env, &counter, "create-verification", 201, |deps, n| {
+            api::create_verification(deps, create_request(key, &format!("new{n}@example.com")))
+        }),
+        // A live key: its monthly allowance depends on the account's plan, which a cold instance
+        // learns from the metering write, so its first live create meters first.
+        measure!(
+            &env,
+            &counter,
+            "create-verification, live key",
+            201,
+            |deps, n| {
+                api::create_verification(
+                    deps,
+                    create_request(&env.live_key, &format!("live{n}@example.com")),
+                )
+            }
+        ),
+        measure!(&env, &counter, "get-verification", 200, |deps, _| {
+            api::get_verification(
+                deps,
+                get(format!("/api/v1/verify?verification_id={completed}")),
+            )
+        }),
+        measure!(
+            &env,
+            &counter,
+            "cancel-verification",
+            200,
+            |deps, n: usize| {
+                let id = pending[n].clone();
+                api::cancel_verification(
+                    deps,
+                    request(
+                        http::Method::DELETE,
+                        &format!("/api/v1/verify?verification_id={id}"),
+                        key,
+                    ),
+                )
+            }
+        ),
+        measure!(&env, &counter, "list-verifications", 200, |deps, _| {
+            api::list_verifications(deps, get("/api/v1/verifications".into()))
+        }),
+        measure!(&env, &counter, "get-usage", 200, |deps, _| {
+            api::get_usage(deps, get("/api/v1/usage".into()))
+        }),
+        // A key of the earlier format is first found by its hash (then cached): the counter
+        // sees that lookup before the metering write.
+        measure!(
+            &env,
+            &counter,
+            "get-verification, key of the earlier format",
+            200,
+            |deps, _| {
+                api::get_verification(
+                    deps,
+                    request(
+                        http::Method::GET,
+                        &format!("/api/v1/verify?verification_id={completed}"),
+                        &legacy,
+                    ),
+                )
+            }
+        ),
+        measure!(&env, &counter, "get-report", 200, |deps, _| {
+            api::get_report(
+                deps,
+                get(format!("/api/v1/verify/report?verification_id={completed}")),
+            )
+        }),
+    ];
+    let table: Vec<String> = measured
+        .iter()
+        .map(|m| format!("{}: cold {}, warm {}", m.name, m.cold, m.warm))
+        .collect();
+    println!("sequential DynamoDB round trips\n{}", table.join("\n"));
+    // What holds today: one round trip for every read and for a create, cold and warm, except
+    // where this instance must learn something first: a live create on a cold instance (the
+    // plan), a list page on an instance that has not yet seen the key allowed, a key of the
+    // earlier format on a cold instance (its lookup). A cancel of a pending verification is one
+    // transaction with its count (one in progress goes the usual way: two).
+    let expected = [
+        ("create-verification", 1, 1),
+        ("create-verification, live key", 2, 1),
+        ("get-verification", 1, 1),
+        ("cancel-verification", 1, 1),
+        ("list-verifications", 2, 1),
+        ("get-usage", 1, 1),
+        ("get-verification, key of the earlier format", 2, 1),
+        ("get-report", 1, 1),
+    ];
+    let got: Vec<(&str, usize, usize)> =
+        measured.iter().map(|m| (m.name, m.cold, m.warm)).collect();
+    assert_eq!(got, expected, "{}", table.join("; "));
+}

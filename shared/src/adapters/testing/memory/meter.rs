@@ -1,0 +1,105 @@
+//! The in-memory store's metering: the daily allowance by the domain's rule, and the create and
+//! the cancel that carry their own metering, each under the one lock (as the adapter's single
+//! write).
+
+use chrono::{DateTime, Utc};
+
+use super::{MemoryStore, bump, create_locked, owner};
+use crate::config::Plans;
+use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
+use crate::domain::{Account, Status, Transition, api_window};
+use crate::ports::{CreateOutcome, MeterStore, MeteredCancel, MeteredCreate, StoreError};
+
+impl MeterStore for MemoryStore {
+    async fn meter_api_request(
+        &self,
+        key: &PresentedKey,
+        now: DateTime<Utc>,
+        plans: &Plans,
+    ) -> Result<MeterOutcome, StoreError> {
+        let mut t = self.lock();
+        let account = t.accounts.get(&key.account_id).cloned();
+        let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
+        let decision = classify_meter(account, plan, key, now);
+        let Some(account) = t.accounts.get_mut(&key.account_id) else {
+            return Ok(MeterOutcome::UnknownAccount);
+        };
+        match decision {
+            MeterDecision::Refuse(outcome) => return Ok(outcome),
+            MeterDecision::Count => account.api_requests += 1,
+            MeterDecision::StartWindow => {
+                account.api_window = Some(api_window(now));
+                account.api_requests = 1;
+            }
+        }
+        Ok(MeterOutcome::Allowed(account.clone()))
+    }
+
+    async fn meter_and_create(
+        &self,
+        create: &MeteredCreate<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        let MeteredCreate {
+            key,
+            plan,
+            now,
+            plans,
+            verification,
+            idempotency,
+            monthly_limit,
+        } = *create;
+        let mut t = self.lock();
+        let Some(account) = t.accounts.get(&key.account_id).cloned() else {
+            return Ok(None);
+        };
+        if plan.is_some_and(|p| p != account.plan) {
+            return Ok(None);
+        }
+        let decision = classify_meter(Some(account.clone()), plans.get(&account.plan), key, now);
+        if decision != MeterDecision::Count
+            || create_locked(&mut t, verification, idempotency, monthly_limit)?
+                != CreateOutcome::Created
+        {
+            return Ok(None);
+        }
+        let account = t.accounts.get_mut(&key.account_id).expect("read above");
+        account.api_requests += 1;
+        Ok(Some(account.clone()))
+    }
+
+    async fn meter_and_cancel(
+        &self,
+        cancel: &MeteredCancel<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        let MeteredCancel {
+            key,
+            now,
+            plans,
+            verification_id,
+        } = *cancel;
+        let mut t = self.lock();
+        let Some(account) = t.accounts.get(&key.account_id).cloned() else {
+            return Ok(None);
+        };
+        let decision = classify_meter(Some(account.clone()), plans.get(&account.plan), key, now);
+        let Some(stored) = t.verifications.get(&verification_id).cloned() else {
+            return Ok(None);
+        };
+        // As the adapter's condition: the key's own pending verification, before its expiry.
+        let cancellable = stored.account_id == key.account_id
+            && stored.mode == key.mode
+            && stored.status == Status::Pending
+            && now < stored.expires_at;
+        if decision != MeterDecision::Count || !cancellable {
+            return Ok(None);
+        }
+        let next = Transition::Cancel.apply(&stored, now);
+        let stats = t.stats.entry(owner(&key.account_id, key.mode)).or_default();
+        bump(stats, stored.status, -1);
+        bump(stats, next.status, 1);
+        t.verifications.insert(verification_id, next);
+        let account = t.accounts.get_mut(&key.account_id).expect("read above");
+        account.api_requests += 1;
+        Ok(Some(account.clone()))
+    }
+}

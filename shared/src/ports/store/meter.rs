@@ -1,0 +1,63 @@
+//! The daily API allowance, metered on the account item, and the writes that carry it with them.
+
+use std::future::Future;
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::{IdempotencyClaim, StoreError};
+use crate::config::Plans;
+use crate::domain::metering::{MeterOutcome, PresentedKey};
+use crate::domain::{Account, Verification};
+
+/// The daily API allowance, metered on the account item.
+pub trait MeterStore: Send + Sync {
+    /// Authentication (a key naming its account: its hash listed there; any key: not revoked),
+    /// plan, subscription and the API allowance: one conditional update of the key's account.
+    fn meter_api_request(
+        &self,
+        key: &PresentedKey,
+        now: DateTime<Utc>,
+        plans: &Plans,
+    ) -> impl Future<Output = Result<MeterOutcome, StoreError>> + Send;
+    /// An API create in one write: counts the request as `meter_api_request` does (in the current
+    /// window only; on `plan` only, when given) AND creates `verification` as
+    /// `VerificationStore::create_verification` does, atomically. Some(the account after the
+    /// count) when both happened; None when anything refused, and then nothing was written or
+    /// counted (the caller meters and creates the usual way, which tells why).
+    fn meter_and_create(
+        &self,
+        create: &MeteredCreate<'_>,
+    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
+    /// An API cancel in one write: counts the request as `meter_and_create` does AND cancels the
+    /// verification (`Transition::Cancel`, counters moved with it), only if it is of the key's
+    /// account and mode, still pending and not past its expiry at `now`. Some(the account after
+    /// the count) when both happened; None when anything refused, and then nothing was written or
+    /// counted (the caller goes the usual way: it reads the verification, which tells why).
+    fn meter_and_cancel(
+        &self,
+        cancel: &MeteredCancel<'_>,
+    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
+}
+
+/// An API create that carries its own metering (`MeterStore::meter_and_create`).
+pub struct MeteredCreate<'a> {
+    pub key: &'a PresentedKey,
+    /// The account's plan as the caller knows it: the write counts only while it is still the
+    /// account's (None: whichever plan with API access the account has).
+    pub plan: Option<&'a str>,
+    pub now: DateTime<Utc>,
+    pub plans: &'a Plans,
+    pub verification: &'a Verification,
+    pub idempotency: Option<&'a IdempotencyClaim>,
+    /// As `VerificationStore::create_verification`'s.
+    pub monthly_limit: Option<u32>,
+}
+
+/// An API cancel that carries its own metering (`MeterStore::meter_and_cancel`).
+pub struct MeteredCancel<'a> {
+    pub key: &'a PresentedKey,
+    pub now: DateTime<Utc>,
+    pub plans: &'a Plans,
+    pub verification_id: Uuid,
+}
