@@ -667,15 +667,16 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
 }
 
 on_both_stores!(a_cancel_carrying_its_metering_writes_both_or_nothing);
-/// `meter_and_cancel`: the count and the cancel of the key's own pending verification happen
-/// together or not at all; anything else (another account or mode, in progress, past its expiry,
-/// missing, the day's allowance used up) leaves the count and the verification as they were.
+/// `meter_and_cancel`: the count and the cancel of the key's own verification in the status asked
+/// for (pending, or in progress) happen together or not at all; anything else (another account or
+/// mode, another status, past its expiry, missing, the day's allowance used up) leaves the count
+/// and the verification as they were.
 async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: S) {
     store.put_account(&account("tiny")).await.unwrap();
     let plans = Plans::new(vec![Plan {
         name: "tiny".into(),
         verifications_per_month: 10,
-        api_requests_per_day: 3,
+        api_requests_per_day: 4,
         api_access: true,
     }]);
     let record = ApiKeyRecord {
@@ -696,18 +697,20 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         names_account: true,
     };
     let (store, plans, key) = (&store, &plans, &key);
-    let cancel = |id: uuid::Uuid, at: DateTime<Utc>| async move {
+    let cancel_from = |id: uuid::Uuid, at: DateTime<Utc>, from: Status| async move {
         store
             .meter_and_cancel(&MeteredCancel {
                 key,
                 now: at,
                 plans,
                 verification_id: id,
+                from,
             })
             .await
             .unwrap()
             .map(|a| a.api_requests)
     };
+    let cancel = |id, at| cancel_from(id, at, Status::Pending);
     let count = || async {
         store
             .get_account(ACCOUNT)
@@ -738,8 +741,33 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
     assert_eq!(cancel(open.verification_id, open.expires_at).await, None);
     assert_eq!(cancel(uuid::Uuid::new_v4(), now()).await, None);
     assert_eq!(count().await, 1);
+    // Asked as in progress: a pending one is refused, the one in progress is counted and
+    // cancelled, its counter moved.
+    let in_progress = Status::InProgress;
+    assert_eq!(
+        cancel_from(open.verification_id, now(), in_progress).await,
+        None
+    );
+    assert_eq!(
+        cancel_from(started.verification_id, now(), in_progress).await,
+        Some(2)
+    );
+    let stopped = store
+        .get_verification(started.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (stopped.status, stopped.cancelled_at),
+        (Status::Expired, Some(now()))
+    );
+    // A closed status is never a starting point.
+    assert_eq!(
+        cancel_from(open.verification_id, now(), Status::Completed).await,
+        None
+    );
     // The key's own pending one: counted and cancelled together, counters moved.
-    assert_eq!(cancel(open.verification_id, now()).await, Some(2));
+    assert_eq!(cancel(open.verification_id, now()).await, Some(3));
     let after = store
         .get_verification(open.verification_id)
         .await
@@ -752,7 +780,7 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         .owner_stats(ACCOUNT, Mode::Test, &month)
         .await
         .unwrap();
-    assert_eq!((stats.pending, stats.expired), (0, 1));
+    assert_eq!((stats.pending, stats.in_progress, stats.expired), (0, 0, 2));
     // Cancelled already: nothing more.
     assert_eq!(cancel(open.verification_id, now()).await, None);
     // The day's allowance used up: nothing, even for a pending one.
@@ -768,7 +796,7 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         .unwrap()
         .unwrap();
     assert_eq!(still.status, Status::Pending);
-    assert_eq!(count().await, 3);
+    assert_eq!(count().await, 4);
 }
 
 on_both_stores!(a_cancel_carrying_its_metering_races_the_tenant_start_with_one_winner);
@@ -811,6 +839,7 @@ async fn a_cancel_carrying_its_metering_races_the_tenant_start_with_one_winner<S
             now: now(),
             plans: &plans,
             verification_id: v.verification_id,
+            from: Status::Pending,
         };
         let (cancelled, started) = futures::join!(
             store.meter_and_cancel(&cancel),

@@ -22,6 +22,7 @@ use shared::adapters::dynamo::DynamoStore;
 use shared::adapters::testing::ManualClock;
 use shared::domain::{Mode, VERIFICATION_LIFETIME};
 use shared::handlers::api::{self, ApiDeps};
+use shared::ports::store::prelude::*;
 use shared::http::{ApiRequest, ApiResponse};
 
 /// Each DynamoDB call as (sent, answered) on one logical sequence.
@@ -174,6 +175,25 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
                 .to_string(),
         );
     }
+    // Two the tenant has started.
+    let mut started = Vec::new();
+    for n in 0..2 {
+        let resp =
+            api::create_verification(&setup, create_request(key, &format!("st{n}@example.com")))
+                .await;
+        assert_eq!(resp.status, 201, "{}", resp.body);
+        let id: uuid::Uuid = json_of(&resp)["data"]["verification_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let v = env.store.get_verification(id).await.unwrap().unwrap();
+        env.store
+            .transition(&v, &shared::domain::Transition::Start, chrono::Utc::now())
+            .await
+            .unwrap();
+        started.push(id.to_string());
+    }
     counter.take();
     let completed = devstack::stack::FIXTURE_COMPLETED;
     let get = |path: String| request(http::Method::GET, &path, key);
@@ -210,6 +230,25 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             200,
             |deps, n: usize| {
                 let id = pending[n].clone();
+                api::cancel_verification(
+                    deps,
+                    request(
+                        http::Method::DELETE,
+                        &format!("/api/v1/verify?verification_id={id}"),
+                        key,
+                    ),
+                )
+            }
+        ),
+        // One in progress: the one write for a pending one is refused, and the read beside it
+        // shows the status, so the one write for one in progress follows.
+        measure!(
+            &env,
+            &counter,
+            "cancel-verification, in progress",
+            200,
+            |deps, n: usize| {
+                let id = started[n].clone();
                 api::cancel_verification(
                     deps,
                     request(
@@ -260,12 +299,14 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     // where this instance must learn something first: a live create on a cold instance (the
     // plan), a list page on an instance that has not yet seen the key allowed, a key of the
     // earlier format on a cold instance (its lookup). A cancel of a pending verification is one
-    // transaction with its count (one in progress goes the usual way: two).
+    // transaction with its count; one in progress is found so by the read beside it, then its own
+    // transaction follows: two.
     let expected = [
         ("create-verification", 1, 1),
         ("create-verification, live key", 2, 1),
         ("get-verification", 1, 1),
         ("cancel-verification", 1, 1),
+        ("cancel-verification, in progress", 2, 2),
         ("list-verifications", 2, 1),
         ("get-usage", 1, 1),
         ("get-verification, key of the earlier format", 2, 1),

@@ -51,15 +51,19 @@ impl DynamoStore {
             now,
             plans,
             verification_id,
+            from,
         } = *cancel;
+        if !from.is_open() {
+            return Ok(None);
+        }
         let marker = verification_id.to_string();
         let Some(count) = self.count_update(key, None, now, plans, &marker)? else {
             return Ok(None);
         };
-        // `Transition::Cancel` from `pending`, written without a read: the condition holds only
-        // for the key's own pending verification before its expiry (anything else goes the usual
-        // way, which reads it and tells why).
-        let (from, to) = (Status::Pending, Status::Expired);
+        // `Transition::Cancel` from `from`, written without a read: the condition holds only for
+        // the key's own verification still in `from`, before its expiry (anything else goes the
+        // usual way, which reads it and tells why).
+        let to = Status::Expired;
         let mut expr = Expr::default();
         let at = expr.value("now", s(format_ts(now)));
         let status = expr.name("status");

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use super::{MemoryStore, bump, create_locked, owner};
 use crate::config::Plans;
 use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
-use crate::domain::{Account, Status, Transition, api_window};
+use crate::domain::{Account, Transition, api_window};
 use crate::ports::{CreateOutcome, MeterStore, MeteredCancel, MeteredCreate, StoreError};
 
 impl MeterStore for MemoryStore {
@@ -76,6 +76,7 @@ impl MeterStore for MemoryStore {
             now,
             plans,
             verification_id,
+            from,
         } = *cancel;
         let mut t = self.lock();
         let Some(account) = t.accounts.get(&key.account_id).cloned() else {
@@ -85,10 +86,12 @@ impl MeterStore for MemoryStore {
         let Some(stored) = t.verifications.get(&verification_id).cloned() else {
             return Ok(None);
         };
-        // As the adapter's condition: the key's own pending verification, before its expiry.
-        let cancellable = stored.account_id == key.account_id
+        // As the adapter's condition: the key's own verification still in `from`, before its
+        // expiry.
+        let cancellable = from.is_open()
+            && stored.account_id == key.account_id
             && stored.mode == key.mode
-            && stored.status == Status::Pending
+            && stored.status == from
             && now < stored.expires_at;
         if decision != MeterDecision::Count || !cancellable {
             return Ok(None);
