@@ -22,8 +22,8 @@ use shared::adapters::dynamo::DynamoStore;
 use shared::adapters::testing::ManualClock;
 use shared::domain::{Mode, VERIFICATION_LIFETIME};
 use shared::handlers::api::{self, ApiDeps};
-use shared::ports::store::prelude::*;
 use shared::http::{ApiRequest, ApiResponse};
+use shared::ports::store::prelude::*;
 
 /// Each DynamoDB call as (sent, answered) on one logical sequence.
 #[derive(Debug, Default)]
