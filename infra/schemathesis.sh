@@ -128,7 +128,7 @@ for _ in $(seq 1 600); do
         cat "$WORK/stack.out" >&2 || true
         exit 1
     fi
-    KEY="$(sed -n 's/^ *demo API key *: *\(tiv_test_[A-Za-z0-9]*\).*/\1/p' "$WORK/stack.out" | head -n 1)"
+    KEY="$(sed -n 's/^ *demo API key *: *\(tiv_test_[A-Za-z0-9_]*\).*/\1/p' "$WORK/stack.out" | head -n 1)"
     [[ -n "$KEY" ]] && break
     sleep 0.2
 done
@@ -137,6 +137,19 @@ if [[ -z "$KEY" ]]; then
     exit 1
 fi
 echo "schemathesis.sh: local stack at $BASE (moto on $MOTO_PORT)"
+
+# The run means nothing if every call is a 401: the demo key must authenticate first.
+"$PY" - "$BASE" "$KEY" <<'EOF'
+import sys, urllib.request
+base, key = sys.argv[1], sys.argv[2]
+opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+req = urllib.request.Request(base + "/api/v1/usage", headers={"Authorization": "Bearer " + key})
+try:
+    with opener.open(req, timeout=10) as r:
+        assert r.status == 200
+except Exception as e:
+    sys.exit(f"schemathesis.sh: the demo key read from the stack's banner does not authenticate ({e})")
+EOF
 
 # Every generated webhook_url is replaced by the stack's loopback receiver before the call.
 cat >"$WORK/hooks.py" <<EOF
