@@ -4,19 +4,18 @@
 //! e-mail is sent by `publish-events` from the table's stream.
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 use uuid::Uuid;
 
 use crate::config::Settings;
 use crate::domain::metering::PresentedKey;
 use crate::domain::reach::resolve_sms;
-use crate::domain::secrets::{generate_link_token, sha256_hex};
+use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::{Mode, Verification, format_ts, next_month_start};
 use crate::error::ApiError;
 use crate::handlers::api::ownership::owned_verification;
 use crate::handlers::api::respond::{MeteredWrite, respond_combined};
-use crate::handlers::api::validate::validate_create;
+use crate::handlers::api::validate::{idempotency_claim, json_body, validate_create};
 use crate::handlers::api::views::created_response;
 use crate::handlers::api::{ApiDeps, Caller};
 use crate::http::{ApiRequest, ApiResponse};
@@ -127,43 +126,10 @@ fn prepare<S: Store, C: Clock>(
                 .into(),
         });
     }
-    let content_type = req.header("content-type").unwrap_or("");
-    let media = content_type.split(';').next().unwrap_or("").trim();
-    if !media.eq_ignore_ascii_case("application/json") {
-        return Err(ApiError::UnsupportedMediaType);
-    }
-    if req.body.len() > MAX_BODY_BYTES {
-        return Err(ApiError::PayloadTooLarge {
-            limit: MAX_BODY_BYTES,
-        });
-    }
-    let body: Value = serde_json::from_slice(&req.body).map_err(|e| {
-        // serde_json's message names a line and column, never the content.
-        ApiError::InvalidJson(format!("line {} column {}", e.line(), e.column()))
-    })?;
+    let body = json_body(req)?;
     let mut input = validate_create(&body, &deps.settings.local_webhook_origins)?;
     resolve_sms(&mut input, deps.settings.sms_region);
-    let idempotency = match req.header("idempotency-key") {
-        None => None,
-        Some(header)
-            if header.is_empty()
-                || header.len() > 255
-                || !header.bytes().all(|b| (0x21..0x7f).contains(&b)) =>
-        {
-            return Err(ApiError::validation(
-                "Idempotency-Key",
-                "invalid",
-                "Idempotency-Key must be 1 to 255 visible ASCII characters",
-            ));
-        }
-        Some(header) => Some(IdempotencyClaim {
-            key_hash: sha256_hex(
-                format!("{}\n{}\n{header}", key.account_id, key.mode.as_str()).as_bytes(),
-            ),
-            // serde_json's map is ordered, so this is a canonical form of the body.
-            body_hash: sha256_hex(body.to_string().as_bytes()),
-        }),
-    };
+    let idempotency = idempotency_claim(req, &key.account_id, key.mode, &body)?;
     let (token, token_hash) = generate_link_token();
     let mut v = Verification::new_pending(
         &key.account_id,

@@ -4,10 +4,13 @@
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::domain::NewVerificationInput;
 use crate::domain::affordability::{MAX_INCOME_MULTIPLE, MIN_INCOME_MULTIPLE};
+use crate::domain::secrets::sha256_hex;
+use crate::domain::{Mode, NewVerificationInput};
 use crate::error::{ApiError, FieldError};
+use crate::handlers::create_verification::MAX_BODY_BYTES;
 use crate::http::ApiRequest;
+use crate::ports::IdempotencyClaim;
 
 fn field_error(field: &str, code: &'static str, message: impl Into<String>) -> FieldError {
     FieldError::new(field, code, message)
@@ -326,6 +329,52 @@ pub(crate) fn integer_param(
     // Saturate before narrowing: a huge value must stay huge (and fail a later bound), not wrap.
     let max = max.unwrap_or(u32::MAX) as i64;
     Ok(value.min(max) as u32)
+}
+
+/// The JSON body of a create: `application/json`, at most `MAX_BODY_BYTES`, well-formed.
+pub(crate) fn json_body(req: &ApiRequest) -> Result<Value, ApiError> {
+    let content_type = req.header("content-type").unwrap_or("");
+    let media = content_type.split(';').next().unwrap_or("").trim();
+    if !media.eq_ignore_ascii_case("application/json") {
+        return Err(ApiError::UnsupportedMediaType);
+    }
+    if req.body.len() > MAX_BODY_BYTES {
+        return Err(ApiError::PayloadTooLarge {
+            limit: MAX_BODY_BYTES,
+        });
+    }
+    // serde_json's message names a line and column, never the content.
+    serde_json::from_slice(&req.body)
+        .map_err(|e| ApiError::InvalidJson(format!("line {} column {}", e.line(), e.column())))
+}
+
+/// The Idempotency-Key claim of a create: one key space per account and mode (a key used on
+/// POST /verify and POST /households with another body is a 422 on the other).
+pub(crate) fn idempotency_claim(
+    req: &ApiRequest,
+    account_id: &str,
+    mode: Mode,
+    body: &Value,
+) -> Result<Option<IdempotencyClaim>, ApiError> {
+    match req.header("idempotency-key") {
+        None => Ok(None),
+        Some(key)
+            if key.is_empty()
+                || key.len() > 255
+                || !key.bytes().all(|b| (0x21..0x7f).contains(&b)) =>
+        {
+            Err(ApiError::validation(
+                "Idempotency-Key",
+                "invalid",
+                "Idempotency-Key must be 1 to 255 visible ASCII characters",
+            ))
+        }
+        Some(key) => Ok(Some(IdempotencyClaim {
+            key_hash: sha256_hex(format!("{account_id}\n{}\n{key}", mode.as_str()).as_bytes()),
+            // serde_json's map is ordered, so this is a canonical form of the body.
+            body_hash: sha256_hex(body.to_string().as_bytes()),
+        })),
+    }
 }
 
 #[cfg(test)]

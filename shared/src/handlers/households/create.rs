@@ -11,16 +11,17 @@ use uuid::Uuid;
 use crate::config::{LiveIncome, Settings};
 use crate::domain::household::{Household, HouseholdMember};
 use crate::domain::reach::resolve_sms;
-use crate::domain::secrets::{generate_link_token, sha256_hex};
+use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::{Mode, Status, Verification, format_ts, next_month_start};
 use crate::error::ApiError;
 use crate::handlers::api::respond::respond;
+use crate::handlers::api::validate::{idempotency_claim, json_body};
 use crate::handlers::api::{ApiDeps, Caller, MAX_REPLAY_LINK_TOKENS};
 use crate::handlers::households::body::validate_household;
 use crate::handlers::households::{not_found, owned_household};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, CreateOutcome, IdempotencyClaim, LinkTokenOutcome, Store};
+use crate::ports::{Clock, CreateOutcome, LinkTokenOutcome, Store};
 
 /// Largest accepted body: six members and the property fit in far less.
 pub const MAX_BODY_BYTES: usize = 32 * 1024;
@@ -39,56 +40,6 @@ pub async fn create_household<S: Store, C: Clock>(
     .await
 }
 
-/// The JSON body of a POST, checked as POST /verify checks it (media type, size, syntax).
-fn json_body(req: &ApiRequest) -> Result<Value, ApiError> {
-    let content_type = req.header("content-type").unwrap_or("");
-    let media = content_type.split(';').next().unwrap_or("").trim();
-    if !media.eq_ignore_ascii_case("application/json") {
-        return Err(ApiError::UnsupportedMediaType);
-    }
-    if req.body.len() > MAX_BODY_BYTES {
-        return Err(ApiError::PayloadTooLarge {
-            limit: MAX_BODY_BYTES,
-        });
-    }
-    serde_json::from_slice(&req.body)
-        .map_err(|e| ApiError::InvalidJson(format!("line {} column {}", e.line(), e.column())))
-}
-
-/// The Idempotency-Key claim, hashed as POST /verify hashes it (one key space per account and
-/// mode: a key used on either endpoint with another body is a 422 on the other).
-fn idempotency_claim(
-    req: &ApiRequest,
-    caller: &Caller,
-    body: &Value,
-) -> Result<Option<IdempotencyClaim>, ApiError> {
-    match req.header("idempotency-key") {
-        None => Ok(None),
-        Some(key)
-            if key.is_empty()
-                || key.len() > 255
-                || !key.bytes().all(|b| (0x21..0x7f).contains(&b)) =>
-        {
-            Err(ApiError::validation(
-                "Idempotency-Key",
-                "invalid",
-                "Idempotency-Key must be 1 to 255 visible ASCII characters",
-            ))
-        }
-        Some(key) => Ok(Some(IdempotencyClaim {
-            key_hash: sha256_hex(
-                format!(
-                    "{}\n{}\n{key}",
-                    caller.account.account_id,
-                    caller.mode().as_str()
-                )
-                .as_bytes(),
-            ),
-            body_hash: sha256_hex(body.to_string().as_bytes()),
-        })),
-    }
-}
-
 async fn create_op<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
@@ -105,7 +56,7 @@ async fn create_op<S: Store, C: Clock>(
     }
     let body = json_body(req)?;
     let input = validate_household(&body, &deps.settings.local_webhook_origins)?;
-    let idempotency = idempotency_claim(req, &caller, &body)?;
+    let idempotency = idempotency_claim(req, &caller.account.account_id, caller.mode(), &body)?;
     let household_id = Uuid::new_v4();
     let mut tokens = Vec::new();
     let members: Vec<Verification> = (input.members.iter())
