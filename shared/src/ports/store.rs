@@ -230,6 +230,17 @@ pub trait VerificationStore: Send + Sync {
         transition: &Transition,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<TransitionOutcome, StoreError>> + Send;
+    /// One conditional write without a read: `Transition::Cancel` on `id`, only while it is of
+    /// `account_id` and `mode`, still open (pending or in progress: the counters need not know
+    /// which) and not past its expiry at `now`, with the counters. true when applied; false when
+    /// anything refused, and then nothing was written.
+    fn cancel_open(
+        &self,
+        id: Uuid,
+        account_id: &str,
+        mode: Mode,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
     /// Stores the tenant's note on a completed verification, once: Some(updated) when written,
     /// None when the verification is not completed or already has a note (one conditional write,
     /// so of two concurrent notes exactly one is kept).

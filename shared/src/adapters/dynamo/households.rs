@@ -13,7 +13,7 @@ use super::items::{
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::domain::household::{Household, HouseholdDecision, MAX_MEMBERS};
-use crate::domain::{Status, Verification, format_ts, usage_month};
+use crate::domain::{OwnerStats, Status, Verification, format_ts, usage_month};
 use crate::ports::{CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyStore, StoreError};
 
 /// Transaction positions of the items whose conditions decide the outcome.
@@ -101,7 +101,7 @@ impl HouseholdStore for DynamoStore {
         let stats_update = format!(
             "ADD {} {count}, {} {count}",
             stats.name("total"),
-            stats.name(Status::Pending.as_str()),
+            stats.name(OwnerStats::counter_of(Status::Pending)),
             count = stats.value("count", n(count))
         );
         items.push(
