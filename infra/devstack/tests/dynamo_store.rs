@@ -1228,3 +1228,76 @@ async fn cancelling_one_in_progress_keeps_the_list_totals_exact<S: Store>(store:
         (9, 5, 3, 1)
     );
 }
+
+on_both_stores!(a_read_free_cancel_applies_only_to_the_owners_open_verification);
+/// `cancel_open` (cancel-household's write per member): the owner's pending or in-progress
+/// verification before its expiry is cancelled with the counters moved; another account's or
+/// mode's, a closed one, one past its expiry and a missing one are left as they were.
+async fn a_read_free_cancel_applies_only_to_the_owners_open_verification<S: Store>(store: S) {
+    let created = |mode| {
+        let store = &store;
+        async move {
+            let v = pending(mode);
+            store.create_verification(&v, None, None).await.unwrap();
+            v
+        }
+    };
+    let waiting = created(Mode::Test).await;
+    let started = created(Mode::Test).await;
+    store
+        .transition(&started, &Transition::Start, now())
+        .await
+        .unwrap();
+    let done = created(Mode::Test).await;
+    let report = IncomeReport::empty_for_tests();
+    store
+        .transition(&done, &Transition::Complete { report }, now())
+        .await
+        .unwrap();
+    let live = created(Mode::Live).await;
+    let cancel = |id, account: &'static str, mode, at| {
+        let store = &store;
+        async move { store.cancel_open(id, account, mode, at).await.unwrap() }
+    };
+    assert!(!cancel(waiting.verification_id, "acct_other", Mode::Test, now()).await);
+    assert!(!cancel(live.verification_id, ACCOUNT, Mode::Test, now()).await);
+    assert!(!cancel(done.verification_id, ACCOUNT, Mode::Test, now()).await);
+    assert!(
+        !cancel(
+            waiting.verification_id,
+            ACCOUNT,
+            Mode::Test,
+            waiting.expires_at
+        )
+        .await
+    );
+    assert!(!cancel(uuid::Uuid::new_v4(), ACCOUNT, Mode::Test, now()).await);
+    assert!(cancel(waiting.verification_id, ACCOUNT, Mode::Test, now()).await);
+    assert!(cancel(started.verification_id, ACCOUNT, Mode::Test, now()).await);
+    // Cancelled already: closed.
+    assert!(!cancel(started.verification_id, ACCOUNT, Mode::Test, now()).await);
+    for id in [waiting.verification_id, started.verification_id] {
+        let v = store.get_verification(id).await.unwrap().unwrap();
+        assert_eq!((v.status, v.cancelled_at), (Status::Expired, Some(now())));
+    }
+    let done_now = store
+        .get_verification(done.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(done_now.status, Status::Completed);
+    let month = shared::domain::usage_month(now());
+    let (stats, _) = store
+        .owner_stats(ACCOUNT, Mode::Test, &month)
+        .await
+        .unwrap();
+    assert_eq!(
+        (stats.total, stats.open, stats.expired, stats.completed),
+        (3, 0, 2, 1)
+    );
+    let (live_stats, _) = store
+        .owner_stats(ACCOUNT, Mode::Live, &month)
+        .await
+        .unwrap();
+    assert_eq!((live_stats.open, live_stats.expired), (1, 0));
+}

@@ -80,11 +80,13 @@ pub struct ListQuery {
 pub struct ListPage {
     pub items: Vec<Verification>,
     /// Size of the whole (filtered) set: the counters, corrected by the open verifications past
-    /// expiry that no sweeper has moved yet.
+    /// expiry that no sweeper has moved yet; for `pending` and `in_progress` (one shared counter),
+    /// also by a count of the in-progress ones.
     pub total: u64,
     /// Verification items read from the table to build the page (for the benchmark and the cost
     /// tests): at most offset+limit, three times that for `status=expired` (a merge of three
-    /// sorted queries), plus the unswept expired ones counted for `total`.
+    /// sorted queries), plus the unswept expired ones counted for `total`, plus for `pending` and
+    /// `in_progress` the in-progress ones counted for it.
     pub items_read: u64,
 }
 

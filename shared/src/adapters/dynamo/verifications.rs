@@ -1,7 +1,7 @@
 //! Verifications: the item with its expiry marker, owner counters and idempotency record, all
 //! written in one transaction at create; every later change a write conditioned on the status
-//! the caller read, moving the counters with it. Link tokens are in `link_tokens`, the list page
-//! in `list`.
+//! the caller read (a cancel: on either open status, without a read), moving the counters with
+//! it. Link tokens are in `link_tokens`, the list page in `list`.
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, ReturnValue, TransactWriteItem, Update};
