@@ -107,10 +107,11 @@ pub async fn list_verifications<S: Store, C: Clock>(
     // has allowed the request (a refused request costs O(1)). It starts beside that write only
     // when both hold: this instance has just seen the key allowed, in this window, with allowance
     // to spare (any refusal or failure clears that), and the page is a small one (one query of at
-    // most `DEFAULT_LIMIT` items, no `expired` merge, no household filter). So a request refused
-    // after a change this instance could not see (a revocation, a plan or subscription change,
-    // the allowance spent elsewhere) reads at most that one small page, once, and its result is
-    // never used.
+    // most `DEFAULT_LIMIT` items, no `expired` merge, no household filter; a `pending` or
+    // `in_progress` filter adds the COUNT queries of its total, which return no item). So a
+    // request refused after a change this instance could not see (a revocation, a plan or
+    // subscription change, the allowance spent elsewhere) reads at most that one small page,
+    // once, and its result is never used.
     let prefetch = |key: PresentedKey| async move {
         let query = list_query(req, &key, now, lifetime).ok()?;
         let small = query.offset.saturating_add(query.limit) <= DEFAULT_LIMIT
