@@ -62,7 +62,7 @@ pub async fn cancel_verification<S: Store, C: Clock>(
 /// The cancel with its metering in ONE write (`MeterStore::meter_and_cancel`): the key's own
 /// open verification (pending or in progress) before its expiry, one round trip. None (nothing
 /// written or counted): the usual way, which reads the verification beside the metering write and
-/// tells why (400, 404, 409): a refused cancel is two round trips, since the count must still be
+/// tells why (400, 404): a refused cancel is two round trips, since the count must still be
 /// written once the one write has said no.
 async fn cancel_in_one_write<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
