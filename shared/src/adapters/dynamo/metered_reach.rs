@@ -12,9 +12,11 @@ use super::{DynamoStore, Expr, unavailable};
 use crate::domain::{Account, Status, Verification, format_ts, resend};
 use crate::ports::{MeteredRedelivery, MeteredResend, StoreError};
 
-/// The verification attribute a metered resend marks with a value of its own, so the read beside
-/// the transaction knows whether it saw the resend.
-const LAST_RESEND_REQUEST: &str = "last_resend_request";
+/// The prefix of the verification attribute in which a metered resend keeps its own place in the
+/// day's count (`resend_request_<marker>`), so the read beside the transaction, when it saw the
+/// resend, tells that place even if later resends followed. At most a few a day, for a lifetime
+/// of days.
+const RESEND_REQUEST_PREFIX: &str = "resend_request_";
 
 impl DynamoStore {
     pub(super) async fn metered_resend(
@@ -28,10 +30,11 @@ impl DynamoStore {
             verification_id,
             max_per_day,
         } = *request;
-        let marker = Uuid::new_v4().to_string();
+        let marker = Uuid::new_v4().simple().to_string();
         let Some(count) = self.count_update(key, None, now, plans, &marker)? else {
             return Ok(None);
         };
+        let place_attribute = format!("{RESEND_REQUEST_PREFIX}{marker}");
         // Written without a read: the day's count lives in an attribute named by the day, so
         // one expression can both check it and raise it (a count of another day is not this
         // one's). `resend_day` / `resends_on_day` are kept beside it for the domain's reading.
@@ -45,7 +48,7 @@ impl DynamoStore {
         let day = expr.name("resend_day");
         let on_day = expr.name("resends_on_day");
         let at = expr.name("last_resent_at");
-        let mark = expr.name(LAST_RESEND_REQUEST);
+        let place = expr.names_as("place", &place_attribute);
         let now_v = expr.value("now", s(format_ts(now)));
         let today = expr.value("today", s(resend::utc_day(now)));
         let zero = expr.value("zero", n(0));
@@ -55,7 +58,6 @@ impl DynamoStore {
         let in_progress = expr.value("in_progress", s(Status::InProgress.as_str()));
         let acct = expr.value("acct", s(&key.account_id));
         let mode_v = expr.value("mode", s(key.mode.as_str()));
-        let marker_v = expr.value("marker", s(&marker));
         let (pk, sk) = keys::verification(verification_id);
         let update = Update::builder()
             .table_name(self.table())
@@ -65,7 +67,7 @@ impl DynamoStore {
                 "SET {day_count} = if_not_exists({day_count}, {zero}) + {one}, \
                  {on_day} = if_not_exists({day_count}, {zero}) + {one}, {day} = {today}, \
                  {round} = if_not_exists({round}, {zero}) + {one}, {at} = {now_v}, \
-                 {mark} = {marker_v}"
+                 {place} = if_not_exists({day_count}, {zero}) + {one}"
             ))
             // A day counted before the count moved to its own attribute (`resend_day` today
             // without it) is refused here and settled the usual way.
@@ -88,19 +90,12 @@ impl DynamoStore {
             return Ok(None);
         };
         let item = seen?.unwrap_or_default();
-        let saw_the_resend = item
-            .get(LAST_RESEND_REQUEST)
-            .and_then(|m| m.as_s().ok())
-            .is_some_and(|m| *m == marker);
+        let place = item
+            .get(&place_attribute)
+            .and_then(|p| p.as_n().ok())
+            .and_then(|p| p.parse::<u32>().ok());
         let read: Verification = from_item(item)?;
-        // Read before the write: the write is that state's next resend (a concurrent resend in
-        // between would make the answer's count one short; the stored count is exact).
-        let after = if saw_the_resend {
-            read
-        } else {
-            resend::record(&read, now)
-        };
-        Ok(Some((account, after)))
+        Ok(Some((account, resend::as_placed(&read, place, now))))
     }
 
     pub(super) async fn metered_redelivery(

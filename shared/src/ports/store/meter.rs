@@ -42,8 +42,10 @@ pub trait MeterStore: Send + Sync {
     /// resend as `InviteStore::record_resend` does (the day's count, refused past
     /// `max_per_day`, and the invite round), only if the verification is of the key's account and
     /// mode, open and not past its expiry at `now`. Some((the account after the count, the
-    /// verification after the resend)) when both happened; None when anything refused, and then
-    /// nothing was written or counted (the caller goes the usual way, which tells why).
+    /// verification after the resend)) when both happened (its day count is this resend's place,
+    /// exact unless other resends of it raced this one: see `resend::as_placed`); None when
+    /// anything refused, and then nothing was written or counted (the caller goes the usual way,
+    /// which tells why).
     fn meter_and_resend(
         &self,
         resend: &MeteredResend<'_>,
