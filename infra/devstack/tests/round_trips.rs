@@ -20,6 +20,8 @@ use common::{TestEnv, env};
 use serde_json::{Value, json};
 use shared::adapters::dynamo::DynamoStore;
 use shared::adapters::testing::ManualClock;
+use shared::domain::webhook::WebhookMessage;
+use shared::domain::webhook_log::{AttemptOutcome, DeliveryAttempt, StoredWebhookEvent};
 use shared::domain::{Mode, Transition, VERIFICATION_LIFETIME};
 use shared::handlers::api::{self, ApiDeps};
 use shared::handlers::households;
@@ -232,6 +234,65 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     }
     counter.take();
     let completed = devstack::stack::FIXTURE_COMPLETED;
+    // For the endpoints of issues 12 and 13: a verification to resend, a delivery attempt logged
+    // and an event archived for the completed one, and a household.
+    let resp = api::create_verification(&setup, create_request(key, "resend@example.com")).await;
+    assert_eq!(resp.status, 201, "{}", resp.body);
+    let to_resend = json_of(&resp)["data"]["verification_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let completed_id: uuid::Uuid = completed.parse().unwrap();
+    let attempt = DeliveryAttempt {
+        event_id: format!("msg_{}_completed", completed_id.simple()),
+        event_type: "verification.completed".into(),
+        verification_id: completed_id,
+        attempt: 1,
+        attempted_at: chrono::Utc::now(),
+        outcome: AttemptOutcome::Delivered,
+        http_status: Some(200),
+        error: None,
+        duration_ms: 12,
+        final_attempt: false,
+    };
+    env.store
+        .record_delivery_attempt(devstack::stack::DEMO_ACCOUNT, &attempt)
+        .await
+        .unwrap();
+    let message = WebhookMessage {
+        webhook_id: attempt.event_id.clone(),
+        account_id: devstack::stack::DEMO_ACCOUNT.into(),
+        url: "https://hooks.example.com/round-trips".into(),
+        body: json!({
+            "type": "verification.completed",
+            "timestamp": "2026-11-25T00:00:00Z",
+            "data": { "verification_id": completed_id },
+        })
+        .to_string(),
+    };
+    env.store
+        .put_webhook_event(&StoredWebhookEvent::of(&message, chrono::Utc::now()).unwrap())
+        .await
+        .unwrap();
+    let mut household = request(http::Method::POST, "/api/v1/households", key)
+        .with_header("content-type", "application/json");
+    household.body = json!({
+        "property_address": "1 Round Trip Road",
+        "monthly_rent": 1500,
+        "members": [
+            { "tenant_email": "hh0@example.com", "role": "applicant" },
+            { "tenant_email": "hh1@example.com", "role": "guarantor" },
+        ],
+    })
+    .to_string()
+    .into_bytes();
+    let resp = households::create_household(&setup, household).await;
+    assert_eq!(resp.status, 201, "{}", resp.body);
+    let household_id = json_of(&resp)["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    counter.take();
     let get = |path: String| request(http::Method::GET, &path, key);
     let legacy = devstack::stack::legacy_demo_key(devstack::stack::DEMO_ACCOUNT, Mode::Test).secret;
 
@@ -356,6 +417,41 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
                 get(format!("/api/v1/verify/report?verification_id={completed}")),
             )
         }),
+        // Twice the same verification: the day's second resend is one write too.
+        measure!(&env, &counter, "resend-verification", 202, |deps, _| {
+            api::resend_verification(
+                deps,
+                request(
+                    http::Method::POST,
+                    &format!("/api/v1/verify/resend?verification_id={to_resend}"),
+                    key,
+                ),
+            )
+        }),
+        measure!(&env, &counter, "list-webhook-deliveries", 200, |deps, _| {
+            api::list_webhook_deliveries(
+                deps,
+                get(format!(
+                    "/api/v1/webhooks/deliveries?verification_id={completed}"
+                )),
+            )
+        }),
+        measure!(&env, &counter, "redeliver-webhook", 202, |deps, _| {
+            api::redeliver_webhook(
+                deps,
+                request(
+                    http::Method::POST,
+                    &format!("/api/v1/webhooks/redeliver?event_id={}", message.webhook_id),
+                    key,
+                ),
+            )
+        }),
+        measure!(&env, &counter, "get-household", 200, |deps, _| {
+            households::get_household(
+                deps,
+                get(format!("/api/v1/households?household_id={household_id}")),
+            )
+        }),
     ];
     let table: Vec<String> = measured
         .iter()
@@ -368,7 +464,9 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     // earlier format on a cold instance (its lookup). A cancel of an open verification (pending
     // or in progress) is one transaction with its count; a refused one is two (the transaction
     // refuses, then the count must still be written, with the read that says why beside it).
-    // A household's cancel is two: its members are known once the household is read.
+    // A household's cancel is two: its members are known once the household is read. A resend
+    // and a redelivery request are one transaction with their count; the delivery log (short) and
+    // a household with its members are read beside the metering write.
     let expected = [
         ("create-verification", 1, 1),
         ("create-verification, live key", 2, 1),
@@ -381,6 +479,10 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         ("get-usage", 1, 1),
         ("get-verification, key of the earlier format", 2, 1),
         ("get-report", 1, 1),
+        ("resend-verification", 1, 1),
+        ("list-webhook-deliveries", 1, 1),
+        ("redeliver-webhook", 1, 1),
+        ("get-household", 1, 1),
     ];
     let got: Vec<(&str, usize, usize)> =
         measured.iter().map(|m| (m.name, m.cold, m.warm)).collect();

@@ -51,6 +51,24 @@ pub fn record(v: &Verification, now: DateTime<Utc>) -> Verification {
     next
 }
 
+/// The verification as a resend at `now` left it, from a read made beside that resend's write:
+/// `place` is the resend's own place in the day's count when the read saw it (the read may show
+/// later resends too), None when the read was made before the write. Then the count is the read's
+/// plus one, which falls short only if another resend of the same verification was written between
+/// that read and this write (the stored count, and so the limit, stay exact).
+pub fn as_placed(read: &Verification, place: Option<u32>, now: DateTime<Utc>) -> Verification {
+    let Some(place) = place else {
+        return record(read, now);
+    };
+    let mut mine = read.clone();
+    let later = resends_today(read, now).saturating_sub(place);
+    mine.invite_round = read.invite_round.saturating_sub(later);
+    mine.resends_on_day = place;
+    mine.resend_day = Some(utc_day(now));
+    mine.last_resent_at = Some(now);
+    mine
+}
+
 /// For `skip_serializing_if`.
 pub(crate) fn is_zero(n: &u32) -> bool {
     *n == 0
@@ -87,5 +105,29 @@ mod tests {
         assert_eq!(next_day.resend_day.as_deref(), Some("2026-11-23"));
         assert!(resendable(&v, now));
         assert!(!resendable(&v, now + VERIFICATION_LIFETIME));
+    }
+
+    #[test]
+    fn a_resend_read_back_after_later_ones_shows_its_own_place() {
+        let now = DateTime::parse_from_rfc3339("2026-11-22T10:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let v = Verification::new_pending(
+            "a",
+            Mode::Test,
+            NewVerificationInput {
+                tenant_email: "t@example.com".into(),
+                ..Default::default()
+            },
+            now,
+            VERIFICATION_LIFETIME,
+        );
+        // Read after three resends today, this one the first of them.
+        let read = record(&record(&record(&v, now), now), now);
+        let mine = as_placed(&read, Some(1), now);
+        assert_eq!((mine.invite_round, resends_today(&mine, now)), (1, 1));
+        // Read before the write: that state's next resend.
+        let before = as_placed(&v, None, now);
+        assert_eq!((before.invite_round, resends_today(&before, now)), (1, 1));
     }
 }

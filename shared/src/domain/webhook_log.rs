@@ -128,6 +128,11 @@ impl DeliveryAttempt {
     }
 }
 
+/// The most attempts read in one go to answer a page of the log together with its total, before
+/// the request is known to be allowed: a verification's log rarely holds more (a handful of
+/// events, a few attempts each); a longer one is listed page and count after authentication.
+pub const SHORT_LOG_ATTEMPTS: u32 = 50;
+
 /// A page of a verification's delivery attempts, newest first.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DeliveryPage {

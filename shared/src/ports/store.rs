@@ -288,6 +288,14 @@ pub trait HouseholdStore: Send + Sync {
         &self,
         id: Uuid,
     ) -> impl Future<Output = Result<Option<Household>, StoreError>> + Send;
+    /// The household and its members' verifications (in the household's order) in one round
+    /// trip: the household read beside one bounded read of its members. The members' statuses
+    /// may lag their own reads by the index's propagation (well under a second); a member the
+    /// index does not show yet is read by itself. None when no such household.
+    fn get_household_with_members(
+        &self,
+        id: Uuid,
+    ) -> impl Future<Output = Result<Option<(Household, Vec<Verification>)>, StoreError>> + Send;
     /// Stores the decision once (conditional on the household having none): true when this call
     /// wrote it, false when it was there already (or the household is gone).
     fn record_household_decision(
@@ -380,6 +388,16 @@ pub trait WebhookHistoryStore: Send + Sync {
         offset: u32,
         limit: u32,
     ) -> impl Future<Output = Result<DeliveryPage, StoreError>> + Send;
+    /// The page `list_delivery_attempts` answers, from ONE read of at most
+    /// `SHORT_LOG_ATTEMPTS` attempts (a bounded read, fit to run before the request is known
+    /// to be allowed): Some(page) when the log holds no more than that, None when it does (then
+    /// the caller lists it with `list_delivery_attempts`).
+    fn delivery_page_if_short(
+        &self,
+        verification_id: Uuid,
+        offset: u32,
+        limit: u32,
+    ) -> impl Future<Output = Result<Option<DeliveryPage>, StoreError>> + Send;
 }
 
 /// What one resend write found (`InviteStore::record_resend`).

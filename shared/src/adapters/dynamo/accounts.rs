@@ -79,6 +79,20 @@ impl MeterStore for DynamoStore {
         self.metered_cancel(cancel).await
     }
 
+    async fn meter_and_resend(
+        &self,
+        resend: &crate::ports::MeteredResend<'_>,
+    ) -> Result<Option<(Account, crate::domain::Verification)>, StoreError> {
+        self.metered_resend(resend).await
+    }
+
+    async fn meter_and_redeliver(
+        &self,
+        redelivery: &crate::ports::MeteredRedelivery<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.metered_redelivery(redelivery).await
+    }
+
     async fn meter_api_request(
         &self,
         presented: &PresentedKey,

@@ -2,6 +2,8 @@
 //! (with the members' expiry markers, the owner counters, ONE month-counter update that checks the
 //! allowance for all members at once, and the idempotency record), and the decision written once.
 
+use std::collections::HashMap;
+
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{Put, TransactWriteItem, Update};
 use chrono::{DateTime, Utc};
@@ -14,7 +16,10 @@ use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::domain::household::{Household, HouseholdDecision, MAX_MEMBERS};
 use crate::domain::{OwnerStats, Status, Verification, format_ts, usage_month};
-use crate::ports::{CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyStore, StoreError};
+use crate::ports::{
+    CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyStore, StoreError,
+    VerificationStore,
+};
 
 /// Transaction positions of the items whose conditions decide the outcome.
 const MONTH_INDEX: usize = 1;
@@ -159,6 +164,42 @@ impl HouseholdStore for DynamoStore {
         self.read(keys::household(id)).await
     }
 
+    async fn get_household_with_members(
+        &self,
+        id: Uuid,
+    ) -> Result<Option<(Household, Vec<Verification>)>, StoreError> {
+        let (household, indexed) = futures::join!(self.get_household(id), self.indexed_members(id));
+        let Some(household) = household? else {
+            return Ok(None);
+        };
+        let mut found: HashMap<Uuid, Verification> = indexed?
+            .into_iter()
+            .map(|v| (v.verification_id, v))
+            .collect();
+        // A member the index does not show yet (it propagates in well under a second; a household
+        // created before the index has none there) is read by itself.
+        let missing: Vec<Uuid> = (household.members.iter())
+            .map(|m| m.verification_id)
+            .filter(|id| !found.contains_key(id))
+            .collect();
+        let reads = missing.iter().map(|id| self.get_verification(*id));
+        for v in futures::future::try_join_all(reads)
+            .await?
+            .into_iter()
+            .flatten()
+        {
+            found.insert(v.verification_id, v);
+        }
+        let members = (household.members.iter())
+            .map(|m| {
+                found.remove(&m.verification_id).ok_or_else(|| {
+                    StoreError::Corrupt(format!("household member {} missing", m.verification_id))
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some((household, members)))
+    }
+
     async fn record_household_decision(
         &self,
         id: Uuid,
@@ -188,5 +229,29 @@ impl HouseholdStore for DynamoStore {
             }
             Err(e) => Err(unavailable(e)),
         }
+    }
+}
+
+impl DynamoStore {
+    /// The household's members as its index shows them: one bounded Query (a household has at
+    /// most `MAX_MEMBERS`).
+    async fn indexed_members(&self, id: Uuid) -> Result<Vec<Verification>, StoreError> {
+        let out = self
+            .client()
+            .query()
+            .table_name(self.table())
+            .index_name(schema::GSI_HOUSEHOLD_MEMBERS)
+            .key_condition_expression("#pk = :pk")
+            .expression_attribute_names("#pk", schema::GSI3PK)
+            .expression_attribute_values(":pk", super::items::s(keys::household(id).0))
+            .limit(MAX_MEMBERS as i32)
+            .send()
+            .await
+            .map_err(unavailable)?;
+        out.items
+            .unwrap_or_default()
+            .into_iter()
+            .map(super::items::from_item)
+            .collect()
     }
 }

@@ -36,6 +36,13 @@ fn open_values() -> [(&'static str, AttributeValue); 2] {
     ]
 }
 
+/// The attribute that counts the resends of `now`'s UTC day (`resends_on_YYYY-MM-DD`): a day's
+/// own counter lets one write check and raise it without reading the verification first
+/// (`metered_reach`). A verification lives days, so it keeps a handful at most.
+pub(super) fn day_count_attribute(now: DateTime<Utc>) -> String {
+    format!("resends_on_{}", resend::utc_day(now))
+}
+
 impl InviteStore for DynamoStore {
     async fn record_resend(
         &self,
@@ -57,8 +64,9 @@ impl InviteStore for DynamoStore {
         let mut update = self
             .update_item(&keys::verification(current.verification_id))
             .update_expression(
-                "SET invite_round = :round, resend_day = :day, resends_on_day = :count, last_resent_at = :at",
+                "SET invite_round = :round, resend_day = :day, resends_on_day = :count, last_resent_at = :at, #day_count = :count",
             )
+            .expression_attribute_names("#day_count", day_count_attribute(now))
             .condition_expression(format!("attribute_exists(PK) AND {OPEN_CONDITION} AND {round_as_read}"))
             .expression_attribute_names("#status", "status")
             .expression_attribute_values(":now", s(format_ts(now)))

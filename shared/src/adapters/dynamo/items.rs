@@ -75,7 +75,8 @@ pub fn api_key_item(key: &ApiKeyRecord) -> Result<Item, StoreError> {
     Ok(item)
 }
 
-/// A verification, indexed by owner (GSI1) and by owner and status (GSI2), newest first.
+/// A verification, indexed by owner (GSI1) and by owner and status (GSI2), newest first; a
+/// household member also under its household (GSI3).
 pub fn verification_item(v: &Verification) -> Result<Item, StoreError> {
     let mut item = with_key(to_item(v)?, keys::verification(v.verification_id));
     let sort = keys::created_sort(v);
@@ -86,6 +87,10 @@ pub fn verification_item(v: &Verification) -> Result<Item, StoreError> {
         s(keys::owner_status(&v.account_id, v.mode, v.status)),
     );
     item.insert(schema::GSI2SK.into(), s(sort));
+    if let Some(household) = v.household_id {
+        item.insert(schema::GSI3PK.into(), s(keys::household(household).0));
+        item.insert(schema::GSI3SK.into(), s(v.verification_id.to_string()));
+    }
     Ok(item)
 }
 

@@ -63,7 +63,7 @@ impl DynamoStore {
 
     /// The count of one request of `key` in the current window, for a transaction (None when no
     /// plan, or not `plan`, has API access), marking the account with `marker`.
-    fn count_update(
+    pub(super) fn count_update(
         &self,
         key: &PresentedKey,
         plan: Option<&str>,
@@ -100,7 +100,7 @@ impl DynamoStore {
 
     /// Runs the transaction (its first item the count) with the account read beside it: the
     /// account after the count when it was written, None when any condition refused.
-    async fn transact_counted(
+    pub(super) async fn transact_counted(
         &self,
         items: Vec<TransactWriteItem>,
         key: &PresentedKey,

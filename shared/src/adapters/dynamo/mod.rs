@@ -1,4 +1,4 @@
-//! The DynamoDB adapter of the store port: one table, typed key prefixes, two GSIs, counter items.
+//! The DynamoDB adapter of the store port: one table, typed key prefixes, three GSIs, counter items.
 //! This file holds the client and the write helpers; `schema` the keys, `items` every item
 //! mapping, and one file per aggregate implements its role trait (`accounts`, `api_keys`,
 //! `verifications` with `link_tokens` and `list`, `email_claims`).
@@ -18,6 +18,10 @@
 //! | idempotency       | `IDEMPOTENCY#<sha256>`      | `IDEMPOTENCY`   | (TTL = 24 h)                |                                  |
 //! | webhook event     | `WEBHOOK_EVENT#<webhook-id>` | `WEBHOOK_EVENT` | (TTL = 30 days)            |                                  |
 //! | delivery attempt  | `DELIVERIES#<verification>` | `<time>#<webhook-id>#<attempt>` | (TTL = 30 days) |                          |
+//!
+//! GSI3 (sparse) holds household members only: a member's verification carries
+//! `GSI3PK = HOUSEHOLD#<household>` / `GSI3SK = <verification id>`, so one Query returns a
+//! household's members.
 
 use std::collections::HashMap;
 
@@ -43,6 +47,7 @@ pub mod items;
 pub(crate) mod link_tokens;
 mod list;
 mod metered_create;
+mod metered_reach;
 mod notices;
 pub mod schema;
 mod table;
@@ -83,6 +88,12 @@ impl Expr {
     fn value(&mut self, placeholder: &str, v: AttributeValue) -> String {
         let key = format!(":{placeholder}");
         self.values.insert(key.clone(), v);
+        key
+    }
+    /// `#placeholder` for an attribute whose name is not fit to be a placeholder itself.
+    fn names_as(&mut self, placeholder: &str, attr: &str) -> String {
+        let key = format!("#{placeholder}");
+        self.names.insert(key.clone(), attr.to_string());
         key
     }
     /// `#attr = :placeholder`, for a SET clause.

@@ -10,6 +10,11 @@ pub const GSI1PK: &str = "GSI1PK";
 pub const GSI1SK: &str = "GSI1SK";
 pub const GSI2PK: &str = "GSI2PK";
 pub const GSI2SK: &str = "GSI2SK";
+/// Sparse: only household members' verifications carry its keys, so one Query of a household's
+/// partition returns its members as they are.
+pub const GSI_HOUSEHOLD_MEMBERS: &str = "GSI3";
+pub const GSI3PK: &str = "GSI3PK";
+pub const GSI3SK: &str = "GSI3SK";
 /// Epoch seconds; DynamoDB's TTL deletes expiry markers and idempotency records by it.
 pub const TTL_ATTRIBUTE: &str = "ttl";
 pub const STREAM_VIEW: &str = "NEW_AND_OLD_IMAGES";
@@ -23,12 +28,13 @@ pub const WEBHOOK_EVENT_SK: &str = "WEBHOOK_EVENT";
 pub const HOUSEHOLD_SK: &str = "HOUSEHOLD";
 
 /// (index name, partition key, sort key); every GSI projects ALL.
-pub const GSIS: [(&str, &str, &str); 2] = [
+pub const GSIS: [(&str, &str, &str); 3] = [
     (GSI_OWNER_CREATED, GSI1PK, GSI1SK),
     (GSI_OWNER_STATUS, GSI2PK, GSI2SK),
+    (GSI_HOUSEHOLD_MEMBERS, GSI3PK, GSI3SK),
 ];
 /// Every key attribute is a string.
-pub const KEY_ATTRIBUTES: [&str; 6] = [PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK];
+pub const KEY_ATTRIBUTES: [&str; 8] = [PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, GSI3PK, GSI3SK];
 
 /// The attributes of the webhook-secrets item: all that deliver-webhook reads, and all its role
 /// may read (`dynamodb:Attributes` in template.yaml, with the key attributes).

@@ -12,7 +12,9 @@ use super::items::{Item, from_item, n, s, to_item};
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable};
 use crate::domain::format_ts;
-use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent, history_ttl};
+use crate::domain::webhook_log::{
+    DeliveryAttempt, DeliveryPage, SHORT_LOG_ATTEMPTS, StoredWebhookEvent, history_ttl,
+};
 use crate::ports::{StoreError, WebhookHistoryStore};
 
 /// The stored item of an event.
@@ -140,6 +142,39 @@ impl WebhookHistoryStore for DynamoStore {
             items,
             total: total?,
         })
+    }
+
+    async fn delivery_page_if_short(
+        &self,
+        verification_id: Uuid,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Option<DeliveryPage>, StoreError> {
+        let read = self
+            .client()
+            .query()
+            .table_name(self.table())
+            .key_condition_expression("PK = :pk")
+            .expression_attribute_values(":pk", s(keys::deliveries(verification_id)))
+            .scan_index_forward(false)
+            .limit(SHORT_LOG_ATTEMPTS as i32)
+            .send()
+            .await
+            .map_err(unavailable)?;
+        // No key to go on from: the whole log was read (DynamoDB gives one whenever the limit
+        // was reached, even if nothing follows; then the log is listed the usual way).
+        if read.last_evaluated_key.is_some() {
+            return Ok(None);
+        }
+        let all = read.items.unwrap_or_default();
+        let total = all.len() as u64;
+        let items = all
+            .into_iter()
+            .skip(offset as usize)
+            .take(limit as usize)
+            .map(from_item)
+            .collect::<Result<Vec<DeliveryAttempt>, _>>()?;
+        Ok(Some(DeliveryPage { items, total }))
     }
 }
 

@@ -18,9 +18,9 @@ use crate::domain::{
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
     HouseholdStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, InviteStore,
-    LinkTokenOutcome, ListPage, ListQuery, MeterStore, MeteredCancel, MeteredCreate, ResendOutcome,
-    StoreError, TransitionOutcome, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
-    WebhookSecrets,
+    LinkTokenOutcome, ListPage, ListQuery, MeterStore, MeteredCancel, MeteredCreate,
+    MeteredRedelivery, MeteredResend, ResendOutcome, StoreError, TransitionOutcome,
+    VerificationStore, WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
 };
 
 /// Every store operation, named like its method.
@@ -36,6 +36,8 @@ pub enum StoreOp {
     MeterApiRequest,
     MeterAndCreate,
     MeterAndCancel,
+    MeterAndResend,
+    MeterAndRedeliver,
     CreateVerification,
     GetVerification,
     AddLinkToken,
@@ -57,6 +59,7 @@ pub enum StoreOp {
     RequestRedelivery,
     RecordDeliveryAttempt,
     ListDeliveryAttempts,
+    DeliveryPageIfShort,
     RecordResend,
     ClaimInviteAndBind,
     MarkInviteSent,
@@ -64,6 +67,7 @@ pub enum StoreOp {
     ReleaseInvite,
     CreateHousehold,
     GetHousehold,
+    GetHouseholdWithMembers,
     RecordHouseholdDecision,
 }
 
@@ -180,6 +184,20 @@ impl<S: MeterStore, F: FaultPlan> MeterStore for FaultyStore<S, F> {
         self.faults.check(StoreOp::MeterAndCancel)?;
         self.inner.meter_and_cancel(cancel).await
     }
+    async fn meter_and_resend(
+        &self,
+        resend: &MeteredResend<'_>,
+    ) -> Result<Option<(Account, Verification)>, StoreError> {
+        self.faults.check(StoreOp::MeterAndResend)?;
+        self.inner.meter_and_resend(resend).await
+    }
+    async fn meter_and_redeliver(
+        &self,
+        redelivery: &MeteredRedelivery<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.faults.check(StoreOp::MeterAndRedeliver)?;
+        self.inner.meter_and_redeliver(redelivery).await
+    }
 }
 
 impl<S: VerificationStore, F: FaultPlan> VerificationStore for FaultyStore<S, F> {
@@ -271,6 +289,13 @@ impl<S: HouseholdStore, F: FaultPlan> HouseholdStore for FaultyStore<S, F> {
     async fn get_household(&self, id: Uuid) -> Result<Option<Household>, StoreError> {
         self.faults.check(StoreOp::GetHousehold)?;
         self.inner.get_household(id).await
+    }
+    async fn get_household_with_members(
+        &self,
+        id: Uuid,
+    ) -> Result<Option<(Household, Vec<Verification>)>, StoreError> {
+        self.faults.check(StoreOp::GetHouseholdWithMembers)?;
+        self.inner.get_household_with_members(id).await
     }
     async fn record_household_decision(
         &self,
@@ -383,6 +408,17 @@ impl<S: WebhookHistoryStore, F: FaultPlan> WebhookHistoryStore for FaultyStore<S
         self.faults.check(StoreOp::ListDeliveryAttempts)?;
         self.inner
             .list_delivery_attempts(verification_id, offset, limit)
+            .await
+    }
+    async fn delivery_page_if_short(
+        &self,
+        verification_id: Uuid,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Option<DeliveryPage>, StoreError> {
+        self.faults.check(StoreOp::DeliveryPageIfShort)?;
+        self.inner
+            .delivery_page_if_short(verification_id, offset, limit)
             .await
     }
 }

@@ -63,7 +63,7 @@ where
 }
 
 /// Reads the verification named by the query, for a prefetch (errors surface after authentication).
-async fn fetch_named<S: Store>(
+pub(crate) async fn fetch_named<S: Store>(
     store: &S,
     req: &ApiRequest,
 ) -> Result<Option<Verification>, ApiError> {
@@ -72,7 +72,10 @@ async fn fetch_named<S: Store>(
 }
 
 /// The caller may see only their own verifications of their key's mode; anything else is 404.
-fn visible(fetched: Option<Verification>, caller: &Caller) -> Result<Verification, ApiError> {
+pub(crate) fn visible(
+    fetched: Option<Verification>,
+    caller: &Caller,
+) -> Result<Verification, ApiError> {
     match fetched {
         Some(v) if v.account_id == caller.account.account_id && v.mode == caller.mode() => Ok(v),
         _ => Err(ApiError::NotFound("Verification not found".into())),

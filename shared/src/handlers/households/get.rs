@@ -9,7 +9,7 @@ use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::respond::respond;
-use crate::handlers::households::{household_id_param, household_view, owned_household};
+use crate::handlers::households::{household_id_param, household_view, is_visible, not_found};
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, Store};
 
@@ -23,14 +23,23 @@ pub(crate) async fn fetch_household<S: Store>(
 }
 
 /// GET /api/v1/households?household_id=...
+///
+/// The household and its members are read beside the metering write (the household item and one
+/// bounded Query of its members' index: `HouseholdStore::get_household_with_members`), so the
+/// request is one DynamoDB round trip; only the caller's own are shown.
 pub async fn get_household<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
 ) -> ApiResponse {
     let req = &req;
-    let prefetch = |_: PresentedKey| fetch_household(&deps.store, req);
+    let prefetch = |_: PresentedKey| async {
+        let id = household_id_param(req)?;
+        Ok::<_, ApiError>(deps.store.get_household_with_members(id).await?)
+    };
     respond(deps, req, prefetch, |caller, fetched, now| async move {
-        let (household, members) = owned_household(&deps.store, &caller, fetched?).await?;
+        let (household, members) = fetched?
+            .filter(|(h, _)| is_visible(h, &caller))
+            .ok_or_else(not_found)?;
         Ok(ApiResponse::json(
             200,
             &json!({ "success": true, "data": household_view(&household, &members, now) }),

@@ -44,7 +44,12 @@ pub(crate) fn household_id_param(req: &ApiRequest) -> Result<Uuid, ApiError> {
 /// The household if the caller may see it (their account, their key's mode); else None, which
 /// every endpoint answers as not found (another account's household is never revealed).
 pub(crate) fn visible_household(fetched: Option<Household>, caller: &Caller) -> Option<Household> {
-    fetched.filter(|h| h.account_id == caller.account.account_id && h.mode == caller.mode())
+    fetched.filter(|h| is_visible(h, caller))
+}
+
+/// Whether the caller may see the household: their account, their key's mode.
+pub(crate) fn is_visible(household: &Household, caller: &Caller) -> bool {
+    household.account_id == caller.account.account_id && household.mode == caller.mode()
 }
 
 pub(crate) fn not_found() -> ApiError {

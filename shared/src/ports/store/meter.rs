@@ -39,6 +39,46 @@ pub trait MeterStore: Send + Sync {
         &self,
         cancel: &MeteredCancel<'_>,
     ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
+    /// An API resend in one write: counts the request as `meter_and_create` does AND records the
+    /// resend as `InviteStore::record_resend` does (the day's count, refused past
+    /// `max_per_day`, and the invite round), only if the verification is of the key's account and
+    /// mode, open and not past its expiry at `now`. Some((the account after the count, the
+    /// verification after the resend)) when both happened (its day count is this resend's place,
+    /// exact unless other resends of it raced this one: see `resend::as_placed`); None when
+    /// anything refused, and then nothing was written or counted (the caller goes the usual way,
+    /// which tells why).
+    fn meter_and_resend(
+        &self,
+        resend: &MeteredResend<'_>,
+    ) -> impl Future<Output = Result<Option<(Account, Verification)>, StoreError>> + Send;
+    /// An API redelivery request in one write: counts the request as `meter_and_create` does AND
+    /// counts the redelivery on the stored event as `WebhookHistoryStore::request_redelivery`
+    /// does, only if the event is of the key's account and of `verification_id`, itself of the
+    /// key's account and mode. Some(the account after the count) when both happened; None when
+    /// anything refused, and then nothing was written or counted.
+    fn meter_and_redeliver(
+        &self,
+        redelivery: &MeteredRedelivery<'_>,
+    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
+}
+
+/// An API resend that carries its own metering (`MeterStore::meter_and_resend`).
+pub struct MeteredResend<'a> {
+    pub key: &'a PresentedKey,
+    pub now: DateTime<Utc>,
+    pub plans: &'a Plans,
+    pub verification_id: Uuid,
+    pub max_per_day: u32,
+}
+
+/// An API redelivery request that carries its own metering (`MeterStore::meter_and_redeliver`).
+pub struct MeteredRedelivery<'a> {
+    pub key: &'a PresentedKey,
+    pub now: DateTime<Utc>,
+    pub plans: &'a Plans,
+    pub event_id: &'a str,
+    /// The verification the event id names (`msg_<id>_...`): its account and mode are checked.
+    pub verification_id: Uuid,
 }
 
 /// An API create that carries its own metering (`MeterStore::meter_and_create`).

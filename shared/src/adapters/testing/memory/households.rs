@@ -79,6 +79,32 @@ impl HouseholdStore for MemoryStore {
         Ok(self.household(id))
     }
 
+    async fn get_household_with_members(
+        &self,
+        id: Uuid,
+    ) -> Result<Option<(Household, Vec<Verification>)>, StoreError> {
+        let t = self.lock();
+        let Some(household) = t.households.get(&id).cloned() else {
+            return Ok(None);
+        };
+        let members = household
+            .members
+            .iter()
+            .map(|m| {
+                t.verifications
+                    .get(&m.verification_id)
+                    .cloned()
+                    .ok_or_else(|| {
+                        StoreError::Corrupt(format!(
+                            "household member {} missing",
+                            m.verification_id
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some((household, members)))
+    }
+
     async fn record_household_decision(
         &self,
         id: Uuid,

@@ -8,7 +8,9 @@ use uuid::Uuid;
 
 use super::MemoryStore;
 use crate::domain::format_ts;
-use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent};
+use crate::domain::webhook_log::{
+    DeliveryAttempt, DeliveryPage, SHORT_LOG_ATTEMPTS, StoredWebhookEvent,
+};
 use crate::ports::{StoreError, WebhookHistoryStore};
 
 #[derive(Default)]
@@ -23,6 +25,21 @@ impl MemoryStore {
         self.webhook_history
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Counts one redelivery of the event if it exists and `allowed` holds for it.
+    pub(super) fn count_redelivery_if(
+        &self,
+        event_id: &str,
+        allowed: impl FnOnce(&StoredWebhookEvent) -> bool,
+    ) -> bool {
+        match self.history().events.get_mut(event_id) {
+            Some(event) if allowed(event) => {
+                event.redeliveries += 1;
+                true
+            }
+            _ => false,
+        }
     }
 }
 
@@ -47,13 +64,7 @@ impl WebhookHistoryStore for MemoryStore {
         event_id: &str,
         _now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        Ok(match self.history().events.get_mut(event_id) {
-            Some(event) => {
-                event.redeliveries += 1;
-                true
-            }
-            None => false,
-        })
+        Ok(self.count_redelivery_if(event_id, |_| true))
     }
 
     async fn record_delivery_attempt(
@@ -97,5 +108,25 @@ impl WebhookHistoryStore for MemoryStore {
                 .collect(),
             total: all.len() as u64,
         })
+    }
+
+    async fn delivery_page_if_short(
+        &self,
+        verification_id: Uuid,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Option<DeliveryPage>, StoreError> {
+        let logged = self
+            .history()
+            .attempts
+            .get(&verification_id)
+            .map_or(0, Vec::len);
+        if logged > SHORT_LOG_ATTEMPTS as usize {
+            return Ok(None);
+        }
+        Ok(Some(
+            self.list_delivery_attempts(verification_id, offset, limit)
+                .await?,
+        ))
     }
 }

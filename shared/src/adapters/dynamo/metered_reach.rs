@@ -1,0 +1,165 @@
+//! The resend and the redelivery request with their metering in ONE transaction (as
+//! `metered_create` does for a create and a cancel), so each costs one DynamoDB round trip; what
+//! the answer shows (the verification after the resend) is read beside it.
+
+use aws_sdk_dynamodb::types::{ConditionCheck, TransactWriteItem, Update};
+use uuid::Uuid;
+
+use super::invites::day_count_attribute;
+use super::items::{from_item, n, s};
+use super::schema::{self, keys};
+use super::{DynamoStore, Expr, unavailable};
+use crate::domain::{Account, Status, Verification, format_ts, resend};
+use crate::ports::{MeteredRedelivery, MeteredResend, StoreError};
+
+/// The prefix of the verification attribute in which a metered resend keeps its own place in the
+/// day's count (`resend_request_<marker>`), so the read beside the transaction, when it saw the
+/// resend, tells that place even if later resends followed. At most a few a day, for a lifetime
+/// of days.
+const RESEND_REQUEST_PREFIX: &str = "resend_request_";
+
+impl DynamoStore {
+    pub(super) async fn metered_resend(
+        &self,
+        request: &MeteredResend<'_>,
+    ) -> Result<Option<(Account, Verification)>, StoreError> {
+        let MeteredResend {
+            key,
+            now,
+            plans,
+            verification_id,
+            max_per_day,
+        } = *request;
+        let marker = Uuid::new_v4().simple().to_string();
+        let Some(count) = self.count_update(key, None, now, plans, &marker)? else {
+            return Ok(None);
+        };
+        let place_attribute = format!("{RESEND_REQUEST_PREFIX}{marker}");
+        // Written without a read: the day's count lives in an attribute named by the day, so
+        // one expression can both check it and raise it (a count of another day is not this
+        // one's). `resend_day` / `resends_on_day` are kept beside it for the domain's reading.
+        let mut expr = Expr::default();
+        let day_count = expr.names_as("day_count", &day_count_attribute(now));
+        let status = expr.name("status");
+        let account = expr.name("account_id");
+        let mode = expr.name("mode");
+        let expires = expr.name("expires_at");
+        let round = expr.name("invite_round");
+        let day = expr.name("resend_day");
+        let on_day = expr.name("resends_on_day");
+        let at = expr.name("last_resent_at");
+        let place = expr.names_as("place", &place_attribute);
+        let now_v = expr.value("now", s(format_ts(now)));
+        let today = expr.value("today", s(resend::utc_day(now)));
+        let zero = expr.value("zero", n(0));
+        let one = expr.value("one", n(1));
+        let max = expr.value("max", n(max_per_day));
+        let pending = expr.value("pending", s(Status::Pending.as_str()));
+        let in_progress = expr.value("in_progress", s(Status::InProgress.as_str()));
+        let acct = expr.value("acct", s(&key.account_id));
+        let mode_v = expr.value("mode", s(key.mode.as_str()));
+        let (pk, sk) = keys::verification(verification_id);
+        let update = Update::builder()
+            .table_name(self.table())
+            .key(schema::PK, s(&pk))
+            .key(schema::SK, s(&sk))
+            .update_expression(format!(
+                "SET {day_count} = if_not_exists({day_count}, {zero}) + {one}, \
+                 {on_day} = if_not_exists({day_count}, {zero}) + {one}, {day} = {today}, \
+                 {round} = if_not_exists({round}, {zero}) + {one}, {at} = {now_v}, \
+                 {place} = if_not_exists({day_count}, {zero}) + {one}"
+            ))
+            // A day counted before the count moved to its own attribute (`resend_day` today
+            // without it) is refused here and settled the usual way.
+            .condition_expression(format!(
+                "attribute_exists(PK) AND {account} = {acct} AND {mode} = {mode_v} \
+                 AND {status} IN ({pending}, {in_progress}) AND {expires} > {now_v} \
+                 AND ({day_count} < {max} OR (attribute_not_exists({day_count}) \
+                 AND (attribute_not_exists({day}) OR {day} <> {today})))"
+            ))
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            .build()
+            .map_err(unavailable)?;
+        let items = vec![count, TransactWriteItem::builder().update(update).build()];
+        let (counted, seen) = futures::join!(
+            self.transact_counted(items, key, &marker),
+            self.get((pk, sk))
+        );
+        let Some(account) = counted? else {
+            return Ok(None);
+        };
+        let item = seen?.unwrap_or_default();
+        let place = item
+            .get(&place_attribute)
+            .and_then(|p| p.as_n().ok())
+            .and_then(|p| p.parse::<u32>().ok());
+        let read: Verification = from_item(item)?;
+        Ok(Some((account, resend::as_placed(&read, place, now))))
+    }
+
+    pub(super) async fn metered_redelivery(
+        &self,
+        request: &MeteredRedelivery<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        let MeteredRedelivery {
+            key,
+            now,
+            plans,
+            event_id,
+            verification_id,
+        } = *request;
+        let marker = Uuid::new_v4().to_string();
+        let Some(count) = self.count_update(key, None, now, plans, &marker)? else {
+            return Ok(None);
+        };
+        let mut event = Expr::default();
+        let redeliveries = event.name("redeliveries");
+        let requested = event.name("redelivery_requested_at");
+        let message = event.name("message");
+        let event_account = event.name("account_id");
+        let event_verification = event.name("verification_id");
+        let one = event.value("one", n(1));
+        let now_v = event.value("now", s(format_ts(now)));
+        let acct = event.value("acct", s(&key.account_id));
+        let vid = event.value("vid", s(verification_id.to_string()));
+        let (event_pk, event_sk) = keys::webhook_event(event_id);
+        let redelivery = Update::builder()
+            .table_name(self.table())
+            .key(schema::PK, s(event_pk))
+            .key(schema::SK, s(event_sk))
+            .update_expression(format!(
+                "ADD {redeliveries} {one} SET {requested} = {now_v}"
+            ))
+            .condition_expression(format!(
+                "attribute_exists(PK) AND {message}.{event_account} = {acct} \
+                 AND {event_verification} = {vid}"
+            ))
+            .set_expression_attribute_names(event.names())
+            .set_expression_attribute_values(event.values())
+            .build()
+            .map_err(unavailable)?;
+        // The event's mode is its verification's: the key's account and mode, checked there.
+        let mut owner = Expr::default();
+        let account = owner.name("account_id");
+        let mode = owner.name("mode");
+        let acct = owner.value("acct", s(&key.account_id));
+        let mode_v = owner.value("mode", s(key.mode.as_str()));
+        let (pk, sk) = keys::verification(verification_id);
+        let owned = ConditionCheck::builder()
+            .table_name(self.table())
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+            .condition_expression(format!("{account} = {acct} AND {mode} = {mode_v}"))
+            .set_expression_attribute_names(owner.names())
+            .set_expression_attribute_values(owner.values())
+            .build()
+            .map_err(unavailable)?;
+        let items = vec![
+            count,
+            TransactWriteItem::builder().update(redelivery).build(),
+            TransactWriteItem::builder().condition_check(owned).build(),
+        ];
+        self.transact_counted(items, key, &marker).await
+    }
+}
