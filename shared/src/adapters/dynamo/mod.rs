@@ -42,6 +42,7 @@ mod invites;
 pub mod items;
 pub(crate) mod link_tokens;
 mod list;
+mod live_month;
 mod metered_create;
 mod notices;
 pub mod schema;

@@ -18,9 +18,9 @@ use crate::domain::{
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
     HouseholdStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, InviteStore,
-    LinkTokenOutcome, ListPage, ListQuery, MeterStore, MeteredCancel, MeteredCreate, ResendOutcome,
-    StoreError, TransitionOutcome, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
-    WebhookSecrets,
+    LinkTokenOutcome, ListPage, ListQuery, MeterStore, MeteredCancel, MeteredCreate,
+    MeteredHousehold, ResendOutcome, StoreError, TransitionOutcome, VerificationStore,
+    WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
 };
 
 /// Every store operation, named like its method.
@@ -36,6 +36,7 @@ pub enum StoreOp {
     MeterApiRequest,
     MeterAndCreate,
     MeterAndCancel,
+    MeterAndCreateHousehold,
     CreateVerification,
     GetVerification,
     AddLinkToken,
@@ -171,6 +172,13 @@ impl<S: MeterStore, F: FaultPlan> MeterStore for FaultyStore<S, F> {
     ) -> Result<Option<Account>, StoreError> {
         self.faults.check(StoreOp::MeterAndCreate)?;
         self.inner.meter_and_create(create).await
+    }
+    async fn meter_and_create_household(
+        &self,
+        create: &MeteredHousehold<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.faults.check(StoreOp::MeterAndCreateHousehold)?;
+        self.inner.meter_and_create_household(create).await
     }
     async fn meter_and_cancel(
         &self,
