@@ -51,6 +51,7 @@ mod verifications;
 mod webhook_history;
 
 pub use items::{EMAIL_LEASE, Item, verification_from_item};
+pub use live_month::live_created_attribute;
 pub use notices::refusal as notice_refusal;
 pub use schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};
 pub use table::create_table;
