@@ -7,7 +7,7 @@
 mod common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use chrono::{Duration, Utc};
+use chrono::{Datelike, Duration, Utc};
 use common::{TestEnv, env};
 use serde_json::{Value, json};
 use shared::adapters::dynamo::{DynamoStore, keys, live_created_attribute, schema};
@@ -425,4 +425,39 @@ async fn a_household_carrying_its_metering_writes_both_or_nothing<S: Store>(stor
     // The day's allowance (5) used up: nothing.
     assert_eq!(create(Mode::Live, 1).await, None);
     assert_eq!(used().await, 9);
+}
+
+/// The live create that counts on the account removes last month's count (no longer checked),
+/// so the account item, read by every request, does not grow month after month.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn last_months_count_leaves_the_account_item() {
+    let env = env().await;
+    let account = devstack::stack::OTHER_ACCOUNT;
+    // The day's first request starts the window the usual way; the next counts in one write.
+    let r = create_cold(&env, &env.other_live_key, "first@example.com".into()).await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let now = Utc::now();
+    let previous = usage_month(now - Duration::days(i64::from(now.day())));
+    let attribute = live_created_attribute(&previous);
+    let (pk, sk) = keys::account(account);
+    env.store
+        .client()
+        .update_item()
+        .table_name(env.store.table())
+        .key(schema::PK, AttributeValue::S(pk))
+        .key(schema::SK, AttributeValue::S(sk))
+        .update_expression("SET #m = :n")
+        .expression_attribute_names("#m", &attribute)
+        .expression_attribute_values(":n", AttributeValue::N("7".into()))
+        .send()
+        .await
+        .unwrap();
+    let r = create_cold(&env, &env.other_live_key, "second@example.com".into()).await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let item = raw(&env.store, keys::account(account)).await;
+    assert_eq!(number(&item, &attribute), None, "{attribute} removed");
+    assert_eq!(
+        live_counts(&env.store, account).await,
+        (Some(2), Some(2), true)
+    );
 }

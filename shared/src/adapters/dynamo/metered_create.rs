@@ -4,7 +4,7 @@
 //! no item).
 
 use aws_sdk_dynamodb::types::{TransactWriteItem, Update};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc};
 
 use super::accounts::{CountCondition, LiveCreates, count_condition};
 use super::items::{from_item, n, s};
@@ -33,8 +33,8 @@ impl DynamoStore {
             idempotency,
         } = *create;
         let marker = v.verification_id.to_string();
-        let month = usage_month(v.created_at);
-        let Some(count) = self.count_update(key, now, plans, &marker, live(v.mode, &month, 1))?
+        let Some(count) =
+            self.count_update(key, now, plans, &marker, live(v.mode, v.created_at, 1))?
         else {
             return Ok(None);
         };
@@ -56,14 +56,13 @@ impl DynamoStore {
             idempotency,
         } = *create;
         let marker = household.household_id.to_string();
-        let month = usage_month(household.created_at);
         let count = members.len() as u64;
         let Some(count) = self.count_update(
             key,
             now,
             plans,
             &marker,
-            live(household.mode, &month, count),
+            live(household.mode, household.created_at, count),
         )?
         else {
             return Ok(None);
@@ -161,9 +160,10 @@ impl DynamoStore {
         now: DateTime<Utc>,
         plans: &Plans,
         marker: &str,
-        live: Option<(String, u64)>,
+        live: Option<(String, String, u64)>,
     ) -> Result<Option<TransactWriteItem>, StoreError> {
-        let live = live.as_ref().map(|(attribute, count)| LiveCreates {
+        let previous = live.as_ref().map(|(_, previous, _)| previous.as_str());
+        let live = live.as_ref().map(|(attribute, _, count)| LiveCreates {
             attribute,
             count: *count,
         });
@@ -192,6 +192,11 @@ impl DynamoStore {
             update = format!("{update}, #live_month {by}");
         }
         update = format!("{update} SET {last} = {marker}");
+        if let Some(previous) = previous {
+            // Last month's count is no longer checked: keep the account item from growing.
+            let previous = expr.name(previous);
+            update = format!("{update} REMOVE {previous}");
+        }
         let account = keys::account(&key.account_id);
         let count = Update::builder()
             .table_name(self.table())
@@ -237,8 +242,17 @@ impl DynamoStore {
     }
 }
 
-/// The live creates of a write, for `count_update`: the account's attribute of `month` and how
-/// many (None for test mode, which has no monthly allowance).
-fn live(mode: Mode, month: &str, count: u64) -> Option<(String, u64)> {
-    (mode == Mode::Live).then(|| (live_created_attribute(month), count))
+/// The live creates of a write made at `at`, for `count_update`: the account's attribute of their
+/// month, the previous month's, and how many (None for test mode, which has no monthly allowance).
+fn live(mode: Mode, at: DateTime<Utc>, count: u64) -> Option<(String, String, u64)> {
+    let first_of_month = at.date_naive().with_day(1)?;
+    let previous =
+        usage_month(first_of_month.and_time(NaiveTime::MIN).and_utc() - Duration::days(1));
+    (mode == Mode::Live).then(|| {
+        (
+            live_created_attribute(&usage_month(at)),
+            live_created_attribute(&previous),
+            count,
+        )
+    })
 }
