@@ -18,6 +18,9 @@
 //! | idempotency       | `IDEMPOTENCY#<sha256>`      | `IDEMPOTENCY`   | (TTL = 24 h)                |                                  |
 //! | webhook event     | `WEBHOOK_EVENT#<webhook-id>` | `WEBHOOK_EVENT` | (TTL = 30 days)            |                                  |
 //! | delivery attempt  | `DELIVERIES#<verification>` | `<time>#<webhook-id>#<attempt>` | (TTL = 30 days) |                          |
+//!
+//! The account item also counts the live verifications of the month (`live_created_<yyyymm>`),
+//! equal to the live month item's `created` once that item is marked (`live_month`).
 
 use std::collections::HashMap;
 
