@@ -328,7 +328,7 @@ async fn concurrent_creates_at_the_allowance_edge_create_exactly_the_allowance()
         .owner_stats(ACCOUNT, Mode::Live, "2026-03")
         .await
         .unwrap();
-    assert_eq!((stats.total, stats.pending, month.created), (5, 5, 5));
+    assert_eq!((stats.total, stats.open, month.created), (5, 5, 5));
     // Test mode is not charged.
     assert_eq!(created_status(&deps, &keys.test.secret).await, 201);
 }

@@ -1,7 +1,7 @@
 //! The household handlers against the in-memory store: the allowance checked for all members at
 //! once under concurrent creates, a failing store answered without a partial household, the
-//! decision as GET shows it (open, partly failed), and the household decision in the outbox under
-//! a fault. The same on the real wire: `infra/devstack/tests/households.rs`.
+//! decision as GET shows it (open, partly failed), a cancel losing the race to the members'
+//! completions, and the household decision in the outbox under a fault. The same on the real wire: `infra/devstack/tests/households.rs`.
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde_json::{Value, json};
@@ -240,5 +240,59 @@ async fn get_shows_open_members_then_the_decision_without_the_failed_one() {
             .unwrap()
             .decision
             .is_none()
+    );
+}
+
+/// Completes every open member the moment the handler is about to write a member's cancel: the
+/// tenants' completions win the race with the one-write cancels.
+struct CompletionsWinRace {
+    store: MemoryStore,
+}
+
+impl shared::adapters::testing::FaultPlan for CompletionsWinRace {
+    fn check(&self, op: StoreOp) -> Result<(), shared::ports::StoreError> {
+        if op == StoreOp::CancelOpen {
+            let open = (self.store.verifications().into_iter()).filter(|v| v.status.is_open());
+            for v in open {
+                let done = Transition::Complete {
+                    report: report(3100.0),
+                }
+                .apply(&v, now());
+                self.store.insert_verification(&done);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_member_completed_while_the_household_is_cancelled_stays_completed() {
+    let store = MemoryStore::new();
+    let faulty = FaultyStore {
+        inner: store.clone(),
+        faults: CompletionsWinRace {
+            store: store.clone(),
+        },
+    };
+    let (deps, key) = deps(faulty).await;
+    let r = create_household(
+        &deps,
+        post(&key, &household("r", &["applicant", "guarantor"])),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = body(&r)["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = cancel_household(&deps, named(http::Method::DELETE, &key, &id)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let statuses: Vec<Value> = (body(&r)["data"]["members"].as_array().unwrap().iter())
+        .map(|m| m["status"].clone())
+        .collect();
+    assert_eq!(statuses, [json!("completed"), json!("completed")]);
+    assert!(
+        (store.verifications().iter())
+            .all(|v| v.status == Status::Completed && v.cancelled_at.is_none())
     );
 }

@@ -65,7 +65,7 @@ pub async fn seed_verifications(
     results.into_iter().collect::<Result<(), String>>()?;
     let stats = OwnerStats {
         total: to as u64,
-        pending: to as u64,
+        open: to as u64,
         ..OwnerStats::default()
     };
     let item = owner_stats_item(account, Mode::Test, &stats).map_err(|e| e.to_string())?;

@@ -19,8 +19,8 @@ use shared::domain::{
 };
 use shared::ports::store::prelude::*;
 use shared::ports::{
-    CreateOutcome, EmailClaim, EmailStart, IdempotencyClaim, MeterOutcome, MeteredCancel,
-    MeteredCreate, TransitionOutcome, WebhookSecrets,
+    CreateOutcome, EmailClaim, EmailStart, IdempotencyClaim, ListQuery, MeterOutcome,
+    MeteredCancel, MeteredCreate, TransitionOutcome, WebhookSecrets,
 };
 
 const ACCOUNT: &str = "acct_dynamo";
@@ -441,7 +441,7 @@ async fn counters_move_with_the_writes<S: Store>(store: S) {
         .await;
     assert_eq!(over.unwrap(), CreateOutcome::LimitReached);
     let (stats, usage) = store.owner_stats(ACCOUNT, Mode::Live, month).await.unwrap();
-    assert_eq!((stats.total, stats.pending, usage.created), (2, 2, 2));
+    assert_eq!((stats.total, stats.open, usage.created), (2, 2, 2));
 
     let report = IncomeReport::empty_for_tests();
     store
@@ -454,7 +454,7 @@ async fn counters_move_with_the_writes<S: Store>(store: S) {
     store.transition(&created[1], &refund, now()).await.unwrap();
     let (stats, usage) = store.owner_stats(ACCOUNT, Mode::Live, month).await.unwrap();
     assert_eq!(
-        (stats.total, stats.pending, stats.completed, stats.failed),
+        (stats.total, stats.open, stats.completed, stats.failed),
         (2, 0, 1, 1)
     );
     assert_eq!((usage.created, usage.completed), (1, 1));
@@ -673,10 +673,10 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
 }
 
 on_both_stores!(a_cancel_carrying_its_metering_writes_both_or_nothing);
-/// `meter_and_cancel`: the count and the cancel of the key's own verification in the status asked
-/// for (pending, or in progress) happen together or not at all; anything else (another account or
-/// mode, another status, past its expiry, missing, the day's allowance used up) leaves the count
-/// and the verification as they were.
+/// `meter_and_cancel`: the count and the cancel of the key's own open verification (pending or in
+/// progress, one write either way) happen together or not at all; anything else (another account
+/// or mode, a closed status, past its expiry, missing, the day's allowance used up) leaves the
+/// count and the verification as they were.
 async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: S) {
     store.put_account(&account("tiny")).await.unwrap();
     let plans = Plans::new(vec![Plan {
@@ -703,20 +703,18 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         names_account: true,
     };
     let (store, plans, key) = (&store, &plans, &key);
-    let cancel_from = |id: uuid::Uuid, at: DateTime<Utc>, from: Status| async move {
+    let cancel = |id: uuid::Uuid, at: DateTime<Utc>| async move {
         store
             .meter_and_cancel(&MeteredCancel {
                 key,
                 now: at,
                 plans,
                 verification_id: id,
-                from,
             })
             .await
             .unwrap()
             .map(|a| a.api_requests)
     };
-    let cancel = |id, at| cancel_from(id, at, Status::Pending);
     let count = || async {
         store
             .get_account(ACCOUNT)
@@ -741,23 +739,20 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         .transition(&started, &Transition::Start, now())
         .await
         .unwrap();
-    // Another mode's, one in progress, one past its expiry, one that does not exist: nothing.
+    let done = created(Mode::Test).await;
+    let report = IncomeReport::empty_for_tests();
+    store
+        .transition(&done, &Transition::Complete { report }, now())
+        .await
+        .unwrap();
+    // Another mode's, a completed one, one past its expiry, one that does not exist: nothing.
     assert_eq!(cancel(live.verification_id, now()).await, None);
-    assert_eq!(cancel(started.verification_id, now()).await, None);
+    assert_eq!(cancel(done.verification_id, now()).await, None);
     assert_eq!(cancel(open.verification_id, open.expires_at).await, None);
     assert_eq!(cancel(uuid::Uuid::new_v4(), now()).await, None);
     assert_eq!(count().await, 1);
-    // Asked as in progress: a pending one is refused, the one in progress is counted and
-    // cancelled, its counter moved.
-    let in_progress = Status::InProgress;
-    assert_eq!(
-        cancel_from(open.verification_id, now(), in_progress).await,
-        None
-    );
-    assert_eq!(
-        cancel_from(started.verification_id, now(), in_progress).await,
-        Some(2)
-    );
+    // One in progress: counted and cancelled in the one write, its counter moved.
+    assert_eq!(cancel(started.verification_id, now()).await, Some(2));
     let stopped = store
         .get_verification(started.verification_id)
         .await
@@ -766,11 +761,6 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
     assert_eq!(
         (stopped.status, stopped.cancelled_at),
         (Status::Expired, Some(now()))
-    );
-    // A closed status is never a starting point.
-    assert_eq!(
-        cancel_from(open.verification_id, now(), Status::Completed).await,
-        None
     );
     // The key's own pending one: counted and cancelled together, counters moved.
     assert_eq!(cancel(open.verification_id, now()).await, Some(3));
@@ -786,7 +776,10 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         .owner_stats(ACCOUNT, Mode::Test, &month)
         .await
         .unwrap();
-    assert_eq!((stats.pending, stats.in_progress, stats.expired), (0, 0, 2));
+    assert_eq!(
+        (stats.total, stats.open, stats.expired, stats.completed),
+        (3, 0, 2, 1)
+    );
     // Cancelled already: nothing more.
     assert_eq!(cancel(open.verification_id, now()).await, None);
     // The day's allowance used up: nothing, even for a pending one.
@@ -805,10 +798,115 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
     assert_eq!(count().await, 4);
 }
 
-on_both_stores!(a_cancel_carrying_its_metering_races_the_tenant_start_with_one_winner);
-/// The one-write cancel and the tenant's start of the same pending verification, at once: both are
-/// conditional on `pending`, so exactly one is applied and the counters follow the winner.
-async fn a_cancel_carrying_its_metering_races_the_tenant_start_with_one_winner<S: Store>(store: S) {
+on_both_stores!(a_cancel_carrying_its_metering_races_the_tenant_start_and_always_applies);
+/// The one-write cancel and the tenant's start of the same pending verification, at once: the
+/// start is conditional on `pending`, the cancel on either open status. So the cancel always
+/// applies (after the start, or before it, and then the start is refused: a cancelled
+/// verification is never started), and the counters follow: every one ends cancelled.
+async fn a_cancel_carrying_its_metering_races_the_tenant_start_and_always_applies<S: Store>(
+    store: S,
+) {
+    let (key, plans) = metered_pro_key(&store).await;
+    for _ in 0..5 {
+        let v = pending(Mode::Test);
+        store.create_verification(&v, None, None).await.unwrap();
+        let cancel = MeteredCancel {
+            key: &key,
+            now: now(),
+            plans: &plans,
+            verification_id: v.verification_id,
+        };
+        let (cancelled, started) = futures::join!(
+            store.meter_and_cancel(&cancel),
+            store.transition(&v, &Transition::Start, now())
+        );
+        assert!(cancelled.unwrap().is_some(), "the cancel applies");
+        let started = matches!(started.unwrap(), TransitionOutcome::Applied(_));
+        let stored = store
+            .get_verification(v.verification_id)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (stored.status, stored.cancelled_at),
+            (Status::Expired, Some(now()))
+        );
+        // A start that applied came first (it set `started_at`); one refused wrote nothing.
+        assert_eq!(stored.started_at.is_some(), started);
+    }
+    let month = shared::domain::usage_month(now());
+    let (stats, _) = store
+        .owner_stats(ACCOUNT, Mode::Test, &month)
+        .await
+        .unwrap();
+    assert_eq!((stats.total, stats.open, stats.expired), (5, 0, 5));
+}
+
+on_both_stores!(a_cancel_carrying_its_metering_races_the_tenant_completion_with_one_winner);
+/// The one-write cancel of a verification in progress and the tenant's completion of it, at once:
+/// both are conditional on an open status, so exactly one is applied and the counters follow the
+/// winner.
+async fn a_cancel_carrying_its_metering_races_the_tenant_completion_with_one_winner<S: Store>(
+    store: S,
+) {
+    let (key, plans) = metered_pro_key(&store).await;
+    let mut winners = (0u64, 0u64);
+    for _ in 0..5 {
+        let v = pending(Mode::Test);
+        store.create_verification(&v, None, None).await.unwrap();
+        let TransitionOutcome::Applied(v) = store
+            .transition(&v, &Transition::Start, now())
+            .await
+            .unwrap()
+        else {
+            panic!("the start applies");
+        };
+        let cancel = MeteredCancel {
+            key: &key,
+            now: now(),
+            plans: &plans,
+            verification_id: v.verification_id,
+        };
+        let complete = Transition::Complete {
+            report: IncomeReport::empty_for_tests(),
+        };
+        let (cancelled, completed) = futures::join!(
+            store.meter_and_cancel(&cancel),
+            store.transition(&v, &complete, now())
+        );
+        let cancelled = cancelled.unwrap().is_some();
+        let completed = matches!(completed.unwrap(), TransitionOutcome::Applied(_));
+        assert!(
+            cancelled != completed,
+            "exactly one wins: cancel {cancelled}, complete {completed}"
+        );
+        let stored = store
+            .get_verification(v.verification_id)
+            .await
+            .unwrap()
+            .unwrap();
+        let expected = if cancelled {
+            winners.0 += 1;
+            Status::Expired
+        } else {
+            winners.1 += 1;
+            Status::Completed
+        };
+        assert_eq!(stored.status, expected);
+    }
+    let month = shared::domain::usage_month(now());
+    let (stats, _) = store
+        .owner_stats(ACCOUNT, Mode::Test, &month)
+        .await
+        .unwrap();
+    assert_eq!(
+        (stats.open, stats.expired, stats.completed),
+        (0, winners.0, winners.1)
+    );
+}
+
+/// A "pro" account with a test key allowed today, for the metered cancels.
+async fn metered_pro_key<S: Store>(store: &S) -> (PresentedKey, Plans) {
     store.put_account(&account("pro")).await.unwrap();
     let plans = Plans::new(vec![Plan {
         name: "pro".into(),
@@ -837,45 +935,7 @@ async fn a_cancel_carrying_its_metering_races_the_tenant_start_with_one_winner<S
         store.meter_api_request(&key, now(), &plans).await.unwrap(),
         MeterOutcome::Allowed(_)
     ));
-    for _ in 0..5 {
-        let v = pending(Mode::Test);
-        store.create_verification(&v, None, None).await.unwrap();
-        let cancel = MeteredCancel {
-            key: &key,
-            now: now(),
-            plans: &plans,
-            verification_id: v.verification_id,
-            from: Status::Pending,
-        };
-        let (cancelled, started) = futures::join!(
-            store.meter_and_cancel(&cancel),
-            store.transition(&v, &Transition::Start, now())
-        );
-        let cancelled = cancelled.unwrap().is_some();
-        let started = matches!(started.unwrap(), TransitionOutcome::Applied(_));
-        assert!(
-            cancelled != started,
-            "exactly one wins: cancel {cancelled}, start {started}"
-        );
-        let stored = store
-            .get_verification(v.verification_id)
-            .await
-            .unwrap()
-            .unwrap();
-        let expected = if cancelled {
-            Status::Expired
-        } else {
-            Status::InProgress
-        };
-        assert_eq!(stored.status, expected);
-    }
-    let month = shared::domain::usage_month(now());
-    let (stats, _) = store
-        .owner_stats(ACCOUNT, Mode::Test, &month)
-        .await
-        .unwrap();
-    assert_eq!(stats.pending, 0);
-    assert_eq!(stats.in_progress + stats.expired, 5);
+    (key, plans)
 }
 
 on_both_stores!(a_single_api_plan_meters);
@@ -1073,3 +1133,177 @@ async fn the_tenant_note_is_stored_once<S: Store>(store: S) {
     );
 }
 on_both_stores!(the_tenant_note_is_stored_once);
+
+on_both_stores!(cancelling_one_in_progress_keeps_the_list_totals_exact);
+/// Pending and in_progress share one `open` counter, so the list tells them apart by counting the
+/// in-progress range: after one-write cancels of verifications in progress and pending, beside
+/// open ones past expiry that no sweeper has moved, every filter's total is the number of
+/// verifications a reader sees with that status, and the page shows them all.
+async fn cancelling_one_in_progress_keeps_the_list_totals_exact<S: Store>(store: S) {
+    let (key, plans) = metered_pro_key(&store).await;
+    let lifetime = Duration::days(7);
+    let store = &store;
+    let seed = |age: Duration, start: bool| async move {
+        let input = NewVerificationInput {
+            tenant_email: "tenant@example.com".into(),
+            ..Default::default()
+        };
+        let v = Verification::new_pending(ACCOUNT, Mode::Test, input, now() - age, lifetime);
+        store.create_verification(&v, None, None).await.unwrap();
+        if start {
+            let at = now() - age + Duration::minutes(1);
+            let outcome = store.transition(&v, &Transition::Start, at).await.unwrap();
+            assert!(matches!(outcome, TransitionOutcome::Applied(_)));
+        }
+        v.verification_id
+    };
+    let mut ids = Vec::new();
+    for (age_hours, start) in [(1, false), (2, false), (3, false), (4, true), (5, true)] {
+        ids.push(seed(Duration::hours(age_hours), start).await);
+    }
+    ids.push(seed(Duration::hours(6), true).await);
+    ids.push(seed(Duration::hours(7), true).await);
+    // Past expiry, not swept: shown expired, still stored (and counted) open.
+    ids.push(seed(Duration::days(8), false).await);
+    ids.push(seed(Duration::days(9), true).await);
+    let cancel = |id| {
+        let (key, plans) = (&key, &plans);
+        async move {
+            store
+                .meter_and_cancel(&MeteredCancel {
+                    key,
+                    now: now(),
+                    plans,
+                    verification_id: id,
+                })
+                .await
+                .unwrap()
+                .is_some()
+        }
+    };
+    // Two in progress and one pending cancelled; one past expiry refused.
+    for id in [ids[3], ids[4], ids[0]] {
+        assert!(cancel(id).await);
+    }
+    assert!(!cancel(ids[8]).await);
+    let report = IncomeReport::empty_for_tests();
+    let in_progress = store.get_verification(ids[5]).await.unwrap().unwrap();
+    store
+        .transition(&in_progress, &Transition::Complete { report }, now())
+        .await
+        .unwrap();
+    let mut stored = Vec::new();
+    for id in &ids {
+        stored.push(store.get_verification(*id).await.unwrap().unwrap());
+    }
+    let want = [
+        (None, 9),
+        (Some(Status::Pending), 2),
+        (Some(Status::InProgress), 1),
+        (Some(Status::Expired), 5),
+        (Some(Status::Completed), 1),
+        (Some(Status::Failed), 0),
+    ];
+    for (status, count) in want {
+        let shown = stored
+            .iter()
+            .filter(|v| status.is_none_or(|s| v.effective_status(now()) == s))
+            .count();
+        assert_eq!(shown, count, "the seeding shows {status:?}");
+        let page = store
+            .list_verifications(&ListQuery {
+                account_id: ACCOUNT.into(),
+                mode: Mode::Test,
+                status,
+                offset: 0,
+                limit: 100,
+                expired_if_created_by: now() - lifetime,
+            })
+            .await
+            .unwrap();
+        assert_eq!(page.total, shown as u64, "total of {status:?}");
+        assert_eq!(page.items.len(), shown, "page of {status:?}");
+    }
+    // Stored open: the two pending and the one in progress shown so, and the two past expiry.
+    let (stats, _) = store
+        .owner_stats(ACCOUNT, Mode::Test, &shared::domain::usage_month(now()))
+        .await
+        .unwrap();
+    assert_eq!(
+        (stats.total, stats.open, stats.expired, stats.completed),
+        (9, 5, 3, 1)
+    );
+}
+
+on_both_stores!(a_read_free_cancel_applies_only_to_the_owners_open_verification);
+/// `cancel_open` (cancel-household's write per member): the owner's pending or in-progress
+/// verification before its expiry is cancelled with the counters moved; another account's or
+/// mode's, a closed one, one past its expiry and a missing one are left as they were.
+async fn a_read_free_cancel_applies_only_to_the_owners_open_verification<S: Store>(store: S) {
+    let created = |mode| {
+        let store = &store;
+        async move {
+            let v = pending(mode);
+            store.create_verification(&v, None, None).await.unwrap();
+            v
+        }
+    };
+    let waiting = created(Mode::Test).await;
+    let started = created(Mode::Test).await;
+    store
+        .transition(&started, &Transition::Start, now())
+        .await
+        .unwrap();
+    let done = created(Mode::Test).await;
+    let report = IncomeReport::empty_for_tests();
+    store
+        .transition(&done, &Transition::Complete { report }, now())
+        .await
+        .unwrap();
+    let live = created(Mode::Live).await;
+    let cancel = |id, account: &'static str, mode, at| {
+        let store = &store;
+        async move { store.cancel_open(id, account, mode, at).await.unwrap() }
+    };
+    assert!(!cancel(waiting.verification_id, "acct_other", Mode::Test, now()).await);
+    assert!(!cancel(live.verification_id, ACCOUNT, Mode::Test, now()).await);
+    assert!(!cancel(done.verification_id, ACCOUNT, Mode::Test, now()).await);
+    assert!(
+        !cancel(
+            waiting.verification_id,
+            ACCOUNT,
+            Mode::Test,
+            waiting.expires_at
+        )
+        .await
+    );
+    assert!(!cancel(uuid::Uuid::new_v4(), ACCOUNT, Mode::Test, now()).await);
+    assert!(cancel(waiting.verification_id, ACCOUNT, Mode::Test, now()).await);
+    assert!(cancel(started.verification_id, ACCOUNT, Mode::Test, now()).await);
+    // Cancelled already: closed.
+    assert!(!cancel(started.verification_id, ACCOUNT, Mode::Test, now()).await);
+    for id in [waiting.verification_id, started.verification_id] {
+        let v = store.get_verification(id).await.unwrap().unwrap();
+        assert_eq!((v.status, v.cancelled_at), (Status::Expired, Some(now())));
+    }
+    let done_now = store
+        .get_verification(done.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(done_now.status, Status::Completed);
+    let month = shared::domain::usage_month(now());
+    let (stats, _) = store
+        .owner_stats(ACCOUNT, Mode::Test, &month)
+        .await
+        .unwrap();
+    assert_eq!(
+        (stats.total, stats.open, stats.expired, stats.completed),
+        (3, 0, 2, 1)
+    );
+    let (live_stats, _) = store
+        .owner_stats(ACCOUNT, Mode::Live, &month)
+        .await
+        .unwrap();
+    assert_eq!((live_stats.open, live_stats.expired), (1, 0));
+}

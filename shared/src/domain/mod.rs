@@ -403,14 +403,19 @@ pub fn next_month_start(now: DateTime<Utc>) -> DateTime<Utc> {
 }
 
 /// Per-owner counters, kept as items updated in the same transactions as the verifications.
+///
+/// The open statuses share ONE counter, `open` (pending + in_progress): a move between them
+/// (the tenant's start or consent) moves no counter, and a move out of either moves `open`
+/// whatever it came from, so a cancel is one write that need not know which open status it
+/// ends. The list tells pending from in_progress with a count of the in-progress index range.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct OwnerStats {
     #[serde(default)]
     pub total: u64,
+    /// Verifications stored pending or in_progress (including those past expiry that no sweeper
+    /// has moved yet).
     #[serde(default)]
-    pub pending: u64,
-    #[serde(default)]
-    pub in_progress: u64,
+    pub open: u64,
     #[serde(default)]
     pub completed: u64,
     #[serde(default)]
@@ -420,10 +425,18 @@ pub struct OwnerStats {
 }
 
 impl OwnerStats {
+    /// The counter a verification in `status` is counted in.
+    pub fn counter_of(status: Status) -> &'static str {
+        match status {
+            Status::Pending | Status::InProgress => "open",
+            closed => closed.as_str(),
+        }
+    }
+
+    /// The counter of a closed status; every open status answers the shared `open`.
     pub fn count(&self, status: Status) -> u64 {
         match status {
-            Status::Pending => self.pending,
-            Status::InProgress => self.in_progress,
+            Status::Pending | Status::InProgress => self.open,
             Status::Completed => self.completed,
             Status::Expired => self.expired,
             Status::Failed => self.failed,

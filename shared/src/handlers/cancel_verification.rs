@@ -6,8 +6,8 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::domain::Transition;
 use crate::domain::metering::PresentedKey;
-use crate::domain::{Status, Transition};
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::ownership::respond_on_named_combined;
@@ -60,10 +60,10 @@ pub async fn cancel_verification<S: Store, C: Clock>(
 }
 
 /// The cancel with its metering in ONE write (`MeterStore::meter_and_cancel`): the key's own
-/// pending verification before its expiry, one round trip. The verification is read beside that
-/// write, so one found in progress gets its own one write next (two round trips). None (nothing
-/// written or counted): the usual way, which reads the verification and tells why (400, 404,
-/// 409).
+/// open verification (pending or in progress) before its expiry, one round trip. None (nothing
+/// written or counted): the usual way, which reads the verification beside the metering write and
+/// tells why (400, 404): a refused cancel is two round trips, since the count must still be
+/// written once the one write has said no.
 async fn cancel_in_one_write<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
@@ -71,28 +71,13 @@ async fn cancel_in_one_write<S: Store, C: Clock>(
     now: DateTime<Utc>,
 ) -> Option<MeteredWrite> {
     let id = verification_id_param(req).ok()?;
-    let write = |from: Status| {
-        let cancel = MeteredCancel {
-            key: &key,
-            now,
-            plans: &deps.settings.plans,
-            verification_id: id,
-            from,
-        };
-        async move { deps.store.meter_and_cancel(&cancel).await }
+    let cancel = MeteredCancel {
+        key: &key,
+        now,
+        plans: &deps.settings.plans,
+        verification_id: id,
     };
-    let (written, seen) = futures::join!(write(Status::Pending), deps.store.get_verification(id));
-    let written = match (written, seen) {
-        (Ok(None), Ok(Some(v)))
-            if v.status == Status::InProgress
-                && v.account_id == key.account_id
-                && v.mode == key.mode =>
-        {
-            write(Status::InProgress).await
-        }
-        (written, _) => written,
-    };
-    match written {
+    match deps.store.meter_and_cancel(&cancel).await {
         Ok(Some(account)) => Some(Ok((account, cancelled(id)))),
         Ok(None) => None,
         Err(e) => Some(Err(e.into())),

@@ -80,11 +80,13 @@ pub struct ListQuery {
 pub struct ListPage {
     pub items: Vec<Verification>,
     /// Size of the whole (filtered) set: the counters, corrected by the open verifications past
-    /// expiry that no sweeper has moved yet.
+    /// expiry that no sweeper has moved yet; for `pending` and `in_progress` (one shared counter),
+    /// also by a count of the in-progress ones.
     pub total: u64,
     /// Verification items read from the table to build the page (for the benchmark and the cost
     /// tests): at most offset+limit, three times that for `status=expired` (a merge of three
-    /// sorted queries), plus the unswept expired ones counted for `total`.
+    /// sorted queries), plus the unswept expired ones counted for `total`, plus for `pending` and
+    /// `in_progress` the in-progress ones counted for it.
     pub items_read: u64,
 }
 
@@ -230,6 +232,17 @@ pub trait VerificationStore: Send + Sync {
         transition: &Transition,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<TransitionOutcome, StoreError>> + Send;
+    /// One conditional write without a read: `Transition::Cancel` on `id`, only while it is of
+    /// `account_id` and `mode`, still open (pending or in progress: the counters need not know
+    /// which) and not past its expiry at `now`, with the counters. true when applied; false when
+    /// anything refused, and then nothing was written.
+    fn cancel_open(
+        &self,
+        id: Uuid,
+        account_id: &str,
+        mode: Mode,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
     /// Stores the tenant's note on a completed verification, once: Some(updated) when written,
     /// None when the verification is not completed or already has a note (one conditional write,
     /// so of two concurrent notes exactly one is kept).

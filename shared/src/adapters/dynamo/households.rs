@@ -14,7 +14,7 @@ use super::live_month::MonthCheck;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::domain::household::{Household, HouseholdDecision, MAX_MEMBERS};
-use crate::domain::{Mode, Status, Verification, format_ts, usage_month};
+use crate::domain::{Mode, OwnerStats, Status, Verification, format_ts, usage_month};
 use crate::ports::{CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyStore, StoreError};
 
 /// Transaction positions of the items whose conditions decide the outcome.
@@ -82,7 +82,7 @@ impl DynamoStore {
         let stats_update = format!(
             "ADD {} {count}, {} {count}",
             stats.name("total"),
-            stats.name(Status::Pending.as_str()),
+            stats.name(OwnerStats::counter_of(Status::Pending)),
             count = stats.value("count", n(count))
         );
         items.push(

@@ -4,28 +4,36 @@
 //! the expiry marker's TTL fires (possibly hours late) it is still stored, indexed and counted as
 //! open. Since `expires_at = created_at + lifetime`, such "stale" items are exactly the open ones
 //! whose created sort key is at or before `now - lifetime`, so a key condition on GSI2's sort key
-//! separates them without reading the rest:
+//! separates them without reading the rest.
 //!
-//! - `pending` / `in_progress`: the fresh range only; `total` = counter - stale count.
+//! The owner's counters hold one `open` counter for both open statuses (so a cancel need not know
+//! which it ends: one write), so the list tells them apart by counting the in_progress range:
+//!
+//! - `in_progress`: the fresh range only; `total` = a COUNT of that fresh range.
+//! - `pending`: the fresh range only; `total` = `open` - the stale pending count - a COUNT of the
+//!   whole in_progress partition.
 //! - `expired`: stored `expired` merged (newest first) with the stale pending and in_progress
 //!   ranges, each read to at most offset+limit; `total` = counter + both stale counts.
 //! - other filters and no filter: as stored (the page shows the effective status).
 //!
-//! The stale counts are COUNT queries over the stale ranges: their cost is the number of open
-//! verifications past expiry that are not swept yet (normally none to a few, as DynamoDB's TTL
-//! deletes markers within hours; a stopped sweeper lets it grow until it runs again). The split
-//! assumes the deployment's lifetime; items created under another lifetime (a changed
-//! `VERIFICATION_LIFETIME_SECONDS`) are filtered by the new one until they are swept.
+//! Every query of a page runs beside the others and the counters' read: one parallel round. The
+//! COUNT queries cost what they scan: the stale ranges hold the open verifications past expiry not
+//! swept yet (normally none to a few, as DynamoDB's TTL deletes markers within hours; a stopped
+//! sweeper lets it grow until it runs again), the in_progress partition the tenants mid-flow
+//! (at most those created within one lifetime plus the stale ones; a COUNT reads about 4 KB of
+//! items per read unit, up to 1 MB per call). The split assumes the deployment's lifetime; items
+//! created under another lifetime (a changed `VERIFICATION_LIFETIME_SECONDS`) are filtered by the
+//! new one until they are swept.
 
 use aws_sdk_dynamodb::types::Select;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Utc};
 
-use super::items::{Item, from_item, s};
+use super::items::{Item, from_item, owner_stats_from_item, s};
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable};
-use crate::domain::{OwnerStats, Status, Verification, format_ts};
+use crate::domain::{Status, Verification, format_ts};
 use crate::ports::{ListPage, ListQuery, StoreError};
 
 /// GSI2 sort keys are `<created, RFC 3339 millis>#<id>`; `$` sorts right after `#`, so every key
@@ -45,6 +53,17 @@ enum Range<'a> {
     Before(&'a str),
 }
 
+impl<'a> Range<'a> {
+    /// The key condition (`#pk`, `#sk`, `:pk`, `:bound`) and the bound it needs, if any.
+    fn key_condition(self) -> (&'static str, Option<&'a str>) {
+        match self {
+            Range::All => ("#pk = :pk", None),
+            Range::After(b) => ("#pk = :pk AND #sk > :bound", Some(b)),
+            Range::Before(b) => ("#pk = :pk AND #sk < :bound", Some(b)),
+        }
+    }
+}
+
 impl DynamoStore {
     /// The newest `wanted` items of one index partition (or of a range of it).
     async fn newest(
@@ -55,11 +74,7 @@ impl DynamoStore {
         range: Range<'_>,
         wanted: usize,
     ) -> Result<Vec<Item>, StoreError> {
-        let (condition, bound) = match range {
-            Range::All => ("#pk = :pk", None),
-            Range::After(b) => ("#pk = :pk AND #sk > :bound", Some(b)),
-            Range::Before(b) => ("#pk = :pk AND #sk < :bound", Some(b)),
-        };
+        let (condition, bound) = range.key_condition();
         let mut read: Vec<Item> = Vec::with_capacity(wanted.min(1000));
         let mut start = None;
         // Reads at most `wanted` items: never the whole partition.
@@ -92,34 +107,37 @@ impl DynamoStore {
         Ok(read)
     }
 
-    /// How many open verifications of this status are past expiry but not swept yet.
-    async fn count_stale(
+    /// How many verifications of this stored status lie in a range of creation times (a COUNT
+    /// query: nothing is returned, the range is scanned).
+    async fn count_of_status(
         &self,
         q: &ListQuery,
         status: Status,
-        bound: &str,
+        range: Range<'_>,
     ) -> Result<u64, StoreError> {
+        let (condition, bound) = range.key_condition();
         let mut count = 0u64;
         let mut start = None;
         loop {
-            let out = self
+            let mut request = self
                 .client
                 .query()
                 .table_name(&self.table)
                 .index_name(schema::GSI_OWNER_STATUS)
-                .key_condition_expression("#pk = :pk AND #sk < :bound")
+                .key_condition_expression(condition)
                 .expression_attribute_names("#pk", schema::GSI2PK)
-                .expression_attribute_names("#sk", schema::GSI2SK)
                 .expression_attribute_values(
                     ":pk",
                     s(keys::owner_status(&q.account_id, q.mode, status)),
                 )
-                .expression_attribute_values(":bound", s(bound))
                 .select(Select::Count)
-                .set_exclusive_start_key(start)
-                .send()
-                .await
-                .map_err(unavailable)?;
+                .set_exclusive_start_key(start);
+            if let Some(bound) = bound {
+                request = request
+                    .expression_attribute_names("#sk", schema::GSI2SK)
+                    .expression_attribute_values(":bound", s(bound));
+            }
+            let out = request.send().await.map_err(unavailable)?;
             count += out.count.max(0) as u64;
             start = out.last_evaluated_key;
             if start.is_none() {
@@ -146,15 +164,14 @@ impl DynamoStore {
         .await
     }
 
-    /// The newest offset+limit items of the filtered set (newest first), the number of open
-    /// verifications past expiry not swept yet that the filter concerns, and the items read.
+    /// The newest offset+limit items of the filtered set (newest first), how its total follows
+    /// from the counters, and the items read (those counted included).
     async fn filtered_newest(
         &self,
         q: &ListQuery,
         wanted: usize,
-    ) -> Result<(Vec<Item>, u64, u64), StoreError> {
+    ) -> Result<(Vec<Item>, Total, u64), StoreError> {
         let bound = stale_bound(q.expired_if_created_by);
-        let open = [Status::Pending, Status::InProgress];
         match q.status {
             None => {
                 let read = self
@@ -167,24 +184,36 @@ impl DynamoStore {
                     )
                     .await?;
                 let n = read.len() as u64;
-                Ok((read, 0, n))
+                Ok((read, Total::Counter(0), n))
             }
-            Some(status) if open.contains(&status) => {
-                let (read, stale) = futures::join!(
-                    self.newest_of_status(q, status, Range::After(&bound), wanted),
-                    self.count_stale(q, status, &bound)
+            Some(Status::Pending) => {
+                let pending = Status::Pending;
+                let (read, stale, in_progress) = futures::join!(
+                    self.newest_of_status(q, pending, Range::After(&bound), wanted),
+                    self.count_of_status(q, pending, Range::Before(&bound)),
+                    self.count_of_status(q, Status::InProgress, Range::All),
                 );
-                let (read, stale) = (read?, stale?);
-                let n = read.len() as u64 + stale;
-                Ok((read, stale, n))
+                let (read, stale, in_progress) = (read?, stale?, in_progress?);
+                let n = read.len() as u64 + stale + in_progress;
+                Ok((read, Total::OpenLess(stale + in_progress), n))
+            }
+            Some(Status::InProgress) => {
+                let in_progress = Status::InProgress;
+                let (read, fresh) = futures::join!(
+                    self.newest_of_status(q, in_progress, Range::After(&bound), wanted),
+                    self.count_of_status(q, in_progress, Range::After(&bound)),
+                );
+                let (read, fresh) = (read?, fresh?);
+                let n = read.len() as u64 + fresh;
+                Ok((read, Total::Counted(fresh), n))
             }
             Some(Status::Expired) => {
                 let (stored, pending, in_progress, stale_pending, stale_in_progress) = futures::join!(
                     self.newest_of_status(q, Status::Expired, Range::All, wanted),
                     self.newest_of_status(q, Status::Pending, Range::Before(&bound), wanted),
                     self.newest_of_status(q, Status::InProgress, Range::Before(&bound), wanted),
-                    self.count_stale(q, Status::Pending, &bound),
-                    self.count_stale(q, Status::InProgress, &bound),
+                    self.count_of_status(q, Status::Pending, Range::Before(&bound)),
+                    self.count_of_status(q, Status::InProgress, Range::Before(&bound)),
                 );
                 let stale = stale_pending? + stale_in_progress?;
                 let mut read: Vec<Item> = stored?;
@@ -197,12 +226,12 @@ impl DynamoStore {
                 // A sweep between the queries can show one item in two sources; the sort key
                 // (created#id) is unique per verification, so copies are now adjacent.
                 read.dedup_by(|a, b| sort_key(a) == sort_key(b));
-                Ok((read, stale, n))
+                Ok((read, Total::Counter(stale), n))
             }
             Some(status) => {
                 let read = self.newest_of_status(q, status, Range::All, wanted).await?;
                 let n = read.len() as u64;
-                Ok((read, 0, n))
+                Ok((read, Total::Counter(0), n))
             }
         }
     }
@@ -214,13 +243,14 @@ impl DynamoStore {
             self.filtered_newest(q, wanted),
             self.get(keys::stats(&q.account_id, q.mode))
         );
-        let (read, stale, items_read) = filtered?;
-        let stats: OwnerStats = stats?.map(from_item).transpose()?.unwrap_or_default();
-        let total = match q.status {
-            None => stats.total,
-            Some(Status::Expired) => stats.expired + stale,
-            // Stale pending/in_progress are counted there until swept, but shown expired.
-            Some(status) => stats.count(status).saturating_sub(stale),
+        let (read, total, items_read) = filtered?;
+        let stats = owner_stats_from_item(stats?)?;
+        let total = match (total, q.status) {
+            (Total::Counter(_), None) => stats.total,
+            (Total::Counter(stale), Some(status)) => stats.count(status) + stale,
+            // Stale pending are counted in `open` until swept, but shown expired.
+            (Total::OpenLess(other), _) => stats.open.saturating_sub(other),
+            (Total::Counted(n), _) => n,
         };
         let items = read
             .into_iter()
@@ -234,6 +264,17 @@ impl DynamoStore {
             items_read,
         })
     }
+}
+
+/// How a filter's total follows from the owner's counters and the COUNT queries beside its page.
+enum Total {
+    /// The filter's own counter (all of them without a filter), plus the open ones past expiry
+    /// shown as `expired`.
+    Counter(u64),
+    /// The `open` counter less the open ones the filter does not show.
+    OpenLess(u64),
+    /// Counted by a query.
+    Counted(u64),
 }
 
 fn sort_key(item: &Item) -> &str {

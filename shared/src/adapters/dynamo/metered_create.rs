@@ -13,7 +13,7 @@ use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::config::Plans;
 use crate::domain::metering::PresentedKey;
-use crate::domain::{Account, Mode, Status, api_window, format_ts, usage_month};
+use crate::domain::{Account, Mode, api_window, usage_month};
 use crate::ports::{MeteredCancel, MeteredCreate, MeteredHousehold, StoreError};
 
 /// The account attribute a metered write marks with a value of its own (the verification id), so
@@ -86,67 +86,13 @@ impl DynamoStore {
             now,
             plans,
             verification_id,
-            from,
         } = *cancel;
-        if !from.is_open() {
-            return Ok(None);
-        }
         let marker = verification_id.to_string();
         let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
             return Ok(None);
         };
-        // `Transition::Cancel` from `from`, written without a read: the condition holds only for
-        // the key's own verification still in `from`, before its expiry (anything else goes the
-        // usual way, which reads it and tells why).
-        let to = Status::Expired;
-        let mut expr = Expr::default();
-        let at = expr.value("now", s(format_ts(now)));
-        let status = expr.name("status");
-        let gsi2 = expr.name(schema::GSI2PK);
-        let cancelled = expr.name("cancelled_at");
-        let expired = expr.name("expired_at");
-        let to_v = expr.value("to", s(to.as_str()));
-        let from_v = expr.value("from", s(from.as_str()));
-        let owner_status = expr.value("gsi2", s(keys::owner_status(&key.account_id, key.mode, to)));
-        let account = expr.name("account_id");
-        let acct = expr.value("acct", s(&key.account_id));
-        let mode = expr.name("mode");
-        let mode_v = expr.value("mode", s(key.mode.as_str()));
-        let expires = expr.name("expires_at");
-        let verification_key = keys::verification(verification_id);
-        let cancel_update = Update::builder()
-            .table_name(self.table())
-            .key(schema::PK, s(&verification_key.0))
-            .key(schema::SK, s(&verification_key.1))
-            .update_expression(format!(
-                "SET {status} = {to_v}, {gsi2} = {owner_status}, {cancelled} = {at}, {expired} = {at}"
-            ))
-            .condition_expression(format!(
-                "attribute_exists(PK) AND {status} = {from_v} AND {account} = {acct} AND {mode} = {mode_v} AND {expires} > {at}"
-            ))
-            .set_expression_attribute_names(expr.names())
-            .set_expression_attribute_values(expr.values())
-            .build()
-            .map_err(unavailable)?;
-        let mut stats = Expr::default();
-        let stats_update = format!(
-            "ADD {} {}, {} {}",
-            stats.name(from.as_str()),
-            stats.value("minus", n(-1)),
-            stats.name(to.as_str()),
-            stats.value("plus", n(1))
-        );
-        let items = vec![
-            count,
-            TransactWriteItem::builder().update(cancel_update).build(),
-            TransactWriteItem::builder()
-                .update(self.update(
-                    keys::stats(&key.account_id, key.mode),
-                    &stats_update,
-                    &stats,
-                )?)
-                .build(),
-        ];
+        let mut items = vec![count];
+        items.extend(self.cancel_open_items(verification_id, &key.account_id, key.mode, now)?);
         self.transact_counted(items, key, &marker).await
     }
 

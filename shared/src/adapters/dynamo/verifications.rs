@@ -1,7 +1,7 @@
 //! Verifications: the item with its expiry marker, owner counters and idempotency record, all
 //! written in one transaction at create; every later change a write conditioned on the status
-//! the caller read, moving the counters with it. Link tokens are in `link_tokens`, the list page
-//! in `list`.
+//! the caller read (a cancel: on either open status, without a read), moving the counters with
+//! it. Link tokens are in `link_tokens`, the list page in `list`.
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, Put, ReturnValue, TransactWriteItem, Update};
@@ -9,12 +9,15 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::items::{
-    changed_attributes, expiry_marker_item, from_item, idempotency_item, n, s, verification_item,
+    changed_attributes, expiry_marker_item, from_item, idempotency_item, n, owner_stats_from_item,
+    s, verification_item,
 };
 use super::live_month::MonthCheck;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
-use crate::domain::{Mode, MonthStats, OwnerStats, Status, Transition, Verification, usage_month};
+use crate::domain::{
+    Mode, MonthStats, OwnerStats, Status, Transition, Verification, format_ts, usage_month,
+};
 use crate::ports::{
     CreateOutcome, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome,
     ListPage, ListQuery, StoreError, TransitionOutcome, VerificationStore,
@@ -142,12 +145,13 @@ impl VerificationStore for DynamoStore {
             .set_expression_attribute_values(expr.values())
             .build()
             .map_err(unavailable)?;
+        let (from_counter, to_counter) = (OwnerStats::counter_of(from), OwnerStats::counter_of(to));
         let mut stats = Expr::default();
         let stats_update = format!(
             "ADD {} {}, {} {}",
-            stats.name(from.as_str()),
+            stats.name(from_counter),
             stats.value("minus", n(-1)),
-            stats.name(to.as_str()),
+            stats.name(to_counter),
             stats.value("plus", n(1))
         );
         let mut items = vec![
@@ -155,8 +159,8 @@ impl VerificationStore for DynamoStore {
                 .update(verification_update)
                 .build(),
         ];
-        // A consent on an in-progress verification keeps its status: no counter moves.
-        if from != to {
+        // Between the open statuses (a start, a consent) no counter moves: both are `open`.
+        if from_counter != to_counter {
             items.push(
                 TransactWriteItem::builder()
                     .update(self.update(
@@ -216,6 +220,17 @@ impl VerificationStore for DynamoStore {
         }
     }
 
+    async fn cancel_open(
+        &self,
+        id: Uuid,
+        account_id: &str,
+        mode: Mode,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let items = self.cancel_open_items(id, account_id, mode, now)?;
+        Ok(self.transact(items).await?.is_ok())
+    }
+
     async fn add_tenant_note(
         &self,
         id: Uuid,
@@ -266,7 +281,7 @@ impl VerificationStore for DynamoStore {
             self.get(keys::month(account_id, mode, month))
         );
         Ok((
-            stats?.map(from_item).transpose()?.unwrap_or_default(),
+            owner_stats_from_item(stats?)?,
             month?.map(from_item).transpose()?.unwrap_or_default(),
         ))
     }
@@ -282,6 +297,63 @@ impl IdempotencyStore for DynamoStore {
 }
 
 impl DynamoStore {
+    /// `Transition::Cancel` written without a read, for one transaction: the verification, only
+    /// while it is the owner's (`account_id`, `mode`), still open (pending or in progress) and
+    /// not past its expiry at `now`, and the owner's counters (`open` -1 whichever open status it
+    /// was in, `expired` +1). Anything else refuses the whole transaction.
+    pub(super) fn cancel_open_items(
+        &self,
+        id: Uuid,
+        account_id: &str,
+        mode: Mode,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<TransactWriteItem>, StoreError> {
+        let to = Status::Expired;
+        let mut expr = Expr::default();
+        let at = expr.value("now", s(format_ts(now)));
+        let status = expr.name("status");
+        let gsi2 = expr.name(schema::GSI2PK);
+        let cancelled = expr.name("cancelled_at");
+        let expired = expr.name("expired_at");
+        let to_v = expr.value("to", s(to.as_str()));
+        let pending = expr.value("pending", s(Status::Pending.as_str()));
+        let in_progress = expr.value("in_progress", s(Status::InProgress.as_str()));
+        let owner_status = expr.value("gsi2", s(keys::owner_status(account_id, mode, to)));
+        let account = expr.name("account_id");
+        let acct = expr.value("acct", s(account_id));
+        let mode_n = expr.name("mode");
+        let mode_v = expr.value("mode", s(mode.as_str()));
+        let expires = expr.name("expires_at");
+        let (pk, sk) = keys::verification(id);
+        let cancel = Update::builder()
+            .table_name(&self.table)
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+            .update_expression(format!(
+                "SET {status} = {to_v}, {gsi2} = {owner_status}, {cancelled} = {at}, {expired} = {at}"
+            ))
+            .condition_expression(format!(
+                "attribute_exists(PK) AND {status} IN ({pending}, {in_progress}) AND {account} = {acct} AND {mode_n} = {mode_v} AND {expires} > {at}"
+            ))
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            .build()
+            .map_err(unavailable)?;
+        let mut stats = Expr::default();
+        let stats_update = format!(
+            "ADD {} {}, {} {}",
+            stats.name(OwnerStats::counter_of(Status::Pending)),
+            stats.value("minus", n(-1)),
+            stats.name(OwnerStats::counter_of(to)),
+            stats.value("plus", n(1))
+        );
+        let stats = self.update(keys::stats(account_id, mode), &stats_update, &stats)?;
+        Ok(vec![
+            TransactWriteItem::builder().update(cancel).build(),
+            TransactWriteItem::builder().update(stats).build(),
+        ])
+    }
+
     /// The writes of a create, for one transaction: the verification, its expiry marker, the
     /// owner's counters, the month's (its allowance checked as `check` says) and the idempotency
     /// record, then for a live create checked on the month the account's count of the month.
@@ -320,7 +392,7 @@ impl DynamoStore {
         let stats_update = format!(
             "ADD {} {one}, {} {one}",
             stats.name("total"),
-            stats.name(v.status.as_str()),
+            stats.name(OwnerStats::counter_of(v.status)),
             one = stats.value("one", n(1))
         );
         items.push(

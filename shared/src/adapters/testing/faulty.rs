@@ -43,6 +43,7 @@ pub enum StoreOp {
     AddRecentLinkToken,
     GetIdempotency,
     Transition,
+    CancelOpen,
     AddTenantNote,
     ListVerifications,
     OwnerStats,
@@ -228,6 +229,16 @@ impl<S: VerificationStore, F: FaultPlan> VerificationStore for FaultyStore<S, F>
     ) -> Result<TransitionOutcome, StoreError> {
         self.faults.check(StoreOp::Transition)?;
         self.inner.transition(current, transition, now).await
+    }
+    async fn cancel_open(
+        &self,
+        id: Uuid,
+        account_id: &str,
+        mode: Mode,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.faults.check(StoreOp::CancelOpen)?;
+        self.inner.cancel_open(id, account_id, mode, now).await
     }
     async fn add_tenant_note(
         &self,

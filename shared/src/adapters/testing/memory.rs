@@ -16,7 +16,10 @@ use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
     Verification, format_ts, usage_month,
 };
+mod counted; // the writes that move the owner's counters
 mod meter;
+
+use counted::{bump, cancel_open_locked, create_locked};
 
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
@@ -74,56 +77,6 @@ fn refused(what: &str) -> StoreError {
 
 fn owner(account_id: &str, mode: Mode) -> Owner {
     (account_id.to_string(), mode)
-}
-
-fn bump(stats: &mut OwnerStats, status: Status, by: i64) {
-    let counter = match status {
-        Status::Pending => &mut stats.pending,
-        Status::InProgress => &mut stats.in_progress,
-        Status::Completed => &mut stats.completed,
-        Status::Expired => &mut stats.expired,
-        Status::Failed => &mut stats.failed,
-    };
-    *counter = counter.saturating_add_signed(by);
-}
-
-/// A create as one atomic step on the locked tables (the adapter's transaction).
-fn create_locked(
-    t: &mut Tables,
-    v: &Verification,
-    idempotency: Option<&IdempotencyClaim>,
-    monthly_limit: Option<u32>,
-) -> Result<CreateOutcome, StoreError> {
-    let month_key = (owner(&v.account_id, v.mode), usage_month(v.created_at));
-    // The adapter's transaction reports the idempotency claim before the allowance.
-    if let Some(claim) = idempotency
-        && let Some(record) = t.idempotency.get(&claim.key_hash)
-        && (record.created_at + IDEMPOTENCY_LIFETIME).timestamp() >= v.created_at.timestamp()
-    {
-        return Ok(CreateOutcome::IdempotencyConflict(record.clone()));
-    }
-    let created = t.months.get(&month_key).map_or(0, |m| m.created);
-    if monthly_limit.is_some_and(|limit| created >= u64::from(limit)) {
-        return Ok(CreateOutcome::LimitReached);
-    }
-    if t.verifications.contains_key(&v.verification_id) {
-        return Err(refused("verification exists"));
-    }
-    t.verifications.insert(v.verification_id, v.clone());
-    let stats = t.stats.entry(owner(&v.account_id, v.mode)).or_default();
-    stats.total += 1;
-    bump(stats, v.status, 1);
-    t.months.entry(month_key).or_default().created += 1;
-    if let Some(claim) = idempotency {
-        let record = IdempotencyRecord {
-            body_hash: claim.body_hash.clone(),
-            verification_id: v.verification_id,
-            created_at: v.created_at,
-            household_id: None,
-        };
-        t.idempotency.insert(claim.key_hash.clone(), record);
-    }
-    Ok(CreateOutcome::Created)
 }
 
 impl MemoryStore {
@@ -313,7 +266,7 @@ impl VerificationStore for MemoryStore {
         t.verifications
             .insert(stored.verification_id, transition.apply(&stored, now));
         let account = owner(&current.account_id, current.mode);
-        if from != to {
+        if OwnerStats::counter_of(from) != OwnerStats::counter_of(to) {
             let stats = t.stats.entry(account.clone()).or_default();
             bump(stats, from, -1);
             bump(stats, to, 1);
@@ -328,6 +281,22 @@ impl VerificationStore for MemoryStore {
             counted.created = counted.created.saturating_sub(1);
         }
         Ok(TransitionOutcome::Applied(next))
+    }
+
+    async fn cancel_open(
+        &self,
+        id: Uuid,
+        account_id: &str,
+        mode: Mode,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        Ok(cancel_open_locked(
+            &mut self.lock(),
+            id,
+            account_id,
+            mode,
+            now,
+        ))
     }
 
     async fn add_tenant_note(

@@ -9,7 +9,7 @@ use super::{IdempotencyClaim, StoreError};
 use crate::config::Plans;
 use crate::domain::household::Household;
 use crate::domain::metering::{MeterOutcome, PresentedKey};
-use crate::domain::{Account, Status, Verification};
+use crate::domain::{Account, Verification};
 
 /// The daily API allowance, metered on the account item.
 pub trait MeterStore: Send + Sync {
@@ -42,8 +42,9 @@ pub trait MeterStore: Send + Sync {
     ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
     /// An API cancel in one write: counts the request as `meter_and_create` does AND cancels the
     /// verification (`Transition::Cancel`, counters moved with it), only if it is of the key's
-    /// account and mode, still in `cancel.from` and not past its expiry at `now`. Some(the account after
-    /// the count) when both happened; None when anything refused, and then nothing was written or
+    /// account and mode, still open (pending or in progress: both in the one `open` counter, so
+    /// the write need not know which) and not past its expiry at `now`. Some(the account after the
+    /// count) when both happened; None when anything refused, and then nothing was written or
     /// counted (the caller goes the usual way: it reads the verification, which tells why).
     fn meter_and_cancel(
         &self,
@@ -77,7 +78,4 @@ pub struct MeteredCancel<'a> {
     pub now: DateTime<Utc>,
     pub plans: &'a Plans,
     pub verification_id: Uuid,
-    /// The status the verification must still be in (`pending` or `in_progress`): the write
-    /// moves that status's counter, so it cannot be left open.
-    pub from: Status,
 }

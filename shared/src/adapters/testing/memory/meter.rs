@@ -4,11 +4,12 @@
 
 use chrono::{DateTime, Utc};
 
+use super::counted::{cancel_open_locked, create_locked};
 use super::households::create_household_locked;
-use super::{MemoryStore, Tables, bump, create_locked, owner};
+use super::{MemoryStore, Tables};
 use crate::config::Plans;
 use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
-use crate::domain::{Account, Mode, Transition, api_window};
+use crate::domain::{Account, Mode, api_window};
 use crate::ports::{
     CreateOutcome, MeterStore, MeteredCancel, MeteredCreate, MeteredHousehold, StoreError,
 };
@@ -95,31 +96,17 @@ impl MeterStore for MemoryStore {
             now,
             plans,
             verification_id,
-            from,
         } = *cancel;
         let mut t = self.lock();
         let Some(account) = t.accounts.get(&key.account_id).cloned() else {
             return Ok(None);
         };
         let decision = classify_meter(Some(account.clone()), plans.get(&account.plan), key, now);
-        let Some(stored) = t.verifications.get(&verification_id).cloned() else {
-            return Ok(None);
-        };
-        // As the adapter's condition: the key's own verification still in `from`, before its
-        // expiry.
-        let cancellable = from.is_open()
-            && stored.account_id == key.account_id
-            && stored.mode == key.mode
-            && stored.status == from
-            && now < stored.expires_at;
-        if decision != MeterDecision::Count || !cancellable {
+        if decision != MeterDecision::Count
+            || !cancel_open_locked(&mut t, verification_id, &key.account_id, key.mode, now)
+        {
             return Ok(None);
         }
-        let next = Transition::Cancel.apply(&stored, now);
-        let stats = t.stats.entry(owner(&key.account_id, key.mode)).or_default();
-        bump(stats, stored.status, -1);
-        bump(stats, next.status, 1);
-        t.verifications.insert(verification_id, next);
         let account = t.accounts.get_mut(&key.account_id).expect("read above");
         account.api_requests += 1;
         Ok(Some(account.clone()))
