@@ -334,6 +334,37 @@ async fn concurrent_creates_at_the_allowance_edge_create_exactly_the_allowance()
 }
 
 #[tokio::test]
+async fn concurrent_live_creates_on_cold_instances_at_the_monthly_edge_create_exactly_the_allowance()
+ {
+    // Plan pro: 5 live verifications a month. Each create runs on its own fresh instance, which
+    // knows no plan: the write that counts the request checks the plan's allowance itself.
+    let store = MemoryStore::new();
+    let keys = seed(&store, "pro").await;
+    let cold = || ApiDeps::new(store.clone(), ManualClock::at(now()), settings());
+    for _ in 0..3 {
+        let response = create_verification(&cold(), post(&keys.live.secret, &tenant())).await;
+        assert_eq!(response.status, 201, "{}", response.body);
+    }
+    let instances: Vec<_> = (0..6).map(|_| cold()).collect();
+    let racing = (instances.iter())
+        .map(|deps| create_verification(deps, post(&keys.live.secret, &tenant())));
+    let responses = futures::future::join_all(racing).await;
+    let created = responses.iter().filter(|r| r.status == 201).count();
+    assert_eq!(created, 2);
+    for response in responses.iter().filter(|r| r.status != 201) {
+        assert_eq!(
+            refusal(response),
+            (403, "verification_limit_reached".into())
+        );
+    }
+    let (stats, month) = store
+        .owner_stats(ACCOUNT, Mode::Live, "2026-03")
+        .await
+        .unwrap();
+    assert_eq!((stats.total, month.created), (5, 5));
+}
+
+#[tokio::test]
 async fn the_daily_api_allowance_refuses_with_429_and_resets_next_day() {
     // Plan tiny: 2 API requests a day.
     let (deps, keys) = deps_with(MemoryStore::new(), "tiny").await;

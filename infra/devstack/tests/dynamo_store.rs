@@ -554,8 +554,9 @@ async fn a_key_naming_its_account_is_authenticated_by_the_metering_write<S: Stor
 
 on_both_stores!(a_create_carrying_its_metering_writes_both_or_nothing);
 /// `meter_and_create`: the count of the request and the create happen together or not at all;
-/// every refusal (window not started, another plan, an allowance used up, the Idempotency-Key
-/// used, a key not listed or revoked) leaves the count and the verifications as they were.
+/// every refusal (window not started, the plan's monthly allowance used up, the Idempotency-Key
+/// used, a key not listed or revoked, the day's allowance used up) leaves the count and the
+/// verifications as they were. The monthly allowance is the plan the account has at the write.
 async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: S) {
     store.put_account(&account("tiny")).await.unwrap();
     let plan = |name: &str, month, day| Plan {
@@ -564,7 +565,7 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         api_requests_per_day: day,
         api_access: true,
     };
-    let plans = Plans::new(vec![plan("tiny", 1, 4), plan("pro", 5, 1000)]);
+    let plans = Plans::new(vec![plan("tiny", 1, 4), plan("pro", 5, 4)]);
     for (hash, key_id) in [("h1", "key_h1"), ("h2", "key_h2")] {
         let record = ApiKeyRecord {
             key_id: key_id.into(),
@@ -589,7 +590,7 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         body_hash: "idem-body".into(),
     };
     let (store, plans) = (&store, &plans);
-    let create = |hash: &'static str, plan: &'static str, idem: bool, limit: Option<u32>| {
+    let create = |hash: &'static str, idem: bool| {
         let v = pending(Mode::Live);
         let claim = claim.clone();
         async move {
@@ -598,12 +599,10 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
             let out = store
                 .meter_and_create(&MeteredCreate {
                     key: &key,
-                    plan: Some(plan),
                     now: now(),
                     plans,
                     verification: &v,
                     idempotency: idem,
-                    monthly_limit: limit,
                 })
                 .await
                 .unwrap();
@@ -621,7 +620,7 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
             .api_requests
     };
     // The first request of a UTC day starts the window the usual way: nothing here.
-    assert_eq!(create("h1", "tiny", false, Some(1)).await, None);
+    assert_eq!(create("h1", false).await, None);
     assert!(matches!(
         store
             .meter_api_request(&presented("h1"), now(), plans)
@@ -629,11 +628,9 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
             .unwrap(),
         MeterOutcome::Allowed(_)
     ));
-    // Another plan than the account's: nothing.
-    assert_eq!(create("h1", "pro", false, Some(5)).await, None);
     assert_eq!(count().await, 1);
     // Counted and created together, the Idempotency-Key claimed with them.
-    assert_eq!(create("h1", "tiny", true, Some(1)).await, Some(2));
+    assert_eq!(create("h1", true).await, Some(2));
     assert_eq!(count().await, 2);
     let month = shared::domain::usage_month(now());
     let (_, used) = store
@@ -641,10 +638,19 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         .await
         .unwrap();
     assert_eq!(used.created, 1);
-    // The month's allowance used up, the Idempotency-Key used, a key not listed: nothing.
-    assert_eq!(create("h1", "tiny", false, Some(1)).await, None);
-    assert_eq!(create("h1", "tiny", true, None).await, None);
-    assert_eq!(create("h9", "tiny", false, None).await, None);
+    // The month's allowance of `tiny` (1) used up: nothing.
+    assert_eq!(create("h1", false).await, None);
+    assert_eq!(count().await, 2);
+    // On `pro` (5 a month) the same write allows it: the write reads the plan, not the caller.
+    assert!(
+        store
+            .update_account(ACCOUNT, Some("pro"), None)
+            .await
+            .unwrap()
+    );
+    // The Idempotency-Key used, a key not listed: nothing.
+    assert_eq!(create("h1", true).await, None);
+    assert_eq!(create("h9", false).await, None);
     assert_eq!(count().await, 2);
     // A revoked key: refused by the same write; the other key still counts.
     assert!(
@@ -653,11 +659,11 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
             .await
             .unwrap()
     );
-    assert_eq!(create("h2", "tiny", false, None).await, None);
-    assert_eq!(create("h1", "tiny", false, None).await, Some(3));
-    assert_eq!(create("h1", "tiny", false, None).await, Some(4));
+    assert_eq!(create("h2", false).await, None);
+    assert_eq!(create("h1", false).await, Some(3));
+    assert_eq!(create("h1", false).await, Some(4));
     // The day's allowance (4) used up: nothing.
-    assert_eq!(create("h1", "tiny", false, None).await, None);
+    assert_eq!(create("h1", false).await, None);
     assert_eq!(count().await, 4);
     let (_, used) = store
         .owner_stats(ACCOUNT, Mode::Live, &month)

@@ -53,37 +53,25 @@ struct Prepared {
     monthly_limit: Option<u32>,
 }
 
-/// The create with its metering in ONE write (`MeterStore::meter_and_create`), when this instance
-/// can build it before any read: a test key (no monthly allowance), or a live key of an account
-/// whose plan it knows (the write checks the plan is still that one). None (nothing written or
-/// counted): the usual way, which meters first and tells why a request was refused.
+/// The create with its metering in ONE write (`MeterStore::meter_and_create`), built before any
+/// read for a test or a live key alike: the write checks a live create against the monthly
+/// allowance of whichever plan the account has. None (nothing written or counted): the usual way,
+/// which meters first and tells why a request was refused.
 async fn create_in_one_write<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
     key: PresentedKey,
     now: DateTime<Utc>,
 ) -> Option<MeteredWrite> {
-    let plan = match key.mode {
-        Mode::Test => None,
-        Mode::Live => Some(
-            deps.settings
-                .plans
-                .get(&deps.known_plan(&key.account_id)?)?
-                .clone(),
-        ),
-    };
-    let limit = plan.as_ref().map(|p| p.verifications_per_month);
-    let prepared = prepare(deps, req, &key, limit, now).ok()?;
+    let prepared = prepare(deps, req, &key, None, now).ok()?;
     let written = deps
         .store
         .meter_and_create(&MeteredCreate {
             key: &key,
-            plan: plan.as_ref().map(|p| p.name.as_str()),
             now,
             plans: &deps.settings.plans,
             verification: &prepared.verification,
             idempotency: prepared.idempotency.as_ref(),
-            monthly_limit: prepared.monthly_limit,
         })
         .await;
     match written {

@@ -60,6 +60,18 @@ fn list_query(
     })
 }
 
+/// Whether reading `query`'s page costs at most a constant: one query of at most `MAX_LIMIT`
+/// items of one index partition, and the counters item. A filter on an open status also counts
+/// the open ones past expiry, and `expired` merges three sources with two such counts: their cost
+/// grows with what the sweeper has not yet swept, so they are not bounded.
+fn bounded_page(query: &ListQuery) -> bool {
+    query.offset.saturating_add(query.limit) <= MAX_LIMIT
+        && matches!(
+            query.status,
+            None | Some(Status::Completed) | Some(Status::Failed)
+        )
+}
+
 /// The members of the household named by `household_id=`, filtered by status as shown and paged
 /// like the list; another account's household lists nothing (its existence is not revealed).
 async fn household_page<S: Store>(
@@ -103,21 +115,13 @@ pub async fn list_verifications<S: Store, C: Clock>(
     let req = &req;
     let lifetime = deps.settings.verification_lifetime;
     let now = deps.clock.now();
-    // A page costs O(offset+limit) reads, so in general it starts only once the metering write
-    // has allowed the request (a refused request costs O(1)). It starts beside that write only
-    // when both hold: this instance has just seen the key allowed, in this window, with allowance
-    // to spare (any refusal or failure clears that), and the page is a small one (one query of at
-    // most `DEFAULT_LIMIT` items, no `expired` merge, no household filter; a `pending` or
-    // `in_progress` filter adds the COUNT queries of its total, which return no item). So a
-    // request refused after a change this instance could not see (a revocation, a plan or
-    // subscription change, the allowance spent elsewhere) reads at most that one small page,
-    // once, and its result is never used.
+    // A refused request (401/403/429) must not pay for an unbounded read, and never sees a page.
+    // So the page starts beside the metering write only when its cost is bounded by a constant
+    // (`bounded_page`); any other page follows the write that allowed it. A refused request thus
+    // reads at most one bounded page, whose result is dropped unread.
     let prefetch = |key: PresentedKey| async move {
         let query = list_query(req, &key, now, lifetime).ok()?;
-        let small = query.offset.saturating_add(query.limit) <= DEFAULT_LIMIT
-            && query.status != Some(Status::Expired)
-            && !req.query.contains_key("household_id");
-        if !small || !deps.recently_allowed(&key, now) {
+        if !bounded_page(&query) || req.query.contains_key("household_id") {
             return None;
         }
         Some(deps.store.list_verifications(&query).await)

@@ -72,6 +72,13 @@ impl MeterStore for DynamoStore {
         self.metered_create(create).await
     }
 
+    async fn meter_and_create_household(
+        &self,
+        create: &crate::ports::MeteredHousehold<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.metered_household(create).await
+    }
+
     async fn meter_and_cancel(
         &self,
         cancel: &crate::ports::MeteredCancel<'_>,
@@ -114,7 +121,7 @@ impl MeterStore for DynamoStore {
                 common,
                 same_window,
                 plan_names,
-            } = count_condition(&mut expr, presented, &window, &api_plans);
+            } = count_condition(&mut expr, presented, &window, &api_plans, None);
             let (win, req, plan) = (
                 expr.name("api_window"),
                 expr.name("api_requests"),
@@ -205,13 +212,23 @@ pub(super) struct CountCondition {
     pub plan_names: Vec<String>,
 }
 
+/// The live verifications a write creates, for the count condition: the account's attribute of
+/// their month (`live_month::live_created_attribute`) and how many.
+pub(super) struct LiveCreates<'a> {
+    pub attribute: &'a str,
+    pub count: u64,
+}
+
 /// Builds the count condition into `expr` (names `#api_window`, `#api_requests`, `#plan`, values
-/// `:win`, `:one`, `:p<i>`, `:l<i>`, ...). `api_plans` is not empty.
+/// `:win`, `:one`, `:p<i>`, `:l<i>`, ...). `api_plans` is not empty. With `live`, each plan's
+/// clause also requires room for `live.count` in its monthly allowance (name `#live_month`,
+/// values `:m<i>`); every plan in `api_plans` allows at least that many.
 pub(super) fn count_condition(
     expr: &mut Expr,
     presented: &PresentedKey,
     window: &str,
     api_plans: &[&Plan],
+    live: Option<&LiveCreates<'_>>,
 ) -> CountCondition {
     let win = expr.name("api_window");
     let req = expr.name("api_requests");
@@ -240,7 +257,16 @@ pub(super) fn count_condition(
     for (i, p) in api_plans.iter().enumerate() {
         let pv = expr.value(&format!("p{i}"), s(&p.name));
         let lv = expr.value(&format!("l{i}"), n(p.api_requests_per_day));
-        under_limit.push(format!("{plan} = {pv} AND {req} < {lv}"));
+        let mut clause = format!("{plan} = {pv} AND {req} < {lv}");
+        if let Some(live) = live {
+            expr.names
+                .insert("#live_month".into(), live.attribute.to_string());
+            let most = u64::from(p.verifications_per_month).saturating_sub(live.count);
+            let mv = expr.value(&format!("m{i}"), n(most));
+            clause =
+                format!("{clause} AND (attribute_not_exists(#live_month) OR #live_month <= {mv})");
+        }
+        under_limit.push(clause);
         plan_names.push(pv);
     }
     // DynamoDB refuses redundant parentheses: wrap each plan's clause only when there are

@@ -5,17 +5,18 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{Put, TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::{Put, TransactWriteItem};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::items::{
     expiry_marker_item, household_item, idempotency_item, n, to_item, verification_item,
 };
+use super::live_month::MonthCheck;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::domain::household::{Household, HouseholdDecision, MAX_MEMBERS};
-use crate::domain::{OwnerStats, Status, Verification, format_ts, usage_month};
+use crate::domain::{Mode, OwnerStats, Status, Verification, format_ts, usage_month};
 use crate::ports::{
     CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyStore, StoreError,
     VerificationStore,
@@ -40,14 +41,19 @@ impl DynamoStore {
     }
 }
 
-impl HouseholdStore for DynamoStore {
-    async fn create_household(
+impl DynamoStore {
+    /// The writes of a household create, for one transaction: the household, ONE month-counter
+    /// update that checks the allowance for all members at once (as `check` says), the idempotency
+    /// record, the owner's counters, each member's verification and expiry marker, then for a
+    /// live create checked on the month the account's count of the month. At most 3 + 2 × 6 + 2
+    /// items, far below the 100 a transaction allows.
+    pub(super) fn household_items(
         &self,
         household: &Household,
         members: &[Verification],
         idempotency: Option<&IdempotencyClaim>,
-        monthly_limit: Option<u32>,
-    ) -> Result<CreateOutcome, StoreError> {
+        check: MonthCheck,
+    ) -> Result<Vec<TransactWriteItem>, StoreError> {
         let count = members.len();
         let Some(first) = members.first() else {
             return Err(StoreError::Corrupt("a household needs a member".into()));
@@ -55,36 +61,11 @@ impl HouseholdStore for DynamoStore {
         if count > MAX_MEMBERS {
             return Err(StoreError::Corrupt("too many household members".into()));
         }
-        if monthly_limit.is_some_and(|limit| count as u64 > u64::from(limit)) {
-            return Ok(CreateOutcome::LimitReached);
-        }
         let mut items = vec![self.put_new_item(household_item(household)?)?];
-        // ONE allowance check for all members: created + count <= limit.
-        let mut month = Expr::default();
-        let created = month.name("created");
-        let update = format!("ADD {created} {}", month.value("count", n(count)));
-        let month_key = keys::month(
-            &first.account_id,
-            first.mode,
-            &usage_month(first.created_at),
-        );
-        let mut month_op = Update::builder()
-            .table_name(&self.table)
-            .key(schema::PK, super::items::s(month_key.0))
-            .key(schema::SK, super::items::s(month_key.1))
-            .update_expression(update);
-        if let Some(limit) = monthly_limit {
-            let most_before = month.value("most", n(u64::from(limit) - count as u64));
-            month_op = month_op.condition_expression(format!(
-                "attribute_not_exists({created}) OR {created} <= {most_before}"
-            ));
-        }
-        let month_op = month_op
-            .set_expression_attribute_names(month.names())
-            .set_expression_attribute_values(month.values())
-            .build()
-            .map_err(unavailable)?;
-        items.push(TransactWriteItem::builder().update(month_op).build());
+        let month = usage_month(first.created_at);
+        let (month_op, account_op) =
+            self.month_items((&first.account_id, first.mode, &month), count as u64, check)?;
+        items.push(month_op);
         if let Some(claim) = idempotency {
             items.push(
                 TransactWriteItem::builder()
@@ -132,32 +113,60 @@ impl HouseholdStore for DynamoStore {
                     .build(),
             );
         }
-        match self.transact(items).await? {
-            Ok(()) => Ok(CreateOutcome::Created),
-            Err(reasons) => {
-                let failed = |i: usize| {
-                    reasons
-                        .get(i)
-                        .is_some_and(|r| r == "ConditionalCheckFailed")
-                };
-                if let Some(claim) = idempotency
-                    && failed(IDEMPOTENCY_INDEX)
-                {
-                    return match self.get_idempotency(&claim.key_hash).await? {
-                        Some(record) => Ok(CreateOutcome::IdempotencyConflict(record)),
-                        None => Err(StoreError::Unavailable(
-                            "idempotency record vanished".into(),
-                        )),
-                    };
-                }
-                if failed(MONTH_INDEX) {
-                    return Ok(CreateOutcome::LimitReached);
-                }
-                Err(StoreError::Unavailable(format!(
-                    "household create refused: {reasons:?}"
-                )))
-            }
+        items.extend(account_op);
+        Ok(items)
+    }
+}
+
+impl HouseholdStore for DynamoStore {
+    async fn create_household(
+        &self,
+        household: &Household,
+        members: &[Verification],
+        idempotency: Option<&IdempotencyClaim>,
+        monthly_limit: Option<u32>,
+    ) -> Result<CreateOutcome, StoreError> {
+        if monthly_limit.is_some_and(|limit| members.len() as u64 > u64::from(limit)) {
+            return Ok(CreateOutcome::LimitReached);
         }
+        let check = MonthCheck::OnMonth(monthly_limit);
+        for _ in 0..3 {
+            let items = self.household_items(household, members, idempotency, check)?;
+            let reasons = match self.transact(items).await? {
+                Ok(()) => return Ok(CreateOutcome::Created),
+                Err(reasons) => reasons,
+            };
+            let failed = |i: usize| {
+                reasons
+                    .get(i)
+                    .is_some_and(|r| r == "ConditionalCheckFailed")
+            };
+            if let Some(claim) = idempotency
+                && failed(IDEMPOTENCY_INDEX)
+            {
+                return match self.get_idempotency(&claim.key_hash).await? {
+                    Some(record) => Ok(CreateOutcome::IdempotencyConflict(record)),
+                    None => Err(StoreError::Unavailable(
+                        "idempotency record vanished".into(),
+                    )),
+                };
+            }
+            if failed(MONTH_INDEX) {
+                // A live month counted before the count moved to the account: copy it, retry.
+                let first = &members[0];
+                let month = usage_month(first.created_at);
+                if first.mode == Mode::Live && self.mirror_month(&first.account_id, &month).await? {
+                    continue;
+                }
+                return Ok(CreateOutcome::LimitReached);
+            }
+            return Err(StoreError::Unavailable(format!(
+                "household create refused: {reasons:?}"
+            )));
+        }
+        Err(StoreError::Unavailable(
+            "live month kept changing while mirrored".into(),
+        ))
     }
 
     async fn get_household(&self, id: Uuid) -> Result<Option<Household>, StoreError> {

@@ -1,19 +1,20 @@
 //! Writes that carry their own metering: the count of the request on the account and the
-//! operation's writes (a create, a cancel) in ONE transaction, so such an API request costs one
+//! operation's writes (a create, a household create, a cancel) in ONE transaction, so such an API request costs one
 //! DynamoDB round trip. The account as the count left it is read beside it (a transaction returns
 //! no item).
 
 use aws_sdk_dynamodb::types::{TransactWriteItem, Update};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc};
 
-use super::accounts::{CountCondition, count_condition};
-use super::items::{from_item, s};
+use super::accounts::{CountCondition, LiveCreates, count_condition};
+use super::items::{from_item, n, s};
+use super::live_month::{MonthCheck, live_created_attribute};
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::config::Plans;
 use crate::domain::metering::PresentedKey;
-use crate::domain::{Account, api_window};
-use crate::ports::{MeteredCancel, MeteredCreate, StoreError};
+use crate::domain::{Account, Mode, api_window, usage_month};
+use crate::ports::{MeteredCancel, MeteredCreate, MeteredHousehold, StoreError};
 
 /// The account attribute a metered write marks with a value of its own (the verification id), so
 /// the read beside the transaction knows whether it saw the count.
@@ -26,19 +27,53 @@ impl DynamoStore {
     ) -> Result<Option<Account>, StoreError> {
         let MeteredCreate {
             key,
-            plan,
             now,
             plans,
             verification: v,
             idempotency,
-            monthly_limit,
         } = *create;
         let marker = v.verification_id.to_string();
-        let Some(count) = self.count_update(key, plan, now, plans, &marker)? else {
+        let Some(count) =
+            self.count_update(key, now, plans, &marker, live(v.mode, v.created_at, 1))?
+        else {
             return Ok(None);
         };
         let mut items = vec![count];
-        items.extend(self.create_items(v, idempotency, monthly_limit)?);
+        items.extend(self.create_items(v, idempotency, MonthCheck::OnAccount)?);
+        self.transact_counted(items, key, &marker).await
+    }
+
+    pub(super) async fn metered_household(
+        &self,
+        create: &MeteredHousehold<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        let MeteredHousehold {
+            key,
+            now,
+            plans,
+            household,
+            members,
+            idempotency,
+        } = *create;
+        let marker = household.household_id.to_string();
+        let count = members.len() as u64;
+        let Some(count) = self.count_update(
+            key,
+            now,
+            plans,
+            &marker,
+            live(household.mode, household.created_at, count),
+        )?
+        else {
+            return Ok(None);
+        };
+        let mut items = vec![count];
+        items.extend(self.household_items(
+            household,
+            members,
+            idempotency,
+            MonthCheck::OnAccount,
+        )?);
         self.transact_counted(items, key, &marker).await
     }
 
@@ -53,7 +88,7 @@ impl DynamoStore {
             verification_id,
         } = *cancel;
         let marker = verification_id.to_string();
-        let Some(count) = self.count_update(key, None, now, plans, &marker)? else {
+        let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
             return Ok(None);
         };
         let mut items = vec![count];
@@ -62,34 +97,58 @@ impl DynamoStore {
     }
 
     /// The count of one request of `key` in the current window, for a transaction (None when no
-    /// plan, or not `plan`, has API access), marking the account with `marker`.
+    /// plan with API access allows it), marking the account with `marker`. With `live`, the
+    /// account's count of the live month moves too, within the plan's monthly allowance (the
+    /// month item's count moves in the same transaction: `live_month`).
     pub(super) fn count_update(
         &self,
         key: &PresentedKey,
-        plan: Option<&str>,
         now: DateTime<Utc>,
         plans: &Plans,
         marker: &str,
+        live: Option<(String, String, u64)>,
     ) -> Result<Option<TransactWriteItem>, StoreError> {
+        let previous = live.as_ref().map(|(_, previous, _)| previous.as_str());
+        let live = live.as_ref().map(|(attribute, _, count)| LiveCreates {
+            attribute,
+            count: *count,
+        });
+        // A plan whose monthly allowance is below the creates can never allow them.
         let api_plans: Vec<_> = plans
             .iter()
-            .filter(|p| p.api_access && plan.is_none_or(|name| p.name == name))
+            .filter(|p| {
+                p.api_access
+                    && live
+                        .as_ref()
+                        .is_none_or(|l| u64::from(p.verifications_per_month) >= l.count)
+            })
             .collect();
         if api_plans.is_empty() {
             return Ok(None);
         }
         let mut expr = Expr::default();
         let CountCondition { same_window, .. } =
-            count_condition(&mut expr, key, &api_window(now), &api_plans);
+            count_condition(&mut expr, key, &api_window(now), &api_plans, live.as_ref());
         let req = expr.name("api_requests");
         let last = expr.name(LAST_METERED_WRITE);
         let marker = expr.value("marker", s(marker));
+        let mut update = format!("ADD {req} :one");
+        if let Some(live) = &live {
+            let by = expr.value("live_count", n(live.count));
+            update = format!("{update}, #live_month {by}");
+        }
+        update = format!("{update} SET {last} = {marker}");
+        if let Some(previous) = previous {
+            // Last month's count is no longer checked: keep the account item from growing.
+            let previous = expr.name(previous);
+            update = format!("{update} REMOVE {previous}");
+        }
         let account = keys::account(&key.account_id);
         let count = Update::builder()
             .table_name(self.table())
             .key(schema::PK, s(&account.0))
             .key(schema::SK, s(&account.1))
-            .update_expression(format!("ADD {req} :one SET {last} = {marker}"))
+            .update_expression(update)
             .condition_expression(same_window)
             .set_expression_attribute_names(expr.names())
             .set_expression_attribute_values(expr.values())
@@ -127,4 +186,19 @@ impl DynamoStore {
         }
         Ok(Some(after))
     }
+}
+
+/// The live creates of a write made at `at`, for `count_update`: the account's attribute of their
+/// month, the previous month's, and how many (None for test mode, which has no monthly allowance).
+fn live(mode: Mode, at: DateTime<Utc>, count: u64) -> Option<(String, String, u64)> {
+    let first_of_month = at.date_naive().with_day(1)?;
+    let previous =
+        usage_month(first_of_month.and_time(NaiveTime::MIN).and_utc() - Duration::days(1));
+    (mode == Mode::Live).then(|| {
+        (
+            live_created_attribute(&usage_month(at)),
+            live_created_attribute(&previous),
+            count,
+        )
+    })
 }

@@ -31,7 +31,7 @@ impl DynamoStore {
             max_per_day,
         } = *request;
         let marker = Uuid::new_v4().simple().to_string();
-        let Some(count) = self.count_update(key, None, now, plans, &marker)? else {
+        let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
             return Ok(None);
         };
         let place_attribute = format!("{RESEND_REQUEST_PREFIX}{marker}");
@@ -110,7 +110,7 @@ impl DynamoStore {
             verification_id,
         } = *request;
         let marker = Uuid::new_v4().to_string();
-        let Some(count) = self.count_update(key, None, now, plans, &marker)? else {
+        let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
             return Ok(None);
         };
         let mut event = Expr::default();

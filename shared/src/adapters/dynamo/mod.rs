@@ -22,6 +22,8 @@
 //! GSI3 (sparse) holds household members only: a member's verification carries
 //! `GSI3PK = HOUSEHOLD#<household>` / `GSI3SK = <verification id>`, so one Query returns a
 //! household's members.
+//! The account item also counts the live verifications of the month (`live_created_<yyyymm>`),
+//! equal to the live month item's `created` once that item is marked (`live_month`).
 
 use std::collections::HashMap;
 
@@ -46,6 +48,7 @@ mod invites;
 pub mod items;
 pub(crate) mod link_tokens;
 mod list;
+mod live_month;
 mod metered_create;
 mod metered_reach;
 mod notices;
@@ -55,6 +58,7 @@ mod verifications;
 mod webhook_history;
 
 pub use items::{EMAIL_LEASE, Item, verification_from_item};
+pub use live_month::live_created_attribute;
 pub use notices::refusal as notice_refusal;
 pub use schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};
 pub use table::create_table;

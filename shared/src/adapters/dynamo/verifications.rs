@@ -12,6 +12,7 @@ use super::items::{
     changed_attributes, expiry_marker_item, from_item, idempotency_item, n, owner_stats_from_item,
     s, verification_item,
 };
+use super::live_month::MonthCheck;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::domain::{
@@ -29,33 +30,46 @@ impl VerificationStore for DynamoStore {
         idempotency: Option<&IdempotencyClaim>,
         monthly_limit: Option<u32>,
     ) -> Result<CreateOutcome, StoreError> {
-        let items = self.create_items(v, idempotency, monthly_limit)?;
-        match self.transact(items).await? {
-            Ok(()) => Ok(CreateOutcome::Created),
-            Err(reasons) => {
-                let failed = |i: usize| {
-                    reasons
-                        .get(i)
-                        .is_some_and(|r| r == "ConditionalCheckFailed")
-                };
-                if let Some(claim) = idempotency
-                    && failed(4)
-                {
-                    return match self.get_idempotency(&claim.key_hash).await? {
-                        Some(record) => Ok(CreateOutcome::IdempotencyConflict(record)),
-                        None => Err(StoreError::Unavailable(
-                            "idempotency record vanished".into(),
-                        )),
-                    };
-                }
-                if failed(3) {
-                    return Ok(CreateOutcome::LimitReached);
-                }
-                Err(StoreError::Unavailable(format!(
-                    "create refused: {reasons:?}"
-                )))
-            }
+        if monthly_limit == Some(0) {
+            return Ok(CreateOutcome::LimitReached);
         }
+        let check = MonthCheck::OnMonth(monthly_limit);
+        for _ in 0..3 {
+            let items = self.create_items(v, idempotency, check)?;
+            let reasons = match self.transact(items).await? {
+                Ok(()) => return Ok(CreateOutcome::Created),
+                Err(reasons) => reasons,
+            };
+            let failed = |i: usize| {
+                reasons
+                    .get(i)
+                    .is_some_and(|r| r == "ConditionalCheckFailed")
+            };
+            if let Some(claim) = idempotency
+                && failed(4)
+            {
+                return match self.get_idempotency(&claim.key_hash).await? {
+                    Some(record) => Ok(CreateOutcome::IdempotencyConflict(record)),
+                    None => Err(StoreError::Unavailable(
+                        "idempotency record vanished".into(),
+                    )),
+                };
+            }
+            if failed(3) {
+                // A live month counted before the count moved to the account: copy it, retry.
+                let month = usage_month(v.created_at);
+                if v.mode == Mode::Live && self.mirror_month(&v.account_id, &month).await? {
+                    continue;
+                }
+                return Ok(CreateOutcome::LimitReached);
+            }
+            return Err(StoreError::Unavailable(format!(
+                "create refused: {reasons:?}"
+            )));
+        }
+        Err(StoreError::Unavailable(
+            "live month kept changing while mirrored".into(),
+        ))
     }
 
     async fn get_verification(&self, id: Uuid) -> Result<Option<Verification>, StoreError> {
@@ -183,19 +197,20 @@ impl VerificationStore for DynamoStore {
                 month.name("created"),
                 month.value("minus", n(-1))
             );
+            let counted_in = usage_month(current.created_at);
             items.push(
                 TransactWriteItem::builder()
                     .update(self.update(
-                        keys::month(
-                            &current.account_id,
-                            current.mode,
-                            &usage_month(current.created_at),
-                        ),
+                        keys::month(&current.account_id, current.mode, &counted_in),
                         &update,
                         &month,
                     )?)
                     .build(),
             );
+            // The account's count of the live month moves with it (`live_month`).
+            if current.mode == Mode::Live {
+                items.push(self.live_created_add(&current.account_id, &counted_in, -1)?);
+            }
         }
         match self.transact(items).await? {
             Ok(()) => Ok(TransitionOutcome::Applied(next)),
@@ -340,13 +355,14 @@ impl DynamoStore {
     }
 
     /// The writes of a create, for one transaction: the verification, its expiry marker, the
-    /// owner's counters (the month's under `monthly_limit` when given) and the idempotency record.
+    /// owner's counters, the month's (its allowance checked as `check` says) and the idempotency
+    /// record, then for a live create checked on the month the account's count of the month.
     /// A cancelled transaction's reasons name them in this order (`create_verification`).
     pub(super) fn create_items(
         &self,
         v: &Verification,
         idempotency: Option<&IdempotencyClaim>,
-        monthly_limit: Option<u32>,
+        check: MonthCheck,
     ) -> Result<Vec<TransactWriteItem>, StoreError> {
         let mut items = vec![
             TransactWriteItem::builder()
@@ -384,29 +400,9 @@ impl DynamoStore {
                 .update(self.update(keys::stats(&v.account_id, v.mode), &stats_update, &stats)?)
                 .build(),
         );
-        let mut month = Expr::default();
-        let created = month.name("created");
-        let month_update = format!("ADD {created} {}", month.value("one", n(1)));
-        let mut month_op = self.update(
-            keys::month(&v.account_id, v.mode, &usage_month(v.created_at)),
-            &month_update,
-            &month,
-        )?;
-        if let Some(limit) = monthly_limit {
-            month.value("limit", n(limit));
-            month_op = Update::builder()
-                .table_name(&self.table)
-                .set_key(Some(month_op.key.clone()))
-                .update_expression(month_update)
-                .condition_expression(format!(
-                    "attribute_not_exists({created}) OR {created} < :limit"
-                ))
-                .set_expression_attribute_names(month.names())
-                .set_expression_attribute_values(month.values())
-                .build()
-                .map_err(unavailable)?;
-        }
-        items.push(TransactWriteItem::builder().update(month_op).build());
+        let month = usage_month(v.created_at);
+        let (month_op, account_op) = self.month_items((&v.account_id, v.mode, &month), 1, check)?;
+        items.push(month_op);
         if let Some(claim) = idempotency {
             let item = idempotency_item(claim, v)?;
             items.push(
@@ -425,6 +421,7 @@ impl DynamoStore {
                     .build(),
             );
         }
+        items.extend(account_op);
         Ok(items)
     }
 }

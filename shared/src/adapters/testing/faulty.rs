@@ -19,8 +19,8 @@ use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
     HouseholdStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, InviteStore,
     LinkTokenOutcome, ListPage, ListQuery, MeterStore, MeteredCancel, MeteredCreate,
-    MeteredRedelivery, MeteredResend, ResendOutcome, StoreError, TransitionOutcome,
-    VerificationStore, WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
+    MeteredHousehold, MeteredRedelivery, MeteredResend, ResendOutcome, StoreError,
+    TransitionOutcome, VerificationStore, WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
 };
 
 /// Every store operation, named like its method.
@@ -38,6 +38,7 @@ pub enum StoreOp {
     MeterAndCancel,
     MeterAndResend,
     MeterAndRedeliver,
+    MeterAndCreateHousehold,
     CreateVerification,
     GetVerification,
     AddLinkToken,
@@ -176,6 +177,13 @@ impl<S: MeterStore, F: FaultPlan> MeterStore for FaultyStore<S, F> {
     ) -> Result<Option<Account>, StoreError> {
         self.faults.check(StoreOp::MeterAndCreate)?;
         self.inner.meter_and_create(create).await
+    }
+    async fn meter_and_create_household(
+        &self,
+        create: &MeteredHousehold<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.faults.check(StoreOp::MeterAndCreateHousehold)?;
+        self.inner.meter_and_create_household(create).await
     }
     async fn meter_and_cancel(
         &self,

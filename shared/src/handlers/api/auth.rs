@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 
 use crate::domain::metering::PresentedKey;
 use crate::domain::secrets::{key_id_for_hash, parse_api_key};
-use crate::domain::{Account, Mode, Plan, api_window, api_window_reset};
+use crate::domain::{Account, Mode, Plan, api_window_reset};
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::http::ApiRequest;
@@ -126,61 +126,25 @@ pub(super) async fn resolve_key<S: Store, C: Clock>(
 }
 
 /// Second half: one conditional write on the account checks the key (listed there, not revoked),
-/// plan and subscription and counts the request against the daily allowance. What it answers
-/// also keeps this instance's note of keys just allowed (`ApiDeps::recently_allowed`) current.
+/// plan and subscription and counts the request against the daily allowance.
 pub(super) async fn meter<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     key: PresentedKey,
     now: DateTime<Utc>,
 ) -> Result<(Caller, RateInfo), (ApiError, Option<RateInfo>)> {
-    let metered = meter_once(deps, key.clone(), now).await;
-    match &metered {
-        Ok((caller, rate)) => note_allowed(deps, &key, &caller.account, rate, now),
-        Err(_) => {
-            deps.allowed_keys
-                .lock()
-                .expect("allowed keys")
-                .remove(&key.key_hash);
-        }
-    }
-    metered
+    meter_once(deps, key, now).await
 }
 
-/// A request a write carrying its own metering counted: its rate headers, and this instance's
-/// notes, as `meter` keeps them. None only for a plan the configuration does not know.
+/// A request a write carrying its own metering counted: its rate headers. None only for a plan
+/// the configuration does not know.
 pub(super) fn counted<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
-    key: &PresentedKey,
     account: &Account,
     now: DateTime<Utc>,
 ) -> Option<RateInfo> {
     let plan = deps.settings.plans.get(&account.plan)?;
-    let rate = RateInfo::of(account, plan, now);
     tracing::Span::current().record("account_id", account.account_id.as_str());
-    note_allowed(deps, key, account, &rate, now);
-    Some(rate)
-}
-
-/// Keeps this instance's notes of an allowed request: the key (while allowance is left, for
-/// `ApiDeps::recently_allowed`) and the account's plan (for `ApiDeps::known_plan`).
-fn note_allowed<S: Store, C: Clock>(
-    deps: &ApiDeps<S, C>,
-    key: &PresentedKey,
-    account: &Account,
-    rate: &RateInfo,
-    now: DateTime<Utc>,
-) {
-    let mut allowed = deps.allowed_keys.lock().expect("allowed keys");
-    if rate.remaining > 0 {
-        allowed.insert(key.key_hash.clone(), api_window(now));
-    } else {
-        allowed.remove(&key.key_hash);
-    }
-    drop(allowed);
-    deps.account_plans
-        .lock()
-        .expect("account plans")
-        .insert(account.account_id.clone(), account.plan.clone());
+    Some(RateInfo::of(account, plan, now))
 }
 
 async fn meter_once<S: Store, C: Clock>(

@@ -17,11 +17,8 @@ pub mod views;
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use chrono::{DateTime, Utc};
-
 use crate::config::Settings;
-use crate::domain::metering::PresentedKey;
-use crate::domain::{ApiKeyRecord, api_window};
+use crate::domain::ApiKeyRecord;
 use crate::ports::{Clock, Store};
 
 pub use crate::handlers::cancel_verification::cancel_verification;
@@ -49,12 +46,6 @@ pub struct ApiDeps<S, C> {
     /// key hash -> key record. The mapping never changes (revocation is checked on the account in
     /// the metering write), so a warm function skips the key lookup.
     key_cache: Mutex<HashMap<String, ApiKeyRecord>>,
-    /// key hash -> the allowance window in which this instance's last metering of the key allowed
-    /// it with allowance to spare. Any refusal or failure removes the key.
-    allowed_keys: Mutex<HashMap<String, String>>,
-    /// account id -> its plan when this instance last counted one of its requests: what a live
-    /// create that carries its own metering pins its monthly allowance to (the write checks it).
-    account_plans: Mutex<HashMap<String, String>>,
 }
 
 impl<S: Store, C: Clock> ApiDeps<S, C> {
@@ -64,29 +55,6 @@ impl<S: Store, C: Clock> ApiDeps<S, C> {
             clock,
             settings,
             key_cache: Mutex::new(HashMap::new()),
-            allowed_keys: Mutex::new(HashMap::new()),
-            account_plans: Mutex::new(HashMap::new()),
         }
-    }
-
-    /// The account's plan as this instance last saw it count a request (the write that relies on
-    /// it checks it is still so).
-    pub(crate) fn known_plan(&self, account_id: &str) -> Option<String> {
-        self.account_plans
-            .lock()
-            .expect("account plans")
-            .get(account_id)
-            .cloned()
-    }
-
-    /// Whether this instance's last metering of `key` allowed it, in the window of `now`, with
-    /// allowance to spare: a hint that the request will be allowed (the metering write still
-    /// decides), which lets a bounded read start beside it.
-    pub(crate) fn recently_allowed(&self, key: &PresentedKey, now: DateTime<Utc>) -> bool {
-        self.allowed_keys
-            .lock()
-            .expect("allowed keys")
-            .get(&key.key_hash)
-            .is_some_and(|window| *window == api_window(now))
     }
 }

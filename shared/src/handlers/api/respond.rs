@@ -25,9 +25,9 @@ impl From<StoreError> for ApiError {
 ///
 /// `prefetch` runs the operation's reads at the same time as the metering write: a read needs only
 /// the key's owner (the key names it), and its result is used only once the request is allowed.
-/// That keeps a GET at one DynamoDB round trip, cold or warm. Only O(1) reads belong there: a
-/// refused request must not pay for more (so the list's page is read there only when
-/// `ApiDeps::recently_allowed` says the key was just allowed on this instance).
+/// That keeps a GET at one DynamoDB round trip, cold or warm. Only reads bounded by a constant
+/// belong there: a refused request (401/403/429) must not pay for more, and its prefetched result
+/// is dropped unused (so the list's page is read there only when it is one bounded query).
 pub(crate) async fn respond<S, C, P, PF, T, F, Fut>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
@@ -114,7 +114,7 @@ where
             Err(e) => (Err(e), None),
             Ok(key) => match combined(key.clone(), now).await {
                 Some(Ok((account, response))) => {
-                    let rate = counted(deps, &key, &account, now);
+                    let rate = counted(deps, &account, now);
                     (Ok(response), rate)
                 }
                 Some(Err(e)) => (Err(e), None),

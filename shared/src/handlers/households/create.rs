@@ -1,7 +1,8 @@
 //! `create-household`: POST /api/v1/households. Validates the body, honours `Idempotency-Key` as
 //! POST /verify does (same body: the same household with fresh links; another body: 422), and
 //! writes the household with one verification per member in ONE transaction that checks the
-//! monthly allowance for all of them at once. Each member's invite e-mail is sent by
+//! monthly allowance for all of them at once; that transaction also counts the request (one
+//! DynamoDB round trip), or when it refuses the usual way meters first and tells why. Each member's invite e-mail is sent by
 //! `publish-events` from the stream, as for any verification.
 
 use chrono::{DateTime, Utc};
@@ -10,18 +11,21 @@ use uuid::Uuid;
 
 use crate::config::{LiveIncome, Settings};
 use crate::domain::household::{Household, HouseholdMember};
+use crate::domain::metering::PresentedKey;
 use crate::domain::reach::resolve_sms;
 use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::{Mode, Status, Verification, format_ts, next_month_start};
 use crate::error::ApiError;
-use crate::handlers::api::respond::respond;
+use crate::handlers::api::respond::{MeteredWrite, respond_combined};
 use crate::handlers::api::validate::{idempotency_claim, json_body};
 use crate::handlers::api::{ApiDeps, Caller, MAX_REPLAY_LINK_TOKENS};
 use crate::handlers::households::body::validate_household;
 use crate::handlers::households::{not_found, owned_household};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, CreateOutcome, LinkTokenOutcome, Store};
+use crate::ports::{
+    Clock, CreateOutcome, IdempotencyClaim, LinkTokenOutcome, MeteredHousehold, Store,
+};
 
 /// Largest accepted body: six members and the property fit in far less.
 pub const MAX_BODY_BYTES: usize = 32 * 1024;
@@ -31,22 +35,78 @@ pub async fn create_household<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
 ) -> ApiResponse {
-    respond(
+    respond_combined(
         deps,
         &req,
+        |key, now| create_in_one_write(deps, &req, key, now),
         |_| async {},
         |caller, (), now| create_op(deps, &req, caller, now),
     )
     .await
 }
 
-async fn create_op<S: Store, C: Clock>(
+/// A household ready to be written, and its members' links for the response.
+struct Prepared {
+    household: Household,
+    members: Vec<Verification>,
+    tokens: Vec<String>,
+    idempotency: Option<IdempotencyClaim>,
+}
+
+/// The create with its metering in ONE write (`MeterStore::meter_and_create_household`), for a
+/// test or a live key alike (the write checks a live household against the monthly allowance of
+/// whichever plan the account has, for all members at once). None (nothing written or counted):
+/// the usual way, which meters first and tells why a request was refused.
+async fn create_in_one_write<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
-    caller: Caller,
+    key: PresentedKey,
     now: DateTime<Utc>,
-) -> Result<ApiResponse, ApiError> {
-    if caller.mode() == Mode::Live && deps.settings.live_income == LiveIncome::None {
+) -> Option<MeteredWrite> {
+    let prepared = prepare(deps, req, &key, now).ok()?;
+    let written = deps
+        .store
+        .meter_and_create_household(&MeteredHousehold {
+            key: &key,
+            now,
+            plans: &deps.settings.plans,
+            household: &prepared.household,
+            members: &prepared.members,
+            idempotency: prepared.idempotency.as_ref(),
+        })
+        .await;
+    match written {
+        Ok(Some(account)) => Some(Ok((account, created(deps, req, &prepared)))),
+        Ok(None) => None,
+        Err(e) => Some(Err(e.into())),
+    }
+}
+
+/// The 201 of a created household.
+fn created<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    prepared: &Prepared,
+) -> ApiResponse {
+    let Prepared {
+        household,
+        members,
+        tokens,
+        ..
+    } = prepared;
+    tracing::info!(household_id = %household.household_id, members = members.len(), "household created");
+    created_response(&deps.settings, req, household, members, tokens)
+}
+
+/// Everything a create does before it writes: the offline checks (live mode available, body,
+/// Idempotency-Key) and the household with one new verification per member and their links.
+fn prepare<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    key: &PresentedKey,
+    now: DateTime<Utc>,
+) -> Result<Prepared, ApiError> {
+    if key.mode == Mode::Live && deps.settings.live_income == LiveIncome::None {
         return Err(ApiError::Forbidden {
             code: "live_mode_unavailable",
             message: "Live verifications are not available on this service yet (no income \
@@ -56,7 +116,7 @@ async fn create_op<S: Store, C: Clock>(
     }
     let body = json_body(req)?;
     let input = validate_household(&body, &deps.settings.local_webhook_origins)?;
-    let idempotency = idempotency_claim(req, &caller.account.account_id, caller.mode(), &body)?;
+    let idempotency = idempotency_claim(req, &key.account_id, key.mode, &body)?;
     let household_id = Uuid::new_v4();
     let mut tokens = Vec::new();
     let members: Vec<Verification> = (input.members.iter())
@@ -64,8 +124,8 @@ async fn create_op<S: Store, C: Clock>(
             let mut tenant = tenant.clone();
             resolve_sms(&mut tenant, deps.settings.sms_region);
             let mut v = Verification::new_pending(
-                &caller.account.account_id,
-                caller.mode(),
+                &key.account_id,
+                key.mode,
                 tenant,
                 now,
                 deps.settings.verification_lifetime,
@@ -80,8 +140,8 @@ async fn create_op<S: Store, C: Clock>(
         .collect();
     let household = Household {
         household_id,
-        account_id: caller.account.account_id.clone(),
-        mode: caller.mode(),
+        account_id: key.account_id.clone(),
+        mode: key.mode,
         created_at: now,
         property_address: input.property.property_address.clone(),
         monthly_rent: input.monthly_rent,
@@ -99,24 +159,36 @@ async fn create_op<S: Store, C: Clock>(
         decision: None,
         decided_at: None,
     };
+    Ok(Prepared {
+        household,
+        members,
+        tokens,
+        idempotency,
+    })
+}
+
+async fn create_op<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    caller: Caller,
+    now: DateTime<Utc>,
+) -> Result<ApiResponse, ApiError> {
+    let prepared = prepare(deps, req, &caller.key, now)?;
+    let Prepared {
+        household,
+        members,
+        idempotency,
+        ..
+    } = &prepared;
     // Test households are never charged against the monthly allowance (as POST /verify).
     let monthly_limit =
         (caller.mode() == Mode::Live).then_some(caller.plan.verifications_per_month);
     match deps
         .store
-        .create_household(&household, &members, idempotency.as_ref(), monthly_limit)
+        .create_household(household, members, idempotency.as_ref(), monthly_limit)
         .await?
     {
-        CreateOutcome::Created => {
-            tracing::info!(household_id = %household_id, members = members.len(), "household created");
-            Ok(created_response(
-                &deps.settings,
-                req,
-                &household,
-                &members,
-                &tokens,
-            ))
-        }
+        CreateOutcome::Created => Ok(created(deps, req, &prepared)),
         CreateOutcome::LimitReached => Err(ApiError::Forbidden {
             code: "verification_limit_reached",
             message: format!(

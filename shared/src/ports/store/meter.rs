@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use super::{IdempotencyClaim, StoreError};
 use crate::config::Plans;
+use crate::domain::household::Household;
 use crate::domain::metering::{MeterOutcome, PresentedKey};
 use crate::domain::{Account, Verification};
 
@@ -21,13 +22,23 @@ pub trait MeterStore: Send + Sync {
         plans: &Plans,
     ) -> impl Future<Output = Result<MeterOutcome, StoreError>> + Send;
     /// An API create in one write: counts the request as `meter_api_request` does (in the current
-    /// window only; on `plan` only, when given) AND creates `verification` as
-    /// `VerificationStore::create_verification` does, atomically. Some(the account after the
-    /// count) when both happened; None when anything refused, and then nothing was written or
-    /// counted (the caller meters and creates the usual way, which tells why).
+    /// window only) AND creates `verification` as `VerificationStore::create_verification` does,
+    /// a live one within the monthly allowance of the account's plan (whichever it is),
+    /// atomically. Some(the account after the count) when both happened; None when anything
+    /// refused, and then nothing was written or counted (the caller meters and creates the usual
+    /// way, which tells why).
     fn meter_and_create(
         &self,
         create: &MeteredCreate<'_>,
+    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
+    /// An API household create in one write: counts the request as `meter_and_create` does AND
+    /// creates the household with its members as `HouseholdStore::create_household` does, a live
+    /// one within the monthly allowance of the account's plan for all members at once. Some(the
+    /// account after the count) when both happened; None when anything refused, and then nothing
+    /// was written or counted.
+    fn meter_and_create_household(
+        &self,
+        create: &MeteredHousehold<'_>,
     ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
     /// An API cancel in one write: counts the request as `meter_and_create` does AND cancels the
     /// verification (`Transition::Cancel`, counters moved with it), only if it is of the key's
@@ -84,15 +95,21 @@ pub struct MeteredRedelivery<'a> {
 /// An API create that carries its own metering (`MeterStore::meter_and_create`).
 pub struct MeteredCreate<'a> {
     pub key: &'a PresentedKey,
-    /// The account's plan as the caller knows it: the write counts only while it is still the
-    /// account's (None: whichever plan with API access the account has).
-    pub plan: Option<&'a str>,
     pub now: DateTime<Utc>,
     pub plans: &'a Plans,
     pub verification: &'a Verification,
     pub idempotency: Option<&'a IdempotencyClaim>,
-    /// As `VerificationStore::create_verification`'s.
-    pub monthly_limit: Option<u32>,
+}
+
+/// An API household create that carries its own metering
+/// (`MeterStore::meter_and_create_household`).
+pub struct MeteredHousehold<'a> {
+    pub key: &'a PresentedKey,
+    pub now: DateTime<Utc>,
+    pub plans: &'a Plans,
+    pub household: &'a Household,
+    pub members: &'a [Verification],
+    pub idempotency: Option<&'a IdempotencyClaim>,
 }
 
 /// An API cancel that carries its own metering (`MeterStore::meter_and_cancel`).

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::{IDEMPOTENCY_LIFETIME, MemoryStore, bump, owner, refused};
+use super::{IDEMPOTENCY_LIFETIME, MemoryStore, Tables, bump, owner, refused};
 use crate::domain::household::{Household, HouseholdDecision};
 use crate::domain::{Verification, usage_month};
 use crate::ports::{
@@ -27,52 +27,13 @@ impl HouseholdStore for MemoryStore {
         idempotency: Option<&IdempotencyClaim>,
         monthly_limit: Option<u32>,
     ) -> Result<CreateOutcome, StoreError> {
-        let Some(first) = members.first() else {
-            return Err(refused("a household needs a member"));
-        };
-        let mut t = self.lock();
-        if let Some(claim) = idempotency
-            && let Some(record) = t.idempotency.get(&claim.key_hash)
-            && (record.created_at + IDEMPOTENCY_LIFETIME).timestamp()
-                >= first.created_at.timestamp()
-        {
-            return Ok(CreateOutcome::IdempotencyConflict(record.clone()));
-        }
-        let month_key = (
-            owner(&first.account_id, first.mode),
-            usage_month(first.created_at),
-        );
-        let created = t.months.get(&month_key).map_or(0, |m| m.created);
-        let count = members.len() as u64;
-        if monthly_limit.is_some_and(|limit| created + count > u64::from(limit)) {
-            return Ok(CreateOutcome::LimitReached);
-        }
-        if t.households.contains_key(&household.household_id)
-            || members
-                .iter()
-                .any(|v| t.verifications.contains_key(&v.verification_id))
-        {
-            return Err(refused("household or member exists"));
-        }
-        t.households
-            .insert(household.household_id, household.clone());
-        for v in members {
-            t.verifications.insert(v.verification_id, v.clone());
-            let stats = t.stats.entry(owner(&v.account_id, v.mode)).or_default();
-            stats.total += 1;
-            bump(stats, v.status, 1);
-        }
-        t.months.entry(month_key).or_default().created += count;
-        if let Some(claim) = idempotency {
-            let record = IdempotencyRecord {
-                body_hash: claim.body_hash.clone(),
-                verification_id: first.verification_id,
-                created_at: first.created_at,
-                household_id: Some(household.household_id),
-            };
-            t.idempotency.insert(claim.key_hash.clone(), record);
-        }
-        Ok(CreateOutcome::Created)
+        create_household_locked(
+            &mut self.lock(),
+            household,
+            members,
+            idempotency,
+            monthly_limit,
+        )
     }
 
     async fn get_household(&self, id: Uuid) -> Result<Option<Household>, StoreError> {
@@ -121,4 +82,58 @@ impl HouseholdStore for MemoryStore {
             _ => Ok(false),
         }
     }
+}
+
+/// A household create as one atomic step on the locked tables (the adapter's transaction).
+pub(super) fn create_household_locked(
+    t: &mut Tables,
+    household: &Household,
+    members: &[Verification],
+    idempotency: Option<&IdempotencyClaim>,
+    monthly_limit: Option<u32>,
+) -> Result<CreateOutcome, StoreError> {
+    let Some(first) = members.first() else {
+        return Err(refused("a household needs a member"));
+    };
+    if let Some(claim) = idempotency
+        && let Some(record) = t.idempotency.get(&claim.key_hash)
+        && (record.created_at + IDEMPOTENCY_LIFETIME).timestamp() >= first.created_at.timestamp()
+    {
+        return Ok(CreateOutcome::IdempotencyConflict(record.clone()));
+    }
+    let month_key = (
+        owner(&first.account_id, first.mode),
+        usage_month(first.created_at),
+    );
+    let created = t.months.get(&month_key).map_or(0, |m| m.created);
+    let count = members.len() as u64;
+    if monthly_limit.is_some_and(|limit| created + count > u64::from(limit)) {
+        return Ok(CreateOutcome::LimitReached);
+    }
+    if t.households.contains_key(&household.household_id)
+        || members
+            .iter()
+            .any(|v| t.verifications.contains_key(&v.verification_id))
+    {
+        return Err(refused("household or member exists"));
+    }
+    t.households
+        .insert(household.household_id, household.clone());
+    for v in members {
+        t.verifications.insert(v.verification_id, v.clone());
+        let stats = t.stats.entry(owner(&v.account_id, v.mode)).or_default();
+        stats.total += 1;
+        bump(stats, v.status, 1);
+    }
+    t.months.entry(month_key).or_default().created += count;
+    if let Some(claim) = idempotency {
+        let record = IdempotencyRecord {
+            body_hash: claim.body_hash.clone(),
+            verification_id: first.verification_id,
+            created_at: first.created_at,
+            household_id: Some(household.household_id),
+        };
+        t.idempotency.insert(claim.key_hash.clone(), record);
+    }
+    Ok(CreateOutcome::Created)
 }

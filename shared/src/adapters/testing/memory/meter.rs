@@ -1,17 +1,18 @@
 //! The in-memory store's metering: the daily allowance by the domain's rule, and the create and
 //! the cancel that carry their own metering, each under the one lock (as the adapter's single
-//! write).
+//! write), a live create within the monthly allowance of the account's plan.
 
 use chrono::{DateTime, Utc};
 
-use super::MemoryStore;
 use super::counted::{cancel_open_locked, create_locked};
+use super::households::create_household_locked;
+use super::{MemoryStore, Tables};
 use crate::config::Plans;
 use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
-use crate::domain::{Account, Status, Verification, api_window, resend};
+use crate::domain::{Account, Mode, Status, Verification, api_window, resend};
 use crate::ports::{
-    CreateOutcome, MeterStore, MeteredCancel, MeteredCreate, MeteredRedelivery, MeteredResend,
-    StoreError,
+    CreateOutcome, MeterStore, MeteredCancel, MeteredCreate, MeteredHousehold, MeteredRedelivery,
+    MeteredResend, StoreError,
 };
 
 impl MeterStore for MemoryStore {
@@ -45,30 +46,46 @@ impl MeterStore for MemoryStore {
     ) -> Result<Option<Account>, StoreError> {
         let MeteredCreate {
             key,
-            plan,
             now,
             plans,
             verification,
             idempotency,
-            monthly_limit,
         } = *create;
         let mut t = self.lock();
-        let Some(account) = t.accounts.get(&key.account_id).cloned() else {
+        let Some((account, monthly_limit)) = countable(&t, key, now, plans, verification.mode)
+        else {
             return Ok(None);
         };
-        if plan.is_some_and(|p| p != account.plan) {
-            return Ok(None);
-        }
-        let decision = classify_meter(Some(account.clone()), plans.get(&account.plan), key, now);
-        if decision != MeterDecision::Count
-            || create_locked(&mut t, verification, idempotency, monthly_limit)?
-                != CreateOutcome::Created
+        if create_locked(&mut t, verification, idempotency, monthly_limit)?
+            != CreateOutcome::Created
         {
             return Ok(None);
         }
-        let account = t.accounts.get_mut(&key.account_id).expect("read above");
-        account.api_requests += 1;
-        Ok(Some(account.clone()))
+        Ok(Some(count_locked(&mut t, &account)))
+    }
+
+    async fn meter_and_create_household(
+        &self,
+        create: &MeteredHousehold<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        let MeteredHousehold {
+            key,
+            now,
+            plans,
+            household,
+            members,
+            idempotency,
+        } = *create;
+        let mut t = self.lock();
+        let Some((account, monthly_limit)) = countable(&t, key, now, plans, household.mode) else {
+            return Ok(None);
+        };
+        if create_household_locked(&mut t, household, members, idempotency, monthly_limit)?
+            != CreateOutcome::Created
+        {
+            return Ok(None);
+        }
+        Ok(Some(count_locked(&mut t, &account)))
     }
 
     async fn meter_and_cancel(
@@ -165,4 +182,36 @@ impl MeterStore for MemoryStore {
         account.api_requests += 1;
         Ok(Some(account.clone()))
     }
+}
+
+/// The key's account when the domain's rule counts one more request of it in the current window,
+/// with the monthly allowance of its plan for creates in `mode` (live only), as the adapter's
+/// one-write condition sees it.
+fn countable(
+    t: &Tables,
+    key: &PresentedKey,
+    now: DateTime<Utc>,
+    plans: &Plans,
+    mode: Mode,
+) -> Option<(Account, Option<u32>)> {
+    let account = t.accounts.get(&key.account_id)?.clone();
+    let plan = plans.get(&account.plan);
+    if classify_meter(Some(account.clone()), plan, key, now) != MeterDecision::Count {
+        return None;
+    }
+    let monthly_limit = match mode {
+        Mode::Live => plan.map(|p| p.verifications_per_month),
+        Mode::Test => None,
+    };
+    Some((account, monthly_limit))
+}
+
+/// Counts one request on the (allowed) account and returns it after the count.
+fn count_locked(t: &mut Tables, account: &Account) -> Account {
+    let account = t
+        .accounts
+        .get_mut(&account.account_id)
+        .expect("read under the same lock");
+    account.api_requests += 1;
+    account.clone()
 }
