@@ -243,6 +243,62 @@ async fn get_shows_open_members_then_the_decision_without_the_failed_one() {
     );
 }
 
+#[tokio::test]
+async fn a_guarantor_alone_gets_no_yes_when_every_applicant_failed() {
+    let store = MemoryStore::new();
+    let (deps, key) = deps(store.clone()).await;
+    let r = create_household(
+        &deps,
+        post(&key, &household("g", &["applicant", "guarantor"])),
+    )
+    .await;
+    let created = body(&r);
+    let id = created["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let member = |i: usize| -> Uuid {
+        created["data"]["members"][i]["verification_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let now = now();
+    let applicant = store.verification(member(0)).unwrap();
+    store.insert_verification(
+        &Transition::Fail {
+            reason: "income_unverifiable".into(),
+        }
+        .apply(&applicant, now),
+    );
+    // The guarantor earns far more than 5 x 1,000.00.
+    let guarantor = store.verification(member(1)).unwrap();
+    let started = Transition::Start.apply(&guarantor, now);
+    store.insert_verification(
+        &Transition::Complete {
+            report: report(20_000.0),
+        }
+        .apply(&started, now),
+    );
+    let r = get_household(&deps, named(http::Method::GET, &key, &id)).await;
+    let view = body(&r);
+    assert_eq!(view["data"]["status"], "decided", "{view}");
+    let d = &view["data"]["decision"];
+    assert_eq!(d["guarantor_meets_requirement"], true);
+    assert_eq!(d["applicants_meet_requirement"], false);
+    assert_eq!(
+        d["meets_requirement"], false,
+        "nobody who would live there was verified"
+    );
+    let rule = d["rule"].as_str().unwrap();
+    assert!(
+        rule.starts_with("No applicant's verification completed."),
+        "{rule}"
+    );
+    assert!(rule.contains("a guarantor backs an applicant"), "{rule}");
+}
+
 /// Completes every open member the moment the handler is about to write a member's cancel: the
 /// tenants' completions win the race with the one-write cancels.
 struct CompletionsWinRace {

@@ -1307,3 +1307,85 @@ async fn a_read_free_cancel_applies_only_to_the_owners_open_verification<S: Stor
         .unwrap();
     assert_eq!((live_stats.open, live_stats.expired), (1, 0));
 }
+
+on_both_stores!(of_eight_concurrent_household_decisions_exactly_one_is_stored);
+/// When members finish at the same moment each stream record tries to store the household's
+/// decision: the conditional write lets exactly one in, what is stored is that writer's decision
+/// and time (never a mix), and a later write is refused too.
+async fn of_eight_concurrent_household_decisions_exactly_one_is_stored<S: Store>(store: S) {
+    use shared::domain::household::{
+        Household, HouseholdMember, MemberOutcome, MemberRole, decide,
+    };
+    let household_id = uuid::Uuid::new_v4();
+    let mut member = pending(Mode::Test);
+    member.household_id = Some(household_id);
+    member.household_role = Some(MemberRole::Applicant);
+    let household = Household {
+        household_id,
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        created_at: now(),
+        property_address: None,
+        monthly_rent: 1200.0,
+        rent_subsidy_monthly: None,
+        income_multiple: None,
+        guarantor_multiple: None,
+        webhook_url: None,
+        members: vec![HouseholdMember {
+            verification_id: member.verification_id,
+            role: MemberRole::Applicant,
+        }],
+        decision: None,
+        decided_at: None,
+    };
+    let created = store
+        .create_household(&household, std::slice::from_ref(&member), None, None)
+        .await
+        .unwrap();
+    assert_eq!(created, CreateOutcome::Created);
+    // Each writer carries its own decision and time, so the stored one names its writer.
+    let writes: Vec<_> = (0..8)
+        .map(|i| {
+            let outcome = MemberOutcome {
+                verification_id: member.verification_id,
+                role: MemberRole::Applicant,
+                status: Status::Completed,
+                monthly_income: Some(3000.0 + f64::from(i)),
+            };
+            let terms = shared::domain::affordability::RentTerms::rent_only(Some(1200.0));
+            let decision = decide(&terms, None, &[outcome]).unwrap();
+            (decision, now() + Duration::seconds(i.into()))
+        })
+        .collect();
+    let won: Vec<bool> = futures::future::join_all(
+        (writes.iter()).map(|(d, at)| store.record_household_decision(household_id, d, *at)),
+    )
+    .await
+    .into_iter()
+    .map(Result::unwrap)
+    .collect();
+    let winners: Vec<usize> = (0..8).filter(|i| won[*i]).collect();
+    assert_eq!(winners.len(), 1, "exactly one writer stores it: {won:?}");
+    let (decision, at) = &writes[winners[0]];
+    let stored = store.get_household(household_id).await.unwrap().unwrap();
+    assert_eq!(stored.decision.as_ref(), Some(decision));
+    assert_eq!(stored.decided_at, Some(*at));
+    let late = &writes[(winners[0] + 1) % 8];
+    assert!(
+        !store
+            .record_household_decision(household_id, &late.0, late.1)
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        store.get_household(household_id).await.unwrap().unwrap(),
+        stored
+    );
+    // A household that does not exist stores nothing.
+    assert!(
+        !store
+            .record_household_decision(uuid::Uuid::new_v4(), decision, *at)
+            .await
+            .unwrap()
+    );
+}

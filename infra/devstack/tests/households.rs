@@ -1,15 +1,16 @@
 //! Households end to end on moto: the allowance checked for all members at once under concurrent
 //! creates, two members completing in the sandbox and `household.completed` verified with the
-//! `standardwebhooks` package (member events still fire), the decision written exactly once, a
-//! failed decision write finished by the retry queue, cancellation, usage, and isolation between
-//! accounts.
+//! `standardwebhooks` package (member events still fire), a member's invite SMS, the decision
+//! written exactly once (eight
+//! concurrent writers: `dynamo_store.rs`, on both stores), a failed decision write finished by the
+//! retry queue, cancellation, usage, and isolation between accounts.
 
 mod common;
 
 use std::time::Duration;
 
 use chrono::Utc;
-use common::{Receiver, Reply, TestEnv, env, queue_depth, sent_emails};
+use common::{Receiver, Reply, TestEnv, env, fresh_number, queue_depth, sent_emails, sent_sms};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_retry_once, pump_sqs_once};
 use serde_json::{Value, json};
@@ -612,41 +613,73 @@ async fn a_failed_decision_write_is_finished_by_the_retry_queue() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_members_finishing_at_once_store_the_decision_exactly_once() {
-    let env = env().await;
-    let created = create(&env, &env.test_key, &body("race", &["applicant"], None)).await;
-    let id: Uuid = created.body["data"]["household_id"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let member: Uuid = created.body["data"]["members"][0]["verification_id"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let decision = shared::domain::household::decide(
-        &shared::domain::affordability::RentTerms::rent_only(Some(1800.0)),
-        None,
-        &[shared::domain::household::MemberOutcome {
-            verification_id: member,
-            role: shared::domain::household::MemberRole::Applicant,
-            status: shared::domain::Status::Completed,
-            monthly_income: Some(6000.0),
-        }],
-    )
-    .unwrap();
-    // Eight writers at once (as eight stream records of finishing members would be): one wins.
-    let writes = (0..8).map(|_| {
-        env.store
-            .record_household_decision(id, &decision, Utc::now())
+async fn a_member_with_a_phone_gets_the_invite_sms_once() {
+    let mut rig = rig().await;
+    let (raw, e164) = fresh_number();
+    let tag = format!("sms{}", Uuid::new_v4().simple());
+    let b = json!({
+        "property_address": "2 Shared House Lane", "monthly_rent": 1800,
+        "members": [
+            {"tenant_email": format!("{tag}.0+good@example.com"), "tenant_phone": raw, "role": "applicant"},
+            {"tenant_email": format!("{tag}.1+good@example.com"), "role": "guarantor"},
+        ]
     });
-    let won = futures::future::join_all(writes)
+    let created = create(&rig.env, &rig.env.live_key.clone(), &b.to_string()).await;
+    assert_eq!(created.status, 201, "{}", created.raw);
+    let ids: Vec<Uuid> = (created.body["data"]["members"].as_array().unwrap().iter())
+        .map(|m| m["verification_id"].as_str().unwrap().parse().unwrap())
+        .collect();
+    // Both passes of publish-events, as deployed: e-mail and webhooks, then SMS and schedules;
+    // twice, as a redelivered batch would be.
+    for _ in 0..2 {
+        for _ in 0..20 {
+            let handed = (rig.pump)
+                .pump_reaching(
+                    &rig.workers.outbox,
+                    Some(&rig.workers.reach),
+                    &rig.workers.expiry,
+                )
+                .await
+                .unwrap();
+            if handed == 0 {
+                break;
+            }
+        }
+    }
+    let texts = sent_sms(&e164).await;
+    assert_eq!(
+        texts.len(),
+        1,
+        "the member with a phone is texted once: {texts:?}"
+    );
+    assert!(texts[0].contains("2 Shared House Lane"), "{}", texts[0]);
+    assert!(
+        texts[0].contains(&format!("/t/{}/", ids[0])),
+        "their own link"
+    );
+    let with_phone = rig
+        .env
+        .store
+        .get_verification(ids[0])
         .await
-        .into_iter()
-        .filter(|r| *r.as_ref().unwrap())
-        .count();
-    assert_eq!(won, 1);
-    let stored = env.store.get_household(id).await.unwrap().unwrap();
-    assert_eq!(stored.decision, Some(decision));
+        .unwrap()
+        .unwrap();
+    assert_eq!(with_phone.sms_phone.as_deref(), Some(e164.as_str()));
+    let without = rig
+        .env
+        .store
+        .get_verification(ids[1])
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(without.sms_phone, None, "no phone, no SMS");
+    for i in 0..2 {
+        assert_eq!(
+            sent_emails(&format!("{tag}.{i}+good@example.com"))
+                .await
+                .len(),
+            1,
+            "each member is still e-mailed"
+        );
+    }
 }

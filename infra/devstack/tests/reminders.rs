@@ -10,7 +10,7 @@ mod common;
 use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, Utc};
-use common::{TestEnv, env, moto, sent_emails};
+use common::{TestEnv, env, fresh_number, sent_emails, sent_sms};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions};
 use devstack::schedules::{at_time, pump_schedules_once};
@@ -125,37 +125,6 @@ impl Rig {
         .await
         .unwrap()
     }
-}
-
-/// SMS moto's SNS recorded to `number` (`/moto-api/data.json` -> sns -> SMS), their texts.
-async fn sent_sms(number: &str) -> Vec<String> {
-    let raw = reqwest::get(format!("{}/moto-api/data.json", moto().endpoint))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let data: Value = serde_json::from_str(&raw).unwrap();
-    // A list of {phone_number, message, message_id}.
-    data["sns"]["SMS"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .into_iter()
-        .filter(|m| m["phone_number"] == number)
-        .filter_map(|m| m["message"].as_str().map(String::from))
-        .collect()
-}
-
-/// A US number moto has not seen yet (tests share one moto).
-fn fresh_number() -> (String, String) {
-    let n = 2_000_000 + (uuid::Uuid::new_v4().as_u128() % 7_000_000) as u32;
-    let line = format!("{:04}", n % 10_000);
-    let exchange = 200 + (n / 10_000) % 700;
-    (
-        format!("(415) {exchange}-{line}"),
-        format!("+1415{exchange}{line}"),
-    )
 }
 
 fn fresh_email() -> String {

@@ -1,14 +1,15 @@
 //! Resending the tenant's invite, against moto: each resend is a new e-mail with a new link (the
 //! earlier ones keep working), a `verification.resent` webhook that the `standardwebhooks` library
 //! verifies, a redelivered stream record sends no second e-mail, concurrent resends at the day's
-//! limit never exceed it, and test mode follows TEST_MODE_DELIVERY.
+//! limit never exceed it, and test mode follows TEST_MODE_DELIVERY (suppressed: no e-mail and no
+//! SMS).
 
 mod common;
 
 use std::time::Duration;
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
-use common::{Receiver, TestEnv, env, sent_emails};
+use common::{Receiver, TestEnv, env, fresh_number, sent_emails, sent_sms};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once};
 use serde_json::{Value, json};
@@ -74,6 +75,24 @@ impl Rig {
                 shared::handlers::publish_events::publish_events(&self.workers.outbox, event).await;
             assert!(response.batch_item_failures.is_empty());
             all.extend(records);
+        }
+        panic!("the stream did not settle");
+    }
+
+    /// Both passes of `publish-events` as deployed: e-mail and webhooks, then SMS and schedules.
+    async fn drain_stream_reaching(&mut self) {
+        for _ in 0..20 {
+            let handed = (self.pump)
+                .pump_reaching(
+                    &self.workers.outbox,
+                    Some(&self.workers.reach),
+                    &self.workers.expiry,
+                )
+                .await
+                .unwrap();
+            if handed == 0 {
+                return;
+            }
         }
         panic!("the stream did not settle");
     }
@@ -289,26 +308,54 @@ async fn test_mode_resends_follow_test_mode_delivery() {
     let mut rig = rig().await;
     let receiver = Receiver::start(vec![200], Duration::ZERO).await;
     let to = format!("quiet.{}@example.com", uuid::Uuid::new_v4().simple());
-    let id = rig.create(&to, Some(&receiver.url)).await;
-    rig.drain_stream().await;
+    let (raw, e164) = fresh_number();
+    let r = rig
+        .env
+        .create(
+            &rig.env.test_key,
+            json!({"tenant_email": to, "tenant_phone": raw, "webhook_url": receiver.url}),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.raw);
+    let id: uuid::Uuid = r.body["data"]["verification_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    rig.drain_stream_reaching().await;
     assert_eq!(
         sent_emails(&to).await.len(),
         1,
         "the local stack sends test mail"
     );
+    assert_eq!(sent_sms(&e164).await.len(), 1, "and test SMS");
+    // A deployed stack: test mode reaches nobody, by e-mail or by SMS.
     rig.workers.outbox.test_mode_delivery = TestModeDelivery::Suppress;
+    rig.workers.reach.test_mode_delivery = TestModeDelivery::Suppress;
     assert_eq!(rig.resend(id).await.status, 202);
-    rig.drain_stream().await;
+    rig.drain_stream_reaching().await;
     assert_eq!(
         sent_emails(&to).await.len(),
         1,
         "suppressed: nobody is mailed"
     );
     assert_eq!(
+        sent_sms(&e164).await.len(),
+        1,
+        "suppressed: nobody is texted"
+    );
+    assert_eq!(
         common::queue_depth(&rig.env, &rig.env.created.webhook_queue_url).await,
         1,
         "the landlord's webhook still goes out"
     );
+    // The same resend with delivery on is texted: the SMS above was held back by the setting,
+    // not missing.
+    rig.workers.outbox.test_mode_delivery = TestModeDelivery::Send;
+    rig.workers.reach.test_mode_delivery = TestModeDelivery::Send;
+    assert_eq!(rig.resend(id).await.status, 202);
+    rig.drain_stream_reaching().await;
+    assert_eq!(sent_sms(&e164).await.len(), 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

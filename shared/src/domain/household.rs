@@ -9,9 +9,11 @@
 //! - one guarantor's own monthly income must be at least `guarantor_multiple` (default
 //!   [`DEFAULT_GUARANTOR_MULTIPLE`] = 5) x the tenant's portion.
 //!
-//! `meets_requirement` is true when either holds. Members whose verification failed, expired or
-//! was cancelled are reported in `made_without`, and the decision counts only completed members.
-//! A household in which no member completed has no decision (nothing to decide on).
+//! `meets_requirement` is true when either holds AND at least one applicant completed: a guarantor
+//! backs an applicant, and a landlord must not get a yes for a household in which nobody who
+//! would live there had their income and identity verified. Members whose verification failed,
+//! expired or was cancelled are reported in `made_without`, and the decision counts only completed
+//! members. A household in which no member completed has no decision (nothing to decide on).
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -149,13 +151,15 @@ pub struct HouseholdDecision {
     pub income_multiple: f64,
     /// income_multiple x tenant_portion, rounded up to the cent.
     pub income_required: f64,
+    /// At least one applicant completed and their incomes reach `income_required`.
     pub applicants_meet_requirement: bool,
     pub guarantor_multiple: f64,
     /// guarantor_multiple x tenant_portion, rounded up to the cent.
     pub guarantor_income_required: f64,
     /// Whether one completed guarantor alone earns `guarantor_income_required`.
     pub guarantor_meets_requirement: bool,
-    /// applicants_meet_requirement OR guarantor_meets_requirement.
+    /// (applicants_meet_requirement OR guarantor_meets_requirement) with at least one completed
+    /// applicant.
     pub meets_requirement: bool,
     /// Every member as decided on.
     pub members: Vec<MemberOutcome>,
@@ -227,8 +231,11 @@ pub fn decide(
             .iter()
             .filter(move |m| m.role == role && m.status == Status::Completed)
     };
+    let applicant_completed = completed(MemberRole::Applicant).next().is_some();
     let applicants_income: i64 = completed(MemberRole::Applicant).map(income_cents).sum();
     let applicants = affordability(terms, applicants_income)?;
+    // Without a completed applicant a zero tenant's portion would otherwise be "met" by nobody.
+    let applicants_meet = applicant_completed && applicants.meets_requirement;
     let g_multiple = hundredths_of(guarantor_multiple.unwrap_or(DEFAULT_GUARANTOR_MULTIPLE));
     let g_scaled = portion * g_multiple;
     let best_guarantor = completed(MemberRole::Guarantor).map(income_cents).max();
@@ -238,9 +245,9 @@ pub fn decide(
         .filter(|m| m.status != Status::Completed)
         .cloned()
         .collect();
-    let meets = applicants.meets_requirement || guarantor_meets;
+    let meets = applicant_completed && (applicants_meet || guarantor_meets);
     let rule = rule_sentence(
-        &applicants.rule,
+        applicant_completed.then_some(applicants.rule.as_str()),
         best_guarantor,
         guarantor_meets,
         g_multiple,
@@ -254,7 +261,7 @@ pub fn decide(
         applicants_monthly_income: applicants_income as f64 / 100.0,
         income_multiple: applicants.income_multiple,
         income_required: applicants.income_required,
-        applicants_meet_requirement: applicants.meets_requirement,
+        applicants_meet_requirement: applicants_meet,
         guarantor_multiple: g_multiple as f64 / 100.0,
         guarantor_income_required: g_required as f64 / 100.0,
         guarantor_meets_requirement: guarantor_meets,
@@ -271,8 +278,9 @@ fn multiple_text(hundredths: i64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
+/// `applicants_rule` is None when no applicant completed.
 fn rule_sentence(
-    applicants_rule: &str,
+    applicants_rule: Option<&str>,
     best_guarantor: Option<i64>,
     guarantor_meets: bool,
     g_multiple: i64,
@@ -280,10 +288,13 @@ fn rule_sentence(
     meets: bool,
 ) -> String {
     // "Income 4,200.00 is at least 3 x the rent 1,400.00." -> "The applicants' combined income ..."
-    let applicants = applicants_rule
-        .strip_prefix("Income ")
-        .map(|rest| format!("The applicants' combined income {rest}"))
-        .unwrap_or_else(|| applicants_rule.to_string());
+    let applicants = match applicants_rule {
+        None => "No applicant's verification completed.".to_string(),
+        Some(rule) => rule
+            .strip_prefix("Income ")
+            .map(|rest| format!("The applicants' combined income {rest}"))
+            .unwrap_or_else(|| rule.to_string()),
+    };
     let guarantor = match best_guarantor {
         None => "There is no completed guarantor.".to_string(),
         Some(income) => format!(
@@ -310,10 +321,15 @@ fn rule_sentence(
             )
         }
     };
-    format!(
-        "{applicants} {guarantor} The household {} the requirement.{without}",
-        if meets { "meets" } else { "does not meet" }
-    )
+    let verdict = match (meets, applicants_rule) {
+        (true, _) => "The household meets the requirement.",
+        (false, Some(_)) => "The household does not meet the requirement.",
+        (false, None) => {
+            "The household does not meet the requirement: a guarantor backs an applicant, and \
+             no applicant's income or identity was verified."
+        }
+    };
+    format!("{applicants} {guarantor} {verdict}{without}")
 }
 
 fn status_word(status: Status) -> &'static str {
@@ -325,161 +341,4 @@ fn status_word(status: Status) -> &'static str {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-
-    fn terms(rent: f64, subsidy: Option<f64>) -> RentTerms {
-        RentTerms {
-            monthly_rent: Some(rent),
-            rent_subsidy_monthly: subsidy,
-            income_multiple: None,
-        }
-    }
-
-    fn member(role: MemberRole, status: Status, income: Option<f64>) -> MemberOutcome {
-        MemberOutcome {
-            verification_id: Uuid::new_v4(),
-            role,
-            status,
-            monthly_income: income,
-        }
-    }
-
-    use MemberRole::{Applicant, Guarantor};
-    use Status::{Completed, Expired, Failed, InProgress, Pending};
-
-    #[test]
-    fn two_applicants_meet_the_rule_together_not_alone() {
-        let members = [
-            member(Applicant, Completed, Some(2_000.0)),
-            member(Applicant, Completed, Some(2_200.0)),
-        ];
-        let d = decide(&terms(1_400.0, None), None, &members).unwrap();
-        assert_eq!(d.applicants_monthly_income, 4_200.0);
-        assert_eq!(d.income_required, 4_200.0);
-        assert!(d.applicants_meet_requirement);
-        assert!(!d.guarantor_meets_requirement);
-        assert!(d.meets_requirement);
-        assert!(d.made_without.is_empty());
-        assert_eq!(
-            d.rule,
-            "The applicants' combined income 4,200.00 is at least 3 x the rent 1,400.00. \
-             There is no completed guarantor. The household meets the requirement."
-        );
-        let alone = decide(&terms(1_400.0, None), None, &members[..1]).unwrap();
-        assert!(!alone.meets_requirement);
-    }
-
-    #[test]
-    fn a_guarantor_carries_a_student_who_earns_too_little() {
-        let members = [
-            member(Applicant, Completed, Some(600.0)),
-            member(Guarantor, Completed, Some(7_000.0)),
-        ];
-        let d = decide(&terms(1_400.0, None), None, &members).unwrap();
-        assert!(!d.applicants_meet_requirement);
-        assert_eq!(d.guarantor_multiple, DEFAULT_GUARANTOR_MULTIPLE);
-        assert_eq!(d.guarantor_income_required, 7_000.0);
-        assert!(d.guarantor_meets_requirement);
-        assert!(d.meets_requirement);
-        // A guarantor's income is not added to the applicants'.
-        assert_eq!(d.applicants_monthly_income, 600.0);
-        assert!(
-            d.rule
-                .contains("guarantor income 7,000.00 is enough for the guarantor rule of 5")
-        );
-        // One cent short, and with a stricter multiple: no.
-        let short = [
-            members[0].clone(),
-            member(Guarantor, Completed, Some(6_999.99)),
-        ];
-        assert!(
-            !decide(&terms(1_400.0, None), None, &short)
-                .unwrap()
-                .meets_requirement
-        );
-        let strict = decide(&terms(1_400.0, None), Some(6.0), &members).unwrap();
-        assert!(!strict.meets_requirement);
-        assert_eq!(strict.guarantor_income_required, 8_400.0);
-    }
-
-    #[test]
-    fn a_failed_member_is_left_out_and_named() {
-        let members = [
-            member(Applicant, Completed, Some(4_500.0)),
-            member(Applicant, Failed, None),
-            member(Guarantor, Expired, None),
-        ];
-        let d = decide(&terms(1_500.0, None), None, &members).unwrap();
-        assert!(d.meets_requirement);
-        assert_eq!(d.made_without.len(), 2);
-        assert_eq!(d.made_without[0].status, Failed);
-        assert!(d.rule.ends_with(
-            "Decided without 2 members (applicant failed, guarantor expired or cancelled)."
-        ));
-    }
-
-    #[test]
-    fn the_subsidy_is_subtracted_for_both_rules() {
-        let members = [
-            member(Applicant, Completed, Some(1_000.0)),
-            member(Guarantor, Completed, Some(2_500.0)),
-        ];
-        let d = decide(&terms(1_400.0, Some(900.0)), None, &members).unwrap();
-        assert_eq!(d.tenant_portion, 500.0);
-        assert_eq!(d.income_required, 1_500.0);
-        assert_eq!(d.guarantor_income_required, 2_500.0);
-        assert!(!d.applicants_meet_requirement && d.guarantor_meets_requirement);
-    }
-
-    #[test]
-    fn open_members_hold_the_decision_and_nothing_completed_closes() {
-        let open = [
-            member(Applicant, Completed, Some(9_000.0)),
-            member(Applicant, Pending, None),
-            member(Guarantor, InProgress, None),
-        ];
-        match household_state(&terms(1_000.0, None), None, &open) {
-            HouseholdState::Open { open_members } => {
-                assert_eq!(
-                    open_members,
-                    vec![open[1].verification_id, open[2].verification_id]
-                )
-            }
-            other => panic!("{other:?}"),
-        }
-        let none = [
-            member(Applicant, Failed, None),
-            member(Guarantor, Expired, None),
-        ];
-        assert_eq!(
-            household_state(&terms(1_000.0, None), None, &none),
-            HouseholdState::Closed
-        );
-    }
-
-    proptest! {
-        #[test]
-        fn the_household_rule_is_exact_and_either_path_suffices(
-            rent_c in 1i64..500_000,
-            incomes in proptest::collection::vec(0i64..2_000_000, 1..4),
-            guarantor in proptest::option::of(0i64..5_000_000),
-        ) {
-            let t = terms(rent_c as f64 / 100.0, None);
-            let mut members: Vec<MemberOutcome> = incomes
-                .iter()
-                .map(|c| member(Applicant, Completed, Some(*c as f64 / 100.0)))
-                .collect();
-            if let Some(g) = guarantor {
-                members.push(member(Guarantor, Completed, Some(g as f64 / 100.0)));
-            }
-            let d = decide(&t, None, &members).unwrap();
-            let sum: i64 = incomes.iter().sum();
-            prop_assert_eq!(d.applicants_meet_requirement, sum >= (rent_c * 3));
-            prop_assert_eq!(d.guarantor_meets_requirement, guarantor.is_some_and(|g| g >= rent_c * 5));
-            prop_assert_eq!(d.meets_requirement, d.applicants_meet_requirement || d.guarantor_meets_requirement);
-            prop_assert_eq!(cents_of(d.applicants_monthly_income), sum);
-        }
-    }
-}
+mod tests;
