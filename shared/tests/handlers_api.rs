@@ -10,8 +10,12 @@ use shared::adapters::testing::{
 use shared::config::{LiveIncome, Plans, Settings};
 use shared::domain::report::IncomeReport;
 use shared::domain::secrets::{GeneratedKey, account_key_from_random};
+use shared::domain::webhook::WebhookMessage;
+use shared::domain::webhook_log::StoredWebhookEvent;
 use shared::domain::{ApiKeyRecord, Mode, Plan, Status, Transition};
-use shared::handlers::api::{ApiDeps, cancel_verification, create_verification, get_verification};
+use shared::handlers::api::{
+    ApiDeps, cancel_verification, create_verification, get_verification, redeliver_webhook,
+};
 use shared::http::{ApiRequest, ApiResponse};
 use shared::ports::StoreError;
 use shared::ports::store::prelude::*;
@@ -227,6 +231,48 @@ async fn a_store_error_is_the_enveloped_500_without_its_text() {
     }
     // Once the store is back, the same request goes through.
     assert_eq!(created_status(&deps, &keys.test.secret).await, 201);
+}
+
+#[tokio::test]
+async fn a_store_failure_while_checking_a_redeliverys_owner_is_a_500_not_a_404() {
+    let faults = ArmedFaults::default();
+    let store = FaultyStore {
+        inner: MemoryStore::new(),
+        faults: faults.clone(),
+    };
+    let (deps, keys) = deps_with(store, "pro").await;
+    let id = created_id(&deps, &keys.test.secret).await;
+    let message = WebhookMessage {
+        webhook_id: format!("msg_{}_completed", id.simple()),
+        account_id: ACCOUNT.into(),
+        url: "https://hooks.example.com/x".into(),
+        body: json!({"type": "verification.completed", "timestamp": "t", "data": {"verification_id": id}})
+            .to_string(),
+    };
+    let event = StoredWebhookEvent::of(&message, now()).unwrap();
+    deps.store.put_webhook_event(&event).await.unwrap();
+    let redeliver = |key: &str| {
+        ApiRequest::new(
+            http::Method::POST,
+            &format!("/api/v1/webhooks/redeliver?event_id={}", message.webhook_id),
+        )
+        .with_header("authorization", &format!("Bearer {key}"))
+    };
+    // The live key: the one write refuses (the event is of a test verification), and the usual
+    // way checks the verification's mode. When that read fails, it is a store failure (500), not
+    // an event that is not the caller's.
+    faults.arm(StoreOp::GetVerification, 1);
+    let response = redeliver_webhook(&deps, redeliver(&keys.live.secret)).await;
+    assert_eq!(refusal(&response), (500, "internal_error".into()));
+    assert!(!response.body.contains("injected"), "{}", response.body);
+    // The store back: the other mode's event is not found; the owner's key queues it.
+    let response = redeliver_webhook(&deps, redeliver(&keys.live.secret)).await;
+    assert_eq!(refusal(&response), (404, "not_found".into()));
+    let response = redeliver_webhook(&deps, redeliver(&keys.test.secret)).await;
+    assert_eq!(response.status, 202, "{}", response.body);
+    assert_eq!(body(&response)["data"]["verification_id"], json!(id));
+    let stored = deps.store.get_webhook_event(&message.webhook_id).await;
+    assert_eq!(stored.unwrap().map(|e| e.redeliveries), Some(1));
 }
 
 #[tokio::test]

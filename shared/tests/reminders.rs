@@ -7,7 +7,9 @@
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
+use shared::adapters::testing::{
+    ArmedFaults, FaultyStore, ManualClock, MemoryStore, StoreOp, active_account,
+};
 use shared::config::TestModeDelivery;
 use shared::domain::reach::{DEFAULT_REMINDER_OFFSETS, Notice, SmsReach};
 use shared::domain::{
@@ -209,6 +211,49 @@ async fn test_mode_reaches_nobody_on_a_deployed_stack() {
     send_reminders(&deps, payload(&v, "72h")).await.unwrap();
     assert_eq!((outbox.sms(), outbox.emails()), (0, 0));
     assert!(outbox.schedules.lock().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_reminders_webhook_is_stored_before_it_is_queued_and_a_failed_store_is_retried() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    deps.clock.advance(Duration::hours(96)); // the 72 h point
+    let faults = ArmedFaults::default();
+    faults.down(StoreOp::PutWebhookEvent);
+    let faulty = ReachDeps {
+        store: FaultyStore {
+            inner: deps.store.clone(),
+            faults: faults.clone(),
+        },
+        mailer: outbox.clone(),
+        texter: outbox.clone(),
+        scheduler: outbox.clone(),
+        queue: outbox.clone(),
+        clock: deps.clock.clone(),
+        public_base_url: deps.public_base_url.clone(),
+        test_mode_delivery: deps.test_mode_delivery,
+        reminder_offsets: deps.reminder_offsets.clone(),
+    };
+    // The e-mail goes out, but its event cannot be stored: not queued unstored, and the
+    // invocation fails so that Lambda retries it.
+    let failed = send_reminders(&faulty, payload(&v, "72h")).await;
+    assert!(failed.is_err(), "an unstored event is not success");
+    assert_eq!(outbox.emails(), 1);
+    assert!(outbox.webhooks.lock().unwrap().is_empty());
+    // The retry (the table back): no second e-mail; the event is stored, then queued.
+    faults.restore(StoreOp::PutWebhookEvent);
+    send_reminders(&faulty, payload(&v, "72h")).await.unwrap();
+    assert_eq!(outbox.emails(), 1);
+    let event_id = format!("msg_{}_reminder_sent_72h", v.verification_id.simple());
+    let stored = deps.store.get_webhook_event(&event_id).await.unwrap();
+    let stored = stored.expect("stored for redelivery");
+    assert_eq!(stored.event_type, "verification.reminder_sent");
+    let hooks = outbox.webhooks.lock().unwrap().clone();
+    assert_eq!(hooks.len(), 1);
+    let queued: shared::domain::webhook::WebhookMessage = serde_json::from_str(&hooks[0]).unwrap();
+    assert_eq!(
+        queued, stored.message,
+        "the stored message is the queued one"
+    );
 }
 
 #[tokio::test]

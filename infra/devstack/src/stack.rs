@@ -352,7 +352,9 @@ async fn seed_webhook_history(
     now: chrono::DateTime<Utc>,
 ) -> Result<(), StoreError> {
     use shared::domain::Status;
-    use shared::domain::webhook_log::{AttemptOutcome, DeliveryAttempt, StoredWebhookEvent};
+    use shared::domain::webhook_log::{
+        AttemptOutcome, DeliveryAttempt, StoredWebhookEvent, WebhookSubject,
+    };
     use shared::handlers::publish_events::webhook_message;
     for id in [FIXTURE_COMPLETED, FIXTURE_OTHER_ACCOUNT] {
         let Some(mut v) = store
@@ -380,7 +382,7 @@ async fn seed_webhook_history(
         let attempt = DeliveryAttempt {
             event_id: event.message.webhook_id.clone(),
             event_type: event.event_type.clone(),
-            verification_id: v.verification_id,
+            subject: WebhookSubject::Verification(v.verification_id),
             attempt: 1,
             attempted_at: now,
             outcome: AttemptOutcome::Delivered,

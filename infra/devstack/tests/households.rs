@@ -1,6 +1,7 @@
 //! Households end to end on moto: the allowance checked for all members at once under concurrent
 //! creates, two members completing in the sandbox and `household.completed` verified with the
-//! `standardwebhooks` package (member events still fire), a member's invite SMS, the decision
+//! `standardwebhooks` package (member events still fire), its delivery log by `household_id` and
+//! its redelivery, a member's invite SMS, the decision
 //! written exactly once (eight
 //! concurrent writers: `dynamo_store.rs`, on both stores), a failed decision write finished by the
 //! retry queue, cancellation, usage, and isolation between accounts.
@@ -10,7 +11,10 @@ mod common;
 use std::time::Duration;
 
 use chrono::Utc;
-use common::{Receiver, Reply, TestEnv, env, fresh_number, queue_depth, sent_emails, sent_sms};
+use common::{
+    Receiver, Reply, TestEnv, env, fresh_number, queue_depth, sent_emails, sent_sms,
+    verify_with_standard_webhooks,
+};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_retry_once, pump_sqs_once};
 use serde_json::{Value, json};
@@ -155,42 +159,6 @@ impl Rig {
     }
 }
 
-/// Verifies a delivery with the published `standardwebhooks` Python package.
-fn verify_with_standard_webhooks(secret: &str, request: &common::Received) {
-    let headers: serde_json::Map<String, Value> =
-        ["webhook-id", "webhook-timestamp", "webhook-signature"]
-            .iter()
-            .map(|h| (h.to_string(), json!(request.header(h).expect(h))))
-            .collect();
-    let script = "import json,sys\nfrom standardwebhooks import Webhook\nd=json.load(sys.stdin)\nWebhook(d['secret']).verify(d['body'], d['headers'])\nprint('verified')";
-    let mut child = std::process::Command::new(devstack::moto::moto_python())
-        .arg("-c")
-        .arg(script)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            json!({"secret": secret, "body": request.body, "headers": headers})
-                .to_string()
-                .as_bytes(),
-        )
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "standardwebhooks refused: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "verified");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_members_complete_and_household_completed_is_signed_and_sent_once() {
     let mut rig = rig().await;
@@ -318,6 +286,131 @@ async fn two_members_complete_and_household_completed_is_signed_and_sent_once() 
         .map(|i| i["role"].as_str().unwrap())
         .collect();
     assert_eq!(roles, ["applicant", "applicant"]);
+}
+
+/// GET /api/v1/webhooks/deliveries with `query` (whose log) and the largest page.
+async fn deliveries(env: &TestEnv, key: &str, query: &str) -> Reply {
+    let path = format!("/api/v1/webhooks/deliveries?{query}&limit=100");
+    env.call("GET", &path, Some(key), None).await
+}
+
+async fn redeliver(env: &TestEnv, key: &str, event_id: &str) -> Reply {
+    let path = format!("/api/v1/webhooks/redeliver?event_id={event_id}");
+    env.call("POST", &path, Some(key), None).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn household_completed_is_logged_by_household_and_redelivered_to_its_owner_only() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let mut rig = rig().await;
+    // The household's event fails its first attempt; every other delivery is accepted.
+    let failed_once = Arc::new(AtomicBool::new(false));
+    let respond: devstack::receiver::Respond = Arc::new(move |_, r: &common::Received| {
+        let household_event = r.body.contains("\"household.completed\"");
+        if household_event && !failed_once.swap(true, Ordering::SeqCst) {
+            500
+        } else {
+            200
+        }
+    });
+    let receiver = devstack::receiver::Receiver::start(0, "/hook", Duration::ZERO, respond)
+        .await
+        .unwrap();
+    common::webhook_origins().allow(&receiver.origin()).unwrap();
+    let test = rig.env.test_key.clone();
+    let created = create(
+        &rig.env,
+        &test,
+        &body("logged", &["applicant", "applicant"], Some(&receiver.url)),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.raw);
+    let household_id = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let members = created.body["data"]["members"].as_array().unwrap().clone();
+    let w = Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+        &rig.env.webhook_origins,
+    );
+    rig.drain(&w.outbox).await;
+    for member in &members {
+        rig.complete(member, "good").await;
+        rig.drain(&w.outbox).await;
+    }
+    rig.deliver().await;
+    let event_id = format!("msg_{}_household_completed", household_id.replace('-', ""));
+    let sent: Vec<common::Received> = (receiver.received().into_iter())
+        .filter(|r| r.header("webhook-id") == Some(event_id.as_str()))
+        .collect();
+    assert_eq!(sent.len(), 2, "a failure, then the retry");
+
+    // The log by household: the failure and the success, newest first.
+    let by_household = format!("household_id={household_id}");
+    let r = deliveries(&rig.env, &test, &by_household).await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    assert_eq!(r.body["pagination"]["total"], 2, "{}", r.raw);
+    let log = r.body["data"].as_array().unwrap();
+    assert!(log.iter().all(|a| a["event_id"] == event_id.as_str()
+        && a["event_type"] == "household.completed"));
+    let summary = |a: &Value| {
+        (
+            a["attempt"].clone(),
+            a["outcome"].clone(),
+            a["http_status"].clone(),
+        )
+    };
+    assert_eq!(summary(&log[0]), (json!(2), json!("delivered"), json!(200)));
+    assert_eq!(summary(&log[1]), (json!(1), json!("failed"), json!(500)));
+    // A member's log holds its own events only.
+    let member_id = members[0]["verification_id"].as_str().unwrap();
+    let r = deliveries(&rig.env, &test, &format!("verification_id={member_id}")).await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    let member_log = r.body["data"].as_array().unwrap();
+    assert!(!member_log.is_empty());
+    assert!(
+        member_log.iter().all(|a| a["event_type"]
+            .as_str()
+            .unwrap()
+            .starts_with("verification.")),
+        "{}",
+        r.raw
+    );
+    // One or the other, not both.
+    let both = format!("{by_household}&verification_id={member_id}");
+    assert_eq!(deliveries(&rig.env, &test, &both).await.status, 400);
+
+    // Another account's key, and the other mode's: not found, for the log and the event.
+    for key in [&rig.env.other_test_key, &rig.env.live_key] {
+        assert_eq!(deliveries(&rig.env, key, &by_household).await.status, 404);
+        assert_eq!(redeliver(&rig.env, key, &event_id).await.status, 404);
+    }
+
+    // The owner redelivers it: the same id and body, freshly signed, verified by the library.
+    let r = redeliver(&rig.env, &test, &event_id).await;
+    assert_eq!(r.status, 202, "{}", r.raw);
+    assert_eq!(r.body["data"]["household_id"], household_id.as_str());
+    assert_eq!(r.body["data"]["event_type"], "household.completed");
+    rig.drain(&w.outbox).await;
+    rig.deliver().await;
+    let sent: Vec<common::Received> = (receiver.received().into_iter())
+        .filter(|r| r.header("webhook-id") == Some(event_id.as_str()))
+        .collect();
+    assert_eq!(sent.len(), 3);
+    assert_eq!(sent[2].body, sent[1].body, "the same bytes");
+    verify_with_standard_webhooks(SECRET, &sent[2]);
+    let r = deliveries(&rig.env, &test, &by_household).await;
+    assert_eq!(r.body["pagination"]["total"], 3);
+    assert_eq!(
+        summary(&r.body["data"][0]),
+        (json!(1), json!("delivered"), json!(200))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,8 +1,9 @@
 //! The store calls that let the endpoints of issues 12 and 13 answer in one DynamoDB round trip,
 //! on the DynamoDB adapter (moto) and on `MemoryStore`: a resend and a redelivery request that
 //! carry their metering (both or nothing; the day's resend limit held under concurrency, and
-//! across the usual way's write), a short delivery log read whole in one read, and a household
-//! read with its members as they are now.
+//! across the usual way's write), a short delivery log read whole in one read, a household's
+//! `household.completed` kept and redelivered under the household, and a household read with its
+//! members as they are now.
 
 mod common;
 
@@ -16,7 +17,7 @@ use shared::domain::metering::PresentedKey;
 use shared::domain::resend::{MAX_RESENDS_PER_DAY, resends_today};
 use shared::domain::webhook::WebhookMessage;
 use shared::domain::webhook_log::{
-    AttemptOutcome, DeliveryAttempt, SHORT_LOG_ATTEMPTS, StoredWebhookEvent,
+    AttemptOutcome, DeliveryAttempt, SHORT_LOG_ATTEMPTS, StoredWebhookEvent, WebhookSubject,
 };
 use shared::domain::{
     ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, Transition, Verification,
@@ -279,7 +280,7 @@ async fn a_redelivery_carrying_its_metering_is_the_owners_only<S: Store>(store: 
                 now: now(),
                 plans,
                 event_id: &event_id,
-                verification_id,
+                subject: WebhookSubject::Verification(verification_id),
             };
             store.meter_and_redeliver(&request).await.unwrap()
         }
@@ -341,7 +342,7 @@ fn attempt(v: &Verification, n: i64) -> DeliveryAttempt {
     DeliveryAttempt {
         event_id: format!("msg_{}_completed", v.verification_id.simple()),
         event_type: "verification.completed".into(),
-        verification_id: v.verification_id,
+        subject: WebhookSubject::Verification(v.verification_id),
         attempt: 1,
         attempted_at: now() + Duration::seconds(n),
         outcome: AttemptOutcome::Delivered,
@@ -373,32 +374,40 @@ async fn a_short_delivery_log_is_read_whole_in_one_read<S: Store>(store: S) {
     }
     for (offset, limit) in [(0, 20), (1, 1), (2, 5), (5, 5)] {
         let page = store
-            .delivery_page_if_short(short.verification_id, offset, limit)
+            .delivery_page_if_short(
+                WebhookSubject::Verification(short.verification_id),
+                offset,
+                limit,
+            )
             .await
             .unwrap()
             .expect("a short log");
         let listed = store
-            .list_delivery_attempts(short.verification_id, offset, limit)
+            .list_delivery_attempts(
+                WebhookSubject::Verification(short.verification_id),
+                offset,
+                limit,
+            )
             .await
             .unwrap();
         assert_eq!(page, listed, "offset {offset}, limit {limit}");
         assert_eq!(page.total, 3);
     }
     let none = store
-        .delivery_page_if_short(empty.verification_id, 0, 20)
+        .delivery_page_if_short(WebhookSubject::Verification(empty.verification_id), 0, 20)
         .await
         .unwrap()
         .expect("an empty log is short");
     assert_eq!((none.items.len(), none.total), (0, 0));
     assert_eq!(
         store
-            .delivery_page_if_short(long.verification_id, 0, 20)
+            .delivery_page_if_short(WebhookSubject::Verification(long.verification_id), 0, 20)
             .await
             .unwrap(),
         None
     );
     let listed = store
-        .list_delivery_attempts(long.verification_id, 0, 20)
+        .list_delivery_attempts(WebhookSubject::Verification(long.verification_id), 0, 20)
         .await
         .unwrap();
     assert_eq!(listed.total, u64::from(SHORT_LOG_ATTEMPTS) + 1);
@@ -446,6 +455,108 @@ async fn created_household<S: Store>(store: &S, roles: &[MemberRole]) -> (Househ
     assert_eq!(outcome, CreateOutcome::Created);
     let ids = members.iter().map(|v| v.verification_id).collect();
     (household, ids)
+}
+
+on_both_stores!(a_households_event_is_kept_logged_and_redelivered_under_the_household);
+/// `household.completed` names no verification: its event and its attempts are kept under the
+/// household (read back as such), listed apart from its members' logs, and `meter_and_redeliver`
+/// counts it only for the household's own account and mode.
+async fn a_households_event_is_kept_logged_and_redelivered_under_the_household<S: Store>(store: S) {
+    account_with_keys(&store).await;
+    let (household, members) = created_household(&store, &[MemberRole::Applicant]).await;
+    let id = household.household_id;
+    let message = WebhookMessage {
+        webhook_id: format!("msg_{}_household_completed", id.simple()),
+        account_id: ACCOUNT.into(),
+        url: "https://hooks.example.com/household".into(),
+        body: serde_json::json!({
+            "type": "household.completed",
+            "timestamp": "2026-03-10T12:00:00Z",
+            "data": { "household_id": id, "status": "decided" },
+        })
+        .to_string(),
+    };
+    let event = StoredWebhookEvent::of(&message, now()).expect("a household's event");
+    assert_eq!(event.subject, WebhookSubject::Household(id));
+    assert_eq!(
+        WebhookSubject::of_event_id(&message.webhook_id),
+        Some(event.subject)
+    );
+    store.put_webhook_event(&event).await.unwrap();
+    let read = store.get_webhook_event(&message.webhook_id).await.unwrap();
+    assert_eq!(read, Some(event.clone()), "read back as the household's");
+
+    let attempt = DeliveryAttempt {
+        event_id: message.webhook_id.clone(),
+        event_type: "household.completed".into(),
+        subject: event.subject,
+        attempt: 1,
+        attempted_at: now(),
+        outcome: AttemptOutcome::Failed,
+        http_status: Some(500),
+        error: None,
+        duration_ms: 10,
+        final_attempt: false,
+    };
+    store
+        .record_delivery_attempt(ACCOUNT, &attempt)
+        .await
+        .unwrap();
+    let member = store.get_verification(members[0]).await.unwrap().unwrap();
+    store
+        .record_delivery_attempt(ACCOUNT, &self::attempt(&member, 1))
+        .await
+        .unwrap();
+    let listed = store
+        .list_delivery_attempts(event.subject, 0, 20)
+        .await
+        .unwrap();
+    assert_eq!((listed.items, listed.total), (vec![attempt.clone()], 1));
+    let short = store
+        .delivery_page_if_short(event.subject, 0, 20)
+        .await
+        .unwrap()
+        .expect("a short log");
+    assert_eq!(short.items, vec![attempt]);
+    let member_log = store
+        .list_delivery_attempts(WebhookSubject::Verification(members[0]), 0, 20)
+        .await
+        .unwrap();
+    assert_eq!(member_log.total, 1, "the member's log is its own");
+
+    let plans = plans();
+    let redeliver = |subject: WebhookSubject, mode: Mode| {
+        let (plans, store, event_id) = (&plans, &store, message.webhook_id.clone());
+        async move {
+            let key = key(mode);
+            let request = MeteredRedelivery {
+                key: &key,
+                now: now(),
+                plans,
+                event_id: &event_id,
+                subject,
+            };
+            store.meter_and_redeliver(&request).await.unwrap()
+        }
+    };
+    // The other mode's key, and the household's id taken for a verification's: nothing.
+    assert!(redeliver(event.subject, Mode::Live).await.is_none());
+    assert!(
+        redeliver(WebhookSubject::Verification(id), Mode::Test)
+            .await
+            .is_none()
+    );
+    // The window's first request was counted the usual way (`account_with_keys`).
+    assert_eq!(count(&store).await, 1);
+    let account = redeliver(event.subject, Mode::Test)
+        .await
+        .expect("the owner's household event");
+    assert_eq!(account.api_requests, 2);
+    let stored = store.get_webhook_event(&message.webhook_id).await.unwrap();
+    assert_eq!(
+        stored.map(|e| (e.subject, e.redeliveries)),
+        Some((event.subject, 1))
+    );
 }
 
 on_both_stores!(a_household_is_read_with_its_members_as_they_are);

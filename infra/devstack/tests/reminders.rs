@@ -2,7 +2,8 @@
 //! records it unusable and still e-mails), publish-events texts the invite through SNS and creates
 //! the two one-time schedules in EventBridge Scheduler, and the local schedule pump fires them at
 //! their time (an injected instant: moto never fires them), through send-reminders to SES and SNS,
-//! once each. Timing and de-duplication in detail, with a manual clock, are in
+//! once each; the `verification.reminder_sent` webhook is stored, logged and redelivered like any
+//! other event. Timing and de-duplication in detail, with a manual clock, are in
 //! `shared/tests/reminders.rs`.
 
 mod common;
@@ -10,9 +11,11 @@ mod common;
 use std::collections::HashMap;
 
 use chrono::{DateTime, Duration, Utc};
-use common::{TestEnv, env, fresh_number, sent_emails, sent_sms};
+use common::{
+    Receiver, TestEnv, env, fresh_number, sent_emails, sent_sms, verify_with_standard_webhooks,
+};
 use devstack::Workers;
-use devstack::pump::{StreamPump, TtlDeletions};
+use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once};
 use devstack::schedules::{at_time, pump_schedules_once};
 use serde_json::{Value, json};
 use shared::domain::Verification;
@@ -111,6 +114,15 @@ impl Rig {
             out.insert(name.to_string(), (at, input));
         }
         out
+    }
+
+    /// One pass of `deliver-webhook` over the webhook queue: the messages it handled.
+    async fn deliver_webhooks(&self) -> usize {
+        let sqs = aws_sdk_sqs::Client::new(&self.env.sdk);
+        let queue = &self.env.created.webhook_queue_url;
+        pump_sqs_once(&sqs, queue, &self.workers.delivery, 0)
+            .await
+            .unwrap()
     }
 
     async fn fire_due(&self, now: DateTime<Utc>) -> usize {
@@ -262,6 +274,62 @@ async fn invite_sms_schedules_and_reminders_on_moto_each_once() {
     for private in [e164.as_str(), &e164[2..], &raw[6..], email.as_str()] {
         assert!(!logs.contains(private), "logs carry {private}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reminder_sent_event_is_logged_and_redelivered_with_its_id_and_body() {
+    const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    let mut rig = rig().await;
+    rig.env
+        .store
+        .put_webhook_secrets(
+            devstack::stack::DEMO_ACCOUNT,
+            &shared::ports::WebhookSecrets {
+                current: Some(SECRET.into()),
+                previous: None,
+                previous_valid_until: None,
+            },
+        )
+        .await
+        .unwrap();
+    let receiver = Receiver::start(vec![200], std::time::Duration::ZERO).await;
+    let v = rig
+        .create(json!({"tenant_email": fresh_email(), "webhook_url": receiver.url}))
+        .await;
+    rig.fire_due(v.expires_at - Duration::hours(72)).await;
+    assert_eq!(rig.deliver_webhooks().await, 1);
+    let event_id = format!("msg_{}_reminder_sent_72h", v.verification_id.simple());
+    let first = receiver.received();
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].header("webhook-id"), Some(event_id.as_str()));
+    // Logged under its verification, like every event.
+    let key = rig.env.live_key.clone();
+    let deliveries = format!(
+        "/api/v1/webhooks/deliveries?verification_id={}",
+        v.verification_id
+    );
+    let r = rig.env.call("GET", &deliveries, Some(&key), None).await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    assert_eq!(r.body["data"][0]["event_id"], event_id.as_str());
+    assert_eq!(
+        r.body["data"][0]["event_type"],
+        "verification.reminder_sent"
+    );
+
+    // Stored before it was queued: the API redelivers it (it answered 404 before).
+    let redeliver = format!("/api/v1/webhooks/redeliver?event_id={event_id}");
+    let r = rig.env.call("POST", &redeliver, Some(&key), None).await;
+    assert_eq!(r.status, 202, "{}", r.raw);
+    assert_eq!(r.body["data"]["event_type"], "verification.reminder_sent");
+    rig.drain_stream().await;
+    assert_eq!(rig.deliver_webhooks().await, 1);
+    let got = receiver.received();
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[1].header("webhook-id"), Some(event_id.as_str()));
+    assert_eq!(got[1].body, got[0].body, "the same bytes");
+    verify_with_standard_webhooks(SECRET, &got[1]);
+    let r = rig.env.call("GET", &deliveries, Some(&key), None).await;
+    assert_eq!(r.body["pagination"]["total"], 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -21,7 +21,9 @@ use serde_json::{Value, json};
 use shared::adapters::dynamo::DynamoStore;
 use shared::adapters::testing::ManualClock;
 use shared::domain::webhook::WebhookMessage;
-use shared::domain::webhook_log::{AttemptOutcome, DeliveryAttempt, StoredWebhookEvent};
+use shared::domain::webhook_log::{
+    AttemptOutcome, DeliveryAttempt, StoredWebhookEvent, WebhookSubject,
+};
 use shared::domain::{Mode, Transition, VERIFICATION_LIFETIME};
 use shared::handlers::api::{self, ApiDeps};
 use shared::handlers::households;
@@ -262,7 +264,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     let attempt = DeliveryAttempt {
         event_id: format!("msg_{}_completed", completed_id.simple()),
         event_type: "verification.completed".into(),
-        verification_id: completed_id,
+        subject: WebhookSubject::Verification(completed_id),
         attempt: 1,
         attempted_at: chrono::Utc::now(),
         outcome: AttemptOutcome::Delivered,

@@ -10,10 +10,10 @@ mod common;
 use std::time::Duration;
 
 use chrono::Utc;
-use common::{Receiver, TestEnv, env, queue_depth};
+use common::{Receiver, TestEnv, env, queue_depth, verify_with_standard_webhooks};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once};
-use serde_json::{Value, json};
+use serde_json::json;
 use shared::adapters::testing::{ArmedFaults, FaultyStore, StoreOp};
 use shared::domain::Transition;
 use shared::handlers::deliver_webhook::{DeliveryDeps, deliver_webhooks};
@@ -133,42 +133,6 @@ impl Rig {
             )
             .await
     }
-}
-
-/// Verifies a delivery with the published `standardwebhooks` Python package.
-fn verify_with_standard_webhooks(secret: &str, request: &common::Received) {
-    let headers: serde_json::Map<String, Value> =
-        ["webhook-id", "webhook-timestamp", "webhook-signature"]
-            .iter()
-            .map(|h| (h.to_string(), json!(request.header(h).expect(h))))
-            .collect();
-    let script = "import json,sys\nfrom standardwebhooks import Webhook\nd=json.load(sys.stdin)\nWebhook(d['secret']).verify(d['body'], d['headers'])\nprint('verified')";
-    let mut child = std::process::Command::new(devstack::moto::moto_python())
-        .arg("-c")
-        .arg(script)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            json!({"secret": secret, "body": request.body, "headers": headers})
-                .to_string()
-                .as_bytes(),
-        )
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "standardwebhooks refused: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "verified");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -439,7 +403,12 @@ async fn an_event_that_cannot_be_stored_is_not_queued_and_the_retry_queue_finish
     );
     let event_id = format!("msg_{}_in_progress", id.simple());
     let stored = rig.env.store.get_webhook_event(&event_id).await.unwrap();
-    assert_eq!(stored.map(|e| e.verification_id), Some(id));
+    assert_eq!(
+        stored.map(|e| e.subject),
+        Some(shared::domain::webhook_log::WebhookSubject::Verification(
+            id
+        ))
+    );
 }
 
 /// The outbox's deps with another store (the fault plan's), the rest as the rig's.

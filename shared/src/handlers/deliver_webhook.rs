@@ -7,8 +7,9 @@
 //! bodies not read. Here: the secrets, the signing time and the retries. A failed message is made visible again after a growing delay (about three days in all) and reported as a
 //! batch item failure; after the queue's last receive it lands in the DLQ. 410 Gone stops retries.
 //!
-//! Every attempt is recorded in the verification's delivery log (`record_attempt`), AFTER the POST
-//! and before the retry decision takes effect. Not before: a record written first would claim an
+//! Every attempt is recorded in its subject's delivery log (`record_attempt`: the verification's,
+//! or the household's for `household.completed`), AFTER the POST and before the retry decision
+//! takes effect. Not before: a record written first would claim an
 //! attempt that a crash then never made. A failed record write does not change the message's fate:
 //! failing a delivered message would POST it again (a duplicate for the receiver) and, while the
 //! table is down, turn every delivery into a retry storm. So a failed record is logged as an error
@@ -59,7 +60,7 @@ async fn record_attempt<S: Store>(store: &S, message: &WebhookMessage, attempt: 
             alarm = "webhook_log_write_failed",
             webhook_id = %attempt.event_id,
             event_type = %attempt.event_type,
-            verification_id = %attempt.verification_id,
+            subject = %attempt.subject,
             attempt = attempt.attempt,
             attempted_at = %crate::domain::format_ts(attempt.attempted_at),
             outcome = ?attempt.outcome,
@@ -81,7 +82,7 @@ fn log_entry(
     duration_ms: u64,
     max_attempts: u32,
 ) -> Option<DeliveryAttempt> {
-    let (event_type, verification_id) = event_meta(message)?;
+    let (event_type, subject) = event_meta(message)?;
     let (outcome, http_status, error) = match attempt {
         Attempt::Delivered(status) => (AttemptOutcome::Delivered, Some(status), None),
         Attempt::Gone => (AttemptOutcome::Gone, Some(410), None),
@@ -100,7 +101,7 @@ fn log_entry(
     Some(DeliveryAttempt {
         event_id: message.webhook_id.clone(),
         event_type,
-        verification_id,
+        subject,
         attempt: number,
         attempted_at: at,
         outcome,
@@ -146,7 +147,7 @@ async fn deliver_one<S: Store, Q: Queue, C: Clock>(
     ) {
         Some(entry) => record_attempt(&deps.store, &message, entry).await,
         None => {
-            tracing::warn!(webhook_id = %message.webhook_id, "webhook body names no event type or verification; attempt not logged")
+            tracing::warn!(webhook_id = %message.webhook_id, "webhook body names no event type, verification or household; attempt not logged")
         }
     }
     match attempt {

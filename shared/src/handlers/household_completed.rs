@@ -15,6 +15,7 @@ use crate::adapters::dynamo::schema;
 use crate::domain::format_ts;
 use crate::domain::household::{Household, HouseholdState};
 use crate::domain::webhook::WebhookMessage;
+use crate::domain::webhook_log::HOUSEHOLD_EVENT_SUFFIX;
 use crate::handlers::households::{member_verifications, state_of};
 use crate::handlers::publish_events::{OutboxDeps, OutboxError};
 use crate::ports::{Clock, Store};
@@ -100,7 +101,8 @@ pub fn household_webhook(h: &Household) -> Option<WebhookMessage> {
         },
     });
     Some(WebhookMessage {
-        webhook_id: format!("msg_{}_household_completed", h.household_id.simple()),
+        // The suffix tells the API the event is a household's (`WebhookSubject::of_event_id`).
+        webhook_id: format!("msg_{}_{HOUSEHOLD_EVENT_SUFFIX}", h.household_id.simple()),
         account_id: h.account_id.clone(),
         url,
         body: body.to_string(),

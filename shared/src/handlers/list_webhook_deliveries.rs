@@ -1,19 +1,23 @@
 //! `list-webhook-deliveries`: GET /api/v1/webhooks/deliveries?verification_id=&limit=&offset=
-//! The delivery attempts of one of the caller's verifications (404 for anyone else's, or the other
-//! mode's), newest first, one page at a time; kept 30 days.
+//! (or `household_id=` instead of `verification_id=`, for a household's `household.completed`).
+//! The delivery attempts of one of the caller's verifications or households (404 for anyone
+//! else's, or the other mode's), newest first, one page at a time; kept 30 days.
 //!
-//! The verification and, for a short log, the whole log (one bounded Query: page and total) are
-//! read beside the metering write: one DynamoDB round trip. A longer log is listed after it (page
-//! and count).
+//! The verification (or household) and, for a short log, the whole log (one bounded Query: page
+//! and total) are read beside the metering write: one DynamoDB round trip. A longer log is listed
+//! after it (page and count).
 
 use serde_json::{Value, json};
 
-use crate::domain::webhook_log::DeliveryPage;
+use crate::domain::Verification;
+use crate::domain::household::Household;
+use crate::domain::webhook_log::{DeliveryPage, WebhookSubject};
 use crate::error::ApiError;
-use crate::handlers::api::ApiDeps;
-use crate::handlers::api::ownership::{fetch_named, visible};
+use crate::handlers::api::ownership::visible;
 use crate::handlers::api::respond::respond;
 use crate::handlers::api::validate::{integer_param, verification_id_param};
+use crate::handlers::api::{ApiDeps, Caller};
+use crate::handlers::households::{self, household_id_param, visible_household};
 use crate::handlers::list_verifications::{DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET};
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, Store, StoreError};
@@ -32,19 +36,59 @@ fn page_params(req: &ApiRequest) -> Result<(u32, u32), ApiError> {
     Ok((limit, offset))
 }
 
+/// Whose log is asked for: `verification_id=`, or `household_id=` (additive) instead; not both.
+/// Neither is the 400 of a missing `verification_id`.
+fn subject_param(req: &ApiRequest) -> Result<WebhookSubject, ApiError> {
+    let given = |name: &str| req.query.get(name).is_some_and(|v| !v.trim().is_empty());
+    match (given("verification_id"), given("household_id")) {
+        (true, true) => Err(ApiError::validation(
+            "household_id",
+            "invalid",
+            "give verification_id or household_id, not both",
+        )),
+        (false, true) => Ok(WebhookSubject::Household(household_id_param(req)?)),
+        _ => Ok(WebhookSubject::Verification(verification_id_param(req)?)),
+    }
+}
+
+/// The subject's own item, read to check that the caller may see it.
+enum Named {
+    Verification(Option<Verification>),
+    Household(Option<Household>),
+}
+
+async fn fetch_subject<S: Store>(store: &S, req: &ApiRequest) -> Result<Named, ApiError> {
+    Ok(match subject_param(req)? {
+        WebhookSubject::Verification(id) => Named::Verification(store.get_verification(id).await?),
+        WebhookSubject::Household(id) => Named::Household(store.get_household(id).await?),
+    })
+}
+
+/// The subject if the caller may see it (their account, their key's mode); else 404.
+fn visible_subject(named: Named, caller: &Caller) -> Result<WebhookSubject, ApiError> {
+    match named {
+        Named::Verification(v) => Ok(WebhookSubject::Verification(
+            visible(v, caller)?.verification_id,
+        )),
+        Named::Household(h) => visible_household(h, caller)
+            .map(|h| WebhookSubject::Household(h.household_id))
+            .ok_or_else(households::not_found),
+    }
+}
+
 /// The page of a short log, read before the request is known to be allowed (a bounded read);
 /// None when the parameters are invalid (said after authentication) or the log is longer.
 async fn short_log_page<S: Store>(
     store: &S,
     req: &ApiRequest,
 ) -> Result<Option<DeliveryPage>, StoreError> {
-    let (Ok(id), Ok((limit, offset))) = (verification_id_param(req), page_params(req)) else {
+    let (Ok(subject), Ok((limit, offset))) = (subject_param(req), page_params(req)) else {
         return Ok(None);
     };
-    store.delivery_page_if_short(id, offset, limit).await
+    store.delivery_page_if_short(subject, offset, limit).await
 }
 
-/// GET /api/v1/webhooks/deliveries?verification_id=&limit=&offset=
+/// GET /api/v1/webhooks/deliveries?verification_id=&limit=&offset= (or `household_id=`)
 pub async fn list_webhook_deliveries<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
@@ -52,7 +96,7 @@ pub async fn list_webhook_deliveries<S: Store, C: Clock>(
     let req = &req;
     let prefetch = |_| async {
         futures::join!(
-            fetch_named(&deps.store, req),
+            fetch_subject(&deps.store, req),
             short_log_page(&deps.store, req)
         )
     };
@@ -61,13 +105,13 @@ pub async fn list_webhook_deliveries<S: Store, C: Clock>(
         req,
         prefetch,
         |caller, (named, short), _now| async move {
-            let v = visible(named?, &caller)?;
+            let subject = visible_subject(named?, &caller)?;
             let (limit, offset) = page_params(req)?;
             let page = match short? {
                 Some(page) => page,
                 None => {
                     (deps.store)
-                        .list_delivery_attempts(v.verification_id, offset, limit)
+                        .list_delivery_attempts(subject, offset, limit)
                         .await?
                 }
             };

@@ -303,10 +303,7 @@ pub(crate) async fn enqueue_webhook<S: Store, M, Q: Queue, C: Clock>(
     deps: &OutboxDeps<S, M, Q, C>,
     message: &WebhookMessage,
 ) -> Result<(), OutboxError> {
-    webhook_archive::archive_before_queueing(&deps.store, &deps.clock, message).await?;
-    let body = serde_json::to_string(message).map_err(|e| OutboxError::Record(e.to_string()))?;
-    deps.queue.send(&body).await?;
-    tracing::info!(webhook_id = %message.webhook_id, "webhook queued");
+    webhook_archive::archive_and_queue(&deps.store, &deps.queue, &deps.clock, message).await?;
     Ok(())
 }
 

@@ -5,7 +5,9 @@
 //! (status open, not expired, not sent yet, no live lease of another attempt). A send that fails
 //! gives its claim back and the invocation fails, so Lambda's asynchronous retry sends it again;
 //! a crashed attempt's lease runs out and the retry takes it over. A redelivered invocation finds
-//! the messages sent and sends nothing.
+//! the messages sent and sends nothing. A sent e-mail's `verification.reminder_sent` webhook is
+//! stored (for redelivery) before it is queued, like every webhook; a retry queues it again under
+//! the same `webhook-id`.
 
 use uuid::Uuid;
 
@@ -21,6 +23,7 @@ use crate::handlers::html::esc;
 use crate::handlers::reach_events::{
     NOTICE_LEASE, ReachDeps, ReachError, ReminderPayload, requester, send_sms_notice,
 };
+use crate::handlers::webhook_archive::archive_and_queue;
 use crate::ports::{
     Clock, Email, MailError, Mailer, NoticeClaim, NoticeStore, Queue, Store, Texter,
 };
@@ -129,11 +132,10 @@ where
             return Ok(());
         }
     }
+    // Stored before it is queued, as every webhook, so the API can redeliver it; a failure of
+    // either fails the invocation, whose retry finds the e-mail sent and queues it then.
     if let Some(message) = reminder_webhook(v, point) {
-        let body = serde_json::to_string(&message)
-            .map_err(|e| ReachError::Store(crate::ports::StoreError::Corrupt(e.to_string())))?;
-        deps.queue.send(&body).await?;
-        tracing::info!(webhook_id = %message.webhook_id, "webhook queued");
+        archive_and_queue(&deps.store, &deps.queue, &deps.clock, &message).await?;
     }
     Ok(())
 }

@@ -7,7 +7,9 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::domain::household::{Household, HouseholdDecision};
-use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent};
+use crate::domain::webhook_log::{
+    DeliveryAttempt, DeliveryPage, StoredWebhookEvent, WebhookSubject,
+};
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
     Verification,
@@ -355,7 +357,7 @@ pub trait EmailClaimStore: Send + Sync {
 }
 
 /// The webhook history: every outgoing event (for redelivery) and every delivery attempt (the
-/// log the API lists), each kept 30 days by TTL.
+/// log the API lists, by verification or by household), each kept 30 days by TTL.
 pub trait WebhookHistoryStore: Send + Sync {
     /// Stores an event when it is first queued; an event stored before is kept as it is (a
     /// duplicate stream record or a retry changes nothing, and never resets `redeliveries`).
@@ -374,17 +376,17 @@ pub trait WebhookHistoryStore: Send + Sync {
         event_id: &str,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
-    /// Appends one delivery attempt to its verification's log.
+    /// Appends one delivery attempt to its subject's log (a verification's or a household's).
     fn record_delivery_attempt(
         &self,
         account_id: &str,
         attempt: &DeliveryAttempt,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// A page of a verification's delivery attempts, newest first (reads at most
+    /// A page of a subject's delivery attempts, newest first (reads at most
     /// `offset + limit` attempts, plus a count).
     fn list_delivery_attempts(
         &self,
-        verification_id: Uuid,
+        subject: WebhookSubject,
         offset: u32,
         limit: u32,
     ) -> impl Future<Output = Result<DeliveryPage, StoreError>> + Send;
@@ -394,7 +396,7 @@ pub trait WebhookHistoryStore: Send + Sync {
     /// the caller lists it with `list_delivery_attempts`).
     fn delivery_page_if_short(
         &self,
-        verification_id: Uuid,
+        subject: WebhookSubject,
         offset: u32,
         limit: u32,
     ) -> impl Future<Output = Result<Option<DeliveryPage>, StoreError>> + Send;

@@ -318,3 +318,40 @@ pub async fn queue_depth(env: &TestEnv, queue_url: &str) -> usize {
     get(aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessages)
         + get(aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessagesNotVisible)
 }
+
+/// Verifies a delivery with the published `standardwebhooks` Python package (signature, id and
+/// timestamp, as any receiver would).
+pub fn verify_with_standard_webhooks(secret: &str, request: &Received) {
+    use serde_json::json;
+    let headers: serde_json::Map<String, Value> =
+        ["webhook-id", "webhook-timestamp", "webhook-signature"]
+            .iter()
+            .map(|h| (h.to_string(), json!(request.header(h).expect(h))))
+            .collect();
+    let script = "import json,sys\nfrom standardwebhooks import Webhook\nd=json.load(sys.stdin)\nWebhook(d['secret']).verify(d['body'], d['headers'])\nprint('verified')";
+    let mut child = std::process::Command::new(devstack::moto::moto_python())
+        .arg("-c")
+        .arg(script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            json!({"secret": secret, "body": request.body, "headers": headers})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "standardwebhooks refused: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "verified");
+}

@@ -231,4 +231,39 @@ pub(super) async fn drive_households(rec: &mut Recorder) {
     for (i, r) in received.iter().enumerate() {
         rec.webhook(&format!("household webhook {i}"), r);
     }
+
+    // Its delivery log by household, and its redelivery.
+    let log = format!("{API_DELIVERIES}?household_id={household_id}");
+    let r = env.call("GET", &log, Some(&test), None).await;
+    assert_eq!(r.body["pagination"]["total"], 1, "{}", r.raw);
+    rec.op("household delivery log", "GET", API_DELIVERIES, &r);
+    let r = env.call("GET", &log, Some(&env.other_test_key), None).await;
+    assert_eq!(r.status, 404);
+    rec.op(
+        "household delivery log, other account",
+        "GET",
+        API_DELIVERIES,
+        &r,
+    );
+    let both = format!("{log}&verification_id={}", uuid::Uuid::new_v4());
+    let r = env.call("GET", &both, Some(&test), None).await;
+    assert_eq!(r.status, 400);
+    rec.op("delivery log of both", "GET", API_DELIVERIES, &r);
+    let event_id = household_event_id(household_id);
+    let r = env
+        .call(
+            "POST",
+            &format!("{API_REDELIVER}?event_id={event_id}"),
+            Some(&test),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 202, "{}", r.raw);
+    assert_eq!(r.body["data"]["household_id"], household_id);
+    rec.op("redeliver household.completed", "POST", API_REDELIVER, &r);
+}
+
+/// The `webhook-id` of a household's `household.completed`.
+fn household_event_id(household_id: &str) -> String {
+    format!("msg_{}_household_completed", household_id.replace('-', ""))
 }

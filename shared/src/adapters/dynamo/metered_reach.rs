@@ -9,6 +9,7 @@ use super::invites::day_count_attribute;
 use super::items::{from_item, n, s};
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
+use crate::domain::webhook_log::WebhookSubject;
 use crate::domain::{Account, Status, Verification, format_ts, resend};
 use crate::ports::{MeteredRedelivery, MeteredResend, StoreError};
 
@@ -107,7 +108,7 @@ impl DynamoStore {
             now,
             plans,
             event_id,
-            verification_id,
+            subject,
         } = *request;
         let marker = Uuid::new_v4().to_string();
         let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
@@ -118,11 +119,16 @@ impl DynamoStore {
         let requested = event.name("redelivery_requested_at");
         let message = event.name("message");
         let event_account = event.name("account_id");
-        let event_verification = event.name("verification_id");
+        // The subject is stored flat, as `verification_id` or `household_id` (`WebhookSubject`).
+        let (subject_attribute, subject_id, (pk, sk)) = match subject {
+            WebhookSubject::Verification(id) => ("verification_id", id, keys::verification(id)),
+            WebhookSubject::Household(id) => ("household_id", id, keys::household(id)),
+        };
+        let event_subject = event.name(subject_attribute);
         let one = event.value("one", n(1));
         let now_v = event.value("now", s(format_ts(now)));
         let acct = event.value("acct", s(&key.account_id));
-        let vid = event.value("vid", s(verification_id.to_string()));
+        let sid = event.value("sid", s(subject_id.to_string()));
         let (event_pk, event_sk) = keys::webhook_event(event_id);
         let redelivery = Update::builder()
             .table_name(self.table())
@@ -133,19 +139,19 @@ impl DynamoStore {
             ))
             .condition_expression(format!(
                 "attribute_exists(PK) AND {message}.{event_account} = {acct} \
-                 AND {event_verification} = {vid}"
+                 AND {event_subject} = {sid}"
             ))
             .set_expression_attribute_names(event.names())
             .set_expression_attribute_values(event.values())
             .build()
             .map_err(unavailable)?;
-        // The event's mode is its verification's: the key's account and mode, checked there.
+        // The event's mode is its subject's (the verification or the household, both stored with
+        // `account_id` and `mode`): the key's account and mode, checked there.
         let mut owner = Expr::default();
         let account = owner.name("account_id");
         let mode = owner.name("mode");
         let acct = owner.value("acct", s(&key.account_id));
         let mode_v = owner.value("mode", s(key.mode.as_str()));
-        let (pk, sk) = keys::verification(verification_id);
         let owned = ConditionCheck::builder()
             .table_name(self.table())
             .key(schema::PK, s(pk))

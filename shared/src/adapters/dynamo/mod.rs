@@ -18,6 +18,7 @@
 //! | idempotency       | `IDEMPOTENCY#<sha256>`      | `IDEMPOTENCY`   | (TTL = 24 h)                |                                  |
 //! | webhook event     | `WEBHOOK_EVENT#<webhook-id>` | `WEBHOOK_EVENT` | (TTL = 30 days)            |                                  |
 //! | delivery attempt  | `DELIVERIES#<verification>` | `<time>#<webhook-id>#<attempt>` | (TTL = 30 days) |                          |
+//! | household's attempt | `DELIVERIES#HOUSEHOLD#<household>` | as above     | (TTL = 30 days)             |                                  |
 //!
 //! GSI3 (sparse) holds household members only: a member's verification carries
 //! `GSI3PK = HOUSEHOLD#<household>` / `GSI3SK = <verification id>`, so one Query returns a

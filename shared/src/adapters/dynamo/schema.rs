@@ -46,6 +46,7 @@ pub mod keys {
     use uuid::Uuid;
 
     use super::{EXPIRY_SK, HOUSEHOLD_SK, VERIFICATION_SK};
+    use crate::domain::webhook_log::WebhookSubject;
     use crate::domain::{Mode, Status, Verification, format_ts};
 
     const VERIFICATION_PREFIX: &str = "VERIFICATION#";
@@ -106,9 +107,12 @@ pub mod keys {
             super::WEBHOOK_EVENT_SK.into(),
         )
     }
-    /// The partition of a verification's delivery attempts.
-    pub fn deliveries(verification_id: Uuid) -> String {
-        format!("DELIVERIES#{verification_id}")
+    /// The partition of a subject's delivery attempts: a verification's, or a household's.
+    pub fn deliveries(subject: WebhookSubject) -> String {
+        match subject {
+            WebhookSubject::Verification(id) => format!("DELIVERIES#{id}"),
+            WebhookSubject::Household(id) => format!("DELIVERIES#HOUSEHOLD#{id}"),
+        }
     }
     /// An attempt's sort key: by time (newest first when read backwards), then event and attempt.
     pub fn delivery_attempt(at: &str, event_id: &str, attempt: u32) -> String {

@@ -1,19 +1,20 @@
 //! The webhook history items: outgoing events (put once, when first queued; a redelivery request
 //! is a counted update the stream turns into a queued message) and delivery attempts (one
-//! partition per verification, sorted by time, so a page is one Query read backwards).
+//! partition per subject, a verification or a household, sorted by time, so a page is one Query
+//! read backwards).
 
 use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::Select;
 use chrono::{DateTime, Utc};
-use uuid::Uuid;
 
 use super::items::{Item, from_item, n, s, to_item};
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable};
 use crate::domain::format_ts;
 use crate::domain::webhook_log::{
-    DeliveryAttempt, DeliveryPage, SHORT_LOG_ATTEMPTS, StoredWebhookEvent, history_ttl,
+    DeliveryAttempt, DeliveryPage, SHORT_LOG_ATTEMPTS, StoredWebhookEvent, WebhookSubject,
+    history_ttl,
 };
 use crate::ports::{StoreError, WebhookHistoryStore};
 
@@ -36,10 +37,7 @@ pub fn delivery_attempt_item(
     attempt: &DeliveryAttempt,
 ) -> Result<Item, StoreError> {
     let mut item = to_item(attempt)?;
-    item.insert(
-        schema::PK.into(),
-        s(keys::deliveries(attempt.verification_id)),
-    );
+    item.insert(schema::PK.into(), s(keys::deliveries(attempt.subject)));
     item.insert(
         schema::SK.into(),
         s(keys::delivery_attempt(
@@ -125,11 +123,11 @@ impl WebhookHistoryStore for DynamoStore {
 
     async fn list_delivery_attempts(
         &self,
-        verification_id: Uuid,
+        subject: WebhookSubject,
         offset: u32,
         limit: u32,
     ) -> Result<DeliveryPage, StoreError> {
-        let pk = keys::deliveries(verification_id);
+        let pk = keys::deliveries(subject);
         let wanted = (offset + limit) as usize;
         let (page, total) = tokio::join!(self.newest_attempts(&pk, wanted), self.count(&pk));
         let items = page?
@@ -146,7 +144,7 @@ impl WebhookHistoryStore for DynamoStore {
 
     async fn delivery_page_if_short(
         &self,
-        verification_id: Uuid,
+        subject: WebhookSubject,
         offset: u32,
         limit: u32,
     ) -> Result<Option<DeliveryPage>, StoreError> {
@@ -155,7 +153,7 @@ impl WebhookHistoryStore for DynamoStore {
             .query()
             .table_name(self.table())
             .key_condition_expression("PK = :pk")
-            .expression_attribute_values(":pk", s(keys::deliveries(verification_id)))
+            .expression_attribute_values(":pk", s(keys::deliveries(subject)))
             .scan_index_forward(false)
             .limit(SHORT_LOG_ATTEMPTS as i32)
             .send()

@@ -10,7 +10,9 @@ use uuid::Uuid;
 use crate::config::Plans;
 use crate::domain::household::{Household, HouseholdDecision};
 use crate::domain::metering::{MeterOutcome, PresentedKey};
-use crate::domain::webhook_log::{DeliveryAttempt, DeliveryPage, StoredWebhookEvent};
+use crate::domain::webhook_log::{
+    DeliveryAttempt, DeliveryPage, StoredWebhookEvent, WebhookSubject,
+};
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, SubscriptionStatus, Transition,
     Verification,
@@ -70,6 +72,9 @@ pub enum StoreOp {
     GetHousehold,
     GetHouseholdWithMembers,
     RecordHouseholdDecision,
+    ClaimNotice,
+    MarkNoticeSent,
+    ReleaseNotice,
 }
 
 /// Decides whether a call fails (and counts it).
@@ -409,24 +414,24 @@ impl<S: WebhookHistoryStore, F: FaultPlan> WebhookHistoryStore for FaultyStore<S
     }
     async fn list_delivery_attempts(
         &self,
-        verification_id: Uuid,
+        subject: WebhookSubject,
         offset: u32,
         limit: u32,
     ) -> Result<DeliveryPage, StoreError> {
         self.faults.check(StoreOp::ListDeliveryAttempts)?;
         self.inner
-            .list_delivery_attempts(verification_id, offset, limit)
+            .list_delivery_attempts(subject, offset, limit)
             .await
     }
     async fn delivery_page_if_short(
         &self,
-        verification_id: Uuid,
+        subject: WebhookSubject,
         offset: u32,
         limit: u32,
     ) -> Result<Option<DeliveryPage>, StoreError> {
         self.faults.check(StoreOp::DeliveryPageIfShort)?;
         self.inner
-            .delivery_page_if_short(verification_id, offset, limit)
+            .delivery_page_if_short(subject, offset, limit)
             .await
     }
 }

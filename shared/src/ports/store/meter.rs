@@ -9,6 +9,7 @@ use super::{IdempotencyClaim, StoreError};
 use crate::config::Plans;
 use crate::domain::household::Household;
 use crate::domain::metering::{MeterOutcome, PresentedKey};
+use crate::domain::webhook_log::WebhookSubject;
 use crate::domain::{Account, Verification};
 
 /// The daily API allowance, metered on the account item.
@@ -64,8 +65,8 @@ pub trait MeterStore: Send + Sync {
     ) -> impl Future<Output = Result<Option<(Account, Verification)>, StoreError>> + Send;
     /// An API redelivery request in one write: counts the request as `meter_and_create` does AND
     /// counts the redelivery on the stored event as `WebhookHistoryStore::request_redelivery`
-    /// does, only if the event is of the key's account and of `verification_id`, itself of the
-    /// key's account and mode. Some(the account after the count) when both happened; None when
+    /// does, only if the event is of the key's account and of `subject`, itself (the verification
+    /// or the household) of the key's account and mode. Some(the account after the count) when both happened; None when
     /// anything refused, and then nothing was written or counted.
     fn meter_and_redeliver(
         &self,
@@ -88,8 +89,9 @@ pub struct MeteredRedelivery<'a> {
     pub now: DateTime<Utc>,
     pub plans: &'a Plans,
     pub event_id: &'a str,
-    /// The verification the event id names (`msg_<id>_...`): its account and mode are checked.
-    pub verification_id: Uuid,
+    /// The subject the event id names (`WebhookSubject::of_event_id`): its account and mode are
+    /// checked.
+    pub subject: WebhookSubject,
 }
 
 /// An API create that carries its own metering (`MeterStore::meter_and_create`).

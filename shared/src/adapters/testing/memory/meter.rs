@@ -9,6 +9,7 @@ use super::households::create_household_locked;
 use super::{MemoryStore, Tables};
 use crate::config::Plans;
 use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
+use crate::domain::webhook_log::WebhookSubject;
 use crate::domain::{Account, Mode, Status, Verification, api_window, resend};
 use crate::ports::{
     CreateOutcome, MeterStore, MeteredCancel, MeteredCreate, MeteredHousehold, MeteredRedelivery,
@@ -158,23 +159,25 @@ impl MeterStore for MemoryStore {
             now,
             plans,
             event_id,
-            verification_id,
+            subject,
         } = *redelivery;
         let mut t = self.lock();
         let Some(account) = t.accounts.get(&key.account_id).cloned() else {
             return Ok(None);
         };
         let decision = classify_meter(Some(account.clone()), plans.get(&account.plan), key, now);
-        let owned_verification = t
-            .verifications
-            .get(&verification_id)
-            .is_some_and(|v| v.account_id == key.account_id && v.mode == key.mode);
-        if decision != MeterDecision::Count || !owned_verification {
+        let owned_subject = match subject {
+            WebhookSubject::Verification(id) => (t.verifications.get(&id))
+                .is_some_and(|v| v.account_id == key.account_id && v.mode == key.mode),
+            WebhookSubject::Household(id) => (t.households.get(&id))
+                .is_some_and(|h| h.account_id == key.account_id && h.mode == key.mode),
+        };
+        if decision != MeterDecision::Count || !owned_subject {
             return Ok(None);
         }
         // The history's lock is taken under the table's, as nowhere the other way round.
         if !self.count_redelivery_if(event_id, |e| {
-            e.message.account_id == key.account_id && e.verification_id == verification_id
+            e.message.account_id == key.account_id && e.subject == subject
         }) {
             return Ok(None);
         }

@@ -1,23 +1,23 @@
-//! `WebhookHistoryStore` in memory: events by id (put once), attempts per verification.
+//! `WebhookHistoryStore` in memory: events by id (put once), attempts per subject (a verification
+//! or a household).
 
 use std::collections::HashMap;
 use std::sync::MutexGuard;
 
 use chrono::{DateTime, Utc};
-use uuid::Uuid;
 
 use super::MemoryStore;
 use crate::domain::format_ts;
 use crate::domain::webhook_log::{
-    DeliveryAttempt, DeliveryPage, SHORT_LOG_ATTEMPTS, StoredWebhookEvent,
+    DeliveryAttempt, DeliveryPage, SHORT_LOG_ATTEMPTS, StoredWebhookEvent, WebhookSubject,
 };
 use crate::ports::{StoreError, WebhookHistoryStore};
 
 #[derive(Default)]
 pub(super) struct History {
     events: HashMap<String, StoredWebhookEvent>,
-    /// Per verification: (sort key, account, attempt), kept sorted by the sort key.
-    attempts: HashMap<Uuid, Vec<(String, String, DeliveryAttempt)>>,
+    /// Per subject: (sort key, account, attempt), kept sorted by the sort key.
+    attempts: HashMap<WebhookSubject, Vec<(String, String, DeliveryAttempt)>>,
 }
 
 impl MemoryStore {
@@ -79,7 +79,7 @@ impl WebhookHistoryStore for MemoryStore {
             attempt.attempt
         );
         let mut history = self.history();
-        let list = history.attempts.entry(attempt.verification_id).or_default();
+        let list = history.attempts.entry(attempt.subject).or_default();
         list.retain(|(k, _, _)| *k != key);
         list.push((key, account_id.to_string(), attempt.clone()));
         list.sort_by(|a, b| a.0.cmp(&b.0));
@@ -88,14 +88,14 @@ impl WebhookHistoryStore for MemoryStore {
 
     async fn list_delivery_attempts(
         &self,
-        verification_id: Uuid,
+        subject: WebhookSubject,
         offset: u32,
         limit: u32,
     ) -> Result<DeliveryPage, StoreError> {
         let history = self.history();
         let all = history
             .attempts
-            .get(&verification_id)
+            .get(&subject)
             .map(Vec::as_slice)
             .unwrap_or_default();
         Ok(DeliveryPage {
@@ -112,21 +112,16 @@ impl WebhookHistoryStore for MemoryStore {
 
     async fn delivery_page_if_short(
         &self,
-        verification_id: Uuid,
+        subject: WebhookSubject,
         offset: u32,
         limit: u32,
     ) -> Result<Option<DeliveryPage>, StoreError> {
-        let logged = self
-            .history()
-            .attempts
-            .get(&verification_id)
-            .map_or(0, Vec::len);
+        let logged = self.history().attempts.get(&subject).map_or(0, Vec::len);
         if logged > SHORT_LOG_ATTEMPTS as usize {
             return Ok(None);
         }
         Ok(Some(
-            self.list_delivery_attempts(verification_id, offset, limit)
-                .await?,
+            self.list_delivery_attempts(subject, offset, limit).await?,
         ))
     }
 }
