@@ -305,7 +305,8 @@ mod tests {
             },
             event_type: "household.completed".into(),
             subject: WebhookSubject::Household(id),
-            stored_at: Utc::now(),
+            // Whole seconds: the stored timestamp keeps no more.
+            stored_at: "2026-11-25T05:00:00Z".parse().unwrap(),
             redeliveries: 2,
         };
         let stored = serde_json::to_value(&event).unwrap();
