@@ -379,9 +379,14 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
         log["Condition"]["StringEqualsIfExists"]["dynamodb:ReturnValues"],
         "NONE"
     );
-    assert!(
-        shared::adapters::dynamo::keys::deliveries(uuid::Uuid::nil()).starts_with("DELIVERIES#")
-    );
+    // Both kinds of log (a verification's, a household's) fall under the one prefix.
+    use shared::domain::webhook_log::WebhookSubject;
+    for subject in [
+        WebhookSubject::Verification(uuid::Uuid::nil()),
+        WebhookSubject::Household(uuid::Uuid::nil()),
+    ] {
+        assert!(shared::adapters::dynamo::keys::deliveries(subject).starts_with("DELIVERIES#"));
+    }
     let secrets = table_statements[0];
     assert_eq!(secrets["Action"], "dynamodb:GetItem");
     let condition = &secrets["Condition"];
