@@ -51,16 +51,21 @@ fn subject_param(req: &ApiRequest) -> Result<WebhookSubject, ApiError> {
     }
 }
 
-/// The subject's own item, read to check that the caller may see it.
+/// The subject's own item, read to check that the caller may see it (boxed: the two differ much
+/// in size).
 enum Named {
-    Verification(Option<Verification>),
-    Household(Option<Household>),
+    Verification(Option<Box<Verification>>),
+    Household(Option<Box<Household>>),
 }
 
 async fn fetch_subject<S: Store>(store: &S, req: &ApiRequest) -> Result<Named, ApiError> {
     Ok(match subject_param(req)? {
-        WebhookSubject::Verification(id) => Named::Verification(store.get_verification(id).await?),
-        WebhookSubject::Household(id) => Named::Household(store.get_household(id).await?),
+        WebhookSubject::Verification(id) => {
+            Named::Verification(store.get_verification(id).await?.map(Box::new))
+        }
+        WebhookSubject::Household(id) => {
+            Named::Household(store.get_household(id).await?.map(Box::new))
+        }
     })
 }
 
@@ -68,9 +73,9 @@ async fn fetch_subject<S: Store>(store: &S, req: &ApiRequest) -> Result<Named, A
 fn visible_subject(named: Named, caller: &Caller) -> Result<WebhookSubject, ApiError> {
     match named {
         Named::Verification(v) => Ok(WebhookSubject::Verification(
-            visible(v, caller)?.verification_id,
+            visible(v.map(|v| *v), caller)?.verification_id,
         )),
-        Named::Household(h) => visible_household(h, caller)
+        Named::Household(h) => visible_household(h.map(|h| *h), caller)
             .map(|h| WebhookSubject::Household(h.household_id))
             .ok_or_else(households::not_found),
     }
