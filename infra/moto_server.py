@@ -1,11 +1,17 @@
 #!/usr/bin/env python3
-"""moto's server, with one difference: requests are applied one at a time.
+"""moto's server, with two differences. One: requests are applied one at a time.
 
 moto applies a TransactWriteItems by deep-copying the tables and restoring that copy when a
 condition fails. With its threaded server, that restore can undo a write another request committed
 in the meantime (a cancel racing a completion came back as "in_progress" in our tests), which real
 DynamoDB never does. A lock around the application gives the serializable behaviour DynamoDB
 guarantees, while connections are still accepted concurrently.
+
+And two: only SES and SNS objects are listed at /moto-api/data.json. moto lists there every model
+object it ever made and never lets one go (a deep copy of a whole table per TransactWriteItems,
+copies of scanned items), so each read of that page (`make dev`'s e-mail printer every second, the
+tests' sent e-mails and SMS) grew slower with every write, and held the lock above meanwhile. We
+read only the sent e-mails and SMS there.
 
 Usage: python infra/moto_server.py -H 127.0.0.1 -p PORT
 """
@@ -17,7 +23,21 @@ from moto.moto_server.werkzeug_app import (
     MotoRequestHandler,
     create_backend_app,
 )
+from moto.core.common_models import BaseModel
 from werkzeug.serving import run_simple
+
+LISTED_SERVICES = {"ses", "sns"}
+
+
+def _new_model(cls, *args, **kwargs):
+    instance = super(BaseModel, cls).__new__(cls)
+    # moto.<service>.models: the service names the model's list in /moto-api/data.json.
+    if cls.__module__.split(".")[1] in LISTED_SERVICES:
+        cls.instances_tracked.append(instance)
+    return instance
+
+
+BaseModel.__new__ = _new_model
 
 
 class Serialized:
