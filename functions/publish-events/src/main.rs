@@ -15,9 +15,18 @@ async fn main() -> Result<(), Error> {
     let reach = shared::wiring::publish_reach(reach_config, schedules, &sdk);
     let (deps, reach) = (&deps, &reach);
     run(service_fn(move |event: LambdaEvent<Event>| async move {
-        let outbox =
-            shared::handlers::publish_events::publish_events(deps, event.payload.clone()).await;
-        let reached = shared::handlers::reach_events::reach_events(reach, &event.payload).await;
+        // Boxed: both handlers' futures are deep, and nesting them in this block's would pass
+        // the compiler's type-depth limit.
+        let outbox = Box::pin(shared::handlers::publish_events::publish_events(
+            deps,
+            event.payload.clone(),
+        ))
+        .await;
+        let reached = Box::pin(shared::handlers::reach_events::reach_events(
+            reach,
+            &event.payload,
+        ))
+        .await;
         Ok::<_, Error>(shared::handlers::reach_events::merge_responses(
             &event.payload,
             [outbox, reached],
