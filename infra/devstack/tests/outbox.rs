@@ -132,43 +132,6 @@ fn event(records: Vec<Value>) -> Event {
     e
 }
 
-/// Verifies a delivery with the published `standardwebhooks` Python package.
-fn verify_with_standard_webhooks(secret: &str, request: &common::Received) {
-    let headers: serde_json::Map<String, Value> =
-        ["webhook-id", "webhook-timestamp", "webhook-signature"]
-            .iter()
-            .map(|h| (h.to_string(), json!(request.header(h).expect(h))))
-            .collect();
-    let script = "import json,sys\nfrom standardwebhooks import Webhook\nd=json.load(sys.stdin)\nWebhook(d['secret']).verify(d['body'], d['headers'])\nprint('verified')";
-    let python = devstack::moto::moto_python();
-    let mut child = std::process::Command::new(python)
-        .arg("-c")
-        .arg(script)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            json!({"secret": secret, "body": request.body, "headers": headers})
-                .to_string()
-                .as_bytes(),
-        )
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "standardwebhooks refused: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "verified");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tenant_email_goes_out_once_even_when_the_insert_is_delivered_twice() {
     let mut rig = rig().await;
@@ -370,7 +333,7 @@ async fn completion_sends_a_signed_webhook_a_stock_library_verifies() {
     assert!(body["timestamp"].as_str().unwrap().ends_with('Z'));
     assert_eq!(completed.header("content-type"), Some("application/json"));
     assert!(completed.header("webhook-id").unwrap().starts_with("msg_"));
-    verify_with_standard_webhooks(SECRET, completed);
+    common::verify_with_standard_webhooks(SECRET, completed);
     assert_eq!(
         queue_depth(&rig.env, &rig.env.created.webhook_queue_url).await,
         0
@@ -414,8 +377,8 @@ async fn during_a_secret_rotation_both_secrets_sign() {
             .count(),
         2
     );
-    verify_with_standard_webhooks(&new_secret, &got[0]);
-    verify_with_standard_webhooks(SECRET, &got[0]);
+    common::verify_with_standard_webhooks(&new_secret, &got[0]);
+    common::verify_with_standard_webhooks(SECRET, &got[0]);
 }
 
 async fn queue_message(rig: &Rig, url: &str, id: &str) {

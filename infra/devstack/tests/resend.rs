@@ -141,41 +141,6 @@ fn links(env: &TestEnv, mail: &Value) -> Vec<String> {
     out
 }
 
-/// Verifies a delivery with the published `standardwebhooks` Python package.
-fn verify_with_standard_webhooks(secret: &str, request: &common::Received) {
-    let headers: serde_json::Map<String, Value> =
-        ["webhook-id", "webhook-timestamp", "webhook-signature"]
-            .iter()
-            .map(|h| (h.to_string(), json!(request.header(h).expect(h))))
-            .collect();
-    let script = "import json,sys\nfrom standardwebhooks import Webhook\nd=json.load(sys.stdin)\nWebhook(d['secret']).verify(d['body'], d['headers'])\nprint('verified')";
-    let mut child = std::process::Command::new(devstack::moto::moto_python())
-        .arg("-c")
-        .arg(script)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(
-            json!({"secret": secret, "body": request.body, "headers": headers})
-                .to_string()
-                .as_bytes(),
-        )
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        out.status.success(),
-        "standardwebhooks refused: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resend_mails_a_new_link_once_and_tells_the_webhook() {
     let mut rig = rig().await;
@@ -250,7 +215,7 @@ async fn a_resend_mails_a_new_link_once_and_tells_the_webhook() {
     );
     let body: Value = serde_json::from_str(&resent[0].body).unwrap();
     assert_eq!(body["data"]["verification_id"], id.to_string());
-    verify_with_standard_webhooks(SECRET, resent[0]);
+    common::verify_with_standard_webhooks(SECRET, resent[0]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
