@@ -16,7 +16,8 @@ use shared::domain::{
     Mode, NewVerificationInput, Status, Transition, VERIFICATION_LIFETIME, Verification,
 };
 use shared::handlers::reach_events::{
-    NOTICE_LEASE, ReachDeps, ReminderPayload, merge_responses, reach_events, reach_new_verification,
+    NOTICE_LEASE, ReachDeps, ReachError, ReminderPayload, merge_responses, reach_events,
+    reach_new_verification,
 };
 use shared::handlers::send_reminders::send_reminders;
 use shared::ports::store::prelude::*;
@@ -41,6 +42,7 @@ struct Outbox {
     failing_sms: Arc<Mutex<u32>>,
     failing_mail: Arc<Mutex<u32>>,
     failing_schedules: Arc<Mutex<u32>>,
+    failing_queue: Arc<Mutex<u32>>,
 }
 
 impl Outbox {
@@ -61,6 +63,8 @@ fn take_failure(counter: &Mutex<u32>) -> bool {
 
 impl Mailer for Outbox {
     async fn send(&self, email: &Email) -> Result<(), MailError> {
+        // A send takes a while: concurrent invocations run while one is sending.
+        tokio::task::yield_now().await;
         if take_failure(&self.failing_mail) {
             return Err(MailError::Transient("throttled".into()));
         }
@@ -94,6 +98,9 @@ impl Scheduler for Outbox {
 
 impl Queue for Outbox {
     async fn send(&self, body: &str) -> Result<(), StoreError> {
+        if take_failure(&self.failing_queue) {
+            return Err(StoreError::Unavailable("queue throttled".into()));
+        }
         self.webhooks.lock().unwrap().push(body.to_string());
         Ok(())
     }
@@ -309,10 +316,157 @@ async fn concurrent_invocations_of_one_point_send_once() {
         send_reminders(&deps, payload(&v, "72h")),
         send_reminders(&deps, payload(&v, "72h")),
     );
-    a.unwrap();
-    b.unwrap();
-    c.unwrap();
+    // One sends; the others find its claim held and fail, so that Lambda retries them (the
+    // holder may yet fail to queue the webhook).
+    let results = [a, b, c];
+    assert_eq!(
+        results.iter().filter(|r| r.is_ok()).count(),
+        1,
+        "{results:?}"
+    );
+    for lost in results.iter().filter(|r| r.is_err()) {
+        assert!(matches!(lost, Err(ReachError::Held)), "{lost:?}");
+    }
     assert_eq!((outbox.emails(), outbox.sms()), (1, 1));
+    // Lambda's retries of the two: nothing more is sent.
+    deps.clock.advance(Duration::minutes(1));
+    send_reminders(&deps, payload(&v, "72h")).await.unwrap();
+    send_reminders(&deps, payload(&v, "72h")).await.unwrap();
+    assert_eq!((outbox.emails(), outbox.sms()), (1, 1));
+}
+
+/// `deps` with its store failing what `faults` says.
+fn faulty(deps: &Deps, outbox: &Outbox, faults: &ArmedFaults) -> FaultyDeps {
+    ReachDeps {
+        store: FaultyStore {
+            inner: deps.store.clone(),
+            faults: faults.clone(),
+        },
+        mailer: outbox.clone(),
+        texter: outbox.clone(),
+        scheduler: outbox.clone(),
+        queue: outbox.clone(),
+        clock: deps.clock.clone(),
+        public_base_url: deps.public_base_url.clone(),
+        test_mode_delivery: deps.test_mode_delivery,
+        reminder_offsets: deps.reminder_offsets.clone(),
+    }
+}
+
+type FaultyDeps =
+    ReachDeps<FaultyStore<MemoryStore, ArmedFaults>, Outbox, Outbox, Outbox, Outbox, ManualClock>;
+
+fn webhook_ids(outbox: &Outbox) -> Vec<String> {
+    outbox
+        .webhooks
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            serde_json::from_str::<serde_json::Value>(h).unwrap()["webhook_id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+fn without_phone() -> NewVerificationInput {
+    NewVerificationInput {
+        tenant_phone: None,
+        sms_phone: None,
+        ..with_phone()
+    }
+}
+
+#[tokio::test]
+async fn an_unmarked_reminder_whose_webhook_failed_is_queued_by_the_retry_within_the_lease() {
+    let (deps, outbox, v) = setup(without_phone(), Mode::Live).await;
+    deps.clock.advance(Duration::hours(96));
+    let faults = ArmedFaults::default();
+    let store = faulty(&deps, &outbox, &faults);
+    // The e-mail goes out, its mark fails (every inline try), and the webhook's queue fails.
+    faults.down(StoreOp::MarkNoticeSent);
+    *outbox.failing_queue.lock().unwrap() = 1;
+    assert!(send_reminders(&store, payload(&v, "72h")).await.is_err());
+    assert_eq!(outbox.emails(), 1);
+    assert!(outbox.webhooks.lock().unwrap().is_empty());
+    // Lambda's retry a minute later finds the attempt's own lease live. The stored event shows
+    // the e-mail went out: no second e-mail, the notice marked, the webhook queued.
+    faults.restore(StoreOp::MarkNoticeSent);
+    deps.clock.advance(Duration::minutes(1));
+    send_reminders(&store, payload(&v, "72h")).await.unwrap();
+    assert_eq!(outbox.emails(), 1);
+    let event_id = format!("msg_{}_reminder_sent_72h", v.verification_id.simple());
+    assert_eq!(webhook_ids(&outbox), vec![event_id.clone()]);
+    let stored = deps.store.get_verification(v.verification_id).await;
+    let stored = stored.unwrap().unwrap();
+    assert!(
+        stored
+            .notices_sent
+            .contains(&"reminder_72h_email".to_string())
+    );
+    // A redelivery after the lease sends nothing more; the webhook keeps its id.
+    deps.clock.advance(NOTICE_LEASE);
+    send_reminders(&store, payload(&v, "72h")).await.unwrap();
+    assert_eq!(outbox.emails(), 1);
+    assert!(webhook_ids(&outbox).iter().all(|id| id == &event_id));
+}
+
+#[tokio::test]
+async fn a_mark_that_fails_once_is_retried_inline_so_the_retry_finds_the_reminder_sent() {
+    let (deps, outbox, v) = setup(without_phone(), Mode::Live).await;
+    deps.clock.advance(Duration::hours(96));
+    let faults = ArmedFaults::default();
+    let store = faulty(&deps, &outbox, &faults);
+    // The mark fails once, then the webhook's event cannot be stored.
+    faults.arm(StoreOp::MarkNoticeSent, 1);
+    faults.down(StoreOp::PutWebhookEvent);
+    assert!(send_reminders(&store, payload(&v, "72h")).await.is_err());
+    assert_eq!(outbox.emails(), 1);
+    assert!(outbox.webhooks.lock().unwrap().is_empty());
+    let stored = deps.store.get_verification(v.verification_id).await;
+    let stored = stored.unwrap().unwrap();
+    assert!(
+        stored
+            .notices_sent
+            .contains(&"reminder_72h_email".to_string())
+    );
+    // Lambda's retry, within the lease: the e-mail is sent, so its webhook is stored and queued.
+    faults.restore(StoreOp::PutWebhookEvent);
+    deps.clock.advance(Duration::minutes(1));
+    send_reminders(&store, payload(&v, "72h")).await.unwrap();
+    assert_eq!(outbox.emails(), 1);
+    let event_id = format!("msg_{}_reminder_sent_72h", v.verification_id.simple());
+    assert_eq!(webhook_ids(&outbox), vec![event_id]);
+}
+
+#[tokio::test]
+async fn with_nothing_recorded_of_a_sent_reminder_the_retry_waits_for_the_lease_and_loses_no_webhook()
+ {
+    let (deps, outbox, v) = setup(without_phone(), Mode::Live).await;
+    deps.clock.advance(Duration::hours(96));
+    let faults = ArmedFaults::default();
+    let store = faulty(&deps, &outbox, &faults);
+    // Sent, but neither marked nor its event stored: nothing shows that it went out.
+    faults.down(StoreOp::MarkNoticeSent);
+    faults.down(StoreOp::PutWebhookEvent);
+    assert!(send_reminders(&store, payload(&v, "72h")).await.is_err());
+    assert_eq!(outbox.emails(), 1);
+    faults.restore(StoreOp::MarkNoticeSent);
+    faults.restore(StoreOp::PutWebhookEvent);
+    // The first retry finds the lease live and fails rather than succeed with nothing queued.
+    deps.clock.advance(Duration::minutes(1));
+    let held = send_reminders(&store, payload(&v, "72h")).await;
+    assert!(matches!(held, Err(ReachError::Held)), "{held:?}");
+    assert!(outbox.webhooks.lock().unwrap().is_empty());
+    // The second retry comes after the lease: the reminder goes out again (at least once when
+    // nothing recorded it) and its webhook is queued.
+    deps.clock.advance(Duration::minutes(2));
+    send_reminders(&store, payload(&v, "72h")).await.unwrap();
+    assert_eq!(outbox.emails(), 2);
+    let event_id = format!("msg_{}_reminder_sent_72h", v.verification_id.simple());
+    assert_eq!(webhook_ids(&outbox), vec![event_id]);
 }
 
 #[tokio::test]
@@ -419,7 +573,9 @@ async fn a_crashed_attempt_holds_its_notice_until_its_lease_runs_out() {
         .await
         .unwrap();
     assert_eq!(claim, NoticeClaim::Claimed);
-    send_reminders(&deps, payload(&v, "72h")).await.unwrap();
+    // The lease is live: another attempt may still send, so this one fails and is retried.
+    let held = send_reminders(&deps, payload(&v, "72h")).await;
+    assert!(matches!(held, Err(ReachError::Held)), "{held:?}");
     assert_eq!(
         outbox.emails(),
         0,

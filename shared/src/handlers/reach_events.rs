@@ -31,6 +31,9 @@ use crate::ports::{
 /// How long one attempt holds a notice before another may take it over.
 pub const NOTICE_LEASE: Duration = Duration::minutes(2);
 
+/// Tries of marking a sent notice (an unmarked one may go out again once its lease runs out).
+const MARK_ATTEMPTS: u32 = 3;
+
 /// What the invite SMS, the reminder schedules and `send-reminders` need.
 pub struct ReachDeps<S, M, T, R, Q, C> {
     pub store: S,
@@ -63,6 +66,9 @@ pub enum ReachError {
     Text(TextError),
     #[error("mail: {0}")]
     Mail(crate::ports::MailError),
+    /// Another attempt holds the notice's lease and may not have finished: retried later.
+    #[error("notice held by another attempt; retried after its lease")]
+    Held,
 }
 
 /// What a reminder schedule hands `send-reminders`: ids and a label, no personal data.
@@ -92,6 +98,26 @@ pub(crate) async fn requester<S: Store>(store: &S, v: &Verification) -> Result<S
         .get_account(&v.account_id)
         .await?
         .map_or_else(|| "A landlord".to_string(), |a| a.name))
+}
+
+/// Marks a sent notice, retrying a failed write a few times (short pauses: a throttled table).
+pub(crate) async fn mark_sent<S: NoticeStore>(
+    store: &S,
+    id: Uuid,
+    notice: &Notice,
+) -> Result<(), StoreError> {
+    let mut attempt = 1;
+    loop {
+        match store.mark_notice_sent(id, notice).await {
+            Ok(()) => return Ok(()),
+            Err(e) if attempt >= MARK_ATTEMPTS => return Err(e),
+            Err(e) => {
+                tracing::warn!(verification_id = %id, notice = %notice.key(), attempt, error = %e, "notice not marked sent; trying again");
+                tokio::time::sleep(std::time::Duration::from_millis(50 * u64::from(attempt))).await;
+                attempt += 1;
+            }
+        }
+    }
 }
 
 /// Sends one SMS notice of `v` at most once; `text` makes the message from its own fresh link.
@@ -136,8 +162,9 @@ where
     };
     match deps.texter.send(&sms).await {
         Ok(()) => {
-            // SNS has it: a failed mark is logged, not retried (a retry would text again).
-            if let Err(e) = deps.store.mark_notice_sent(id, notice).await {
+            // SNS has it: a mark that keeps failing is logged, and the invocation is not failed
+            // for it (a retry would text again).
+            if let Err(e) = mark_sent(&deps.store, id, notice).await {
                 tracing::error!(verification_id = %id, notice = %notice.key(), error = %e, "SMS sent but not marked sent");
             } else {
                 tracing::info!(verification_id = %id, notice = %notice.key(), "SMS sent");

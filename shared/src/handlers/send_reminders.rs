@@ -1,13 +1,20 @@
 //! `send-reminders`: invoked by a one-time EventBridge Scheduler schedule at a reminder point
 //! (72 h and 24 h before `expires_at`). Sends the reminder e-mail (and SMS, when the tenant has a
-//! usable number) only while the verification is pending or in progress and not expired, and each
-//! at most once: every message is claimed first with one conditional write on the verification
-//! (status open, not expired, not sent yet, no live lease of another attempt). A send that fails
-//! gives its claim back and the invocation fails, so Lambda's asynchronous retry sends it again;
-//! a crashed attempt's lease runs out and the retry takes it over. A redelivered invocation finds
-//! the messages sent and sends nothing. A sent e-mail's `verification.reminder_sent` webhook is
-//! stored (for redelivery) before it is queued, like every webhook; a retry queues it again under
-//! the same `webhook-id`.
+//! usable number) only while the verification is pending or in progress and not expired: every
+//! message is claimed first with one conditional write on the verification (status open, not
+//! expired, not sent yet, no live lease of another attempt). A send that fails gives its claim
+//! back and the invocation fails, so Lambda's asynchronous retry sends it again; a crashed
+//! attempt's lease runs out and the retry takes it over. A redelivered invocation finds the
+//! messages sent and sends nothing.
+//!
+//! A sent e-mail's `verification.reminder_sent` webhook is stored (for redelivery) before it is
+//! queued, like every webhook; a retry queues it again under the same `webhook-id`. So that no
+//! webhook is lost, an e-mail claim held by another attempt is not success: that attempt may have
+//! sent the e-mail and failed to mark it and to queue the webhook (its own failed invocation,
+//! retried within the lease). If the webhook's event is stored, the e-mail went out and this
+//! attempt marks it and queues the webhook; otherwise it fails, and Lambda retries after the lease.
+//! The mark itself is retried a few times inline, as an unmarked e-mail may go out again once its
+//! lease runs out. The SMS stays at most once: a held SMS claim is left to its holder.
 
 use uuid::Uuid;
 
@@ -21,7 +28,7 @@ use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Verification, format_ts};
 use crate::handlers::html::esc;
 use crate::handlers::reach_events::{
-    NOTICE_LEASE, ReachDeps, ReachError, ReminderPayload, requester, send_sms_notice,
+    NOTICE_LEASE, ReachDeps, ReachError, ReminderPayload, mark_sent, requester, send_sms_notice,
 };
 use crate::handlers::webhook_archive::archive_and_queue;
 use crate::ports::{
@@ -102,6 +109,7 @@ where
     let notice = Notice::ReminderEmail(point.label());
     let now = deps.clock.now();
     let (token, token_hash) = generate_link_token();
+    let webhook = reminder_webhook(v, point);
     match deps
         .store
         .claim_notice(id, &notice, &token_hash, now, now + NOTICE_LEASE)
@@ -120,21 +128,41 @@ where
                 tracing::warn!(verification_id = %id, error = %e, "reminder e-mail not sent; will retry");
                 return Err(ReachError::Mail(e));
             }
-            if let Err(e) = deps.store.mark_notice_sent(id, &notice).await {
+            // Unmarked, the webhook still goes out below; a retry that finds the claim held
+            // finishes the mark once it sees the stored event.
+            if let Err(e) = mark_sent(&deps.store, id, &notice).await {
                 tracing::error!(verification_id = %id, error = %e, "reminder e-mail sent but not marked sent");
             }
             tracing::info!(verification_id = %id, reminder = %point.label(), "reminder e-mail sent");
         }
         // Sent by an earlier attempt whose webhook may not have been queued: queue it again.
         NoticeClaim::Sent => {}
-        other => {
-            tracing::info!(verification_id = %id, reminder = %point.label(), claim = ?other, "no reminder e-mail from this attempt");
+        NoticeClaim::Held => {
+            // The event is stored only after the e-mail went out: then the holder sent it.
+            let sent_by_holder = match &webhook {
+                Some(message) => deps
+                    .store
+                    .get_webhook_event(&message.webhook_id)
+                    .await?
+                    .is_some(),
+                None => false,
+            };
+            if !sent_by_holder {
+                tracing::info!(verification_id = %id, reminder = %point.label(), "reminder e-mail held by another attempt; retried after its lease");
+                return Err(ReachError::Held);
+            }
+            if let Err(e) = mark_sent(&deps.store, id, &notice).await {
+                tracing::error!(verification_id = %id, error = %e, "sent reminder e-mail not marked sent");
+            }
+        }
+        NoticeClaim::Closed => {
+            tracing::info!(verification_id = %id, reminder = %point.label(), "verification closed; no reminder e-mail");
             return Ok(());
         }
     }
     // Stored before it is queued, as every webhook, so the API can redeliver it; a failure of
     // either fails the invocation, whose retry finds the e-mail sent and queues it then.
-    if let Some(message) = reminder_webhook(v, point) {
+    if let Some(message) = webhook {
         archive_and_queue(&deps.store, &deps.queue, &deps.clock, &message).await?;
     }
     Ok(())
