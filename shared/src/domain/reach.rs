@@ -161,19 +161,42 @@ pub(crate) fn expiry_phrase(v: &Verification) -> String {
     format!("{} UTC", &format_ts(v.expires_at)[..16].replace('T', " "))
 }
 
+/// How many characters of the landlord's name and of the property an SMS shows: an address may
+/// be 500 characters, and a text past two segments costs more and may be cut by the carrier.
+pub const SMS_NAME_CHARS: usize = 40;
+
+/// `s` cut to at most `max` characters (on a char boundary), an ellipsis marking the cut.
+fn shorten(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let kept: String = s.chars().take(max.saturating_sub(1)).collect();
+    format!("{}…", kept.trim_end())
+}
+
+/// `property_phrase` for an SMS: the property shortened.
+fn sms_property_phrase(v: &Verification) -> String {
+    v.property_address
+        .as_deref()
+        .map(|a| format!(" for {}", shorten(a, SMS_NAME_CHARS)))
+        .unwrap_or_default()
+}
+
 /// The invite SMS: the landlord, the property, the link, the opt-out.
 pub fn invite_sms_text(v: &Verification, requester: &str, link: &str) -> String {
     format!(
-        "{requester} asks you to verify your income{}: {link} {SMS_OPT_OUT}",
-        property_phrase(v)
+        "{} asks you to verify your income{}: {link} {SMS_OPT_OUT}",
+        shorten(requester, SMS_NAME_CHARS),
+        sms_property_phrase(v)
     )
 }
 
 /// A reminder SMS.
 pub fn reminder_sms_text(v: &Verification, requester: &str, link: &str) -> String {
     format!(
-        "Reminder: {requester} asks you to verify your income{}. Link expires {}: {link} {SMS_OPT_OUT}",
-        property_phrase(v),
+        "Reminder: {} asks you to verify your income{}. Link expires {}: {link} {SMS_OPT_OUT}",
+        shorten(requester, SMS_NAME_CHARS),
+        sms_property_phrase(v),
         expiry_phrase(v)
     )
 }
@@ -267,9 +290,8 @@ mod tests {
             Notice::ReminderSms("72h".into()).key(),
             Notice::ReminderEmail("24h".into()).key(),
         ];
-        let mut unique = keys.to_vec();
-        unique.dedup();
-        assert_eq!(unique.len(), 4);
+        let unique: std::collections::HashSet<_> = keys.iter().collect();
+        assert_eq!(unique.len(), keys.len());
         assert!(
             keys.iter()
                 .all(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
@@ -300,5 +322,51 @@ mod tests {
             }
             assert!(text.chars().count() <= 320, "two SMS segments at most");
         }
+    }
+
+    #[test]
+    fn an_sms_shortens_a_long_property_and_landlord_name_on_a_char_boundary() {
+        let mut v = verification("2026-11-20T10:00:00.000Z");
+        // 500 characters, multi-byte ones included, as the API accepts.
+        let address: String = "Rue de l'Église 12, Zürich – 東京 "
+            .repeat(20)
+            .chars()
+            .take(500)
+            .collect();
+        assert_eq!(address.chars().count(), 500);
+        v.property_address = Some(address.clone());
+        let landlord = "Ñandú Property Management & Lettings Group International Holdings";
+        // A real link: the base URL, the verification id, a 43-character token.
+        let (token, _) = crate::domain::secrets::generate_link_token();
+        let link = crate::domain::tenant_link::tenant_link(
+            "https://verify.example.com",
+            v.verification_id,
+            &token,
+        );
+        for text in [
+            invite_sms_text(&v, landlord, &link),
+            reminder_sms_text(&v, landlord, &link),
+        ] {
+            assert!(
+                text.chars().count() <= 320,
+                "{} chars: {text}",
+                text.chars().count()
+            );
+            assert!(text.contains(&link), "the link is whole: {text}");
+            assert!(text.ends_with(SMS_OPT_OUT), "{text}");
+            let shown: String = address.chars().take(SMS_NAME_CHARS - 1).collect();
+            assert!(
+                text.contains(&format!(" for {}…", shown.trim_end())),
+                "{text}"
+            );
+            assert!(
+                text.contains("Ñandú Property Management & Lettings Gr…"),
+                "{text}"
+            );
+        }
+        // A short property and landlord are shown whole, without an ellipsis.
+        let short = invite_sms_text(&verification("2026-11-20T10:00:00.000Z"), "Acme", &link);
+        assert!(short.starts_with("Acme asks you to verify your income for 12 Elm St: "));
+        assert!(!short.contains('…'));
     }
 }
