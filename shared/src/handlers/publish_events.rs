@@ -128,11 +128,8 @@ pub fn tenant_email(v: &Verification, requester: &str, link: &str) -> Email {
         .map(|a| format!(" for {a}"))
         .unwrap_or_default();
     let expires = format!("{} UTC", &format_ts(v.expires_at)[..16].replace('T', " "));
-    let greeting = v
-        .tenant_name
-        .as_deref()
-        .map(|n| format!("Hello {n},"))
-        .unwrap_or_else(|| "Hello,".into());
+    // Generic: the messages name the landlord and the property, nothing of the tenant.
+    let greeting = "Hello,";
     let text = format!(
         "{greeting}\n\n{requester} asks you to verify your income{property}.\n\n\
          Open this secure link to consent and connect your income source:\n{link}\n\n\
@@ -146,7 +143,6 @@ pub fn tenant_email(v: &Verification, requester: &str, link: &str) -> Email {
 <p>Or copy this link into your browser:<br>{link}</p>
 <p>The link expires on {expires}. If you did not expect this request, you can ignore this e-mail.</p>
 </body></html>"#,
-        greeting = esc(&greeting),
         requester = esc(requester),
         property = esc(&property),
         link = esc(link),

@@ -129,3 +129,92 @@ async fn send_round<S: Store, M: Mailer, Q: Queue, C: Clock>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::adapters::testing::{ManualClock, MemoryStore, active_account};
+    use crate::domain::{NewVerificationInput, VERIFICATION_LIFETIME};
+    use crate::ports::store::prelude::*;
+    use crate::ports::{Email, StoreError};
+
+    /// Records the e-mails and queued bodies.
+    #[derive(Clone, Default)]
+    struct Recorder {
+        emails: Arc<Mutex<Vec<Email>>>,
+    }
+
+    impl Mailer for Recorder {
+        async fn send(&self, email: &Email) -> Result<(), MailError> {
+            self.emails.lock().unwrap().push(email.clone());
+            Ok(())
+        }
+    }
+
+    impl Queue for Recorder {
+        async fn send(&self, _: &str) -> Result<(), StoreError> {
+            Ok(())
+        }
+        async fn retry_later(&self, _: &str, _: u32) -> Result<(), StoreError> {
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn the_resent_invite_names_the_landlord_the_property_the_link_and_the_expiry_only() {
+        let created: DateTime<Utc> = "2026-11-20T10:00:00Z".parse().unwrap();
+        let store = MemoryStore::new();
+        let mut account = active_account("acct", "pro", created);
+        account.name = "Acme <Rentals>".into();
+        store.put_account(&account).await.unwrap();
+        let v = Verification::new_pending(
+            "acct",
+            Mode::Live,
+            NewVerificationInput {
+                tenant_email: "tess.tenant@example.com".into(),
+                tenant_name: Some("Tess Tenant".into()),
+                property_address: Some("12 Elm St".into()),
+                monthly_rent: Some(1500.0),
+                ..Default::default()
+            },
+            created,
+            VERIFICATION_LIFETIME,
+        );
+        store.create_verification(&v, None, None).await.unwrap();
+        let recorder = Recorder::default();
+        let deps = OutboxDeps {
+            store,
+            mailer: recorder.clone(),
+            queue: recorder.clone(),
+            retry_queue: recorder.clone(),
+            clock: ManualClock::at(created),
+            public_base_url: "https://verify.example.com".into(),
+            test_mode_delivery: TestModeDelivery::Suppress,
+            retry_backoff: vec![60],
+        };
+        send_resent_invite(&deps, v.verification_id, 1, created)
+            .await
+            .unwrap();
+        let emails = recorder.emails.lock().unwrap().clone();
+        assert_eq!(emails.len(), 1);
+        let email = &emails[0];
+        assert_eq!(email.to, "tess.tenant@example.com", "sent to the tenant");
+        let link = format!("https://verify.example.com/t/{}/", v.verification_id);
+        assert!(email.subject.starts_with("Acme <Rentals> asks you"));
+        for body in [&email.text, &email.html] {
+            assert!(body.starts_with("Hello,") || body.contains("<p>Hello,</p>"));
+            assert!(body.contains("12 Elm St") && body.contains(&link));
+            assert!(body.contains("2026-11-27 10:00 UTC"), "the expiry");
+        }
+        assert!(email.text.contains("Acme <Rentals> asks"));
+        assert!(email.html.contains("Acme &lt;Rentals&gt;"));
+        // Nothing of the tenant in what is shown: no name, no address, no rent.
+        for private in ["Tess", "tess.tenant", "1500"] {
+            assert!(!email.subject.contains(private), "{private}");
+            assert!(!email.text.contains(private), "{private}");
+            assert!(!email.html.contains(private), "{private}");
+        }
+    }
+}
