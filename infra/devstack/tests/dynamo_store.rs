@@ -1389,3 +1389,70 @@ async fn of_eight_concurrent_household_decisions_exactly_one_is_stored<S: Store>
             .unwrap()
     );
 }
+
+/// The raw `ttl` attribute of an item, as DynamoDB's TTL reads it (a number, epoch seconds).
+fn ttl_of(item: &Item) -> i64 {
+    match item.get(schema::TTL_ATTRIBUTE) {
+        Some(AttributeValue::N(n)) => n.parse().expect("epoch seconds"),
+        other => panic!("no numeric ttl: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_events_and_delivery_attempts_expire_30_days_after_their_time() {
+    use shared::domain::webhook::WebhookMessage;
+    use shared::domain::webhook_log::{
+        AttemptOutcome, DeliveryAttempt, StoredWebhookEvent, WebhookSubject,
+    };
+
+    let store = store().await;
+    let id = uuid::Uuid::new_v4();
+    let event_id = format!("msg_{}_completed", id.simple());
+    let body = serde_json::json!({
+        "type": "verification.completed",
+        "timestamp": "2026-03-10T12:00:00.000Z",
+        "data": {"verification_id": id.to_string()},
+    });
+    let message = WebhookMessage {
+        webhook_id: event_id.clone(),
+        account_id: ACCOUNT.into(),
+        url: "https://hooks.example.com/h".into(),
+        body: body.to_string(),
+    };
+    let stored_at = now();
+    let event = StoredWebhookEvent::of(&message, stored_at).expect("an event of ours");
+    store.put_webhook_event(&event).await.unwrap();
+    // An attempt two days later: its own time counts, not the event's.
+    let attempted_at = now() + Duration::days(2) + Duration::milliseconds(1_250);
+    let attempt = DeliveryAttempt {
+        event_id: event_id.clone(),
+        event_type: "verification.completed".into(),
+        subject: WebhookSubject::Verification(id),
+        attempt: 1,
+        attempted_at,
+        outcome: AttemptOutcome::Delivered,
+        http_status: Some(200),
+        error: None,
+        duration_ms: 12,
+        final_attempt: false,
+    };
+    store
+        .record_delivery_attempt(ACCOUNT, &attempt)
+        .await
+        .unwrap();
+
+    // 2026-03-10T12:00:00Z is 1_773_144_000; thirty days are 2_592_000 seconds.
+    assert_eq!(stored_at.timestamp(), 1_773_144_000);
+    let event_item = raw(&store, keys::webhook_event(&event_id)).await.unwrap();
+    assert_eq!(ttl_of(&event_item), 1_773_144_000 + 2_592_000);
+    let attempt_key = (
+        keys::deliveries(WebhookSubject::Verification(id)),
+        keys::delivery_attempt(&shared::domain::format_ts(attempted_at), &event_id, 1),
+    );
+    let attempt_item = raw(&store, attempt_key).await.unwrap();
+    // Whole seconds: the attempt's time rounded down, plus thirty days.
+    assert_eq!(
+        ttl_of(&attempt_item),
+        1_773_144_000 + 2 * 86_400 + 1 + 2_592_000
+    );
+}
