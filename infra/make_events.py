@@ -2,7 +2,8 @@
 """Writes the sample events in events/ (API Gateway HTTP API payload v2).
 
 Each file is named <expected status>-<case>.json (HTTP functions) or <outcome>-<case>.json
-(stream and queue functions: sent, queued, ignored, expired, delivered, retried, dropped); a test runs every file through its function
+(stream and queue functions: sent, reached (e-mail, SMS and webhook), queued, ignored, expired, delivered,
+retried, dropped); a test runs every file through its function
 against a local table seeded with the fixtures of infra/devstack (stack.rs), and checks the status.
 Run it again after changing a case: python3 infra/make_events.py
 """
@@ -262,7 +263,9 @@ marker = {"PK": {"S": f"VERIFICATION#{EXPIRED}"}, "SK": {"S": "EXPIRY"},
           "verification_id": {"S": EXPIRED}, "ttl": {"N": "1795256100"}}
 
 CASES["publish-events"] = {
-    "sent-email-on-insert": stream("INSERT", vkeys(PENDING), new=verification_image(PENDING, "pending")),
+    # With a number: the reach pass texts the invite and creates the reminder schedules.
+    "sent-email-on-insert": stream("INSERT", vkeys(PENDING), new=verification_image(
+        PENDING, "pending", tenant_phone="(201) 555-0142", sms_phone="+12015550142")),
     "queued-webhook-on-completion": stream(
         "MODIFY", vkeys(IN_PROGRESS),
         old=verification_image(IN_PROGRESS, "in_progress", webhook_url=HOOK, started_at="2026-11-21T10:05:00.000Z"),
@@ -363,7 +366,8 @@ def reminder(vid, point="72h"):
 
 CASES["send-reminders"] = {
     "sent-reminder-of-pending": reminder(PENDING),
-    "sent-reminder-of-in-progress": reminder(IN_PROGRESS, "24h"),
+    # The in-progress fixture has a number and a webhook URL: e-mail, SMS and webhook.
+    "reached-reminder-of-in-progress": reminder(IN_PROGRESS, "24h"),
     "ignored-reminder-of-completed": reminder(COMPLETED),
     "ignored-reminder-of-expired": reminder(EXPIRED, "24h"),
     "ignored-reminder-of-cancelled": reminder(CANCELLED),

@@ -119,8 +119,9 @@ pub(crate) fn bench_events(function: shared::routes::Function) -> Option<[&'stat
         // Runs the publish-events path again (same binary size class); its retry queue is
         // not part of the bench's stack.
         F::RetryEvents => return None,
+        // The reached one has a number and a webhook URL: claim, SES, SNS, webhook store+queue.
         F::SendReminders => [
-            "sent-reminder-of-pending.json",
+            "reached-reminder-of-in-progress.json",
             "ignored-reminder-of-completed.json",
         ],
     })
@@ -273,4 +274,35 @@ async fn run(args: Args) -> Result<(), Error> {
     std::fs::write(&args.out, &report)?;
     eprintln!("bench: written to {}", args.out.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A renamed sample would otherwise surface only when the bench runs.
+    #[test]
+    fn every_bench_event_is_a_sample_in_events() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../events");
+        for function in functions() {
+            for file in function.events {
+                let path = root.join(function.name).join(file);
+                assert!(path.is_file(), "{} missing", path.display());
+            }
+        }
+    }
+
+    /// The samples are test-mode fixtures: suppressed, the reach functions would do nothing.
+    #[test]
+    fn the_functions_deliver_test_mode_messages() {
+        let queues = devstack::stack::Created {
+            webhook_queue_url: "q".into(),
+            webhook_dlq_url: "d".into(),
+            retry_queue_url: "r".into(),
+            retry_dlq_url: "rd".into(),
+        };
+        let env = process::lambda_env("send-reminders", "api", "aws", "t-table", &queues);
+        let delivery = env.iter().find(|(k, _)| k == "TEST_MODE_DELIVERY");
+        assert_eq!(delivery.map(|(_, v)| v.as_str()), Some("send"));
+    }
 }

@@ -47,6 +47,9 @@ pub(crate) fn lambda_env(
             "REMINDER_SCHEDULER_ROLE_ARN",
             "arn:aws:iam::123456789012:role/bench-reminder-scheduler",
         ),
+        // The sample events are test-mode fixtures: suppressed, send-reminders and publish-events
+        // would measure a no-op. moto keeps the e-mails and texts; nothing leaves loopback.
+        ("TEST_MODE_DELIVERY", "send"),
         ("WEBHOOK_TIMEOUT_SECONDS", "10"),
         ("INCOME_PROVIDER", "none"),
         ("RUST_LOG", "info"),

@@ -241,6 +241,8 @@ pub async fn seed_account(
 /// Fixed ids of the fixture verifications the sample events refer to.
 pub const FIXTURE_PENDING: &str = "0b3f1c2e-5d4a-4e8b-9c7d-1a2b3c4d5e6f";
 pub const FIXTURE_IN_PROGRESS: &str = "1c4f2d3e-6e5b-4f9c-8d8e-2b3c4d5e6f70";
+/// The in-progress fixture's number (E.164), texted by its sample reminder.
+pub const FIXTURE_IN_PROGRESS_SMS: &str = "+12015550143";
 pub const FIXTURE_COMPLETED: &str = "2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081";
 pub const FIXTURE_OTHER_ACCOUNT: &str = "3e6b4f5a-8a7d-4b1e-8f0a-4d5e6f708192";
 pub const FIXTURE_CONSENTED: &str = "4f7c5a6b-9b8e-4c2f-9a1b-5e6f708192a3";
@@ -284,6 +286,12 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
         (FIXTURE_FAILED, DEMO_ACCOUNT),
     ] {
         let mut v = make(id, account);
+        if id == FIXTURE_IN_PROGRESS {
+            // The sample reminder that reaches every channel: e-mail, SMS and webhook.
+            v.tenant_phone = Some("(201) 555-0143".into());
+            v.sms_phone = Some(FIXTURE_IN_PROGRESS_SMS.into());
+            v.webhook_url = Some("http://127.0.0.1:3001/webhooks".into());
+        }
         if store.get_verification(v.verification_id).await?.is_some() {
             continue;
         }

@@ -247,6 +247,8 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
         .replace("http://127.0.0.1:3001/webhooks", &receiver.url);
     let fixture_email = "fixture.tenant+good@example.com";
     let mails_before = sent_emails_from(&names.sender, fixture_email).await;
+    let texts = || common::sent_sms(devstack::stack::FIXTURE_IN_PROGRESS_SMS);
+    let texts_before = texts().await.len();
     let expired_id: uuid::Uuid = devstack::stack::FIXTURE_EXPIRED.parse().unwrap();
     let stream_event = || -> Event {
         serde_json::from_str(&raw)
@@ -317,6 +319,11 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
         .status;
     match outcome.as_str() {
         "sent" => assert_eq!((mails, queued), (1, 0), "{function}/{name}"),
+        // The e-mail, the SMS and the webhook.
+        "reached" => {
+            assert_eq!((mails, queued), (1, 1), "{function}/{name}");
+            assert_eq!(texts().await.len() - texts_before, 1, "{function}/{name}");
+        }
         "queued" => assert_eq!((mails, queued), (0, 1), "{function}/{name}"),
         "ignored" => {
             assert_eq!((mails, queued), (0, 0), "{function}/{name}");
