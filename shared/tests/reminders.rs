@@ -1,6 +1,7 @@
 //! Reminders and SMS with in-memory fakes and an injected clock: when the schedules fall, that
 //! each message goes out once (redelivered invocations, duplicate stream records, races, a failed
-//! send and a crashed attempt included), and that nothing goes out after completion,
+//! send and a crashed attempt included), that a reminder's webhook is not lost when its mark and
+//! its queueing fail, and that nothing goes out after completion,
 //! cancellation or expiry. The same on the real wire (moto's Scheduler, SES and SNS) is in
 //! `infra/devstack/tests/reminders.rs`.
 
