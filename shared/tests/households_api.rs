@@ -1,20 +1,24 @@
-//! The household handlers against the in-memory store: the allowance checked for all members at
-//! once under concurrent creates, a failing store answered without a partial household, the
-//! decision as GET shows it (open, partly failed), a cancel losing the race to the members'
+//! The household handlers against the in-memory store: the body's own 32 KiB limit, the
+//! allowance checked for all members at once under concurrent creates, a failing store answered
+//! without a partial household, the decision as GET shows it (open, partly failed, a guarantor
+//! carrying an applicant with sandbox incomes), a cancel losing the race to the members'
 //! completions, and the household decision in the outbox under a fault. The same on the real wire: `infra/devstack/tests/households.rs`.
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde_json::{Value, json};
+use shared::adapters::sandbox::scenario_income;
 use shared::adapters::testing::{
     ArmedFaults, FaultyStore, ManualClock, MemoryStore, StoreOp, active_account,
 };
 use shared::config::{LiveIncome, Plans, Settings};
-use shared::domain::report::IncomeReport;
+use shared::domain::affordability::RentTerms;
+use shared::domain::report::{IncomeReport, build_report_with};
 use shared::domain::secrets::{GeneratedKey, key_from_random};
 use shared::domain::{ApiKeyRecord, Mode, Plan, Status, Transition};
 use shared::handlers::api::ApiDeps;
 use shared::handlers::households::{cancel_household, create_household, get_household};
 use shared::http::{ApiRequest, ApiResponse};
+use shared::ports::TransitionOutcome;
 use shared::ports::store::prelude::*;
 use uuid::Uuid;
 
@@ -63,10 +67,14 @@ async fn deps<S: Store>(store: S) -> (ApiDeps<S, ManualClock>, GeneratedKey) {
 }
 
 fn post(key: &GeneratedKey, body: &Value) -> ApiRequest {
+    post_raw(key, body.to_string())
+}
+
+fn post_raw(key: &GeneratedKey, raw: String) -> ApiRequest {
     ApiRequest::new(http::Method::POST, "/api/v1/households")
         .with_header("content-type", "application/json")
         .with_header("authorization", &format!("Bearer {}", key.secret))
-        .with_body(body.to_string())
+        .with_body(raw)
 }
 
 fn named(method: http::Method, key: &GeneratedKey, id: &str) -> ApiRequest {
@@ -89,6 +97,54 @@ fn report(income: f64) -> IncomeReport {
     let mut r = IncomeReport::empty_for_tests();
     r.total_monthly_income = income;
     r
+}
+
+/// Completes a member as the tenant page does in the sandbox: consent, then the scenario's income.
+async fn complete_in_sandbox(store: &MemoryStore, id: Uuid, scenario: &str) {
+    let v = store.get_verification(id).await.unwrap().unwrap();
+    let consent = Transition::Consent {
+        version: "2026-11-v1".into(),
+        provider_user: None,
+    };
+    let TransitionOutcome::Applied(v) = store.transition(&v, &consent, now()).await.unwrap() else {
+        panic!("consent applies")
+    };
+    let income = scenario_income(scenario, v.created_at.date_naive()).unwrap();
+    let report = build_report_with(&income, &RentTerms::from(&v));
+    let done = Transition::Complete { report };
+    let outcome = store.transition(&v, &done, now()).await.unwrap();
+    assert!(
+        matches!(outcome, TransitionOutcome::Applied(_)),
+        "{outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_household_body_may_be_32_kib_and_a_larger_one_is_413() {
+    let store = MemoryStore::new();
+    let (deps, key) = deps(store.clone()).await;
+    // Whitespace keeps the body valid JSON at any size.
+    let padded = |size: usize| {
+        let b = household("size", &["applicant"]).to_string();
+        format!("{b}{}", " ".repeat(size - b.len()))
+    };
+    // Over POST /verify's 16 KiB, within the household's 32 KiB, up to the last byte.
+    for size in [20 * 1024, 32 * 1024] {
+        let r = create_household(&deps, post_raw(&key, padded(size))).await;
+        assert_eq!(r.status, 201, "{size} bytes: {}", r.body);
+    }
+    assert_eq!(store.verifications().len(), 2);
+    for size in [32 * 1024 + 1, 40 * 1024] {
+        let r = create_household(&deps, post_raw(&key, padded(size))).await;
+        let e = body(&r);
+        assert_eq!(
+            (r.status, e["success"].clone(), e["code"].clone()),
+            (413, json!(false), json!("payload_too_large")),
+            "{size} bytes"
+        );
+        assert_eq!(e["error"], "Request body is larger than 32768 bytes");
+    }
+    assert_eq!(store.verifications().len(), 2, "nothing written for a 413");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -297,6 +353,56 @@ async fn a_guarantor_alone_gets_no_yes_when_every_applicant_failed() {
         "{rule}"
     );
     assert!(rule.contains("a guarantor backs an applicant"), "{rule}");
+}
+
+#[tokio::test]
+async fn a_guarantor_carries_an_applicant_below_the_income_rule_to_yes() {
+    let store = MemoryStore::new();
+    let (deps, key) = deps(store.clone()).await;
+    let r = create_household(
+        &deps,
+        post(&key, &household("carry", &["applicant", "guarantor"])),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let created = body(&r);
+    let id = created["data"]["household_id"].as_str().unwrap();
+    let member = |i: usize| -> Uuid {
+        created["data"]["members"][i]["verification_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    // Rent 1,000.00: the applicant's `lowincome` 1,516.67 is below 3 x 1,000.00; the
+    // guarantor's `good` 5,200.00 reaches the default 5 x 1,000.00 alone.
+    complete_in_sandbox(&store, member(0), "lowincome").await;
+    complete_in_sandbox(&store, member(1), "good").await;
+    let r = get_household(&deps, named(http::Method::GET, &key, id)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let view = body(&r);
+    assert_eq!(view["data"]["status"], "decided", "{view}");
+    let incomes: Vec<Value> = (view["data"]["members"].as_array().unwrap().iter())
+        .map(|m| m["monthly_income"].clone())
+        .collect();
+    assert_eq!(incomes, [json!(1516.67), json!(5200.0)]);
+    let d = &view["data"]["decision"];
+    assert_eq!(d["applicants_monthly_income"], 1516.67, "{d}");
+    assert_eq!(d["tenant_portion"], 1000.0);
+    assert_eq!(d["income_multiple"], 3.0);
+    assert_eq!(d["income_required"], 3000.0);
+    assert_eq!(d["applicants_meet_requirement"], false);
+    assert_eq!(d["guarantor_multiple"], 5.0);
+    assert_eq!(d["guarantor_income_required"], 5000.0);
+    assert_eq!(d["guarantor_meets_requirement"], true);
+    assert_eq!(d["meets_requirement"], true);
+    assert_eq!(d["made_without"], json!([]));
+    assert_eq!(
+        d["rule"],
+        "The applicants' combined income 1,516.67 is below 3 x the rent 1,000.00. The highest \
+         guarantor income 5,200.00 is enough for the guarantor rule of 5 x the tenant's portion. \
+         The household meets the requirement."
+    );
 }
 
 /// Completes every open member the moment the handler is about to write a member's cancel: the

@@ -19,8 +19,8 @@ use shared::domain::{
 };
 use shared::ports::store::prelude::*;
 use shared::ports::{
-    CreateOutcome, EmailClaim, EmailStart, IdempotencyClaim, ListQuery, MeterOutcome,
-    MeteredCancel, MeteredCreate, TransitionOutcome, WebhookSecrets,
+    CreateOutcome, EmailClaim, EmailStart, IdempotencyClaim, LinkTokenOutcome, ListQuery,
+    MeterOutcome, MeteredCancel, MeteredCreate, TransitionOutcome, WebhookSecrets,
 };
 
 const ACCOUNT: &str = "acct_dynamo";
@@ -270,10 +270,13 @@ async fn conditional_writes_refuse<S: Store>(store: S) {
         other => panic!("{other:?}"),
     }
     // Only the fields the transition sets are written: a token bound since the read survives.
-    store
-        .add_link_token(v.verification_id, "mail-token-hash")
-        .await
-        .unwrap();
+    assert_eq!(
+        store
+            .add_recent_link_token(&started, "mail-token-hash", 3)
+            .await
+            .unwrap(),
+        LinkTokenOutcome::Added
+    );
     let report = IncomeReport::empty_for_tests();
     let complete = Transition::Complete { report };
     let outcome = store.transition(&started, &complete, now()).await.unwrap();
@@ -299,44 +302,57 @@ async fn conditional_writes_refuse<S: Store>(store: S) {
         TransitionOutcome::Conflict(_)
     ));
     // A link token cannot be bound to a verification that does not exist.
-    let missing = pending(Mode::Test).verification_id;
-    assert!(store.add_link_token(missing, "x").await.is_err());
-
-    // The tenant e-mail is claimed by one sender; its outcome is kept for good.
-    let id = v.verification_id;
+    let missing = pending(Mode::Test);
     assert_eq!(
-        store.claim_email_send(id, now()).await.unwrap(),
-        EmailClaim::Claimed
+        store.add_recent_link_token(&missing, "x", 3).await.unwrap(),
+        LinkTokenOutcome::NotFound
+    );
+    let absent = missing.verification_id;
+    let start = store.claim_email_and_bind(absent, "x", now()).await;
+    assert_eq!(start.unwrap(), EmailStart::NotPending);
+
+    // The tenant e-mail is claimed by one sender; its outcome is kept for good. (`v` is
+    // completed by now and the claim binds only while pending: a fresh one is mailed.)
+    let mailed = pending(Mode::Live);
+    store
+        .create_verification(&mailed, None, None)
+        .await
+        .unwrap();
+    let id = mailed.verification_id;
+    let claim = |id, hash: &'static str, at| store.claim_email_and_bind(id, hash, at);
+    assert_eq!(
+        claim(id, "mail-1", now()).await.unwrap(),
+        EmailStart::Claimed
     );
     assert_eq!(
-        store.claim_email_send(id, now()).await.unwrap(),
-        EmailClaim::Held
+        claim(id, "mail-2", now()).await.unwrap(),
+        EmailStart::Refused(EmailClaim::Held)
     );
     let after_lease = now() + items::EMAIL_LEASE + Duration::seconds(2);
     assert_eq!(
-        store.claim_email_send(id, after_lease).await.unwrap(),
-        EmailClaim::Claimed
+        claim(id, "mail-3", after_lease).await.unwrap(),
+        EmailStart::Claimed
     );
     store.mark_email_sent(id, now()).await.unwrap();
     assert_eq!(
-        store.claim_email_send(id, after_lease).await.unwrap(),
-        EmailClaim::Sent
+        claim(id, "mail-4", after_lease).await.unwrap(),
+        EmailStart::Refused(EmailClaim::Sent)
     );
     assert!(store.release_email_send(id).await.is_err());
     let other = first.verification_id;
     assert_eq!(
-        store.claim_email_send(other, now()).await.unwrap(),
-        EmailClaim::Claimed
+        claim(other, "mail-5", now()).await.unwrap(),
+        EmailStart::Claimed
     );
     store.release_email_send(other).await.unwrap();
     assert_eq!(
-        store.claim_email_send(other, now()).await.unwrap(),
-        EmailClaim::Claimed
+        claim(other, "mail-6", now()).await.unwrap(),
+        EmailStart::Claimed
     );
     store.mark_email_rejected(other, "bounced").await.unwrap();
     assert_eq!(
-        store.claim_email_send(other, now()).await.unwrap(),
-        EmailClaim::Rejected("bounced".into())
+        claim(other, "mail-7", now()).await.unwrap(),
+        EmailStart::Refused(EmailClaim::Rejected("bounced".into()))
     );
 }
 
@@ -356,11 +372,11 @@ async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store>(store: S)
     let start = store.claim_email_and_bind(id, "mail-2", now()).await;
     assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Held));
     assert_eq!(tokens(store.get_verification(id).await.unwrap()), bound);
-    // The one-step claim and the joined one see the same claim item.
-    assert_eq!(
-        store.claim_email_send(id, now()).await.unwrap(),
-        EmailClaim::Held
-    );
+    // Held for the whole lease, not only at the instant it was taken.
+    let within_lease = now() + items::EMAIL_LEASE - Duration::seconds(1);
+    let start = store.claim_email_and_bind(id, "mail-2", within_lease).await;
+    assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Held));
+    assert_eq!(tokens(store.get_verification(id).await.unwrap()), bound);
     let after_lease = now() + items::EMAIL_LEASE + Duration::seconds(2);
     let start = store.claim_email_and_bind(id, "mail-3", after_lease).await;
     assert_eq!(start.unwrap(), EmailStart::Claimed);
@@ -377,7 +393,8 @@ async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store>(store: S)
         .await
         .unwrap();
     let rid = rejected.verification_id;
-    store.claim_email_send(rid, now()).await.unwrap();
+    let start = store.claim_email_and_bind(rid, "mail-r", now()).await;
+    assert_eq!(start.unwrap(), EmailStart::Claimed);
     store.mark_email_rejected(rid, "bounced").await.unwrap();
     let start = store.claim_email_and_bind(rid, "mail", now()).await;
     assert_eq!(
@@ -399,9 +416,8 @@ async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store>(store: S)
     assert!(matches!(outcome, TransitionOutcome::Applied(_)));
     let start = store.claim_email_and_bind(cid, "mail", now()).await;
     assert_eq!(start.unwrap(), EmailStart::NotPending);
-    assert_eq!(
-        store.claim_email_send(cid, now()).await.unwrap(),
-        EmailClaim::Claimed,
+    assert!(
+        store.release_email_send(cid).await.is_err(),
         "no claim was left behind"
     );
     let expired = pending(Mode::Live);

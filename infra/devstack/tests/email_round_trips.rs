@@ -242,9 +242,19 @@ async fn every_adapter_call_asks_for_its_consumed_capacity() {
     let store = &deps.store;
     let id = created(&env, "capacity@example.com").await;
     let v = store.get_verification(id).await.unwrap().unwrap();
-    store.add_link_token(id, "another-hash").await.unwrap();
-    store.claim_email_send(id, v.created_at).await.unwrap();
+    // Each write kind by a production call: the e-mail's claim (a transaction) given back (a
+    // delete), a replay's link (an update), a new account (a put).
+    let start = store.claim_email_and_bind(id, "another-hash", v.created_at);
+    assert_eq!(start.await.unwrap(), shared::ports::EmailStart::Claimed);
     store.release_email_send(id).await.unwrap();
+    let replay = store
+        .add_recent_link_token(&v, "replay-hash", 3)
+        .await
+        .unwrap();
+    assert_eq!(replay, shared::ports::LinkTokenOutcome::Added);
+    let account_id = format!("acct_capacity_{}", Uuid::new_v4().simple());
+    let account = shared::adapters::testing::active_account(&account_id, "pro", v.created_at);
+    store.put_account(&account).await.unwrap();
     store
         .transition(&v, &shared::domain::Transition::Cancel, v.created_at)
         .await

@@ -476,9 +476,10 @@ async fn concurrent_replays_keep_a_bounded_set_of_working_links() {
         .parse()
         .unwrap();
     let first_token = link_token(&first);
-    // The tenant's e-mailed link, bound as the outbox binds it.
+    // The tenant's e-mailed link, bound as the outbox binds it (with the e-mail's claim).
     let (mail_token, mail_hash) = shared::domain::secrets::generate_link_token();
-    env.store.add_link_token(id, &mail_hash).await.unwrap();
+    let start = env.store.claim_email_and_bind(id, &mail_hash, Utc::now());
+    assert_eq!(start.await.unwrap(), shared::ports::EmailStart::Claimed);
     let bound = 2 + MAX_REPLAY_LINK_TOKENS;
 
     // Ten replays at once, while a reader checks the bound on every state it sees.

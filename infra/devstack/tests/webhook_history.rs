@@ -2,8 +2,9 @@
 //! failure with the HTTP status or the network error class, the final attempt before the DLQ);
 //! a redelivered event (also one from the DLQ) carries the same `webhook-id` and body with a fresh
 //! signature that the `standardwebhooks` Python library verifies; the API scopes both to the
-//! caller; a log write that fails neither retries a delivered webhook nor goes unreported; an
-//! event that cannot be stored is not queued and not lost (the retry queue redoes it).
+//! caller; a log write that fails neither retries a delivered webhook nor goes unreported;
+//! secrets the store cannot read retry the webhook without logging an attempt; an event that
+//! cannot be stored is not queued and not lost (the retry queue redoes it).
 
 mod common;
 
@@ -333,6 +334,73 @@ async fn a_log_write_that_fails_neither_retries_the_delivered_webhook_nor_goes_u
         line.contains("Some(200)"),
         "the entry's HTTP status: {line}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unreadable_secrets_retry_the_webhook_without_logging_an_attempt() {
+    let mut rig = rig().await;
+    let receiver = Receiver::start(vec![200], Duration::ZERO).await;
+    let id = rig.started(&receiver.url).await;
+    let faults = ArmedFaults::default();
+    faults.down(StoreOp::GetWebhookSecrets);
+    let delivery = DeliveryDeps {
+        store: FaultyStore {
+            inner: rig.env.store.clone(),
+            faults: faults.clone(),
+        },
+        queue: rig.workers.delivery.queue.clone(),
+        clock: shared::ports::SystemClock,
+        client: rig.workers.delivery.client.clone(),
+        backoff: vec![0],
+        max_attempts: rig.workers.delivery.max_attempts,
+    };
+    let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
+    let url = rig.env.created.webhook_queue_url.clone();
+    // One batch through the handler; the ids it reported failed.
+    let batch = || async {
+        let failed = std::sync::Mutex::new(Vec::new());
+        let handed = devstack::pump::pump_queue_once(&sqs, &url, 0, |event| async {
+            let response = deliver_webhooks(&delivery, event).await;
+            let ids = response.batch_item_failures.iter();
+            *failed.lock().unwrap() = ids.map(|f| f.item_identifier.clone()).collect();
+            response
+        })
+        .await
+        .unwrap();
+        (handed, failed.into_inner().unwrap())
+    };
+
+    let (handed, failed) = batch().await;
+    assert_eq!((handed, failed.len()), (1, 1), "reported failed: retried");
+    assert!(receiver.received().is_empty(), "nothing was sent");
+    assert_eq!(queue_depth(&rig.env, &url).await, 1, "still queued");
+    let r = rig.deliveries(id, &rig.env.test_key).await;
+    assert_eq!(
+        r.body["pagination"]["total"], 0,
+        "no attempt logged: {}",
+        r.raw
+    );
+    let webhook_id = format!("msg_{}_in_progress", id.simple());
+    let logs = common::captured_logs();
+    let line = (logs.lines())
+        .find(|l| l.contains("webhook secrets could not be read") && l.contains(&webhook_id))
+        .expect("the store failure is logged as such");
+    assert!(
+        line.contains("injected fault at GetWebhookSecrets"),
+        "{line}"
+    );
+
+    // The table is back: the next batch delivers it, once.
+    faults.restore(StoreOp::GetWebhookSecrets);
+    let (handed, failed) = batch().await;
+    assert_eq!((handed, failed.len()), (1, 0));
+    let received = receiver.received();
+    assert_eq!(received.len(), 1, "delivered once");
+    verify_with_standard_webhooks(SECRET, &received[0]);
+    assert_eq!(queue_depth(&rig.env, &url).await, 0);
+    let r = rig.deliveries(id, &rig.env.test_key).await;
+    assert_eq!(r.body["pagination"]["total"], 1, "{}", r.raw);
+    assert_eq!(r.body["data"][0]["outcome"], "delivered");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -114,7 +114,7 @@ fn prepare<S: Store, C: Clock>(
                 .into(),
         });
     }
-    let body = json_body(req)?;
+    let body = json_body(req, MAX_BODY_BYTES)?;
     let mut input = validate_create(&body, &deps.settings.local_webhook_origins)?;
     resolve_sms(&mut input, deps.settings.sms_region);
     let idempotency = idempotency_claim(req, &key.account_id, key.mode, &body)?;

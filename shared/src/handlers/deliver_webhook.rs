@@ -6,6 +6,8 @@
 //! connection goes to the checked addresses); 10 s timeout; redirects not followed; response
 //! bodies not read. Here: the secrets, the signing time and the retries. A failed message is made visible again after a growing delay (about three days in all) and reported as a
 //! batch item failure; after the queue's last receive it lands in the DLQ. 410 Gone stops retries.
+//! An account without a secret is a configuration fault, logged as a failed attempt; secrets the
+//! store could not read are no attempt (nothing was sent), so the message is only retried.
 //!
 //! Every attempt is recorded in its subject's delivery log (`record_attempt`: the verification's,
 //! or the household's for `household.completed`), AFTER the POST and before the retry decision
@@ -24,7 +26,10 @@ use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
 use crate::adapters::webhook_client::{Attempt, WebhookClient};
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::webhook_log::{AttemptOutcome, DeliveryAttempt, NetworkErrorClass, event_meta};
-use crate::ports::{Clock, Queue, Store, WebhookSecrets};
+use crate::ports::{Clock, Queue, Store, StoreError, WebhookSecrets};
+
+/// Each account's secrets as the batch read them; an Err is a store failure, not a missing secret.
+type BatchSecrets = HashMap<String, Result<WebhookSecrets, StoreError>>;
 
 /// The webhook queue's maxReceiveCount (template.yaml and the local stack): the attempt with this
 /// number that fails is the last; the message then moves to the DLQ.
@@ -115,7 +120,7 @@ fn log_entry(
 async fn deliver_one<S: Store, Q: Queue, C: Clock>(
     deps: &DeliveryDeps<S, Q, C>,
     record: &SqsMessage,
-    secrets: &HashMap<String, WebhookSecrets>,
+    secrets: &BatchSecrets,
 ) -> bool {
     let Some(message) = json_body::<WebhookMessage>(record) else {
         // A message that cannot be read will not become readable: drop it, loudly.
@@ -123,10 +128,16 @@ async fn deliver_one<S: Store, Q: Queue, C: Clock>(
         return true;
     };
     let now = deps.clock.now();
-    let signing = secrets
-        .get(&message.account_id)
-        .map(|s| s.signing(now))
-        .unwrap_or_default();
+    let signing = match secrets.get(&message.account_id) {
+        Some(Ok(s)) => s.signing(now),
+        Some(Err(e)) => {
+            // Nothing reached the receiver, so nothing goes in its delivery log; the table is
+            // likely back by the retry.
+            tracing::error!(error = %e, webhook_id = %message.webhook_id, account_id = %message.account_id, "webhook secrets could not be read; retried");
+            return retry_later(deps, record, &message, None).await;
+        }
+        None => Vec::new(),
+    };
     let started = std::time::Instant::now();
     let attempt = if signing.is_empty() {
         tracing::error!(account_id = %message.account_id, "account has no webhook secret; rotate one with the admin tool");
@@ -163,25 +174,32 @@ async fn deliver_one<S: Store, Q: Queue, C: Clock>(
             tracing::warn!(webhook_id = %message.webhook_id, "webhook URL not allowed; dropped");
             true
         }
-        Attempt::Failed(_) | Attempt::Unreachable(_) => {
-            let status = match attempt {
-                Attempt::Failed(status) => status,
-                _ => None,
-            };
-            let delay = backoff_delay(&deps.backoff, count).unwrap_or(60);
-            if number >= deps.max_attempts {
-                tracing::error!(webhook_id = %message.webhook_id, status = ?status, attempt = count, alarm = "webhook_dead_lettered", "webhook failed its last attempt; it goes to the DLQ (redeliver it with POST /api/v1/webhooks/redeliver)");
-            } else {
-                tracing::warn!(webhook_id = %message.webhook_id, status = ?status, attempt = count, retry_in = delay, "webhook failed");
-            }
-            if let Some(receipt) = &record.receipt_handle
-                && let Err(e) = deps.queue.retry_later(receipt, delay).await
-            {
-                tracing::error!(error = %e, "could not set the retry delay");
-            }
-            false
-        }
+        Attempt::Failed(status) => retry_later(deps, record, &message, status).await,
+        Attempt::Unreachable(_) => retry_later(deps, record, &message, None).await,
     }
+}
+
+/// Makes a failed message visible again after its back-off; false: a batch item failure.
+async fn retry_later<S: Store, Q: Queue, C: Clock>(
+    deps: &DeliveryDeps<S, Q, C>,
+    record: &SqsMessage,
+    message: &WebhookMessage,
+    status: Option<u16>,
+) -> bool {
+    let count = receive_count(record);
+    let number = u32::try_from(count).unwrap_or(u32::MAX);
+    let delay = backoff_delay(&deps.backoff, count).unwrap_or(60);
+    if number >= deps.max_attempts {
+        tracing::error!(webhook_id = %message.webhook_id, status = ?status, attempt = count, alarm = "webhook_dead_lettered", "webhook failed its last attempt; it goes to the DLQ (redeliver it with POST /api/v1/webhooks/redeliver)");
+    } else {
+        tracing::warn!(webhook_id = %message.webhook_id, status = ?status, attempt = count, retry_in = delay, "webhook failed");
+    }
+    if let Some(receipt) = &record.receipt_handle
+        && let Err(e) = deps.queue.retry_later(receipt, delay).await
+    {
+        tracing::error!(error = %e, "could not set the retry delay");
+    }
+    false
 }
 
 /// Delivers a batch concurrently; only the failed messages are reported (and retried).
@@ -198,12 +216,8 @@ pub async fn deliver_webhooks<S: Store, Q: Queue, C: Clock>(
         if secrets.contains_key(&message.account_id) {
             continue;
         }
-        match deps.store.get_webhook_secrets(&message.account_id).await {
-            Ok(s) => {
-                secrets.insert(message.account_id, s);
-            }
-            Err(e) => tracing::error!(error = %e, "could not read webhook secrets"),
-        }
+        let read = deps.store.get_webhook_secrets(&message.account_id).await;
+        secrets.insert(message.account_id, read);
     }
     let outcomes =
         futures::future::join_all(event.records.iter().map(|r| deliver_one(deps, r, &secrets)))

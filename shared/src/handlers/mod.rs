@@ -1,5 +1,5 @@
 //! One module per Lambda function, named like the function, generic over the ports; `api` holds
-//! what the five `/api/v1` handlers share, `html` the escaping the tenant page and e-mail share.
+//! what every `/api/v1` handler shares, `html` the escaping the tenant page and e-mail share.
 
 pub mod api;
 pub mod cancel_verification;

@@ -210,16 +210,10 @@ pub trait VerificationStore: Send + Sync {
         &self,
         id: Uuid,
     ) -> impl Future<Output = Result<Option<Verification>, StoreError>> + Send;
-    /// Binds one more tenant-link token (by hash) to a verification, for good (the e-mailed link).
-    fn add_link_token(
-        &self,
-        id: Uuid,
-        token_hash: &str,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Binds a replay's link token (by hash) in one conditional write that keeps at most `keep`
     /// such rotating tokens (`Verification::recent_token_hashes`), dropping the oldest. Tokens
-    /// bound by `create_verification` or `add_link_token` are never dropped. `current` is the
-    /// caller's latest read; a concurrent change makes the write retry on the fresh item.
+    /// bound by `create_verification` or `claim_email_and_bind` are never dropped. `current` is
+    /// the caller's latest read; a concurrent change makes the write retry on the fresh item.
     fn add_recent_link_token(
         &self,
         current: &Verification,
@@ -323,16 +317,11 @@ pub trait WebhookSecretStore: Send + Sync {
 
 /// The tenant e-mail's send claim: at most one sender at a time, and a record of the outcome.
 pub trait EmailClaimStore: Send + Sync {
-    /// Claims the sending of a verification's tenant e-mail for a short lease. Only `Claimed`
-    /// lets the caller send; `Held` is NOT done work (the holder may still fail).
-    fn claim_email_send(
-        &self,
-        id: Uuid,
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = Result<EmailClaim, StoreError>> + Send;
-    /// The e-mail path's one write before SES: claims the sending (as `claim_email_send`) AND binds
-    /// the link token (as `add_link_token`) in one atomic write, only while the verification is
-    /// still pending and not past its expiry at `now`. Either both happen or neither.
+    /// The e-mail path's one write before SES: claims the sending of a verification's tenant
+    /// e-mail for a short lease AND binds the e-mailed link's token (by hash, for good) in one
+    /// atomic write, only while the verification is still pending and not past its expiry at
+    /// `now`. Either both happen or neither. Only `Claimed` lets the caller send; a refusal with
+    /// `Held` is NOT done work (the holder may still fail).
     fn claim_email_and_bind(
         &self,
         id: Uuid,

@@ -1,6 +1,7 @@
 //! The household endpoints against `infra/openapi.yaml`: create (201, replay, 400, 413, 415, 422),
 //! get (open, decided), cancel, the members' own views and the list filter, and the
-//! `household.completed` webhook after both members complete through the tenant page.
+//! `household.completed` webhook after both members complete through the tenant page (the
+//! guarantor carrying the applicant to yes).
 
 use super::*;
 
@@ -54,8 +55,10 @@ pub(super) async fn drive_households(rec: &mut Recorder) {
     let receiver = Receiver::start(vec![200], Duration::ZERO).await;
     let test = env.test_key.clone();
 
+    // Both earn 5,200.00 (sandbox `good`): below the applicant's 3 x 1,800.00, enough for the
+    // guarantor's 2 x 1,800.00.
     let body = json!({"property_address": "2 Shared House Lane", "monthly_rent": 1800,
-        "webhook_url": receiver.url, "guarantor_multiple": 4,
+        "webhook_url": receiver.url, "guarantor_multiple": 2,
         "members": [
             {"tenant_email": "hh.alex+good@example.com", "tenant_name": "Alex", "role": "applicant"},
             {"tenant_email": "hh.gus+good@example.com", "role": "guarantor", "tenant_phone": "+1 555 010 7777"}]})
@@ -187,6 +190,18 @@ pub(super) async fn drive_households(rec: &mut Recorder) {
         .call("GET", &household_path(household_id), Some(&test), None)
         .await;
     assert_eq!(r.body["data"]["status"], "decided", "{}", r.raw);
+    let d = &r.body["data"]["decision"];
+    assert_eq!(d["applicants_monthly_income"], 5200.0, "{d}");
+    assert_eq!(d["income_required"], 5400.0);
+    assert_eq!(d["applicants_meet_requirement"], false);
+    assert_eq!(d["guarantor_income_required"], 3600.0);
+    assert_eq!(d["guarantor_meets_requirement"], true);
+    assert_eq!(d["meets_requirement"], true);
+    let rule = d["rule"].as_str().unwrap();
+    assert!(
+        rule.contains("The highest guarantor income 5,200.00 is enough for the guarantor rule"),
+        "{rule}"
+    );
     rec.op("household decided", "GET", API_HOUSEHOLDS, &r);
     let r = env
         .call("DELETE", &household_path(household_id), Some(&test), None)

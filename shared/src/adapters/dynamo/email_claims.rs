@@ -1,7 +1,6 @@
 //! The tenant e-mail's claim item: a lease one sender holds while sending, then the outcome for
 //! good (sent, or rejected by SES), so a retry never sends twice and finishes what a crash left.
 
-use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
     AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
@@ -15,7 +14,7 @@ use super::items::{
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable};
 use crate::domain::{Status, format_ts};
-use crate::ports::{EmailClaim, EmailClaimStore, EmailStart, StoreError};
+use crate::ports::{EmailClaimStore, EmailStart, StoreError};
 
 /// Who may take the claim: nobody holds it, or the holder's lease ran out.
 const CLAIM_CONDITION: &str =
@@ -64,36 +63,6 @@ impl DynamoStore {
 }
 
 impl EmailClaimStore for DynamoStore {
-    async fn claim_email_send(
-        &self,
-        id: Uuid,
-        now: DateTime<Utc>,
-    ) -> Result<EmailClaim, StoreError> {
-        let item = email_claim_item(id, now);
-        let result = self
-            .put_item(item)
-            .condition_expression(CLAIM_CONDITION)
-            .expression_attribute_names("#state", "state")
-            .expression_attribute_values(":sending", s(EMAIL_SENDING))
-            .expression_attribute_values(":now", n(now.timestamp()))
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(EmailClaim::Claimed),
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(PutItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                // Why it was refused decides whether there is anything left to do.
-                let item = self.get(keys::email_claim(id)).await?.unwrap_or_default();
-                Ok(email_claim_refusal(&item))
-            }
-            Err(e) => Err(unavailable(e)),
-        }
-    }
-
     async fn claim_email_and_bind(
         &self,
         id: Uuid,

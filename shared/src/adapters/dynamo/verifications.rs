@@ -4,7 +4,7 @@
 //! it. Link tokens are in `link_tokens`, the list page in `list`.
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{AttributeValue, Put, ReturnValue, TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::{Put, ReturnValue, TransactWriteItem, Update};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -74,19 +74,6 @@ impl VerificationStore for DynamoStore {
 
     async fn get_verification(&self, id: Uuid) -> Result<Option<Verification>, StoreError> {
         self.read(keys::verification(id)).await
-    }
-
-    async fn add_link_token(&self, id: Uuid, token_hash: &str) -> Result<(), StoreError> {
-        self.update_item(&keys::verification(id))
-            .update_expression("SET #t = list_append(if_not_exists(#t, :empty), :new)")
-            .condition_expression("attribute_exists(PK)")
-            .expression_attribute_names("#t", "token_hashes")
-            .expression_attribute_values(":empty", AttributeValue::L(vec![]))
-            .expression_attribute_values(":new", AttributeValue::L(vec![s(token_hash)]))
-            .send()
-            .await
-            .map_err(unavailable)?;
-        Ok(())
     }
 
     async fn add_recent_link_token(

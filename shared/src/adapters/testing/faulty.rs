@@ -18,14 +18,15 @@ use crate::domain::{
     Verification,
 };
 use crate::ports::{
-    AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
-    HouseholdStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, InviteStore,
-    LinkTokenOutcome, ListPage, ListQuery, MeterStore, MeteredCancel, MeteredCreate,
-    MeteredHousehold, MeteredRedelivery, MeteredResend, ResendOutcome, StoreError,
-    TransitionOutcome, VerificationStore, WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
+    AccountStore, ApiKeyStore, CreateOutcome, EmailClaimStore, EmailStart, HouseholdStore,
+    IdempotencyClaim, IdempotencyRecord, IdempotencyStore, InviteStore, LinkTokenOutcome, ListPage,
+    ListQuery, MeterStore, MeteredCancel, MeteredCreate, MeteredHousehold, MeteredRedelivery,
+    MeteredResend, ResendOutcome, StoreError, TransitionOutcome, VerificationStore,
+    WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
 };
 
-/// Every store operation, named like its method.
+/// Every store operation, named like its method; `ClaimEmailSend` and `AddLinkToken` are the two
+/// halves `claim_email_and_bind` joins, so a fault can be injected in either.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StoreOp {
     PutAccount,
@@ -229,10 +230,6 @@ impl<S: VerificationStore, F: FaultPlan> VerificationStore for FaultyStore<S, F>
         self.faults.check(StoreOp::GetVerification)?;
         self.inner.get_verification(id).await
     }
-    async fn add_link_token(&self, id: Uuid, token_hash: &str) -> Result<(), StoreError> {
-        self.faults.check(StoreOp::AddLinkToken)?;
-        self.inner.add_link_token(id, token_hash).await
-    }
     async fn add_recent_link_token(
         &self,
         current: &Verification,
@@ -349,14 +346,6 @@ impl<S: WebhookSecretStore, F: FaultPlan> WebhookSecretStore for FaultyStore<S, 
 }
 
 impl<S: EmailClaimStore, F: FaultPlan> EmailClaimStore for FaultyStore<S, F> {
-    async fn claim_email_send(
-        &self,
-        id: Uuid,
-        now: DateTime<Utc>,
-    ) -> Result<EmailClaim, StoreError> {
-        self.faults.check(StoreOp::ClaimEmailSend)?;
-        self.inner.claim_email_send(id, now).await
-    }
     /// Fails where either of the two writes it joins would (the claim, the link token).
     async fn claim_email_and_bind(
         &self,

@@ -206,16 +206,6 @@ impl VerificationStore for MemoryStore {
         Ok(self.lock().verifications.get(&id).cloned())
     }
 
-    async fn add_link_token(&self, id: Uuid, token_hash: &str) -> Result<(), StoreError> {
-        let mut t = self.lock();
-        let v = t
-            .verifications
-            .get_mut(&id)
-            .ok_or_else(|| refused("no verification"))?;
-        v.token_hashes.push(token_hash.to_string());
-        Ok(())
-    }
-
     async fn add_recent_link_token(
         &self,
         current: &Verification,
@@ -401,20 +391,6 @@ fn email_claim_refusal(t: &Tables, id: Uuid, now: DateTime<Utc>) -> Option<Email
 }
 
 impl EmailClaimStore for MemoryStore {
-    async fn claim_email_send(
-        &self,
-        id: Uuid,
-        now: DateTime<Utc>,
-    ) -> Result<EmailClaim, StoreError> {
-        let mut t = self.lock();
-        if let Some(refusal) = email_claim_refusal(&t, id, now) {
-            return Ok(refusal);
-        }
-        let lease_until = now + EMAIL_LEASE;
-        t.emails.insert(id, EmailState::Sending { lease_until });
-        Ok(EmailClaim::Claimed)
-    }
-
     async fn claim_email_and_bind(
         &self,
         id: Uuid,

@@ -1,5 +1,7 @@
-//! What the five `/api/v1` handlers share; each handler is its own module beside this one
-//! (`handlers::create_verification`, ...), generic over the store and the clock.
+//! What every `/api/v1` handler shares (verifications, their reports and usage, the webhook log
+//! and redelivery, households); each handler is its own module beside this one
+//! (`handlers::create_verification`, ..., `handlers::households`), generic over the store and the
+//! clock.
 //!
 //! Every handler authenticates (key format and checksum; then one conditional update of the
 //! account the key names that checks the key is listed there and not revoked, plan, subscription

@@ -8,7 +8,6 @@ use crate::domain::affordability::{MAX_INCOME_MULTIPLE, MIN_INCOME_MULTIPLE};
 use crate::domain::secrets::sha256_hex;
 use crate::domain::{Mode, NewVerificationInput};
 use crate::error::{ApiError, FieldError};
-use crate::handlers::create_verification::MAX_BODY_BYTES;
 use crate::http::ApiRequest;
 use crate::ports::IdempotencyClaim;
 
@@ -331,17 +330,16 @@ pub(crate) fn integer_param(
     Ok(value.min(max) as u32)
 }
 
-/// The JSON body of a create: `application/json`, at most `MAX_BODY_BYTES`, well-formed.
-pub(crate) fn json_body(req: &ApiRequest) -> Result<Value, ApiError> {
+/// The JSON body of a create: `application/json`, at most `limit` bytes (each endpoint's own:
+/// a household carries up to six members), well-formed.
+pub(crate) fn json_body(req: &ApiRequest, limit: usize) -> Result<Value, ApiError> {
     let content_type = req.header("content-type").unwrap_or("");
     let media = content_type.split(';').next().unwrap_or("").trim();
     if !media.eq_ignore_ascii_case("application/json") {
         return Err(ApiError::UnsupportedMediaType);
     }
-    if req.body.len() > MAX_BODY_BYTES {
-        return Err(ApiError::PayloadTooLarge {
-            limit: MAX_BODY_BYTES,
-        });
+    if req.body.len() > limit {
+        return Err(ApiError::PayloadTooLarge { limit });
     }
     // serde_json's message names a line and column, never the content.
     serde_json::from_slice(&req.body)

@@ -114,7 +114,7 @@ fn prepare<S: Store, C: Clock>(
                 .into(),
         });
     }
-    let body = json_body(req)?;
+    let body = json_body(req, MAX_BODY_BYTES)?;
     let input = validate_household(&body, &deps.settings.local_webhook_origins)?;
     let idempotency = idempotency_claim(req, &key.account_id, key.mode, &body)?;
     let household_id = Uuid::new_v4();
