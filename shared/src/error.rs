@@ -64,6 +64,9 @@ pub enum ApiError {
     /// The request conflicts with the resource's state (409), with its own code.
     #[error("{message}")]
     Conflict { code: &'static str, message: String },
+    /// Concurrent requests on the same account outlasted the store's retries; nothing was done.
+    #[error("The service is busy with concurrent requests on this account; retry in a second")]
+    Busy,
     #[error("Internal error; retry later and quote the request_id if it persists")]
     Internal,
 }
@@ -95,6 +98,7 @@ impl ApiError {
             ApiError::IdempotencyMismatch => 422,
             ApiError::RateLimited { .. } | ApiError::ResendLimitReached { .. } => 429,
             ApiError::Internal => 500,
+            ApiError::Busy => 503,
         }
     }
 
@@ -117,6 +121,7 @@ impl ApiError {
             ApiError::IdempotencyMismatch => "idempotency_key_reused",
             ApiError::RateLimited { .. } => "rate_limit_exceeded",
             ApiError::Internal => "internal_error",
+            ApiError::Busy => "busy",
         }
     }
 
@@ -211,6 +216,7 @@ mod tests {
                 400,
             ),
             (ApiError::Internal, 500),
+            (ApiError::Busy, 503),
         ];
         for (e, status) in cases {
             assert_eq!(e.status(), status, "{e:?}");

@@ -16,6 +16,11 @@ use crate::ports::{Clock, Store, StoreError};
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
+        if let StoreError::Busy = e {
+            // Contention, not a fault: the client retries (Retry-After) and nothing was written.
+            tracing::warn!(error = %e, "store contended");
+            return ApiError::Busy;
+        }
         // The span carries the request id; the store's text stays in the log.
         tracing::error!(error = %e, "store call failed");
         ApiError::Internal
@@ -173,6 +178,7 @@ pub fn error_response(e: &ApiError, request_id: &str) -> ApiResponse {
         | ApiError::ResendLimitReached { retry_after, .. } => {
             response = response.with_header("retry-after", retry_after.to_string());
         }
+        ApiError::Busy => response = response.with_header("retry-after", "1"),
         _ => {}
     }
     response
