@@ -10,12 +10,15 @@ use crate::domain::Account;
 use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
-use crate::handlers::api::auth::{Caller, counted, meter, resolve_key};
+use crate::handlers::api::auth::{Caller, counted, meter, refused, resolve_key};
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, Store, StoreError};
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
+        if let StoreError::MeterRefused(outcome) = e {
+            return ApiError::MeterRefused(outcome);
+        }
         if let StoreError::Busy = e {
             // Contention, not a fault: the client retries (Retry-After) and nothing was written.
             tracing::warn!(error = %e, "store contended");
@@ -121,6 +124,11 @@ where
                 Some(Ok((account, response))) => {
                     let rate = counted(deps, &account, now);
                     (Ok(response), rate)
+                }
+                // Refused by the account's condition: answered as the metering write would.
+                Some(Err(ApiError::MeterRefused(outcome))) => {
+                    let (e, rate) = refused(deps, &key, *outcome, now);
+                    (Err(e), rate)
                 }
                 Some(Err(e)) => (Err(e), None),
                 None => {
