@@ -426,6 +426,20 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         measure!(&env, &counter, "list-verifications", 200, |deps, _| {
             api::list_verifications(deps, get("/api/v1/verifications".into()))
         }),
+        // A household's members: the household and one bounded Query of its members (at most
+        // seven items) beside the metering write.
+        measure!(
+            &env,
+            &counter,
+            "list-verifications, household",
+            200,
+            |deps, _| {
+                api::list_verifications(
+                    deps,
+                    get(format!("/api/v1/verifications?household_id={household_id}")),
+                )
+            }
+        ),
         measure!(&env, &counter, "get-usage", 200, |deps, _| {
             api::get_usage(deps, get("/api/v1/usage".into()))
         }),
@@ -513,6 +527,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         ("cancel-verification, completed", 2, 2),
         ("cancel-household", 2, 2),
         ("list-verifications", 1, 1),
+        ("list-verifications, household", 1, 1),
         ("get-usage", 1, 1),
         ("get-verification, key of the earlier format", 2, 1),
         ("get-report", 1, 1),
