@@ -496,6 +496,46 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
                 ),
             )
         }),
+        // Refused: the one write refuses with the event and the subject its id names read
+        // beside it; the usual way's metering write then says why (404; 409 for a verification
+        // without webhook_url, which never had events) without reading again.
+        measure!(
+            &env,
+            &counter,
+            "redeliver-webhook, unknown event",
+            404,
+            |deps, _| {
+                let unknown = uuid::Uuid::new_v4().simple();
+                api::redeliver_webhook(
+                    deps,
+                    request(
+                        http::Method::POST,
+                        &format!("/api/v1/webhooks/redeliver?event_id=msg_{unknown}_completed"),
+                        key,
+                    ),
+                )
+            }
+        ),
+        measure!(
+            &env,
+            &counter,
+            "redeliver-webhook, no webhook_url",
+            409,
+            |deps, _| {
+                let id: uuid::Uuid = to_resend.parse().unwrap();
+                api::redeliver_webhook(
+                    deps,
+                    request(
+                        http::Method::POST,
+                        &format!(
+                            "/api/v1/webhooks/redeliver?event_id=msg_{}_completed",
+                            id.simple()
+                        ),
+                        key,
+                    ),
+                )
+            }
+        ),
         measure!(&env, &counter, "get-household", 200, |deps, _| {
             households::get_household(
                 deps,
@@ -534,6 +574,8 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         ("resend-verification", 1, 1),
         ("list-webhook-deliveries", 1, 1),
         ("redeliver-webhook", 1, 1),
+        ("redeliver-webhook, unknown event", 2, 2),
+        ("redeliver-webhook, no webhook_url", 2, 2),
         ("get-household", 1, 1),
     ];
     let got: Vec<(&str, usize, usize)> =
