@@ -28,9 +28,7 @@ pub enum StoreError {
     /// Concurrent writes on the same item outlasted the retries; nothing was written.
     #[error("store contended: concurrent writes outlasted the retries")]
     Busy,
-    /// A write carrying its own metering was refused by its account (the key, the plan, the
-    /// subscription, the daily allowance), read off the condition's own view of the account;
-    /// nothing was written or counted. Never `MeterOutcome::Allowed`.
+    /// A metered write refused by its account (never `Allowed`); nothing written or counted.
     #[error("request refused by its account")]
     MeterRefused(Box<crate::domain::metering::MeterOutcome>),
 }
