@@ -64,8 +64,16 @@ pub enum ApiError {
     /// The request conflicts with the resource's state (409), with its own code.
     #[error("{message}")]
     Conflict { code: &'static str, message: String },
+    /// Concurrent requests on the same account outlasted the store's retries; nothing was done.
+    #[error("The service is busy with concurrent requests on this account; retry in a second")]
+    Busy,
     #[error("Internal error; retry later and quote the request_id if it persists")]
     Internal,
+    /// A write carrying its own metering refused by the account: the pipeline answers it as the
+    /// metering write's refusal (`auth::refused`, with its 401/403/429 and rate headers). Unresolved
+    /// it would be a bug, so it reads as internal.
+    #[error("Internal error; retry later and quote the request_id if it persists")]
+    MeterRefused(Box<crate::domain::metering::MeterOutcome>),
 }
 
 impl ApiError {
@@ -94,7 +102,8 @@ impl ApiError {
             ApiError::UnsupportedMediaType => 415,
             ApiError::IdempotencyMismatch => 422,
             ApiError::RateLimited { .. } | ApiError::ResendLimitReached { .. } => 429,
-            ApiError::Internal => 500,
+            ApiError::Internal | ApiError::MeterRefused(_) => 500,
+            ApiError::Busy => 503,
         }
     }
 
@@ -116,7 +125,8 @@ impl ApiError {
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::IdempotencyMismatch => "idempotency_key_reused",
             ApiError::RateLimited { .. } => "rate_limit_exceeded",
-            ApiError::Internal => "internal_error",
+            ApiError::Internal | ApiError::MeterRefused(_) => "internal_error",
+            ApiError::Busy => "busy",
         }
     }
 
@@ -211,6 +221,7 @@ mod tests {
                 400,
             ),
             (ApiError::Internal, 500),
+            (ApiError::Busy, 503),
         ];
         for (e, status) in cases {
             assert_eq!(e.status(), status, "{e:?}");

@@ -233,6 +233,70 @@ async fn a_store_error_is_the_enveloped_500_without_its_text() {
     assert_eq!(created_status(&deps, &keys.test.secret).await, 201);
 }
 
+/// The armed operations answer as the store does when concurrent writes outlast its retries.
+#[derive(Clone, Default)]
+struct Contended(ArmedFaults);
+
+impl FaultPlan for Contended {
+    fn check(&self, op: StoreOp) -> Result<(), StoreError> {
+        self.0.check(op).map_err(|_| StoreError::Busy)
+    }
+}
+
+#[tokio::test]
+async fn contention_outlasting_the_retries_is_an_enveloped_503_busy_that_changes_nothing() {
+    let faults = Contended::default();
+    let store = FaultyStore {
+        inner: MemoryStore::new(),
+        faults: faults.clone(),
+    };
+    let (deps, keys) = deps_with(store, "pro").await;
+    let id = created_id(&deps, &keys.test.secret).await;
+    let before = deps.store.get_account(ACCOUNT).await.unwrap().unwrap();
+    // The writes carrying their own metering, and the metering write of the usual way.
+    for (op, request) in [
+        (StoreOp::MeterAndCreate, post(&keys.test.secret, &tenant())),
+        (
+            StoreOp::MeterApiRequest,
+            with_id(http::Method::GET, &keys.test.secret, &id.to_string()),
+        ),
+        (
+            StoreOp::MeterAndCancel,
+            with_id(http::Method::DELETE, &keys.test.secret, &id.to_string()),
+        ),
+    ] {
+        faults.0.arm(op, u32::MAX);
+        let request_id = request.request_id.clone();
+        let response = match op {
+            StoreOp::MeterAndCreate => create_verification(&deps, request).await,
+            StoreOp::MeterApiRequest => get_verification(&deps, request).await,
+            _ => cancel_verification(&deps, request).await,
+        };
+        faults.0.restore(op);
+        assert_eq!(refusal(&response), (503, "busy".into()), "{op:?}");
+        assert_eq!(response.header("retry-after"), Some("1"), "{op:?}");
+        let body = body(&response);
+        assert_eq!(body["success"], false);
+        assert_eq!(body["request_id"], request_id.as_str());
+    }
+    // Nothing was counted, created or cancelled.
+    let after = deps.store.get_account(ACCOUNT).await.unwrap().unwrap();
+    assert_eq!(after.api_requests, before.api_requests);
+    let month = shared::domain::usage_month(now());
+    let (stats, _) = deps
+        .store
+        .owner_stats(ACCOUNT, Mode::Test, &month)
+        .await
+        .unwrap();
+    assert_eq!((stats.total, stats.open), (1, 1));
+    let (live, _) = deps
+        .store
+        .owner_stats(ACCOUNT, Mode::Live, &month)
+        .await
+        .unwrap();
+    assert_eq!(live.total, 0);
+}
+
 #[tokio::test]
 async fn a_store_failure_while_checking_a_redeliverys_owner_is_a_500_not_a_404() {
     let faults = ArmedFaults::default();

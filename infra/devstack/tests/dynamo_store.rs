@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::Metered;
+
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Duration, TimeZone, Utc};
@@ -612,18 +614,19 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         async move {
             let key = presented(hash);
             let idem = idem.then_some(&claim);
-            let out = store
-                .meter_and_create(&MeteredCreate {
-                    key: &key,
-                    now: now(),
-                    plans,
-                    verification: &v,
-                    idempotency: idem,
-                })
-                .await
-                .unwrap();
+            let out = Metered::of(
+                store
+                    .meter_and_create(&MeteredCreate {
+                        key: &key,
+                        now: now(),
+                        plans,
+                        verification: &v,
+                        idempotency: idem,
+                    })
+                    .await,
+            );
             let written = store.get_verification(v.verification_id).await.unwrap();
-            assert_eq!(out.is_some(), written.is_some(), "both or nothing");
+            assert_eq!(out.wrote(), written.is_some(), "both or nothing");
             out.map(|a| a.api_requests)
         }
     };
@@ -636,7 +639,7 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
             .api_requests
     };
     // The first request of a UTC day starts the window the usual way: nothing here.
-    assert_eq!(create("h1", false).await, None);
+    assert_eq!(create("h1", false).await, Metered::Nothing);
     assert!(matches!(
         store
             .meter_api_request(&presented("h1"), now(), plans)
@@ -646,7 +649,7 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
     ));
     assert_eq!(count().await, 1);
     // Counted and created together, the Idempotency-Key claimed with them.
-    assert_eq!(create("h1", true).await, Some(2));
+    assert_eq!(create("h1", true).await, Metered::Wrote(2));
     assert_eq!(count().await, 2);
     let month = shared::domain::usage_month(now());
     let (_, used) = store
@@ -654,8 +657,8 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         .await
         .unwrap();
     assert_eq!(used.created, 1);
-    // The month's allowance of `tiny` (1) used up: nothing.
-    assert_eq!(create("h1", false).await, None);
+    // The month's allowance of `tiny` (1) used up: nothing (the usual way tells it).
+    assert_eq!(create("h1", false).await, Metered::Nothing);
     assert_eq!(count().await, 2);
     // On `pro` (5 a month) the same write allows it: the write reads the plan, not the caller.
     assert!(
@@ -664,9 +667,12 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
             .await
             .unwrap()
     );
-    // The Idempotency-Key used, a key not listed: nothing.
-    assert_eq!(create("h1", true).await, None);
-    assert_eq!(create("h9", false).await, None);
+    // The Idempotency-Key used: nothing; a key not listed: refused as unknown.
+    assert_eq!(create("h1", true).await, Metered::Nothing);
+    assert_eq!(
+        create("h9", false).await,
+        Metered::Refused("unknown_account")
+    );
     assert_eq!(count().await, 2);
     // A revoked key: refused by the same write; the other key still counts.
     assert!(
@@ -675,11 +681,14 @@ async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
             .await
             .unwrap()
     );
-    assert_eq!(create("h2", false).await, None);
-    assert_eq!(create("h1", false).await, Some(3));
-    assert_eq!(create("h1", false).await, Some(4));
-    // The day's allowance (4) used up: nothing.
-    assert_eq!(create("h1", false).await, None);
+    assert_eq!(create("h2", false).await, Metered::Refused("key_revoked"));
+    assert_eq!(create("h1", false).await, Metered::Wrote(3));
+    assert_eq!(create("h1", false).await, Metered::Wrote(4));
+    // The day's allowance (4) used up: refused, nothing written.
+    assert_eq!(
+        create("h1", false).await,
+        Metered::Refused("limit_exceeded")
+    );
     assert_eq!(count().await, 4);
     let (_, used) = store
         .owner_stats(ACCOUNT, Mode::Live, &month)
@@ -720,16 +729,17 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
     };
     let (store, plans, key) = (&store, &plans, &key);
     let cancel = |id: uuid::Uuid, at: DateTime<Utc>| async move {
-        store
-            .meter_and_cancel(&MeteredCancel {
-                key,
-                now: at,
-                plans,
-                verification_id: id,
-            })
-            .await
-            .unwrap()
-            .map(|a| a.api_requests)
+        Metered::of(
+            store
+                .meter_and_cancel(&MeteredCancel {
+                    key,
+                    now: at,
+                    plans,
+                    verification_id: id,
+                })
+                .await,
+        )
+        .map(|a| a.api_requests)
     };
     let count = || async {
         store
@@ -762,13 +772,19 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         .await
         .unwrap();
     // Another mode's, a completed one, one past its expiry, one that does not exist: nothing.
-    assert_eq!(cancel(live.verification_id, now()).await, None);
-    assert_eq!(cancel(done.verification_id, now()).await, None);
-    assert_eq!(cancel(open.verification_id, open.expires_at).await, None);
-    assert_eq!(cancel(uuid::Uuid::new_v4(), now()).await, None);
+    assert_eq!(cancel(live.verification_id, now()).await, Metered::Nothing);
+    assert_eq!(cancel(done.verification_id, now()).await, Metered::Nothing);
+    assert_eq!(
+        cancel(open.verification_id, open.expires_at).await,
+        Metered::Nothing
+    );
+    assert_eq!(cancel(uuid::Uuid::new_v4(), now()).await, Metered::Nothing);
     assert_eq!(count().await, 1);
     // One in progress: counted and cancelled in the one write, its counter moved.
-    assert_eq!(cancel(started.verification_id, now()).await, Some(2));
+    assert_eq!(
+        cancel(started.verification_id, now()).await,
+        Metered::Wrote(2)
+    );
     let stopped = store
         .get_verification(started.verification_id)
         .await
@@ -779,7 +795,7 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         (Status::Expired, Some(now()))
     );
     // The key's own pending one: counted and cancelled together, counters moved.
-    assert_eq!(cancel(open.verification_id, now()).await, Some(3));
+    assert_eq!(cancel(open.verification_id, now()).await, Metered::Wrote(3));
     let after = store
         .get_verification(open.verification_id)
         .await
@@ -797,14 +813,17 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
         (3, 0, 2, 1)
     );
     // Cancelled already: nothing more.
-    assert_eq!(cancel(open.verification_id, now()).await, None);
+    assert_eq!(cancel(open.verification_id, now()).await, Metered::Nothing);
     // The day's allowance used up: nothing, even for a pending one.
     let another = created(Mode::Test).await;
     assert!(matches!(
         store.meter_api_request(key, now(), plans).await.unwrap(),
         MeterOutcome::Allowed(_)
     ));
-    assert_eq!(cancel(another.verification_id, now()).await, None);
+    assert_eq!(
+        cancel(another.verification_id, now()).await,
+        Metered::Refused("limit_exceeded")
+    );
     let still = store
         .get_verification(another.verification_id)
         .await

@@ -8,7 +8,7 @@ mod common;
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{Datelike, Duration, Utc};
-use common::{TestEnv, env};
+use common::{Metered, TestEnv, env};
 use serde_json::{Value, json};
 use shared::adapters::dynamo::{DynamoStore, keys, live_created_attribute, schema};
 use shared::config::Plans;
@@ -366,23 +366,24 @@ async fn a_household_carrying_its_metering_writes_both_or_nothing<S: Store>(stor
     let create = |mode: Mode, count: usize| async move {
         let (household, members) = household(mode, count);
         let key = presented(mode);
-        let out = store
-            .meter_and_create_household(&MeteredHousehold {
-                key: &key,
-                now: Utc::now(),
-                plans,
-                household: &household,
-                members: &members,
-                idempotency: None,
-            })
-            .await
-            .unwrap();
+        let out = Metered::of(
+            store
+                .meter_and_create_household(&MeteredHousehold {
+                    key: &key,
+                    now: Utc::now(),
+                    plans,
+                    household: &household,
+                    members: &members,
+                    idempotency: None,
+                })
+                .await,
+        );
         let written = store.get_household(household.household_id).await.unwrap();
         let member = store
             .get_verification(members[0].verification_id)
             .await
             .unwrap();
-        assert_eq!(out.is_some(), written.is_some(), "both or nothing");
+        assert_eq!(out.wrote(), written.is_some(), "both or nothing");
         assert_eq!(written.is_some(), member.is_some(), "with its members");
         out.map(|a| a.api_requests)
     };
@@ -396,7 +397,7 @@ async fn a_household_carrying_its_metering_writes_both_or_nothing<S: Store>(stor
             .created
     };
     // The first request of a UTC day starts the window the usual way: nothing here.
-    assert_eq!(create(Mode::Live, 2).await, None);
+    assert_eq!(create(Mode::Live, 2).await, Metered::Nothing);
     assert!(matches!(
         store
             .meter_api_request(&presented(Mode::Live), Utc::now(), plans)
@@ -406,24 +407,27 @@ async fn a_household_carrying_its_metering_writes_both_or_nothing<S: Store>(stor
     ));
     // Counted with all its members; the next does not fit `small` (3 a month) and is refused
     // whole; one more member does.
-    assert_eq!(create(Mode::Live, 2).await, Some(2));
+    assert_eq!(create(Mode::Live, 2).await, Metered::Wrote(2));
     assert_eq!(used().await, 2);
-    assert_eq!(create(Mode::Live, 2).await, None);
-    assert_eq!(create(Mode::Live, 1).await, Some(3));
-    assert_eq!(create(Mode::Live, 1).await, None);
+    assert_eq!(create(Mode::Live, 2).await, Metered::Nothing);
+    assert_eq!(create(Mode::Live, 1).await, Metered::Wrote(3));
+    assert_eq!(create(Mode::Live, 1).await, Metered::Nothing);
     assert_eq!(used().await, 3);
     // A test household is never charged; on `roomy` the same write allows live ones again.
-    assert_eq!(create(Mode::Test, 6).await, Some(4));
+    assert_eq!(create(Mode::Test, 6).await, Metered::Wrote(4));
     assert!(
         store
             .update_account(ACCOUNT, Some("roomy"), None)
             .await
             .unwrap()
     );
-    assert_eq!(create(Mode::Live, 6).await, Some(5));
+    assert_eq!(create(Mode::Live, 6).await, Metered::Wrote(5));
     assert_eq!(used().await, 9);
-    // The day's allowance (5) used up: nothing.
-    assert_eq!(create(Mode::Live, 1).await, None);
+    // The day's allowance (5) used up: refused, nothing written.
+    assert_eq!(
+        create(Mode::Live, 1).await,
+        Metered::Refused("limit_exceeded")
+    );
     assert_eq!(used().await, 9);
 }
 

@@ -426,6 +426,20 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         measure!(&env, &counter, "list-verifications", 200, |deps, _| {
             api::list_verifications(deps, get("/api/v1/verifications".into()))
         }),
+        // A household's members: the household and one bounded Query of its members (at most
+        // seven items) beside the metering write.
+        measure!(
+            &env,
+            &counter,
+            "list-verifications, household",
+            200,
+            |deps, _| {
+                api::list_verifications(
+                    deps,
+                    get(format!("/api/v1/verifications?household_id={household_id}")),
+                )
+            }
+        ),
         measure!(&env, &counter, "get-usage", 200, |deps, _| {
             api::get_usage(deps, get("/api/v1/usage".into()))
         }),
@@ -482,6 +496,46 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
                 ),
             )
         }),
+        // Refused: the one write refuses with the event and the subject its id names read
+        // beside it; the usual way's metering write then says why (404; 409 for a verification
+        // without webhook_url, which never had events) without reading again.
+        measure!(
+            &env,
+            &counter,
+            "redeliver-webhook, unknown event",
+            404,
+            |deps, _| {
+                let unknown = uuid::Uuid::new_v4().simple();
+                api::redeliver_webhook(
+                    deps,
+                    request(
+                        http::Method::POST,
+                        &format!("/api/v1/webhooks/redeliver?event_id=msg_{unknown}_completed"),
+                        key,
+                    ),
+                )
+            }
+        ),
+        measure!(
+            &env,
+            &counter,
+            "redeliver-webhook, no webhook_url",
+            409,
+            |deps, _| {
+                let id: uuid::Uuid = to_resend.parse().unwrap();
+                api::redeliver_webhook(
+                    deps,
+                    request(
+                        http::Method::POST,
+                        &format!(
+                            "/api/v1/webhooks/redeliver?event_id=msg_{}_completed",
+                            id.simple()
+                        ),
+                        key,
+                    ),
+                )
+            }
+        ),
         measure!(&env, &counter, "get-household", 200, |deps, _| {
             households::get_household(
                 deps,
@@ -513,15 +567,116 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         ("cancel-verification, completed", 2, 2),
         ("cancel-household", 2, 2),
         ("list-verifications", 1, 1),
+        ("list-verifications, household", 1, 1),
         ("get-usage", 1, 1),
         ("get-verification, key of the earlier format", 2, 1),
         ("get-report", 1, 1),
         ("resend-verification", 1, 1),
         ("list-webhook-deliveries", 1, 1),
         ("redeliver-webhook", 1, 1),
+        ("redeliver-webhook, unknown event", 2, 2),
+        ("redeliver-webhook, no webhook_url", 2, 2),
         ("get-household", 1, 1),
     ];
     let got: Vec<(&str, usize, usize)> =
         measured.iter().map(|m| (m.name, m.cold, m.warm)).collect();
     assert_eq!(got, expected, "{}", table.join("; "));
+}
+
+/// A request its account refuses (401 revoked key, 429 daily allowance used up, 403 subscription
+/// inactive) on a write that carries its own metering: the one transaction refuses with the
+/// account as its condition saw it, which tells why. No second write, no read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_its_account_refuses_is_one_sequential_round_trip() {
+    let env = env().await;
+    let counter = RoundTrips::default();
+    let now = chrono::Utc::now();
+    let seed = |id: &'static str, plan: &'static str| {
+        let store = env.store.clone();
+        async move {
+            devstack::stack::seed_account(&store, id, plan, true)
+                .await
+                .unwrap()
+                .1
+        }
+    };
+    let revoked = seed("acct_rt_revoked", "business").await;
+    let key_id = devstack::stack::demo_key("acct_rt_revoked", Mode::Test).key_id;
+    assert!(
+        env.store
+            .revoke_api_key("acct_rt_revoked", &key_id, now)
+            .await
+            .unwrap()
+    );
+    let inactive = seed("acct_rt_inactive", "business").await;
+    let canceled = (shared::domain::SubscriptionStatus::Canceled, now);
+    assert!(
+        env.store
+            .update_account("acct_rt_inactive", None, Some(canceled))
+            .await
+            .unwrap()
+    );
+    // The "tiny" plan allows 3 requests a day: used up here.
+    let used_up = seed("acct_rt_tiny", "tiny").await;
+    let setup = instance(&env, &counter);
+    for _ in 0..3 {
+        let resp = api::get_usage(
+            &setup,
+            request(http::Method::GET, "/api/v1/usage", &used_up),
+        )
+        .await;
+        assert_eq!(resp.status, 200, "{}", resp.body);
+    }
+    counter.take();
+    let cancel = |key: &str| {
+        let id = uuid::Uuid::new_v4();
+        request(
+            http::Method::DELETE,
+            &format!("/api/v1/verify?verification_id={id}"),
+            key,
+        )
+    };
+    let mut measured = Vec::new();
+    for (why, key, status) in [
+        ("revoked key", &revoked, 401),
+        ("daily allowance used up", &used_up, 429),
+        ("subscription inactive", &inactive, 403),
+    ] {
+        let create = measure!(&env, &counter, "create-verification", status, |deps, n| {
+            api::create_verification(
+                deps,
+                create_request(key, &format!("refused{n}@example.com")),
+            )
+        });
+        let cancelled = measure!(&env, &counter, "cancel-verification", status, |deps, _| {
+            api::cancel_verification(deps, cancel(key))
+        });
+        for m in [create, cancelled] {
+            measured.push((format!("{}, {why}", m.name), m.cold, m.warm));
+        }
+    }
+    let table: Vec<String> = (measured.iter())
+        .map(|(name, cold, warm)| format!("{name}: cold {cold}, warm {warm}"))
+        .collect();
+    println!("sequential DynamoDB round trips\n{}", table.join("\n"));
+    for (name, cold, warm) in &measured {
+        assert_eq!((*cold, *warm), (1, 1), "{name}: {}", table.join("; "));
+    }
+    // Refused: nothing was counted on the used-up account, nor created on any.
+    let tiny = env
+        .store
+        .get_account("acct_rt_tiny")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(tiny.api_requests, 3);
+    let month = shared::domain::usage_month(now);
+    for account in ["acct_rt_revoked", "acct_rt_inactive", "acct_rt_tiny"] {
+        let (stats, _) = env
+            .store
+            .owner_stats(account, Mode::Test, &month)
+            .await
+            .unwrap();
+        assert_eq!(stats.total, 0, "{account}");
+    }
 }

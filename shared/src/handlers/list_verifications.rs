@@ -5,8 +5,9 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use crate::domain::Status;
+use crate::domain::household::Household;
 use crate::domain::metering::PresentedKey;
+use crate::domain::{Status, Verification};
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::Caller;
@@ -15,7 +16,7 @@ use crate::handlers::api::validate::integer_param;
 use crate::handlers::api::views::list_item;
 use crate::handlers::households;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, ListPage, ListQuery, Store};
+use crate::ports::{Clock, ListPage, ListQuery, Store, StoreError};
 
 /// Page size when the caller names none.
 pub const DEFAULT_LIMIT: u32 = 20;
@@ -72,25 +73,35 @@ fn bounded_page(query: &ListQuery) -> bool {
         )
 }
 
-/// The members of the household named by `household_id=`, filtered by status as shown and paged
-/// like the list; another account's household lists nothing (its existence is not revealed).
-async fn household_page<S: Store>(
-    store: &S,
-    req: &ApiRequest,
+/// What runs beside the metering write: a bounded page of the list, or the household named by
+/// `household_id=` with its members (one bounded read: `get_household_with_members`); None when
+/// the page is not bounded (it follows the write).
+enum Prefetched {
+    Page(Result<ListPage, StoreError>),
+    Household(Result<Option<HouseholdWithMembers>, ApiError>),
+}
+
+type HouseholdWithMembers = Box<(Household, Vec<Verification>)>;
+
+/// The members of the household named by `household_id=` as read beside the metering write,
+/// filtered by status as shown and paged like the list; another account's household lists
+/// nothing (its existence is not revealed).
+fn household_page(
+    fetched: Option<HouseholdWithMembers>,
     caller: &Caller,
     query: &ListQuery,
     now: DateTime<Utc>,
-) -> Result<ListPage, ApiError> {
-    let id = households::household_id_param(req)?;
-    let Some(household) = households::visible_household(store.get_household(id).await?, caller)
+) -> ListPage {
+    let Some((_, mut members)) = fetched
+        .map(|b| *b)
+        .filter(|(h, _)| households::is_visible(h, caller))
     else {
-        return Ok(ListPage {
+        return ListPage {
             items: vec![],
             total: 0,
             items_read: 0,
-        });
+        };
     };
-    let mut members = households::member_verifications(store, &household).await?;
     let items_read = members.len() as u64;
     members.retain(|v| query.status.is_none_or(|s| v.effective_status(now) == s));
     // Newest first, as the list; members share their creation time, so by household order.
@@ -100,11 +111,11 @@ async fn household_page<S: Store>(
         .skip(query.offset as usize)
         .take(query.limit as usize)
         .collect();
-    Ok(ListPage {
+    ListPage {
         items,
         total,
         items_read,
-    })
+    }
 }
 
 /// GET /api/v1/verifications?limit=&offset=&status=
@@ -119,20 +130,31 @@ pub async fn list_verifications<S: Store, C: Clock>(
     // So the page starts beside the metering write only when its cost is bounded by a constant
     // (`bounded_page`); any other page follows the write that allowed it. A refused request thus
     // reads at most one bounded page, whose result is dropped unread.
+    // `household_id=` (additive) is bounded too: the household and its members, at most seven
+    // items, so it runs beside the write (a bad id is answered once the request is metered).
     let prefetch = |key: PresentedKey| async move {
+        if req.query.contains_key("household_id") {
+            let fetched = async {
+                let id = households::household_id_param(req)?;
+                let found = deps.store.get_household_with_members(id).await?;
+                Ok(found.map(Box::new))
+            };
+            return Some(Prefetched::Household(fetched.await));
+        }
         let query = list_query(req, &key, now, lifetime).ok()?;
-        if !bounded_page(&query) || req.query.contains_key("household_id") {
+        if !bounded_page(&query) {
             return None;
         }
-        Some(deps.store.list_verifications(&query).await)
+        Some(Prefetched::Page(
+            deps.store.list_verifications(&query).await,
+        ))
     };
     respond(deps, req, prefetch, |caller, prefetched, now| async move {
         let query = list_query(req, &caller.key, now, lifetime)?;
-        let page = match (req.query.get("household_id"), prefetched) {
-            // Additive filter: a household's members (at most six reads, never a scan).
-            (Some(_), _) => household_page(&deps.store, req, &caller, &query, now).await?,
-            (None, Some(page)) => page?,
-            (None, None) => deps.store.list_verifications(&query).await?,
+        let page = match prefetched {
+            Some(Prefetched::Household(fetched)) => household_page(fetched?, &caller, &query, now),
+            Some(Prefetched::Page(page)) => page?,
+            None => deps.store.list_verifications(&query).await?,
         };
         let ListQuery { limit, offset, .. } = query;
         let items: Vec<Value> = page.items.iter().map(|v| list_item(v, now)).collect();

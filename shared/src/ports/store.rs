@@ -25,6 +25,12 @@ pub enum StoreError {
     Unavailable(String),
     #[error("stored item could not be read: {0}")]
     Corrupt(String),
+    /// Concurrent writes on the same item outlasted the retries; nothing was written.
+    #[error("store contended: concurrent writes outlasted the retries")]
+    Busy,
+    /// A metered write refused by its account (never `Allowed`); nothing written or counted.
+    #[error("request refused by its account")]
+    MeterRefused(Box<crate::domain::metering::MeterOutcome>),
 }
 
 /// The Idempotency-Key of a create, claimed in the same transaction as the verification.

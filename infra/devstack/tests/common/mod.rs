@@ -355,3 +355,44 @@ pub fn verify_with_standard_webhooks(secret: &str, request: &Received) {
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "verified");
 }
+
+/// What a write carrying its own metering (`MeterStore::meter_and_*`) answered, for assertions:
+/// what it returned once written; `Nothing` when anything but the account refused; why the
+/// account refused (`StoreError::MeterRefused`). Nothing was written or counted unless `Wrote`.
+#[derive(Debug, PartialEq)]
+pub enum Metered<T> {
+    Wrote(T),
+    Nothing,
+    Refused(&'static str),
+}
+
+impl<T> Metered<T> {
+    pub fn of(out: Result<Option<T>, shared::ports::StoreError>) -> Self {
+        use shared::domain::metering::MeterOutcome;
+        match out {
+            Ok(Some(t)) => Metered::Wrote(t),
+            Ok(None) => Metered::Nothing,
+            Err(shared::ports::StoreError::MeterRefused(why)) => Metered::Refused(match *why {
+                MeterOutcome::UnknownAccount => "unknown_account",
+                MeterOutcome::KeyRevoked => "key_revoked",
+                MeterOutcome::NoApiAccess(_) => "no_api_access",
+                MeterOutcome::SubscriptionInactive(_) => "subscription_inactive",
+                MeterOutcome::LimitExceeded(_) => "limit_exceeded",
+                MeterOutcome::Allowed(_) => panic!("a refusal that allowed"),
+            }),
+            Err(e) => panic!("store failed: {e}"),
+        }
+    }
+
+    pub fn wrote(&self) -> bool {
+        matches!(self, Metered::Wrote(_))
+    }
+
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Metered<U> {
+        match self {
+            Metered::Wrote(t) => Metered::Wrote(f(t)),
+            Metered::Nothing => Metered::Nothing,
+            Metered::Refused(why) => Metered::Refused(why),
+        }
+    }
+}

@@ -5,6 +5,7 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 use chrono::{DateTime, Utc};
 
+use super::contention::send_update;
 use super::items::{Item, account_item, from_item, n, s, webhook_secrets_item};
 use super::schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};
 use super::{DynamoStore, Expr, unavailable};
@@ -41,14 +42,14 @@ impl AccountStore for DynamoStore {
         if sets.is_empty() {
             return Ok(self.get_account(account_id).await?.is_some());
         }
-        let result = self
-            .update_item(&keys::account(account_id))
-            .update_expression(format!("SET {}", sets.join(", ")))
-            .condition_expression("attribute_exists(PK)")
-            .set_expression_attribute_names(expr.names())
-            .set_expression_attribute_values(expr.values())
-            .send()
-            .await;
+        let result = send_update(
+            self.update_item(&keys::account(account_id))
+                .update_expression(format!("SET {}", sets.join(", ")))
+                .condition_expression("attribute_exists(PK)")
+                .set_expression_attribute_names(expr.names())
+                .set_expression_attribute_values(expr.values()),
+        )
+        .await?;
         match result {
             Ok(_) => Ok(true),
             Err(e)
@@ -129,18 +130,18 @@ impl MeterStore for DynamoStore {
             );
             let (w, one) = (expr.value("win", s(&window)), expr.value("one", n(1)));
             let key = keys::account(account_id);
-            let result = self
-                .update_item(&key)
-                .update_expression(format!("ADD {req} {one}"))
-                .condition_expression(same_window)
-                .set_expression_attribute_names(expr.names())
-                .set_expression_attribute_values(expr.values())
-                .return_values(ReturnValue::AllNew)
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                )
-                .send()
-                .await;
+            let result = send_update(
+                self.update_item(&key)
+                    .update_expression(format!("ADD {req} {one}"))
+                    .condition_expression(same_window)
+                    .set_expression_attribute_names(expr.names())
+                    .set_expression_attribute_values(expr.values())
+                    .return_values(ReturnValue::AllNew)
+                    .return_values_on_condition_check_failure(
+                        ReturnValuesOnConditionCheckFailure::AllOld,
+                    ),
+            )
+            .await?;
             let old = match result {
                 Ok(out) => {
                     return Ok(MeterOutcome::Allowed(from_item(
@@ -168,15 +169,15 @@ impl MeterStore for DynamoStore {
                 "{common} AND (attribute_not_exists({win}) OR {win} <> {w}) AND {plan} IN ({})",
                 plan_names.join(", ")
             );
-            let result = self
-                .update_item(&key)
-                .update_expression(format!("SET {win} = {w}, {req} = {one}"))
-                .condition_expression(reset_cond)
-                .set_expression_attribute_names(reset_expr.names())
-                .set_expression_attribute_values(reset_expr.values())
-                .return_values(ReturnValue::AllNew)
-                .send()
-                .await;
+            let result = send_update(
+                self.update_item(&key)
+                    .update_expression(format!("SET {win} = {w}, {req} = {one}"))
+                    .condition_expression(reset_cond)
+                    .set_expression_attribute_names(reset_expr.names())
+                    .set_expression_attribute_values(reset_expr.values())
+                    .return_values(ReturnValue::AllNew),
+            )
+            .await?;
             match result {
                 Ok(out) => {
                     return Ok(MeterOutcome::Allowed(from_item(

@@ -5,6 +5,7 @@
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{AttributeValue, ReturnValuesOnConditionCheckFailure};
 
+use super::contention::send_update;
 use super::items::{from_item, s};
 use super::schema::keys;
 use super::{DynamoStore, Expr, unavailable};
@@ -76,17 +77,18 @@ impl DynamoStore {
                 expr.set("token_hashes", "next_tokens", list(&next_tokens)),
                 expr.set("recent_token_hashes", "next_recent", list(&next_recent)),
             );
-            let result = self
-                .update_item(&key)
-                .update_expression(update)
-                .condition_expression(condition)
-                .set_expression_attribute_names(expr.names())
-                .set_expression_attribute_values(expr.values())
-                .return_values_on_condition_check_failure(
-                    ReturnValuesOnConditionCheckFailure::AllOld,
-                )
-                .send()
-                .await;
+            // A cancel's transaction writes this item too: contention is retried.
+            let result = send_update(
+                self.update_item(&key)
+                    .update_expression(update)
+                    .condition_expression(condition)
+                    .set_expression_attribute_names(expr.names())
+                    .set_expression_attribute_values(expr.values())
+                    .return_values_on_condition_check_failure(
+                        ReturnValuesOnConditionCheckFailure::AllOld,
+                    ),
+            )
+            .await?;
             match result {
                 Ok(_) => return Ok(LinkTokenOutcome::Added),
                 Err(e) => match e.into_service_error() {

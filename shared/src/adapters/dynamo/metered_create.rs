@@ -1,9 +1,12 @@
 //! Writes that carry their own metering: the count of the request on the account and the
 //! operation's writes (a create, a household create, a cancel) in ONE transaction, so such an API request costs one
 //! DynamoDB round trip. The account as the count left it is read beside it (a transaction returns
-//! no item).
+//! no item); a refusal by the account is told by the account as the condition saw it, returned
+//! with the cancellation, so a refused request costs one round trip too.
 
-use aws_sdk_dynamodb::types::{TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::{
+    CancellationReason, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+};
 use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc};
 
 use super::accounts::{CountCondition, LiveCreates, count_condition};
@@ -12,7 +15,7 @@ use super::live_month::{MonthCheck, live_created_attribute};
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::config::Plans;
-use crate::domain::metering::PresentedKey;
+use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
 use crate::domain::{Account, Mode, api_window, usage_month};
 use crate::ports::{MeteredCancel, MeteredCreate, MeteredHousehold, StoreError};
 
@@ -40,7 +43,8 @@ impl DynamoStore {
         };
         let mut items = vec![count];
         items.extend(self.create_items(v, idempotency, MonthCheck::OnAccount)?);
-        self.transact_counted(items, key, &marker).await
+        self.transact_counted(items, (key, now, plans), &marker)
+            .await
     }
 
     pub(super) async fn metered_household(
@@ -74,7 +78,8 @@ impl DynamoStore {
             idempotency,
             MonthCheck::OnAccount,
         )?);
-        self.transact_counted(items, key, &marker).await
+        self.transact_counted(items, (key, now, plans), &marker)
+            .await
     }
 
     pub(super) async fn metered_cancel(
@@ -93,7 +98,8 @@ impl DynamoStore {
         };
         let mut items = vec![count];
         items.extend(self.cancel_open_items(verification_id, &key.account_id, key.mode, now)?);
-        self.transact_counted(items, key, &marker).await
+        self.transact_counted(items, (key, now, plans), &marker)
+            .await
     }
 
     /// The count of one request of `key` in the current window, for a transaction (None when no
@@ -152,28 +158,36 @@ impl DynamoStore {
             .condition_expression(same_window)
             .set_expression_attribute_names(expr.names())
             .set_expression_attribute_values(expr.values())
+            // A refusal carries the account as the condition saw it: it tells why (`refusal`).
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .build()
             .map_err(unavailable)?;
         Ok(Some(TransactWriteItem::builder().update(count).build()))
     }
 
-    /// Runs the transaction (its first item the count) with the account read beside it: the
-    /// account after the count when it was written, None when any condition refused.
+    /// Runs the transaction (its first item `count_update`'s) with the account read beside it:
+    /// the account after the count when it was written; `StoreError::MeterRefused` when the
+    /// account refused the request (`refusal`); None when any other condition refused. Nothing is
+    /// written or counted unless all held.
     pub(super) async fn transact_counted(
         &self,
         items: Vec<TransactWriteItem>,
-        key: &PresentedKey,
+        meter: (&PresentedKey, DateTime<Utc>, &Plans),
         marker: &str,
     ) -> Result<Option<Account>, StoreError> {
+        let (key, now, plans) = meter;
         let read = self
             .get_item(&keys::account(&key.account_id))
             .consistent_read(true)
             .send();
-        let (written, read) = futures::join!(self.transact(items), read);
-        // Any refusal (the key, the plan, the window, the allowances, the operation's own
-        // conditions): nothing was written or counted; the caller goes the usual way.
-        if written?.is_err() {
-            return Ok(None);
+        let (written, read) = futures::join!(self.transact_with_reasons(items), read);
+        if let Err(reasons) = written? {
+            return match refusal(reasons.first(), key, now, plans)? {
+                Some(outcome) => Err(StoreError::MeterRefused(Box::new(outcome))),
+                // The window, the monthly allowance or the operation's own conditions: the caller
+                // goes the usual way, which tells why.
+                None => Ok(None),
+            };
         }
         let item = read.map_err(unavailable)?.item.unwrap_or_default();
         let saw_the_count = item
@@ -186,6 +200,27 @@ impl DynamoStore {
         }
         Ok(Some(after))
     }
+}
+
+/// Why the account refused a metered write, from the count's cancellation reason: by the domain's
+/// rule on the account as the condition saw it (no item: no such account). None when the account
+/// allowed it (another item refused), or refused only for what the usual way settles (the first
+/// request of a window, the monthly allowance).
+fn refusal(
+    count: Option<&CancellationReason>,
+    key: &PresentedKey,
+    now: DateTime<Utc>,
+    plans: &Plans,
+) -> Result<Option<MeterOutcome>, StoreError> {
+    let Some(reason) = count.filter(|r| r.code() == Some("ConditionalCheckFailed")) else {
+        return Ok(None);
+    };
+    let account: Option<Account> = reason.item().cloned().map(from_item).transpose()?;
+    let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
+    Ok(match classify_meter(account, plan, key, now) {
+        MeterDecision::Refuse(outcome) => Some(outcome),
+        MeterDecision::Count | MeterDecision::StartWindow => None,
+    })
 }
 
 /// The live creates of a write made at `at`, for `count_update`: the account's attribute of their
@@ -201,4 +236,90 @@ fn live(mode: Mode, at: DateTime<Utc>, count: u64) -> Option<(String, String, u6
             count,
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+    use crate::adapters::dynamo::items::account_item;
+    use crate::adapters::testing::active_account;
+    use crate::domain::{Plan, SubscriptionStatus};
+
+    fn plans() -> Plans {
+        Plans::new(vec![Plan {
+            name: "tiny".into(),
+            verifications_per_month: 10,
+            api_requests_per_day: 2,
+            api_access: true,
+        }])
+    }
+
+    fn now() -> DateTime<Utc> {
+        Utc.with_ymd_and_hms(2026, 3, 10, 12, 0, 0).unwrap()
+    }
+
+    fn key() -> PresentedKey {
+        PresentedKey {
+            key_id: "key_1".into(),
+            key_hash: "hash_1".into(),
+            account_id: "acct".into(),
+            mode: Mode::Test,
+            names_account: true,
+        }
+    }
+
+    /// The account as a refused count's cancellation reason carries it, this window's requests
+    /// already `used`.
+    fn account(used: u32) -> Account {
+        let mut a = active_account("acct", "tiny", now());
+        a.api_keys.insert(key().key_hash, Mode::Test);
+        a.api_window = Some(api_window(now()));
+        a.api_requests = used;
+        a
+    }
+
+    fn failed(account: Option<&Account>) -> CancellationReason {
+        let item = account.map(|a| account_item(a).unwrap());
+        CancellationReason::builder()
+            .code("ConditionalCheckFailed")
+            .set_item(item)
+            .build()
+    }
+
+    fn why(reason: &CancellationReason) -> Option<MeterOutcome> {
+        refusal(Some(reason), &key(), now(), &plans()).unwrap()
+    }
+
+    #[test]
+    fn the_accounts_refusal_is_read_off_the_item_its_condition_saw() {
+        assert_eq!(why(&failed(None)), Some(MeterOutcome::UnknownAccount));
+        let mut revoked = account(0);
+        revoked.revoked_keys.push(key().key_id);
+        assert_eq!(why(&failed(Some(&revoked))), Some(MeterOutcome::KeyRevoked));
+        let mut inactive = account(0);
+        inactive.subscription_status = SubscriptionStatus::Canceled;
+        assert!(matches!(
+            why(&failed(Some(&inactive))),
+            Some(MeterOutcome::SubscriptionInactive(_))
+        ));
+        assert!(matches!(
+            why(&failed(Some(&account(2)))),
+            Some(MeterOutcome::LimitExceeded(a)) if a.api_requests == 2
+        ));
+    }
+
+    #[test]
+    fn what_the_usual_way_settles_is_not_a_refusal() {
+        // Under the allowance (another clause refused, e.g. the monthly allowance), a new window,
+        // and a count whose own condition held (another item of the transaction refused).
+        assert_eq!(why(&failed(Some(&account(1)))), None);
+        let mut yesterday = account(2);
+        yesterday.api_window = Some("2026-03-09".into());
+        assert_eq!(why(&failed(Some(&yesterday))), None);
+        let held = CancellationReason::builder().code("None").build();
+        assert_eq!(why(&held), None);
+        assert_eq!(refusal(None, &key(), now(), &plans()).unwrap(), None);
+    }
 }

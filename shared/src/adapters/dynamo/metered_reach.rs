@@ -84,7 +84,7 @@ impl DynamoStore {
             .map_err(unavailable)?;
         let items = vec![count, TransactWriteItem::builder().update(update).build()];
         let (counted, seen) = futures::join!(
-            self.transact_counted(items, key, &marker),
+            self.transact_counted(items, (key, now, plans), &marker),
             self.get((pk, sk))
         );
         let Some(account) = counted? else {
@@ -166,6 +166,7 @@ impl DynamoStore {
             TransactWriteItem::builder().update(redelivery).build(),
             TransactWriteItem::builder().condition_check(owned).build(),
         ];
-        self.transact_counted(items, key, &marker).await
+        self.transact_counted(items, (key, now, plans), &marker)
+            .await
     }
 }

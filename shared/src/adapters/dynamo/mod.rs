@@ -29,20 +29,22 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
-use aws_sdk_dynamodb::error::{DisplayErrorContext, SdkError};
+use aws_sdk_dynamodb::error::DisplayErrorContext;
 use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
 use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
-use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::{AttributeValue, CancellationReason, TransactWriteItem, Update};
 use serde::de::DeserializeOwned;
 
 use crate::ports::StoreError;
+use contention::Attempt;
 
 mod accounts;
 mod api_keys;
 pub mod capacity;
+mod contention;
 mod email_claims;
 mod households;
 mod invites;
@@ -112,23 +114,6 @@ impl Expr {
         (!self.values.is_empty()).then(|| self.values.clone())
     }
 }
-
-/// The condition failures of a cancelled transaction, by item index.
-fn cancelled_reasons(err: &SdkError<TransactWriteItemsError>) -> Option<Vec<String>> {
-    match err.as_service_error() {
-        Some(TransactWriteItemsError::TransactionCanceledException(e)) => Some(
-            e.cancellation_reasons()
-                .iter()
-                .map(|r| r.code().unwrap_or("None").to_string())
-                .collect(),
-        ),
-        _ => None,
-    }
-}
-
-/// Concurrent transactions on the same items are refused with `TransactionConflict`; they are
-/// retried a bounded number of times.
-const TRANSACTION_ATTEMPTS: usize = 4;
 
 impl DynamoStore {
     /// Every call of the store asks for its consumed capacity (`capacity`): the client is rebuilt
@@ -227,49 +212,54 @@ impl DynamoStore {
             .map_err(unavailable)
     }
 
+    /// Runs a transaction, again while only concurrent ones refuse it (`contention`). Err(the
+    /// reasons' codes, by item index) when a condition refused it: nothing was written.
     async fn transact(
         &self,
         items: Vec<TransactWriteItem>,
     ) -> Result<Result<(), Vec<String>>, StoreError> {
-        for attempt in 1..=TRANSACTION_ATTEMPTS {
-            match self
+        Ok(self.transact_with_reasons(items).await?.map_err(|reasons| {
+            reasons
+                .iter()
+                .map(|r| r.code().unwrap_or("None").to_string())
+                .collect()
+        }))
+    }
+
+    /// As `transact`, with the whole cancellation reasons (an item's old values among them when
+    /// its write asked for them on a failed condition).
+    async fn transact_with_reasons(
+        &self,
+        items: Vec<TransactWriteItem>,
+    ) -> Result<Result<(), Vec<CancellationReason>>, StoreError> {
+        contention::retry_contended(|| {
+            let send = self
                 .client
                 .transact_write_items()
                 .set_transact_items(Some(items.clone()))
-                .send()
-                .await
-            {
-                Ok(_) => return Ok(Ok(())),
-                Err(err) => match cancelled_reasons(&err) {
-                    Some(reasons) if reasons.iter().any(|r| r == "ConditionalCheckFailed") => {
-                        return Ok(Err(reasons));
-                    }
-                    Some(reasons)
-                        if attempt < TRANSACTION_ATTEMPTS
-                            && reasons.iter().any(|r| r == "TransactionConflict") =>
+                .send();
+            async move {
+                let err = match send.await {
+                    Ok(_) => return Ok(Attempt::Done(Ok(()))),
+                    Err(err) => err.into_service_error(),
+                };
+                if contention::transaction_contended(&err) {
+                    return Ok(Attempt::Contended);
+                }
+                match err {
+                    TransactWriteItemsError::TransactionCanceledException(e)
+                        if e.cancellation_reasons()
+                            .iter()
+                            .any(|r| r.code() == Some("ConditionalCheckFailed")) =>
                     {
-                        tokio::time::sleep(std::time::Duration::from_millis(20 * attempt as u64))
-                            .await;
+                        Ok(Attempt::Done(Err(e
+                            .cancellation_reasons
+                            .unwrap_or_default())))
                     }
-                    _ => {
-                        let busy = matches!(
-                            err.as_service_error(),
-                            Some(TransactWriteItemsError::TransactionInProgressException(_))
-                        );
-                        if busy && attempt < TRANSACTION_ATTEMPTS {
-                            tokio::time::sleep(std::time::Duration::from_millis(
-                                20 * attempt as u64,
-                            ))
-                            .await;
-                        } else {
-                            return Err(unavailable(err));
-                        }
-                    }
-                },
+                    other => Err(unavailable(other)),
+                }
             }
-        }
-        Err(StoreError::Unavailable(
-            "transaction kept conflicting".into(),
-        ))
+        })
+        .await
     }
 }

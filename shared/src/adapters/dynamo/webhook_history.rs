@@ -8,6 +8,7 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::Select;
 use chrono::{DateTime, Utc};
 
+use super::contention::send_update;
 use super::items::{Item, from_item, n, s, to_item};
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable};
@@ -87,14 +88,15 @@ impl WebhookHistoryStore for DynamoStore {
         event_id: &str,
         now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let result = self
-            .update_item(&keys::webhook_event(event_id))
-            .update_expression("ADD redeliveries :one SET redelivery_requested_at = :now")
-            .condition_expression("attribute_exists(PK)")
-            .expression_attribute_values(":one", n(1))
-            .expression_attribute_values(":now", s(format_ts(now)))
-            .send()
-            .await;
+        // The metered redelivery's transaction writes this item too: contention is retried.
+        let result = send_update(
+            self.update_item(&keys::webhook_event(event_id))
+                .update_expression("ADD redeliveries :one SET redelivery_requested_at = :now")
+                .condition_expression("attribute_exists(PK)")
+                .expression_attribute_values(":one", n(1))
+                .expression_attribute_values(":now", s(format_ts(now))),
+        )
+        .await?;
         match result {
             Ok(_) => Ok(true),
             Err(e)

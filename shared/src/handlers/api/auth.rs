@@ -153,8 +153,6 @@ async fn meter_once<S: Store, C: Clock>(
     now: DateTime<Utc>,
 ) -> Result<(Caller, RateInfo), (ApiError, Option<RateInfo>)> {
     let plans = &deps.settings.plans;
-    let plan_of = |account: &Account| plans.get(&account.plan).cloned();
-    let key_hash = key.key_hash.clone();
     match deps
         .store
         .meter_api_request(&key, now, plans)
@@ -162,23 +160,42 @@ async fn meter_once<S: Store, C: Clock>(
         .map_err(|e| (ApiError::from(e), None))?
     {
         MeterOutcome::Allowed(account) => {
-            let plan = plan_of(&account).ok_or((ApiError::Internal, None))?;
+            let plan = plans
+                .get(&account.plan)
+                .cloned()
+                .ok_or((ApiError::Internal, None))?;
             let rate = RateInfo::of(&account, &plan, now);
             tracing::Span::current().record("account_id", account.account_id.as_str());
             Ok((Caller { account, key, plan }, rate))
         }
-        MeterOutcome::UnknownAccount => Err((
+        refusal => Err(refused(deps, &key, refusal, now)),
+    }
+}
+
+/// The answer to a request the account refused (`outcome` is not `Allowed`), whichever write
+/// metered it: the error and, once the account is known, its rate headers.
+pub(super) fn refused<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    key: &PresentedKey,
+    outcome: MeterOutcome,
+    now: DateTime<Utc>,
+) -> (ApiError, Option<RateInfo>) {
+    let plan_of = |account: &Account| deps.settings.plans.get(&account.plan).cloned();
+    let key_hash = key.key_hash.clone();
+    match outcome {
+        MeterOutcome::Allowed(_) => (ApiError::Internal, None),
+        MeterOutcome::UnknownAccount => (
             unauthorized("invalid_api_key", "API key is not valid"),
             None,
-        )),
+        ),
         MeterOutcome::KeyRevoked => {
             deps.key_cache.lock().expect("key cache").remove(&key_hash);
-            Err((
+            (
                 unauthorized("api_key_revoked", "API key has been revoked"),
                 None,
-            ))
+            )
         }
-        MeterOutcome::NoApiAccess(account) => Err((
+        MeterOutcome::NoApiAccess(account) => (
             ApiError::Forbidden {
                 code: "plan_without_api_access",
                 message: format!(
@@ -187,8 +204,8 @@ async fn meter_once<S: Store, C: Clock>(
                 ),
             },
             None,
-        )),
-        MeterOutcome::SubscriptionInactive(account) => Err((
+        ),
+        MeterOutcome::SubscriptionInactive(account) => (
             ApiError::Forbidden {
                 code: "subscription_inactive",
                 message: format!(
@@ -197,14 +214,14 @@ async fn meter_once<S: Store, C: Clock>(
                 ),
             },
             plan_of(&account).map(|p| RateInfo::of(&account, &p, now)),
-        )),
+        ),
         MeterOutcome::LimitExceeded(account) => {
             let rate = plan_of(&account).map(|p| RateInfo::of(&account, &p, now));
             let retry_after = (api_window_reset(now) - now).num_seconds().max(1) as u64;
-            Err((
+            (
                 ApiError::RateLimited { retry_after },
                 rate.map(|r| RateInfo { remaining: 0, ..r }),
-            ))
+            )
         }
     }
 }

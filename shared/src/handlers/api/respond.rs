@@ -10,12 +10,20 @@ use crate::domain::Account;
 use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
-use crate::handlers::api::auth::{Caller, counted, meter, resolve_key};
+use crate::handlers::api::auth::{Caller, counted, meter, refused, resolve_key};
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, Store, StoreError};
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
+        if let StoreError::MeterRefused(outcome) = e {
+            return ApiError::MeterRefused(outcome);
+        }
+        if let StoreError::Busy = e {
+            // Contention, not a fault: the client retries (Retry-After) and nothing was written.
+            tracing::warn!(error = %e, "store contended");
+            return ApiError::Busy;
+        }
         // The span carries the request id; the store's text stays in the log.
         tracing::error!(error = %e, "store call failed");
         ApiError::Internal
@@ -117,6 +125,11 @@ where
                     let rate = counted(deps, &account, now);
                     (Ok(response), rate)
                 }
+                // Refused by the account's condition: answered as the metering write would.
+                Some(Err(ApiError::MeterRefused(outcome))) => {
+                    let (e, rate) = refused(deps, &key, *outcome, now);
+                    (Err(e), rate)
+                }
                 Some(Err(e)) => (Err(e), None),
                 None => {
                     let (metered, fetched) =
@@ -173,6 +186,7 @@ pub fn error_response(e: &ApiError, request_id: &str) -> ApiResponse {
         | ApiError::ResendLimitReached { retry_after, .. } => {
             response = response.with_header("retry-after", retry_after.to_string());
         }
+        ApiError::Busy => response = response.with_header("retry-after", "1"),
         _ => {}
     }
     response

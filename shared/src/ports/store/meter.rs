@@ -25,9 +25,11 @@ pub trait MeterStore: Send + Sync {
     /// An API create in one write: counts the request as `meter_api_request` does (in the current
     /// window only) AND creates `verification` as `VerificationStore::create_verification` does,
     /// a live one within the monthly allowance of the account's plan (whichever it is),
-    /// atomically. Some(the account after the count) when both happened; None when anything
-    /// refused, and then nothing was written or counted (the caller meters and creates the usual
-    /// way, which tells why).
+    /// atomically. Some(the account after the count) when both happened; when the account refused
+    /// it (unknown or revoked key, plan, subscription, the daily allowance)
+    /// `Err(StoreError::MeterRefused(why))`; None when anything else refused. Either way nothing
+    /// was written or counted (after None the caller meters and creates the usual way, which tells
+    /// why). The other `meter_and_*` writes refuse the same way.
     fn meter_and_create(
         &self,
         create: &MeteredCreate<'_>,

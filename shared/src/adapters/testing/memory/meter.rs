@@ -53,7 +53,7 @@ impl MeterStore for MemoryStore {
             idempotency,
         } = *create;
         let mut t = self.lock();
-        let Some((account, monthly_limit)) = countable(&t, key, now, plans, verification.mode)
+        let Some((account, monthly_limit)) = countable(&t, key, now, plans, verification.mode)?
         else {
             return Ok(None);
         };
@@ -78,7 +78,7 @@ impl MeterStore for MemoryStore {
             idempotency,
         } = *create;
         let mut t = self.lock();
-        let Some((account, monthly_limit)) = countable(&t, key, now, plans, household.mode) else {
+        let Some((account, monthly_limit)) = countable(&t, key, now, plans, household.mode)? else {
             return Ok(None);
         };
         if create_household_locked(&mut t, household, members, idempotency, monthly_limit)?
@@ -100,11 +100,8 @@ impl MeterStore for MemoryStore {
             verification_id,
         } = *cancel;
         let mut t = self.lock();
-        let Some(account) = t.accounts.get(&key.account_id).cloned() else {
-            return Ok(None);
-        };
-        let decision = classify_meter(Some(account.clone()), plans.get(&account.plan), key, now);
-        if decision != MeterDecision::Count
+        let counted = counted_account(&t, key, now, plans)?;
+        if counted.is_none()
             || !cancel_open_locked(&mut t, verification_id, &key.account_id, key.mode, now)
         {
             return Ok(None);
@@ -126,10 +123,7 @@ impl MeterStore for MemoryStore {
             max_per_day,
         } = *resend;
         let mut t = self.lock();
-        let Some(account) = t.accounts.get(&key.account_id).cloned() else {
-            return Ok(None);
-        };
-        let decision = classify_meter(Some(account.clone()), plans.get(&account.plan), key, now);
+        let counted = counted_account(&t, key, now, plans)?;
         let Some(stored) = t.verifications.get(&verification_id).cloned() else {
             return Ok(None);
         };
@@ -140,7 +134,7 @@ impl MeterStore for MemoryStore {
             && matches!(stored.status, Status::Pending | Status::InProgress)
             && now < stored.expires_at
             && resend::resends_today(&stored, now) < max_per_day;
-        if decision != MeterDecision::Count || !resendable {
+        if counted.is_none() || !resendable {
             return Ok(None);
         }
         let next = resend::record(&stored, now);
@@ -162,17 +156,14 @@ impl MeterStore for MemoryStore {
             subject,
         } = *redelivery;
         let mut t = self.lock();
-        let Some(account) = t.accounts.get(&key.account_id).cloned() else {
-            return Ok(None);
-        };
-        let decision = classify_meter(Some(account.clone()), plans.get(&account.plan), key, now);
+        let counted = counted_account(&t, key, now, plans)?;
         let owned_subject = match subject {
             WebhookSubject::Verification(id) => (t.verifications.get(&id))
                 .is_some_and(|v| v.account_id == key.account_id && v.mode == key.mode),
             WebhookSubject::Household(id) => (t.households.get(&id))
                 .is_some_and(|h| h.account_id == key.account_id && h.mode == key.mode),
         };
-        if decision != MeterDecision::Count || !owned_subject {
+        if counted.is_none() || !owned_subject {
             return Ok(None);
         }
         // The history's lock is taken under the table's, as nowhere the other way round.
@@ -188,25 +179,40 @@ impl MeterStore for MemoryStore {
 }
 
 /// The key's account when the domain's rule counts one more request of it in the current window,
-/// with the monthly allowance of its plan for creates in `mode` (live only), as the adapter's
-/// one-write condition sees it.
+/// as the adapter's one-write condition sees it. A refusal by the account is told as the adapter
+/// tells it (`StoreError::MeterRefused`); None for the first request of a window (the usual way
+/// starts it).
+fn counted_account(
+    t: &Tables,
+    key: &PresentedKey,
+    now: DateTime<Utc>,
+    plans: &Plans,
+) -> Result<Option<Account>, StoreError> {
+    let account = t.accounts.get(&key.account_id).cloned();
+    let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
+    match classify_meter(account.clone(), plan, key, now) {
+        MeterDecision::Count => Ok(account),
+        MeterDecision::StartWindow => Ok(None),
+        MeterDecision::Refuse(outcome) => Err(StoreError::MeterRefused(Box::new(outcome))),
+    }
+}
+
+/// `counted_account`, with the monthly allowance of its plan for creates in `mode` (live only).
 fn countable(
     t: &Tables,
     key: &PresentedKey,
     now: DateTime<Utc>,
     plans: &Plans,
     mode: Mode,
-) -> Option<(Account, Option<u32>)> {
-    let account = t.accounts.get(&key.account_id)?.clone();
-    let plan = plans.get(&account.plan);
-    if classify_meter(Some(account.clone()), plan, key, now) != MeterDecision::Count {
-        return None;
-    }
+) -> Result<Option<(Account, Option<u32>)>, StoreError> {
+    let Some(account) = counted_account(t, key, now, plans)? else {
+        return Ok(None);
+    };
     let monthly_limit = match mode {
-        Mode::Live => plan.map(|p| p.verifications_per_month),
+        Mode::Live => plans.get(&account.plan).map(|p| p.verifications_per_month),
         Mode::Test => None,
     };
-    Some((account, monthly_limit))
+    Ok(Some((account, monthly_limit)))
 }
 
 /// Counts one request on the (allowed) account and returns it after the count.
