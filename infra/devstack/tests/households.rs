@@ -416,38 +416,45 @@ async fn household_completed_is_logged_by_household_and_redelivered_to_its_owner
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_creates_at_the_allowance_edge_never_exceed_it() {
     let env = env().await;
-    // `pro` allows 5 verifications a month here; one is used, 4 remain: two households of two.
+    // `pro` allows 5 verifications a month here; two are used, 3 remain: room for one household
+    // of two, then one verification more.
     let key = env.other_live_key.clone();
-    let r = env
-        .create(&key, json!({"tenant_email": "single@example.com"}))
-        .await;
-    assert_eq!(r.status, 201, "{}", r.raw);
+    for email in ["single1@example.com", "single2@example.com"] {
+        let r = env.create(&key, json!({"tenant_email": email})).await;
+        assert_eq!(r.status, 201, "{}", r.raw);
+    }
     let bodies: Vec<String> = (0..5)
         .map(|i| body(&format!("edge{i}"), &["applicant", "applicant"], None))
         .collect();
     let replies = futures::future::join_all(bodies.iter().map(|b| create(&env, &key, b))).await;
     let statuses: Vec<u16> = replies.iter().map(|r| r.status).collect();
     let created = statuses.iter().filter(|s| **s == 201).count();
-    assert_eq!(created, 2, "{statuses:?}");
+    assert_eq!(created, 1, "{statuses:?}");
     for r in replies.iter().filter(|r| r.status != 201) {
         assert_eq!(r.status, 403, "{}", r.raw);
         assert_eq!(r.body["code"], "verification_limit_reached");
     }
-    // Nothing partial: exactly 1 + 2 x 2 verifications exist, and usage counts each member.
+    // Nothing partial: exactly 2 + 2 verifications exist, and usage counts each member.
+    let used = |usage: &Reply| usage.body["data"]["verifications"]["used_this_month"].clone();
     let usage = env.call("GET", "/api/v1/usage", Some(&key), None).await;
-    assert_eq!(
-        usage.body["data"]["verifications"]["used_this_month"], 5,
-        "{}",
-        usage.raw
-    );
-    assert_eq!(usage.body["data"]["verifications"]["remaining"], 0);
+    assert_eq!(used(&usage), 4, "{}", usage.raw);
+    assert_eq!(usage.body["data"]["verifications"]["remaining"], 1);
     let list = env
         .call("GET", "/api/v1/verifications", Some(&key), None)
         .await;
-    assert_eq!(list.body["pagination"]["total"], 5);
-    // A household larger than what is left is refused whole.
-    let r = create(&env, &key, &body("late", &["applicant"], None)).await;
-    assert_eq!(r.status, 403);
+    assert_eq!(list.body["pagination"]["total"], 4);
+    // A household larger than what is left is refused whole, though one member would fit.
+    let r = create(&env, &key, &body("late", &["applicant", "guarantor"], None)).await;
+    assert_eq!(r.status, 403, "{}", r.raw);
+    assert_eq!(r.body["code"], "verification_limit_reached");
+    let usage = env.call("GET", "/api/v1/usage", Some(&key), None).await;
+    assert_eq!(used(&usage), 4, "{}", usage.raw);
+    // What is left still serves a household that fits.
+    let r = create(&env, &key, &body("last", &["applicant"], None)).await;
+    assert_eq!(r.status, 201, "{}", r.raw);
+    let usage = env.call("GET", "/api/v1/usage", Some(&key), None).await;
+    assert_eq!(used(&usage), 5, "{}", usage.raw);
+    assert_eq!(usage.body["data"]["verifications"]["remaining"], 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
