@@ -125,16 +125,6 @@ pub(super) async fn resolve_key<S: Store, C: Clock>(
     })
 }
 
-/// Second half: one conditional write on the account checks the key (listed there, not revoked),
-/// plan and subscription and counts the request against the daily allowance.
-pub(super) async fn meter<S: Store, C: Clock>(
-    deps: &ApiDeps<S, C>,
-    key: PresentedKey,
-    now: DateTime<Utc>,
-) -> Result<(Caller, RateInfo), (ApiError, Option<RateInfo>)> {
-    meter_once(deps, key, now).await
-}
-
 /// A request a write carrying its own metering counted: its rate headers. None only for a plan
 /// the configuration does not know.
 pub(super) fn counted<S: Store, C: Clock>(
@@ -147,7 +137,9 @@ pub(super) fn counted<S: Store, C: Clock>(
     Some(RateInfo::of(account, plan, now))
 }
 
-async fn meter_once<S: Store, C: Clock>(
+/// Second half: one conditional write on the account checks the key (listed there, not revoked),
+/// plan and subscription and counts the request against the daily allowance.
+pub(super) async fn meter<S: Store, C: Clock>(
     deps: &ApiDeps<S, C>,
     key: PresentedKey,
     now: DateTime<Utc>,
