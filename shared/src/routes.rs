@@ -184,6 +184,11 @@ impl Function {
         !self.routes().is_empty()
     }
 
+    /// Called by API clients with their key (under `/api/v1`), as opposed to the tenant's pages.
+    pub fn is_api(self) -> bool {
+        self.is_http() && self.routes().iter().all(|r| r.path.starts_with("/api/v1/"))
+    }
+
     pub fn from_name(name: &str) -> Option<Function> {
         Function::ALL.into_iter().find(|f| f.name() == name)
     }

@@ -213,15 +213,17 @@ async fn a_store_error_is_the_enveloped_500_without_its_text() {
         faults: faults.clone(),
     };
     let (deps, keys) = deps_with(store, "pro").await;
-    // The create that carries its own metering (a test key); then, the way a live key goes on an
-    // instance that does not know its account's plan yet: the metering write, then the create.
-    for (op, key) in [
-        (StoreOp::MeterAndCreate, &keys.test),
-        (StoreOp::MeterApiRequest, &keys.live),
-        (StoreOp::CreateVerification, &keys.live),
+    // The create that carries its own metering; then the usual way, which a replay of an
+    // Idempotency-Key takes once the one write refused: the metering write, then the create's.
+    let replayed =
+        || post(&keys.live.secret, &tenant()).with_header("idempotency-key", "replayed-create-1");
+    assert_eq!(create_verification(&deps, replayed()).await.status, 201);
+    for (op, request) in [
+        (StoreOp::MeterAndCreate, post(&keys.test.secret, &tenant())),
+        (StoreOp::MeterApiRequest, replayed()),
+        (StoreOp::CreateVerification, replayed()),
     ] {
         faults.arm(op, 1);
-        let request = post(&key.secret, &tenant());
         let request_id = request.request_id.clone();
         let response = create_verification(&deps, request).await;
         assert_eq!(refusal(&response), (500, "internal_error".into()), "{op:?}");
@@ -229,8 +231,9 @@ async fn a_store_error_is_the_enveloped_500_without_its_text() {
         assert_eq!(body["request_id"], request_id.as_str());
         assert!(!response.body.contains("injected"), "{}", response.body);
     }
-    // Once the store is back, the same request goes through.
+    // Once the store is back, the same requests go through (the replay answers the first 201).
     assert_eq!(created_status(&deps, &keys.test.secret).await, 201);
+    assert_eq!(create_verification(&deps, replayed()).await.status, 201);
 }
 
 /// The armed operations answer as the store does when concurrent writes outlast its retries.

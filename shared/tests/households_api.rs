@@ -201,7 +201,7 @@ async fn a_failing_store_answers_500_and_writes_no_household() {
         faults: faults.clone(),
     })
     .await;
-    faults.arm(StoreOp::CreateHousehold, 1);
+    faults.arm(StoreOp::MeterAndCreateHousehold, 1);
     let r = create_household(&deps, post(&key, &household("f", &["applicant"]))).await;
     assert_eq!(
         (r.status, body(&r)["code"].clone()),
@@ -210,6 +210,22 @@ async fn a_failing_store_answers_500_and_writes_no_household() {
     assert!(store.verifications().is_empty());
     let r = create_household(&deps, post(&key, &household("f", &["applicant"]))).await;
     assert_eq!(r.status, 201);
+    // The usual way, which a replay of an Idempotency-Key takes once the one write refused: its
+    // store error is a 500 as well, and nothing more is written; the replay then answers.
+    let replay = || {
+        post(&key, &household("g", &["applicant"])).with_header("idempotency-key", "hh-replay-1")
+    };
+    assert_eq!(create_household(&deps, replay()).await.status, 201);
+    let before = store.verifications().len();
+    faults.arm(StoreOp::CreateHousehold, 1);
+    let r = create_household(&deps, replay()).await;
+    assert_eq!(
+        (r.status, body(&r)["code"].clone()),
+        (500, json!("internal_error"))
+    );
+    assert_eq!(store.verifications().len(), before);
+    assert_eq!(create_household(&deps, replay()).await.status, 201);
+    assert_eq!(store.verifications().len(), before);
 }
 
 #[tokio::test]

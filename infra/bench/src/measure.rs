@@ -138,26 +138,6 @@ pub(crate) async fn fresh_stack(
     store
         .put_webhook_secrets(stack::DEMO_ACCOUNT, &secrets)
         .await?;
-    // The accounts have already made a request today: the first request of a UTC day makes one
-    // more write (the daily window's reset), which is not what a cold instance costs.
-    let plans = shared::config::Plans::defaults();
-    for (account, mode) in [
-        (stack::DEMO_ACCOUNT, Mode::Test),
-        (stack::DEMO_ACCOUNT, Mode::Live),
-        (stack::OTHER_ACCOUNT, Mode::Test),
-    ] {
-        let key = stack::demo_key(account, mode);
-        let presented = shared::domain::metering::PresentedKey {
-            key_id: key.key_id,
-            key_hash: key.hash,
-            account_id: account.to_string(),
-            mode,
-            names_account: true,
-        };
-        store
-            .meter_api_request(&presented, chrono::Utc::now(), &plans)
-            .await?;
-    }
     Ok((names, created, store))
 }
 

@@ -166,8 +166,8 @@ pub(crate) fn render(
     let _ = writeln!(
         o,
         "AWS calls per invocation, in order (`∥` = overlapping in time, `✗` = refused, e.g. a failed condition). \
-         Cold = the first event of a fresh instance, warm = the second; the accounts have already made a request \
-         that UTC day (the first request of a day makes one more, sequential UpdateItem: the daily window's reset):\n"
+         Cold = the first event of a fresh instance, warm = the second; nothing warms the accounts first, so the \
+         first API request measured is its account's first of the UTC day (counted by the same one write as any other):\n"
     );
     let _ = writeln!(
         o,
@@ -314,8 +314,43 @@ pub(crate) fn render(
     let worst_seq = |pick: &dyn Fn(&Invocations) -> usize| worst_seq_over(pick, 2);
     let (cold_seq, cold_seq_fn) = worst_seq(&|i| i.cold.sequential);
     let (warm_seq, warm_seq_fn) = worst_seq(&|i| i.warm.sequential);
-    let (_, cold_over_one) = worst_seq_over(&|i| i.cold.sequential, 1);
-    let (_, warm_over_one) = worst_seq_over(&|i| i.warm.sequential, 1);
+    // Issue 14's floor is for API requests (the tenant's page is not one: shown apart).
+    let api_only = |pick: &dyn Fn(&Invocations) -> usize| {
+        let over: Vec<String> = (api_rows.iter())
+            .filter(|(r, _)| {
+                shared::routes::Function::from_name(&r.name)
+                    .is_some_and(shared::routes::Function::is_api)
+            })
+            .filter(|(_, i)| pick(i) > 1)
+            .map(|(r, i)| format!("{} {}", r.name, pick(i)))
+            .collect();
+        let max = (api_rows.iter())
+            .filter(|(r, _)| {
+                shared::routes::Function::from_name(&r.name)
+                    .is_some_and(shared::routes::Function::is_api)
+            })
+            .map(|(_, i)| pick(i))
+            .max()
+            .unwrap_or(0);
+        let detail = if over.is_empty() {
+            "none over 1".to_string()
+        } else {
+            format!("over 1: {}", over.join(", "))
+        };
+        (max, detail)
+    };
+    let (cold_api, cold_over_one) = api_only(&|i| i.cold.sequential);
+    let (warm_api, warm_over_one) = api_only(&|i| i.warm.sequential);
+    let portal = (api_rows.iter())
+        .filter(|(r, _)| shared::routes::Function::from_name(&r.name).is_some_and(|f| !f.is_api()))
+        .map(|(r, i)| {
+            format!(
+                "{} cold {}, warm {}",
+                r.name, i.cold.sequential, i.warm.sequential
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ");
     let speedup = peer_median / worst_init.0;
     let list_equal = lists.windows(2).all(|w| {
         w[0].store_items_read == w[1].store_items_read
@@ -356,13 +391,14 @@ pub(crate) fn render(
     );
     let _ = writeln!(
         o,
-        "| 1 sequential DynamoDB round trip per API request (issue 14) | warm instance: {} ({}); first request of a cold instance: {} ({}) | warm {}, cold {} |",
-        warm_seq,
+        "| 1 sequential DynamoDB round trip per API request (issue 14; `/api/v1`, the first request of the UTC day included) | warm instance: {} ({}); first request of a cold instance: {} ({}); not an API request, the tenant's page: {} | warm {}, cold {} |",
+        warm_api,
         warm_over_one,
-        cold_seq,
+        cold_api,
         cold_over_one,
-        yes(warm_seq <= 1),
-        yes(cold_seq <= 1)
+        portal,
+        yes(warm_api <= 1),
+        yes(cold_api <= 1)
     );
     let _ = writeln!(
         o,

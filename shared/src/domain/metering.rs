@@ -76,6 +76,18 @@ pub fn classify_meter(
     MeterDecision::Refuse(MeterOutcome::LimitExceeded(account))
 }
 
+/// The account after one more request counted at `now` (the first of a new window starts it at
+/// one).
+pub fn count_one(account: &mut Account, now: DateTime<Utc>) {
+    let window = api_window(now);
+    if account.api_window.as_deref() == Some(window.as_str()) {
+        account.api_requests += 1;
+    } else {
+        account.api_window = Some(window);
+        account.api_requests = 1;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use chrono::TimeZone;

@@ -49,7 +49,7 @@ fn with_key(mut item: Item, (pk, sk): (String, String)) -> Item {
 
 pub fn account_item(account: &Account) -> Result<Item, StoreError> {
     Ok(with_key(
-        to_item(account)?,
+        super::api_day::account_attributes(account)?,
         keys::account(&account.account_id),
     ))
 }

@@ -9,14 +9,17 @@ use aws_sdk_dynamodb::types::{
 };
 use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc};
 
-use super::accounts::{CountCondition, LiveCreates, count_condition};
-use super::items::{from_item, n, s};
+use super::api_day::account_from_item;
+use super::items::{n, s};
 use super::live_month::{MonthCheck, live_created_attribute};
+use super::metering::{CountActions, LiveCreates, count_actions, count_condition};
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::config::Plans;
-use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
-use crate::domain::{Account, Mode, api_window, usage_month};
+use crate::domain::metering::{
+    MeterDecision, MeterOutcome, PresentedKey, classify_meter, count_one,
+};
+use crate::domain::{Account, Mode, usage_month};
 use crate::ports::{MeteredCancel, MeteredCreate, MeteredHousehold, StoreError};
 
 /// The account attribute a metered write marks with a value of its own (the verification id), so
@@ -133,29 +136,30 @@ impl DynamoStore {
             return Ok(None);
         }
         let mut expr = Expr::default();
-        let CountCondition { same_window, .. } =
-            count_condition(&mut expr, key, &api_window(now), &api_plans, live.as_ref());
-        let req = expr.name("api_requests");
+        let condition = count_condition(&mut expr, key, now, &api_plans, live.as_ref());
+        let CountActions { add, mut remove } = count_actions(&mut expr, now);
         let last = expr.name(LAST_METERED_WRITE);
         let marker = expr.value("marker", s(marker));
-        let mut update = format!("ADD {req} :one");
+        let mut update = format!("ADD {add}");
         if let Some(live) = &live {
             let by = expr.value("live_count", n(live.count));
             update = format!("{update}, #live_month {by}");
         }
-        update = format!("{update} SET {last} = {marker}");
         if let Some(previous) = previous {
             // Last month's count is no longer checked: keep the account item from growing.
-            let previous = expr.name(previous);
-            update = format!("{update} REMOVE {previous}");
+            remove.push(expr.name(previous));
         }
+        update = format!(
+            "{update} SET {last} = {marker} REMOVE {}",
+            remove.join(", ")
+        );
         let account = keys::account(&key.account_id);
         let count = Update::builder()
             .table_name(self.table())
             .key(schema::PK, s(&account.0))
             .key(schema::SK, s(&account.1))
             .update_expression(update)
-            .condition_expression(same_window)
+            .condition_expression(condition)
             .set_expression_attribute_names(expr.names())
             .set_expression_attribute_values(expr.values())
             // A refusal carries the account as the condition saw it: it tells why (`refusal`).
@@ -194,9 +198,9 @@ impl DynamoStore {
             .get(LAST_METERED_WRITE)
             .and_then(|m| m.as_s().ok())
             .is_some_and(|m| m == marker);
-        let mut after: Account = from_item(item)?;
+        let mut after = account_from_item(item)?;
         if !saw_the_count {
-            after.api_requests += 1;
+            count_one(&mut after, now);
         }
         Ok(Some(after))
     }
@@ -215,7 +219,7 @@ fn refusal(
     let Some(reason) = count.filter(|r| r.code() == Some("ConditionalCheckFailed")) else {
         return Ok(None);
     };
-    let account: Option<Account> = reason.item().cloned().map(from_item).transpose()?;
+    let account = reason.item().cloned().map(account_from_item).transpose()?;
     let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
     Ok(match classify_meter(account, plan, key, now) {
         MeterDecision::Refuse(outcome) => Some(outcome),
@@ -245,7 +249,7 @@ mod tests {
     use super::*;
     use crate::adapters::dynamo::items::account_item;
     use crate::adapters::testing::active_account;
-    use crate::domain::{Plan, SubscriptionStatus};
+    use crate::domain::{Plan, SubscriptionStatus, api_window};
 
     fn plans() -> Plans {
         Plans::new(vec![Plan {

@@ -42,6 +42,7 @@ use crate::ports::StoreError;
 use contention::Attempt;
 
 mod accounts;
+mod api_day;
 mod api_keys;
 pub mod capacity;
 mod contention;
@@ -54,6 +55,7 @@ mod list;
 mod live_month;
 mod metered_create;
 mod metered_reach;
+mod metering;
 mod notices;
 pub mod schema;
 mod table;

@@ -8,9 +8,11 @@ use super::counted::{cancel_open_locked, create_locked};
 use super::households::create_household_locked;
 use super::{MemoryStore, Tables};
 use crate::config::Plans;
-use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
+use crate::domain::metering::{
+    MeterDecision, MeterOutcome, PresentedKey, classify_meter, count_one,
+};
 use crate::domain::webhook_log::WebhookSubject;
-use crate::domain::{Account, Mode, Status, Verification, api_window, resend};
+use crate::domain::{Account, Mode, Status, Verification, resend};
 use crate::ports::{
     CreateOutcome, MeterStore, MeteredCancel, MeteredCreate, MeteredHousehold, MeteredRedelivery,
     MeteredResend, StoreError,
@@ -32,11 +34,7 @@ impl MeterStore for MemoryStore {
         };
         match decision {
             MeterDecision::Refuse(outcome) => return Ok(outcome),
-            MeterDecision::Count => account.api_requests += 1,
-            MeterDecision::StartWindow => {
-                account.api_window = Some(api_window(now));
-                account.api_requests = 1;
-            }
+            MeterDecision::Count | MeterDecision::StartWindow => count_one(account, now),
         }
         Ok(MeterOutcome::Allowed(account.clone()))
     }
@@ -62,7 +60,7 @@ impl MeterStore for MemoryStore {
         {
             return Ok(None);
         }
-        Ok(Some(count_locked(&mut t, &account)))
+        Ok(Some(count_locked(&mut t, &account, now)))
     }
 
     async fn meter_and_create_household(
@@ -86,7 +84,7 @@ impl MeterStore for MemoryStore {
         {
             return Ok(None);
         }
-        Ok(Some(count_locked(&mut t, &account)))
+        Ok(Some(count_locked(&mut t, &account, now)))
     }
 
     async fn meter_and_cancel(
@@ -107,7 +105,7 @@ impl MeterStore for MemoryStore {
             return Ok(None);
         }
         let account = t.accounts.get_mut(&key.account_id).expect("read above");
-        account.api_requests += 1;
+        count_one(account, now);
         Ok(Some(account.clone()))
     }
 
@@ -140,7 +138,7 @@ impl MeterStore for MemoryStore {
         let next = resend::record(&stored, now);
         t.verifications.insert(verification_id, next.clone());
         let account = t.accounts.get_mut(&key.account_id).expect("read above");
-        account.api_requests += 1;
+        count_one(account, now);
         Ok(Some((account.clone(), next)))
     }
 
@@ -173,15 +171,14 @@ impl MeterStore for MemoryStore {
             return Ok(None);
         }
         let account = t.accounts.get_mut(&key.account_id).expect("read above");
-        account.api_requests += 1;
+        count_one(account, now);
         Ok(Some(account.clone()))
     }
 }
 
-/// The key's account when the domain's rule counts one more request of it in the current window,
-/// as the adapter's one-write condition sees it. A refusal by the account is told as the adapter
-/// tells it (`StoreError::MeterRefused`); None for the first request of a window (the usual way
-/// starts it).
+/// The key's account when the domain's rule counts one more request of it (the first of a new
+/// window too, as the adapter's count on the day's own attribute does). A refusal by the account
+/// is told as the adapter tells it (`StoreError::MeterRefused`).
 fn counted_account(
     t: &Tables,
     key: &PresentedKey,
@@ -191,8 +188,7 @@ fn counted_account(
     let account = t.accounts.get(&key.account_id).cloned();
     let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
     match classify_meter(account.clone(), plan, key, now) {
-        MeterDecision::Count => Ok(account),
-        MeterDecision::StartWindow => Ok(None),
+        MeterDecision::Count | MeterDecision::StartWindow => Ok(account),
         MeterDecision::Refuse(outcome) => Err(StoreError::MeterRefused(Box::new(outcome))),
     }
 }
@@ -216,11 +212,11 @@ fn countable(
 }
 
 /// Counts one request on the (allowed) account and returns it after the count.
-fn count_locked(t: &mut Tables, account: &Account) -> Account {
+fn count_locked(t: &mut Tables, account: &Account, now: DateTime<Utc>) -> Account {
     let account = t
         .accounts
         .get_mut(&account.account_id)
         .expect("read under the same lock");
-    account.api_requests += 1;
+    count_one(account, now);
     account.clone()
 }

@@ -1,0 +1,164 @@
+//! The daily API allowance's counter on the account item: one attribute per UTC day
+//! (`api_requests_<yyyymmdd>`). Counting the first request of a day is then the same write as
+//! counting any other (`ADD` starts a missing attribute at zero, and the condition reads the
+//! day's attribute), so no request waits for a window reset or a read first.
+//!
+//! Each count removes the counters of the days before it (`EARLIER_DAYS` of them), so the item
+//! keeps one counter. An account quiet for longer than that keeps its last counter (one attribute
+//! of about 25 bytes) beside the new one; `account_from_item` reads the latest only.
+//!
+//! Items written before kept one counter with its window (`api_window`, `api_requests`). A count
+//! removes them, refusing (condition) only while their window is today, for the count it holds:
+//! then the usual way moves it onto the day's attribute once (`metering::migrate_count`). See
+//! docs/runbook.md, "Daily API counter by day".
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+
+use super::items::{Item, from_item, n, s, to_item};
+use crate::domain::{Account, api_window};
+use crate::ports::StoreError;
+
+const DAY_PREFIX: &str = "api_requests_";
+/// The earlier format's attributes (the domain's field names).
+pub(super) const OLD_WINDOW: &str = "api_window";
+pub(super) const OLD_COUNT: &str = "api_requests";
+/// How many days before today a count clears: a month of quiet.
+const EARLIER_DAYS: i64 = 31;
+
+/// The account attribute counting the API requests of `now`'s UTC day.
+pub(super) fn day_attribute(now: DateTime<Utc>) -> String {
+    format!("{DAY_PREFIX}{}", now.format("%Y%m%d"))
+}
+
+/// The counters a count at `now` removes: those of the `EARLIER_DAYS` days before it.
+pub(super) fn earlier_day_attributes(now: DateTime<Utc>) -> Vec<String> {
+    (1..=EARLIER_DAYS)
+        .map(|days| day_attribute(now - Duration::days(days)))
+        .collect()
+}
+
+/// The day (`YYYY-MM-DD`) a counter attribute belongs to.
+fn day_of(attribute: &str) -> Option<NaiveDate> {
+    let digits = attribute.strip_prefix(DAY_PREFIX)?;
+    NaiveDate::parse_from_str(digits, "%Y%m%d").ok()
+}
+
+/// The account of a stored item: its window and count are the latest day's counter, or the
+/// earlier format's when that is later (an item no count has touched since the deploy).
+pub(super) fn account_from_item(mut item: Item) -> Result<Account, StoreError> {
+    let latest = item
+        .keys()
+        .filter_map(|attribute| Some((day_of(attribute)?, attribute.clone())))
+        .max();
+    let old_window = (item.get(OLD_WINDOW).and_then(|w| w.as_s().ok()))
+        .and_then(|w| NaiveDate::parse_from_str(w, "%Y-%m-%d").ok());
+    if let Some((day, attribute)) = latest.filter(|(day, _)| old_window.is_none_or(|w| *day > w)) {
+        let count = item.get(&attribute).cloned().unwrap_or(n(0));
+        item.insert(OLD_WINDOW.into(), s(day.format("%Y-%m-%d").to_string()));
+        item.insert(OLD_COUNT.into(), count);
+    }
+    from_item(item)
+}
+
+/// The stored attributes of an account: its count on its day's attribute.
+pub(super) fn account_attributes(account: &Account) -> Result<Item, StoreError> {
+    let mut item = to_item(account)?;
+    item.remove(OLD_WINDOW);
+    item.remove(OLD_COUNT);
+    if let Some(window) = &account.api_window {
+        let day = NaiveDate::parse_from_str(window, "%Y-%m-%d")
+            .map_err(|e| StoreError::Corrupt(format!("api_window: {e}")))?;
+        item.insert(
+            format!("{DAY_PREFIX}{}", day.format("%Y%m%d")),
+            n(account.api_requests),
+        );
+    }
+    Ok(item)
+}
+
+/// Today's count in the earlier format, when a stored item still holds one (a count refuses on it
+/// until `migrate_count` moves it).
+pub(super) fn old_count_of_today(item: &Item, now: DateTime<Utc>) -> Option<u32> {
+    let window = item.get(OLD_WINDOW)?.as_s().ok()?;
+    if *window != api_window(now) {
+        return None;
+    }
+    let count = item.get(OLD_COUNT).and_then(|c| c.as_n().ok());
+    Some(count.and_then(|c| c.parse().ok()).unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+
+    use super::*;
+
+    fn account(window: Option<&str>, requests: u32) -> Account {
+        let t = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap();
+        let mut a = crate::adapters::testing::active_account("acct", "pro", t);
+        a.api_window = window.map(str::to_string);
+        a.api_requests = requests;
+        a
+    }
+
+    #[test]
+    fn the_count_is_stored_on_its_days_attribute_and_read_back() {
+        let a = account(Some("2026-03-09"), 7);
+        let item = account_attributes(&a).unwrap();
+        assert_eq!(item.get("api_requests_20260309"), Some(&n(7)));
+        assert!(!item.contains_key(OLD_WINDOW) && !item.contains_key(OLD_COUNT));
+        assert_eq!(account_from_item(item).unwrap(), a);
+        // No window yet: no counter at all.
+        let fresh = account(None, 0);
+        let item = account_attributes(&fresh).unwrap();
+        assert!(!item.keys().any(|k| k.starts_with(DAY_PREFIX)));
+        assert_eq!(account_from_item(item).unwrap(), fresh);
+    }
+
+    #[test]
+    fn the_latest_day_wins_over_a_stale_counter_and_over_the_earlier_format() {
+        let mut item = account_attributes(&account(None, 0)).unwrap();
+        item.insert("api_requests_20260101".into(), n(90));
+        item.insert("api_requests_20260309".into(), n(4));
+        item.insert("api_requests_nonsense".into(), n(1));
+        item.insert(OLD_WINDOW.into(), s("2025-12-31"));
+        item.insert(OLD_COUNT.into(), n(50));
+        let read = account_from_item(item.clone()).unwrap();
+        assert_eq!(
+            (read.api_window.as_deref(), read.api_requests),
+            (Some("2026-03-09"), 4)
+        );
+        // The earlier format's window later than every day's counter: it is the current one.
+        item.insert(OLD_WINDOW.into(), s("2026-03-10"));
+        let read = account_from_item(item).unwrap();
+        assert_eq!(
+            (read.api_window.as_deref(), read.api_requests),
+            (Some("2026-03-10"), 50)
+        );
+    }
+
+    #[test]
+    fn an_item_of_the_earlier_format_reads_as_it_was() {
+        let mut item = account_attributes(&account(None, 0)).unwrap();
+        item.insert(OLD_WINDOW.into(), s("2026-03-09"));
+        item.insert(OLD_COUNT.into(), n(3));
+        let now = Utc.with_ymd_and_hms(2026, 3, 9, 23, 59, 59).unwrap();
+        assert_eq!(old_count_of_today(&item, now), Some(3));
+        assert_eq!(old_count_of_today(&item, now + Duration::seconds(1)), None);
+        let read = account_from_item(item).unwrap();
+        assert_eq!(
+            (read.api_window.as_deref(), read.api_requests),
+            (Some("2026-03-09"), 3)
+        );
+    }
+
+    #[test]
+    fn a_count_clears_the_month_of_days_before_it_and_not_its_own() {
+        let now = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap();
+        let earlier = earlier_day_attributes(now);
+        assert_eq!(earlier.len(), 31);
+        assert_eq!(earlier[0], "api_requests_20260228");
+        assert_eq!(earlier[30], "api_requests_20260129");
+        assert!(!earlier.contains(&day_attribute(now)));
+    }
+}

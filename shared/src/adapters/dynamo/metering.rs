@@ -1,0 +1,308 @@
+//! The daily API allowance on the account item: one conditional write counts a request (the key
+//! listed there and not revoked, the plan, the subscription and the day's count, on the day's own
+//! attribute: `api_day`), alone for a read, or as the first item of the transaction of a write that
+//! carries its own metering (`metered_create`, `metered_reach`).
+
+use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
+use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
+use chrono::{DateTime, Utc};
+
+use super::api_day::{
+    OLD_COUNT, OLD_WINDOW, account_from_item, day_attribute, earlier_day_attributes,
+    old_count_of_today,
+};
+use super::contention::send_update;
+use super::items::{Item, n, s};
+use super::schema::keys;
+use super::{DynamoStore, Expr, unavailable};
+use crate::config::Plans;
+use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
+use crate::domain::{Account, Plan, SubscriptionStatus, api_window};
+use crate::ports::{MeterStore, StoreError};
+
+impl MeterStore for DynamoStore {
+    async fn meter_and_create(
+        &self,
+        create: &crate::ports::MeteredCreate<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.metered_create(create).await
+    }
+
+    async fn meter_and_create_household(
+        &self,
+        create: &crate::ports::MeteredHousehold<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.metered_household(create).await
+    }
+
+    async fn meter_and_cancel(
+        &self,
+        cancel: &crate::ports::MeteredCancel<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.metered_cancel(cancel).await
+    }
+
+    async fn meter_and_resend(
+        &self,
+        resend: &crate::ports::MeteredResend<'_>,
+    ) -> Result<Option<(Account, crate::domain::Verification)>, StoreError> {
+        self.metered_resend(resend).await
+    }
+
+    async fn meter_and_redeliver(
+        &self,
+        redelivery: &crate::ports::MeteredRedelivery<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.metered_redelivery(redelivery).await
+    }
+
+    async fn meter_api_request(
+        &self,
+        presented: &PresentedKey,
+        now: DateTime<Utc>,
+        plans: &Plans,
+    ) -> Result<MeterOutcome, StoreError> {
+        let key = keys::account(&presented.account_id);
+        let api_plans: Vec<_> = plans.iter().filter(|p| p.api_access).collect();
+        if api_plans.is_empty() {
+            // No plan has API access: the rule refuses (NoApiAccess or earlier), never counts.
+            let old = self.get(key).await?;
+            let refused = refused_meter(old.as_ref(), presented, now, plans)?;
+            return Ok(refused.unwrap_or(MeterOutcome::UnknownAccount));
+        }
+        for _ in 0..3 {
+            let mut expr = Expr::default();
+            let condition = count_condition(&mut expr, presented, now, &api_plans, None);
+            let update = count_actions(&mut expr, now).expression();
+            let result = send_update(
+                self.update_item(&key)
+                    .update_expression(update)
+                    .condition_expression(condition)
+                    .set_expression_attribute_names(expr.names())
+                    .set_expression_attribute_values(expr.values())
+                    .return_values(ReturnValue::AllNew)
+                    .return_values_on_condition_check_failure(
+                        ReturnValuesOnConditionCheckFailure::AllOld,
+                    ),
+            )
+            .await?;
+            let old = match result {
+                Ok(out) => {
+                    let after = account_from_item(out.attributes.unwrap_or_default())?;
+                    return Ok(MeterOutcome::Allowed(after));
+                }
+                Err(e) => match e.into_service_error() {
+                    UpdateItemError::ConditionalCheckFailedException(c) => match c.item {
+                        Some(item) => Some(item),
+                        None => self.get(key.clone()).await?,
+                    },
+                    other => return Err(unavailable(other)),
+                },
+            };
+            if let Some(refused) = refused_meter(old.as_ref(), presented, now, plans)? {
+                return Ok(refused);
+            }
+            // The rule allows it, so the condition refused on today's count still in the earlier
+            // format: move it onto the day's attribute, counting this request.
+            if let Some(seen) = old.as_ref().and_then(|item| old_count_of_today(item, now))
+                && let Some(after) = self.migrate_count(presented, now, &api_plans, seen).await?
+            {
+                return Ok(MeterOutcome::Allowed(after));
+            }
+            // Changed in between: go round and count against the item as it is now.
+        }
+        Err(StoreError::Unavailable(
+            "API allowance update kept conflicting".into(),
+        ))
+    }
+}
+
+impl DynamoStore {
+    /// Moves today's count of the earlier format (`api_window`, `api_requests`: `seen` requests)
+    /// onto the day's attribute, plus this request, with the same guards as a count. It adds to
+    /// the day's attribute (which an instance of the new code may have started meanwhile during a
+    /// rolling deploy), and room is judged on both together. None when the item changed in
+    /// between (a concurrent request moved it first).
+    async fn migrate_count(
+        &self,
+        presented: &PresentedKey,
+        now: DateTime<Utc>,
+        api_plans: &[&Plan],
+        seen: u32,
+    ) -> Result<Option<Account>, StoreError> {
+        let mut expr = Expr::default();
+        let common = common_condition(&mut expr, presented);
+        let (window, count) = (expr.name(OLD_WINDOW), expr.name(OLD_COUNT));
+        let today = expr.value("win", s(api_window(now)));
+        let seen_value = expr.value("seen", n(seen));
+        let day = expr.names_as("api_day", &day_attribute(now));
+        let Some(allowance) = plan_allowance(&mut expr, api_plans, &day, seen, None) else {
+            return Ok(None);
+        };
+        let moved = expr.value("moved", n(u64::from(seen) + 1));
+        let result = send_update(
+            self.update_item(&keys::account(&presented.account_id))
+                // The old count itself goes with the next count; without its window it is not
+                // read.
+                .update_expression(format!("ADD {day} {moved} REMOVE {window}"))
+                .condition_expression(format!(
+                    "{common} AND {window} = {today} AND {count} = {seen_value} AND ({allowance})"
+                ))
+                .set_expression_attribute_names(expr.names())
+                .set_expression_attribute_values(expr.values())
+                .return_values(ReturnValue::AllNew),
+        )
+        .await?;
+        match result {
+            Ok(out) => Ok(Some(account_from_item(out.attributes.unwrap_or_default())?)),
+            Err(e)
+                if matches!(
+                    e.as_service_error(),
+                    Some(UpdateItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(None)
+            }
+            Err(e) => Err(unavailable(e)),
+        }
+    }
+}
+
+/// The live verifications a write creates, for the count condition: the account's attribute of
+/// their month (`live_month::live_created_attribute`) and how many.
+pub(super) struct LiveCreates<'a> {
+    pub attribute: &'a str,
+    pub count: u64,
+}
+
+/// The actions of counting one request: the day's counter up by one (value `:one`), the earlier
+/// counters (the days before, the earlier format) removed.
+pub(super) struct CountActions {
+    pub add: String,
+    pub remove: Vec<String>,
+}
+
+impl CountActions {
+    /// The whole update expression of a count alone.
+    fn expression(&self) -> String {
+        format!("ADD {} REMOVE {}", self.add, self.remove.join(", "))
+    }
+}
+
+/// Builds a count's actions at `now` into `expr` (value `:one`).
+pub(super) fn count_actions(expr: &mut Expr, now: DateTime<Utc>) -> CountActions {
+    let day = expr.names_as("api_day", &day_attribute(now));
+    let one = expr.value("one", n(1));
+    let mut remove = vec![expr.name(OLD_WINDOW), expr.name(OLD_COUNT)];
+    for (i, earlier) in earlier_day_attributes(now).iter().enumerate() {
+        remove.push(expr.names_as(&format!("api_day_{}", i + 1), earlier));
+    }
+    CountActions {
+        add: format!("{day} {one}"),
+        remove,
+    }
+}
+
+/// The condition of counting one more request of `presented` on its account at `now`, built into
+/// `expr`: the key and the subscription (`common_condition`), no count of today left in the
+/// earlier format, and room in the day's count by the plan's allowance. `api_plans` is not empty.
+/// With `live`, each plan's clause also requires room for `live.count` in its monthly allowance
+/// (name `#live_month`); every plan in `api_plans` allows at least that many.
+pub(super) fn count_condition(
+    expr: &mut Expr,
+    presented: &PresentedKey,
+    now: DateTime<Utc>,
+    api_plans: &[&Plan],
+    live: Option<&LiveCreates<'_>>,
+) -> String {
+    let common = common_condition(expr, presented);
+    let window = expr.name(OLD_WINDOW);
+    let today = expr.value("win", s(api_window(now)));
+    let day = expr.names_as("api_day", &day_attribute(now));
+    let allowance = plan_allowance(expr, api_plans, &day, 0, live)
+        .expect("every API plan has room for one request beside none");
+    format!(
+        "{common} AND (attribute_not_exists({window}) OR {window} <> {today}) AND ({allowance})"
+    )
+}
+
+/// The key (listed on the account with its mode when it names the account; not revoked) and the
+/// subscription.
+fn common_condition(expr: &mut Expr, presented: &PresentedKey) -> String {
+    let sub = expr.name("subscription_status");
+    let revoked = expr.name("revoked_keys");
+    let kid = expr.value("kid", s(&presented.key_id));
+    let active = expr.value("active", s(SubscriptionStatus::Active.as_str()));
+    let trialing = expr.value("trialing", s(SubscriptionStatus::Trialing.as_str()));
+    let mut common = format!(
+        "attribute_exists(PK) AND {sub} IN ({active}, {trialing}) AND (attribute_not_exists({revoked}) OR NOT contains({revoked}, {kid}))"
+    );
+    if presented.names_account {
+        // The key authenticates here: its hash is listed on the account with its mode.
+        let listed = expr.name("api_keys");
+        let hash = expr.names_as("keyhash", &presented.key_hash);
+        let mode = expr.value("mode", s(presented.mode.as_str()));
+        common = format!("{common} AND {listed}.{hash} = {mode}");
+    }
+    common
+}
+
+/// Room for one more request in `counter` (a missing counter is zero) beside `used` more counted
+/// elsewhere, by the allowance of the account's plan, which lives on the same item: one clause per
+/// plan (None when no plan has room).
+fn plan_allowance(
+    expr: &mut Expr,
+    api_plans: &[&Plan],
+    counter: &str,
+    used: u32,
+    live: Option<&LiveCreates<'_>>,
+) -> Option<String> {
+    let plan = expr.name("plan");
+    let mut under_limit = Vec::new();
+    for (i, p) in api_plans.iter().enumerate() {
+        let Some(room) = p.api_requests_per_day.checked_sub(used).filter(|r| *r > 0) else {
+            continue;
+        };
+        let pv = expr.value(&format!("p{i}"), s(&p.name));
+        let lv = expr.value(&format!("l{i}"), n(room));
+        let mut clause =
+            format!("{plan} = {pv} AND (attribute_not_exists({counter}) OR {counter} < {lv})");
+        if let Some(live) = live {
+            let month = expr.names_as("live_month", live.attribute);
+            let most = u64::from(p.verifications_per_month).saturating_sub(live.count);
+            let mv = expr.value(&format!("m{i}"), n(most));
+            clause = format!("{clause} AND (attribute_not_exists({month}) OR {month} <= {mv})");
+        }
+        under_limit.push(clause);
+    }
+    // DynamoDB refuses redundant parentheses: wrap each plan's clause only when there are
+    // several to OR together.
+    match under_limit.as_slice() {
+        [] => None,
+        [only] => Some(only.clone()),
+        clauses => Some(
+            clauses
+                .iter()
+                .map(|c| format!("({c})"))
+                .collect::<Vec<_>>()
+                .join(" OR "),
+        ),
+    }
+}
+
+/// Why the conditional count was refused, by the domain's rule applied to the account as the
+/// condition saw it; None when the rule allows it (today's count still in the earlier format, or
+/// the item changed in between).
+fn refused_meter(
+    old: Option<&Item>,
+    key: &PresentedKey,
+    now: DateTime<Utc>,
+    plans: &Plans,
+) -> Result<Option<MeterOutcome>, StoreError> {
+    let account: Option<Account> = old.cloned().map(account_from_item).transpose()?;
+    let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
+    Ok(match classify_meter(account, plan, key, now) {
+        MeterDecision::Refuse(outcome) => Some(outcome),
+        MeterDecision::Count | MeterDecision::StartWindow => None,
+    })
+}
