@@ -1,8 +1,9 @@
 //! The household handlers against the in-memory store: the body's own 32 KiB limit, the
 //! allowance checked for all members at once under concurrent creates, a failing store answered
 //! without a partial household, the decision as GET shows it (open, partly failed, a guarantor
-//! carrying an applicant with sandbox incomes), a cancel losing the race to the members'
-//! completions, and the household decision in the outbox under a fault. The same on the real wire: `infra/devstack/tests/households.rs`.
+//! carrying an applicant with sandbox incomes), a cancel coming after the members'
+//! completions, and the household decision in the outbox under a fault. The cancel itself:
+//! `households_cancel.rs`. The same on the real wire: `infra/devstack/tests/households.rs`.
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use serde_json::{Value, json};
@@ -277,21 +278,10 @@ async fn get_shows_open_members_then_the_decision_without_the_failed_one() {
     );
     let r = get_household(&deps, named(http::Method::GET, &key, &id)).await;
     assert_eq!(body(&r)["data"]["open_members"], json!([member(2)]));
-    let r = cancel_household(&deps, named(http::Method::DELETE, &key, &id)).await;
-    let statuses: Vec<Value> = body(&r)["data"]["members"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["status"].clone())
-        .collect();
-    assert_eq!(
-        statuses,
-        [json!("completed"), json!("failed"), json!("cancelled")]
-    );
-    assert_eq!(
-        store.verification(member(2)).unwrap().status,
-        Status::Expired
-    );
+    // The guarantor's own verification is cancelled (DELETE /verify; a cancelled household is
+    // never decided: `households_cancel.rs`).
+    let v2 = store.verification(member(2)).unwrap();
+    store.insert_verification(&Transition::Cancel.apply(&v2, now));
     let r = get_household(&deps, named(http::Method::GET, &key, &id)).await;
     let view = body(&r);
     assert_eq!(view["data"]["status"], "decided", "{view}");
@@ -421,15 +411,15 @@ async fn a_guarantor_carries_an_applicant_below_the_income_rule_to_yes() {
     );
 }
 
-/// Completes every open member the moment the handler is about to write a member's cancel: the
-/// tenants' completions win the race with the one-write cancels.
+/// Completes every open member the moment the handler is about to write the household's cancel:
+/// the tenants' completions come first.
 struct CompletionsWinRace {
     store: MemoryStore,
 }
 
 impl shared::adapters::testing::FaultPlan for CompletionsWinRace {
     fn check(&self, op: StoreOp) -> Result<(), shared::ports::StoreError> {
-        if op == StoreOp::CancelOpen {
+        if op == StoreOp::MeterAndCancelHousehold {
             let open = (self.store.verifications().into_iter()).filter(|v| v.status.is_open());
             for v in open {
                 let done = Transition::Complete {

@@ -80,6 +80,7 @@ pub async fn seed_households(store: &DynamoStore) -> Result<(), StoreError> {
                 .collect(),
             decision: None,
             decided_at: None,
+            cancelled_at: None,
         };
         store
             .create_household(&household, &members, None, None)

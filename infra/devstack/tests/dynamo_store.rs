@@ -1578,6 +1578,7 @@ async fn of_eight_concurrent_household_decisions_exactly_one_is_stored<S: Store>
         }],
         decision: None,
         decided_at: None,
+        cancelled_at: None,
     };
     let created = store
         .create_household(&household, std::slice::from_ref(&member), None, None)

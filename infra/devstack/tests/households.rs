@@ -599,21 +599,42 @@ async fn cancel_stops_open_members_and_keeps_completed_ones() {
         .map(|m| m["status"].as_str().unwrap())
         .collect();
     assert_eq!(statuses, ["completed", "cancelled"]);
+    // The stream cancels the open member's own item; a cancelled household is never decided.
     rig.drain(&w.outbox).await;
+    let member = |i: usize| -> Uuid {
+        members[i]["verification_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let stored = rig
+        .env
+        .store
+        .get_verification(member(1))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status.as_str(), "expired");
+    assert!(stored.cancelled_at.is_some());
+    let kept = rig
+        .env
+        .store
+        .get_verification(member(0))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(kept.status.as_str(), "completed");
     let r = rig
         .env
         .call("GET", &household_path(&id), Some(&test), None)
         .await;
-    assert_eq!(r.body["data"]["status"], "decided");
-    let without = &r.body["data"]["decision"]["made_without"];
-    assert_eq!(without.as_array().unwrap().len(), 1);
-    assert_eq!(without[0]["status"], "expired");
-    assert!(
-        r.body["data"]["decision"]["rule"]
-            .as_str()
-            .unwrap()
-            .contains("Decided without 1 member")
-    );
+    assert_eq!(r.body["data"]["status"], "cancelled", "{}", r.raw);
+    assert!(r.body["data"]["decision"].is_null());
+    let shown: Vec<&str> = (r.body["data"]["members"].as_array().unwrap().iter())
+        .map(|m| m["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(shown, ["completed", "expired"]);
     // A second cancel changes nothing.
     let r = rig
         .env
@@ -782,4 +803,302 @@ async fn a_member_with_a_phone_gets_the_invite_sms_once() {
             "each member is still e-mailed"
         );
     }
+}
+
+/// A member's link (path after the base).
+fn link_of(env: &TestEnv, member: &Value) -> String {
+    (member["verification_url"].as_str().unwrap())
+        .strip_prefix(&env.base)
+        .unwrap()
+        .to_string()
+}
+
+/// A tenant form post on the member's page: its status and body.
+async fn tenant_post(env: &TestEnv, link: &str, form: &str) -> (u16, String) {
+    let resp = reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .post(format!("{}{link}", env.base))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form.to_string())
+        .send()
+        .await
+        .unwrap();
+    (resp.status().as_u16(), resp.text().await.unwrap())
+}
+
+fn member_id(member: &Value) -> Uuid {
+    member["verification_id"].as_str().unwrap().parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cancel_is_one_write_on_the_household_and_no_tenant_step_succeeds_after_it() {
+    let mut rig = rig().await;
+    let test = rig.env.test_key.clone();
+    let created = create(
+        &rig.env,
+        &test,
+        &body("one", &["applicant", "applicant"], None),
+    )
+    .await;
+    let id: Uuid = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let members = created.body["data"]["members"].as_array().unwrap().clone();
+    let w = Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+        &rig.env.webhook_origins,
+    );
+    rig.drain(&w.outbox).await;
+    let link = link_of(&rig.env, &members[0]);
+    let (status, _) = tenant_post(&rig.env, &link, "action=consent&agree=yes").await;
+    assert_eq!(status, 303);
+    let usage = |r: &Reply| {
+        r.header("x-ratelimit-remaining")
+            .unwrap()
+            .parse::<u32>()
+            .unwrap()
+    };
+    let r = rig
+        .env
+        .call(
+            "DELETE",
+            &household_path(&id.to_string()),
+            Some(&test),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    let after_cancel = usage(&r);
+    // The one transaction wrote the household (and the count) only: the members are still open
+    // in their own items until the stream applies the cancel.
+    let household = rig.env.store.get_household(id).await.unwrap().unwrap();
+    assert!(household.cancelled_at.is_some());
+    for (m, open) in members.iter().zip(["in_progress", "pending"]) {
+        let v = rig
+            .env
+            .store
+            .get_verification(member_id(m))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.status.as_str(), open);
+    }
+    // The tenant's next step is refused in its own transaction and shows the cancelled page.
+    let (status, page) = tenant_post(&rig.env, &link, "action=connect&scenario=good").await;
+    assert_eq!(status, 410, "the closed page: {page}");
+    assert!(page.contains("This request was cancelled"), "{page}");
+    let (_, page) = tenant_post(
+        &rig.env,
+        &link_of(&rig.env, &members[1]),
+        "action=consent&agree=yes",
+    )
+    .await;
+    assert!(page.contains("This request was cancelled"), "{page}");
+    let v = rig
+        .env
+        .store
+        .get_verification(member_id(&members[0]))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        v.status.as_str(),
+        "in_progress",
+        "the refused step wrote nothing"
+    );
+    // GET shows the household and its open members cancelled at once.
+    let r = rig
+        .env
+        .call("GET", &household_path(&id.to_string()), Some(&test), None)
+        .await;
+    assert_eq!(r.body["data"]["status"], "cancelled", "{}", r.raw);
+    assert_eq!(usage(&r), after_cancel - 1, "each request counted once");
+    // The stream cancels both members' own items.
+    rig.drain(&w.outbox).await;
+    for m in &members {
+        let v = rig
+            .env
+            .store
+            .get_verification(member_id(m))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.status.as_str(), "expired");
+        assert_eq!(v.cancelled_at, household.cancelled_at);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tenant_step_racing_the_cancel_either_lands_before_it_or_is_refused() {
+    let mut rig = rig().await;
+    let test = rig.env.test_key.clone();
+    let w = Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+        &rig.env.webhook_origins,
+    );
+    let mut outcomes = vec![];
+    for round in 0..4 {
+        let created = create(
+            &rig.env,
+            &test,
+            &body(&format!("race{round}"), &["applicant"], None),
+        )
+        .await;
+        let id = created.body["data"]["household_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let member = created.body["data"]["members"][0].clone();
+        let link = link_of(&rig.env, &member);
+        let (status, _) = tenant_post(&rig.env, &link, "action=consent&agree=yes").await;
+        assert_eq!(status, 303);
+        let path = household_path(&id);
+        let (tenant, cancel) = tokio::join!(
+            tenant_post(&rig.env, &link, "action=connect&scenario=good"),
+            rig.env.call("DELETE", &path, Some(&test), None)
+        );
+        assert_eq!(cancel.status, 200, "{}", cancel.raw);
+        rig.drain(&w.outbox).await;
+        let v = rig
+            .env
+            .store
+            .get_verification(member_id(&member))
+            .await
+            .unwrap()
+            .unwrap();
+        let household = rig
+            .env
+            .store
+            .get_household(id.parse().unwrap())
+            .await
+            .unwrap()
+            .unwrap();
+        if tenant.0 == 303 {
+            // The tenant's step landed first: it stays completed, the cancel cancelled nobody.
+            assert_eq!(v.status.as_str(), "completed", "round {round}");
+            assert!(v.cancelled_at.is_none());
+            assert!(v.completed_at.unwrap() <= household.cancelled_at.unwrap_or(Utc::now()));
+        } else {
+            // The cancel landed first: the step was refused and the member is cancelled.
+            assert!(
+                tenant.1.contains("This request was cancelled"),
+                "round {round}: {}",
+                tenant.1
+            );
+            assert_eq!(v.status.as_str(), "expired", "round {round}");
+            assert!(v.cancelled_at.is_some());
+            assert!(v.income_report.is_none());
+        }
+        outcomes.push(tenant.0);
+    }
+    println!("tenant step outcomes: {outcomes:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_member_cancel_in_the_stream_is_retried_until_every_member_is_cancelled() {
+    let mut rig = rig().await;
+    let test = rig.env.test_key.clone();
+    let created = create(
+        &rig.env,
+        &test,
+        &body("sfault", &["applicant", "guarantor"], None),
+    )
+    .await;
+    let id = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let members = created.body["data"]["members"].as_array().unwrap().clone();
+    let faults = ArmedFaults::default();
+    let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
+    let faulty: OutboxDeps<
+        FaultyStore<DynamoStore, ArmedFaults>,
+        SesMailer,
+        SqsQueue,
+        SystemClock,
+    > = OutboxDeps {
+        store: FaultyStore {
+            inner: rig.env.store.clone(),
+            faults: faults.clone(),
+        },
+        mailer: SesMailer::new(
+            aws_sdk_sesv2::Client::new(&rig.env.sdk),
+            rig.env.names.sender.clone(),
+        ),
+        queue: SqsQueue::new(sqs.clone(), rig.env.created.webhook_queue_url.clone()),
+        retry_queue: SqsQueue::new(sqs.clone(), rig.env.created.retry_queue_url.clone()),
+        clock: SystemClock,
+        public_base_url: rig.env.base.clone(),
+        test_mode_delivery: TestModeDelivery::Send,
+        retry_backoff: vec![0],
+    };
+    rig.drain(&faulty).await;
+    let queued_before = queue_depth(&rig.env, &rig.env.created.retry_queue_url).await;
+    faults.down(StoreOp::CancelOpen);
+    let r = rig
+        .env
+        .call("DELETE", &household_path(&id), Some(&test), None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    rig.drain(&faulty).await;
+    for m in &members {
+        let v = rig
+            .env
+            .store
+            .get_verification(member_id(m))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.status.as_str(), "pending", "the stream's cancel failed");
+    }
+    assert!(
+        queue_depth(&rig.env, &rig.env.created.retry_queue_url).await > queued_before,
+        "not acknowledged as done: handed to the retry queue"
+    );
+    let w = Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+        &rig.env.webhook_origins,
+    );
+    faults.restore(StoreOp::CancelOpen);
+    for _ in 0..5 {
+        if pump_retry_once(&sqs, &rig.env.created.retry_queue_url, &w.outbox, 0)
+            .await
+            .unwrap()
+            == 0
+        {
+            break;
+        }
+    }
+    for m in &members {
+        let v = rig
+            .env
+            .store
+            .get_verification(member_id(m))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.status.as_str(), "expired", "the retry cancelled it");
+        assert!(v.cancelled_at.is_some());
+    }
+    assert_eq!(
+        queue_depth(&rig.env, &rig.env.created.retry_queue_url).await,
+        0
+    );
 }

@@ -313,6 +313,7 @@ fn household(mode: Mode, count: usize) -> (Household, Vec<Verification>) {
             .collect(),
         decision: None,
         decided_at: None,
+        cancelled_at: None,
     };
     (household, members)
 }

@@ -447,6 +447,7 @@ async fn created_household<S: Store>(store: &S, roles: &[MemberRole]) -> (Househ
             .collect(),
         decision: None,
         decided_at: None,
+        cancelled_at: None,
     };
     let outcome = store
         .create_household(&household, &members, None, None)

@@ -93,6 +93,16 @@ pub struct Household {
         skip_serializing_if = "Option::is_none"
     )]
     pub decided_at: Option<DateTime<Utc>>,
+    /// Set once by DELETE /households (only while undecided): from then on no member may make
+    /// progress (every tenant step checks it in its own write), and the open members are
+    /// cancelled from the stream (`publish-events`); readers show them cancelled meanwhile
+    /// (`member_as_of`).
+    #[serde(
+        default,
+        with = "crate::domain::ts::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cancelled_at: Option<DateTime<Utc>>,
 }
 
 impl Household {
@@ -101,6 +111,18 @@ impl Household {
             monthly_rent: Some(self.monthly_rent),
             rent_subsidy_monthly: self.rent_subsidy_monthly,
             income_multiple: self.income_multiple,
+        }
+    }
+
+    /// Member `v` as it is once the household's cancel has reached it: a member still open when the
+    /// household was cancelled is cancelled then (the stream writes it a moment later; no tenant
+    /// step can succeed meanwhile). Anything else, as it is.
+    pub fn member_as_of(&self, v: &Verification) -> Verification {
+        match self.cancelled_at {
+            Some(at) if v.status.is_open() && at < v.expires_at => {
+                crate::domain::Transition::Cancel.apply(v, at)
+            }
+            _ => v.clone(),
         }
     }
 
@@ -178,6 +200,8 @@ pub enum HouseholdState {
     Decided(HouseholdDecision),
     /// Every member is final and none completed: nothing to decide on.
     Closed,
+    /// Cancelled (DELETE /households) before a decision: never decided.
+    Cancelled,
 }
 
 impl HouseholdState {
@@ -186,6 +210,7 @@ impl HouseholdState {
             HouseholdState::Open { .. } => "open",
             HouseholdState::Decided(_) => "decided",
             HouseholdState::Closed => "closed",
+            HouseholdState::Cancelled => "cancelled",
         }
     }
 }

@@ -6,7 +6,9 @@
 //! members finishing at once store it exactly once. The stream record of that write (the
 //! household item's MODIFY that adds `decision`) then puts `household.completed` on the webhook
 //! queue, with a deterministic `webhook-id`: a crash between the two steps loses nothing, and a
-//! duplicate record queues the same message, which receivers deduplicate.
+//! duplicate record queues the same message, which receivers deduplicate. A cancelled household
+//! (DELETE /households) is never decided: the decision's write and the cancel's are each
+//! conditioned on the other's absence, so exactly one of them happens.
 
 use serde_json::json;
 use uuid::Uuid;
@@ -50,11 +52,13 @@ pub(crate) async fn record_decision<S: Store, M, Q, C: Clock>(
         HouseholdState::Closed => {
             tracing::info!(household_id = %household_id, "household closed without a completed member; no decision");
         }
+        // The landlord cancelled it: never decided (the write's condition says so too).
+        HouseholdState::Cancelled => {}
     }
     Ok(())
 }
 
-fn household_image(item: &serde_dynamo::Item) -> Result<Option<Household>, String> {
+pub(crate) fn household_image(item: &serde_dynamo::Item) -> Result<Option<Household>, String> {
     let is_household = matches!(
         item.get(schema::SK),
         Some(serde_dynamo::AttributeValue::S(sk)) if sk == schema::HOUSEHOLD_SK

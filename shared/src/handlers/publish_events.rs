@@ -21,6 +21,7 @@ use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Mode, Status, Transition, Verification, format_ts, webhook_event_type};
+use crate::handlers::household_cancelled::{cancel_members, household_cancelled_work};
 use crate::handlers::household_completed::{household_completed_webhook, record_decision};
 use crate::handlers::html::esc;
 use crate::handlers::{resend_invite, webhook_archive};
@@ -64,6 +65,8 @@ pub enum RetryWork {
     /// Store this household's decision if every member is final (once; its stream record then
     /// sends `household.completed`).
     HouseholdDecision { household_id: Uuid },
+    /// Cancel every still-open member of this cancelled household (`household_cancelled`).
+    CancelHouseholdMembers { household_id: Uuid },
 }
 
 /// A retry-queue message: the work, and when it first failed (the retry window starts there).
@@ -321,6 +324,10 @@ fn work_of(record: &EventRecord) -> Result<Vec<(RetryWork, Option<Verification>)
             .into_iter()
             .collect()),
         "MODIFY" => {
+            let (old, new) = (&record.change.old_image, &record.change.new_image);
+            if let Some(work) = household_cancelled_work(old, new).map_err(OutboxError::Record)? {
+                return Ok(vec![(work, None)]);
+            }
             if let Some(message) =
                 household_completed_webhook(&record.change.old_image, &record.change.new_image)
                     .map_err(OutboxError::Record)?
@@ -381,6 +388,9 @@ pub(crate) async fn do_work<S: Store, M: Mailer, Q: Queue, C: Clock>(
             .await
         }
         RetryWork::HouseholdDecision { household_id } => record_decision(deps, *household_id).await,
+        RetryWork::CancelHouseholdMembers { household_id } => {
+            cancel_members(deps, *household_id).await
+        }
     }
 }
 

@@ -298,8 +298,15 @@ pub trait HouseholdStore: Send + Sync {
         &self,
         id: Uuid,
     ) -> impl Future<Output = Result<Option<(Household, Vec<Verification>)>, StoreError>> + Send;
-    /// Stores the decision once (conditional on the household having none): true when this call
-    /// wrote it, false when it was there already (or the household is gone).
+    /// Marks the household cancelled as `MeterStore::meter_and_cancel_household` does, without a
+    /// count: true when this call did; false when anything refused (nothing written).
+    fn cancel_household(
+        &self,
+        household: &Household,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Stores the decision once (conditional on the household having none and not being
+    /// cancelled): true when this call wrote it, false otherwise (or the household is gone).
     fn record_household_decision(
         &self,
         id: Uuid,

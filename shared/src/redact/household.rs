@@ -25,6 +25,7 @@ impl Debug for Household {
             .field("members", &self.members)
             .field("decision", &self.decision)
             .field("decided_at", &self.decided_at)
+            .field("cancelled_at", &self.cancelled_at)
             .finish()
     }
 }
@@ -103,6 +104,7 @@ mod tests {
             }],
             decision: Some(decision),
             decided_at: None,
+            cancelled_at: None,
         };
         let out = format!("{household:?} {household:#?}");
         for secret in [

@@ -5,21 +5,23 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{Put, TransactWriteItem};
+use aws_sdk_dynamodb::types::{
+    ConditionCheck, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::items::{
-    expiry_marker_item, household_item, idempotency_item, n, to_item, verification_item,
+    expiry_marker_item, household_item, idempotency_item, n, s, to_item, verification_item,
 };
 use super::live_month::MonthCheck;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::domain::household::{Household, HouseholdDecision, MAX_MEMBERS};
-use crate::domain::{Mode, OwnerStats, Status, Verification, format_ts, usage_month};
+use crate::domain::{Account, Mode, OwnerStats, Status, Verification, format_ts, usage_month};
 use crate::ports::{
-    CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyStore, StoreError,
-    VerificationStore,
+    CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyStore, MeteredHouseholdCancel,
+    StoreError, VerificationStore,
 };
 
 /// Transaction positions of the items whose conditions decide the outcome.
@@ -118,6 +120,78 @@ impl DynamoStore {
     }
 }
 
+impl DynamoStore {
+    /// For a member's transition: the household is not cancelled (a household item that is gone
+    /// passes too). A refusal carries the household, which tells when it was cancelled.
+    pub(super) fn open_household_check(&self, id: Uuid) -> Result<TransactWriteItem, StoreError> {
+        let (pk, sk) = keys::household(id);
+        let check = ConditionCheck::builder()
+            .table_name(&self.table)
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+            .condition_expression("attribute_not_exists(#c)")
+            .expression_attribute_names("#c", "cancelled_at")
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .build()
+            .map_err(unavailable)?;
+        Ok(TransactWriteItem::builder().condition_check(check).build())
+    }
+
+    /// `MeterStore::meter_and_cancel_household`: the request's count and the household's cancel
+    /// in ONE transaction, the account read beside it (`transact_counted`).
+    pub(super) async fn metered_household_cancel(
+        &self,
+        cancel: &MeteredHouseholdCancel<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        let MeteredHouseholdCancel {
+            key,
+            now,
+            plans,
+            household_id,
+        } = *cancel;
+        // Unique to this cancel: a household is cancelled once.
+        let marker = format!("{household_id}-cancel");
+        let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
+            return Ok(None);
+        };
+        let cancel = self.cancel_household_item(household_id, &key.account_id, key.mode, now)?;
+        self.transact_counted(vec![count, cancel], (key, now, plans), &marker)
+            .await
+    }
+
+    /// The household cancel, for one transaction with its metering: `cancelled_at` = `now`, only
+    /// if the household exists, is of `account_id` and `mode`, has no decision and is not
+    /// cancelled yet.
+    pub(super) fn cancel_household_item(
+        &self,
+        id: Uuid,
+        account_id: &str,
+        mode: Mode,
+        now: DateTime<Utc>,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let mut expr = Expr::default();
+        let set = expr.set("cancelled_at", "now", s(format_ts(now)));
+        let account = expr.set("account_id", "acct", s(account_id));
+        let mode = expr.set("mode", "mode", s(mode.as_str()));
+        let decision = expr.name("decision");
+        let cancelled = expr.name("cancelled_at");
+        let (pk, sk) = keys::household(id);
+        let update = Update::builder()
+            .table_name(&self.table)
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+            .update_expression(format!("SET {set}"))
+            .condition_expression(format!(
+                "attribute_exists(PK) AND {account} AND {mode} AND attribute_not_exists({decision}) AND attribute_not_exists({cancelled})"
+            ))
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            .build()
+            .map_err(unavailable)?;
+        Ok(TransactWriteItem::builder().update(update).build())
+    }
+}
+
 impl HouseholdStore for DynamoStore {
     async fn create_household(
         &self,
@@ -209,6 +283,16 @@ impl HouseholdStore for DynamoStore {
         Ok(Some((household, members)))
     }
 
+    async fn cancel_household(
+        &self,
+        household: &Household,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let (id, mode) = (household.household_id, household.mode);
+        let cancel = self.cancel_household_item(id, &household.account_id, mode, now)?;
+        Ok(self.transact(vec![cancel]).await?.is_ok())
+    }
+
     async fn record_household_decision(
         &self,
         id: Uuid,
@@ -221,7 +305,11 @@ impl HouseholdStore for DynamoStore {
             .update_expression("SET #d = :d, #at = :at")
             .expression_attribute_names("#at", "decided_at")
             .expression_attribute_values(":at", super::items::s(format_ts(decided_at)))
-            .condition_expression("attribute_exists(PK) AND attribute_not_exists(#d)")
+            // A cancelled household is never decided (`cancel_household_item`).
+            .condition_expression(
+                "attribute_exists(PK) AND attribute_not_exists(#d) AND attribute_not_exists(#c)",
+            )
+            .expression_attribute_names("#c", "cancelled_at")
             .expression_attribute_names("#d", "decision")
             .expression_attribute_values(":d", value)
             .send()

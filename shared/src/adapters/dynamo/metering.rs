@@ -42,6 +42,13 @@ impl MeterStore for DynamoStore {
         self.metered_cancel(cancel).await
     }
 
+    async fn meter_and_cancel_household(
+        &self,
+        cancel: &crate::ports::MeteredHouseholdCancel<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.metered_household_cancel(cancel).await
+    }
+
     async fn meter_and_resend(
         &self,
         resend: &crate::ports::MeteredResend<'_>,

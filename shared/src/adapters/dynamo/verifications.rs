@@ -15,6 +15,7 @@ use super::items::{
 use super::live_month::MonthCheck;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
+use crate::domain::household::Household;
 use crate::domain::{
     Mode, MonthStats, OwnerStats, Status, Transition, Verification, format_ts, usage_month,
 };
@@ -199,12 +200,32 @@ impl VerificationStore for DynamoStore {
                 items.push(self.live_created_add(&current.account_id, &counted_in, -1)?);
             }
         }
-        match self.transact(items).await? {
-            Ok(()) => Ok(TransitionOutcome::Applied(next)),
-            Err(_) => Ok(TransitionOutcome::Conflict(
-                self.get_verification(current.verification_id).await?,
-            )),
-        }
+        // A household member's step checks, in the same write, that the household is not
+        // cancelled (DELETE /households): nothing progresses after the cancel.
+        let household_check = match current.household_id {
+            Some(h) if transition.needs_open_household() => {
+                items.push(self.open_household_check(h)?);
+                Some(items.len() - 1)
+            }
+            _ => None,
+        };
+        let reasons = match self.transact_with_reasons(items).await? {
+            Ok(()) => return Ok(TransitionOutcome::Applied(next)),
+            Err(reasons) => reasons,
+        };
+        let fresh = self.get_verification(current.verification_id).await?;
+        let cancelled_household = household_check
+            .and_then(|i| reasons.get(i))
+            .filter(|r| r.code() == Some("ConditionalCheckFailed"))
+            .and_then(|r| r.item().cloned());
+        Ok(TransitionOutcome::Conflict(match cancelled_household {
+            // Told as cancelled, as the stream will write it a moment later.
+            Some(item) => {
+                let household: Household = from_item(item)?;
+                fresh.map(|v| household.member_as_of(&v))
+            }
+            None => fresh,
+        }))
     }
 
     async fn cancel_open(

@@ -20,9 +20,9 @@ use crate::domain::{
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, EmailClaimStore, EmailStart, HouseholdStore,
     IdempotencyClaim, IdempotencyRecord, IdempotencyStore, InviteStore, LinkTokenOutcome, ListPage,
-    ListQuery, MeterStore, MeteredCancel, MeteredCreate, MeteredHousehold, MeteredRedelivery,
-    MeteredResend, ResendOutcome, StoreError, TransitionOutcome, VerificationStore,
-    WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
+    ListQuery, MeterStore, MeteredCancel, MeteredCreate, MeteredHousehold, MeteredHouseholdCancel,
+    MeteredRedelivery, MeteredResend, ResendOutcome, StoreError, TransitionOutcome,
+    VerificationStore, WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
 };
 
 /// Every store operation, named like its method; `ClaimEmailSend` and `AddLinkToken` are the two
@@ -42,6 +42,7 @@ pub enum StoreOp {
     MeterAndResend,
     MeterAndRedeliver,
     MeterAndCreateHousehold,
+    MeterAndCancelHousehold,
     CreateVerification,
     GetVerification,
     AddLinkToken,
@@ -73,6 +74,7 @@ pub enum StoreOp {
     GetHousehold,
     GetHouseholdWithMembers,
     RecordHouseholdDecision,
+    CancelHousehold,
     ClaimNotice,
     MarkNoticeSent,
     ReleaseNotice,
@@ -198,6 +200,13 @@ impl<S: MeterStore, F: FaultPlan> MeterStore for FaultyStore<S, F> {
         self.faults.check(StoreOp::MeterAndCancel)?;
         self.inner.meter_and_cancel(cancel).await
     }
+    async fn meter_and_cancel_household(
+        &self,
+        cancel: &MeteredHouseholdCancel<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        self.faults.check(StoreOp::MeterAndCancelHousehold)?;
+        self.inner.meter_and_cancel_household(cancel).await
+    }
     async fn meter_and_resend(
         &self,
         resend: &MeteredResend<'_>,
@@ -306,6 +315,14 @@ impl<S: HouseholdStore, F: FaultPlan> HouseholdStore for FaultyStore<S, F> {
     ) -> Result<Option<(Household, Vec<Verification>)>, StoreError> {
         self.faults.check(StoreOp::GetHouseholdWithMembers)?;
         self.inner.get_household_with_members(id).await
+    }
+    async fn cancel_household(
+        &self,
+        household: &Household,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        self.faults.check(StoreOp::CancelHousehold)?;
+        self.inner.cancel_household(household, now).await
     }
     async fn record_household_decision(
         &self,

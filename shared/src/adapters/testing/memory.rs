@@ -246,6 +246,17 @@ impl VerificationStore for MemoryStore {
             Transition::Consent { .. } => stored.consented_at.is_none(),
             _ => true,
         };
+        // As the adapter's check on the household item: a cancelled household's member is
+        // refused, and told as cancelled.
+        let cancelled_in = (stored.household_id)
+            .filter(|_| transition.needs_open_household())
+            .and_then(|h| t.households.get(&h))
+            .filter(|h| h.cancelled_at.is_some());
+        if let Some(household) = cancelled_in {
+            return Ok(TransitionOutcome::Conflict(Some(
+                household.member_as_of(&stored),
+            )));
+        }
         if stored.status != from || !guard_holds {
             return Ok(TransitionOutcome::Conflict(Some(stored)));
         }

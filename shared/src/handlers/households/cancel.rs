@@ -1,71 +1,81 @@
-//! `cancel-household`: DELETE /api/v1/households?household_id=... Cancels every member still
-//! pending or in progress, each with the read-free conditional write of `VerificationStore::
-//! cancel_open` (a member that completes meanwhile stays completed); final members stay as they
-//! are.
+//! `cancel-household`: DELETE /api/v1/households?household_id=... Cancels the household: every
+//! member still pending or in progress is cancelled; final members stay as they are.
 //!
-//! Two sequential DynamoDB round trips, cold or warm: the metering write beside the household's
-//! read, then every member's cancel beside its read. Two is the floor: the request names only the
-//! household, so its members' ids are known once its item is read, and a member's write cannot
-//! start before (nor can the count wait for the members: a refused request writes nothing).
+//! ONE sequential DynamoDB round trip, cold or warm: one transaction counts the request and marks
+//! the household cancelled (`MeterStore::meter_and_cancel_household`: only the key's own, undecided,
+//! not yet cancelled household), with the household and its members read beside it (the household
+//! item and one bounded query of its members, as GET reads them) for the answer. The household's
+//! `cancelled_at` is the truth from that moment:
+//!
+//! - no member can make progress after it: every tenant step of a member checks the household in
+//!   its own transaction (`VerificationStore::transition`), and a refused one is told the member
+//!   is cancelled, so the tenant sees the closed page;
+//! - the open members' own items are cancelled from the household's stream record by
+//!   `publish-events` (the read-free conditional `cancel_open`: a member that completed before the
+//!   cancel stays completed), retried until done; their own stream records then send their
+//!   `verification.cancelled` webhooks as any cancel does;
+//! - readers that show members with the household (this answer, GET /households) show an open
+//!   member of a cancelled household as cancelled at once. A member's own GET /verify may show it
+//!   open for the moment until the stream has applied the cancel (well under a second on AWS),
+//!   though no tenant step can succeed meanwhile. A cancelled household is never decided.
+//!
+//! A refused transaction writes nothing: the request is then metered the usual way with the
+//! household read beside it, which tells why (another account's or unknown: 404; decided or
+//! cancelled already: 200 with every member as it is and none cancelled by this call). When the
+//! one write refused only for what the usual way's count settles (the account's daily count still
+//! in the earlier format on the deploy's day: `dynamo::api_day`), the cancel is written then.
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
-use uuid::Uuid;
 
+use crate::domain::household::Household;
 use crate::domain::metering::PresentedKey;
-use crate::domain::{Mode, Transition, Verification};
+use crate::domain::{Status, Verification};
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
-use crate::handlers::api::respond::respond;
-use crate::handlers::households::get::fetch_household;
-use crate::handlers::households::visible_household;
+use crate::handlers::api::respond::{MeteredWrite, respond_combined};
+use crate::handlers::households::{household_id_param, visible_household};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, Store, TransitionOutcome};
+use crate::ports::{Clock, MeteredHouseholdCancel, Store};
 
-/// Cancels member `id` of the owner's household if it is open, in one write with its read beside
-/// it (the status of a member the write left alone); the status it ends with ("cancelled" when
-/// this call did it).
-async fn cancel_member<S: Store>(
-    store: &S,
-    id: Uuid,
-    (account_id, mode): (&str, Mode),
-    now: DateTime<Utc>,
-) -> Result<&'static str, ApiError> {
-    let (cancelled, seen) = futures::join!(
-        store.cancel_open(id, account_id, mode, now),
-        store.get_verification(id)
-    );
-    if cancelled? {
-        return Ok("cancelled");
-    }
-    let Some(current) = seen? else {
-        tracing::error!(verification_id = %id, "household member missing");
-        return Err(ApiError::Internal);
-    };
-    settle_refused(store, current, now).await
+/// The household and its members, read as GET reads them (one bounded read beside the write).
+type Fetched = Result<Option<(Household, Vec<Verification>)>, ApiError>;
+
+async fn fetch<S: Store>(store: &S, req: &ApiRequest) -> Fetched {
+    let id = household_id_param(req)?;
+    Ok(store.get_household_with_members(id).await?)
 }
 
-/// A member the one write left alone: closed or past expiry, as read; or still open as read, when
-/// the read came before a change that refused the write (a race), which the conditional
-/// transition on the status read settles.
-async fn settle_refused<S: Store>(
-    store: &S,
-    mut current: Verification,
+/// The cancel with its metering in ONE write, the household read beside it. None (nothing
+/// written or counted): the usual way.
+async fn cancel_in_one_write<S: Store, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: &ApiRequest,
+    key: PresentedKey,
     now: DateTime<Utc>,
-) -> Result<&'static str, ApiError> {
-    for _ in 0..3 {
-        let status = current.effective_status(now);
-        if !status.is_open() {
-            return Ok(status.as_str());
-        }
-        match store.transition(&current, &Transition::Cancel, now).await? {
-            TransitionOutcome::Applied(_) => return Ok("cancelled"),
-            TransitionOutcome::Conflict(Some(fresh)) => current = fresh,
-            TransitionOutcome::Conflict(None) => return Err(ApiError::Internal),
-        }
+) -> Option<MeteredWrite> {
+    let household_id = household_id_param(req).ok()?;
+    let cancel = MeteredHouseholdCancel {
+        key: &key,
+        now,
+        plans: &deps.settings.plans,
+        household_id,
+    };
+    let (written, fetched) = futures::join!(
+        deps.store.meter_and_cancel_household(&cancel),
+        fetch(&deps.store, req)
+    );
+    match written {
+        Ok(Some(account)) => Some(fetched.and_then(|found| {
+            let Some((household, members)) = found else {
+                tracing::error!(household_id = %household_id, "cancelled household not read");
+                return Err(ApiError::Internal);
+            };
+            Ok((account, answer(&household, &members, true, now)))
+        })),
+        Ok(None) => None,
+        Err(e) => Some(Err(e.into())),
     }
-    tracing::error!(verification_id = %current.verification_id, "member cancel kept losing races");
-    Err(ApiError::Internal)
 }
 
 /// DELETE /api/v1/households?household_id=...
@@ -74,33 +84,81 @@ pub async fn cancel_household<S: Store, C: Clock>(
     req: ApiRequest,
 ) -> ApiResponse {
     let req = &req;
-    let prefetch = |_: PresentedKey| fetch_household(&deps.store, req);
-    respond(deps, req, prefetch, |caller, fetched, now| async move {
-        let household = visible_household(fetched?, &caller).ok_or_else(super::not_found)?;
-        let owner = (household.account_id.as_str(), household.mode);
-        let cancels = (household.members.iter())
-            .map(|m| cancel_member(&deps.store, m.verification_id, owner, now));
-        let statuses = futures::future::try_join_all(cancels).await?;
-        let cancelled = statuses.iter().filter(|s| **s == "cancelled").count();
-        let members: Vec<Value> = (household.members.iter())
-            .zip(statuses)
-            .map(|(m, status)| {
-                json!({
-                    "verification_id": m.verification_id,
-                    "role": m.role.as_str(),
-                    "status": status,
-                })
-            })
-            .collect();
-        tracing::info!(household_id = %household.household_id, cancelled, "household cancelled");
-        Ok(ApiResponse::json(
-            200,
-            &json!({
-                "success": true,
-                "message": format!("{cancelled} open member(s) cancelled; final members unchanged"),
-                "data": { "household_id": household.household_id, "members": members },
-            }),
-        ))
-    })
+    respond_combined(
+        deps,
+        req,
+        |key, now| cancel_in_one_write(deps, req, key, now),
+        |_: PresentedKey| fetch(&deps.store, req),
+        |caller, fetched: Fetched, now| async move {
+            let (household, members) = fetched?.unzip();
+            let household = visible_household(household, &caller).ok_or_else(super::not_found)?;
+            let members = members.unwrap_or_default();
+            let cancellable = household.cancelled_at.is_none() && household.decision.is_none();
+            // The one write refused: not cancellable (decided, cancelled already), or only for
+            // what the usual way's count settles; then the cancel is written now.
+            if cancellable && deps.store.cancel_household(&household, now).await? {
+                return Ok(answer(&household, &members, true, now));
+            }
+            if !cancellable {
+                return Ok(answer(&household, &members, false, now));
+            }
+            // Decided or cancelled meanwhile: as it is now.
+            let (household, members) = (deps.store)
+                .get_household_with_members(household.household_id)
+                .await?
+                .ok_or(ApiError::Internal)?;
+            Ok(answer(&household, &members, false, now))
+        },
+    )
     .await
+}
+
+/// The 200: each member's status (`cancelled` when this call cancelled it: open when read), the
+/// others as they are (a member of a household cancelled earlier: cancelled, i.e. `expired`).
+fn answer(
+    household: &Household,
+    members: &[Verification],
+    cancelled_here: bool,
+    now: DateTime<Utc>,
+) -> ApiResponse {
+    let statuses: Vec<&str> = members
+        .iter()
+        .map(|v| {
+            // The read beside this call's write may come after it: its own cancel is told apart
+            // from an earlier one by `cancelled_here`, not by the household read.
+            let status = match cancelled_here {
+                true => v.effective_status(now),
+                false => household.member_as_of(v).effective_status(now),
+            };
+            match status {
+                s if s.is_open() && cancelled_here => "cancelled",
+                // Not reached: a household this call did not cancel is cancelled or decided,
+                // and then no member is open (`member_as_of`); told as closed, never as open.
+                s if s.is_open() => Status::Expired.as_str(),
+                s => s.as_str(),
+            }
+        })
+        .collect();
+    let cancelled = statuses.iter().filter(|s| **s == "cancelled").count();
+    let members: Vec<Value> = (household.members.iter())
+        .zip(statuses)
+        .map(|(m, status)| {
+            json!({
+                "verification_id": m.verification_id,
+                "role": m.role.as_str(),
+                "status": status,
+            })
+        })
+        .collect();
+    if cancelled_here {
+        tracing::info!(household_id = %household.household_id, cancelled, "household cancelled");
+    }
+    ApiResponse::json(
+        200,
+        &json!({
+            "success": true,
+            "message": format!("{cancelled} open member(s) cancelled; final members unchanged"),
+            "data": { "household_id": household.household_id, "members": members },
+        }),
+    )
 }

@@ -158,6 +158,7 @@ fn prepare<S: Store, C: Clock>(
             .collect(),
         decision: None,
         decided_at: None,
+        cancelled_at: None,
     };
     Ok(Prepared {
         household,

@@ -1,10 +1,11 @@
 //! `get-household`: GET /api/v1/households?household_id=... The members with their statuses and,
 //! once every member is final, the decision; while members are open, which ones. A GET never
-//! writes: the decision shown before `publish-events` stores it is computed from the members.
+//! writes: the decision shown before `publish-events` stores it is computed from the members, and
+//! a member still open in a cancelled household is shown cancelled before `publish-events` writes
+//! it (`households::cancel`).
 
 use serde_json::json;
 
-use crate::domain::household::Household;
 use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
@@ -12,15 +13,6 @@ use crate::handlers::api::respond::respond;
 use crate::handlers::households::{household_id_param, household_view, is_visible, not_found};
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, Store};
-
-/// Reads the household named by the query, for a prefetch (errors surface after authentication).
-pub(crate) async fn fetch_household<S: Store>(
-    store: &S,
-    req: &ApiRequest,
-) -> Result<Option<Household>, ApiError> {
-    let id = household_id_param(req)?;
-    Ok(store.get_household(id).await?)
-}
 
 /// GET /api/v1/households?household_id=...
 ///

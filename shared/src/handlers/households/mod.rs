@@ -77,7 +77,8 @@ pub(crate) async fn member_verifications<S: VerificationStore>(
         .collect()
 }
 
-/// The household's state at `now`: the stored decision once written, else read off the members.
+/// The household's state at `now`: the stored decision once written; cancelled once cancelled
+/// (never decided then); else read off the members.
 pub(crate) fn state_of(
     household: &Household,
     members: &[Verification],
@@ -85,6 +86,9 @@ pub(crate) fn state_of(
 ) -> HouseholdState {
     if let Some(decision) = &household.decision {
         return HouseholdState::Decided(decision.clone());
+    }
+    if household.cancelled_at.is_some() {
+        return HouseholdState::Cancelled;
     }
     let outcomes: Vec<MemberOutcome> = (household.members.iter())
         .zip(members)
@@ -97,12 +101,15 @@ pub(crate) fn state_of(
     )
 }
 
-/// The household as GET /households shows it at `now`.
+/// The household as GET /households shows it at `now`. A member still open in a cancelled
+/// household is shown cancelled (`Household::member_as_of`), as the stream will write it.
 pub(crate) fn household_view(
     household: &Household,
     members: &[Verification],
     now: DateTime<Utc>,
 ) -> Value {
+    let members: Vec<Verification> = members.iter().map(|v| household.member_as_of(v)).collect();
+    let members = members.as_slice();
     let state = state_of(household, members, now);
     let members_view: Vec<Value> = (household.members.iter())
         .zip(members)
@@ -129,7 +136,7 @@ pub(crate) fn household_view(
     let (open_members, decision) = match &state {
         HouseholdState::Open { open_members } => (open_members.clone(), Value::Null),
         HouseholdState::Decided(d) => (vec![], serde_json::to_value(d).unwrap_or(Value::Null)),
-        HouseholdState::Closed => (vec![], Value::Null),
+        HouseholdState::Closed | HouseholdState::Cancelled => (vec![], Value::Null),
     };
     json!({
         "household_id": household.household_id,
@@ -142,6 +149,7 @@ pub(crate) fn household_view(
         "open_members": open_members,
         "decision": decision,
         "decided_at": household.decided_at.map(format_ts),
+        "cancelled_at": household.cancelled_at.map(format_ts),
     })
 }
 

@@ -53,6 +53,17 @@ pub trait MeterStore: Send + Sync {
         &self,
         cancel: &MeteredCancel<'_>,
     ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
+    /// An API household cancel in one write: counts the request as `meter_and_create` does AND
+    /// marks the household cancelled (`Household::cancelled_at` = `now`), only if it is of the
+    /// key's account and mode, undecided and not cancelled yet. From then on no member's tenant
+    /// step can succeed (`VerificationStore::transition`), and `publish-events` cancels the open
+    /// members from the household's stream record. Some(the account after the count) when both
+    /// happened; None when anything refused, and then nothing was written or counted (the caller
+    /// goes the usual way: it reads the household, which tells why).
+    fn meter_and_cancel_household(
+        &self,
+        cancel: &MeteredHouseholdCancel<'_>,
+    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
     /// An API resend in one write: counts the request as `meter_and_create` does AND records the
     /// resend as `InviteStore::record_resend` does (the day's count, refused past
     /// `max_per_day`, and the invite round), only if the verification is of the key's account and
@@ -122,4 +133,13 @@ pub struct MeteredCancel<'a> {
     pub now: DateTime<Utc>,
     pub plans: &'a Plans,
     pub verification_id: Uuid,
+}
+
+/// An API household cancel that carries its own metering
+/// (`MeterStore::meter_and_cancel_household`).
+pub struct MeteredHouseholdCancel<'a> {
+    pub key: &'a PresentedKey,
+    pub now: DateTime<Utc>,
+    pub plans: &'a Plans,
+    pub household_id: Uuid,
 }

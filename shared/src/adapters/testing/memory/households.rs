@@ -66,6 +66,26 @@ impl HouseholdStore for MemoryStore {
         Ok(Some((household, members)))
     }
 
+    async fn cancel_household(
+        &self,
+        household: &Household,
+        now: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let mut t = self.lock();
+        match t.households.get_mut(&household.household_id) {
+            Some(h)
+                if h.account_id == household.account_id
+                    && h.mode == household.mode
+                    && h.decision.is_none()
+                    && h.cancelled_at.is_none() =>
+            {
+                h.cancelled_at = Some(now);
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
     async fn record_household_decision(
         &self,
         id: Uuid,
@@ -74,7 +94,7 @@ impl HouseholdStore for MemoryStore {
     ) -> Result<bool, StoreError> {
         let mut t = self.lock();
         match t.households.get_mut(&id) {
-            Some(h) if h.decision.is_none() => {
+            Some(h) if h.decision.is_none() && h.cancelled_at.is_none() => {
                 h.decision = Some(decision.clone());
                 h.decided_at = Some(decided_at);
                 Ok(true)

@@ -14,8 +14,8 @@ use crate::domain::metering::{
 use crate::domain::webhook_log::WebhookSubject;
 use crate::domain::{Account, Mode, Status, Verification, resend};
 use crate::ports::{
-    CreateOutcome, MeterStore, MeteredCancel, MeteredCreate, MeteredHousehold, MeteredRedelivery,
-    MeteredResend, StoreError,
+    CreateOutcome, MeterStore, MeteredCancel, MeteredCreate, MeteredHousehold,
+    MeteredHouseholdCancel, MeteredRedelivery, MeteredResend, StoreError,
 };
 
 impl MeterStore for MemoryStore {
@@ -104,6 +104,34 @@ impl MeterStore for MemoryStore {
         {
             return Ok(None);
         }
+        let account = t.accounts.get_mut(&key.account_id).expect("read above");
+        count_one(account, now);
+        Ok(Some(account.clone()))
+    }
+
+    async fn meter_and_cancel_household(
+        &self,
+        cancel: &MeteredHouseholdCancel<'_>,
+    ) -> Result<Option<Account>, StoreError> {
+        let MeteredHouseholdCancel {
+            key,
+            now,
+            plans,
+            household_id,
+        } = *cancel;
+        let mut t = self.lock();
+        let counted = counted_account(&t, key, now, plans)?;
+        // As the adapter's condition: the key's own household, undecided, not cancelled yet.
+        let household = t.households.get_mut(&household_id).filter(|h| {
+            h.account_id == key.account_id
+                && h.mode == key.mode
+                && h.decision.is_none()
+                && h.cancelled_at.is_none()
+        });
+        let (Some(_), Some(household)) = (counted, household) else {
+            return Ok(None);
+        };
+        household.cancelled_at = Some(now);
         let account = t.accounts.get_mut(&key.account_id).expect("read above");
         count_one(account, now);
         Ok(Some(account.clone()))
