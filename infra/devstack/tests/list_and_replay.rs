@@ -21,8 +21,9 @@ use shared::domain::{
 };
 use shared::handlers::api::{self, ApiDeps, MAX_REPLAY_LINK_TOKENS};
 use shared::http::ApiRequest;
-use shared::ports::Clock;
+use shared::ports::list::COUNT_CAP;
 use shared::ports::store::prelude::*;
+use shared::ports::{Clock, TransitionOutcome};
 use uuid::Uuid;
 
 /// A clock the test sets.
@@ -50,6 +51,8 @@ impl Clock for TestClock {
 struct QueryCounter {
     queries: AtomicU64,
     items: AtomicU64,
+    /// The most items one Query read.
+    largest: AtomicU64,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -69,10 +72,10 @@ impl Intercept for CountingInterceptor {
         if let Ok(output) = context.output_or_error()
             && let Some(query) = output.downcast_ref::<QueryOutput>()
         {
+            let read = query.scanned_count().max(0) as u64;
             self.0.queries.fetch_add(1, Ordering::SeqCst);
-            self.0
-                .items
-                .fetch_add(query.count().max(0) as u64, Ordering::SeqCst);
+            self.0.items.fetch_add(read, Ordering::SeqCst);
+            self.0.largest.fetch_max(read, Ordering::SeqCst);
         }
         Ok(())
     }
@@ -81,10 +84,17 @@ impl Intercept for CountingInterceptor {
 impl CountingInterceptor {
     /// (queries, items read) since the last call.
     fn take(&self) -> (u64, u64) {
+        self.0.largest.store(0, Ordering::SeqCst);
         (
             self.0.queries.swap(0, Ordering::SeqCst),
             self.0.items.swap(0, Ordering::SeqCst),
         )
+    }
+
+    /// (queries, the most items one of them read) since the last call.
+    fn take_largest(&self) -> (u64, u64) {
+        let largest = self.0.largest.swap(0, Ordering::SeqCst);
+        (self.take().0, largest)
     }
 }
 
@@ -132,29 +142,29 @@ async fn seed(store: &DynamoStore, created_at: DateTime<Utc>) -> Verification {
     v
 }
 
-/// What a refused list request (401/403/429) may have read: at most one bounded page (one query of
-/// at most `MAX_LIMIT` items), read beside the metering write that refused it; and the answer
-/// shows none of it.
-fn assert_refused_read_at_most_one_bounded_page(
+/// What a refused list request (401/403/429) may have read: the capped page, read beside the
+/// metering write that refused it (the page's queries and the COUNTs behind `total`, at most five,
+/// each of at most `COUNT_CAP` items); and the answer shows none of it.
+fn assert_refused_read_at_most_a_capped_page(
     counter: &CountingInterceptor,
     body: &Value,
     what: &str,
 ) {
-    let (queries, items) = counter.take();
+    let (queries, largest) = counter.take_largest();
     assert!(
-        queries <= 1 && items <= u64::from(api::MAX_LIMIT),
-        "{what}: {queries} queries, {items} items"
+        queries <= 5 && largest <= u64::from(COUNT_CAP),
+        "{what}: {queries} queries, {largest} items in the largest"
     );
     assert!(body.get("data").is_none(), "{what}: {body}");
     assert!(!body.to_string().contains("seed-"), "{what}: {body}");
 }
 
-/// A page bounded by a constant (one query of at most `MAX_LIMIT` items: no filter or a closed
-/// status, offset + limit <= `MAX_LIMIT`) is read beside the metering write, so a refused request
-/// reads at most that one page, whose items it never answers with (issue 14's relaxation of the
-/// trust rule: a parallel read must be bounded before it starts).
+/// A page is read beside the metering write with each of its queries capped at `COUNT_CAP` items
+/// (offset + limit <= `MAX_LIMIT`; for `pending`, `in_progress` and `expired` the COUNTs behind
+/// `total` too), so a refused request reads at most that, whose items it never answers with
+/// (issue 14's relaxation of the trust rule: a parallel read must be bounded before it starts).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn refused_list_requests_read_at_most_one_bounded_page() {
+async fn refused_list_requests_read_at_most_a_capped_page() {
     let env = env().await;
     let now = Utc::now();
     for i in 0..30 {
@@ -182,12 +192,20 @@ async fn refused_list_requests_read_at_most_one_bounded_page() {
         )
         .await
         .unwrap();
-    let (status, body) = list(&deps, &env.test_key, "?limit=100").await;
-    assert_eq!(
-        (status, body["code"].as_str()),
-        (403, Some("subscription_inactive"))
-    );
-    assert_refused_read_at_most_one_bounded_page(&counter, &body, "403");
+    for query in [
+        "?limit=100",
+        "?status=pending",
+        "?status=in_progress",
+        "?status=expired",
+    ] {
+        let (status, body) = list(&deps, &env.test_key, query).await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (403, Some("subscription_inactive")),
+            "{query}"
+        );
+        assert_refused_read_at_most_a_capped_page(&counter, &body, &format!("403 {query}"));
+    }
 
     // 429: past the daily allowance (`tiny` allows 3; one was used above).
     env.store
@@ -213,7 +231,7 @@ async fn refused_list_requests_read_at_most_one_bounded_page() {
         (status, body["code"].as_str()),
         (429, Some("rate_limit_exceeded"))
     );
-    assert_refused_read_at_most_one_bounded_page(&counter, &body, "429");
+    assert_refused_read_at_most_a_capped_page(&counter, &body, "429");
 
     // 401: a key revoked while this (warm) function still has it cached.
     env.store
@@ -239,12 +257,11 @@ async fn refused_list_requests_read_at_most_one_bounded_page() {
         (status, body["code"].as_str()),
         (401, Some("api_key_revoked"))
     );
-    assert_refused_read_at_most_one_bounded_page(&counter, &body, "401");
+    assert_refused_read_at_most_a_capped_page(&counter, &body, "401");
 }
 
-/// A page whose cost is not bounded by a constant (past `MAX_LIMIT` items, an open status or
-/// `expired`, whose counts of unswept items grow with the backlog) follows the metering write, so
-/// a refused request reads none of it, on a cold instance or a warm one alike.
+/// A page past the first `MAX_LIMIT` items (its cost grows with the offset) follows the metering
+/// write, so a refused request reads none of it, on a cold instance or a warm one alike.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_list_reads_nothing_of_a_page_that_is_not_bounded() {
     let env = env().await;
@@ -266,9 +283,7 @@ async fn a_refused_list_reads_nothing_of_a_page_that_is_not_bounded() {
     let unbounded = [
         "?limit=100&offset=1",
         "?offset=200",
-        "?status=pending",
-        "?status=in_progress",
-        "?status=expired",
+        "?status=pending&offset=95&limit=10",
     ];
 
     // Allowed: each is read after the metering write.
@@ -293,6 +308,53 @@ async fn a_refused_list_reads_nothing_of_a_page_that_is_not_bounded() {
             "{query}: a 403 reads no verification"
         );
     }
+}
+
+/// A COUNT behind `total` that reaches `COUNT_CAP` items (here the in-progress ones a `pending`
+/// total subtracts) stops there: the allowed request then lists after its metering write, exactly;
+/// a refused one has read at most the capped queries and answers none of it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_count_over_the_cap_follows_the_write_and_stays_exact() {
+    let env = env().await;
+    let now = Utc::now();
+    // Past the cap by 20: a count stopped at the cap would make both totals wrong by 20.
+    let in_progress = i64::from(COUNT_CAP) + 20;
+    for i in 0..in_progress {
+        let v = seed(&env.store, now - Duration::minutes(i)).await;
+        let started = env
+            .store
+            .transition(&v, &Transition::Start, now)
+            .await
+            .unwrap();
+        assert!(matches!(started, TransitionOutcome::Applied(_)));
+    }
+    for i in 0..5 {
+        seed(&env.store, now - Duration::seconds(i)).await;
+    }
+    let (deps, counter) = counted_deps(&env, TestClock::at(now));
+    let (status, body) = list(&deps, &env.test_key, "?status=pending").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["pagination"]["total"], 5, "{body}");
+    assert_eq!(body["data"].as_array().unwrap().len(), 5);
+    let (status, body) = list(&deps, &env.test_key, "?status=in_progress&limit=10").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["pagination"]["total"], in_progress, "{body}");
+    assert_eq!(body["data"].as_array().unwrap().len(), 10);
+    counter.take();
+    env.store
+        .update_account(
+            devstack::stack::DEMO_ACCOUNT,
+            None,
+            Some((SubscriptionStatus::PastDue, now + Duration::days(3))),
+        )
+        .await
+        .unwrap();
+    let (status, body) = list(&deps, &env.test_key, "?status=pending").await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (403, Some("subscription_inactive"))
+    );
+    assert_refused_read_at_most_a_capped_page(&counter, &body, "403 over the cap");
 }
 
 /// What the list must show at `now`: the seeded verifications (as stored), newest first, that a

@@ -427,6 +427,48 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         measure!(&env, &counter, "list-verifications", 200, |deps, _| {
             api::list_verifications(deps, get("/api/v1/verifications".into()))
         }),
+        // Filters whose `total` needs COUNTs (open ones past expiry, in-progress ones): capped
+        // at `COUNT_CAP` items each, they run beside the metering write too.
+        measure!(
+            &env,
+            &counter,
+            "list-verifications, pending",
+            200,
+            |deps, _| {
+                api::list_verifications(deps, get("/api/v1/verifications?status=pending".into()))
+            }
+        ),
+        measure!(
+            &env,
+            &counter,
+            "list-verifications, in_progress",
+            200,
+            |deps, _| {
+                api::list_verifications(
+                    deps,
+                    get("/api/v1/verifications?status=in_progress".into()),
+                )
+            }
+        ),
+        measure!(
+            &env,
+            &counter,
+            "list-verifications, expired",
+            200,
+            |deps, _| {
+                api::list_verifications(deps, get("/api/v1/verifications?status=expired".into()))
+            }
+        ),
+        // Past the first 100 items a page's cost grows with its offset: it follows the write.
+        measure!(
+            &env,
+            &counter,
+            "list-verifications, offset 100",
+            200,
+            |deps, _| {
+                api::list_verifications(deps, get("/api/v1/verifications?offset=100".into()))
+            }
+        ),
         // A household's members: the household and one bounded Query of its members (at most
         // seven items) beside the metering write.
         measure!(
@@ -568,6 +610,10 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         ("cancel-verification, completed", 2, 2),
         ("cancel-household", 1, 1),
         ("list-verifications", 1, 1),
+        ("list-verifications, pending", 1, 1),
+        ("list-verifications, in_progress", 1, 1),
+        ("list-verifications, expired", 1, 1),
+        ("list-verifications, offset 100", 2, 2),
         ("list-verifications, household", 1, 1),
         ("get-usage", 1, 1),
         ("get-verification, key of the earlier format", 2, 1),

@@ -16,6 +16,7 @@ use crate::handlers::api::validate::integer_param;
 use crate::handlers::api::views::list_item;
 use crate::handlers::households;
 use crate::http::{ApiRequest, ApiResponse};
+use crate::ports::list::COUNT_CAP;
 use crate::ports::{Clock, ListPage, ListQuery, Store, StoreError};
 
 /// Page size when the caller names none.
@@ -61,23 +62,11 @@ fn list_query(
     })
 }
 
-/// Whether reading `query`'s page costs at most a constant: one query of at most `MAX_LIMIT`
-/// items of one index partition, and the counters item. A filter on an open status also counts
-/// the open ones past expiry, and `expired` merges three sources with two such counts: their cost
-/// grows with what the sweeper has not yet swept, so they are not bounded.
-fn bounded_page(query: &ListQuery) -> bool {
-    query.offset.saturating_add(query.limit) <= MAX_LIMIT
-        && matches!(
-            query.status,
-            None | Some(Status::Completed) | Some(Status::Failed)
-        )
-}
-
-/// What runs beside the metering write: a bounded page of the list, or the household named by
-/// `household_id=` with its members (one bounded read: `get_household_with_members`); None when
-/// the page is not bounded (it follows the write).
+/// What runs beside the metering write: the page of the list with every query capped
+/// (`list_verifications_capped`: None when it needs more), or the household named by
+/// `household_id=` with its members (one bounded read: `get_household_with_members`).
 enum Prefetched {
-    Page(Result<ListPage, StoreError>),
+    Page(Result<Option<ListPage>, StoreError>),
     Household(Result<Option<HouseholdWithMembers>, ApiError>),
 }
 
@@ -127,9 +116,10 @@ pub async fn list_verifications<S: Store, C: Clock>(
     let lifetime = deps.settings.verification_lifetime;
     let now = deps.clock.now();
     // A refused request (401/403/429) must not pay for an unbounded read, and never sees a page.
-    // So the page starts beside the metering write only when its cost is bounded by a constant
-    // (`bounded_page`); any other page follows the write that allowed it. A refused request thus
-    // reads at most one bounded page, whose result is dropped unread.
+    // So the page beside the metering write is capped: each of its queries (the page's, and the
+    // COUNTs behind `total` for `pending`, `in_progress` and `expired`) reads at most `COUNT_CAP`
+    // items, and a page that needs more (a deeper offset, a larger count) follows the write that
+    // allowed it. A refused request thus reads a bounded amount, whose result is dropped unread.
     // `household_id=` (additive) is bounded too: the household and its members, at most seven
     // items, so it runs beside the write (a bad id is answered once the request is metered).
     let prefetch = |key: PresentedKey| async move {
@@ -142,19 +132,18 @@ pub async fn list_verifications<S: Store, C: Clock>(
             return Some(Prefetched::Household(fetched.await));
         }
         let query = list_query(req, &key, now, lifetime).ok()?;
-        if !bounded_page(&query) {
-            return None;
-        }
-        Some(Prefetched::Page(
-            deps.store.list_verifications(&query).await,
-        ))
+        let capped = deps.store.list_verifications_capped(&query, COUNT_CAP);
+        Some(Prefetched::Page(capped.await))
     };
     respond(deps, req, prefetch, |caller, prefetched, now| async move {
         let query = list_query(req, &caller.key, now, lifetime)?;
         let page = match prefetched {
             Some(Prefetched::Household(fetched)) => household_page(fetched?, &caller, &query, now),
-            Some(Prefetched::Page(page)) => page?,
-            None => deps.store.list_verifications(&query).await?,
+            Some(Prefetched::Page(Ok(Some(page)))) => page,
+            Some(Prefetched::Page(Err(e))) => return Err(e.into()),
+            Some(Prefetched::Page(Ok(None))) | None => {
+                deps.store.list_verifications(&query).await?
+            }
         };
         let ListQuery { limit, offset, .. } = query;
         let items: Vec<Value> = page.items.iter().map(|v| list_item(v, now)).collect();

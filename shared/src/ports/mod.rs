@@ -8,10 +8,12 @@ use chrono::{DateTime, Utc};
 use crate::domain::Verification;
 use crate::domain::report::ProviderIncome;
 
+pub mod list;
 pub mod reach;
 pub mod store;
 
 pub use crate::domain::metering::MeterOutcome;
+pub use list::{ListPage, ListQuery};
 pub use reach::*;
 pub use store::*;
 

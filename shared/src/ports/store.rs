@@ -6,12 +6,13 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
+use super::list::{ListPage, ListQuery};
 use crate::domain::household::{Household, HouseholdDecision};
 use crate::domain::webhook_log::{
     DeliveryAttempt, DeliveryPage, StoredWebhookEvent, WebhookSubject,
 };
 use crate::domain::{
-    Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
+    Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, SubscriptionStatus, Transition,
     Verification,
 };
 
@@ -69,33 +70,6 @@ pub enum TransitionOutcome {
     Applied(Verification),
     /// Someone else changed the status first; the verification as it is now (None if gone).
     Conflict(Option<Verification>),
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct ListQuery {
-    pub account_id: String,
-    pub mode: Mode,
-    /// The status as shown (`Verification::effective_status`), not as stored.
-    pub status: Option<Status>,
-    pub offset: u32,
-    pub limit: u32,
-    /// `now - lifetime`: an open verification created at or before this instant is past its
-    /// `expires_at` and is shown (so filtered and counted) as expired, swept or not.
-    pub expired_if_created_by: DateTime<Utc>,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct ListPage {
-    pub items: Vec<Verification>,
-    /// Size of the whole (filtered) set: the counters, corrected by the open verifications past
-    /// expiry that no sweeper has moved yet; for `pending` and `in_progress` (one shared counter),
-    /// also by a count of the in-progress ones.
-    pub total: u64,
-    /// Verification items read from the table to build the page (for the benchmark and the cost
-    /// tests): at most offset+limit, three times that for `status=expired` (a merge of three
-    /// sorted queries), plus the unswept expired ones counted for `total`, plus for `pending` and
-    /// `in_progress` the in-progress ones counted for it.
-    pub items_read: u64,
 }
 
 /// Result of binding one more rotating (replay) link token.
@@ -257,6 +231,13 @@ pub trait VerificationStore: Send + Sync {
         &self,
         query: &ListQuery,
     ) -> impl Future<Output = Result<ListPage, StoreError>> + Send;
+    /// `list_verifications` for a request not yet allowed: None, having read no more, when a
+    /// count its total needs would scan over `count_cap` items (`list::COUNT_CAP`).
+    fn list_verifications_capped(
+        &self,
+        query: &ListQuery,
+        count_cap: u32,
+    ) -> impl Future<Output = Result<Option<ListPage>, StoreError>> + Send;
     fn owner_stats(
         &self,
         account_id: &str,

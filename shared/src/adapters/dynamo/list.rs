@@ -16,7 +16,8 @@
 //!   ranges, each read to at most offset+limit; `total` = counter + both stale counts.
 //! - other filters and no filter: as stored (the page shows the effective status).
 //!
-//! Every query of a page runs beside the others and the counters' read: one parallel round. The
+//! Every query of a page runs beside the others and the counters' read: one parallel round
+//! (`list_verifications_capped`, before the request is allowed, stops each at a constant). The
 //! COUNT queries cost what they scan: the stale ranges hold the open verifications past expiry not
 //! swept yet (normally none to a few, as DynamoDB's TTL deletes markers within hours; a stopped
 //! sweeper lets it grow until it runs again), the in_progress partition the tenants mid-flow
@@ -108,17 +109,21 @@ impl DynamoStore {
     }
 
     /// How many verifications of this stored status lie in a range of creation times (a COUNT
-    /// query: nothing is returned, the range is scanned).
+    /// query: nothing is returned, the range is scanned); None when that would scan over `cap`
+    /// items (then at most `cap` were scanned).
     async fn count_of_status(
         &self,
         q: &ListQuery,
         status: Status,
         range: Range<'_>,
-    ) -> Result<u64, StoreError> {
+        cap: Option<u32>,
+    ) -> Result<Option<u64>, StoreError> {
         let (condition, bound) = range.key_condition();
         let mut count = 0u64;
+        let mut scanned = 0u64;
         let mut start = None;
         loop {
+            let room = cap.map(|cap| u64::from(cap).saturating_sub(scanned));
             let mut request = self
                 .client
                 .query()
@@ -131,6 +136,7 @@ impl DynamoStore {
                     s(keys::owner_status(&q.account_id, q.mode, status)),
                 )
                 .select(Select::Count)
+                .set_limit(room.map(|r| r.min(i32::MAX as u64) as i32))
                 .set_exclusive_start_key(start);
             if let Some(bound) = bound {
                 request = request
@@ -139,9 +145,13 @@ impl DynamoStore {
             }
             let out = request.send().await.map_err(unavailable)?;
             count += out.count.max(0) as u64;
+            scanned += out.scanned_count.max(0) as u64;
             start = out.last_evaluated_key;
             if start.is_none() {
-                return Ok(count);
+                return Ok(Some(count));
+            }
+            if cap.is_some_and(|cap| scanned >= u64::from(cap)) {
+                return Ok(None);
             }
         }
     }
@@ -170,7 +180,8 @@ impl DynamoStore {
         &self,
         q: &ListQuery,
         wanted: usize,
-    ) -> Result<(Vec<Item>, Total, u64), StoreError> {
+        cap: Option<u32>,
+    ) -> Result<Option<(Vec<Item>, Total, u64)>, StoreError> {
         let bound = stale_bound(q.expired_if_created_by);
         match q.status {
             None => {
@@ -184,38 +195,49 @@ impl DynamoStore {
                     )
                     .await?;
                 let n = read.len() as u64;
-                Ok((read, Total::Counter(0), n))
+                Ok(Some((read, Total::Counter(0), n)))
             }
             Some(Status::Pending) => {
                 let pending = Status::Pending;
                 let (read, stale, in_progress) = futures::join!(
                     self.newest_of_status(q, pending, Range::After(&bound), wanted),
-                    self.count_of_status(q, pending, Range::Before(&bound)),
-                    self.count_of_status(q, Status::InProgress, Range::All),
+                    self.count_of_status(q, pending, Range::Before(&bound), cap),
+                    self.count_of_status(q, Status::InProgress, Range::All, cap),
                 );
                 let (read, stale, in_progress) = (read?, stale?, in_progress?);
+                let (Some(stale), Some(in_progress)) = (stale, in_progress) else {
+                    return Ok(None);
+                };
                 let n = read.len() as u64 + stale + in_progress;
-                Ok((read, Total::OpenLess(stale + in_progress), n))
+                Ok(Some((read, Total::OpenLess(stale + in_progress), n)))
             }
             Some(Status::InProgress) => {
                 let in_progress = Status::InProgress;
                 let (read, fresh) = futures::join!(
                     self.newest_of_status(q, in_progress, Range::After(&bound), wanted),
-                    self.count_of_status(q, in_progress, Range::After(&bound)),
+                    self.count_of_status(q, in_progress, Range::After(&bound), cap),
                 );
                 let (read, fresh) = (read?, fresh?);
+                let Some(fresh) = fresh else {
+                    return Ok(None);
+                };
                 let n = read.len() as u64 + fresh;
-                Ok((read, Total::Counted(fresh), n))
+                Ok(Some((read, Total::Counted(fresh), n)))
             }
             Some(Status::Expired) => {
                 let (stored, pending, in_progress, stale_pending, stale_in_progress) = futures::join!(
                     self.newest_of_status(q, Status::Expired, Range::All, wanted),
                     self.newest_of_status(q, Status::Pending, Range::Before(&bound), wanted),
                     self.newest_of_status(q, Status::InProgress, Range::Before(&bound), wanted),
-                    self.count_of_status(q, Status::Pending, Range::Before(&bound)),
-                    self.count_of_status(q, Status::InProgress, Range::Before(&bound)),
+                    self.count_of_status(q, Status::Pending, Range::Before(&bound), cap),
+                    self.count_of_status(q, Status::InProgress, Range::Before(&bound), cap),
                 );
-                let stale = stale_pending? + stale_in_progress?;
+                let (Some(stale_pending), Some(stale_in_progress)) =
+                    (stale_pending?, stale_in_progress?)
+                else {
+                    return Ok(None);
+                };
+                let stale = stale_pending + stale_in_progress;
                 let mut read: Vec<Item> = stored?;
                 read.extend(pending?);
                 read.extend(in_progress?);
@@ -226,24 +248,35 @@ impl DynamoStore {
                 // A sweep between the queries can show one item in two sources; the sort key
                 // (created#id) is unique per verification, so copies are now adjacent.
                 read.dedup_by(|a, b| sort_key(a) == sort_key(b));
-                Ok((read, Total::Counter(stale), n))
+                Ok(Some((read, Total::Counter(stale), n)))
             }
             Some(status) => {
                 let read = self.newest_of_status(q, status, Range::All, wanted).await?;
                 let n = read.len() as u64;
-                Ok((read, Total::Counter(0), n))
+                Ok(Some((read, Total::Counter(0), n)))
             }
         }
     }
 
-    pub(super) async fn list_page(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
+    /// The page of `q`. With `cap`: no query reads over `cap` items (None when the page or a
+    /// count would need more; a deeper page reads nothing).
+    pub(super) async fn list_page(
+        &self,
+        q: &ListQuery,
+        cap: Option<u32>,
+    ) -> Result<Option<ListPage>, StoreError> {
         let wanted = (q.offset as usize) + (q.limit as usize);
+        if cap.is_some_and(|cap| wanted > cap as usize) {
+            return Ok(None);
+        }
         // The counters are one item, read alongside the page queries.
         let (filtered, stats) = futures::join!(
-            self.filtered_newest(q, wanted),
+            self.filtered_newest(q, wanted, cap),
             self.get(keys::stats(&q.account_id, q.mode))
         );
-        let (read, total, items_read) = filtered?;
+        let Some((read, total, items_read)) = filtered? else {
+            return Ok(None);
+        };
         let stats = owner_stats_from_item(stats?)?;
         let total = match (total, q.status) {
             (Total::Counter(_), None) => stats.total,
@@ -258,11 +291,11 @@ impl DynamoStore {
             .take(q.limit as usize)
             .map(from_item)
             .collect::<Result<Vec<Verification>, _>>()?;
-        Ok(ListPage {
+        Ok(Some(ListPage {
             items,
             total,
             items_read,
-        })
+        }))
     }
 }
 

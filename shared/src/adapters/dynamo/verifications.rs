@@ -275,7 +275,16 @@ impl VerificationStore for DynamoStore {
     }
 
     async fn list_verifications(&self, q: &ListQuery) -> Result<ListPage, StoreError> {
-        self.list_page(q).await
+        let page = self.list_page(q, None).await?;
+        page.ok_or_else(|| StoreError::Unavailable("an uncapped list stopped".into()))
+    }
+
+    async fn list_verifications_capped(
+        &self,
+        q: &ListQuery,
+        cap: u32,
+    ) -> Result<Option<ListPage>, StoreError> {
+        self.list_page(q, Some(cap)).await
     }
 
     async fn owner_stats(

@@ -281,6 +281,14 @@ impl<S: VerificationStore, F: FaultPlan> VerificationStore for FaultyStore<S, F>
         self.faults.check(StoreOp::ListVerifications)?;
         self.inner.list_verifications(query).await
     }
+    async fn list_verifications_capped(
+        &self,
+        query: &ListQuery,
+        cap: u32,
+    ) -> Result<Option<ListPage>, StoreError> {
+        self.faults.check(StoreOp::ListVerifications)?;
+        self.inner.list_verifications_capped(query, cap).await
+    }
     async fn owner_stats(
         &self,
         account_id: &str,

@@ -344,6 +344,40 @@ impl VerificationStore for MemoryStore {
         })
     }
 
+    async fn list_verifications_capped(
+        &self,
+        q: &ListQuery,
+        cap: u32,
+    ) -> Result<Option<ListPage>, StoreError> {
+        // As the adapter: the page's queries and the counts behind `total` (open verifications
+        // past expiry not swept yet; in progress ones for `pending` and `in_progress`), each
+        // stopped at `cap` items (one that reaches it is taken as over).
+        let stale = |v: &Verification| v.created_at <= q.expired_if_created_by;
+        let counted = |stored: Status, of: &dyn Fn(&Verification) -> bool| {
+            (self.lock().verifications.values())
+                .filter(|v| v.account_id == q.account_id && v.mode == q.mode)
+                .filter(|v| v.status == stored && of(v))
+                .count()
+        };
+        let counts = match q.status {
+            Some(Status::Pending) => vec![
+                counted(Status::Pending, &stale),
+                counted(Status::InProgress, &|_| true),
+            ],
+            Some(Status::InProgress) => vec![counted(Status::InProgress, &|v| !stale(v))],
+            Some(Status::Expired) => vec![
+                counted(Status::Pending, &stale),
+                counted(Status::InProgress, &stale),
+            ],
+            _ => vec![],
+        };
+        let wanted = q.offset as usize + q.limit as usize;
+        if wanted > cap as usize || counts.iter().any(|n| *n >= cap as usize) {
+            return Ok(None);
+        }
+        self.list_verifications(q).await.map(Some)
+    }
+
     async fn owner_stats(
         &self,
         account_id: &str,
