@@ -310,7 +310,7 @@ async fn conditional_writes_refuse<S: Store>(store: S) {
         LinkTokenOutcome::NotFound
     );
     let absent = missing.verification_id;
-    let start = store.claim_email_and_bind(absent, "x", now()).await;
+    let start = store.claim_email_and_bind(absent, None, "x", now()).await;
     assert_eq!(start.unwrap(), EmailStart::NotPending);
 
     // The tenant e-mail is claimed by one sender; its outcome is kept for good. (`v` is
@@ -321,7 +321,7 @@ async fn conditional_writes_refuse<S: Store>(store: S) {
         .await
         .unwrap();
     let id = mailed.verification_id;
-    let claim = |id, hash: &'static str, at| store.claim_email_and_bind(id, hash, at);
+    let claim = |id, hash: &'static str, at| store.claim_email_and_bind(id, None, hash, at);
     assert_eq!(
         claim(id, "mail-1", now()).await.unwrap(),
         EmailStart::Claimed
@@ -366,24 +366,30 @@ async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store>(store: S)
     let tokens = |v: Option<Verification>| v.unwrap().token_hashes;
 
     // Claimed: the claim and the token, together.
-    let start = store.claim_email_and_bind(id, "mail-1", now()).await;
+    let start = store.claim_email_and_bind(id, None, "mail-1", now()).await;
     assert_eq!(start.unwrap(), EmailStart::Claimed);
     let bound = tokens(store.get_verification(id).await.unwrap());
     assert_eq!(bound, vec!["first-token-hash", "mail-1"]);
     // Held: neither (no token bound for an e-mail that is not sent by this attempt).
-    let start = store.claim_email_and_bind(id, "mail-2", now()).await;
+    let start = store.claim_email_and_bind(id, None, "mail-2", now()).await;
     assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Held));
     assert_eq!(tokens(store.get_verification(id).await.unwrap()), bound);
     // Held for the whole lease, not only at the instant it was taken.
     let within_lease = now() + items::EMAIL_LEASE - Duration::seconds(1);
-    let start = store.claim_email_and_bind(id, "mail-2", within_lease).await;
+    let start = store
+        .claim_email_and_bind(id, None, "mail-2", within_lease)
+        .await;
     assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Held));
     assert_eq!(tokens(store.get_verification(id).await.unwrap()), bound);
     let after_lease = now() + items::EMAIL_LEASE + Duration::seconds(2);
-    let start = store.claim_email_and_bind(id, "mail-3", after_lease).await;
+    let start = store
+        .claim_email_and_bind(id, None, "mail-3", after_lease)
+        .await;
     assert_eq!(start.unwrap(), EmailStart::Claimed);
     store.mark_email_sent(id, after_lease).await.unwrap();
-    let start = store.claim_email_and_bind(id, "mail-4", after_lease).await;
+    let start = store
+        .claim_email_and_bind(id, None, "mail-4", after_lease)
+        .await;
     assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Sent));
     let bound = tokens(store.get_verification(id).await.unwrap());
     assert_eq!(bound, vec!["first-token-hash", "mail-1", "mail-3"]);
@@ -395,10 +401,10 @@ async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store>(store: S)
         .await
         .unwrap();
     let rid = rejected.verification_id;
-    let start = store.claim_email_and_bind(rid, "mail-r", now()).await;
+    let start = store.claim_email_and_bind(rid, None, "mail-r", now()).await;
     assert_eq!(start.unwrap(), EmailStart::Claimed);
     store.mark_email_rejected(rid, "bounced").await.unwrap();
-    let start = store.claim_email_and_bind(rid, "mail", now()).await;
+    let start = store.claim_email_and_bind(rid, None, "mail", now()).await;
     assert_eq!(
         start.unwrap(),
         EmailStart::Refused(EmailClaim::Rejected("bounced".into()))
@@ -416,7 +422,7 @@ async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store>(store: S)
         .await
         .unwrap();
     assert!(matches!(outcome, TransitionOutcome::Applied(_)));
-    let start = store.claim_email_and_bind(cid, "mail", now()).await;
+    let start = store.claim_email_and_bind(cid, None, "mail", now()).await;
     assert_eq!(start.unwrap(), EmailStart::NotPending);
     assert!(
         store.release_email_send(cid).await.is_err(),
@@ -428,7 +434,7 @@ async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store>(store: S)
         .await
         .unwrap();
     let start = store
-        .claim_email_and_bind(expired.verification_id, "mail", expired.expires_at)
+        .claim_email_and_bind(expired.verification_id, None, "mail", expired.expires_at)
         .await;
     assert_eq!(start.unwrap(), EmailStart::NotPending);
     let unchanged = tokens(
@@ -439,7 +445,9 @@ async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store>(store: S)
     );
     assert_eq!(unchanged, vec!["first-token-hash"]);
     let absent = pending(Mode::Live).verification_id;
-    let start = store.claim_email_and_bind(absent, "mail", now()).await;
+    let start = store
+        .claim_email_and_bind(absent, None, "mail", now())
+        .await;
     assert_eq!(start.unwrap(), EmailStart::NotPending);
 }
 

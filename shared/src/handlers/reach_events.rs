@@ -146,7 +146,14 @@ where
     let (token, token_hash) = generate_link_token();
     match deps
         .store
-        .claim_notice(id, notice, &token_hash, now, now + NOTICE_LEASE)
+        .claim_notice(
+            id,
+            v.household_id,
+            notice,
+            &token_hash,
+            now,
+            now + NOTICE_LEASE,
+        )
         .await?
     {
         NoticeClaim::Claimed => {}

@@ -95,7 +95,7 @@ async fn send_round<S: Store, M: Mailer, Q: Queue, C: Clock>(
     );
     match start? {
         EmailStart::Claimed => {}
-        EmailStart::NotPending => return Ok(false),
+        EmailStart::NotPending | EmailStart::HouseholdCancelled => return Ok(false),
         EmailStart::Refused(EmailClaim::Sent) => return Ok(true),
         EmailStart::Refused(EmailClaim::Rejected(_)) => return Ok(false),
         EmailStart::Refused(EmailClaim::Held | EmailClaim::Claimed) => {

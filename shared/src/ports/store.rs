@@ -130,6 +130,9 @@ pub enum EmailStart {
     /// The claim was refused (sent, held by another attempt, rejected for good); nothing was
     /// written. Never `EmailClaim::Claimed`.
     Refused(EmailClaim),
+    /// The verification is a member of a household cancelled meanwhile (DELETE /households; the
+    /// stream cancels the member a moment later): no e-mail is needed, and nothing was written.
+    HouseholdCancelled,
 }
 
 /// Accounts: created by the admin tool, read by every authenticated request and every
@@ -315,10 +318,13 @@ pub trait EmailClaimStore: Send + Sync {
     /// e-mail for a short lease AND binds the e-mailed link's token (by hash, for good) in one
     /// atomic write, only while the verification is still pending and not past its expiry at
     /// `now`. Either both happen or neither. Only `Claimed` lets the caller send; a refusal with
-    /// `Held` is NOT done work (the holder may still fail).
+    /// `Held` is NOT done work (the holder may still fail). A household member's claim
+    /// (`household_id` Some) also checks, in the same write, that the household is not
+    /// cancelled (`HouseholdCancelled` otherwise).
     fn claim_email_and_bind(
         &self,
         id: Uuid,
+        household_id: Option<Uuid>,
         token_hash: &str,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<EmailStart, StoreError>> + Send;

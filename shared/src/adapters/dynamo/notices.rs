@@ -1,15 +1,19 @@
 //! The once-only claim of the tenant's notices (invite SMS, reminders) on the verification item:
 //! `notices_sent` lists the sent ones; `notice_lease_<key>` (Unix seconds) marks an attempt in
 //! flight. The claim is one conditional UpdateItem; a lease that ran out (a crashed sender) may
-//! be taken over, so a claimed-but-failed send is retried without a second message.
+//! be taken over, so a claimed-but-failed send is retried without a second message. A household
+//! member's claim is the same update in one transaction with the check that the household is not
+//! cancelled (still one round trip).
+
+use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::AttributeValue;
+use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::items::{n, s};
-use super::schema::keys;
+use super::schema::{self, keys};
 use super::{DynamoStore, unavailable};
 use crate::domain::reach::Notice;
 use crate::domain::{Verification, format_ts};
@@ -41,41 +45,133 @@ pub fn refusal(
     }
 }
 
+/// The claim's update on the verification: expression, condition, names and values.
+struct ClaimUpdate {
+    update: &'static str,
+    condition: String,
+    names: HashMap<String, String>,
+    values: HashMap<String, AttributeValue>,
+}
+
+fn claim_update(
+    notice: &Notice,
+    token_hash: &str,
+    now: DateTime<Utc>,
+    lease_until: DateTime<Utc>,
+) -> ClaimUpdate {
+    let statuses = notice.open_statuses();
+    let status_values: Vec<String> = (0..statuses.len()).map(|i| format!(":st{i}")).collect();
+    let condition = format!(
+        "attribute_exists(PK) AND #status IN ({}) AND expires_at > :now_ts \
+         AND NOT contains(#sent, :key) \
+         AND (attribute_not_exists(#lease) OR #lease < :now)",
+        status_values.join(", ")
+    );
+    let names = HashMap::from([
+        ("#lease".to_string(), lease_attribute(notice)),
+        ("#t".to_string(), "token_hashes".to_string()),
+        ("#status".to_string(), "status".to_string()),
+        ("#sent".to_string(), "notices_sent".to_string()),
+    ]);
+    let mut values = HashMap::from([
+        (":lease_until".to_string(), n(lease_until.timestamp())),
+        (":empty".to_string(), AttributeValue::L(vec![])),
+        (":new".to_string(), AttributeValue::L(vec![s(token_hash)])),
+        (":now_ts".to_string(), s(format_ts(now))),
+        (":key".to_string(), s(notice.key())),
+        (":now".to_string(), n(now.timestamp())),
+    ]);
+    for (placeholder, status) in status_values.into_iter().zip(statuses) {
+        values.insert(placeholder, s(status.as_str()));
+    }
+    ClaimUpdate {
+        update: "SET #lease = :lease_until, #t = list_append(if_not_exists(#t, :empty), :new)",
+        condition,
+        names,
+        values,
+    }
+}
+
+impl DynamoStore {
+    /// Why the verification's condition refused the claim, from the item as it is now.
+    async fn notice_refusal_now(
+        &self,
+        id: Uuid,
+        notice: &Notice,
+        now: DateTime<Utc>,
+    ) -> Result<NoticeClaim, StoreError> {
+        let item = self.get(keys::verification(id)).await?;
+        let lease = item
+            .as_ref()
+            .and_then(|i| match i.get(&lease_attribute(notice)) {
+                Some(AttributeValue::N(v)) => v.parse().ok(),
+                _ => None,
+            });
+        let v = item
+            .map(super::items::from_item::<Verification>)
+            .transpose()?;
+        Ok(refusal(v.as_ref(), lease, notice, now))
+    }
+
+    /// A household member's claim: the update and the check that the household is not
+    /// cancelled, in one transaction (the same one round trip as the plain claim).
+    async fn claim_member_notice(
+        &self,
+        id: Uuid,
+        household_id: Uuid,
+        notice: &Notice,
+        claim: ClaimUpdate,
+        now: DateTime<Utc>,
+    ) -> Result<NoticeClaim, StoreError> {
+        let (pk, sk) = keys::verification(id);
+        let update = Update::builder()
+            .table_name(self.table())
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+            .update_expression(claim.update)
+            .condition_expression(claim.condition)
+            .set_expression_attribute_names(Some(claim.names))
+            .set_expression_attribute_values(Some(claim.values))
+            .build()
+            .map_err(unavailable)?;
+        let items = vec![
+            TransactWriteItem::builder().update(update).build(),
+            self.open_household_check(household_id)?,
+        ];
+        let failed = match self.transact(items).await? {
+            Ok(()) => return Ok(NoticeClaim::Claimed),
+            Err(codes) => codes,
+        };
+        if failed.first().map(String::as_str) == Some("ConditionalCheckFailed") {
+            return self.notice_refusal_now(id, notice, now).await;
+        }
+        // Only the household's check refused it.
+        Ok(NoticeClaim::HouseholdCancelled)
+    }
+}
+
 impl NoticeStore for DynamoStore {
     async fn claim_notice(
         &self,
         id: Uuid,
+        household_id: Option<Uuid>,
         notice: &Notice,
         token_hash: &str,
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
     ) -> Result<NoticeClaim, StoreError> {
-        let statuses = notice.open_statuses();
-        let status_values: Vec<String> = (0..statuses.len()).map(|i| format!(":st{i}")).collect();
-        let mut update = self
-            .update_item(&keys::verification(id))
-            .update_expression(
-                "SET #lease = :lease_until, #t = list_append(if_not_exists(#t, :empty), :new)",
-            )
-            .condition_expression(format!(
-                "attribute_exists(PK) AND #status IN ({}) AND expires_at > :now_ts \
-                 AND NOT contains(#sent, :key) \
-                 AND (attribute_not_exists(#lease) OR #lease < :now)",
-                status_values.join(", ")
-            ))
-            .expression_attribute_names("#lease", lease_attribute(notice))
-            .expression_attribute_names("#t", "token_hashes")
-            .expression_attribute_names("#status", "status")
-            .expression_attribute_names("#sent", "notices_sent")
-            .expression_attribute_values(":lease_until", n(lease_until.timestamp()))
-            .expression_attribute_values(":empty", AttributeValue::L(vec![]))
-            .expression_attribute_values(":new", AttributeValue::L(vec![s(token_hash)]))
-            .expression_attribute_values(":now_ts", s(format_ts(now)))
-            .expression_attribute_values(":key", s(notice.key()))
-            .expression_attribute_values(":now", n(now.timestamp()));
-        for (placeholder, status) in status_values.iter().zip(statuses) {
-            update = update.expression_attribute_values(placeholder, s(status.as_str()));
+        let claim = claim_update(notice, token_hash, now, lease_until);
+        if let Some(household_id) = household_id {
+            return self
+                .claim_member_notice(id, household_id, notice, claim, now)
+                .await;
         }
+        let update = self
+            .update_item(&keys::verification(id))
+            .update_expression(claim.update)
+            .condition_expression(claim.condition)
+            .set_expression_attribute_names(Some(claim.names))
+            .set_expression_attribute_values(Some(claim.values));
         match update.send().await {
             Ok(_) => Ok(NoticeClaim::Claimed),
             Err(e)
@@ -84,17 +180,7 @@ impl NoticeStore for DynamoStore {
                     Some(UpdateItemError::ConditionalCheckFailedException(_))
                 ) =>
             {
-                let item = self.get(keys::verification(id)).await?;
-                let lease = item
-                    .as_ref()
-                    .and_then(|i| match i.get(&lease_attribute(notice)) {
-                        Some(AttributeValue::N(v)) => v.parse().ok(),
-                        _ => None,
-                    });
-                let v = item
-                    .map(super::items::from_item::<Verification>)
-                    .transpose()?;
-                Ok(refusal(v.as_ref(), lease, notice, now))
+                self.notice_refusal_now(id, notice, now).await
             }
             Err(e) => Err(unavailable(e)),
         }

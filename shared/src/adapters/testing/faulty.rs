@@ -375,12 +375,15 @@ impl<S: EmailClaimStore, F: FaultPlan> EmailClaimStore for FaultyStore<S, F> {
     async fn claim_email_and_bind(
         &self,
         id: Uuid,
+        household_id: Option<Uuid>,
         token_hash: &str,
         now: DateTime<Utc>,
     ) -> Result<EmailStart, StoreError> {
         self.faults.check(StoreOp::ClaimEmailSend)?;
         self.faults.check(StoreOp::AddLinkToken)?;
-        self.inner.claim_email_and_bind(id, token_hash, now).await
+        self.inner
+            .claim_email_and_bind(id, household_id, token_hash, now)
+            .await
     }
     async fn mark_email_rejected(&self, id: Uuid, reason: &str) -> Result<(), StoreError> {
         self.faults.check(StoreOp::MarkEmailRejected)?;

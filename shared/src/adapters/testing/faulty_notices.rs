@@ -12,6 +12,7 @@ impl<S: NoticeStore, F: FaultPlan> NoticeStore for FaultyStore<S, F> {
     async fn claim_notice(
         &self,
         id: Uuid,
+        household_id: Option<Uuid>,
         notice: &Notice,
         token_hash: &str,
         now: DateTime<Utc>,
@@ -19,7 +20,7 @@ impl<S: NoticeStore, F: FaultPlan> NoticeStore for FaultyStore<S, F> {
     ) -> Result<NoticeClaim, StoreError> {
         self.faults.check(StoreOp::ClaimNotice)?;
         self.inner
-            .claim_notice(id, notice, token_hash, now, lease_until)
+            .claim_notice(id, household_id, notice, token_hash, now, lease_until)
             .await
     }
     async fn mark_notice_sent(&self, id: Uuid, notice: &Notice) -> Result<(), StoreError> {

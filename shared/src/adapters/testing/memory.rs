@@ -439,6 +439,7 @@ impl EmailClaimStore for MemoryStore {
     async fn claim_email_and_bind(
         &self,
         id: Uuid,
+        household_id: Option<Uuid>,
         token_hash: &str,
         now: DateTime<Utc>,
     ) -> Result<EmailStart, StoreError> {
@@ -450,6 +451,9 @@ impl EmailClaimStore for MemoryStore {
             .is_some_and(|v| v.status == Status::Pending && v.expires_at > now);
         if !pending {
             return Ok(EmailStart::NotPending);
+        }
+        if households::household_cancelled(&t, household_id) {
+            return Ok(EmailStart::HouseholdCancelled);
         }
         if let Some(refusal) = email_claim_refusal(&t, id, now) {
             return Ok(EmailStart::Refused(refusal));

@@ -13,10 +13,15 @@
 //! only in the local stack, which builds `LiveProvider::local_sandbox()` in code; those reports
 //! carry `local_sandbox: true`.
 //!
+//! A household member is shown as its household's cancel makes it (`Household::member_as_of`):
+//! the household is read beside the requester's name for a page, and before any provider call
+//! for the consent and connect POSTs (each member's own step also checks it in its write).
+//!
 //! The path carries the link token, so it is never logged; log lines name the verification id.
 
 pub mod live_provider;
 pub mod page;
+mod reads;
 pub mod report_copy;
 
 use chrono::{DateTime, Utc};
@@ -34,6 +39,7 @@ use crate::handlers::tenant_portal::page::{
     consent_body, expiry_note, not_found, page, provider_down, scenario_body, see_other,
     widget_page,
 };
+use crate::handlers::tenant_portal::reads::{household_view, requester_name};
 use crate::http::{ApiRequest, ApiResponse, parse_query};
 use crate::ports::{
     Clock, ConnectStep, IncomeProvider, ProviderError, Store, StoreError, TransitionOutcome,
@@ -173,14 +179,15 @@ fn needs_consent<S, C, P: IncomeProvider>(deps: &PortalDeps<S, C, P>, v: &Verifi
     v.consented_at.is_none() || (!uses_scenarios(deps, v) && v.provider_user.is_none())
 }
 
-/// The page as the verification now is.
+/// The page as the verification now is (a member of a cancelled household: cancelled, as the
+/// stream writes it a moment later). The household is read beside the requester's name.
 async fn current_page<S: Store, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: &Verification,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
-    let requester = requester_name(deps, v).await?;
-    render(deps, v, &requester, visit, None).await
+    let (requester, v) = tokio::join!(requester_name(deps, v), household_view(deps, v.clone()));
+    render(deps, &v?, &requester?, visit, None).await
 }
 
 /// The current page again with a notice, as a 400 (the tenant's form input was not usable).
@@ -190,24 +197,12 @@ async fn refuse<S: Store, C: Clock, P: IncomeProvider>(
     visit: &Visit<'_>,
     notice: &str,
 ) -> Result<ApiResponse, PageError> {
-    let requester = requester_name(deps, v).await?;
-    let page = render(deps, v, &requester, visit, Some(notice)).await?;
+    let (requester, v) = tokio::join!(requester_name(deps, v), household_view(deps, v.clone()));
+    let page = render(deps, &v?, &requester?, visit, Some(notice)).await?;
     Ok(ApiResponse {
         status: 400,
         ..page
     })
-}
-
-/// Who asks, as the page names them (read only when a page is rendered).
-async fn requester_name<S: Store, C, P>(
-    deps: &PortalDeps<S, C, P>,
-    v: &Verification,
-) -> Result<String, StoreError> {
-    Ok(deps
-        .store
-        .get_account(&v.account_id)
-        .await?
-        .map_or_else(|| "the requester".to_string(), |a| a.name))
 }
 
 /// After a write that did not apply (a cancel, an expiry or another tab got there first): the page
@@ -230,6 +225,8 @@ async fn consent<S: Store, C: Clock, P: IncomeProvider>(
     form: &std::collections::HashMap<String, String>,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
+    // Before any provider call: a member of a cancelled household is shown cancelled.
+    let v = household_view(deps, v).await?;
     if !v.effective_status(visit.now).is_open() || !needs_consent(deps, &v) {
         // Nothing to record (closed, or consented already): show where things stand.
         return current_page(deps, &v, visit).await;
@@ -275,6 +272,8 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
     form: &std::collections::HashMap<String, String>,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
+    // Before any provider call: a member of a cancelled household is shown cancelled.
+    let v = household_view(deps, v).await?;
     if !v.effective_status(visit.now).is_open() {
         return current_page(deps, &v, visit).await;
     }

@@ -104,6 +104,14 @@ impl HouseholdStore for MemoryStore {
     }
 }
 
+/// As the adapter's check on the household item in a member's claim or resend: the member's
+/// household (if any) is cancelled. A missing household item passes the check, as in DynamoDB.
+pub(super) fn household_cancelled(t: &Tables, household_id: Option<Uuid>) -> bool {
+    household_id
+        .and_then(|h| t.households.get(&h))
+        .is_some_and(|h| h.cancelled_at.is_some())
+}
+
 /// A household create as one atomic step on the locked tables (the adapter's transaction).
 pub(super) fn create_household_locked(
     t: &mut Tables,

@@ -35,10 +35,22 @@ impl InviteStore for MemoryStore {
             return Ok(ResendOutcome::LimitReached);
         }
         let mut t = self.lock();
+        // As the adapter's check on a member's household item: the member is told cancelled.
+        let cancelled_in = (current.household_id)
+            .and_then(|h| t.households.get(&h))
+            .filter(|h| h.cancelled_at.is_some())
+            .cloned();
         let Some(stored) = t.verifications.get_mut(&current.verification_id) else {
             return Ok(ResendOutcome::Conflict(None));
         };
-        if !open_at(stored, now) || stored.invite_round != current.invite_round {
+        if let Some(household) = cancelled_in {
+            return Ok(ResendOutcome::Conflict(Some(
+                household.member_as_of(stored),
+            )));
+        }
+        // A member's write is also only while its status is as read (the adapter's transaction).
+        let status_moved = current.household_id.is_some() && stored.status != current.status;
+        if !open_at(stored, now) || stored.invite_round != current.invite_round || status_moved {
             return Ok(ResendOutcome::Conflict(Some(stored.clone())));
         }
         let next = resend::record(stored, now);
