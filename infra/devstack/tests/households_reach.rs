@@ -1,8 +1,8 @@
 //! The writes that reach a household member's tenant check the household in the same write, on
 //! the DynamoDB adapter (moto) and on `MemoryStore`: after DELETE /households marked the household
-//! cancelled, and before the stream cancels its member's own item, the invite e-mail's claim and
-//! a notice's claim (invite SMS, reminders) are refused as `HouseholdCancelled` and write
-//! nothing; the metered resend is refused and counts nothing, and the usual way's resend tells
+//! cancelled, and before the stream cancels its member's own item, the invite e-mail's claim (the
+//! first and a resent round's) and a notice's claim (invite SMS, reminders) are refused as
+//! `HouseholdCancelled` and write nothing; the metered resend is refused and counts nothing, and the usual way's resend tells
 //! the member cancelled. The members of an open household go through, as verifications outside
 //! any household do. The handlers on top: `shared/tests/households_reach.rs`.
 
@@ -11,12 +11,19 @@ mod common;
 use aws_sdk_dynamodb::Client;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use shared::adapters::dynamo::{DynamoStore, create_table};
-use shared::config::Plans;
+use shared::adapters::testing::ManualClock;
+use shared::config::{Plans, Settings};
 use shared::domain::household::{Household, HouseholdMember, MemberRole};
 use shared::domain::metering::PresentedKey;
 use shared::domain::reach::Notice;
 use shared::domain::resend::MAX_RESENDS_PER_DAY;
-use shared::domain::{ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, Verification};
+use shared::domain::secrets::key_from_random;
+use shared::domain::{
+    ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, VERIFICATION_LIFETIME, Verification,
+};
+use shared::handlers::api::ApiDeps;
+use shared::handlers::resend_verification::resend_verification;
+use shared::http::ApiRequest;
 use shared::ports::store::prelude::*;
 use shared::ports::{
     CreateOutcome, EmailStart, MeterOutcome, MeteredResend, NoticeClaim, NoticeStore, ResendOutcome,
@@ -154,8 +161,9 @@ async fn stored<S: Store>(store: &S, id: Uuid) -> Verification {
 }
 
 on_both_stores!(a_cancelled_households_member_claims_no_email_and_no_notice);
-/// The invite e-mail's claim and a notice's claim (a reminder's, the invite SMS's) of a member
-/// carry the household's check: refused as `HouseholdCancelled`, nothing written.
+/// The invite e-mail's claim, a resent round's and a notice's claim (a reminder's, the invite
+/// SMS's) of a member carry the household's check: refused as `HouseholdCancelled`, nothing
+/// written.
 async fn a_cancelled_households_member_claims_no_email_and_no_notice<S: Store + NoticeStore>(
     store: S,
 ) {
@@ -176,6 +184,19 @@ async fn a_cancelled_households_member_claims_no_email_and_no_notice<S: Store + 
     // Nothing written: no claim taken (a second try is refused the same way), no link bound.
     assert_eq!(
         claim(&cancelled, "cancelled-mail-2").await.unwrap(),
+        EmailStart::HouseholdCancelled
+    );
+    // A resent round's e-mail (resend-invite, from the stream of a resend recorded before the
+    // cancel) likewise.
+    let round = |v: &Verification, hash: &'static str| {
+        store.claim_invite_and_bind(v.verification_id, v.household_id, 1, hash, at)
+    };
+    assert_eq!(
+        round(&open, "open-round").await.unwrap(),
+        EmailStart::Claimed
+    );
+    assert_eq!(
+        round(&cancelled, "cancelled-round").await.unwrap(),
         EmailStart::HouseholdCancelled
     );
     let after = stored(&store, cancelled.verification_id).await;
@@ -285,4 +306,52 @@ async fn a_resend_of_a_cancelled_households_member_is_refused_and_counts_nothing
         "{applied:?}"
     );
     assert_eq!(stored(&store, open.verification_id).await.invite_round, 2);
+}
+
+on_both_stores!(the_resend_endpoint_answers_a_cancelled_households_member_400);
+/// POST /verify/resend through the handler: the one write refused by the household's check, the
+/// usual way answers 400 as for a cancelled verification and writes nothing; an open household's
+/// member is resent (202).
+async fn the_resend_endpoint_answers_a_cancelled_households_member_400<S: Store + Clone>(store: S) {
+    account_with_key(&store).await;
+    let secret = key_from_random(Mode::Test, "HouseholdReachMotoKeyNumber001");
+    let record = ApiKeyRecord {
+        key_id: secret.key_id.clone(),
+        key_hash: secret.hash.clone(),
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
+        display_prefix: secret.display_prefix.clone(),
+        created_at: now(),
+        revoked_at: None,
+    };
+    store.put_api_key(&record).await.unwrap();
+    let (open, cancelled) = open_and_cancelled(&store).await;
+    let settings = Settings {
+        plans: plans(),
+        ..devstack::local_settings("unused", "http://127.0.0.1:1", VERIFICATION_LIFETIME)
+    };
+    let clock = ManualClock::at(cancelled_at() + Duration::seconds(1));
+    let deps = ApiDeps::new(store.clone(), clock, settings);
+    let resend = |id: Uuid| {
+        let path = format!("/api/v1/verify/resend?verification_id={id}");
+        ApiRequest::new(http::Method::POST, &path)
+            .with_header("authorization", &format!("Bearer {}", secret.secret))
+    };
+    let resent = resend_verification(&deps, resend(open.verification_id)).await;
+    assert_eq!(resent.status, 202, "{}", resent.body);
+    let before = stored(&store, cancelled.verification_id).await;
+    let refused = resend_verification(&deps, resend(cancelled.verification_id)).await;
+    assert_eq!(refused.status, 400, "{}", refused.body);
+    assert!(
+        refused.body.contains("\"verification_not_resendable\"")
+            && refused.body.contains("Verification is expired;"),
+        "{}",
+        refused.body
+    );
+    let after = stored(&store, cancelled.verification_id).await;
+    assert_eq!(
+        (after.invite_round, after.last_resent_at),
+        (before.invite_round, before.last_resent_at)
+    );
+    assert_eq!(after.status, Status::Pending, "the stream's to cancel");
 }

@@ -311,6 +311,10 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         .as_str()
         .unwrap()
         .to_string();
+    let member_to_resend = json_of(&resp)["data"]["members"][0]["verification_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     counter.take();
     let get = |path: String| request(http::Method::GET, &path, key);
     let legacy = devstack::stack::legacy_demo_key(devstack::stack::DEMO_ACCOUNT, Mode::Test).secret;
@@ -521,6 +525,25 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
                 ),
             )
         }),
+        // A household member's: the one write is made for a verification outside any household
+        // (the request names only the verification); refused, the read beside it names the
+        // household, and the write is made again with the check that it is not cancelled.
+        measure!(
+            &env,
+            &counter,
+            "resend-verification, household member",
+            202,
+            |deps, _| {
+                api::resend_verification(
+                    deps,
+                    request(
+                        http::Method::POST,
+                        &format!("/api/v1/verify/resend?verification_id={member_to_resend}"),
+                        key,
+                    ),
+                )
+            }
+        ),
         measure!(&env, &counter, "list-webhook-deliveries", 200, |deps, _| {
             api::list_webhook_deliveries(
                 deps,
@@ -619,6 +642,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         ("get-verification, key of the earlier format", 2, 1),
         ("get-report", 1, 1),
         ("resend-verification", 1, 1),
+        ("resend-verification, household member", 2, 2),
         ("list-webhook-deliveries", 1, 1),
         ("redeliver-webhook", 1, 1),
         ("redeliver-webhook, unknown event", 2, 2),

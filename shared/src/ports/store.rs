@@ -417,10 +417,13 @@ pub trait InviteStore: Send + Sync {
         max_per_day: u32,
     ) -> impl Future<Output = Result<ResendOutcome, StoreError>> + Send;
     /// Claims round `round`'s e-mail and binds its link token in one atomic write, only while the
-    /// verification is pending or in progress and not expired (see `claim_email_and_bind`).
+    /// verification is pending or in progress and not expired (see `claim_email_and_bind`), and
+    /// for a household member (`household_id` Some) while the household is not cancelled
+    /// (`HouseholdCancelled` otherwise).
     fn claim_invite_and_bind(
         &self,
         id: Uuid,
+        household_id: Option<Uuid>,
         round: u32,
         token_hash: &str,
         now: DateTime<Utc>,

@@ -195,6 +195,7 @@ impl InviteStore for DynamoStore {
     async fn claim_invite_and_bind(
         &self,
         id: Uuid,
+        household_id: Option<Uuid>,
         round: u32,
         token_hash: &str,
         now: DateTime<Utc>,
@@ -230,12 +231,16 @@ impl InviteStore for DynamoStore {
         for (k, v) in open_values() {
             bind = bind.expression_attribute_values(k, v);
         }
-        let items = vec![
+        let mut items = vec![
             TransactWriteItem::builder().put(claim).build(),
             TransactWriteItem::builder()
                 .update(bind.build().map_err(unavailable)?)
                 .build(),
         ];
+        // A household member's: only while the household is not cancelled.
+        if let Some(household) = household_id {
+            items.push(self.open_household_check(household)?);
+        }
         let err = match self
             .client()
             .transact_write_items()
@@ -259,6 +264,9 @@ impl InviteStore for DynamoStore {
         };
         if failed(1) {
             return Ok(EmailStart::NotPending);
+        }
+        if household_id.is_some() && failed(2) {
+            return Ok(EmailStart::HouseholdCancelled);
         }
         if !failed(0) {
             return Err(unavailable(err));

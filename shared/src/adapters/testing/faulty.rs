@@ -18,11 +18,11 @@ use crate::domain::{
     Verification,
 };
 use crate::ports::{
-    AccountStore, ApiKeyStore, CreateOutcome, EmailClaimStore, EmailStart, HouseholdStore,
-    IdempotencyClaim, IdempotencyRecord, IdempotencyStore, InviteStore, LinkTokenOutcome, ListPage,
-    ListQuery, MeterStore, MeteredCancel, MeteredCreate, MeteredHousehold, MeteredHouseholdCancel,
-    MeteredRedelivery, MeteredResend, ResendOutcome, StoreError, TransitionOutcome,
-    VerificationStore, WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
+    AccountStore, ApiKeyStore, CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyRecord,
+    IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery, MeterStore, MeteredCancel,
+    MeteredCreate, MeteredHousehold, MeteredHouseholdCancel, MeteredRedelivery, MeteredResend,
+    StoreError, TransitionOutcome, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
+    WebhookSecrets,
 };
 
 /// Every store operation, named like its method; `ClaimEmailSend` and `AddLinkToken` are the two
@@ -370,35 +370,6 @@ impl<S: WebhookSecretStore, F: FaultPlan> WebhookSecretStore for FaultyStore<S, 
     }
 }
 
-impl<S: EmailClaimStore, F: FaultPlan> EmailClaimStore for FaultyStore<S, F> {
-    /// Fails where either of the two writes it joins would (the claim, the link token).
-    async fn claim_email_and_bind(
-        &self,
-        id: Uuid,
-        household_id: Option<Uuid>,
-        token_hash: &str,
-        now: DateTime<Utc>,
-    ) -> Result<EmailStart, StoreError> {
-        self.faults.check(StoreOp::ClaimEmailSend)?;
-        self.faults.check(StoreOp::AddLinkToken)?;
-        self.inner
-            .claim_email_and_bind(id, household_id, token_hash, now)
-            .await
-    }
-    async fn mark_email_rejected(&self, id: Uuid, reason: &str) -> Result<(), StoreError> {
-        self.faults.check(StoreOp::MarkEmailRejected)?;
-        self.inner.mark_email_rejected(id, reason).await
-    }
-    async fn mark_email_sent(&self, id: Uuid, now: DateTime<Utc>) -> Result<(), StoreError> {
-        self.faults.check(StoreOp::MarkEmailSent)?;
-        self.inner.mark_email_sent(id, now).await
-    }
-    async fn release_email_send(&self, id: Uuid) -> Result<(), StoreError> {
-        self.faults.check(StoreOp::ReleaseEmailSend)?;
-        self.inner.release_email_send(id).await
-    }
-}
-
 impl<S: WebhookHistoryStore, F: FaultPlan> WebhookHistoryStore for FaultyStore<S, F> {
     async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<(), StoreError> {
         self.faults.check(StoreOp::PutWebhookEvent)?;
@@ -450,51 +421,5 @@ impl<S: WebhookHistoryStore, F: FaultPlan> WebhookHistoryStore for FaultyStore<S
         self.inner
             .delivery_page_if_short(subject, offset, limit)
             .await
-    }
-}
-
-impl<S: InviteStore, F: FaultPlan> InviteStore for FaultyStore<S, F> {
-    async fn record_resend(
-        &self,
-        current: &Verification,
-        now: DateTime<Utc>,
-        max_per_day: u32,
-    ) -> Result<ResendOutcome, StoreError> {
-        self.faults.check(StoreOp::RecordResend)?;
-        self.inner.record_resend(current, now, max_per_day).await
-    }
-    async fn claim_invite_and_bind(
-        &self,
-        id: Uuid,
-        round: u32,
-        token_hash: &str,
-        now: DateTime<Utc>,
-    ) -> Result<EmailStart, StoreError> {
-        self.faults.check(StoreOp::ClaimInviteAndBind)?;
-        self.inner
-            .claim_invite_and_bind(id, round, token_hash, now)
-            .await
-    }
-    async fn mark_invite_sent(
-        &self,
-        id: Uuid,
-        round: u32,
-        now: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        self.faults.check(StoreOp::MarkInviteSent)?;
-        self.inner.mark_invite_sent(id, round, now).await
-    }
-    async fn mark_invite_rejected(
-        &self,
-        id: Uuid,
-        round: u32,
-        reason: &str,
-    ) -> Result<(), StoreError> {
-        self.faults.check(StoreOp::MarkInviteRejected)?;
-        self.inner.mark_invite_rejected(id, round, reason).await
-    }
-    async fn release_invite(&self, id: Uuid, round: u32) -> Result<(), StoreError> {
-        self.faults.check(StoreOp::ReleaseInvite)?;
-        self.inner.release_invite(id, round).await
     }
 }

@@ -64,6 +64,7 @@ impl InviteStore for MemoryStore {
     async fn claim_invite_and_bind(
         &self,
         id: Uuid,
+        household_id: Option<Uuid>,
         round: u32,
         token_hash: &str,
         now: DateTime<Utc>,
@@ -72,6 +73,9 @@ impl InviteStore for MemoryStore {
         let open = t.verifications.get(&id).is_some_and(|v| open_at(v, now));
         if !open {
             return Ok(EmailStart::NotPending);
+        }
+        if super::households::household_cancelled(&t, household_id) {
+            return Ok(EmailStart::HouseholdCancelled);
         }
         let mut claims = self.invite_claims();
         match claims.get(&(id, round)) {
