@@ -19,61 +19,11 @@ use crate::ports::{MeteredRedelivery, MeteredResend, StoreError};
 /// of days.
 const RESEND_REQUEST_PREFIX: &str = "resend_request_";
 
-/// Where `resend_attempt` leaves the resend's own place in the item it returns.
-const PLACE: &str = "__resend_place";
-
-type Item = std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>;
-
-/// The verification after a written resend, as the read beside the write saw it (placed by the
-/// resend's own count if the read saw it).
-fn resent_view(
-    account: Account,
-    mut item: Item,
-    now: chrono::DateTime<chrono::Utc>,
-) -> Result<(Account, Verification), StoreError> {
-    let place = item
-        .remove(PLACE)
-        .and_then(|p| p.as_n().ok().and_then(|p| p.parse::<u32>().ok()));
-    let read: Verification = from_item(item)?;
-    Ok((account, resend::as_placed(&read, place, now)))
-}
-
 impl DynamoStore {
     pub(super) async fn metered_resend(
         &self,
         request: &MeteredResend<'_>,
     ) -> Result<Option<(Account, Verification)>, StoreError> {
-        // The request names only the verification: the write is made for one outside any
-        // household. A household member's is refused by that, and the read beside it names the
-        // household, so the write is made again with the check that the household is not
-        // cancelled (a member's resend costs two round trips; a refusal of that one because the
-        // household is cancelled goes the usual way, which answers as for a cancelled member).
-        let (counted, item) = self.resend_attempt(request, None).await?;
-        if let Some(account) = counted {
-            return Ok(Some(resent_view(account, item, request.now)?));
-        }
-        let household = item
-            .get("household_id")
-            .and_then(|h| h.as_s().ok())
-            .and_then(|h| h.parse::<Uuid>().ok());
-        let Some(household) = household else {
-            return Ok(None);
-        };
-        let (counted, item) = self.resend_attempt(request, Some(household)).await?;
-        match counted {
-            Some(account) => Ok(Some(resent_view(account, item, request.now)?)),
-            None => Ok(None),
-        }
-    }
-
-    /// One try of the metered resend, with the verification read beside it: for a verification
-    /// of no household (`household` None), or for a member of `household` with the check that it
-    /// is not cancelled. The account when it was written, and the item as the read saw it.
-    async fn resend_attempt(
-        &self,
-        request: &MeteredResend<'_>,
-        household: Option<Uuid>,
-    ) -> Result<(Option<Account>, Item), StoreError> {
         let MeteredResend {
             key,
             now,
@@ -83,7 +33,7 @@ impl DynamoStore {
         } = *request;
         let marker = Uuid::new_v4().simple().to_string();
         let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
-            return Ok((None, Item::new()));
+            return Ok(None);
         };
         let place_attribute = format!("{RESEND_REQUEST_PREFIX}{marker}");
         // Written without a read: the day's count lives in an attribute named by the day, so
@@ -99,7 +49,6 @@ impl DynamoStore {
         let day = expr.name("resend_day");
         let on_day = expr.name("resends_on_day");
         let at = expr.name("last_resent_at");
-        let member_of = expr.name("household_id");
         let place = expr.names_as("place", &place_attribute);
         let now_v = expr.value("now", s(format_ts(now)));
         let today = expr.value("today", s(resend::utc_day(now)));
@@ -110,13 +59,6 @@ impl DynamoStore {
         let in_progress = expr.value("in_progress", s(Status::InProgress.as_str()));
         let acct = expr.value("acct", s(&key.account_id));
         let mode_v = expr.value("mode", s(key.mode.as_str()));
-        let membership = match household {
-            None => format!("attribute_not_exists({member_of})"),
-            Some(h) => {
-                let hid = expr.value("hid", s(h.to_string()));
-                format!("{member_of} = {hid}")
-            }
-        };
         let (pk, sk) = keys::verification(verification_id);
         let update = Update::builder()
             .table_name(self.table())
@@ -133,7 +75,6 @@ impl DynamoStore {
             .condition_expression(format!(
                 "attribute_exists(PK) AND {account} = {acct} AND {mode} = {mode_v} \
                  AND {status} IN ({pending}, {in_progress}) AND {expires} > {now_v} \
-                 AND {membership} \
                  AND ({day_count} < {max} OR (attribute_not_exists({day_count}) \
                  AND (attribute_not_exists({day}) OR {day} <> {today})))"
             ))
@@ -141,23 +82,21 @@ impl DynamoStore {
             .set_expression_attribute_values(expr.values())
             .build()
             .map_err(unavailable)?;
-        let mut items = vec![count, TransactWriteItem::builder().update(update).build()];
-        if let Some(h) = household {
-            items.push(self.open_household_check(h)?);
-        }
+        let items = vec![count, TransactWriteItem::builder().update(update).build()];
         let (counted, seen) = futures::join!(
             self.transact_counted(items, (key, now, plans), &marker),
             self.get((pk, sk))
         );
-        let counted = counted?;
-        let mut item = seen?.unwrap_or_default();
-        if counted.is_some() {
-            // The resend's own place in the day's count, under a name `resent_view` knows.
-            if let Some(place) = item.remove(&place_attribute) {
-                item.insert(PLACE.to_string(), place);
-            }
-        }
-        Ok((counted, item))
+        let Some(account) = counted? else {
+            return Ok(None);
+        };
+        let item = seen?.unwrap_or_default();
+        let place = item
+            .get(&place_attribute)
+            .and_then(|p| p.as_n().ok())
+            .and_then(|p| p.parse::<u32>().ok());
+        let read: Verification = from_item(item)?;
+        Ok(Some((account, resend::as_placed(&read, place, now))))
     }
 
     pub(super) async fn metered_redelivery(

@@ -159,9 +159,7 @@ impl MeterStore for MemoryStore {
             && stored.mode == key.mode
             && matches!(stored.status, Status::Pending | Status::InProgress)
             && now < stored.expires_at
-            && resend::resends_today(&stored, now) < max_per_day
-            // As the adapter's check on a member's household item.
-            && !super::households::household_cancelled(&t, stored.household_id);
+            && resend::resends_today(&stored, now) < max_per_day;
         if counted.is_none() || !resendable {
             return Ok(None);
         }
