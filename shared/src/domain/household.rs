@@ -214,7 +214,7 @@ pub enum HouseholdState {
     Decided(HouseholdDecision),
     /// Every member is final and none completed: nothing to decide on.
     Closed,
-    /// Cancelled (DELETE /households) before a decision: never decided.
+    /// Cancelled (DELETE /households) while a member was open: never decided.
     Cancelled,
 }
 

@@ -17,7 +17,8 @@
 //! - readers that show members with the household (this answer, GET /households) show an open
 //!   member of a cancelled household as cancelled at once. A member's own GET /verify may show it
 //!   open for the moment until the stream has applied the cancel (well under a second on AWS),
-//!   though no tenant step can succeed meanwhile. A cancelled household is never decided.
+//!   though no tenant step can succeed meanwhile. A household cancelled while a member was open
+//!   is never decided (one whose members had all closed is: `Household::closed_before_cancel`).
 //!
 //! A refused transaction writes nothing: the request is then metered the usual way with the
 //! household read beside it, which tells why (another account's or unknown: 404; decided or
