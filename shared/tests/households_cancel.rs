@@ -199,17 +199,13 @@ async fn after_the_cancel_no_member_can_progress_and_get_shows_them_cancelled() 
     assert_eq!(view["data"]["open_members"], json!([]));
     assert!(view["data"]["decision"].is_null());
     assert_eq!(view["data"]["cancelled_at"], "2026-03-10T12:00:00.000Z");
-    // A cancelled household is never decided.
+    // A household cancelled while a member was open is never decided: the cancel changed it.
     let members: Vec<_> = m
         .iter()
         .map(|id| rig.store.verification(*id).unwrap())
         .collect();
-    assert!(
-        !(rig.store)
-            .record_household_decision(id, &fake_decision(&household, &members), now())
-            .await
-            .unwrap()
-    );
+    let household = rig.store.household(id).unwrap();
+    assert!(!household.closed_before_cancel(&members));
     // The landlord's own cancel of a member is not a tenant step: it still applies.
     let v2 = rig.store.verification(m[2]).unwrap();
     assert!(matches!(
@@ -329,4 +325,43 @@ async fn a_decided_household_is_not_cancelled() {
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(statuses(&r), ["completed"]);
     assert_eq!(rig.store.household(id).unwrap().cancelled_at, None);
+}
+
+#[tokio::test]
+async fn a_household_cancelled_after_every_member_closed_is_still_decided() {
+    let rig = rig().await;
+    let (id, m) = rig.household("late", 2).await;
+    for member in &m {
+        assert!(matches!(
+            rig.step(*member, &complete()).await,
+            TransitionOutcome::Applied(_)
+        ));
+    }
+    // The outbox has not stored the decision yet when the landlord cancels.
+    let r = rig.cancel(&rig.key, id).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(statuses(&r), ["completed", "completed"]);
+    let household = rig.store.household(id).unwrap();
+    assert!(household.cancelled_at.is_some());
+    let members: Vec<_> = m
+        .iter()
+        .map(|id| rig.store.verification(*id).unwrap())
+        .collect();
+    assert!(household.closed_before_cancel(&members));
+    // GET decides it as if the cancel had not come; the decision is stored once.
+    let r = get_household(&rig.deps, named(http::Method::GET, &rig.key, id)).await;
+    assert_eq!(body(&r)["data"]["status"], "decided", "{}", r.body);
+    let decision = fake_decision(&household, &members);
+    assert!(
+        (rig.store)
+            .record_household_decision(id, &decision, now())
+            .await
+            .unwrap()
+    );
+    assert!(
+        !(rig.store)
+            .record_household_decision(id, &decision, now())
+            .await
+            .unwrap()
+    );
 }

@@ -115,7 +115,7 @@ pub(crate) fn bench_events(function: shared::routes::Function) -> Option<[&'stat
         F::ResendVerification => ["202-pending.json", "202-in-progress.json"],
         F::CreateHousehold => ["201-two-members.json", "201-applicant-and-guarantor.json"],
         F::GetHousehold => ["200-decided.json", "200-open.json"],
-        F::CancelHousehold => ["200-open-members.json", "200-open-members.json"],
+        F::CancelHousehold => ["200-open-members.json", "200-second-household.json"],
         // Runs the publish-events path again (same binary size class); its retry queue is
         // not part of the bench's stack.
         F::RetryEvents => return None,

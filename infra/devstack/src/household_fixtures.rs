@@ -1,5 +1,6 @@
 //! The households of the fixtures (sample events, `make dev`): one decided (two applicants who
-//! completed), one open (an applicant and a guarantor, both pending) and one of another account.
+//! completed), two open (an applicant and a guarantor; two applicants; all pending) and one of
+//! another account.
 
 use chrono::{Duration, Utc};
 use shared::adapters::dynamo::DynamoStore;
@@ -16,6 +17,8 @@ use crate::stack::{DEMO_ACCOUNT, OTHER_ACCOUNT};
 pub const FIXTURE_HOUSEHOLD_DECIDED: &str = "8d1a9e0f-3f2c-4a6d-9e5f-92a3b4c5d6e7";
 pub const FIXTURE_HOUSEHOLD_OPEN: &str = "9e2b0f1a-4a3d-4b7e-8f6a-a3b4c5d6e7f8";
 pub const FIXTURE_HOUSEHOLD_OTHER: &str = "a0c31a2b-5b4e-4c8f-9a7b-b4c5d6e7f809";
+/// A second open one (two applicants, pending), so two cancels in a row each cancel a household.
+pub const FIXTURE_HOUSEHOLD_OPEN_SECOND: &str = "b1d42b3c-6c5f-4d90-8b8c-c5d6e7f8091a";
 
 /// Writes the fixture households (each once).
 pub async fn seed_households(store: &DynamoStore) -> Result<(), StoreError> {
@@ -37,6 +40,12 @@ pub async fn seed_households(store: &DynamoStore) -> Result<(), StoreError> {
             FIXTURE_HOUSEHOLD_OTHER,
             OTHER_ACCOUNT,
             [Applicant, Guarantor],
+            false,
+        ),
+        (
+            FIXTURE_HOUSEHOLD_OPEN_SECOND,
+            DEMO_ACCOUNT,
+            [Applicant, Applicant],
             false,
         ),
     ] {

@@ -526,3 +526,124 @@ fn reminder_roles_are_least_privilege() {
         "AWS::Scheduler::ScheduleGroup"
     );
 }
+
+/// The table grants of a function (its SAM `Policies`) or of a role of its own (`Policies[].
+/// PolicyDocument`), as (action, resource, LeadingKeys prefix) triples; the resource is `table`
+/// or `index/<name>`.
+fn table_grants(t: &Value, resource: &str) -> BTreeSet<(String, String, String)> {
+    let props = &t["Resources"][resource]["Properties"];
+    let statements: Vec<Value> = props["Policies"]
+        .as_sequence()
+        .unwrap_or_else(|| panic!("{resource} has policies"))
+        .iter()
+        .flat_map(|p| {
+            let document = if p["PolicyDocument"].is_null() {
+                p
+            } else {
+                &p["PolicyDocument"]
+            };
+            document["Statement"].as_sequence().unwrap().clone()
+        })
+        .collect();
+    let mut grants = BTreeSet::new();
+    for s in statements {
+        let actions = match &s["Action"] {
+            Value::String(a) => vec![a.clone()],
+            list => strings(list),
+        };
+        let written = serde_yaml::to_string(&s["Resource"]).unwrap();
+        if !written.contains("Table.Arn") {
+            continue;
+        }
+        let target = match written.split_once("/index/") {
+            Some((_, index)) => format!("index/{}", index.trim().trim_matches('"')),
+            None if written.contains("/stream/") => "stream".to_string(),
+            None => "table".to_string(),
+        };
+        // No LeadingKeys condition: any key ("*").
+        let prefixes = match &s["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"] {
+            Value::Null => vec!["*".to_string()],
+            keys => strings(keys),
+        };
+        for action in actions.iter().filter(|a| a.starts_with("dynamodb:")) {
+            for prefix in &prefixes {
+                grants.insert((action.clone(), target.clone(), prefix.clone()));
+            }
+        }
+    }
+    grants
+}
+
+/// DELETE /households is one transaction (the account's count + the household's `cancelled_at`)
+/// with the household and its members read beside it; its role allows exactly that, and no
+/// longer the members' own writes (publish-events cancels them from the stream). Every function
+/// that writes a member's tenant-driven transition may check the household in that transaction.
+/// (moto does not enforce IAM: only this test sees a missing grant before AWS does.)
+#[test]
+fn household_cancel_roles_match_the_calls() {
+    use shared::adapters::dynamo::keys;
+    let t = template();
+    let nil = uuid::Uuid::nil();
+    let prefix_of = |pk: String| format!("{}*", &pk[..=pk.find('#').unwrap()]);
+    let household = prefix_of(keys::household(nil).0);
+    let account = prefix_of(keys::account("a").0);
+    let verification = prefix_of(keys::verification(nil).0);
+    let api_key = prefix_of(keys::api_key("h").0);
+    assert_eq!(household, "HOUSEHOLD#*");
+    let members_index = format!("index/{}", schema::GSI_HOUSEHOLD_MEMBERS);
+    let grant = |action: &str, target: &str, prefix: &str| {
+        (
+            format!("dynamodb:{action}"),
+            target.to_string(),
+            prefix.to_string(),
+        )
+    };
+
+    let expected: BTreeSet<_> = [
+        // The key, the account read beside the transaction, the household, a member the index
+        // does not show yet.
+        grant("GetItem", "table", &api_key),
+        grant("GetItem", "table", &account),
+        grant("GetItem", "table", &household),
+        grant("GetItem", "table", &verification),
+        // The transaction: the count and the household's cancelled_at.
+        grant("UpdateItem", "table", &account),
+        grant("UpdateItem", "table", &household),
+        // The members, one Query of the household's partition of the members' index.
+        grant("Query", &members_index, &household),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(table_grants(&t, "CancelHouseholdFunction"), expected);
+    // The same members' read as GET /households.
+    assert!(table_grants(&t, "GetHouseholdFunction").contains(&grant(
+        "Query",
+        &members_index,
+        &household
+    )));
+
+    for resource in [
+        "TenantPortalFunction",
+        "PublishEventsRole",
+        "RetryEventsRole",
+    ] {
+        let grants = table_grants(&t, resource);
+        assert!(
+            grants.contains(&grant("ConditionCheckItem", "table", &household)),
+            "{resource}: a member's transition checks its household"
+        );
+    }
+    // The stream's member cancel (`cancel_open`: the member and its owner's counters) after
+    // reading the household, and the decision on the household.
+    for role in ["PublishEventsRole", "RetryEventsRole"] {
+        let grants = table_grants(&t, role);
+        for needed in [
+            grant("GetItem", "table", &household),
+            grant("UpdateItem", "table", &verification),
+            grant("UpdateItem", "table", "OWNER#*"),
+            grant("UpdateItem", "table", &household),
+        ] {
+            assert!(grants.contains(&needed), "{role}: {needed:?}");
+        }
+    }
+}

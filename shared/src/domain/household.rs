@@ -126,6 +126,20 @@ impl Household {
         }
     }
 
+    /// Whether every member was closed before the household's cancel (if any), so the cancel
+    /// changed nothing and the household is decided as if it had not come: each member final as
+    /// stored or past its expiry at the cancel, and none closed by the cancel itself (the stream
+    /// dates its cancel of a member at the household's). The members are as stored, not as
+    /// `member_as_of` shows them.
+    pub fn closed_before_cancel(&self, members: &[Verification]) -> bool {
+        let Some(at) = self.cancelled_at else {
+            return true;
+        };
+        members
+            .iter()
+            .all(|v| !v.effective_status(at).is_open() && v.cancelled_at != Some(at))
+    }
+
     pub fn role_of(&self, verification_id: Uuid) -> Option<MemberRole> {
         self.members
             .iter()
@@ -200,7 +214,7 @@ pub enum HouseholdState {
     Decided(HouseholdDecision),
     /// Every member is final and none completed: nothing to decide on.
     Closed,
-    /// Cancelled (DELETE /households) before a decision: never decided.
+    /// Cancelled (DELETE /households) while a member was open: never decided.
     Cancelled,
 }
 

@@ -6,9 +6,11 @@
 //! members finishing at once store it exactly once. The stream record of that write (the
 //! household item's MODIFY that adds `decision`) then puts `household.completed` on the webhook
 //! queue, with a deterministic `webhook-id`: a crash between the two steps loses nothing, and a
-//! duplicate record queues the same message, which receivers deduplicate. A cancelled household
-//! (DELETE /households) is never decided: the decision's write and the cancel's are each
-//! conditioned on the other's absence, so exactly one of them happens.
+//! duplicate record queues the same message, which receivers deduplicate. A household cancelled
+//! (DELETE /households) while a member was open is never decided; one cancelled after every member
+//! had closed (before its decision was stored: the outbox lags the members by a moment) changed
+//! nothing and is decided as if the cancel had not come (`Household::closed_before_cancel`). The
+//! cancel's write is conditioned on no decision being stored; the decision's only on none.
 
 use serde_json::json;
 use uuid::Uuid;
@@ -52,7 +54,7 @@ pub(crate) async fn record_decision<S: Store, M, Q, C: Clock>(
         HouseholdState::Closed => {
             tracing::info!(household_id = %household_id, "household closed without a completed member; no decision");
         }
-        // The landlord cancelled it: never decided (the write's condition says so too).
+        // The landlord cancelled it while a member was open: never decided.
         HouseholdState::Cancelled => {}
     }
     Ok(())

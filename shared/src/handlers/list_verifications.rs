@@ -81,7 +81,7 @@ fn household_page(
     query: &ListQuery,
     now: DateTime<Utc>,
 ) -> ListPage {
-    let Some((_, mut members)) = fetched
+    let Some((household, members)) = fetched
         .map(|b| *b)
         .filter(|(h, _)| households::is_visible(h, caller))
     else {
@@ -92,6 +92,9 @@ fn household_page(
         };
     };
     let items_read = members.len() as u64;
+    // As GET /households shows them: an open member of a cancelled household is cancelled.
+    let mut members: Vec<Verification> =
+        members.iter().map(|v| household.member_as_of(v)).collect();
     members.retain(|v| query.status.is_none_or(|s| v.effective_status(now) == s));
     // Newest first, as the list; members share their creation time, so by household order.
     let total = members.len() as u64;

@@ -289,8 +289,9 @@ pub trait HouseholdStore: Send + Sync {
         household: &Household,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
-    /// Stores the decision once (conditional on the household having none and not being
-    /// cancelled): true when this call wrote it, false otherwise (or the household is gone).
+    /// Stores the decision once (conditional on the household having none): true when this call
+    /// wrote it, false otherwise (or the household is gone). The caller decides a cancelled
+    /// household only if its cancel changed nothing (`Household::closed_before_cancel`).
     fn record_household_decision(
         &self,
         id: Uuid,

@@ -305,11 +305,9 @@ impl HouseholdStore for DynamoStore {
             .update_expression("SET #d = :d, #at = :at")
             .expression_attribute_names("#at", "decided_at")
             .expression_attribute_values(":at", super::items::s(format_ts(decided_at)))
-            // A cancelled household is never decided (`cancel_household_item`).
-            .condition_expression(
-                "attribute_exists(PK) AND attribute_not_exists(#d) AND attribute_not_exists(#c)",
-            )
-            .expression_attribute_names("#c", "cancelled_at")
+            // Not the cancel: a household cancelled after every member closed is still decided
+            // (the caller decides only such a one: `Household::closed_before_cancel`).
+            .condition_expression("attribute_exists(PK) AND attribute_not_exists(#d)")
             .expression_attribute_names("#d", "decision")
             .expression_attribute_values(":d", value)
             .send()

@@ -17,7 +17,8 @@
 //! - readers that show members with the household (this answer, GET /households) show an open
 //!   member of a cancelled household as cancelled at once. A member's own GET /verify may show it
 //!   open for the moment until the stream has applied the cancel (well under a second on AWS),
-//!   though no tenant step can succeed meanwhile. A cancelled household is never decided.
+//!   though no tenant step can succeed meanwhile. A household cancelled while a member was open
+//!   is never decided (one whose members had all closed is: `Household::closed_before_cancel`).
 //!
 //! A refused transaction writes nothing: the request is then metered the usual way with the
 //! household read beside it, which tells why (another account's or unknown: 404; decided or
@@ -65,6 +66,12 @@ async fn cancel_in_one_write<S: Store, C: Clock>(
         deps.store.meter_and_cancel_household(&cancel),
         fetch(&deps.store, req)
     );
+    // Written and counted: a failed read must not turn it into a 500 a retry would answer
+    // differently ("0 cancelled"), so it is read once more.
+    let fetched = match (&written, fetched) {
+        (Ok(Some(_)), Err(_)) => fetch(&deps.store, req).await,
+        (_, fetched) => fetched,
+    };
     match written {
         Ok(Some(account)) => Some(fetched.and_then(|found| {
             let Some((household, members)) = found else {
@@ -132,8 +139,8 @@ fn answer(
             };
             match status {
                 s if s.is_open() && cancelled_here => "cancelled",
-                // Not reached: a household this call did not cancel is cancelled or decided,
-                // and then no member is open (`member_as_of`); told as closed, never as open.
+                // A household this call did not cancel is cancelled or decided; a member the
+                // (index) read still shows open is told as closed, never as open.
                 s if s.is_open() => Status::Expired.as_str(),
                 s => s.as_str(),
             }
@@ -151,7 +158,9 @@ fn answer(
         })
         .collect();
     if cancelled_here {
-        tracing::info!(household_id = %household.household_id, cancelled, "household cancelled");
+        // Open as read beside the write: the stream cancels each unless its tenant's step landed
+        // just before the cancel (then it stays completed, as GET shows).
+        tracing::info!(household_id = %household.household_id, open_when_cancelled = cancelled, "household cancelled");
     }
     ApiResponse::json(
         200,

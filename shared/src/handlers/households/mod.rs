@@ -77,8 +77,9 @@ pub(crate) async fn member_verifications<S: VerificationStore>(
         .collect()
 }
 
-/// The household's state at `now`: the stored decision once written; cancelled once cancelled
-/// (never decided then); else read off the members.
+/// The household's state at `now`: the stored decision once written; cancelled once cancelled,
+/// unless every member was closed before the cancel (it changed nothing: decided as if it had not
+/// come); else read off the members.
 pub(crate) fn state_of(
     household: &Household,
     members: &[Verification],
@@ -87,7 +88,7 @@ pub(crate) fn state_of(
     if let Some(decision) = &household.decision {
         return HouseholdState::Decided(decision.clone());
     }
-    if household.cancelled_at.is_some() {
+    if !household.closed_before_cancel(members) {
         return HouseholdState::Cancelled;
     }
     let outcomes: Vec<MemberOutcome> = (household.members.iter())

@@ -94,7 +94,7 @@ impl HouseholdStore for MemoryStore {
     ) -> Result<bool, StoreError> {
         let mut t = self.lock();
         match t.households.get_mut(&id) {
-            Some(h) if h.decision.is_none() && h.cancelled_at.is_none() => {
+            Some(h) if h.decision.is_none() => {
                 h.decision = Some(decision.clone());
                 h.decided_at = Some(decided_at);
                 Ok(true)
