@@ -626,13 +626,18 @@ fn household_cancel_roles_match_the_calls() {
         "TenantPortalFunction",
         "PublishEventsRole",
         "RetryEventsRole",
+        "SendRemindersRole",
     ] {
         let grants = table_grants(&t, resource);
         assert!(
             grants.contains(&grant("ConditionCheckItem", "table", &household)),
-            "{resource}: a member's transition checks its household"
+            "{resource}: a member's transition or claim checks its household"
         );
     }
+    // The tenant page of a member reads its household (a cancelled one's is the cancelled page).
+    assert!(
+        table_grants(&t, "TenantPortalFunction").contains(&grant("GetItem", "table", &household))
+    );
     // The stream's member cancel (`cancel_open`: the member and its owner's counters) after
     // reading the household, and the decision on the household.
     for role in ["PublishEventsRole", "RetryEventsRole"] {
