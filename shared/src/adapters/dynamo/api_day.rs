@@ -60,6 +60,14 @@ pub(super) fn account_from_item(mut item: Item) -> Result<Account, StoreError> {
     from_item(item)
 }
 
+/// The account as a count at `now` judges it: a counter of a later day (an instance whose clock
+/// ran ahead wrote it) is left out, so the window is today's when today has a counter.
+pub(super) fn account_at(mut item: Item, now: DateTime<Utc>) -> Result<Account, StoreError> {
+    let today = now.date_naive();
+    item.retain(|attribute, _| day_of(attribute).is_none_or(|day| day <= today));
+    account_from_item(item)
+}
+
 /// The stored attributes of an account: its count on its day's attribute.
 pub(super) fn account_attributes(account: &Account) -> Result<Item, StoreError> {
     let mut item = to_item(account)?;
@@ -150,6 +158,19 @@ mod tests {
             (read.api_window.as_deref(), read.api_requests),
             (Some("2026-03-09"), 3)
         );
+    }
+
+    #[test]
+    fn a_count_is_judged_on_todays_counter_not_a_later_days() {
+        let mut item = account_attributes(&account(Some("2026-03-09"), 5)).unwrap();
+        item.insert("api_requests_20260310".into(), n(1));
+        let now = Utc.with_ymd_and_hms(2026, 3, 9, 23, 59, 59).unwrap();
+        let read = account_at(item.clone(), now).unwrap();
+        assert_eq!(
+            (read.api_window.as_deref(), read.api_requests),
+            (Some("2026-03-09"), 5)
+        );
+        assert_eq!(account_from_item(item).unwrap().api_requests, 1);
     }
 
     #[test]

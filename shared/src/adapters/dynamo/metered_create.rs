@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::{
 };
 use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc};
 
-use super::api_day::account_from_item;
+use super::api_day::{account_at, account_from_item};
 use super::items::{n, s};
 use super::live_month::{MonthCheck, live_created_attribute};
 use super::metering::{CountActions, LiveCreates, count_actions, count_condition};
@@ -219,7 +219,9 @@ fn refusal(
     let Some(reason) = count.filter(|r| r.code() == Some("ConditionalCheckFailed")) else {
         return Ok(None);
     };
-    let account = reason.item().cloned().map(account_from_item).transpose()?;
+    let account = (reason.item().cloned())
+        .map(|i| account_at(i, now))
+        .transpose()?;
     let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
     Ok(match classify_meter(account, plan, key, now) {
         MeterDecision::Refuse(outcome) => Some(outcome),

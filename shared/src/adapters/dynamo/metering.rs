@@ -8,7 +8,7 @@ use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
 use chrono::{DateTime, Utc};
 
 use super::api_day::{
-    OLD_COUNT, OLD_WINDOW, account_from_item, day_attribute, earlier_day_attributes,
+    OLD_COUNT, OLD_WINDOW, account_at, account_from_item, day_attribute, earlier_day_attributes,
     old_count_of_today,
 };
 use super::contention::send_update;
@@ -306,7 +306,7 @@ fn refused_meter(
     now: DateTime<Utc>,
     plans: &Plans,
 ) -> Result<Option<MeterOutcome>, StoreError> {
-    let account: Option<Account> = old.cloned().map(account_from_item).transpose()?;
+    let account: Option<Account> = old.cloned().map(|i| account_at(i, now)).transpose()?;
     let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
     Ok(match classify_meter(account, plan, key, now) {
         MeterDecision::Refuse(outcome) => Some(outcome),
