@@ -253,10 +253,18 @@ def vkeys(vid, sk="VERIFICATION"):
 
 REPORT = {
     "total_monthly_income": 5200.0,
-    "income_sources": [{"name": "Acme Corporation payroll", "income_category": "SALARY",
-                        "pay_frequency": "BIWEEKLY", "monthly_income": 5200.0}],
-    "verification_method": "bank", "confidence_score": 0.86,
+    "income_sources": [{
+        "name": "Acme Corporation payroll", "income_category": "SALARY",
+        "pay_frequency": "BIWEEKLY", "monthly_income": 5200.0, "method": "bank",
+        "basis": "mean of 7 payments in the 90 days to 2026-11-21: 2,400.00 paid every two weeks",
+        "twelve_month_average": 5200.0, "payment_count": 26, "last_payment_date": "2026-11-18"}],
+    "verification_method": "bank", "confidence_score": 0.85,
     "rent_to_income_ratio": 0.2885, "passes_3x_rule": True,
+    "as_of": "2026-11-21", "excluded_sources": [],
+    "confidence_factors": [
+        {"factor": "method", "effect": 0.9,
+         "detail": "bank 0.90, payroll 0.95, documents 0.70, weighted by income"},
+        {"factor": "provider", "effect": 0.95, "detail": "the provider's own confidence, 0.95"}],
 }
 HOOK = "http://127.0.0.1:3001/webhooks"
 marker = {"PK": {"S": f"VERIFICATION#{EXPIRED}"}, "SK": {"S": "EXPIRY"},

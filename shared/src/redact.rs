@@ -288,7 +288,10 @@ mod tests {
     use chrono::{TimeZone, Utc};
 
     use super::*;
-    use crate::domain::report::{IncomeReport, IncomeSource, VerificationMethod};
+    use crate::domain::income::{
+        PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod,
+    };
+    use crate::domain::report::{IncomeReport, build_report};
     use crate::domain::{Mode, SubscriptionStatus};
 
     const EMAIL: &str = "jane.private@example.com";
@@ -303,6 +306,28 @@ mod tests {
     const LINK_TOKEN: &str = "link-sandbox-af1a0311";
     const TOKEN_HASH: &str = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
     const EMPLOYER: &str = "Secret Employer Inc";
+
+    /// A report whose one source, the employer, pays 7,777.77 a month.
+    fn employer_report() -> IncomeReport {
+        let as_of = chrono::NaiveDate::from_ymd_opt(2026, 11, 1).unwrap();
+        let employer = ProviderIncomeSource::on_cycle(
+            EMPLOYER,
+            "SALARY",
+            PayFrequency::Monthly,
+            as_of,
+            12,
+            |_| 7777.77,
+        );
+        build_report(
+            &ProviderIncome {
+                as_of,
+                method: VerificationMethod::Bank,
+                sources: vec![employer],
+                provider_confidence: None,
+            },
+            Some(RENT),
+        )
+    }
 
     fn hook_url() -> String {
         format!("https://hooks.example.com/{HOOK_SECRET_PATH}?t={HOOK_SECRET_QUERY}")
@@ -354,24 +379,7 @@ mod tests {
         v.provider_user = Some(PLAID_USER.into());
         v.provider_link_token = Some(LINK_TOKEN.into());
         v.token_hashes = vec![TOKEN_HASH.into()];
-        v.income_report = Some(IncomeReport {
-            total_monthly_income: 7777.77,
-            income_sources: vec![IncomeSource {
-                name: EMPLOYER.into(),
-                income_category: "SALARY".into(),
-                pay_frequency: None,
-                monthly_income: 7777.77,
-                stability: None,
-            }],
-            verification_method: VerificationMethod::Bank,
-            confidence_score: 0.9,
-            local_sandbox: None,
-            amounts_basis: None,
-            affordability: None,
-            stability: None,
-            rent_to_income_ratio: Some(0.1587),
-            passes_3x_rule: Some(true),
-        });
+        v.income_report = Some(employer_report());
         let out = assert_hides(
             &v,
             &[
@@ -418,25 +426,13 @@ mod tests {
 
     #[test]
     fn a_completing_transition_hides_the_income() {
-        let report = IncomeReport {
-            total_monthly_income: 7777.77,
-            income_sources: vec![IncomeSource {
-                name: EMPLOYER.into(),
-                income_category: "SALARY".into(),
-                pay_frequency: None,
-                monthly_income: 7777.77,
-                stability: None,
-            }],
-            verification_method: VerificationMethod::Bank,
-            confidence_score: 0.9,
-            local_sandbox: None,
-            amounts_basis: None,
-            affordability: None,
-            stability: None,
-            rent_to_income_ratio: None,
-            passes_3x_rule: Some(true),
-        };
-        assert_hides(&Transition::Complete { report }, &[EMPLOYER, "7777.77"]);
+        let report = employer_report();
+        assert_hides(
+            &Transition::Complete {
+                report: Box::new(report),
+            },
+            &[EMPLOYER, "7777.77"],
+        );
     }
 
     #[test]

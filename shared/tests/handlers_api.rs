@@ -386,7 +386,10 @@ impl FaultPlan for CompletionWinsRace {
                 .filter(|v| v.status.is_open());
             for v in open {
                 let report = IncomeReport::empty_for_tests();
-                let completed = Transition::Complete { report }.apply(&v, now());
+                let completed = Transition::Complete {
+                    report: Box::new(report),
+                }
+                .apply(&v, now());
                 self.store.insert_verification(&completed);
             }
         }

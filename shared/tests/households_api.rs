@@ -112,7 +112,9 @@ async fn complete_in_sandbox(store: &MemoryStore, id: Uuid, scenario: &str) {
     };
     let income = scenario_income(scenario, v.created_at.date_naive()).unwrap();
     let report = build_report_with(&income, &RentTerms::from(&v));
-    let done = Transition::Complete { report };
+    let done = Transition::Complete {
+        report: Box::new(report),
+    };
     let outcome = store.transition(&v, &done, now()).await.unwrap();
     assert!(
         matches!(outcome, TransitionOutcome::Applied(_)),
@@ -265,7 +267,7 @@ async fn get_shows_open_members_then_the_decision_without_the_failed_one() {
     let started = Transition::Start.apply(&v0, now);
     store.insert_verification(
         &Transition::Complete {
-            report: report(3100.0),
+            report: Box::new(report(3100.0)),
         }
         .apply(&started, now),
     );
@@ -339,7 +341,7 @@ async fn a_guarantor_alone_gets_no_yes_when_every_applicant_failed() {
     let started = Transition::Start.apply(&guarantor, now);
     store.insert_verification(
         &Transition::Complete {
-            report: report(20_000.0),
+            report: Box::new(report(20_000.0)),
         }
         .apply(&started, now),
     );
@@ -423,7 +425,7 @@ impl shared::adapters::testing::FaultPlan for CompletionsWinRace {
             let open = (self.store.verifications().into_iter()).filter(|v| v.status.is_open());
             for v in open {
                 let done = Transition::Complete {
-                    report: report(3100.0),
+                    report: Box::new(report(3100.0)),
                 }
                 .apply(&v, now());
                 self.store.insert_verification(&done);

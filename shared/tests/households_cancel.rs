@@ -145,7 +145,9 @@ fn consent() -> Transition {
 fn complete() -> Transition {
     let mut report = IncomeReport::empty_for_tests();
     report.total_monthly_income = 4000.0;
-    Transition::Complete { report }
+    Transition::Complete {
+        report: Box::new(report),
+    }
 }
 
 /// A refused step is told as the cancelled member, and wrote nothing.

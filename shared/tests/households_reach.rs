@@ -14,8 +14,8 @@ use shared::adapters::sandbox::SandboxProvider;
 use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
 use shared::config::{LiveIncome, Plans, Settings, TestModeDelivery};
 use shared::domain::household::{Household, HouseholdMember, MemberRole};
+use shared::domain::income::ProviderIncome;
 use shared::domain::reach::DEFAULT_REMINDER_OFFSETS;
-use shared::domain::report::ProviderIncome;
 use shared::domain::secrets::{GeneratedKey, generate_link_token, key_from_random};
 use shared::domain::{
     ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, VERIFICATION_LIFETIME, Verification,

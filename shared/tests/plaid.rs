@@ -9,7 +9,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use shared::adapters::plaid::{PlaidConfig, PlaidConfigError, PlaidIncomeProvider};
 use shared::domain::Verification;
-use shared::domain::report::{AmountsBasis, PayFrequency, build_report};
+use shared::domain::income::{AmountsBasis, PayFrequency, VerificationMethod};
+use shared::domain::report::build_report;
 use shared::domain::stability::{RegularityLabel, TrendLabel};
 use shared::ports::{ConnectStep, IncomeProvider, ProviderError};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -410,12 +411,11 @@ async fn fetch_income_maps_the_bank_income_report() {
     assert_eq!(requests[0].body["user_token"], USER_TOKEN);
     assert_eq!(requests[0].body["options"], json!({"count": 1}));
 
-    assert_eq!(
-        income.method,
-        shared::domain::report::VerificationMethod::Bank
-    );
+    assert_eq!(income.method, VerificationMethod::Bank);
+    // The report's generation time ends the data window, not the last deposit (2026-11-15).
+    assert_eq!(income.as_of.to_string(), "2026-11-20");
     assert_eq!(income.provider_confidence, None);
-    let summary: Vec<(&str, &str, Option<PayFrequency>, u32)> = income
+    let summary: Vec<(&str, &str, Option<PayFrequency>, usize)> = income
         .sources
         .iter()
         .map(|s| {
@@ -423,7 +423,7 @@ async fn fetch_income_maps_the_bank_income_report() {
                 s.name.as_str(),
                 s.category.as_str(),
                 s.pay_frequency,
-                s.months_of_history,
+                s.payments.len(),
             )
         })
         .collect();
@@ -434,10 +434,10 @@ async fn fetch_income_maps_the_bank_income_report() {
                 "ACME CORP PAYROLL PPD ID: 9876543210",
                 "SALARY",
                 Some(PayFrequency::Biweekly),
-                12
+                26
             ),
-            // UNKNOWN frequency: irregular, 2026-05-03..=2026-11-15 is 197 days (6.47 months).
-            ("UBER EATS PAYOUT", "GIG_ECONOMY", None, 6),
+            // UNKNOWN frequency: irregular.
+            ("UBER EATS PAYOUT", "GIG_ECONOMY", None, 28),
             (
                 "AIRBNB PAYMENTS PPD ID: 1234567890",
                 "RENTAL",
@@ -449,13 +449,10 @@ async fn fetch_income_maps_the_bank_income_report() {
                 "Deposits to Plaid Saving at First Platypus Bank",
                 "TRANSFER_FROM_APPLICATION",
                 None,
-                3
+                6
             ),
         ]
     );
-    // 26 biweekly paychecks of 2,150.00 over 350 days; 12 monthly rents of 600.00.
-    assert!((income.sources[0].amount_per_period - 2150.0).abs() < 1e-9);
-    assert!((income.sources[2].amount_per_period - 600.0).abs() < 1e-9);
 
     let report = build_report(&income, Some(1800.0));
     let monthly: Vec<f64> = report
@@ -463,9 +460,10 @@ async fn fetch_income_maps_the_bank_income_report() {
         .iter()
         .map(|s| s.monthly_income)
         .collect();
-    // 2150 x 26 / 12; 5500 / 6.47 months; 600; 900 / 3.32 months (101 days).
-    assert_eq!(monthly, vec![4658.33, 849.78, 600.0, 271.23]);
-    assert_eq!(report.total_monthly_income, 6379.34);
+    // 2,150 x 26 / 12; 5,500 over the 201 days from 2026-05-03 to 2026-11-20 (6.60 months);
+    // 600; 900 over the 110 days from 2026-08-02 (3.61 months).
+    assert_eq!(monthly, vec![4658.33, 832.87, 600.0, 249.03]);
+    assert_eq!(report.total_monthly_income, 6340.23);
     assert_eq!(report.passes_3x_rule, Some(true));
 
     // Dated deposits from the monthly history give the stability figures.
@@ -506,6 +504,7 @@ async fn a_report_without_income_sources_is_zero_income() {
         "/credit/bank_income/get",
         ok(
             r#"{"bank_income": [{"bank_income_id": "b1", "days_requested": 365,
+               "generated_time": "2026-11-20T16:42:07Z",
                "items": [{"bank_income_accounts": [], "bank_income_sources": [],
                           "institution_name": "Citizens Bank", "item_id": "i1"}],
                "warnings": []}],

@@ -490,11 +490,18 @@ async fn no_reminder_after_completion_cancellation_or_expiry() {
                 let report = serde_json::from_value(serde_json::json!({
                     "total_monthly_income": 5000.0, "income_sources": [],
                     "verification_method": "bank", "confidence_score": 0.9,
-                    "rent_to_income_ratio": null, "passes_3x_rule": null
+                    "rent_to_income_ratio": null, "passes_3x_rule": null,
+                    "as_of": "2026-11-20"
                 }))
                 .unwrap();
                 deps.store
-                    .transition(&started, &Transition::Complete { report }, now)
+                    .transition(
+                        &started,
+                        &Transition::Complete {
+                            report: Box::new(report),
+                        },
+                        now,
+                    )
                     .await
                     .unwrap();
             }

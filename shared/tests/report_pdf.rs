@@ -163,7 +163,9 @@ async fn completed_with(f: &Fixture, scenario: &str, extra: Value) -> Uuid {
     };
     let income = scenario_income(scenario, v.created_at.date_naive()).unwrap();
     let report = build_report_with(&income, &RentTerms::from(&v));
-    let done = Transition::Complete { report };
+    let done = Transition::Complete {
+        report: Box::new(report),
+    };
     assert!(matches!(
         f.store.transition(&v, &done, now()).await.unwrap(),
         TransitionOutcome::Applied(_)
@@ -275,7 +277,8 @@ async fn a_completed_report_downloads_as_a_pdf_with_its_figures() {
             report["rent_to_income_ratio"].as_f64().unwrap()
         ),
         rule,
-        "Income sources (3)".into(),
+        "Income counted (3 sources)".into(),
+        format!("Income as of {}", report["as_of"].as_str().unwrap()),
         "category SALARY".into(),
         "pay frequency twice a month".into(),
         "pay frequency irregular".into(),
@@ -294,6 +297,8 @@ async fn a_completed_report_downloads_as_a_pdf_with_its_figures() {
         let monthly = source["monthly_income"].as_f64().unwrap();
         let line = format!("{name} {} a month", money(monthly));
         assert!(text.contains(&line), "missing {line:?} in:\n{text}");
+        let basis = format!("counted as {}", source["basis"].as_str().unwrap());
+        assert!(text.contains(&basis), "missing {basis:?} in:\n{text}");
     }
     let png = render_first_page(&path);
     eprintln!("report page 1: {}", png.display());

@@ -1,5 +1,9 @@
 //! The admin tool's commands, generic over the store so they are tested against moto.
 
+mod income_report;
+
+pub use income_report::{IncomeReportArgs, income_report, parse_payments};
+
 use chrono::{DateTime, Duration, Utc};
 use clap::{Subcommand, ValueEnum};
 use shared::domain::secrets::{generate_api_key, generate_webhook_secret};
@@ -84,6 +88,9 @@ pub enum Command {
         #[arg(long, default_value_t = 24)]
         overlap_hours: i64,
     },
+    /// Print the income report of a file of raw income data, as the API would build it (no
+    /// table needed).
+    IncomeReport(IncomeReportArgs),
 }
 
 /// Runs one command and returns what to print.
@@ -95,6 +102,7 @@ pub async fn run<S: Store>(
 ) -> Result<String, String> {
     let err = |e: shared::ports::StoreError| e.to_string();
     match command {
+        Command::IncomeReport(args) => income_report(&args),
         Command::CreateAccount { name, plan, id } => {
             if plans.get(&plan).is_none() {
                 return Err(format!("unknown plan '{plan}'"));

@@ -5,9 +5,10 @@
 use chrono::{Duration, Utc};
 use shared::adapters::dynamo::DynamoStore;
 use shared::domain::household::{Household, HouseholdMember, MemberRole};
-use shared::domain::report::{
-    PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, build_report,
+use shared::domain::income::{
+    PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod,
 };
+use shared::domain::report::build_report;
 use shared::domain::{Mode, NewVerificationInput, Transition, Verification};
 use shared::ports::StoreError;
 use shared::ports::store::prelude::*;
@@ -100,21 +101,29 @@ pub async fn seed_households(store: &DynamoStore) -> Result<(), StoreError> {
                     shared::ports::TransitionOutcome::Applied(s) => s,
                     shared::ports::TransitionOutcome::Conflict(_) => continue,
                 };
+                // A year of monthly pay of 3,000.00 up to today.
                 let income = ProviderIncome {
+                    as_of: now.date_naive(),
                     method: VerificationMethod::Bank,
                     provider_confidence: Some(0.95),
-                    sources: vec![ProviderIncomeSource {
-                        name: "Acme Corp".into(),
-                        category: "SALARY".into(),
-                        pay_frequency: Some(PayFrequency::Monthly),
-                        amount_per_period: 3000.0,
-                        months_of_history: 12,
-                        payments: vec![],
-                    }],
+                    sources: vec![ProviderIncomeSource::on_cycle(
+                        "Acme Corp",
+                        "SALARY",
+                        PayFrequency::Monthly,
+                        now.date_naive(),
+                        12,
+                        |_| 3000.0,
+                    )],
                 };
                 let report = build_report(&income, v.monthly_rent);
                 store
-                    .transition(&started, &Transition::Complete { report }, now)
+                    .transition(
+                        &started,
+                        &Transition::Complete {
+                            report: Box::new(report),
+                        },
+                        now,
+                    )
                     .await?;
             }
         }

@@ -255,9 +255,10 @@ pub const FIXTURE_LINK_TOKEN: &str = "SampleLinkTokenForLocalFixturesOnly-012345
 /// Seeds the verifications the sample events refer to (test mode of the demo account, plus one
 /// of another account). Safe to call twice.
 pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
-    use shared::domain::report::{
-        PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, build_report,
+    use shared::domain::income::{
+        PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod,
     };
+    use shared::domain::report::build_report;
     use shared::domain::{NewVerificationInput, Transition, Verification};
     let now = Utc::now();
     let make = |id: &str, account: &str| {
@@ -327,24 +328,28 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
                 .get_verification(v.verification_id)
                 .await?
                 .expect("just written");
+            // The sandbox's biweekly paychecks of 2,400.00: the sample shows stability.
             let income = ProviderIncome {
-                method: VerificationMethod::Bank,
                 provider_confidence: Some(0.97),
-                sources: vec![ProviderIncomeSource {
-                    name: "Acme Corp".into(),
-                    category: "SALARY".into(),
-                    pay_frequency: Some(PayFrequency::Biweekly),
-                    amount_per_period: 2400.0,
-                    months_of_history: 12,
-                    // The sandbox's biweekly paychecks of 2,400.00: the sample shows stability.
-                    payments: shared::adapters::sandbox::scenario_income("good", now.date_naive())
-                        .map(|i| i.sources[0].payments.clone())
-                        .unwrap_or_default(),
-                }],
+                sources: vec![ProviderIncomeSource::on_cycle(
+                    "Acme Corp",
+                    "SALARY",
+                    PayFrequency::Biweekly,
+                    now.date_naive() - chrono::Duration::days(3),
+                    26,
+                    |_| 2400.0,
+                )],
+                ..ProviderIncome::empty(VerificationMethod::Bank, now.date_naive())
             };
             let report = build_report(&income, v.monthly_rent);
             store
-                .transition(&started, &Transition::Complete { report }, now)
+                .transition(
+                    &started,
+                    &Transition::Complete {
+                        report: Box::new(report),
+                    },
+                    now,
+                )
                 .await?;
         }
     }

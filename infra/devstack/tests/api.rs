@@ -578,23 +578,32 @@ async fn get_shows_tenant_property_and_no_report_until_completed() {
         .await
         .unwrap()
         .unwrap();
+    use shared::domain::income::{
+        PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod,
+    };
+    let today = Utc::now().date_naive();
     let report = shared::domain::report::build_report(
-        &shared::domain::report::ProviderIncome {
-            method: shared::domain::report::VerificationMethod::Bank,
-            provider_confidence: None,
-            sources: vec![shared::domain::report::ProviderIncomeSource {
-                name: "Acme".into(),
-                category: "SALARY".into(),
-                pay_frequency: Some(shared::domain::report::PayFrequency::Monthly),
-                amount_per_period: 4000.0,
-                months_of_history: 12,
-                ..Default::default()
-            }],
+        &ProviderIncome {
+            sources: vec![ProviderIncomeSource::on_cycle(
+                "Acme",
+                "SALARY",
+                PayFrequency::Monthly,
+                today,
+                12,
+                |_| 4000.0,
+            )],
+            ..ProviderIncome::empty(VerificationMethod::Bank, today)
         },
         v.monthly_rent,
     );
     env.store
-        .transition(&v, &Transition::Complete { report }, Utc::now())
+        .transition(
+            &v,
+            &Transition::Complete {
+                report: Box::new(report),
+            },
+            Utc::now(),
+        )
         .await
         .unwrap();
     let r = env
@@ -877,7 +886,7 @@ async fn cancel_reports_cancelled_stores_expired_and_refuses_closed_states() {
             .unwrap();
         let t = if target == "completed" {
             Transition::Complete {
-                report: shared::domain::report::IncomeReport::empty_for_tests(),
+                report: Box::new(shared::domain::report::IncomeReport::empty_for_tests()),
             }
         } else {
             Transition::Fail {

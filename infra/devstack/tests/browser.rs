@@ -19,7 +19,7 @@ use base64::Engine as _;
 use futures::FutureExt as _;
 use serde_json::{Value, json};
 
-use common::TestEnv;
+use common::{TestEnv, artifacts_dir, pdf_text};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -49,15 +49,6 @@ const CHROMIUM_FLAGS: &[&str] = &[
     "--no-proxy-server",
     "--window-size=1280,900",
 ];
-
-fn artifacts_dir() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"));
-    let dir = target.join("test-artifacts");
-    std::fs::create_dir_all(&dir).expect("create target/test-artifacts");
-    dir.canonicalize().unwrap_or(dir)
-}
 
 /// `Some(reason)` when the browser test should not run; panics when the browser is missing.
 fn browser_or_skip() -> Option<&'static str> {
@@ -737,8 +728,8 @@ async fn tenant_flow(env: &TestEnv, b: &Browser, link: &str, id: &str, artifacts
     let data = &r.body["data"];
     assert_eq!(data["status"], "completed", "{}", r.raw);
     let report = &data["income_report"];
-    assert_eq!(report["total_monthly_income"], 4450.0, "{report}");
-    assert_eq!(report["passes_3x_rule"], true, "4450 >= 3 x 1400");
+    assert_eq!(report["total_monthly_income"], 4482.0, "{report}");
+    assert_eq!(report["passes_3x_rule"], true, "4482 >= 3 x 1400");
     assert_eq!(report["verification_method"], "bank");
     let sources = report["income_sources"].as_array().expect("sources");
     assert_eq!(sources.len(), 3, "{report}");
@@ -777,12 +768,12 @@ async fn tenant_copy(env: &TestEnv, b: &Browser, link: &str, id: &str, artifacts
         "City Library payroll",
         "3,000.00 a month",
         "Rideshare driver payouts",
-        "850.00 a month",
+        "882.00 a month",
         "Garage rental",
         "600.00 a month",
-        "Total monthly income 4,450.00",
+        "Total monthly income 4,482.00",
         "Monthly rent 1,400.00",
-        "Rent-to-income ratio 0.3146",
+        "Rent-to-income ratio 0.3124",
         "Income at least 3 times the rent Yes",
         "Download the report (PDF)",
         "Add a note for Demo Lettings",
@@ -813,8 +804,8 @@ async fn tenant_copy(env: &TestEnv, b: &Browser, link: &str, id: &str, artifacts
     for expected in [
         "Tenant Sam Browser",
         "Property 12 Elm Street, Apt 4",
-        "Total monthly income 4,450.00",
-        "Rent-to-income ratio 0.3146",
+        "Total monthly income 4,482.00",
+        "Rent-to-income ratio 0.3124",
         "3x rent rule Passes",
         "Consent text version 2026-11-v1",
     ] {
@@ -872,42 +863,13 @@ async fn tenant_copy(env: &TestEnv, b: &Browser, link: &str, id: &str, artifacts
         "{}",
         r.raw
     );
-    let landlord_pdf = env
-        .http
-        .get(format!(
-            "{}/api/v1/verify/report?verification_id={id}",
-            env.base
-        ))
-        .bearer_auth(&env.test_key)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(landlord_pdf.status(), 200);
+    let landlord_pdf = common::landlord_pdf(env, &env.test_key, id).await;
     let text = pdf_text(
-        &landlord_pdf.bytes().await.unwrap(),
+        &landlord_pdf,
         &artifacts.join("browser-landlord-report.pdf"),
     );
     assert!(text.contains("Note from the tenant"), "{text}");
     assert!(text.contains(note), "{text}");
-}
-
-/// Writes the PDF to `path` and returns its text as poppler's `pdftotext` reads it, with runs of
-/// white space collapsed.
-fn pdf_text(pdf: &[u8], path: &Path) -> String {
-    assert!(pdf.starts_with(b"%PDF-"), "a PDF");
-    std::fs::write(path, pdf).unwrap();
-    let out = Command::new("pdftotext")
-        .args(["-layout", "-enc", "UTF-8"])
-        .arg(path)
-        .arg("-")
-        .output()
-        .expect("pdftotext runs (infra/install_poppler.sh installs poppler-utils)");
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// A household of two flatmates: each opens their own link in headless Chromium, consents and

@@ -280,7 +280,9 @@ async fn conditional_writes_refuse<S: Store>(store: S) {
         LinkTokenOutcome::Added
     );
     let report = IncomeReport::empty_for_tests();
-    let complete = Transition::Complete { report };
+    let complete = Transition::Complete {
+        report: Box::new(report),
+    };
     let outcome = store.transition(&started, &complete, now()).await.unwrap();
     assert!(
         matches!(outcome, TransitionOutcome::Applied(_)),
@@ -471,7 +473,13 @@ async fn counters_move_with_the_writes<S: Store>(store: S) {
 
     let report = IncomeReport::empty_for_tests();
     store
-        .transition(&created[0], &Transition::Complete { report }, now())
+        .transition(
+            &created[0],
+            &Transition::Complete {
+                report: Box::new(report),
+            },
+            now(),
+        )
         .await
         .unwrap();
     let refund = Transition::FailRefunded {
@@ -775,7 +783,13 @@ async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: 
     let done = created(Mode::Test).await;
     let report = IncomeReport::empty_for_tests();
     store
-        .transition(&done, &Transition::Complete { report }, now())
+        .transition(
+            &done,
+            &Transition::Complete {
+                report: Box::new(report),
+            },
+            now(),
+        )
         .await
         .unwrap();
     // Another mode's, a completed one, one past its expiry, one that does not exist: nothing.
@@ -910,7 +924,7 @@ async fn a_cancel_carrying_its_metering_races_the_tenant_completion_with_one_win
             verification_id: v.verification_id,
         };
         let complete = Transition::Complete {
-            report: IncomeReport::empty_for_tests(),
+            report: Box::new(IncomeReport::empty_for_tests()),
         };
         let (cancelled, completed) = futures::join!(
             store.meter_and_cancel(&cancel),
@@ -1354,7 +1368,7 @@ async fn the_tenant_note_is_stored_once<S: Store>(store: S) {
         "no note before completion"
     );
     let done = Transition::Complete {
-        report: IncomeReport::empty_for_tests(),
+        report: Box::new(IncomeReport::empty_for_tests()),
     };
     let completed = match store.transition(&v, &done, now()).await.unwrap() {
         TransitionOutcome::Applied(c) => c,
@@ -1438,7 +1452,13 @@ async fn cancelling_one_in_progress_keeps_the_list_totals_exact<S: Store>(store:
     let report = IncomeReport::empty_for_tests();
     let in_progress = store.get_verification(ids[5]).await.unwrap().unwrap();
     store
-        .transition(&in_progress, &Transition::Complete { report }, now())
+        .transition(
+            &in_progress,
+            &Transition::Complete {
+                report: Box::new(report),
+            },
+            now(),
+        )
         .await
         .unwrap();
     let mut stored = Vec::new();
@@ -1506,7 +1526,13 @@ async fn a_read_free_cancel_applies_only_to_the_owners_open_verification<S: Stor
     let done = created(Mode::Test).await;
     let report = IncomeReport::empty_for_tests();
     store
-        .transition(&done, &Transition::Complete { report }, now())
+        .transition(
+            &done,
+            &Transition::Complete {
+                report: Box::new(report),
+            },
+            now(),
+        )
         .await
         .unwrap();
     let live = created(Mode::Live).await;

@@ -397,13 +397,13 @@ async fn filters_and_totals_follow_the_shown_status_before_any_sweeper() {
         (
             4.0,
             Some(Transition::Complete {
-                report: shared::domain::report::IncomeReport::empty_for_tests(),
+                report: Box::new(shared::domain::report::IncomeReport::empty_for_tests()),
             }),
         ),
         (
             11.0,
             Some(Transition::Complete {
-                report: shared::domain::report::IncomeReport::empty_for_tests(),
+                report: Box::new(shared::domain::report::IncomeReport::empty_for_tests()),
             }),
         ),
         (

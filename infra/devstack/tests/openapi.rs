@@ -21,9 +21,10 @@ use common::{Receiver, Reply, TestEnv, env};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
 use serde_json::{Value, json};
-use shared::domain::report::{
-    PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, build_report,
+use shared::domain::income::{
+    PayFrequency, Payment, ProviderIncome, ProviderIncomeSource, VerificationMethod,
 };
+use shared::domain::report::build_report;
 use shared::domain::{Mode, SubscriptionStatus, Transition, Verification};
 use shared::ports::WebhookSecrets;
 use shared::ports::store::prelude::*;
@@ -480,29 +481,75 @@ async fn every_operation(rec: &mut Recorder, env: &TestEnv, label: &str, key: Op
     }
 }
 
+/// A report with every kind of source: regular and irregular counted ones, a single stub at
+/// its stated pay, and sources left out as a one-off, ended and not income.
 fn multi_source_report(rent: Option<f64>) -> shared::domain::report::IncomeReport {
-    let source = |name: &str, category: &str, freq, amount| ProviderIncomeSource {
+    let as_of = chrono::NaiveDate::from_ymd_opt(2026, 11, 13).unwrap();
+    let cycle = |name: &str, category: &str, f: PayFrequency, last, n, amount: f64| {
+        ProviderIncomeSource::on_cycle(name, category, f, last, n, move |_| amount)
+    };
+    let paid = |name: &str, category: &str, dates: &[(&str, f64)]| ProviderIncomeSource {
         name: name.into(),
         category: category.into(),
-        pay_frequency: freq,
-        amount_per_period: amount,
-        months_of_history: 9,
+        payments: dates
+            .iter()
+            .map(|(d, amount)| Payment {
+                date: d.parse().unwrap(),
+                amount: *amount,
+            })
+            .collect(),
         ..Default::default()
+    };
+    let stub = ProviderIncomeSource {
+        method: Some(VerificationMethod::Document),
+        pay_rate: Some(1200.0),
+        ..cycle(
+            "Pay stub",
+            "SALARY",
+            PayFrequency::SemiMonthly,
+            as_of,
+            1,
+            1150.0,
+        )
     };
     build_report(
         &ProviderIncome {
+            as_of,
             method: VerificationMethod::Payroll,
             provider_confidence: None,
             sources: vec![
-                source("Acme", "salary", Some(PayFrequency::Weekly), 700.0),
-                source("Tips", "CASH", None, 180.25),
-                source(
-                    "Consulting",
-                    "freelance work",
-                    Some(PayFrequency::Unknown),
-                    410.0,
+                cycle("Acme", "salary", PayFrequency::Weekly, as_of, 40, 700.0),
+                paid(
+                    "Tips",
+                    "CASH",
+                    &[("2026-10-02", 180.25), ("2026-11-01", 95.5)],
                 ),
-                source("Pension", "RETIREMENT", Some(PayFrequency::Daily), 12.0),
+                cycle(
+                    "Pension",
+                    "RETIREMENT",
+                    PayFrequency::Daily,
+                    as_of,
+                    200,
+                    12.0,
+                ),
+                stub,
+                paid("Deposit", "CASH_DEPOSIT", &[("2026-09-01", 4000.0)]),
+                cycle(
+                    "Old job",
+                    "SALARY",
+                    PayFrequency::Biweekly,
+                    as_of - chrono::Duration::days(120),
+                    8,
+                    900.0,
+                ),
+                cycle(
+                    "Savings",
+                    "TRANSFER_OWN_ACCOUNTS",
+                    PayFrequency::Monthly,
+                    as_of,
+                    3,
+                    500.0,
+                ),
             ],
         },
         rent,
@@ -655,7 +702,7 @@ async fn drive_api(rec: &mut Recorder) {
         .transition(
             &v,
             &Transition::Complete {
-                report: multi_source_report(v.monthly_rent),
+                report: Box::new(multi_source_report(v.monthly_rent)),
             },
             Utc::now(),
         )

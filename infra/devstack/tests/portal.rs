@@ -179,12 +179,105 @@ async fn a_tenant_completes_with_the_good_scenario() {
     assert!(!common::captured_logs().contains(token));
 }
 
+/// The sandbox scenarios with money that does not count: through the tenant page to the API's
+/// report, the tenant's own copy and the landlord's PDF, each says what was left out and why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scenarios_with_money_that_does_not_count_explain_it_everywhere() {
+    let env = env().await;
+    let artifacts = common::artifacts_dir();
+    for (scenario, total, left_out, reason, words) in [
+        (
+            "oneoff",
+            1200.0,
+            "Cash deposit",
+            "one_off",
+            "a single payment of 4,000.00",
+        ),
+        (
+            "ended",
+            1950.0,
+            "Harbor Logistics payroll",
+            "ended",
+            "last paid on",
+        ),
+        (
+            "transfers",
+            4333.33,
+            "Transfer from savings",
+            "not_income",
+            "money moved between the tenant's own accounts",
+        ),
+        ("declining", 3033.33, "", "", ""),
+    ] {
+        let email = format!("t+{scenario}@example.com");
+        let (id, link) = create(&env, &env.test_key, &email, Some(1400.0)).await;
+        open_and_consent(&env, &link).await;
+        let form = format!("action=connect&scenario={scenario}");
+        let p = page(&env, "POST", &link, Some(&form)).await;
+        assert_eq!(p.status, 303, "{scenario}: {}", p.html);
+
+        let report = api_get(&env, &env.test_key, &id).await["income_report"].clone();
+        assert_eq!(
+            report["total_monthly_income"], total,
+            "{scenario}: {report}"
+        );
+        let counted: f64 = report["income_sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["monthly_income"].as_f64().unwrap())
+            .sum();
+        assert!(
+            (counted - total).abs() < 0.005,
+            "{scenario}: the sources add up"
+        );
+        let excluded = report["excluded_sources"].as_array().unwrap();
+        let pdf = common::landlord_pdf(&env, &env.test_key, &id).await;
+        let pdf_path = artifacts.join(format!("portal-{scenario}-report.pdf"));
+        let text = common::pdf_text(&pdf, &pdf_path);
+        let copy = page(&env, "GET", &link, None).await.html;
+        if scenario == "declining" {
+            assert!(excluded.is_empty(), "{report}");
+            let source = &report["income_sources"][0];
+            assert_eq!(source["reason"], "recent_level");
+            assert_eq!(source["twelve_month_average"], 4300.0);
+            assert!(
+                text.contains("12-month average 4,300.00 a month (counted at the recent level)"),
+                "{text}"
+            );
+            continue;
+        }
+        assert_eq!(excluded.len(), 1, "{scenario}: {report}");
+        assert_eq!(excluded[0]["name"], left_out, "{scenario}");
+        assert_eq!(excluded[0]["reason"], reason, "{scenario}");
+        let explanation = excluded[0]["explanation"].as_str().unwrap();
+        assert!(explanation.contains(words), "{scenario}: {explanation}");
+        let factors = report["confidence_factors"].as_array().unwrap();
+        assert!(
+            factors.iter().any(|f| f["factor"] == "excluded"),
+            "{scenario}: {factors:?}"
+        );
+        // The landlord's PDF and the tenant's own copy say the same.
+        assert!(
+            text.contains("Seen but not counted (1)"),
+            "{scenario}: {text}"
+        );
+        assert!(text.contains(left_out), "{scenario}: {text}");
+        let html_words = words.replace('\'', "&#39;");
+        assert!(
+            copy.contains("Money seen but not counted"),
+            "{scenario}: {copy}"
+        );
+        assert!(copy.contains(&html_words), "{scenario}: {copy}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sandbox_scenarios_give_their_reports() {
     let env = env().await;
     for (scenario, total, passes, statuses) in [
         ("lowincome", Some(1516.67), Some(false), "completed"),
-        ("gig", Some(4450.0), Some(true), "completed"),
+        ("gig", Some(4482.0), Some(true), "completed"),
         ("fail", None, None, "failed"),
     ] {
         let (id, link) = create(
@@ -416,7 +509,9 @@ async fn completion_racing_expiry_has_exactly_one_winner() {
             .unwrap();
         let report = shared::domain::report::IncomeReport::empty_for_tests();
         let now = Utc::now();
-        let complete = Transition::Complete { report };
+        let complete = Transition::Complete {
+            report: Box::new(report),
+        };
         let (a, b) = tokio::join!(
             env.store.transition(&v, &complete, now),
             env.store.transition(&v, &Transition::Expire, now)

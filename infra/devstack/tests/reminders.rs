@@ -237,14 +237,17 @@ async fn invite_sms_schedules_and_reminders_on_moto_each_once() {
     let report = serde_json::from_value(json!({
         "total_monthly_income": 5000.0, "income_sources": [],
         "verification_method": "bank", "confidence_score": 0.9,
-        "rent_to_income_ratio": null, "passes_3x_rule": null
+        "rent_to_income_ratio": null, "passes_3x_rule": null,
+        "as_of": "2026-11-20"
     }))
     .unwrap();
     rig.env
         .store
         .transition(
             &started,
-            &shared::domain::Transition::Complete { report },
+            &shared::domain::Transition::Complete {
+                report: Box::new(report),
+            },
             now,
         )
         .await

@@ -234,7 +234,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             .map(|m| m["verification_id"].as_str().unwrap().parse().unwrap())
             .collect();
         let complete = Transition::Complete {
-            report: shared::domain::report::IncomeReport::empty_for_tests(),
+            report: Box::new(shared::domain::report::IncomeReport::empty_for_tests()),
         };
         for (id, transitions) in ids.iter().zip([
             vec![],

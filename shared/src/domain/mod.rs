@@ -2,6 +2,7 @@
 
 pub mod affordability;
 pub mod household;
+pub mod income;
 pub mod metering;
 pub mod public_view;
 pub mod reach;
@@ -525,7 +526,7 @@ mod tests {
             Status::Expired
         );
         let done = Transition::Complete {
-            report: crate::domain::report::IncomeReport::empty_for_tests(),
+            report: Box::new(crate::domain::report::IncomeReport::empty_for_tests()),
         }
         .apply(&v, created);
         assert_eq!(

@@ -9,8 +9,8 @@
 //!   to 0.35 `variable`, above `irregular`; `insufficient_history` with fewer than 3 payments.
 //!   Overall: the income-weighted mean of the sources' figures, labelled the same way.
 //! - `trend`: the monthly rate of the last three months against the monthly rate of the months
-//!   before. The source's anchor is its last payment (or the report's last payment, when the
-//!   source's is more than one pay period older: a source that stopped paying declines). The
+//!   before. The source's anchor is its last payment (or the as-of date, when the last payment is
+//!   more than one pay period older). The
 //!   recent window is the whole number of pay periods nearest to three months ending at the
 //!   anchor (payments pay for the period that ends on their date), so a steady paycheck counts
 //!   the same number of payments in every window; the earlier
@@ -23,21 +23,12 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
-use crate::domain::report::PayFrequency;
+use crate::domain::income::{DAYS_PER_MONTH, PayFrequency, Payment};
 
-/// Days in an average month (12 make a Julian year).
-pub const DAYS_PER_MONTH: f64 = 365.25 / 12.0;
 const RECENT_DAYS: f64 = 3.0 * DAYS_PER_MONTH;
 const REGULAR_MAX_CV: f64 = 0.10;
 const VARIABLE_MAX_CV: f64 = 0.35;
 const TREND_THRESHOLD_PERCENT: f64 = 10.0;
-
-/// One dated payment of an income source, as the provider saw it deposited (or paid).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Payment {
-    pub date: NaiveDate,
-    pub amount: f64,
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -147,12 +138,12 @@ fn trend(recent_rate: f64, earlier_rate: Option<f64>) -> Trend {
     }
 }
 
-/// Stability of one source from its payments; None without payments. `report_last` is the
-/// latest payment of the whole report.
+/// Stability of one source from its payments; None without payments. `as_of` is the end of the
+/// provider's data window.
 pub fn source_stability(
     payments: &[Payment],
     frequency: Option<PayFrequency>,
-    report_last: NaiveDate,
+    as_of: NaiveDate,
 ) -> Option<SourceStability> {
     let mut payments: Vec<Payment> = payments
         .iter()
@@ -166,8 +157,8 @@ pub fn source_stability(
         .windows(2)
         .map(|w| (w[1].date - w[0].date).num_days() as f64)
         .collect();
-    let period_days = match frequency.filter(|f| f.is_regular()) {
-        Some(f) => DAYS_PER_MONTH / f.periods_per_month(),
+    let period_days = match frequency {
+        Some(f) => f.period_days(),
         None if gaps.is_empty() => DAYS_PER_MONTH,
         None => (gaps.iter().sum::<f64>() / gaps.len() as f64).max(1.0),
     };
@@ -179,8 +170,8 @@ pub fn source_stability(
         let g = coefficient_of_variation(&gaps).unwrap_or(0.0);
         Some(round_to(a.max(g), 2))
     };
-    let anchor = if ((report_last - last).num_days() as f64) > period_days {
-        report_last
+    let anchor = if ((as_of - last).num_days() as f64) > period_days {
+        as_of
     } else {
         last
     };
@@ -219,16 +210,6 @@ pub fn source_stability(
         recent_rate,
         earlier_rate,
     })
-}
-
-/// The latest payment over all sources.
-pub fn last_payment(sources: &[&[Payment]]) -> Option<NaiveDate> {
-    sources
-        .iter()
-        .flat_map(|s| s.iter())
-        .filter(|p| p.amount.is_finite() && p.amount > 0.0)
-        .map(|p| p.date)
-        .max()
 }
 
 /// The overall stability from the sources' (each with its monthly income in cents as weight).

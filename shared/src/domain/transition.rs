@@ -17,8 +17,9 @@ pub enum Transition {
         version: String,
         provider_user: Option<String>,
     },
+    /// Boxed: the report is far larger than every other transition.
     Complete {
-        report: IncomeReport,
+        report: Box<IncomeReport>,
     },
     Fail {
         reason: String,
@@ -82,7 +83,7 @@ impl Transition {
             }
             Transition::Complete { report } => {
                 next.completed_at = Some(now);
-                next.income_report = Some(report.clone());
+                next.income_report = Some(report.as_ref().clone());
             }
             Transition::Fail { reason } | Transition::FailRefunded { reason } => {
                 next.failed_at = Some(now);

@@ -6,7 +6,7 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 
 use crate::domain::Verification;
-use crate::domain::report::ProviderIncome;
+use crate::domain::income::ProviderIncome;
 
 pub mod list;
 pub mod reach;

@@ -396,3 +396,48 @@ impl<T> Metered<T> {
         }
     }
 }
+
+/// `target/test-artifacts`, where tests leave files worth a look (PDFs, screenshots).
+pub fn artifacts_dir() -> std::path::PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    let dir = target.join("test-artifacts");
+    std::fs::create_dir_all(&dir).expect("create target/test-artifacts");
+    dir.canonicalize().unwrap_or(dir)
+}
+
+/// Writes the PDF to `path` and returns its text as poppler's `pdftotext` reads it, with runs of
+/// white space collapsed.
+pub fn pdf_text(pdf: &[u8], path: &std::path::Path) -> String {
+    assert!(pdf.starts_with(b"%PDF-"), "a PDF");
+    std::fs::write(path, pdf).unwrap();
+    let out = std::process::Command::new("pdftotext")
+        .args(["-layout", "-enc", "UTF-8"])
+        .arg(path)
+        .arg("-")
+        .output()
+        .expect("pdftotext runs (infra/install_poppler.sh installs poppler-utils)");
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The landlord's report PDF of a verification, through the API.
+pub async fn landlord_pdf(env: &TestEnv, key: &str, id: &str) -> Vec<u8> {
+    let r = env
+        .http
+        .get(format!(
+            "{}/api/v1/verify/report?verification_id={id}",
+            env.base
+        ))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.bytes().await.unwrap().to_vec()
+}

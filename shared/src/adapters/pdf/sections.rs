@@ -5,7 +5,8 @@ use chrono::{DateTime, Utc};
 
 use super::layout::Document;
 use crate::domain::Verification;
-use crate::domain::report::{IncomeReport, IncomeSource, PayFrequency};
+use crate::domain::income::PayFrequency;
+use crate::domain::report::{ExcludedSource, IncomeReport, IncomeSource};
 use crate::domain::stability::Stability;
 
 /// Every section of a completed verification's report.
@@ -16,6 +17,7 @@ pub fn render_report(doc: &mut Document, v: &Verification, now: DateTime<Utc>) {
         summary(doc, v, report);
         stability(doc, report);
         sources(doc, report);
+        excluded(doc, report);
         method(doc, report);
     }
     consent(doc, v);
@@ -56,6 +58,10 @@ fn applicant(doc: &mut Document, v: &Verification) {
 fn summary(doc: &mut Document, v: &Verification, report: &IncomeReport) {
     doc.heading("Affordability");
     doc.row("Total monthly income", &money(report.total_monthly_income));
+    doc.row(
+        "Income as of",
+        &format!("{} (the end of the provider's data)", report.as_of),
+    );
     doc.row(
         "Rent-to-income ratio",
         &report
@@ -161,7 +167,15 @@ fn label<T: serde::Serialize>(value: &T) -> String {
 }
 
 fn sources(doc: &mut Document, report: &IncomeReport) {
-    doc.heading(&format!("Income sources ({})", report.income_sources.len()));
+    doc.heading(&format!(
+        "Income counted ({} source{})",
+        report.income_sources.len(),
+        if report.income_sources.len() == 1 {
+            ""
+        } else {
+            "s"
+        }
+    ));
     for source in &report.income_sources {
         source_rows(doc, source);
         doc.space(4.0);
@@ -174,28 +188,68 @@ fn source_rows(doc: &mut Document, source: &IncomeSource) {
         &format!("{} a month", money(source.monthly_income)),
     );
     doc.row("   category", &source.income_category);
+    doc.row("   method", &label(&source.method));
     doc.row(
         "   pay frequency",
         source
             .pay_frequency
-            .map_or("irregular (no fixed pay schedule)", frequency_label),
+            .map_or("irregular (no fixed pay schedule)", PayFrequency::words),
+    );
+    doc.row("   counted as", &source.basis);
+    let reason = source.reason.map_or(String::new(), |r| {
+        format!(" (counted at the {})", label(&r))
+    });
+    doc.row(
+        "   12-month average",
+        &format!("{} a month{reason}", money(source.twelve_month_average)),
     );
     if let Some(st) = &source.stability {
         stability_rows(doc, "   ", st);
     }
 }
 
+fn excluded(doc: &mut Document, report: &IncomeReport) {
+    if report.excluded_sources.is_empty() {
+        return;
+    }
+    doc.heading(&format!(
+        "Seen but not counted ({})",
+        report.excluded_sources.len()
+    ));
+    for source in &report.excluded_sources {
+        excluded_rows(doc, source);
+        doc.space(4.0);
+    }
+}
+
+fn excluded_rows(doc: &mut Document, source: &ExcludedSource) {
+    doc.row(
+        &source.name,
+        &format!(
+            "{} in {} payment{}",
+            money(source.observed_amount),
+            source.payment_count,
+            if source.payment_count == 1 { "" } else { "s" }
+        ),
+    );
+    doc.row("   category", &source.income_category);
+    doc.row("   reason", &label(&source.reason));
+    doc.paragraph(&source.explanation);
+}
+
 fn method(doc: &mut Document, report: &IncomeReport) {
     doc.heading("Method");
-    let method = serde_json::to_value(report.verification_method)
-        .ok()
-        .and_then(|m| m.as_str().map(str::to_string))
-        .unwrap_or_default();
-    doc.row("Verification method", &method);
+    doc.row("Verification method", &label(&report.verification_method));
     doc.row(
         "Confidence score",
         &format!("{:.2} (0 to 1)", report.confidence_score),
     );
+    for f in &report.confidence_factors {
+        doc.row(
+            &format!("   x {:.3}  {}", f.effect, f.factor.replace('_', " ")),
+            &f.detail,
+        );
+    }
 }
 
 fn consent(doc: &mut Document, v: &Verification) {
@@ -214,18 +268,6 @@ fn tenant_note(doc: &mut Document, v: &Verification) {
     if let Some(note) = v.tenant_note.as_deref() {
         doc.heading("Note from the tenant");
         doc.paragraph(note);
-    }
-}
-
-/// How often a source pays, in words.
-pub fn frequency_label(f: PayFrequency) -> &'static str {
-    match f {
-        PayFrequency::Weekly => "weekly",
-        PayFrequency::Biweekly => "every two weeks",
-        PayFrequency::SemiMonthly => "twice a month",
-        PayFrequency::Monthly => "monthly",
-        PayFrequency::Daily => "daily",
-        PayFrequency::Unknown => "unknown",
     }
 }
 

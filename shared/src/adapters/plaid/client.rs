@@ -16,7 +16,7 @@ use crate::adapters::plaid::wire::{
     LinkUser, UserCreateRequest, UserCreateResponse,
 };
 use crate::domain::Verification;
-use crate::domain::report::ProviderIncome;
+use crate::domain::income::ProviderIncome;
 use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
 
 /// The API version the shapes of `wire` were written against. Pinned per request so a change

@@ -1,44 +1,46 @@
-//! Plaid's bank income report as the service's [`ProviderIncome`]: one source per Plaid bank
-//! income source, amounts per pay period by the rule below.
+//! Plaid's bank income report as the domain's [`ProviderIncome`]: each Plaid bank income source
+//! becomes one source with its dated deposits. No income arithmetic here: the domain's income
+//! rules make every figure.
 //!
-//! Plaid gives each source a `total_amount` over an observed window, `start_date..=end_date` (first
-//! and last deposit); without those dates the window is the extent of the source's
-//! `historical_summary` months, and without that the report's `days_requested`.
+//! - **As of**: the report's `generated_time` (Plaid reads the accounts' history up to then), else
+//!   the latest `last_updated_time` of its Items. A report with neither is refused: without the
+//!   window's end, a source that stopped paying could not be told from a current one.
+//! - **Payments**: the dated deposits of the source's `historical_summary[].transactions`,
+//!   positive amounts only (Plaid reports income deposits as positive).
+//! - **Pay frequency**: Plaid's, `UNKNOWN` meaning irregular. Plaid states no pay rate and no
+//!   employment status for bank income.
+//! - **Category**: Plaid's `income_category`, with two the adapter assigns itself, because Plaid
+//!   counts them as income and they are not:
+//!   - `TRANSFER_OWN_ACCOUNTS` when the description is a transfer naming the last digits (`mask`)
+//!     of another account the tenant connected;
+//!   - `LOAN` when the description is a loan's proceeds (`LOAN` beside `PROCEEDS`,
+//!     `DISBURSEMENT`, `DISB` or `FUNDING`).
 //!
-//! - **Regular** (`WEEKLY`, `BIWEEKLY`, `SEMI_MONTHLY`, `MONTHLY`, `DAILY`): the window from the
-//!   first to the last deposit holds `round(days / period) + 1` pay periods, `period` being the
-//!   average period length (`365.25 / 12` days divided by the frequency's periods per month).
-//!   `amount_per_period = total_amount / periods`, so a missed paycheck lowers the figure instead
-//!   of being averaged away. `months_of_history = periods / periods_per_month`, rounded, at least 1
-//!   (each deposit pays for one period: 26 biweekly paychecks are 12 months). Without dates the
-//!   period count is `transaction_count` (at least 1).
-//! - **Irregular** (`UNKNOWN` or no `pay_frequency`, e.g. gig payouts): `pay_frequency` is None and
-//!   `amount_per_period` is the monthly average `total_amount / months`, `months` being the
-//!   inclusive window length in days divided by `365.25 / 12`, at least 1 (a source seen for one
-//!   week counts as one month rather than being scaled up to a monthly rate).
-//!   `months_of_history` is `months`, rounded.
-//!
-//! - **Payments** (for the stability figures): the dated deposits of the source's
-//!   `historical_summary[].transactions`, positive amounts only (Plaid reports income deposits as
-//!   positive); none when Plaid gives no transactions.
-//!
-//! Every category counts at its full amount (nothing is dropped or discounted by kind). Sources
-//! without a positive total are left out. A report with warnings and no usable source is
-//! refused (Plaid could not read the accounts; that is not "no income").
+//! A report with warnings and no usable source is refused (Plaid could not read the accounts;
+//! that is not "no income").
 
-use crate::adapters::plaid::DAYS_REQUESTED;
+use chrono::NaiveDate;
+
 use crate::adapters::plaid::errors::safe_token;
 use crate::adapters::plaid::wire::{BankIncomeGetResponse, BankIncomeItem, BankIncomeSource};
-use crate::domain::report::{
-    PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod, normalise_category,
+use crate::domain::income::{
+    PayFrequency, Payment, ProviderIncome, ProviderIncomeSource, VerificationMethod,
 };
-use crate::domain::stability::Payment;
 use crate::ports::ProviderError;
 
-/// Average month length in days, so that 12 months make a (Julian) year.
-const DAYS_PER_MONTH: f64 = 365.25 / 12.0;
 /// Income source names come from bank transaction descriptions; they are shown in the report.
 const MAX_NAME_CHARS: usize = 100;
+
+/// Reads a stored `/credit/bank_income/get` response; the message names the field at fault.
+pub fn income_from_response_json(body: &str) -> Result<ProviderIncome, String> {
+    let de = &mut serde_json::Deserializer::from_str(body);
+    let response: BankIncomeGetResponse =
+        serde_path_to_error::deserialize(de).map_err(|e| match e.path().to_string() {
+            path if path == "." => e.inner().to_string(),
+            path => format!("{path}: {}", e.inner()),
+        })?;
+    income_from_report(response).map_err(|e| e.to_string())
+}
 
 pub(super) fn income_from_report(
     response: BankIncomeGetResponse,
@@ -49,18 +51,36 @@ pub(super) fn income_from_report(
             "Plaid has no bank income report for this user".into(),
         ));
     };
-    let days_requested = report
-        .days_requested
-        .filter(|d| *d > 0)
-        .unwrap_or(DAYS_REQUESTED);
+    let as_of: NaiveDate = report
+        .generated_time
+        .or_else(|| {
+            report
+                .items
+                .iter()
+                .filter_map(|i| i.last_updated_time)
+                .max()
+        })
+        .map(|t| t.date_naive())
+        .ok_or_else(|| {
+            ProviderError::Rejected("Plaid's bank income report has no generation time".into())
+        })?;
+    let masks: Vec<&str> = report
+        .items
+        .iter()
+        .flat_map(|item| item.bank_income_accounts.iter())
+        .filter_map(|a| a.mask.as_deref())
+        .filter(|m| m.len() >= 2)
+        .collect();
     let sources: Vec<ProviderIncomeSource> = report
         .items
         .iter()
         .flat_map(|item| {
+            let masks = &masks;
             item.bank_income_sources
                 .iter()
-                .filter_map(move |source| map_source(source, item, days_requested))
+                .map(move |source| map_source(source, item, masks))
         })
+        .filter(|s| !s.payments.is_empty())
         .collect();
     let warnings: Vec<String> = report
         .warnings
@@ -79,47 +99,66 @@ pub(super) fn income_from_report(
         tracing::warn!(warnings = %warnings.join(","), "Plaid bank income report has warnings");
     }
     Ok(ProviderIncome {
+        as_of,
         method: VerificationMethod::Bank,
         sources,
         provider_confidence: None,
     })
 }
 
-/// One Plaid bank income source as a [`ProviderIncomeSource`], by the rule of the module docs
-/// ("Amounts"); None for a source without a positive total.
+/// One Plaid bank income source with its deposits.
 fn map_source(
     source: &BankIncomeSource,
     item: &BankIncomeItem,
-    days_requested: u32,
-) -> Option<ProviderIncomeSource> {
-    let total = source.total_amount.filter(|t| t.is_finite() && *t > 0.0)?;
-    let frequency = pay_frequency(source.pay_frequency.as_deref());
-    let window_days = observed_span_days(source);
-    let (amount_per_period, months) = match frequency {
-        Some(f) => {
-            let per_month = f.periods_per_month();
-            let period_days = DAYS_PER_MONTH / per_month;
-            let periods = match window_days {
-                Some(span) => (span as f64 / period_days).round() + 1.0,
-                None => f64::from(source.transaction_count.unwrap_or(0).max(1)),
-            };
-            (total / periods, periods / per_month)
-        }
-        None => {
-            let inclusive_days =
-                window_days.map_or(f64::from(days_requested), |span| span as f64 + 1.0);
-            let months = (inclusive_days / DAYS_PER_MONTH).max(1.0);
-            (total / months, months)
-        }
-    };
-    Some(ProviderIncomeSource {
+    own_masks: &[&str],
+) -> ProviderIncomeSource {
+    ProviderIncomeSource {
         name: source_name(source, item),
-        category: normalise_category(source.income_category.as_deref().unwrap_or("OTHER")),
-        pay_frequency: frequency,
-        amount_per_period,
-        months_of_history: (months.round() as u32).max(1),
+        category: category(source, own_masks),
+        method: None,
+        pay_frequency: source
+            .pay_frequency
+            .as_deref()
+            .and_then(PayFrequency::parse),
+        pay_rate: None,
+        employment_status: None,
         payments: payments(source),
-    })
+    }
+}
+
+/// Plaid's category, or one this adapter recognises in the description (module docs).
+fn category(source: &BankIncomeSource, own_masks: &[&str]) -> String {
+    let description = source
+        .income_description
+        .as_deref()
+        .unwrap_or("")
+        .to_ascii_uppercase();
+    let words: Vec<&str> = description
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let has = |w: &str| words.contains(&w);
+    let names_own_account = own_masks.iter().any(|mask| {
+        // The account number as banks print it: its last digits, masked or not (`XXXXXX4521`).
+        words.iter().any(|w| {
+            w.strip_suffix(mask)
+                .is_some_and(|rest| rest.chars().all(|c| c.is_ascii_digit() || c == 'X'))
+        })
+    });
+    if (has("TRANSFER") || has("XFER")) && names_own_account {
+        return "TRANSFER_OWN_ACCOUNTS".into();
+    }
+    if has("LOAN")
+        && ["PROCEEDS", "DISBURSEMENT", "DISB", "FUNDING"]
+            .iter()
+            .any(|w| has(w))
+    {
+        return "LOAN".into();
+    }
+    source
+        .income_category
+        .clone()
+        .unwrap_or_else(|| "OTHER".into())
 }
 
 /// The source's dated deposits from its monthly history, oldest first.
@@ -137,40 +176,6 @@ fn payments(source: &BankIncomeSource) -> Vec<Payment> {
         .collect();
     payments.sort_by_key(|p| p.date);
     payments
-}
-
-/// Days from the first to the last deposit (0 for a single one), or None when unknown.
-fn observed_span_days(source: &BankIncomeSource) -> Option<i64> {
-    let (start, end) = match (source.start_date, source.end_date) {
-        (Some(s), Some(e)) => (s, e),
-        _ => {
-            let start = source
-                .historical_summary
-                .iter()
-                .filter_map(|h| h.start_date)
-                .min()?;
-            let end = source
-                .historical_summary
-                .iter()
-                .filter_map(|h| h.end_date)
-                .max()?;
-            (start, end)
-        }
-    };
-    let span = (end - start).num_days();
-    (span >= 0).then_some(span)
-}
-
-/// Plaid's pay frequencies; `UNKNOWN`, missing or unrecognised means irregular (None).
-fn pay_frequency(raw: Option<&str>) -> Option<PayFrequency> {
-    match raw?.trim().to_ascii_uppercase().as_str() {
-        "WEEKLY" => Some(PayFrequency::Weekly),
-        "BIWEEKLY" => Some(PayFrequency::Biweekly),
-        "SEMI_MONTHLY" => Some(PayFrequency::SemiMonthly),
-        "MONTHLY" => Some(PayFrequency::Monthly),
-        "DAILY" => Some(PayFrequency::Daily),
-        _ => None,
-    }
 }
 
 /// The transaction description; without one, the account and institution it was paid into.
@@ -213,133 +218,92 @@ fn source_name(source: &BankIncomeSource, item: &BankIncomeItem) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters::plaid::wire::{BankIncomeAccount, HistoricalSummary};
-    use chrono::NaiveDate;
+    use crate::adapters::plaid::wire::{
+        BankIncomeAccount, HistoricalSummary, HistoricalTransaction,
+    };
 
     fn date(s: &str) -> Option<NaiveDate> {
         Some(s.parse().unwrap())
     }
 
+    fn account(id: &str, mask: &str) -> BankIncomeAccount {
+        BankIncomeAccount {
+            account_id: id.into(),
+            name: Some("Plaid Checking".into()),
+            official_name: None,
+            mask: Some(mask.into()),
+        }
+    }
+
     fn item() -> BankIncomeItem {
         BankIncomeItem {
-            bank_income_accounts: vec![BankIncomeAccount {
-                account_id: "acc-1".into(),
-                name: Some("Plaid Checking".into()),
-                official_name: None,
-            }],
+            bank_income_accounts: vec![account("acc-1", "0000")],
             bank_income_sources: vec![],
             institution_name: Some("Citizens Bank".into()),
+            last_updated_time: None,
         }
     }
 
-    fn source(freq: Option<&str>, total: f64, start: &str, end: &str) -> BankIncomeSource {
+    fn source(description: &str, deposits: &[(&str, f64)]) -> BankIncomeSource {
         BankIncomeSource {
             account_id: Some("acc-1".into()),
-            income_description: Some("ACME PAYROLL".into()),
+            income_description: Some(description.into()),
             income_category: Some("SALARY".into()),
-            start_date: date(start),
-            end_date: date(end),
-            pay_frequency: freq.map(String::from),
-            total_amount: Some(total),
-            ..Default::default()
+            pay_frequency: Some("BIWEEKLY".into()),
+            historical_summary: vec![HistoricalSummary {
+                transactions: deposits
+                    .iter()
+                    .map(|(d, a)| HistoricalTransaction {
+                        date: date(d),
+                        amount: Some(*a),
+                    })
+                    .collect(),
+            }],
         }
     }
 
     #[test]
-    fn regular_sources_divide_by_the_paychecks_in_the_window() {
-        // 26 biweekly paychecks, 350 days from first to last.
-        let s = map_source(
-            &source(Some("BIWEEKLY"), 26.0 * 2000.0, "2025-01-03", "2025-12-19"),
-            &item(),
-            365,
-        )
-        .unwrap();
-        assert_eq!(s.pay_frequency, Some(PayFrequency::Biweekly));
-        assert!((s.amount_per_period - 2000.0).abs() < 1e-9);
-        assert_eq!(s.months_of_history, 12);
-        // One monthly deposit: one period, one month.
-        let s = map_source(
-            &source(Some("MONTHLY"), 1500.0, "2025-06-01", "2025-06-01"),
-            &item(),
-            365,
-        )
-        .unwrap();
-        assert_eq!((s.amount_per_period, s.months_of_history), (1500.0, 1));
-        // Semi-monthly, 24 deposits from Jan 15 to Dec 31.
+    fn deposits_become_payments_oldest_first_positive_only() {
         let s = map_source(
             &source(
-                Some("SEMI_MONTHLY"),
-                24.0 * 900.0,
-                "2025-01-15",
-                "2025-12-31",
+                "ACME PAYROLL",
+                &[
+                    ("2026-11-13", 2000.0),
+                    ("2026-10-30", 2000.0),
+                    ("2026-10-16", -5.0),
+                ],
             ),
             &item(),
-            365,
-        )
-        .unwrap();
-        assert!((s.amount_per_period - 900.0).abs() < 1e-9);
-        assert_eq!(s.months_of_history, 12);
+            &[],
+        );
+        assert_eq!(s.pay_frequency, Some(PayFrequency::Biweekly));
+        let dates: Vec<String> = s.payments.iter().map(|p| p.date.to_string()).collect();
+        assert_eq!(dates, ["2026-10-30", "2026-11-13"]);
+        assert_eq!((s.pay_rate, s.employment_status), (None, None));
     }
 
     #[test]
-    fn irregular_sources_average_per_month() {
-        // 91 days inclusive is ~2.99 months.
-        let s = map_source(
-            &source(Some("UNKNOWN"), 3000.0, "2025-01-01", "2025-04-01"),
-            &item(),
-            365,
-        )
-        .unwrap();
-        assert_eq!(s.pay_frequency, None);
-        assert!((s.amount_per_period - 3000.0 * DAYS_PER_MONTH / 91.0).abs() < 1e-9);
-        assert_eq!(s.months_of_history, 3);
-        // A single deposit counts as one month, not scaled up to a monthly rate.
-        let s = map_source(
-            &source(None, 400.0, "2025-03-10", "2025-03-10"),
-            &item(),
-            365,
-        )
-        .unwrap();
-        assert_eq!((s.amount_per_period, s.months_of_history), (400.0, 1));
-        // No dates at all: the report's window.
-        let mut undated = source(None, 1200.0, "2025-01-01", "2025-01-01");
-        undated.start_date = None;
-        undated.end_date = None;
-        let s = map_source(&undated, &item(), 365).unwrap();
-        assert!((s.amount_per_period - 1200.0 * DAYS_PER_MONTH / 365.0).abs() < 1e-9);
-        assert_eq!(s.months_of_history, 12);
-    }
-
-    #[test]
-    fn dates_fall_back_to_the_monthly_history() {
-        let mut s = source(None, 600.0, "2025-01-01", "2025-01-01");
-        s.start_date = None;
-        s.historical_summary = vec![
-            HistoricalSummary {
-                start_date: date("2025-01-01"),
-                end_date: date("2025-01-31"),
-                transactions: vec![],
-            },
-            HistoricalSummary {
-                start_date: date("2025-02-01"),
-                end_date: date("2025-02-28"),
-                transactions: vec![],
-            },
-        ];
-        assert_eq!(observed_span_days(&s), Some(58));
-    }
-
-    #[test]
-    fn sources_without_a_positive_total_are_skipped() {
-        for total in [0.0, -50.0, f64::NAN] {
-            let s = source(Some("MONTHLY"), total, "2025-01-01", "2025-03-01");
-            assert!(map_source(&s, &item(), 365).is_none());
-        }
+    fn transfers_from_own_accounts_and_loan_proceeds_are_named_as_such() {
+        let masks = ["0000", "4521"];
+        let category = |d: &str| super::category(&source(d, &[]), &masks);
+        assert_eq!(
+            category("ONLINE TRANSFER FROM SAV XXXXXX4521"),
+            "TRANSFER_OWN_ACCOUNTS"
+        );
+        assert_eq!(category("XFER FROM CHK ...0000"), "TRANSFER_OWN_ACCOUNTS");
+        // A transfer from an account the tenant did not connect is Plaid's to categorise.
+        assert_eq!(category("ONLINE TRANSFER FROM SAV XXXXXX9999"), "SALARY");
+        assert_eq!(category("SOFI LOAN PROCEEDS"), "LOAN");
+        assert_eq!(category("UPSTART LOAN DISB PPD"), "LOAN");
+        assert_eq!(category("LOANDEPOT PAYROLL"), "SALARY");
+        let mut none = source("ACME", &[]);
+        none.income_category = None;
+        assert_eq!(super::category(&none, &masks), "OTHER");
     }
 
     #[test]
     fn names_fall_back_to_account_and_institution() {
-        let mut s = source(None, 100.0, "2025-01-01", "2025-01-01");
+        let mut s = source("x", &[]);
         s.income_description = Some(" \u{201c}PLAID_INC_DIRECT_DEP_PPD\u{201d} ".into());
         assert_eq!(source_name(&s, &item()), "PLAID_INC_DIRECT_DEP_PPD");
         s.income_description = None;
@@ -354,19 +318,28 @@ mod tests {
     }
 
     #[test]
-    fn frequencies_and_categories() {
-        assert_eq!(
-            pay_frequency(Some("SEMI_MONTHLY")),
-            Some(PayFrequency::SemiMonthly)
-        );
-        assert_eq!(pay_frequency(Some("DAILY")), Some(PayFrequency::Daily));
-        assert_eq!(pay_frequency(Some("UNKNOWN")), None);
-        assert_eq!(pay_frequency(Some("FORTNIGHTLY")), None);
-        assert_eq!(pay_frequency(None), None);
-        let mut s = source(None, 100.0, "2025-01-01", "2025-01-01");
-        s.income_category = Some("CRYPTO_STAKING".into());
-        assert_eq!(map_source(&s, &item(), 365).unwrap().category, "OTHER");
-        s.income_category = None;
-        assert_eq!(map_source(&s, &item(), 365).unwrap().category, "OTHER");
+    fn the_as_of_date_is_the_reports_generation_else_its_items_last_update() {
+        let body = |generated: &str, updated: &str| {
+            format!(
+                r#"{{"bank_income": [{{{generated} "items": [{{{updated} "bank_income_sources": [
+                    {{"income_description": "ACME", "income_category": "SALARY", "pay_frequency": "MONTHLY",
+                      "historical_summary": [{{"transactions": [{{"date": "2026-10-01", "amount": 10.0}}]}}]}}]}}]}}]}}"#
+            )
+        };
+        let income = income_from_response_json(&body(
+            r#""generated_time": "2026-11-20T16:42:07Z","#,
+            r#""last_updated_time": "2026-11-21T00:00:00Z","#,
+        ))
+        .unwrap();
+        assert_eq!(income.as_of, date("2026-11-20").unwrap());
+        let income =
+            income_from_response_json(&body("", r#""last_updated_time": "2026-11-21T00:00:00Z","#))
+                .unwrap();
+        assert_eq!(income.as_of, date("2026-11-21").unwrap());
+        let refused = income_from_response_json(&body("", "")).unwrap_err();
+        assert!(refused.contains("generation time"), "{refused}");
+        let bad =
+            income_from_response_json(&body(r#""generated_time": "yesterday","#, "")).unwrap_err();
+        assert!(bad.starts_with("bank_income[0].generated_time"), "{bad}");
     }
 }

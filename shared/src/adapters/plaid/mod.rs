@@ -10,12 +10,11 @@
 //!    link token per page: tokens expire after four hours, so a stored one would strand a tenant
 //!    who comes back (after `PRODUCT_NOT_READY`, or the next day).
 //! 3. `fetch_income`: `/credit/bank_income/get` with that user token; every bank income source of
-//!    the most recent report (all its Items) becomes one `ProviderIncomeSource`: name from
-//!    `income_description` (else the account and institution), category through
-//!    `normalise_category`, method `Bank`, no provider confidence.
+//!    the most recent report (all its Items) becomes one `ProviderIncomeSource` with its dated
+//!    deposits, as of the report's generation time (`income` gives the mapping).
 //!
 //! `client` makes the calls, `wire` holds their JSON shapes, `income` maps Plaid's report to the
-//! income report (its docs give the amount rules), `errors` decides what a Plaid error means for
+//! domain's income data, `errors` decides what a Plaid error means for
 //! the verification (its docs give the table).
 
 mod client;
@@ -26,7 +25,7 @@ mod wire;
 
 pub use crate::adapters::plaid::client::PlaidIncomeProvider;
 pub use crate::adapters::plaid::config::{DEFAULT_TIMEOUT, PlaidConfig, PlaidConfigError};
+pub use crate::adapters::plaid::income::income_from_response_json;
 
-/// How much bank history Plaid analyses for income (its maximum for bank income is 730 days):
-/// asked for by `client`, and the window `income` assumes when a source names none.
+/// How much bank history Plaid analyses for income (its maximum for bank income is 730 days).
 const DAYS_REQUESTED: u32 = 365;

@@ -1,7 +1,7 @@
 //! The JSON Plaid is sent and answers, as serde types: the requests of the three calls, the
 //! parts of their answers this adapter reads, and Plaid's error body.
 
-use chrono::NaiveDate;
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
 
 // Requests.
@@ -80,8 +80,9 @@ pub(super) struct BankIncomeGetResponse {
 
 #[derive(Deserialize)]
 pub(super) struct BankIncomeReport {
+    /// When Plaid built the report: the end of its data window.
     #[serde(default)]
-    pub(super) days_requested: Option<u32>,
+    pub(super) generated_time: Option<DateTime<Utc>>,
     #[serde(default, deserialize_with = "null_as_empty")]
     pub(super) items: Vec<BankIncomeItem>,
     #[serde(default, deserialize_with = "null_as_empty")]
@@ -96,6 +97,9 @@ pub(super) struct BankIncomeItem {
     pub(super) bank_income_sources: Vec<BankIncomeSource>,
     #[serde(default)]
     pub(super) institution_name: Option<String>,
+    /// When Plaid last read this Item: the window's end when the report has no time.
+    #[serde(default)]
+    pub(super) last_updated_time: Option<DateTime<Utc>>,
 }
 
 #[derive(Deserialize)]
@@ -105,6 +109,9 @@ pub(super) struct BankIncomeAccount {
     pub(super) name: Option<String>,
     #[serde(default)]
     pub(super) official_name: Option<String>,
+    /// The account number's last digits, to recognise transfers from the tenant's own accounts.
+    #[serde(default)]
+    pub(super) mask: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -116,15 +123,7 @@ pub(super) struct BankIncomeSource {
     #[serde(default)]
     pub(super) income_category: Option<String>,
     #[serde(default)]
-    pub(super) start_date: Option<NaiveDate>,
-    #[serde(default)]
-    pub(super) end_date: Option<NaiveDate>,
-    #[serde(default)]
     pub(super) pay_frequency: Option<String>,
-    #[serde(default)]
-    pub(super) total_amount: Option<f64>,
-    #[serde(default)]
-    pub(super) transaction_count: Option<u32>,
     #[serde(default, deserialize_with = "null_as_empty")]
     pub(super) historical_summary: Vec<HistoricalSummary>,
 }
@@ -132,11 +131,7 @@ pub(super) struct BankIncomeSource {
 /// One month of a source's history.
 #[derive(Deserialize)]
 pub(super) struct HistoricalSummary {
-    #[serde(default)]
-    pub(super) start_date: Option<NaiveDate>,
-    #[serde(default)]
-    pub(super) end_date: Option<NaiveDate>,
-    /// The deposits of that month (dated payments for the stability figures).
+    /// The deposits of that month: the source's dated payments.
     #[serde(default, deserialize_with = "null_as_empty")]
     pub(super) transactions: Vec<HistoricalTransaction>,
 }

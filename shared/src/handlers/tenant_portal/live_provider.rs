@@ -3,7 +3,7 @@
 
 use crate::adapters::sandbox::SandboxProvider;
 use crate::domain::Verification;
-use crate::domain::report::ProviderIncome;
+use crate::domain::income::ProviderIncome;
 use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
 
 /// The income provider of live verifications. A deployment chooses `Plaid` or `None` through

@@ -309,7 +309,9 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
             if v.mode == Mode::Live && deps.live_provider.simulated() {
                 report.local_sandbox = Some(true);
             }
-            Transition::Complete { report }
+            Transition::Complete {
+                report: Box::new(report),
+            }
         }
         Err(ProviderError::Rejected(reason)) => {
             tracing::info!(reason = %reason, "income provider could not verify income");

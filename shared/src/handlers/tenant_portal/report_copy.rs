@@ -10,8 +10,9 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::adapters::pdf::sections::{frequency_label, money};
+use crate::adapters::pdf::sections::money;
 use crate::adapters::pdf::{report_filename, report_pdf};
+use crate::domain::income::PayFrequency;
 use crate::domain::{Status, TENANT_NOTE_MAX_CHARS, Verification};
 use crate::handlers::html::esc;
 use crate::http::ApiResponse;
@@ -85,10 +86,13 @@ pub(crate) fn completed_body(
         for source in &report.income_sources {
             let _ = writeln!(
                 out,
-                "<tr><td>{} <span class=\"small\">({}, {})</span></td><td class=\"amount\">{} a month</td></tr>",
+                "<tr><td>{} <span class=\"small\">({}, {})<br>{}</span></td><td class=\"amount\">{} a month</td></tr>",
                 esc(&source.name),
                 esc(&source.income_category),
-                source.pay_frequency.map_or("irregular", frequency_label),
+                source
+                    .pay_frequency
+                    .map_or("irregular", PayFrequency::words),
+                esc(&source.basis),
                 money(source.monthly_income),
             );
         }
@@ -118,6 +122,24 @@ pub(crate) fn completed_body(
             );
         }
         out.push_str("</tbody></table>\n");
+        let _ = writeln!(
+            out,
+            "<p class=\"small\">Figures as of {}, the end of the data your provider shared.</p>",
+            report.as_of
+        );
+        if !report.excluded_sources.is_empty() {
+            out.push_str("<h2>Money seen but not counted</h2>\n<ul class=\"excluded\">\n");
+            for source in &report.excluded_sources {
+                let _ = writeln!(
+                    out,
+                    "<li><strong>{}</strong> ({}): {}</li>",
+                    esc(&source.name),
+                    money(source.observed_amount),
+                    esc(&source.explanation),
+                );
+            }
+            out.push_str("</ul>\n");
+        }
     }
     let _ = writeln!(
         out,

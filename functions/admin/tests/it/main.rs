@@ -1,4 +1,6 @@
-//! The admin commands against DynamoDB in moto.
+//! The admin commands: against DynamoDB in moto, and the offline income report.
+
+mod income_report;
 
 use admin::{Command, KeyMode, run};
 use chrono::Utc;
