@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make bench`: builds the functions' release binaries with cargo-lambda (x86_64) and runs the
 # benchmark against moto on loopback. Prints a markdown report and writes it to
-# bench-results/bench.md (git-ignored). Extra arguments go to the bench binary (see --help),
+# docs/benchmark-results.md (committed: the figures the docs link). Extra arguments go to the
+# bench binary (see --help),
 # e.g. `bash infra/bench/run.sh --starts 50 --large 20000`.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -31,5 +32,4 @@ $BUILD
 export BENCH_BUILD="$BUILD ($(( $(date +%s) - start )) s in this run)"
 cargo lambda build --release -p bench --x86-64
 
-mkdir -p bench-results
-exec "$ROOT/target/lambda/bench/bootstrap" --out bench-results/bench.md "$@"
+exec "$ROOT/target/lambda/bench/bootstrap" --out docs/benchmark-results.md "$@"

@@ -1,5 +1,5 @@
 //! `make bench`: measures the release binaries of the functions, locally, and prints a markdown
-//! report (also written to `bench-results/bench.md`).
+//! report (also written to `docs/benchmark-results.md`).
 //!
 //! 1. cold init: process start to the first `GET .../invocation/next` on a minimal Runtime API,
 //!    over many starts, for every function and for a Python peer (boto3 + three clients);
@@ -49,9 +49,12 @@ pub(crate) struct Args {
     /// Where `cargo lambda build --release` put the functions (`<dir>/<function>/bootstrap`).
     #[arg(long, default_value = "target/lambda")]
     pub(crate) lambda_dir: PathBuf,
-    /// The markdown report.
-    #[arg(long, default_value = "bench-results/bench.md")]
+    /// The markdown report (committed: the docs link it).
+    #[arg(long, default_value = "docs/benchmark-results.md")]
     pub(crate) out: PathBuf,
+    /// The functions' logs and the measured zips (git-ignored).
+    #[arg(long, default_value = "bench-results")]
+    pub(crate) work_dir: PathBuf,
     /// Measured cold starts per function (one more, unmeasured, warms the page cache first).
     #[arg(long, default_value_t = 21)]
     pub(crate) starts: usize,
@@ -167,13 +170,8 @@ async fn run(args: Args) -> Result<(), Error> {
     if !root.join("events").is_dir() {
         return Err(err("run from the repository's root (events/ not found)"));
     }
-    let out_dir = args
-        .out
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."));
-    let logs = out_dir.join("logs");
-    let zips = out_dir.join("zip");
+    let logs = args.work_dir.join("logs");
+    let zips = args.work_dir.join("zip");
     std::fs::create_dir_all(&logs)?;
     std::fs::create_dir_all(&zips)?;
     for entry in std::fs::read_dir(&logs)? {

@@ -652,3 +652,65 @@ fn household_cancel_roles_match_the_calls() {
         }
     }
 }
+
+/// The counts the docs state are true: every "N functions" (or "N Lambda functions") is the
+/// route table's number of functions, and every "N endpoints" (or "N API endpoints") its number
+/// of `/api/v1` routes. Counts are written in digits (CONTRIBUTING.md), so a stale one fails here.
+#[test]
+fn the_docs_state_the_true_function_and_endpoint_counts() {
+    use shared::routes::Function;
+    let functions = Function::ALL.len();
+    let endpoints = Function::ALL
+        .iter()
+        .flat_map(|f| f.routes())
+        .filter(|r| r.path.starts_with("/api/v1/"))
+        .count();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = vec![root.join("README.md"), root.join("CONTRIBUTING.md")];
+    let mut dirs = vec![root.join("docs")];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "md") {
+                files.push(path);
+            }
+        }
+    }
+    let mut stated = 0;
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let words: Vec<String> = text
+            .split_whitespace()
+            .map(|w| {
+                w.trim_matches(|c: char| !c.is_alphanumeric())
+                    .to_ascii_lowercase()
+            })
+            .collect();
+        for (i, word) in words.iter().enumerate() {
+            let Ok(n) = word.parse::<usize>() else {
+                continue;
+            };
+            let next = |k: usize| words.get(i + k).map(String::as_str);
+            let noun = match (next(1), next(2)) {
+                (Some("lambda"), Some(noun)) | (Some("api"), Some(noun)) => noun,
+                (Some(noun), _) => noun,
+                _ => continue,
+            };
+            let expected = match noun {
+                "functions" => functions,
+                "endpoints" => endpoints,
+                _ => continue,
+            };
+            stated += 1;
+            assert_eq!(
+                n,
+                expected,
+                "{}: \"{n} {noun}\" (the route table has {expected})",
+                file.display()
+            );
+        }
+    }
+    assert!(stated > 0, "the docs state the counts somewhere");
+}
