@@ -42,11 +42,12 @@ test: tools
 	infra/install_poppler.sh
 	cargo test --workspace --no-fail-fast
 
-## lint: formatting, clippy and the CloudFormation linter
+## lint: formatting, clippy, the CloudFormation linter and the prose check (CONTRIBUTING.md)
 lint: tools
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	$(VENV)/bin/cfn-lint template.yaml
+	python3 infra/check_docs.py
 
 ## schemathesis: fuzz the local stack against infra/openapi.yaml (bounded, loopback only)
 schemathesis: tools
