@@ -653,6 +653,47 @@ fn household_cancel_roles_match_the_calls() {
     }
 }
 
+/// Three calls the code makes that the roles did not allow (moto enforces no IAM, so only this
+/// test sees them before AWS would answer AccessDenied):
+/// - `GET /api/v1/verifications?household_id=` queries the household's members on GSI3;
+/// - `send-reminders` reads the stored `verification.reminder_sent` event when another attempt
+///   holds the reminder e-mail (`get_webhook_event`);
+/// - a household member's resend checks its household in the same transaction
+///   (`record_member_resend`).
+#[test]
+fn list_reminder_and_resend_roles_allow_their_household_and_event_reads() {
+    use shared::adapters::dynamo::keys;
+    let t = template();
+    let nil = uuid::Uuid::nil();
+    let prefix_of = |pk: String| format!("{}*", &pk[..=pk.find('#').unwrap()]);
+    let household = prefix_of(keys::household(nil).0);
+    let event = prefix_of(keys::webhook_event("msg_x").0);
+    let members_index = format!("index/{}", schema::GSI_HOUSEHOLD_MEMBERS);
+    let grant = |action: &str, target: &str, prefix: &str| {
+        (
+            format!("dynamodb:{action}"),
+            target.to_string(),
+            prefix.to_string(),
+        )
+    };
+    for (resource, needed) in [
+        (
+            "ListVerificationsFunction",
+            grant("Query", &members_index, &household),
+        ),
+        ("SendRemindersRole", grant("GetItem", "table", &event)),
+        (
+            "ResendVerificationFunction",
+            grant("ConditionCheckItem", "table", &household),
+        ),
+    ] {
+        assert!(
+            table_grants(&t, resource).contains(&needed),
+            "{resource}: {needed:?}"
+        );
+    }
+}
+
 /// The counts the docs state are true: every "N functions" (or "N Lambda functions") is the
 /// route table's number of functions, and every "N endpoints" (or "N API endpoints") its number
 /// of `/api/v1` routes. Counts are written in digits (CONTRIBUTING.md), so a stale one fails here.
