@@ -25,7 +25,11 @@ fn moto_script() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../moto_server.py")
 }
 
-/// A free TCP port on 127.0.0.1 (bound and released; the tiny race is acceptable for tests).
+/// The end of `start_on`'s refusal of a port another process holds.
+const PORT_IN_USE: &str = "is already in use";
+
+/// A free TCP port on 127.0.0.1 (bound and released: another process may take it before it is
+/// used, which `Moto::start` meets by trying another).
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -44,7 +48,16 @@ pub struct Moto {
 impl Moto {
     /// Starts moto on a free port.
     pub fn start() -> Result<Moto, String> {
-        Self::start_on(free_port())
+        // A free port can be taken by another process (another test binary, a second stack)
+        // before moto binds it: try a few fresh ones.
+        let mut last = String::new();
+        for _ in 0..5 {
+            match Self::start_on(free_port()) {
+                Err(e) if e.ends_with(PORT_IN_USE) => last = e,
+                other => return other,
+            }
+        }
+        Err(last)
     }
 
     /// Starts moto on `port`.
@@ -57,7 +70,7 @@ impl Moto {
             ));
         }
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return Err(format!("port {port} is already in use"));
+            return Err(format!("port {port} {PORT_IN_USE}"));
         }
         let mut child = Command::new("sh")
             .arg("-c")
