@@ -27,7 +27,7 @@ pub mod report_copy;
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
-use crate::adapters::sandbox::{SandboxProvider, scenario_from_email};
+use crate::adapters::sandbox::{SCENARIOS, SandboxProvider, scenario_from_email};
 use crate::domain::affordability::RentTerms;
 use crate::domain::report::build_report_with;
 use crate::domain::secrets::sha256_hex;
@@ -147,6 +147,18 @@ async fn handle<S: Store, C: Clock, P: IncomeProvider>(
         http::Method::GET | http::Method::HEAD => current_page(deps, &v, &visit).await,
         http::Method::POST => {
             let form = parse_query(&String::from_utf8_lossy(&req.body));
+            // A value outside the form's own (the documented enums) is refused whatever the state.
+            let known = |field: &str, values: &[&str]| {
+                form.get(field).is_none_or(|v| values.contains(&v.as_str()))
+            };
+            if !known("agree", &["yes"]) || !known("scenario", &SCENARIOS.map(|(k, _)| k)) {
+                return Ok(page(
+                    400,
+                    "Unknown answer",
+                    "<p>Please go back and use the buttons on the page.</p>",
+                    &req.request_id,
+                ));
+            }
             match form.get("action").map(String::as_str) {
                 Some("consent") => consent(deps, v, &form, &visit).await,
                 Some("connect") => connect(deps, v, &form, &visit).await,
@@ -287,11 +299,10 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
         .await;
     }
     let income = if uses_scenarios(deps, &v) {
-        let Some(scenario) = form.get("scenario").filter(|s| {
-            crate::adapters::sandbox::SCENARIOS
-                .iter()
-                .any(|(k, _)| k == s)
-        }) else {
+        let Some(scenario) = form
+            .get("scenario")
+            .filter(|s| SCENARIOS.iter().any(|(k, _)| k == s))
+        else {
             return refuse(deps, &v, visit, "Please choose one of the options.").await;
         };
         match v.mode {
