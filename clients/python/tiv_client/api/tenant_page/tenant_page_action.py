@@ -99,8 +99,9 @@ def sync_detailed(
     verification. Both answer 303 back to the link only when their write was applied. A form
     that no longer fits answers the page as it now is (200, or 410 once expired or cancelled);
     a missing tick, a missing scenario, connecting before consenting or an unknown action
-    answers 400 with the page and a notice, as does an `agree` or `scenario` value outside
-    the form's own (whatever the state). `action=note` on a completed verification stores
+    answers 400 with the page and a notice; an `agree` or `scenario` value outside the
+    form's own answers 400 with the page as it is, whatever the state. `action=note` on a completed
+    verification stores
     the tenant's `note` (trimmed, 1 to 500 characters, line breaks kept) once, in one
     conditional write (completed and no note yet), and answers 303; an empty, too long or
     control-character note answers 400 with a notice; a second note (or one racing another
@@ -150,8 +151,9 @@ def sync(
     verification. Both answer 303 back to the link only when their write was applied. A form
     that no longer fits answers the page as it now is (200, or 410 once expired or cancelled);
     a missing tick, a missing scenario, connecting before consenting or an unknown action
-    answers 400 with the page and a notice, as does an `agree` or `scenario` value outside
-    the form's own (whatever the state). `action=note` on a completed verification stores
+    answers 400 with the page and a notice; an `agree` or `scenario` value outside the
+    form's own answers 400 with the page as it is, whatever the state. `action=note` on a completed
+    verification stores
     the tenant's `note` (trimmed, 1 to 500 characters, line breaks kept) once, in one
     conditional write (completed and no note yet), and answers 303; an empty, too long or
     control-character note answers 400 with a notice; a second note (or one racing another
@@ -196,8 +198,9 @@ async def asyncio_detailed(
     verification. Both answer 303 back to the link only when their write was applied. A form
     that no longer fits answers the page as it now is (200, or 410 once expired or cancelled);
     a missing tick, a missing scenario, connecting before consenting or an unknown action
-    answers 400 with the page and a notice, as does an `agree` or `scenario` value outside
-    the form's own (whatever the state). `action=note` on a completed verification stores
+    answers 400 with the page and a notice; an `agree` or `scenario` value outside the
+    form's own answers 400 with the page as it is, whatever the state. `action=note` on a completed
+    verification stores
     the tenant's `note` (trimmed, 1 to 500 characters, line breaks kept) once, in one
     conditional write (completed and no note yet), and answers 303; an empty, too long or
     control-character note answers 400 with a notice; a second note (or one racing another
@@ -245,8 +248,9 @@ async def asyncio(
     verification. Both answer 303 back to the link only when their write was applied. A form
     that no longer fits answers the page as it now is (200, or 410 once expired or cancelled);
     a missing tick, a missing scenario, connecting before consenting or an unknown action
-    answers 400 with the page and a notice, as does an `agree` or `scenario` value outside
-    the form's own (whatever the state). `action=note` on a completed verification stores
+    answers 400 with the page and a notice; an `agree` or `scenario` value outside the
+    form's own answers 400 with the page as it is, whatever the state. `action=note` on a completed
+    verification stores
     the tenant's `note` (trimmed, 1 to 500 characters, line breaks kept) once, in one
     conditional write (completed and no note yet), and answers 303; an empty, too long or
     control-character note answers 400 with a notice; a second note (or one racing another
