@@ -18,7 +18,7 @@ export SAM_CLI_TELEMETRY := 0
 export MOTO_PYTHON := $(PY)
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: dev dev-reminders test tools lint fmt clean bench build deploy validate schemathesis checkov
+.PHONY: dev dev-reminders test tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
 
 $(VENV)/.installed: infra/requirements.txt infra/requirements-openapi.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -28,6 +28,32 @@ $(VENV)/.installed: infra/requirements.txt infra/requirements-openapi.txt
 ## tools: install the pinned Python tools (moto, cfn-lint, cargo-lambda, standardwebhooks, schemathesis)
 tools: $(VENV)/.installed
 
+## clients-tools: the clients' generators and test tools, pinned: .tools/clients-venv
+## (infra/requirements-clients.txt) and .tools/node (clients/typescript/package-lock.json)
+CLIENTS_VENV := $(TOOLS)/clients-venv
+NODE_TOOLS := $(TOOLS)/node
+
+$(CLIENTS_VENV)/.installed: infra/requirements-clients.txt
+	test -x $(CLIENTS_VENV)/bin/python || python3 -m venv $(CLIENTS_VENV)
+	$(CLIENTS_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r infra/requirements-clients.txt
+	touch $@
+
+$(NODE_TOOLS)/.installed: clients/typescript/package.json clients/typescript/package-lock.json
+	mkdir -p $(NODE_TOOLS)
+	cp clients/typescript/package.json clients/typescript/package-lock.json $(NODE_TOOLS)/
+	cd $(NODE_TOOLS) && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	touch $@
+
+clients-tools: $(CLIENTS_VENV)/.installed $(NODE_TOOLS)/.installed
+
+## clients: regenerate clients/python and clients/typescript from infra/openapi.yaml (fails on a
+## generator warning); clients-check: the same, then fails on any difference under clients/ (CI)
+clients: clients-tools
+	bash infra/clients.sh generate
+
+clients-check: clients-tools
+	bash infra/clients.sh check
+
 ## dev: run the whole service locally against moto; prints the URL, a demo key and a curl example
 dev: tools
 	cargo run --quiet -p devstack --bin devstack
@@ -36,11 +62,13 @@ dev: tools
 dev-reminders: tools
 	DEV_LINK_LIFETIME_SECONDS=600 DEV_REMINDER_OFFSETS_SECONDS=420,180 cargo run --quiet -p devstack --bin devstack
 
-## test: unit, adapter (moto), sample-event and end-to-end tests
-test: tools
+## test: unit, adapter (moto), sample-event and end-to-end tests, then the clients' tests against a
+## fresh local stack (both run; either failing fails the target)
+test: tools clients-tools
 	@[ "$$SKIP_BROWSER_TESTS" = 1 ] || infra/install_chromium.sh
 	infra/install_poppler.sh
-	cargo test --workspace --no-fail-fast
+	status=0; cargo test --workspace --no-fail-fast || status=$$?; \
+		bash infra/clients.sh test || status=1; exit $$status
 
 ## lint: formatting, clippy, the CloudFormation linter and the prose check (CONTRIBUTING.md)
 lint: tools

@@ -28,6 +28,11 @@ struct Args {
     /// with a short lifetime, e.g. `DEV_LINK_LIFETIME_SECONDS=600 DEV_REMINDER_OFFSETS_SECONDS=420,180`.
     #[arg(long, env = "DEV_REMINDER_OFFSETS_SECONDS")]
     reminder_offsets_seconds: Option<String>,
+    /// The demo account's plan: a name from `PLANS` (a JSON array of plans, as a deployment takes
+    /// it) or from the default plans (starter, pro, business). A fuzzing run needs a plan whose
+    /// daily API request allowance covers it.
+    #[arg(long, env = "DEV_DEMO_PLAN", default_value = "business")]
+    demo_plan: String,
 }
 
 #[tokio::main]
@@ -44,6 +49,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_current_span(true)
         .without_time()
         .init();
+    let env = shared::config::Env::process();
+    let plans = shared::config::Plans::from_env(&env)?;
+    if plans.get(&args.demo_plan).is_none() {
+        return Err(format!(
+            "DEV_DEMO_PLAN {:?} is not a plan (see PLANS)",
+            args.demo_plan
+        )
+        .into());
+    }
+    let extra_origins = env.local_webhook_origins()?;
     let moto = moto::Moto::start_on(args.moto_port).map_err(|e| {
         format!(
             "moto on port {}: {e} (set DEV_MOTO_PORT to use another port)",
@@ -54,7 +69,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let names = stack::Resources::named("tiv-local");
     let created = stack::bootstrap(&sdk, &names).await?;
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), names.table.clone());
-    let (live, test) = stack::seed_account(&store, stack::DEMO_ACCOUNT, "business", true).await?;
+    let (live, test) =
+        stack::seed_account(&store, stack::DEMO_ACCOUNT, &args.demo_plan, true).await?;
     stack::seed_account(&store, stack::OTHER_ACCOUNT, "pro", true).await?;
     stack::seed_fixtures(&store).await?;
     let secret = shared::domain::secrets::generate_webhook_secret();
@@ -68,12 +84,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .await?;
 
     let base = format!("http://127.0.0.1:{}", args.port);
-    let settings = devstack::local_settings(
+    let mut settings = devstack::local_settings(
         &names.table,
         &base,
         chrono::Duration::seconds(args.link_lifetime_seconds),
     );
-    // Webhooks may reach the demo receiver below and nothing else on this machine.
+    settings.plans = plans;
+    // Webhooks may reach the demo receiver below and nothing else on this machine, except the
+    // receivers `LOCAL_WEBHOOK_ORIGINS` names (infra/stack.sh: the client tests' own).
+    settings.local_webhook_origins = extra_origins;
     let local_origins = settings.local_webhook_origins.clone();
     let app = devstack::app(&sdk, settings);
     devstack::server::spawn(app, args.port).await.map_err(|e| {

@@ -1568,7 +1568,7 @@ fn the_validator_catches_deviations() {
         ),
         (
             "cancelled webhook data.status",
-            "'expired' was expected",
+            "'cancelled' is not one of ['expired']",
             json!({"label": "cancelled webhook data.status", "kind": "webhook", "webhook": "verification.cancelled", "headers": {"content-type": "application/json", "webhook-id": "msg_2d5a3e4f7f6c4a0d9e9f3c4d5e6f7081_cancelled", "webhook-timestamp": "1795000000", "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="}, "body": webhook_body.to_string()}),
         ),
         (

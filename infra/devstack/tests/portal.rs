@@ -426,6 +426,19 @@ async fn links_need_the_token_and_closed_states_have_their_pages() {
     )
     .await;
     assert_eq!(p.status, 410);
+    // An `agree` or `scenario` outside the form's own is refused whatever the state (the
+    // OpenAPI file's enums), with the page as it is: closed, or open with the form not fitting.
+    let gone = "This request was cancelled";
+    for (at, form, shown) in [
+        (&cancelled, "action=consent&agree=no", gone),
+        (&cancelled, "action=connect&scenario=nope", gone),
+        (&link, "action=note&agree=maybe", "tick the box"),
+    ] {
+        let p = page(&env, "POST", at, Some(form)).await;
+        assert_eq!(p.status, 400, "{form}");
+        assert!(p.html.contains(shown), "{form}");
+    }
+    assert_eq!(api_get(&env, &env.test_key, &id).await["status"], "pending");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -354,25 +354,27 @@ pub(crate) fn idempotency_claim(
     mode: Mode,
     body: &Value,
 ) -> Result<Option<IdempotencyClaim>, ApiError> {
-    match req.header("idempotency-key") {
-        None => Ok(None),
-        Some(key)
-            if key.is_empty()
-                || key.len() > 255
-                || !key.bytes().all(|b| (0x21..0x7f).contains(&b)) =>
+    // The raw bytes: a value that is no visible ASCII (obs-text) is refused, not read as absent.
+    let key = match req.headers.get("idempotency-key").map(|v| v.as_bytes()) {
+        None => return Ok(None),
+        Some(raw)
+            if (1..=255).contains(&raw.len()) && raw.iter().all(|b| (0x21..0x7f).contains(b)) =>
         {
-            Err(ApiError::validation(
+            String::from_utf8_lossy(raw)
+        }
+        Some(_) => {
+            return Err(ApiError::validation(
                 "Idempotency-Key",
                 "invalid",
                 "Idempotency-Key must be 1 to 255 visible ASCII characters",
-            ))
+            ));
         }
-        Some(key) => Ok(Some(IdempotencyClaim {
-            key_hash: sha256_hex(format!("{account_id}\n{}\n{key}", mode.as_str()).as_bytes()),
-            // serde_json's map is ordered, so this is a canonical form of the body.
-            body_hash: sha256_hex(body.to_string().as_bytes()),
-        })),
-    }
+    };
+    Ok(Some(IdempotencyClaim {
+        key_hash: sha256_hex(format!("{account_id}\n{}\n{key}", mode.as_str()).as_bytes()),
+        // serde_json's map is ordered, so this is a canonical form of the body.
+        body_hash: sha256_hex(body.to_string().as_bytes()),
+    }))
 }
 
 #[cfg(test)]
@@ -514,6 +516,31 @@ mod tests {
             assert_eq!(err.details()[0].field, "reminders");
             assert_eq!(err.details()[0].code, "invalid_type");
         }
+    }
+
+    #[test]
+    fn idempotency_key_is_visible_ascii_or_refused() {
+        let with_key = |raw: &[u8]| {
+            let mut req = ApiRequest::new(http::Method::POST, "/api/v1/verify");
+            let value = http::HeaderValue::from_bytes(raw).unwrap();
+            req.headers.insert("idempotency-key", value);
+            idempotency_claim(&req, "acct", Mode::Test, &json!({})).map(|c| c.is_some())
+        };
+        assert!(with_key(b"order-42").unwrap());
+        // Obs-text (not UTF-8 to the header API) and inner blanks are outside `^[!-~]+$`.
+        for bad in [&b"caf\xe9"[..], b"a b", &[b'k'; 256][..]] {
+            let err = with_key(bad).unwrap_err();
+            assert_eq!(
+                (err.status(), err.details()[0].field.as_str()),
+                (400, "Idempotency-Key")
+            );
+        }
+        let none = ApiRequest::new(http::Method::POST, "/api/v1/verify");
+        assert!(
+            idempotency_claim(&none, "acct", Mode::Test, &json!({}))
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]

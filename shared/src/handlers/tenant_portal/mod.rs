@@ -27,7 +27,7 @@ pub mod report_copy;
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
-use crate::adapters::sandbox::{SandboxProvider, scenario_from_email};
+use crate::adapters::sandbox::{SCENARIOS, SandboxProvider, scenario_from_email};
 use crate::domain::affordability::RentTerms;
 use crate::domain::report::build_report_with;
 use crate::domain::secrets::sha256_hex;
@@ -47,6 +47,8 @@ use crate::ports::{
 
 /// Version of the consent text below; recorded with the consent.
 pub const CONSENT_VERSION: &str = "2026-11-v1";
+const AGREE_NOTICE: &str = "Please tick the box to agree before continuing.";
+const SCENARIO_NOTICE: &str = "Please choose one of the options.";
 const CONSENT_TEXT: &str = "I agree that the income verification service may read the income \
 deposits of the account I connect (employer or payer names, amounts and pay frequency) and share \
 an income summary with the requester named above, for this rental application only. Account \
@@ -147,6 +149,17 @@ async fn handle<S: Store, C: Clock, P: IncomeProvider>(
         http::Method::GET | http::Method::HEAD => current_page(deps, &v, &visit).await,
         http::Method::POST => {
             let form = parse_query(&String::from_utf8_lossy(&req.body));
+            // A value outside the form's own (the documented enums) is refused whatever the
+            // state: the page as it is, with the notice, as a 400.
+            let known = |field: &str, values: &[&str]| {
+                form.get(field).is_none_or(|v| values.contains(&v.as_str()))
+            };
+            if !known("agree", &["yes"]) {
+                return refuse(deps, &v, &visit, AGREE_NOTICE).await;
+            }
+            if !known("scenario", &SCENARIOS.map(|(k, _)| k)) {
+                return refuse(deps, &v, &visit, SCENARIO_NOTICE).await;
+            }
             match form.get("action").map(String::as_str) {
                 Some("consent") => consent(deps, v, &form, &visit).await,
                 Some("connect") => connect(deps, v, &form, &visit).await,
@@ -232,13 +245,7 @@ async fn consent<S: Store, C: Clock, P: IncomeProvider>(
         return current_page(deps, &v, visit).await;
     }
     if form.get("agree").map(String::as_str) != Some("yes") {
-        return refuse(
-            deps,
-            &v,
-            visit,
-            "Please tick the box to agree before continuing.",
-        )
-        .await;
+        return refuse(deps, &v, visit, AGREE_NOTICE).await;
     }
     // The provider's user is created before the write that stores it, and only then: a failure
     // here writes nothing, and the tenant simply agrees again.
@@ -287,12 +294,11 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
         .await;
     }
     let income = if uses_scenarios(deps, &v) {
-        let Some(scenario) = form.get("scenario").filter(|s| {
-            crate::adapters::sandbox::SCENARIOS
-                .iter()
-                .any(|(k, _)| k == s)
-        }) else {
-            return refuse(deps, &v, visit, "Please choose one of the options.").await;
+        let Some(scenario) = form
+            .get("scenario")
+            .filter(|s| SCENARIOS.iter().any(|(k, _)| k == s))
+        else {
+            return refuse(deps, &v, visit, SCENARIO_NOTICE).await;
         };
         match v.mode {
             Mode::Test => deps.sandbox.fetch_income(&v, scenario).await,

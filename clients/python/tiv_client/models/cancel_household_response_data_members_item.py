@@ -1,0 +1,66 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Self, TypeVar
+from uuid import UUID
+
+from attrs import define as _attrs_define
+
+from ..models.cancel_household_response_data_members_item_status import (
+    CancelHouseholdResponseDataMembersItemStatus,
+)
+from ..models.member_role import MemberRole
+
+T = TypeVar("T", bound="CancelHouseholdResponseDataMembersItem")
+
+
+@_attrs_define
+class CancelHouseholdResponseDataMembersItem:
+    """
+    Attributes:
+        verification_id (UUID): UUID v4.
+        role (MemberRole): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.
+        status (CancelHouseholdResponseDataMembersItemStatus): `cancelled` when the member was open as read beside this
+            cancel (the stream then cancels its own item; a tenant step that landed just before keeps it completed, which
+            GET /households shows); otherwise the final status it already had.
+    """
+
+    verification_id: UUID
+    role: MemberRole
+    status: CancelHouseholdResponseDataMembersItemStatus
+
+    def to_dict(self) -> dict[str, Any]:
+        verification_id = str(self.verification_id)
+
+        role = self.role.value
+
+        status = self.status.value
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "verification_id": verification_id,
+                "role": role,
+                "status": status,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        verification_id = UUID(d.pop("verification_id"))
+
+        role = MemberRole(d.pop("role"))
+
+        status = CancelHouseholdResponseDataMembersItemStatus(d.pop("status"))
+
+        cancel_household_response_data_members_item = cls(
+            verification_id=verification_id,
+            role=role,
+            status=status,
+        )
+
+        return cancel_household_response_data_members_item

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import (
+    Any,
+    Literal,
+    Self,
+    TypeVar,
+    cast,
+)
+from uuid import UUID
+
+from attrs import define as _attrs_define
+
+from ..models.member_role import MemberRole
+
+T = TypeVar("T", bound="CreateHouseholdResponseDataMembersItem")
+
+
+@_attrs_define
+class CreateHouseholdResponseDataMembersItem:
+    """
+    Attributes:
+        verification_id (UUID): UUID v4.
+        verification_url (str):
+        tenant_email (str):
+        role (MemberRole): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.
+        status (Literal['pending']):
+        expires_at (datetime.datetime): RFC 3339 UTC with milliseconds and Z.
+    """
+
+    verification_id: UUID
+    verification_url: str
+    tenant_email: str
+    role: MemberRole
+    status: Literal["pending"]
+    expires_at: datetime.datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        verification_id = str(self.verification_id)
+
+        verification_url = self.verification_url
+
+        tenant_email = self.tenant_email
+
+        role = self.role.value
+
+        status = self.status
+
+        expires_at = self.expires_at.isoformat()
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "verification_id": verification_id,
+                "verification_url": verification_url,
+                "tenant_email": tenant_email,
+                "role": role,
+                "status": status,
+                "expires_at": expires_at,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        verification_id = UUID(d.pop("verification_id"))
+
+        verification_url = d.pop("verification_url")
+
+        tenant_email = d.pop("tenant_email")
+
+        role = MemberRole(d.pop("role"))
+
+        status = cast(Literal["pending"], d.pop("status"))
+        if status != "pending":
+            raise ValueError(f"status must match const 'pending', got '{status}'")
+
+        expires_at = datetime.datetime.fromisoformat(d.pop("expires_at"))
+
+        create_household_response_data_members_item = cls(
+            verification_id=verification_id,
+            verification_url=verification_url,
+            tenant_email=tenant_email,
+            role=role,
+            status=status,
+            expires_at=expires_at,
+        )
+
+        return create_household_response_data_members_item

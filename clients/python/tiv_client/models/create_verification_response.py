@@ -1,0 +1,69 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    Self,
+    TypeVar,
+    cast,
+)
+
+from attrs import define as _attrs_define
+
+if TYPE_CHECKING:
+    from ..models.create_verification_response_data import (
+        CreateVerificationResponseData,
+    )
+
+
+T = TypeVar("T", bound="CreateVerificationResponse")
+
+
+@_attrs_define
+class CreateVerificationResponse:
+    """
+    Attributes:
+        success (Literal[True]):
+        data (CreateVerificationResponseData):
+    """
+
+    success: Literal[True]
+    data: CreateVerificationResponseData
+
+    def to_dict(self) -> dict[str, Any]:
+        success = self.success
+
+        data = self.data.to_dict()
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "success": success,
+                "data": data,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.create_verification_response_data import (
+            CreateVerificationResponseData,
+        )
+
+        d = dict(src_dict)
+        success = cast(Literal[True], d.pop("success"))
+        if success != True:
+            raise ValueError(f"success must match const True, got '{success}'")
+
+        data = CreateVerificationResponseData.from_dict(d.pop("data"))
+
+        create_verification_response = cls(
+            success=success,
+            data=data,
+        )
+
+        return create_verification_response

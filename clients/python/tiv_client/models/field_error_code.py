@@ -1,0 +1,15 @@
+from enum import StrEnum
+
+
+class FieldErrorCode(StrEnum):
+    APPLICANT_REQUIRED = "applicant_required"
+    DUPLICATE = "duplicate"
+    INVALID = "invalid"
+    INVALID_TYPE = "invalid_type"
+    OUT_OF_RANGE = "out_of_range"
+    REQUIRED = "required"
+    REQUIRES_MONTHLY_RENT = "requires_monthly_rent"
+    TOO_LONG = "too_long"
+
+    def __str__(self) -> str:
+        return str(self.value)

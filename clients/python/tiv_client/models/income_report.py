@@ -1,0 +1,267 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+
+from attrs import define as _attrs_define
+
+from ..models.income_report_amounts_basis import IncomeReportAmountsBasis
+from ..models.verification_method import VerificationMethod
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.affordability import Affordability
+    from ..models.confidence_factor import ConfidenceFactor
+    from ..models.excluded_source import ExcludedSource
+    from ..models.income_source import IncomeSource
+    from ..models.stability import Stability
+
+
+T = TypeVar("T", bound="IncomeReport")
+
+
+@_attrs_define
+class IncomeReport:
+    """Current monthly income, built by one set of income rules from each source's dated
+    payments (docs/income-report.md). `income_sources` lists the counted sources: their
+    `monthly_income` values add up to `total_monthly_income`. Sources seen and not counted
+    (a one-off, an ended job, money that is not income) are in `excluded_sources`. Per pay
+    period, a month is weekly x 52/12, biweekly x 26/12, semi-monthly x 2, daily x 365/12;
+    each source is rounded to cents once and the total is their sum.
+
+        Attributes:
+            total_monthly_income (float): An amount in the currency of the rent, in whole cents at most.
+            income_sources (list[IncomeSource]):
+            verification_method (VerificationMethod): `bank`: bank-account income through a provider; `payroll`: payroll
+                data; `document`: documents.
+            confidence_score (float): Two decimals, the product of the factors in `confidence_factors`: the method
+                (payroll 0.95, bank 0.90, document 0.70, weighted by income), the provider's own
+                confidence, history (0.7 + 0.3 x months observed / 12), fewer than three payments
+                (1 - 0.15 x their share of income), irregular income (1 - 0.10 x its share), a
+                declining trend (0.90) and any source not counted (0.95). 0 without income.
+            rent_to_income_ratio (float | None): monthly_rent / total_monthly_income, 4 decimals; null without monthly_rent
+                or without
+                income. With `rent_subsidy_monthly`, the tenant's portion (rent minus subsidy) takes the
+                place of monthly_rent.
+            passes_3x_rule (bool | None): total_monthly_income >= 3 x monthly_rent (false with no income); null without
+                monthly_rent. With `rent_subsidy_monthly`, computed on the tenant's portion (rent minus
+                subsidy). The landlord's own multiple is in `affordability`.
+            as_of (datetime.date): The end of the provider's data window. Every figure is as of this date, so the report
+                can be rebuilt from the same data, and a source that stopped paying is seen as ended.
+            excluded_sources (list[ExcludedSource]): Sources seen and not counted, each with its reason. Empty when all
+                count.
+            confidence_factors (list[ConfidenceFactor]): Every factor that lowered `confidence_score` below 1, as a
+                multiplier.
+            amounts_basis (IncomeReportAmountsBasis | Unset): `net` for bank deposits (after taxes and deductions), `gross`
+                for payroll or document figures.
+            affordability (Affordability | Unset): Present when the verification has a monthly_rent. Exact arithmetic in
+                cents (the multiple
+                in hundredths): `meets_requirement` is total_monthly_income >= income_multiple x
+                tenant_portion; `income_required` is that product rounded up to the cent.
+            stability (Stability | Unset): How steady the income is, from the dated payments the provider reported (absent
+                when it
+                gave none). `months_observed`: one pay period before the first payment to the last, in
+                months. `regularity`: coefficient of variation of the payment amounts or of the days
+                between payments, whichever is larger (<= 0.10 regular, <= 0.35 variable, else irregular;
+                fewer than 3 payments: insufficient_history). `trend`: the monthly rate of the last three
+                months (a whole number of pay periods) against the months before; +-10% or more is
+                rising/declining; insufficient_history with less than a month before. Overall: the
+                longest months_observed, the latest payment, the income-weighted regularity and the summed
+                rates of the sources.
+            local_sandbox (bool | Unset): Present only on the local development stack (`make dev`), on a live verification
+                whose
+                income came from its sandbox scenarios: invented data. A deployed service never has it.
+            tenant_note (str | Unset): A note the tenant added on their page after completion (once; up to 500 characters,
+                line breaks kept). Absent until they add one; the `verification.completed` webhook,
+                sent before, never carries it. Also printed in the report PDF.
+    """
+
+    total_monthly_income: float
+    income_sources: list[IncomeSource]
+    verification_method: VerificationMethod
+    confidence_score: float
+    rent_to_income_ratio: float | None
+    passes_3x_rule: bool | None
+    as_of: datetime.date
+    excluded_sources: list[ExcludedSource]
+    confidence_factors: list[ConfidenceFactor]
+    amounts_basis: IncomeReportAmountsBasis | Unset = UNSET
+    affordability: Affordability | Unset = UNSET
+    stability: Stability | Unset = UNSET
+    local_sandbox: bool | Unset = UNSET
+    tenant_note: str | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        total_monthly_income = self.total_monthly_income
+
+        income_sources = []
+        for income_sources_item_data in self.income_sources:
+            income_sources_item = income_sources_item_data.to_dict()
+            income_sources.append(income_sources_item)
+
+        verification_method = self.verification_method.value
+
+        confidence_score = self.confidence_score
+
+        rent_to_income_ratio: float | None
+        rent_to_income_ratio = self.rent_to_income_ratio
+
+        passes_3x_rule: bool | None
+        passes_3x_rule = self.passes_3x_rule
+
+        as_of = self.as_of.isoformat()
+
+        excluded_sources = []
+        for excluded_sources_item_data in self.excluded_sources:
+            excluded_sources_item = excluded_sources_item_data.to_dict()
+            excluded_sources.append(excluded_sources_item)
+
+        confidence_factors = []
+        for confidence_factors_item_data in self.confidence_factors:
+            confidence_factors_item = confidence_factors_item_data.to_dict()
+            confidence_factors.append(confidence_factors_item)
+
+        amounts_basis: str | Unset = UNSET
+        if not isinstance(self.amounts_basis, Unset):
+            amounts_basis = self.amounts_basis.value
+
+        affordability: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.affordability, Unset):
+            affordability = self.affordability.to_dict()
+
+        stability: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.stability, Unset):
+            stability = self.stability.to_dict()
+
+        local_sandbox = self.local_sandbox
+
+        tenant_note = self.tenant_note
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "total_monthly_income": total_monthly_income,
+                "income_sources": income_sources,
+                "verification_method": verification_method,
+                "confidence_score": confidence_score,
+                "rent_to_income_ratio": rent_to_income_ratio,
+                "passes_3x_rule": passes_3x_rule,
+                "as_of": as_of,
+                "excluded_sources": excluded_sources,
+                "confidence_factors": confidence_factors,
+            }
+        )
+        if amounts_basis is not UNSET:
+            field_dict["amounts_basis"] = amounts_basis
+        if affordability is not UNSET:
+            field_dict["affordability"] = affordability
+        if stability is not UNSET:
+            field_dict["stability"] = stability
+        if local_sandbox is not UNSET:
+            field_dict["local_sandbox"] = local_sandbox
+        if tenant_note is not UNSET:
+            field_dict["tenant_note"] = tenant_note
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.affordability import Affordability
+        from ..models.confidence_factor import ConfidenceFactor
+        from ..models.excluded_source import ExcludedSource
+        from ..models.income_source import IncomeSource
+        from ..models.stability import Stability
+
+        d = dict(src_dict)
+        total_monthly_income = d.pop("total_monthly_income")
+
+        income_sources = []
+        _income_sources = d.pop("income_sources")
+        for income_sources_item_data in _income_sources:
+            income_sources_item = IncomeSource.from_dict(income_sources_item_data)
+
+            income_sources.append(income_sources_item)
+
+        verification_method = VerificationMethod(d.pop("verification_method"))
+
+        confidence_score = d.pop("confidence_score")
+
+        def _parse_rent_to_income_ratio(data: object) -> float | None:
+            if data is None:
+                return data
+            return cast(float | None, data)
+
+        rent_to_income_ratio = _parse_rent_to_income_ratio(
+            d.pop("rent_to_income_ratio")
+        )
+
+        def _parse_passes_3x_rule(data: object) -> bool | None:
+            if data is None:
+                return data
+            return cast(bool | None, data)
+
+        passes_3x_rule = _parse_passes_3x_rule(d.pop("passes_3x_rule"))
+
+        as_of = datetime.date.fromisoformat(d.pop("as_of"))
+
+        excluded_sources = []
+        _excluded_sources = d.pop("excluded_sources")
+        for excluded_sources_item_data in _excluded_sources:
+            excluded_sources_item = ExcludedSource.from_dict(excluded_sources_item_data)
+
+            excluded_sources.append(excluded_sources_item)
+
+        confidence_factors = []
+        _confidence_factors = d.pop("confidence_factors")
+        for confidence_factors_item_data in _confidence_factors:
+            confidence_factors_item = ConfidenceFactor.from_dict(
+                confidence_factors_item_data
+            )
+
+            confidence_factors.append(confidence_factors_item)
+
+        _amounts_basis = d.pop("amounts_basis", UNSET)
+        amounts_basis: IncomeReportAmountsBasis | Unset
+        if isinstance(_amounts_basis, Unset):
+            amounts_basis = UNSET
+        else:
+            amounts_basis = IncomeReportAmountsBasis(_amounts_basis)
+
+        _affordability = d.pop("affordability", UNSET)
+        affordability: Affordability | Unset
+        if isinstance(_affordability, Unset):
+            affordability = UNSET
+        else:
+            affordability = Affordability.from_dict(_affordability)
+
+        _stability = d.pop("stability", UNSET)
+        stability: Stability | Unset
+        if isinstance(_stability, Unset):
+            stability = UNSET
+        else:
+            stability = Stability.from_dict(_stability)
+
+        local_sandbox = d.pop("local_sandbox", UNSET)
+
+        tenant_note = d.pop("tenant_note", UNSET)
+
+        income_report = cls(
+            total_monthly_income=total_monthly_income,
+            income_sources=income_sources,
+            verification_method=verification_method,
+            confidence_score=confidence_score,
+            rent_to_income_ratio=rent_to_income_ratio,
+            passes_3x_rule=passes_3x_rule,
+            as_of=as_of,
+            excluded_sources=excluded_sources,
+            confidence_factors=confidence_factors,
+            amounts_basis=amounts_basis,
+            affordability=affordability,
+            stability=stability,
+            local_sandbox=local_sandbox,
+            tenant_note=tenant_note,
+        )
+
+        return income_report

@@ -1,0 +1,178 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..models.income_category import IncomeCategory
+from ..models.income_source_reason import IncomeSourceReason
+from ..models.pay_frequency import PayFrequency
+from ..models.verification_method import VerificationMethod
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.stability import Stability
+
+
+T = TypeVar("T", bound="IncomeSource")
+
+
+@_attrs_define
+class IncomeSource:
+    """A counted source, with how its figure was reached.
+
+    Attributes:
+        name (str):
+        income_category (IncomeCategory): Bank-income vocabulary; providers' unknown categories become OTHER.
+            TAX_REFUND,
+            TRANSFER_OWN_ACCOUNTS and LOAN are money that is not income: they appear in
+            `excluded_sources` only.
+        monthly_income (float): An amount in the currency of the rent, in whole cents at most.
+        method (VerificationMethod): `bank`: bank-account income through a provider; `payroll`: payroll data;
+            `document`: documents.
+        basis (str): How `monthly_income` was reached, e.g. "mean of 6 payments in the 90 days to 2026-11-13: 2,400.00
+            paid every two weeks".
+        twelve_month_average (float): An amount in the currency of the rent, in whole cents at most.
+        payment_count (int):
+        last_payment_date (datetime.date):
+        pay_frequency (PayFrequency | Unset): Absent (never null) for sources without a regular pay cycle; the service
+            never sends UNKNOWN.
+        reason (IncomeSourceReason | Unset): Present when the figure is not simply the 12-month one. `recent_level`: the
+            pay of the
+            last 90 days differs from the 12-month figure (a raise, a cut, a new job).
+            `stated_pay`: one payment seen, counted at the pay rate the provider states.
+        stability (Stability | Unset): How steady the income is, from the dated payments the provider reported (absent
+            when it
+            gave none). `months_observed`: one pay period before the first payment to the last, in
+            months. `regularity`: coefficient of variation of the payment amounts or of the days
+            between payments, whichever is larger (<= 0.10 regular, <= 0.35 variable, else irregular;
+            fewer than 3 payments: insufficient_history). `trend`: the monthly rate of the last three
+            months (a whole number of pay periods) against the months before; +-10% or more is
+            rising/declining; insufficient_history with less than a month before. Overall: the
+            longest months_observed, the latest payment, the income-weighted regularity and the summed
+            rates of the sources.
+    """
+
+    name: str
+    income_category: IncomeCategory
+    monthly_income: float
+    method: VerificationMethod
+    basis: str
+    twelve_month_average: float
+    payment_count: int
+    last_payment_date: datetime.date
+    pay_frequency: PayFrequency | Unset = UNSET
+    reason: IncomeSourceReason | Unset = UNSET
+    stability: Stability | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        name = self.name
+
+        income_category = self.income_category.value
+
+        monthly_income = self.monthly_income
+
+        method = self.method.value
+
+        basis = self.basis
+
+        twelve_month_average = self.twelve_month_average
+
+        payment_count = self.payment_count
+
+        last_payment_date = self.last_payment_date.isoformat()
+
+        pay_frequency: str | Unset = UNSET
+        if not isinstance(self.pay_frequency, Unset):
+            pay_frequency = self.pay_frequency.value
+
+        reason: str | Unset = UNSET
+        if not isinstance(self.reason, Unset):
+            reason = self.reason.value
+
+        stability: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.stability, Unset):
+            stability = self.stability.to_dict()
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "name": name,
+                "income_category": income_category,
+                "monthly_income": monthly_income,
+                "method": method,
+                "basis": basis,
+                "twelve_month_average": twelve_month_average,
+                "payment_count": payment_count,
+                "last_payment_date": last_payment_date,
+            }
+        )
+        if pay_frequency is not UNSET:
+            field_dict["pay_frequency"] = pay_frequency
+        if reason is not UNSET:
+            field_dict["reason"] = reason
+        if stability is not UNSET:
+            field_dict["stability"] = stability
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.stability import Stability
+
+        d = dict(src_dict)
+        name = d.pop("name")
+
+        income_category = IncomeCategory(d.pop("income_category"))
+
+        monthly_income = d.pop("monthly_income")
+
+        method = VerificationMethod(d.pop("method"))
+
+        basis = d.pop("basis")
+
+        twelve_month_average = d.pop("twelve_month_average")
+
+        payment_count = d.pop("payment_count")
+
+        last_payment_date = datetime.date.fromisoformat(d.pop("last_payment_date"))
+
+        _pay_frequency = d.pop("pay_frequency", UNSET)
+        pay_frequency: PayFrequency | Unset
+        if isinstance(_pay_frequency, Unset):
+            pay_frequency = UNSET
+        else:
+            pay_frequency = PayFrequency(_pay_frequency)
+
+        _reason = d.pop("reason", UNSET)
+        reason: IncomeSourceReason | Unset
+        if isinstance(_reason, Unset):
+            reason = UNSET
+        else:
+            reason = IncomeSourceReason(_reason)
+
+        _stability = d.pop("stability", UNSET)
+        stability: Stability | Unset
+        if isinstance(_stability, Unset):
+            stability = UNSET
+        else:
+            stability = Stability.from_dict(_stability)
+
+        income_source = cls(
+            name=name,
+            income_category=income_category,
+            monthly_income=monthly_income,
+            method=method,
+            basis=basis,
+            twelve_month_average=twelve_month_average,
+            payment_count=payment_count,
+            last_payment_date=last_payment_date,
+            pay_frequency=pay_frequency,
+            reason=reason,
+            stability=stability,
+        )
+
+        return income_source

@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import (
+    Any,
+    Literal,
+    Self,
+    TypeVar,
+    cast,
+)
+from uuid import UUID
+
+from attrs import define as _attrs_define
+
+T = TypeVar("T", bound="RedeliveredHouseholdEvent")
+
+
+@_attrs_define
+class RedeliveredHouseholdEvent:
+    """A household's event (`household.completed`), queued again.
+
+    Attributes:
+        event_id (str):
+        event_type (str):
+        household_id (UUID):
+        status (Literal['queued']):
+    """
+
+    event_id: str
+    event_type: str
+    household_id: UUID
+    status: Literal["queued"]
+
+    def to_dict(self) -> dict[str, Any]:
+        event_id = self.event_id
+
+        event_type = self.event_type
+
+        household_id = str(self.household_id)
+
+        status = self.status
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "event_id": event_id,
+                "event_type": event_type,
+                "household_id": household_id,
+                "status": status,
+            }
+        )
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        d = dict(src_dict)
+        event_id = d.pop("event_id")
+
+        event_type = d.pop("event_type")
+
+        household_id = UUID(d.pop("household_id"))
+
+        status = cast(Literal["queued"], d.pop("status"))
+        if status != "queued":
+            raise ValueError(f"status must match const 'queued', got '{status}'")
+
+        redelivered_household_event = cls(
+            event_id=event_id,
+            event_type=event_type,
+            household_id=household_id,
+            status=status,
+        )
+
+        return redelivered_household_event

@@ -1,0 +1,10 @@
+from enum import StrEnum
+
+
+class TenantPageActionBodyAction(StrEnum):
+    CONNECT = "connect"
+    CONSENT = "consent"
+    NOTE = "note"
+
+    def __str__(self) -> str:
+        return str(self.value)

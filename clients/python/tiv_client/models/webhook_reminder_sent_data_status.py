@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class WebhookReminderSentDataStatus(StrEnum):
+    IN_PROGRESS = "in_progress"
+    PENDING = "pending"
+
+    def __str__(self) -> str:
+        return str(self.value)
