@@ -113,12 +113,7 @@ impl RoundTripCounter {
     }
 }
 
-type Outbox = OutboxDeps<
-    DynamoStore,
-    shared::adapters::ses::SesMailer,
-    shared::adapters::sqs::SqsQueue,
-    shared::ports::SystemClock,
->;
+type Outbox = shared::wiring::Outbox;
 
 /// The local stack's outbox, over a DynamoDB client that counts its round trips.
 fn counted_outbox(env: &common::TestEnv) -> (Outbox, RoundTripCounter) {
@@ -138,16 +133,9 @@ fn counted_outbox(env: &common::TestEnv) -> (Outbox, RoundTripCounter) {
         vec![0],
         &env.webhook_origins,
     );
-    let outbox = workers.outbox;
     let deps = OutboxDeps {
         store,
-        mailer: outbox.mailer,
-        queue: outbox.queue,
-        retry_queue: outbox.retry_queue,
-        clock: outbox.clock,
-        public_base_url: outbox.public_base_url,
-        test_mode_delivery: outbox.test_mode_delivery,
-        retry_backoff: outbox.retry_backoff,
+        ..workers.outbox
     };
     (deps, counter)
 }
