@@ -365,6 +365,10 @@ CASES["retry-events"] = {
         "webhook_id": "msg_sample_retry", "account_id": "acct_demo", "url": HOOK,
         "body": json.dumps(SAMPLE_PAYLOAD)}}),
     "ignored-email-of-cancelled": retry({"kind": "tenant_email", "verification_id": CANCELLED}),
+    # The in-progress fixture has a number: round 1's resent invite SMS, texted again.
+    "texted-resent-sms-retried": retry({"kind": "resent_sms", "verification_id": IN_PROGRESS, "round": 1}),
+    "ignored-invite-sms-of-cancelled": retry({"kind": "invite_sms", "verification_id": CANCELLED}),
+    "scheduled-reminders-retried": retry({"kind": "reminder_schedules", "verification_id": PENDING}),
 }
 
 def reminder(vid, point="72h"):

@@ -85,6 +85,7 @@ impl Debug for Verification {
             .field("provider_user", &presence(&self.provider_user))
             .field("provider_link_token", &presence(&self.provider_link_token))
             .field("token_hashes", &Size(self.token_hashes.len()))
+            .field("message_links", &Size(self.message_links.len()))
             .field("tenant_note", &presence(&self.tenant_note))
             .field("reminders_off", &self.reminders_off)
             .field("sms_phone", &presence(&self.sms_phone))
@@ -379,6 +380,8 @@ mod tests {
         v.provider_user = Some(PLAID_USER.into());
         v.provider_link_token = Some(LINK_TOKEN.into());
         v.token_hashes = vec![TOKEN_HASH.into()];
+        v.message_links
+            .insert("invite_sms".into(), format!("{TOKEN_HASH}-sms"));
         v.income_report = Some(employer_report());
         let out = assert_hides(
             &v,

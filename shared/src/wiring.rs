@@ -8,21 +8,21 @@ use crate::adapters::dynamo::DynamoStore;
 use crate::adapters::plaid::PlaidIncomeProvider;
 use crate::adapters::plaid::config::PlaidConfig;
 use crate::adapters::sandbox::SandboxProvider;
-use crate::adapters::scheduler::{EventBridgeScheduler, NoSchedules};
+use crate::adapters::scheduler::EventBridgeScheduler;
 use crate::adapters::ses::SesMailer;
 use crate::adapters::sns::SnsTexter;
 use crate::adapters::sqs::SqsQueue;
 use crate::adapters::webhook_client::WebhookClient;
 use crate::config::{
     ConfigError, DeliverWebhookConfig, ExpireVerificationsConfig, LiveIncome, PublishEventsConfig,
-    ReachConfig, ReminderSchedules, Settings, TenantPortalConfig,
+    ReachConfig, Settings, TenantPortalConfig,
 };
 use crate::handlers::api::ApiDeps;
 use crate::handlers::deliver_webhook::{DEFAULT_BACKOFF, DeliveryDeps, WEBHOOK_MAX_ATTEMPTS};
 use crate::handlers::expire_verifications::ExpiryDeps;
 use crate::handlers::publish_events::OutboxDeps;
-use crate::handlers::reach_events::ReachDeps;
 use crate::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
+use crate::handlers::send_reminders::ReachDeps;
 use crate::handlers::tenant_portal::{LiveProvider, PortalDeps};
 use crate::ports::SystemClock;
 
@@ -74,21 +74,32 @@ pub fn tenant_portal_with(
     }
 }
 
-/// `publish-events` and `retry-events` (the second redoes the first's failed work with the same
-/// deps), with the production retry back-off.
-pub fn publish_events(
-    config: PublishEventsConfig,
-    sdk: &SdkConfig,
-) -> OutboxDeps<DynamoStore, SesMailer, SqsQueue, SystemClock> {
+/// The outbox of `publish-events` and `retry-events` (the second redoes the first's failed work
+/// with the same deps: e-mail, webhook queue, SMS, reminder schedules), with the production retry
+/// back-off.
+pub type Outbox =
+    OutboxDeps<DynamoStore, SesMailer, SnsTexter, EventBridgeScheduler, SqsQueue, SystemClock>;
+
+/// `publish-events` and `retry-events`.
+pub fn publish_events(config: PublishEventsConfig, sdk: &SdkConfig) -> Outbox {
     let sqs = aws_sdk_sqs::Client::new(sdk);
+    let schedules = config.schedules;
     OutboxDeps {
         store: store(sdk, &config.table_name),
         mailer: SesMailer::new(aws_sdk_sesv2::Client::new(sdk), config.sender_email),
+        texter: SnsTexter::new(aws_sdk_sns::Client::new(sdk)),
+        scheduler: EventBridgeScheduler::new(
+            aws_sdk_scheduler::Client::new(sdk),
+            schedules.group,
+            schedules.target_arn,
+            schedules.role_arn,
+        ),
         queue: SqsQueue::new(sqs.clone(), config.webhook_queue_url),
         retry_queue: SqsQueue::new(sqs, config.retry_queue_url),
         clock: SystemClock,
         public_base_url: config.public_base_url,
         test_mode_delivery: config.test_mode_delivery,
+        reminder_offsets: config.reminder_offsets,
         retry_backoff: DEFAULT_RETRY_BACKOFF.to_vec(),
     }
 }
@@ -119,40 +130,19 @@ pub fn expire_verifications(
     }
 }
 
-/// The reminders and SMS of `publish-events` (invite SMS, reminder schedules) and of
-/// `send-reminders` (which creates no schedules: `NoSchedules`).
-pub type Reach<R> = ReachDeps<DynamoStore, SesMailer, SnsTexter, R, SqsQueue, SystemClock>;
+/// `send-reminders`: the reminder e-mail and SMS.
+pub type Reach = ReachDeps<DynamoStore, SesMailer, SnsTexter, SqsQueue, SystemClock>;
 
-fn reach_with<R>(config: ReachConfig, sdk: &SdkConfig, scheduler: R) -> Reach<R> {
+/// `send-reminders`.
+pub fn send_reminders(config: ReachConfig, sdk: &SdkConfig) -> Reach {
     ReachDeps {
         store: store(sdk, &config.table_name),
         mailer: SesMailer::new(aws_sdk_sesv2::Client::new(sdk), config.sender_email),
         texter: SnsTexter::new(aws_sdk_sns::Client::new(sdk)),
-        scheduler,
         queue: SqsQueue::new(aws_sdk_sqs::Client::new(sdk), config.webhook_queue_url),
         clock: SystemClock,
         public_base_url: config.public_base_url,
         test_mode_delivery: config.test_mode_delivery,
         reminder_offsets: config.reminder_offsets,
     }
-}
-
-/// `publish-events`' second pass: the invite SMS and the reminder schedules.
-pub fn publish_reach(
-    config: ReachConfig,
-    schedules: ReminderSchedules,
-    sdk: &SdkConfig,
-) -> Reach<EventBridgeScheduler> {
-    let scheduler = EventBridgeScheduler::new(
-        aws_sdk_scheduler::Client::new(sdk),
-        schedules.group,
-        schedules.target_arn,
-        schedules.role_arn,
-    );
-    reach_with(config, sdk, scheduler)
-}
-
-/// `send-reminders`.
-pub fn send_reminders(config: ReachConfig, sdk: &SdkConfig) -> Reach<NoSchedules> {
-    reach_with(config, sdk, NoSchedules)
 }

@@ -22,9 +22,9 @@ use shared::domain::{
 };
 use shared::handlers::api::ApiDeps;
 use shared::handlers::publish_events::{OutboxDeps, send_tenant_email_of};
-use shared::handlers::reach_events::{ReachDeps, ReminderPayload, reach_new_verification};
+use shared::handlers::reach_events::{ReminderPayload, invite_sms, reminder_schedules};
 use shared::handlers::resend_verification::resend_verification;
-use shared::handlers::send_reminders::send_reminders;
+use shared::handlers::send_reminders::{ReachDeps, send_reminders};
 use shared::handlers::tenant_portal::{PortalDeps, tenant_portal};
 use shared::http::ApiRequest;
 use shared::ports::store::prelude::*;
@@ -215,15 +215,21 @@ impl Rig {
         self.store.get_verification(id).await.unwrap().unwrap()
     }
 
-    fn outbox_deps(&self, outbox: &Outbox) -> OutboxDeps<MemoryStore, Outbox, Outbox, ManualClock> {
+    fn outbox_deps(
+        &self,
+        outbox: &Outbox,
+    ) -> OutboxDeps<MemoryStore, Outbox, Outbox, Outbox, Outbox, ManualClock> {
         OutboxDeps {
             store: self.store.clone(),
             mailer: outbox.clone(),
+            texter: outbox.clone(),
+            scheduler: outbox.clone(),
             queue: outbox.clone(),
             retry_queue: outbox.clone(),
             clock: self.clock.clone(),
             public_base_url: "https://verify.example.com".into(),
             test_mode_delivery: TestModeDelivery::Suppress,
+            reminder_offsets: DEFAULT_REMINDER_OFFSETS.to_vec(),
             retry_backoff: vec![60],
         }
     }
@@ -231,12 +237,11 @@ impl Rig {
     fn reach_deps(
         &self,
         outbox: &Outbox,
-    ) -> ReachDeps<MemoryStore, Outbox, Outbox, Outbox, Outbox, ManualClock> {
+    ) -> ReachDeps<MemoryStore, Outbox, Outbox, Outbox, ManualClock> {
         ReachDeps {
             store: self.store.clone(),
             mailer: outbox.clone(),
             texter: outbox.clone(),
-            scheduler: outbox.clone(),
             queue: outbox.clone(),
             clock: self.clock.clone(),
             public_base_url: "https://verify.example.com".into(),
@@ -269,10 +274,13 @@ async fn no_invite_sms_and_no_reminder_reach_a_cancelled_households_member() {
     let rig = rig().await;
     let outbox = Outbox::default();
     let deps = rig.reach_deps(&outbox);
+    let outbox_deps = rig.outbox_deps(&outbox);
     let (open, cancelled) = (&rig.open, &rig.cancelled);
-    // The invite SMS (the stream's INSERT).
-    reach_new_verification(&deps, open).await.unwrap();
-    reach_new_verification(&deps, cancelled).await.unwrap();
+    // The invite SMS and the schedules (the stream's INSERT).
+    for v in [open, cancelled] {
+        invite_sms(&outbox_deps, v).await.unwrap();
+        reminder_schedules(&outbox_deps, v).await.unwrap();
+    }
     assert_eq!(outbox.sms_to(open.sms_phone.as_deref().unwrap()), 1);
     assert_eq!(outbox.sms_to(cancelled.sms_phone.as_deref().unwrap()), 0);
     // The 72 h reminder (e-mail and SMS): Ok, nothing sent, nothing written.

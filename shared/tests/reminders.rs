@@ -1,26 +1,30 @@
 //! Reminders and SMS with in-memory fakes and an injected clock: when the schedules fall, that
 //! each message goes out once (redelivered invocations, duplicate stream records, races, a failed
-//! send and a crashed attempt included), that a reminder's webhook is not lost when its mark and
-//! its queueing fail, and that nothing goes out after completion,
-//! cancellation or expiry. The same on the real wire (moto's Scheduler, SES and SNS) is in
-//! `infra/devstack/tests/reminders.rs`.
+//! send and a crashed attempt included), that a failed SMS or schedule goes to the retry queue
+//! while the batch goes on, that a reminder's webhook is not lost when its mark and its queueing
+//! fail, and that nothing goes out after completion, cancellation or expiry. The same on the real
+//! wire (moto's Scheduler, SES and SNS) is in `infra/devstack/tests/reminders.rs`.
 
 use std::sync::{Arc, Mutex};
 
+use aws_lambda_events::event::dynamodb::{Event, EventRecord};
+use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
+use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use shared::adapters::testing::{
     ArmedFaults, FaultyStore, ManualClock, MemoryStore, StoreOp, active_account,
 };
 use shared::config::TestModeDelivery;
 use shared::domain::reach::{DEFAULT_REMINDER_OFFSETS, Notice, SmsReach};
+use shared::domain::secrets::sha256_hex;
 use shared::domain::{
     Mode, NewVerificationInput, Status, Transition, VERIFICATION_LIFETIME, Verification,
 };
-use shared::handlers::reach_events::{
-    NOTICE_LEASE, ReachDeps, ReachError, ReminderPayload, merge_responses, reach_events,
-    reach_new_verification,
-};
-use shared::handlers::send_reminders::send_reminders;
+use shared::handlers::notices::{NOTICE_LEASE, ReachError};
+use shared::handlers::publish_events::{OutboxDeps, publish_events};
+use shared::handlers::reach_events::ReminderPayload;
+use shared::handlers::retry_events::retry_events;
+use shared::handlers::send_reminders::{ReachDeps, send_reminders};
 use shared::ports::store::prelude::*;
 use shared::ports::{
     Clock, Email, MailError, Mailer, NoticeClaim, NoticeStore, OneTimeSchedule, Queue, Scheduler,
@@ -110,7 +114,8 @@ impl Queue for Outbox {
     }
 }
 
-type Deps = ReachDeps<MemoryStore, Outbox, Outbox, Outbox, Outbox, ManualClock>;
+type Deps = ReachDeps<MemoryStore, Outbox, Outbox, Outbox, ManualClock>;
+type Publish = OutboxDeps<MemoryStore, Outbox, Outbox, Outbox, Outbox, ManualClock>;
 
 async fn setup(input: NewVerificationInput, mode: Mode) -> (Deps, Outbox, Verification) {
     let store = MemoryStore::new();
@@ -124,7 +129,6 @@ async fn setup(input: NewVerificationInput, mode: Mode) -> (Deps, Outbox, Verifi
         store,
         mailer: outbox.clone(),
         texter: outbox.clone(),
-        scheduler: outbox.clone(),
         queue: outbox.clone(),
         clock: ManualClock::at(created()),
         public_base_url: "https://verify.example.com".into(),
@@ -132,6 +136,90 @@ async fn setup(input: NewVerificationInput, mode: Mode) -> (Deps, Outbox, Verifi
         reminder_offsets: DEFAULT_REMINDER_OFFSETS.to_vec(),
     };
     (deps, outbox, v)
+}
+
+/// `publish-events` and `retry-events` over the same store, clock and fakes; their retry queue
+/// is `retries` (its `webhooks` are the waiting messages' bodies).
+fn outbox_deps(deps: &Deps, outbox: &Outbox, retries: &Outbox) -> Publish {
+    OutboxDeps {
+        store: deps.store.clone(),
+        mailer: outbox.clone(),
+        texter: outbox.clone(),
+        scheduler: outbox.clone(),
+        queue: outbox.clone(),
+        retry_queue: retries.clone(),
+        clock: deps.clock.clone(),
+        public_base_url: deps.public_base_url.clone(),
+        test_mode_delivery: deps.test_mode_delivery,
+        reminder_offsets: deps.reminder_offsets.clone(),
+        retry_backoff: vec![60],
+    }
+}
+
+/// One batch of stream records through `publish-events`.
+async fn publish<S: Store + NoticeStore>(
+    deps: &OutboxDeps<S, Outbox, Outbox, Outbox, Outbox, ManualClock>,
+    records: Vec<EventRecord>,
+) -> DynamoDbEventResponse {
+    let mut event = Event::default();
+    event.records = records;
+    publish_events(deps, event).await
+}
+
+/// `v`'s INSERT record through `publish-events` once, which hands nothing to the retry queue.
+async fn publish_insert_handing_off_nothing(deps: &Deps, outbox: &Outbox, v: &Verification) {
+    let retries = Outbox::default();
+    let response = publish(
+        &outbox_deps(deps, outbox, &retries),
+        vec![insert_record(v, "1")],
+    )
+    .await;
+    assert!(response.batch_item_failures.is_empty());
+    assert!(waiting_work(&retries).is_empty());
+}
+
+/// Hands every message waiting on `retries` to `retry-events` once; what failed again waits on.
+/// Returns how many were handed over.
+async fn retry_pass<S: Store + NoticeStore>(
+    deps: &OutboxDeps<S, Outbox, Outbox, Outbox, Outbox, ManualClock>,
+    retries: &Outbox,
+) -> usize {
+    let bodies = std::mem::take(&mut *retries.webhooks.lock().unwrap());
+    let mut event = SqsEvent::default();
+    for (i, body) in bodies.iter().enumerate() {
+        let mut message = SqsMessage::default();
+        message.message_id = Some(i.to_string());
+        message.body = Some(body.clone());
+        event.records.push(message);
+    }
+    let response = retry_events(deps, event).await;
+    let mut waiting = retries.webhooks.lock().unwrap();
+    for failed in response.batch_item_failures {
+        waiting.push(bodies[failed.item_identifier.parse::<usize>().unwrap()].clone());
+    }
+    bodies.len()
+}
+
+/// The kinds of work waiting on the retry queue.
+fn waiting_work(retries: &Outbox) -> Vec<String> {
+    retries
+        .webhooks
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|b| serde_json::from_str::<serde_json::Value>(b).unwrap()["work"]["kind"].to_string())
+        .map(|k| k.trim_matches('"').to_string())
+        .collect()
+}
+
+/// The hash of the token in the tenant link `text` carries.
+fn link_hash(text: &str) -> String {
+    let link = text
+        .split_whitespace()
+        .find(|w| w.contains("/t/"))
+        .expect("a tenant link");
+    let token = link.rsplit('/').next().unwrap();
+    sha256_hex(token.as_bytes())
 }
 
 fn with_phone() -> NewVerificationInput {
@@ -155,10 +243,14 @@ fn payload(v: &Verification, label: &str) -> ReminderPayload {
 #[tokio::test]
 async fn a_new_verification_gets_two_schedules_and_one_invite_sms_however_often_the_record_comes() {
     let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    let retries = Outbox::default();
+    let publisher = outbox_deps(&deps, &outbox, &retries);
     // moto emits two INSERT records for one create; a redelivered batch brings it again.
-    for _ in 0..3 {
-        reach_new_verification(&deps, &v).await.unwrap();
+    for seq in ["1", "2", "3"] {
+        let response = publish(&publisher, vec![insert_record(&v, seq)]).await;
+        assert!(response.batch_item_failures.is_empty());
     }
+    assert!(waiting_work(&retries).is_empty());
     let schedules = outbox.schedules.lock().unwrap().clone();
     let at: Vec<_> = schedules.iter().map(|s| s.at).collect();
     assert_eq!(
@@ -192,7 +284,13 @@ async fn a_new_verification_gets_two_schedules_and_one_invite_sms_however_often_
         .unwrap()
         .unwrap();
     assert_eq!(stored.notices_sent, vec![Notice::InviteSms.key()]);
-    assert_eq!(stored.token_hashes.len(), v.token_hashes.len() + 1);
+    assert_eq!(stored.token_hashes, v.token_hashes);
+    assert_eq!(
+        stored.message_links.get(&Notice::InviteSms.key()),
+        Some(&link_hash(&sms[0].text)),
+        "the SMS link is bound as the invite SMS's own"
+    );
+    assert!(stored.binds_link(&link_hash(&sms[0].text)));
 }
 
 #[tokio::test]
@@ -202,19 +300,20 @@ async fn reminders_false_schedules_nothing_and_an_unusable_number_is_not_texted(
     input.sms_phone = None;
     input.sms = Some(SmsReach::Unusable);
     let (deps, outbox, v) = setup(input, Mode::Live).await;
-    reach_new_verification(&deps, &v).await.unwrap();
+    publish_insert_handing_off_nothing(&deps, &outbox, &v).await;
     assert!(outbox.schedules.lock().unwrap().is_empty());
     assert_eq!(outbox.sms(), 0);
+    assert_eq!(outbox.emails(), 1, "the invite e-mail still goes out");
     // Even a stray invocation sends no reminder when they are off.
     deps.clock.advance(Duration::hours(100));
     send_reminders(&deps, payload(&v, "72h")).await.unwrap();
-    assert_eq!(outbox.emails(), 0);
+    assert_eq!(outbox.emails(), 1, "no reminder e-mail");
 }
 
 #[tokio::test]
 async fn test_mode_reaches_nobody_on_a_deployed_stack() {
     let (deps, outbox, v) = setup(with_phone(), Mode::Test).await;
-    reach_new_verification(&deps, &v).await.unwrap();
+    publish_insert_handing_off_nothing(&deps, &outbox, &v).await;
     deps.clock.advance(Duration::hours(96));
     send_reminders(&deps, payload(&v, "72h")).await.unwrap();
     assert_eq!((outbox.sms(), outbox.emails()), (0, 0));
@@ -234,7 +333,6 @@ async fn a_reminders_webhook_is_stored_before_it_is_queued_and_a_failed_store_is
         },
         mailer: outbox.clone(),
         texter: outbox.clone(),
-        scheduler: outbox.clone(),
         queue: outbox.clone(),
         clock: deps.clock.clone(),
         public_base_url: deps.public_base_url.clone(),
@@ -345,7 +443,6 @@ fn faulty(deps: &Deps, outbox: &Outbox, faults: &ArmedFaults) -> FaultyDeps {
         },
         mailer: outbox.clone(),
         texter: outbox.clone(),
-        scheduler: outbox.clone(),
         queue: outbox.clone(),
         clock: deps.clock.clone(),
         public_base_url: deps.public_base_url.clone(),
@@ -355,7 +452,7 @@ fn faulty(deps: &Deps, outbox: &Outbox, faults: &ArmedFaults) -> FaultyDeps {
 }
 
 type FaultyDeps =
-    ReachDeps<FaultyStore<MemoryStore, ArmedFaults>, Outbox, Outbox, Outbox, Outbox, ManualClock>;
+    ReachDeps<FaultyStore<MemoryStore, ArmedFaults>, Outbox, Outbox, Outbox, ManualClock>;
 
 fn webhook_ids(outbox: &Outbox) -> Vec<String> {
     outbox
@@ -539,7 +636,8 @@ async fn an_in_progress_verification_is_still_reminded_but_not_re_invited() {
         .unwrap()
         .unwrap();
     assert_eq!(stored.status, Status::InProgress);
-    reach_new_verification(&deps, &v).await.unwrap();
+    // The INSERT record's image is still pending; the claim reads the stored status.
+    publish_insert_handing_off_nothing(&deps, &outbox, &v).await;
     assert_eq!(outbox.sms(), 0, "the tenant started: no invite SMS");
     deps.clock.advance(Duration::hours(96));
     send_reminders(&deps, payload(&v, "72h")).await.unwrap();
@@ -611,71 +709,21 @@ async fn an_unknown_point_sends_nothing() {
 }
 
 /// A stream record of `v`'s insert, as publish-events receives it.
-fn insert_record(v: &Verification, seq: &str) -> aws_lambda_events::event::dynamodb::EventRecord {
+fn insert_record(v: &Verification, seq: &str) -> EventRecord {
     let mut item: serde_dynamo::Item = serde_dynamo::to_item(v).unwrap();
     item.insert(
         "SK".into(),
         serde_dynamo::AttributeValue::S("VERIFICATION".into()),
     );
-    let mut record = aws_lambda_events::event::dynamodb::EventRecord::default();
+    let mut record = EventRecord::default();
     record.event_name = "INSERT".into();
     record.change.new_image = item;
     record.change.sequence_number = Some(seq.into());
     record
 }
 
-#[tokio::test]
-async fn a_failed_schedule_reports_the_record_and_its_redelivery_finishes_the_work_once() {
-    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
-    *outbox.failing_schedules.lock().unwrap() = 1;
-    let mut event = aws_lambda_events::event::dynamodb::Event::default();
-    event.records = vec![insert_record(&v, "1"), insert_record(&v, "2")];
-    let first = reach_events(&deps, &event).await;
-    let failed: Vec<_> = first
-        .batch_item_failures
-        .iter()
-        .map(|f| f.item_identifier.clone())
-        .collect();
-    assert_eq!(
-        failed,
-        vec![Some("1".to_string())],
-        "reported, not acknowledged"
-    );
-    // The stream hands the batch again from the failed record: the work is done, once.
-    let again = reach_events(&deps, &event).await;
-    assert!(again.batch_item_failures.is_empty());
-    assert_eq!(outbox.schedules.lock().unwrap().len(), 2);
-    assert_eq!(outbox.sms(), 1);
-    // One answer for both passes: the earliest reported record.
-    let mut mailed = aws_lambda_events::event::streams::DynamoDbEventResponse::default();
-    let mut late = aws_lambda_events::event::streams::DynamoDbBatchItemFailure::default();
-    late.item_identifier = Some("2".into());
-    mailed.batch_item_failures.push(late);
-    let merged = merge_responses(&event, [mailed, first]);
-    assert_eq!(merged.batch_item_failures.len(), 1);
-    assert_eq!(
-        merged.batch_item_failures[0].item_identifier.as_deref(),
-        Some("1")
-    );
-}
-
-#[tokio::test]
-async fn a_transient_sms_failure_of_the_invite_is_retried_by_the_stream_without_a_second_text() {
-    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
-    *outbox.failing_sms.lock().unwrap() = 1;
-    assert!(reach_new_verification(&deps, &v).await.is_err());
-    assert_eq!(outbox.sms(), 0);
-    reach_new_verification(&deps, &v).await.unwrap();
-    reach_new_verification(&deps, &v).await.unwrap();
-    assert_eq!(outbox.sms(), 1);
-}
-
 /// A stream record of `old` becoming `new`, as publish-events receives it.
-fn modify_record(
-    old: &Verification,
-    new: &Verification,
-    seq: &str,
-) -> aws_lambda_events::event::dynamodb::EventRecord {
+fn modify_record(old: &Verification, new: &Verification, seq: &str) -> EventRecord {
     let mut record = insert_record(new, seq);
     record.event_name = "MODIFY".into();
     record.change.old_image = insert_record(old, seq).change.new_image;
@@ -683,41 +731,114 @@ fn modify_record(
 }
 
 #[tokio::test]
+async fn a_failed_schedule_goes_to_the_retry_queue_and_the_batch_goes_on_without_redoing_work() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    // Another verification of the batch, cancelled: its webhook must not wait on the schedule.
+    let other = Verification::new_pending(
+        ACCOUNT,
+        Mode::Live,
+        without_phone(),
+        created(),
+        VERIFICATION_LIFETIME,
+    );
+    deps.store
+        .create_verification(&other, None, None)
+        .await
+        .unwrap();
+    let mut cancelled = other.clone();
+    cancelled.status = Status::Expired;
+    cancelled.cancelled_at = Some(created());
+    let retries = Outbox::default();
+    let publisher = outbox_deps(&deps, &outbox, &retries);
+    *outbox.failing_schedules.lock().unwrap() = 1;
+    let response = publish(
+        &publisher,
+        vec![
+            insert_record(&v, "1"),
+            modify_record(&other, &cancelled, "2"),
+        ],
+    )
+    .await;
+    assert!(
+        response.batch_item_failures.is_empty(),
+        "acknowledged: the failed schedule waits on the retry queue"
+    );
+    assert_eq!(waiting_work(&retries), vec!["reminder_schedules"]);
+    // Everything else of the batch is done: the e-mail, the SMS, the other's webhook.
+    assert_eq!((outbox.emails(), outbox.sms()), (1, 1));
+    assert_eq!(webhook_ids(&outbox).len(), 1);
+    assert!(outbox.schedules.lock().unwrap().is_empty());
+    // The retry creates both schedules; nothing that went out is done again.
+    assert_eq!(retry_pass(&publisher, &retries).await, 1);
+    assert!(waiting_work(&retries).is_empty());
+    assert_eq!(outbox.schedules.lock().unwrap().len(), 2);
+    assert_eq!((outbox.emails(), outbox.sms()), (1, 1));
+    assert_eq!(webhook_ids(&outbox).len(), 1);
+}
+
+#[tokio::test]
+async fn a_transient_sms_failure_of_the_invite_is_retried_from_the_queue_without_a_second_text() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    let retries = Outbox::default();
+    let publisher = outbox_deps(&deps, &outbox, &retries);
+    *outbox.failing_sms.lock().unwrap() = 3;
+    let response = publish(&publisher, vec![insert_record(&v, "1")]).await;
+    assert!(response.batch_item_failures.is_empty());
+    assert_eq!(waiting_work(&retries), vec!["invite_sms"]);
+    assert_eq!(outbox.sms(), 0);
+    assert_eq!(
+        (outbox.emails(), outbox.schedules.lock().unwrap().len()),
+        (1, 2)
+    );
+    // Two retries fail too and wait on; the third texts.
+    for _ in 0..2 {
+        retry_pass(&publisher, &retries).await;
+        assert_eq!(waiting_work(&retries), vec!["invite_sms"]);
+    }
+    retry_pass(&publisher, &retries).await;
+    assert!(waiting_work(&retries).is_empty());
+    // A redelivered record and a stray retry text nothing more.
+    publish(&publisher, vec![insert_record(&v, "2")]).await;
+    assert_eq!(outbox.sms(), 1);
+    assert_eq!(outbox.emails(), 1);
+    let stored = deps.store.get_verification(v.verification_id).await;
+    let stored = stored.unwrap().unwrap();
+    let sms = outbox.sms.lock().unwrap()[0].clone();
+    assert_eq!(
+        stored.message_links.get("invite_sms"),
+        Some(&link_hash(&sms.text)),
+        "the link that went out is the one bound"
+    );
+    assert_eq!(stored.message_links.len(), 2, "the e-mail's and the SMS's");
+}
+
+#[tokio::test]
 async fn a_resent_invite_is_texted_once_per_round_and_other_changes_text_nothing() {
     let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
-    reach_new_verification(&deps, &v).await.unwrap();
+    let retries = Outbox::default();
+    let publisher = outbox_deps(&deps, &outbox, &retries);
+    publish(&publisher, vec![insert_record(&v, "0")]).await;
     assert_eq!(outbox.sms(), 1, "the first invite");
     // A change that is not a resend (the tenant started) texts nothing.
     let mut started = v.clone();
     started.status = Status::InProgress;
-    let mut event = aws_lambda_events::event::dynamodb::Event::default();
-    event.records = vec![modify_record(&v, &started, "1")];
-    assert!(
-        reach_events(&deps, &event)
-            .await
-            .batch_item_failures
-            .is_empty()
-    );
+    let response = publish(&publisher, vec![modify_record(&v, &started, "1")]).await;
+    assert!(response.batch_item_failures.is_empty());
     assert_eq!(outbox.sms(), 1);
     // Round 1, its record delivered twice: one text with a fresh link.
     let mut resent = v.clone();
     resent.invite_round = 1;
-    event.records = vec![
-        modify_record(&v, &resent, "2"),
-        modify_record(&v, &resent, "3"),
-    ];
-    assert!(
-        reach_events(&deps, &event)
-            .await
-            .batch_item_failures
-            .is_empty()
-    );
-    assert!(
-        reach_events(&deps, &event)
-            .await
-            .batch_item_failures
-            .is_empty()
-    );
+    let round_one = || {
+        vec![
+            modify_record(&v, &resent, "2"),
+            modify_record(&v, &resent, "3"),
+        ]
+    };
+    for _ in 0..2 {
+        let response = publish(&publisher, round_one()).await;
+        assert!(response.batch_item_failures.is_empty());
+    }
+    assert!(waiting_work(&retries).is_empty());
     let sms = outbox.sms.lock().unwrap().clone();
     assert_eq!(
         sms.len(),
@@ -731,11 +852,18 @@ async fn a_resent_invite_is_texted_once_per_round_and_other_changes_text_nothing
             .starts_with("Acme Rentals asks you to verify your income for 12 Elm St: ")
     );
     assert!(sms[1].text.ends_with("Reply STOP to opt out."));
+    // Both links open the verification, each bound as its own message's.
+    let stored = deps.store.get_verification(v.verification_id).await;
+    let stored = stored.unwrap().unwrap();
+    assert_eq!(
+        stored.message_links.get("resent_1_sms"),
+        Some(&link_hash(&sms[1].text))
+    );
+    assert!(stored.binds_link(&link_hash(&sms[0].text)));
     // Round 2 is texted too; a closed verification's round is not.
     let mut second = resent.clone();
     second.invite_round = 2;
-    event.records = vec![modify_record(&resent, &second, "4")];
-    reach_events(&deps, &event).await;
+    publish(&publisher, vec![modify_record(&resent, &second, "4")]).await;
     assert_eq!(outbox.sms(), 3);
     deps.store
         .transition(&v, &Transition::Cancel, created())
@@ -743,7 +871,54 @@ async fn a_resent_invite_is_texted_once_per_round_and_other_changes_text_nothing
         .unwrap();
     let mut third = second.clone();
     third.invite_round = 3;
-    event.records = vec![modify_record(&second, &third, "5")];
-    reach_events(&deps, &event).await;
+    publish(&publisher, vec![modify_record(&second, &third, "5")]).await;
     assert_eq!(outbox.sms(), 3, "nothing after cancellation");
+    assert!(waiting_work(&retries).is_empty());
+}
+
+#[tokio::test]
+async fn an_sms_whose_claim_was_not_given_back_waits_for_its_lease_and_is_not_dropped() {
+    let (deps, outbox, v) = setup(with_phone(), Mode::Live).await;
+    let retries = Outbox::default();
+    let faults = ArmedFaults::default();
+    let plain = outbox_deps(&deps, &outbox, &retries);
+    let publisher = OutboxDeps {
+        store: FaultyStore {
+            inner: deps.store.clone(),
+            faults: faults.clone(),
+        },
+        mailer: plain.mailer,
+        texter: plain.texter,
+        scheduler: plain.scheduler,
+        queue: plain.queue,
+        retry_queue: plain.retry_queue,
+        clock: plain.clock,
+        public_base_url: plain.public_base_url,
+        test_mode_delivery: plain.test_mode_delivery,
+        reminder_offsets: plain.reminder_offsets,
+        retry_backoff: plain.retry_backoff,
+    };
+    // SNS fails once, and the claim cannot be given back: its lease stays live two minutes.
+    *outbox.failing_sms.lock().unwrap() = 1;
+    faults.down(StoreOp::ReleaseNotice);
+    let response = publish(&publisher, vec![insert_record(&v, "1")]).await;
+    assert!(response.batch_item_failures.is_empty());
+    assert_eq!(waiting_work(&retries), vec!["invite_sms"]);
+    // The first retry comes within the lease: not done, so the piece waits on.
+    deps.clock.advance(Duration::minutes(1));
+    retry_pass(&publisher, &retries).await;
+    assert_eq!(
+        waiting_work(&retries),
+        vec!["invite_sms"],
+        "held is not done"
+    );
+    assert_eq!(outbox.sms(), 0);
+    // After the lease, the retry takes the claim over and texts, once.
+    deps.clock.advance(NOTICE_LEASE);
+    retry_pass(&publisher, &retries).await;
+    assert!(waiting_work(&retries).is_empty());
+    assert_eq!(outbox.sms(), 1);
+    publish(&publisher, vec![insert_record(&v, "2")]).await;
+    assert_eq!(outbox.sms(), 1);
+    assert!(waiting_work(&retries).is_empty());
 }

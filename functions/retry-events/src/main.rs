@@ -1,6 +1,7 @@
 //! SQS consumer of the retry queue: redoes outbox work that failed (tenant e-mail, webhook
-//! enqueue) with a growing back-off, reporting only what failed again.
-// The retry future nests the whole outbox path (store, SES, SQS futures) in one type.
+//! enqueue, invite SMS, reminder schedules, household work) with a growing back-off, reporting
+//! only what failed again.
+// The retry future nests the whole outbox path (store, SES, SNS, Scheduler, SQS) in one type.
 #![recursion_limit = "256"]
 
 use aws_lambda_events::event::sqs::SqsEvent;

@@ -71,8 +71,8 @@ pub const LOCAL_REMINDER_FUNCTION_ARN: &str =
 /// The stream and queue functions' dependencies, wired to the local resources.
 pub struct Workers {
     pub outbox: pump::Outbox,
-    /// `publish-events`' second pass (invite SMS, reminder schedules) and `send-reminders`
-    /// (the local stack sends test-mode SMS to moto, as its e-mails).
+    /// `send-reminders` (the local stack sends test-mode SMS to moto, as its e-mails; the outbox's
+    /// invite SMS and reminder schedules are the outbox's).
     pub reach: pump::Reach,
     pub expiry: pump::Expiry,
     pub delivery: pump::Delivery,
@@ -96,8 +96,14 @@ impl Workers {
                 webhook_queue_url: created.webhook_queue_url.clone(),
                 retry_queue_url: created.retry_queue_url.clone(),
                 public_base_url: base_url.to_string(),
-                // The local stack shows every e-mail, test mode included.
+                // The local stack shows every e-mail and SMS, test mode included.
                 test_mode_delivery: TestModeDelivery::Send,
+                schedules: ReminderSchedules {
+                    group: names.schedule_group.clone(),
+                    target_arn: LOCAL_REMINDER_FUNCTION_ARN.to_string(),
+                    role_arn: names.scheduler_role_arn.clone(),
+                },
+                reminder_offsets: shared::domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
             },
             sdk,
         );
@@ -127,12 +133,7 @@ impl Workers {
             test_mode_delivery: TestModeDelivery::Send,
             reminder_offsets: shared::domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
         };
-        let schedules = ReminderSchedules {
-            group: names.schedule_group.clone(),
-            target_arn: LOCAL_REMINDER_FUNCTION_ARN.to_string(),
-            role_arn: names.scheduler_role_arn.clone(),
-        };
-        let reach = wiring::publish_reach(reach_config, schedules, sdk);
+        let reach = wiring::send_reminders(reach_config, sdk);
         Workers {
             outbox,
             reach,

@@ -117,8 +117,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         &local_origins,
     );
     workers.outbox.retry_backoff = shared::handlers::retry_events::DEFAULT_RETRY_BACKOFF.to_vec();
-    workers.reach.reminder_offsets =
-        shared::config::parse_offsets(args.reminder_offsets_seconds.as_deref())?;
+    let offsets = shared::config::parse_offsets(args.reminder_offsets_seconds.as_deref())?;
+    workers.outbox.reminder_offsets = offsets.clone();
+    workers.reach.reminder_offsets = offsets;
     let workers = Arc::new(workers);
     let ttl = TtlDeletions::default();
     let mut pump = StreamPump::new(&sdk, &names.table, ttl.clone()).await?;
@@ -126,11 +127,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tokio::spawn(async move {
         loop {
             if let Err(e) = pump
-                .pump_reaching(
-                    &stream_workers.outbox,
-                    Some(&stream_workers.reach),
-                    &stream_workers.expiry,
-                )
+                .pump_once(&stream_workers.outbox, &stream_workers.expiry)
                 .await
             {
                 tracing::warn!(error = %e, "stream pump");

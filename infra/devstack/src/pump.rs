@@ -14,18 +14,17 @@ use aws_sdk_dynamodbstreams::types::{AttributeValue, ShardIteratorType};
 use base64::Engine;
 use serde_json::{Value, json};
 use shared::adapters::dynamo::{DynamoStore, schema};
-use shared::adapters::ses::SesMailer;
 use shared::adapters::sqs::SqsQueue;
 use shared::handlers::deliver_webhook::DeliveryDeps;
 use shared::handlers::expire_verifications::{ExpiryDeps, TTL_PRINCIPAL};
 use shared::handlers::publish_events::OutboxDeps;
 use shared::ports::store::prelude::*;
-use shared::ports::{Clock, Mailer, Queue, SystemClock};
+use shared::ports::{Clock, Mailer, NoticeStore, Queue, Scheduler, SystemClock, Texter};
 
-pub type Outbox = OutboxDeps<DynamoStore, SesMailer, SqsQueue, SystemClock>;
+pub type Outbox = shared::wiring::Outbox;
 pub type Expiry = ExpiryDeps<DynamoStore, SystemClock>;
 pub type Delivery = DeliveryDeps<DynamoStore, SqsQueue, SystemClock>;
-pub type Reach = shared::wiring::Reach<shared::adapters::scheduler::EventBridgeScheduler>;
+pub type Reach = shared::wiring::Reach;
 
 /// template.yaml, read at build time: the pump filters with the very patterns AWS will use.
 const TEMPLATE: &str = include_str!("../../../template.yaml");
@@ -251,31 +250,16 @@ impl StreamPump {
 
     /// Reads new records and runs each stream function on the ones its filter lets through, after
     /// the records it failed last time. Returns how many records were handed to a function.
-    pub async fn pump_once<S, M, Q, C>(
+    pub async fn pump_once<S, M, T, R, Q, C>(
         &mut self,
-        outbox: &OutboxDeps<S, M, Q, C>,
+        outbox: &OutboxDeps<S, M, T, R, Q, C>,
         expiry: &Expiry,
     ) -> Result<usize, String>
     where
-        S: Store,
+        S: Store + NoticeStore,
         M: Mailer,
-        Q: Queue,
-        C: Clock,
-    {
-        self.pump_reaching(outbox, None, expiry).await
-    }
-
-    /// `pump_once` with `publish-events`' second pass (invite SMS, reminder schedules), as the
-    /// deployed function runs it.
-    pub async fn pump_reaching<S, M, Q, C>(
-        &mut self,
-        outbox: &OutboxDeps<S, M, Q, C>,
-        reach: Option<&Reach>,
-        expiry: &Expiry,
-    ) -> Result<usize, String>
-    where
-        S: Store,
-        M: Mailer,
+        T: Texter,
+        R: Scheduler,
         Q: Queue,
         C: Clock,
     {
@@ -293,17 +277,8 @@ impl StreamPump {
         to_expiry.extend(pick(&self.expiry_filters));
         let handed = to_outbox.len() + to_expiry.len();
         if !to_outbox.is_empty() {
-            self.outbox_backlog = run_batch(to_outbox, |batch| async move {
-                let mailed =
-                    shared::handlers::publish_events::publish_events(outbox, batch.clone()).await;
-                match reach {
-                    Some(reach) => {
-                        let reached =
-                            shared::handlers::reach_events::reach_events(reach, &batch).await;
-                        shared::handlers::reach_events::merge_responses(&batch, [mailed, reached])
-                    }
-                    None => mailed,
-                }
+            self.outbox_backlog = run_batch(to_outbox, |batch| {
+                shared::handlers::publish_events::publish_events(outbox, batch)
             })
             .await;
         }

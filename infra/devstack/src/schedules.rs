@@ -8,7 +8,8 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
-use shared::handlers::reach_events::{ReachDeps, ReminderPayload};
+use shared::handlers::reach_events::ReminderPayload;
+use shared::handlers::send_reminders::ReachDeps;
 use shared::ports::store::prelude::*;
 use shared::ports::{Clock, Mailer, NoticeStore, Queue, Texter};
 
@@ -24,10 +25,10 @@ pub fn at_time(expression: &str) -> Option<DateTime<Utc>> {
 }
 
 /// Fires the reminder schedules of `group` that are due at `now`. Returns how many it invoked.
-pub async fn pump_schedules_once<S, M, T, R, Q, C>(
+pub async fn pump_schedules_once<S, M, T, Q, C>(
     client: &aws_sdk_scheduler::Client,
     group: &str,
-    reach: &ReachDeps<S, M, T, R, Q, C>,
+    reach: &ReachDeps<S, M, T, Q, C>,
     attempts: &mut HashMap<String, u32>,
     now: DateTime<Utc>,
 ) -> Result<usize, String>

@@ -113,12 +113,7 @@ impl RoundTripCounter {
     }
 }
 
-type Outbox = OutboxDeps<
-    DynamoStore,
-    shared::adapters::ses::SesMailer,
-    shared::adapters::sqs::SqsQueue,
-    shared::ports::SystemClock,
->;
+type Outbox = shared::wiring::Outbox;
 
 /// The local stack's outbox, over a DynamoDB client that counts its round trips.
 fn counted_outbox(env: &common::TestEnv) -> (Outbox, RoundTripCounter) {
@@ -138,16 +133,9 @@ fn counted_outbox(env: &common::TestEnv) -> (Outbox, RoundTripCounter) {
         vec![0],
         &env.webhook_origins,
     );
-    let outbox = workers.outbox;
     let deps = OutboxDeps {
         store,
-        mailer: outbox.mailer,
-        queue: outbox.queue,
-        retry_queue: outbox.retry_queue,
-        clock: outbox.clock,
-        public_base_url: outbox.public_base_url,
-        test_mode_delivery: outbox.test_mode_delivery,
-        retry_backoff: outbox.retry_backoff,
+        ..workers.outbox
     };
     (deps, counter)
 }
@@ -179,9 +167,13 @@ async fn the_tenant_e_mail_costs_two_sequential_round_trips() {
     let (rounds, calls) = counter.take();
     assert_eq!(calls, vec!["GetItem", "TransactWriteItems", "UpdateItem"]);
     assert_eq!(rounds, 2, "sequential DynamoDB round trips around SES");
-    // The token went in with the claim.
+    // The token went in with the claim, as the e-mail's link.
     let stored = env.store.get_verification(id).await.unwrap().unwrap();
-    assert_eq!(stored.token_hashes.len(), image.token_hashes.len() + 1);
+    assert_eq!(stored.token_hashes, image.token_hashes);
+    assert_eq!(
+        stored.message_links.keys().collect::<Vec<_>>(),
+        vec!["invite_email"]
+    );
 
     // The stream delivers the record again: refused with the claim item in the answer.
     send_tenant_email_of(&deps, &image).await.unwrap();
@@ -190,8 +182,8 @@ async fn the_tenant_e_mail_costs_two_sequential_round_trips() {
     assert_eq!(calls, vec!["GetItem", "TransactWriteItems"]);
     assert_eq!(rounds, 1);
     let after = env.store.get_verification(id).await.unwrap().unwrap();
-    assert_eq!(
-        after.token_hashes, stored.token_hashes,
+    assert!(
+        after.token_hashes == stored.token_hashes && after.message_links == stored.message_links,
         "a refused claim binds no token"
     );
 }
@@ -231,6 +223,7 @@ async fn a_retry_reads_first_and_a_stale_image_sends_nothing() {
     assert_eq!(rounds, 1);
     let after = env.store.get_verification(id).await.unwrap().unwrap();
     assert_eq!(after.token_hashes, image.token_hashes);
+    assert!(after.message_links.is_empty(), "nothing bound");
 }
 
 /// Every call of the adapter asks DynamoDB for its consumed capacity (the bench prices from it),

@@ -188,7 +188,7 @@ async fn check_http_event(function: Function, name: String, file: PathBuf) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_stream_and_queue_event_has_its_effect() {
     let ran = check_all(events_of(|f| !f.is_http()), check_stream_or_queue_event).await;
-    assert!(ran >= 17, "ran {ran} events");
+    assert!(ran >= 20, "ran {ran} events");
 }
 
 /// E-mails moto's SES accepted from `sender` to `to`. Every fixture has the same tenant address and
@@ -247,8 +247,15 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
         .replace("http://127.0.0.1:3001/webhooks", &receiver.url);
     let fixture_email = "fixture.tenant+good@example.com";
     let mails_before = sent_emails_from(&names.sender, fixture_email).await;
-    let texts = || common::sent_sms(devstack::stack::FIXTURE_IN_PROGRESS_SMS);
-    let texts_before = texts().await.len();
+    // Events run at once and share the fixture's number: reminders and invites are told apart.
+    let texts = |reminders: bool| async move {
+        (common::sent_sms(devstack::stack::FIXTURE_IN_PROGRESS_SMS)
+            .await
+            .iter())
+        .filter(|t| t.starts_with("Reminder:") == reminders)
+        .count()
+    };
+    let (reminders_before, invites_before) = (texts(true).await, texts(false).await);
     let expired_id: uuid::Uuid = devstack::stack::FIXTURE_EXPIRED.parse().unwrap();
     let stream_event = || -> Event {
         serde_json::from_str(&raw)
@@ -322,7 +329,27 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
         // The e-mail, the SMS and the webhook.
         "reached" => {
             assert_eq!((mails, queued), (1, 1), "{function}/{name}");
-            assert_eq!(texts().await.len() - texts_before, 1, "{function}/{name}");
+            assert_eq!(texts(true).await - reminders_before, 1, "{function}/{name}");
+        }
+        // An invite SMS, and nothing else.
+        "texted" => {
+            assert_eq!((mails, queued), (0, 0), "{function}/{name}");
+            assert_eq!(texts(false).await - invites_before, 1, "{function}/{name}");
+        }
+        // The pending fixture's two reminder schedules, in this stack's group.
+        "scheduled" => {
+            assert_eq!((mails, queued), (0, 0), "{function}/{name}");
+            let listed = aws_sdk_scheduler::Client::new(&env.sdk)
+                .list_schedules()
+                .group_name(&names.schedule_group)
+                .send()
+                .await
+                .unwrap();
+            let pending = devstack::stack::FIXTURE_PENDING.replace('-', "");
+            let mine = (listed.schedules().iter())
+                .filter(|s| s.name().is_some_and(|n| n.contains(&pending)))
+                .count();
+            assert_eq!(mine, 2, "{function}/{name}");
         }
         "queued" => assert_eq!((mails, queued), (0, 1), "{function}/{name}"),
         "ignored" => {

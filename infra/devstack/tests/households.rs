@@ -19,13 +19,15 @@ use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_retry_once, pump_sqs_once};
 use serde_json::{Value, json};
 use shared::adapters::dynamo::DynamoStore;
+use shared::adapters::scheduler::EventBridgeScheduler;
 use shared::adapters::ses::SesMailer;
+use shared::adapters::sns::SnsTexter;
 use shared::adapters::sqs::SqsQueue;
 use shared::adapters::testing::{ArmedFaults, FaultyStore, StoreOp};
 use shared::config::TestModeDelivery;
 use shared::handlers::publish_events::OutboxDeps;
 use shared::ports::store::prelude::*;
-use shared::ports::{SystemClock, WebhookSecrets};
+use shared::ports::{NoticeStore, SystemClock, WebhookSecrets};
 use uuid::Uuid;
 
 const HOUSEHOLDS: &str = "/api/v1/households";
@@ -91,7 +93,10 @@ async fn rig() -> Rig {
 }
 
 impl Rig {
-    async fn drain<S: Store>(&mut self, outbox: &OutboxDeps<S, SesMailer, SqsQueue, SystemClock>) {
+    async fn drain<S: Store + NoticeStore>(
+        &mut self,
+        outbox: &OutboxDeps<S, SesMailer, SnsTexter, EventBridgeScheduler, SqsQueue, SystemClock>,
+    ) {
         for _ in 0..30 {
             if self
                 .pump
@@ -671,6 +676,8 @@ async fn a_failed_decision_write_is_finished_by_the_retry_queue() {
     let faulty: OutboxDeps<
         FaultyStore<DynamoStore, ArmedFaults>,
         SesMailer,
+        SnsTexter,
+        EventBridgeScheduler,
         SqsQueue,
         SystemClock,
     > = OutboxDeps {
@@ -682,11 +689,14 @@ async fn a_failed_decision_write_is_finished_by_the_retry_queue() {
             aws_sdk_sesv2::Client::new(&rig.env.sdk),
             rig.env.names.sender.clone(),
         ),
+        texter: rig.workers.outbox.texter.clone(),
+        scheduler: rig.workers.outbox.scheduler.clone(),
         queue: SqsQueue::new(sqs.clone(), rig.env.created.webhook_queue_url.clone()),
         retry_queue: SqsQueue::new(sqs.clone(), rig.env.created.retry_queue_url.clone()),
         clock: SystemClock,
         public_base_url: rig.env.base.clone(),
         test_mode_delivery: TestModeDelivery::Send,
+        reminder_offsets: rig.workers.outbox.reminder_offsets.clone(),
         retry_backoff: vec![0],
     };
     rig.drain(&faulty).await;
@@ -750,16 +760,12 @@ async fn a_member_with_a_phone_gets_the_invite_sms_once() {
     let ids: Vec<Uuid> = (created.body["data"]["members"].as_array().unwrap().iter())
         .map(|m| m["verification_id"].as_str().unwrap().parse().unwrap())
         .collect();
-    // Both passes of publish-events, as deployed: e-mail and webhooks, then SMS and schedules;
-    // twice, as a redelivered batch would be.
+    // publish-events, as deployed (e-mail, webhooks, SMS and schedules); twice, as a redelivered
+    // batch would be.
     for _ in 0..2 {
         for _ in 0..20 {
             let handed = (rig.pump)
-                .pump_reaching(
-                    &rig.workers.outbox,
-                    Some(&rig.workers.reach),
-                    &rig.workers.expiry,
-                )
+                .pump_once(&rig.workers.outbox, &rig.workers.expiry)
                 .await
                 .unwrap();
             if handed == 0 {
@@ -1081,6 +1087,8 @@ async fn a_failed_member_cancel_in_the_stream_is_retried_until_every_member_is_c
     let faulty: OutboxDeps<
         FaultyStore<DynamoStore, ArmedFaults>,
         SesMailer,
+        SnsTexter,
+        EventBridgeScheduler,
         SqsQueue,
         SystemClock,
     > = OutboxDeps {
@@ -1092,11 +1100,14 @@ async fn a_failed_member_cancel_in_the_stream_is_retried_until_every_member_is_c
             aws_sdk_sesv2::Client::new(&rig.env.sdk),
             rig.env.names.sender.clone(),
         ),
+        texter: rig.workers.outbox.texter.clone(),
+        scheduler: rig.workers.outbox.scheduler.clone(),
         queue: SqsQueue::new(sqs.clone(), rig.env.created.webhook_queue_url.clone()),
         retry_queue: SqsQueue::new(sqs.clone(), rig.env.created.retry_queue_url.clone()),
         clock: SystemClock,
         public_base_url: rig.env.base.clone(),
         test_mode_delivery: TestModeDelivery::Send,
+        reminder_offsets: rig.workers.outbox.reminder_offsets.clone(),
         retry_backoff: vec![0],
     };
     rig.drain(&faulty).await;

@@ -195,6 +195,7 @@ async fn a_cancelled_households_member_claims_no_email_and_no_notice<S: Store + 
     );
     let after = stored(&store, cancelled.verification_id).await;
     assert_eq!(after.token_hashes, before.token_hashes);
+    assert_eq!(after.message_links, before.message_links, "no link bound");
 
     let reminder = Notice::ReminderEmail("72h".into());
     let lease = at + Duration::minutes(2);
@@ -220,6 +221,7 @@ async fn a_cancelled_households_member_claims_no_email_and_no_notice<S: Store + 
     }
     let after = stored(&store, cancelled.verification_id).await;
     assert_eq!(after.token_hashes, before.token_hashes);
+    assert_eq!(after.message_links, before.message_links, "no link bound");
     assert!(after.notices_sent.is_empty());
     // The member's own condition still speaks first: a notice sent before is `Sent`.
     let reminder = Notice::ReminderEmail("72h".into());

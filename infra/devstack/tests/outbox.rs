@@ -199,12 +199,15 @@ async fn ses_failing_then_recovering_sends_once() {
             aws_sdk_sesv2::Client::new(&down),
             rig.env.names.sender.clone(),
         ),
+        texter: rig.workers.outbox.texter.clone(),
+        scheduler: rig.workers.outbox.scheduler.clone(),
         queue: rig.workers.outbox.queue.clone(),
         retry_queue: rig.workers.outbox.retry_queue.clone(),
         store: rig.env.store.clone(),
         clock: shared::ports::SystemClock,
         public_base_url: rig.env.base.clone(),
         test_mode_delivery: shared::config::TestModeDelivery::Send,
+        reminder_offsets: rig.workers.outbox.reminder_offsets.clone(),
         retry_backoff: vec![0],
     };
     let response =

@@ -1,9 +1,12 @@
-//! The tenant e-mail path under faults, against moto: a fault injected at each step in turn, a
-//! multi-hour SES and SQS outage on an injected clock, the give-up after the retry window (with the
-//! allowance refunded), a permanent rejection, and test-mode delivery.
+//! The outbox under faults, against moto: a fault injected at each step of the tenant e-mail in
+//! turn, a multi-hour SES and SQS outage on an injected clock, the give-up after the retry window
+//! (with the allowance refunded), a permanent rejection, test-mode delivery; a 30-hour SNS and
+//! scheduler outage that holds no e-mail or webhook and grows no item; and a hundred failed
+//! attempts at one message that leave its items as large as the first did.
 //!
-//! The wrappers below sit around the real adapters (DynamoDB, SES, SQS on moto) and fail a chosen
-//! step a chosen number of times; the clock is the test's, so hours pass without waiting.
+//! The wrappers below sit around the real adapters (DynamoDB, SES, SNS, Scheduler, SQS on moto)
+//! and fail a chosen step a chosen number of times; the clock is the test's, so hours pass
+//! without waiting.
 
 mod common;
 
@@ -12,18 +15,23 @@ use std::sync::{Arc, Mutex};
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use chrono::{DateTime, Utc};
-use common::{TestEnv, env, queue_depth, sent_emails};
+use common::{TestEnv, env, fresh_number, queue_depth, sent_emails, sent_sms, stored_item_size};
 use devstack::pump::{StreamPump, TtlDeletions, pump_queue_once};
 use serde_json::{Value, json};
-use shared::adapters::dynamo::DynamoStore;
+use shared::adapters::dynamo::{DynamoStore, keys};
+use shared::adapters::scheduler::EventBridgeScheduler;
 use shared::adapters::ses::SesMailer;
+use shared::adapters::sns::SnsTexter;
 use shared::adapters::sqs::SqsQueue;
 use shared::adapters::testing::{FaultPlan, StoreOp};
 use shared::config::TestModeDelivery;
 use shared::domain::{Status, Verification};
 use shared::handlers::publish_events::OutboxDeps;
 use shared::ports::store::prelude::*;
-use shared::ports::{Clock, Email, MailError, Mailer, Queue, StoreError};
+use shared::ports::{
+    Clock, Email, MailError, Mailer, OneTimeSchedule, Queue, Scheduler, Sms, StoreError, TextError,
+    Texter,
+};
 use uuid::Uuid;
 
 /// The steps of the e-mail path (and its queues) a fault can be injected at.
@@ -40,6 +48,10 @@ enum Step {
     FailTransition,
     RetryQueue,
     WebhookQueue,
+    /// SNS (every SMS) and EventBridge Scheduler (every schedule), and a notice's release.
+    Sns,
+    Scheduler,
+    ReleaseNotice,
 }
 
 /// Remaining failures per step; `u32::MAX` is "down until restored".
@@ -109,6 +121,7 @@ impl FaultPlan for Faults {
             StoreOp::ReleaseEmailSend => Step::Release,
             StoreOp::MarkEmailRejected => Step::MarkRejected,
             StoreOp::Transition => Step::FailTransition,
+            StoreOp::ReleaseNotice => Step::ReleaseNotice,
             _ => return Ok(()),
         };
         Faults::check(self, step)
@@ -157,7 +170,42 @@ impl Queue for FaultyQueue {
     }
 }
 
-type Deps = OutboxDeps<FaultyStore, FaultyMailer, FaultyQueue, TestClock>;
+/// SNS on moto; an injected `Sns` fault is an outage (transient).
+#[derive(Clone)]
+struct FaultyTexter {
+    inner: SnsTexter,
+    faults: Faults,
+}
+
+impl Texter for FaultyTexter {
+    async fn send(&self, sms: &Sms) -> Result<(), TextError> {
+        if self.faults.hit(Step::Sns) {
+            return Err(TextError::Transient("injected outage".into()));
+        }
+        self.inner.send(sms).await
+    }
+}
+
+/// EventBridge Scheduler on moto, failing while `Scheduler` is faulted; counts the schedules it
+/// created (a name created again answers success without creating it twice).
+#[derive(Clone)]
+struct FaultyScheduler {
+    inner: EventBridgeScheduler,
+    faults: Faults,
+    created: Arc<Mutex<Vec<String>>>,
+}
+
+impl Scheduler for FaultyScheduler {
+    async fn create_once(&self, schedule: &OneTimeSchedule) -> Result<(), StoreError> {
+        self.faults.check(Step::Scheduler)?;
+        self.inner.create_once(schedule).await?;
+        self.created.lock().unwrap().push(schedule.name.clone());
+        Ok(())
+    }
+}
+
+type Deps =
+    OutboxDeps<FaultyStore, FaultyMailer, FaultyTexter, FaultyScheduler, FaultyQueue, TestClock>;
 
 struct Rig {
     env: TestEnv,
@@ -167,6 +215,9 @@ struct Rig {
     pump: StreamPump,
     /// Stream records reported failed, handed over again (as the mapping does).
     backlog: Vec<EventRecord>,
+    /// Receipt handles of retry messages that failed in the last `retry_round`, hidden until the
+    /// next one.
+    hidden: Vec<String>,
 }
 
 async fn rig() -> Rig {
@@ -197,11 +248,21 @@ async fn rig() -> Rig {
             inner: workers.outbox.mailer.clone(),
             faults: faults.clone(),
         },
+        texter: FaultyTexter {
+            inner: workers.outbox.texter.clone(),
+            faults: faults.clone(),
+        },
+        scheduler: FaultyScheduler {
+            inner: workers.outbox.scheduler.clone(),
+            faults: faults.clone(),
+            created: Arc::default(),
+        },
         queue: queue(workers.outbox.queue.clone(), Step::WebhookQueue),
         retry_queue: queue(workers.outbox.retry_queue.clone(), Step::RetryQueue),
         clock: clock.clone(),
         public_base_url: env.base.clone(),
         test_mode_delivery: TestModeDelivery::Send,
+        reminder_offsets: workers.outbox.reminder_offsets.clone(),
         // The test moves the clock by the real schedule; SQS makes messages visible at once.
         retry_backoff: vec![0],
     };
@@ -215,6 +276,7 @@ async fn rig() -> Rig {
         clock,
         pump,
         backlog: Vec::new(),
+        hidden: Vec::new(),
     }
 }
 
@@ -268,6 +330,55 @@ impl Rig {
         })
         .await
         .unwrap()
+    }
+
+    /// One round of retry-events over every message on the retry queue, each tried once: the
+    /// messages that failed last round are made visible (the test clock moved past their
+    /// back-off), and those that fail now hide for an hour of real time (`retry_backoff` must
+    /// say so) until the next round. Returns how many were handed over.
+    async fn retry_round(&mut self) -> usize {
+        let sqs = aws_sdk_sqs::Client::new(&self.env.sdk);
+        let url = self.env.created.retry_queue_url.clone();
+        for handle in std::mem::take(&mut self.hidden) {
+            sqs.change_message_visibility()
+                .queue_url(&url)
+                .receipt_handle(handle)
+                .visibility_timeout(0)
+                .send()
+                .await
+                .unwrap();
+        }
+        let failed = Mutex::new(Vec::new());
+        let mut handed = 0;
+        loop {
+            let n = pump_queue_once(&sqs, &url, 0, |event| async {
+                let handles: HashMap<String, String> = (event.records.iter())
+                    .filter_map(|r| Some((r.message_id.clone()?, r.receipt_handle.clone()?)))
+                    .collect();
+                let response =
+                    shared::handlers::retry_events::retry_events(&self.deps, event).await;
+                for f in &response.batch_item_failures {
+                    failed
+                        .lock()
+                        .unwrap()
+                        .push(handles[&f.item_identifier].clone());
+                }
+                response
+            })
+            .await
+            .unwrap();
+            if n == 0 {
+                break;
+            }
+            handed += n;
+        }
+        self.hidden = failed.into_inner().unwrap();
+        handed
+    }
+
+    /// The stored size of a verification's item.
+    async fn size(&self, id: Uuid) -> usize {
+        stored_item_size(&self.env, keys::verification(id)).await
     }
 
     async fn verification(&self, id: Uuid) -> Verification {
@@ -585,4 +696,232 @@ async fn test_mode_e_mails_are_suppressed_unless_the_stack_sends_them() {
     .await;
     rig.stream_pass().await;
     assert_eq!(sent_emails("local-shown@example.com").await.len(), 1);
+}
+
+/// SNS and the scheduler fail every attempt the back-off makes in 30 hours while 50 verifications
+/// with phone numbers are created among others: every tenant e-mail and every webhook of the
+/// others goes out in the stream pass that brings it, no record waits on the stream, and no
+/// verification item grows while the SMS and schedules are retried; once both are back, each SMS
+/// goes out once and each schedule exists once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_sms_and_scheduler_outage_holds_nothing_else_and_grows_no_item() {
+    let mut rig = rig().await;
+    // Failed work hides for an hour of real time; `retry_round` makes it due as the clock moves.
+    rig.deps.retry_backoff = vec![3600];
+    let key = rig.env.test_key.clone();
+    rig.faults.down(Step::Sns);
+    rig.faults.down(Step::Scheduler);
+    let start = rig.clock.now();
+    let mut texted = Vec::new();
+    let mut others = Vec::new();
+    for i in 0..50 {
+        let (raw, e164) = fresh_number();
+        let to = format!("outage-sms{i}@example.com");
+        let body = json!({"tenant_email": to, "tenant_phone": raw});
+        texted.push((rig.create(&key, body).await, to, e164));
+        if i % 5 == 4 {
+            // Another landlord's verification: e-mail only, cancelled (its webhook is queued).
+            let to = format!("outage-other{i}@example.com");
+            let body = json!({"tenant_email": to, "reminders": false, "webhook_url": "http://127.0.0.1:9/hook"});
+            let id = rig.create(&key, body).await;
+            rig.stream_pass().await;
+            let path = format!("/api/v1/verify?verification_id={id}");
+            let cancel = rig.env.call("DELETE", &path, Some(&key), None).await;
+            assert_eq!(cancel.status, 200, "{}", cancel.raw);
+            others.push(to);
+            rig.stream_pass().await;
+            assert!(rig.backlog.is_empty(), "no record waits on the stream");
+        }
+    }
+    rig.stream_pass().await;
+    assert!(rig.backlog.is_empty());
+    // Before any retry: every e-mail went out once, every webhook is queued.
+    for to in texted.iter().map(|(_, to, _)| to).chain(&others) {
+        assert_eq!(sent_emails(to).await.len(), 1, "{to}");
+    }
+    assert_eq!(
+        rig.depth(&rig.env.created.webhook_queue_url).await,
+        others.len()
+    );
+    assert!(
+        rig.depth(&rig.env.created.retry_queue_url).await >= 100,
+        "SMS and schedules wait"
+    );
+    let mut first = HashMap::new();
+    for (id, _, _) in &texted {
+        first.insert(*id, rig.size(*id).await);
+    }
+
+    let schedule = shared::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
+    let mut attempt = 0;
+    let mut rounds = 0;
+    loop {
+        rig.clock
+            .advance(schedule[attempt.min(schedule.len() - 1)] as i64);
+        attempt += 1;
+        if rig.clock.now() - start > chrono::Duration::hours(30) {
+            break;
+        }
+        assert!(rig.retry_round().await >= 100, "every piece is tried again");
+        rounds += 1;
+        rig.stream_pass().await;
+        assert!(rig.backlog.is_empty());
+        for (id, _, e164) in &texted {
+            assert_eq!(rig.size(*id).await, first[id], "a retry grows no item");
+            assert!(sent_sms(e164).await.is_empty());
+        }
+    }
+    assert!(rounds >= 10, "{rounds} rounds in 30 hours");
+    assert_eq!(rig.depth(&rig.env.created.retry_dlq_url).await, 0);
+
+    rig.faults.restore(Step::Sns);
+    rig.faults.restore(Step::Scheduler);
+    rig.retry_round().await;
+    assert_eq!(rig.depth(&rig.env.created.retry_queue_url).await, 0);
+    let scheduler = aws_sdk_scheduler::Client::new(&rig.env.sdk);
+    let listed = scheduler
+        .list_schedules()
+        .group_name(&rig.env.names.schedule_group)
+        .max_results(100)
+        .send()
+        .await
+        .unwrap();
+    let names: Vec<String> = (listed.schedules().iter())
+        .filter_map(|s| s.name().map(String::from))
+        .collect();
+    for (id, to, e164) in &texted {
+        assert_eq!(sent_sms(e164).await.len(), 1, "{to}: one SMS");
+        let mine = names
+            .iter()
+            .filter(|n| n.contains(&id.simple().to_string()))
+            .count();
+        assert_eq!(mine, 2, "{to}: both reminder schedules, once each");
+        assert_eq!(sent_emails(to).await.len(), 1, "{to}: still one e-mail");
+        // The SMS went out: its record in `notices_sent` is all that was added.
+        let v = rig.verification(*id).await;
+        assert_eq!(v.notices_sent, vec!["invite_sms"]);
+        let sent_record = "notices_sent".len() + 3 + 1 + "invite_sms".len();
+        assert_eq!(rig.size(*id).await, first[id] + sent_record, "{to}");
+    }
+    assert_eq!(names.len(), 2 * texted.len());
+    assert_eq!(
+        rig.depth(&rig.env.created.webhook_queue_url).await,
+        others.len()
+    );
+}
+
+/// A hundred failed attempts at each of the invite e-mail, the invite SMS and a reminder (its
+/// e-mail and SMS), with SES and SNS down and no claim ever given back (each attempt takes over
+/// the last one's lease), leave the verification and the e-mail's claim item as large as the
+/// first attempt left them; once SES and SNS are back, each message goes out once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_failed_attempts_at_one_message_leave_its_items_the_same_size() {
+    use shared::handlers::outbox_work::{RetryMessage, RetryWork};
+    use shared::handlers::reach_events::ReminderPayload;
+    use shared::handlers::send_reminders::{ReachDeps, send_reminders};
+    let rig = rig().await;
+    let key = rig.env.test_key.clone();
+    let (raw, e164) = fresh_number();
+    let to = format!("hundred-{}@example.com", Uuid::new_v4().simple());
+    let id = rig
+        .create(&key, json!({"tenant_email": to, "tenant_phone": raw}))
+        .await;
+    for step in [Step::Ses, Step::Sns, Step::Release, Step::ReleaseNotice] {
+        rig.faults.down(step);
+    }
+    // The first reminder's point, 72 h before expiry.
+    rig.clock.advance(96 * 3600);
+    let reach = ReachDeps {
+        store: rig.deps.store.clone(),
+        mailer: rig.deps.mailer.clone(),
+        texter: rig.deps.texter.clone(),
+        queue: rig.deps.queue.clone(),
+        clock: rig.clock.clone(),
+        public_base_url: rig.deps.public_base_url.clone(),
+        test_mode_delivery: TestModeDelivery::Send,
+        reminder_offsets: rig.deps.reminder_offsets.clone(),
+    };
+    let retries = |work: Vec<RetryWork>| {
+        let mut event = aws_lambda_events::event::sqs::SqsEvent::default();
+        for (i, work) in work.into_iter().enumerate() {
+            let mut message = aws_lambda_events::event::sqs::SqsMessage::default();
+            message.message_id = Some(i.to_string());
+            let body = RetryMessage {
+                work,
+                first_failed_at: rig.clock.now(),
+            };
+            message.body = Some(serde_json::to_string(&body).unwrap());
+            event.records.push(message);
+        }
+        event
+    };
+    let work = || {
+        vec![
+            RetryWork::TenantEmail {
+                verification_id: id,
+            },
+            RetryWork::InviteSms {
+                verification_id: id,
+            },
+        ]
+    };
+    let payload = || ReminderPayload {
+        verification_id: id,
+        reminder: "72h".into(),
+    };
+    let sizes = || async {
+        (
+            stored_item_size(&rig.env, keys::verification(id)).await,
+            stored_item_size(&rig.env, keys::email_claim(id)).await,
+        )
+    };
+    let before = sizes().await;
+    let mut after = Vec::new();
+    for _ in 0..100 {
+        let response =
+            shared::handlers::retry_events::retry_events(&rig.deps, retries(work())).await;
+        assert_eq!(response.batch_item_failures.len(), 2, "both fail again");
+        assert!(send_reminders(&reach, payload()).await.is_err());
+        after.push(sizes().await);
+        // Past both leases: the next attempt takes over this one's claims.
+        rig.clock.advance(6 * 60);
+    }
+    assert!(after.iter().all(|s| *s == after[0]), "{after:?}");
+    assert!(
+        after[0].1 > 0,
+        "the e-mail's claim item is there, never released"
+    );
+    assert!(after[0].0 > before.0, "the first attempt bound its links");
+    let v = rig.verification(id).await;
+    assert_eq!(
+        v.message_links.keys().collect::<Vec<_>>(),
+        vec![
+            "invite_email",
+            "invite_sms",
+            "reminder_72h_email",
+            "reminder_72h_sms"
+        ]
+    );
+    assert_eq!(v.token_hashes.len(), 1, "the create response's link only");
+    assert!(sent_emails(&to).await.is_empty() && sent_sms(&e164).await.is_empty());
+
+    for step in [Step::Ses, Step::Sns, Step::Release, Step::ReleaseNotice] {
+        rig.faults.restore(step);
+    }
+    for _ in 0..2 {
+        let response =
+            shared::handlers::retry_events::retry_events(&rig.deps, retries(work())).await;
+        assert!(response.batch_item_failures.is_empty());
+        send_reminders(&reach, payload()).await.unwrap();
+    }
+    assert_eq!(
+        sent_emails(&to).await.len(),
+        2,
+        "the invite and the reminder, once each"
+    );
+    assert_eq!(
+        sent_sms(&e164).await.len(),
+        2,
+        "the invite and the reminder, once each"
+    );
 }

@@ -56,11 +56,7 @@ impl Rig {
         for _ in 0..20 {
             let handed = self
                 .pump
-                .pump_reaching(
-                    &self.workers.outbox,
-                    Some(&self.workers.reach),
-                    &self.workers.expiry,
-                )
+                .pump_once(&self.workers.outbox, &self.workers.expiry)
                 .await
                 .unwrap();
             if handed == 0 {

@@ -79,15 +79,11 @@ impl Rig {
         panic!("the stream did not settle");
     }
 
-    /// Both passes of `publish-events` as deployed: e-mail and webhooks, then SMS and schedules.
+    /// `publish-events` as deployed (e-mail, webhooks, SMS and schedules), through the pump.
     async fn drain_stream_reaching(&mut self) {
         for _ in 0..20 {
             let handed = (self.pump)
-                .pump_reaching(
-                    &self.workers.outbox,
-                    Some(&self.workers.reach),
-                    &self.workers.expiry,
-                )
+                .pump_once(&self.workers.outbox, &self.workers.expiry)
                 .await
                 .unwrap();
             if handed == 0 {
@@ -296,7 +292,6 @@ async fn test_mode_resends_follow_test_mode_delivery() {
     assert_eq!(sent_sms(&e164).await.len(), 1, "and test SMS");
     // A deployed stack: test mode reaches nobody, by e-mail or by SMS.
     rig.workers.outbox.test_mode_delivery = TestModeDelivery::Suppress;
-    rig.workers.reach.test_mode_delivery = TestModeDelivery::Suppress;
     assert_eq!(rig.resend(id).await.status, 202);
     rig.drain_stream_reaching().await;
     assert_eq!(
@@ -317,7 +312,6 @@ async fn test_mode_resends_follow_test_mode_delivery() {
     // The same resend with delivery on is texted: the SMS above was held back by the setting,
     // not missing.
     rig.workers.outbox.test_mode_delivery = TestModeDelivery::Send;
-    rig.workers.reach.test_mode_delivery = TestModeDelivery::Send;
     assert_eq!(rig.resend(id).await.status, 202);
     rig.drain_stream_reaching().await;
     assert_eq!(sent_sms(&e164).await.len(), 2);
@@ -341,11 +335,14 @@ async fn a_resend_whose_claim_fails_is_finished_by_the_retry_queue() {
             faults: faults.clone(),
         },
         mailer: o.mailer.clone(),
+        texter: o.texter.clone(),
+        scheduler: o.scheduler.clone(),
         queue: o.queue.clone(),
         retry_queue: o.retry_queue.clone(),
         clock: shared::ports::SystemClock,
         public_base_url: o.public_base_url.clone(),
         test_mode_delivery: o.test_mode_delivery,
+        reminder_offsets: o.reminder_offsets.clone(),
         retry_backoff: vec![0],
     };
     let records: Vec<EventRecord> = rig

@@ -452,8 +452,10 @@ fn webhook_delivery_concurrency_is_bounded() {
 }
 
 /// The reminders' least privilege: the schedules' role may invoke send-reminders and nothing
-/// else; publish-events may create schedules only in the reminder group and pass only that role
-/// (to the scheduler); SMS go to phone numbers only (no topic); test keys text nobody.
+/// else; the outbox (publish-events, and retry-events redoing a failed piece) may create schedules
+/// only in the reminder group and pass only that role (to the scheduler), send-reminders neither;
+/// SMS go to phone numbers only (no topic); test keys text nobody. (moto enforces no IAM: only
+/// this test sees a missing grant.)
 #[test]
 fn reminder_roles_are_least_privilege() {
     let t = template();
@@ -480,26 +482,43 @@ fn reminder_roles_are_least_privilege() {
         &r["ReminderSchedulerRole"]["Properties"]["AssumeRolePolicyDocument"]["Statement"][0];
     assert_eq!(trust["Principal"]["Service"], "scheduler.amazonaws.com");
 
-    let publish = statements("PublishEventsRole");
-    let with_action = |action: &str| -> Vec<&Value> {
-        publish
+    // The outbox creates the schedules: publish-events, and retry-events when that failed.
+    for role in ["PublishEventsRole", "RetryEventsRole"] {
+        let granted = statements(role);
+        let with_action = |action: &str| -> Vec<&Value> {
+            granted
+                .iter()
+                .filter(|s| written(&s["Action"]).contains(action))
+                .collect()
+        };
+        let create = with_action("scheduler:");
+        assert_eq!(create.len(), 1, "{role}");
+        assert_eq!(create[0]["Action"], "scheduler:CreateSchedule", "{role}");
+        assert!(
+            written(&create[0]["Resource"]).contains("schedule/${ReminderScheduleGroup}/*"),
+            "{role}"
+        );
+        let pass = with_action("iam:");
+        assert_eq!(pass.len(), 1, "{role}");
+        assert_eq!(pass[0]["Action"], "iam:PassRole", "{role}");
+        assert!(
+            written(&pass[0]["Resource"]).contains("ReminderSchedulerRole.Arn"),
+            "{role}"
+        );
+        assert_eq!(
+            pass[0]["Condition"]["StringEquals"]["iam:PassedToService"], "scheduler.amazonaws.com",
+            "{role}"
+        );
+    }
+    // send-reminders creates no schedule and passes no role.
+    assert!(
+        statements("SendRemindersRole")
             .iter()
-            .filter(|s| written(&s["Action"]).contains(action))
-            .collect()
-    };
-    let create = with_action("scheduler:");
-    assert_eq!(create.len(), 1);
-    assert_eq!(create[0]["Action"], "scheduler:CreateSchedule");
-    assert!(written(&create[0]["Resource"]).contains("schedule/${ReminderScheduleGroup}/*"));
-    let pass = with_action("iam:");
-    assert_eq!(pass.len(), 1);
-    assert_eq!(pass[0]["Action"], "iam:PassRole");
-    assert!(written(&pass[0]["Resource"]).contains("ReminderSchedulerRole.Arn"));
-    assert_eq!(
-        pass[0]["Condition"]["StringEquals"]["iam:PassedToService"],
-        "scheduler.amazonaws.com"
+            .all(|s| !written(&s["Action"]).contains("scheduler:")
+                && !written(&s["Action"]).contains("iam:")),
+        "SendRemindersRole"
     );
-    for role in ["PublishEventsRole", "SendRemindersRole"] {
+    for role in ["PublishEventsRole", "RetryEventsRole", "SendRemindersRole"] {
         let sms: Vec<Value> = statements(role)
             .into_iter()
             .filter(|s| s["Action"] == "sns:Publish")
@@ -513,13 +532,15 @@ fn reminder_roles_are_least_privilege() {
     }
     let vars = &r["SendRemindersFunction"]["Properties"]["Environment"]["Variables"];
     assert_eq!(vars["TEST_MODE_DELIVERY"], "suppress");
-    let publish_vars = &r["PublishEventsFunction"]["Properties"]["Environment"]["Variables"];
-    for name in [
-        "REMINDER_SCHEDULE_GROUP",
-        "REMINDER_FUNCTION_ARN",
-        "REMINDER_SCHEDULER_ROLE_ARN",
-    ] {
-        assert!(!publish_vars[name].is_null(), "{name}");
+    for function in ["PublishEventsFunction", "RetryEventsFunction"] {
+        let outbox_vars = &r[function]["Properties"]["Environment"]["Variables"];
+        for name in [
+            "REMINDER_SCHEDULE_GROUP",
+            "REMINDER_FUNCTION_ARN",
+            "REMINDER_SCHEDULER_ROLE_ARN",
+        ] {
+            assert!(!outbox_vars[name].is_null(), "{function}: {name}");
+        }
     }
     assert_eq!(
         r["ReminderScheduleGroup"]["Type"],

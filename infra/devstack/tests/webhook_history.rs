@@ -486,6 +486,8 @@ fn wiring_outbox_with<S>(
 ) -> shared::handlers::publish_events::OutboxDeps<
     S,
     shared::adapters::ses::SesMailer,
+    shared::adapters::sns::SnsTexter,
+    shared::adapters::scheduler::EventBridgeScheduler,
     shared::adapters::sqs::SqsQueue,
     shared::ports::SystemClock,
 > {
@@ -493,11 +495,14 @@ fn wiring_outbox_with<S>(
     shared::handlers::publish_events::OutboxDeps {
         store,
         mailer: o.mailer.clone(),
+        texter: o.texter.clone(),
+        scheduler: o.scheduler.clone(),
         queue: o.queue.clone(),
         retry_queue: o.retry_queue.clone(),
         clock: shared::ports::SystemClock,
         public_base_url: o.public_base_url.clone(),
         test_mode_delivery: o.test_mode_delivery,
+        reminder_offsets: o.reminder_offsets.clone(),
         retry_backoff: vec![0],
     }
 }

@@ -89,18 +89,6 @@ impl Scheduler for EventBridgeScheduler {
     }
 }
 
-/// The scheduler of `send-reminders`, which creates no schedules.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoSchedules;
-
-impl Scheduler for NoSchedules {
-    async fn create_once(&self, _: &OneTimeSchedule) -> Result<(), StoreError> {
-        Err(StoreError::Unavailable(
-            "this function creates no schedules".into(),
-        ))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

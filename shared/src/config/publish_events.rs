@@ -1,7 +1,11 @@
 //! Configuration of `publish-events` and `retry-events` (the second redoes the first's work, with
-//! the same resources).
+//! the same resources: the tenant e-mail, the webhook queue, the invite SMS, the reminder
+//! schedules).
 
-use super::{ConfigError, Env};
+use chrono::Duration;
+
+use super::{ConfigError, Env, ReminderSchedules, parse_offsets};
+use crate::domain::Mode;
 
 /// Whether test-mode verifications e-mail the tenant (`TEST_MODE_DELIVERY`). A deployed stack
 /// suppresses them, so a test key cannot make SES write to arbitrary addresses: the landlord
@@ -28,6 +32,11 @@ impl TestModeDelivery {
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         Self::parse(env.optional("TEST_MODE_DELIVERY").as_deref())
     }
+
+    /// Whether messages of a verification in `mode` go out (live ones always).
+    pub fn delivers(self, mode: Mode) -> bool {
+        mode == Mode::Live || self == TestModeDelivery::Send
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -39,6 +48,10 @@ pub struct PublishEventsConfig {
     /// Base URL of the tenant page, without a trailing slash.
     pub public_base_url: String,
     pub test_mode_delivery: TestModeDelivery,
+    /// Where a new verification's reminder schedules go, and what they invoke.
+    pub schedules: ReminderSchedules,
+    /// `REMINDER_OFFSETS_SECONDS` (see `ReachConfig`): when the reminders fall.
+    pub reminder_offsets: Vec<Duration>,
 }
 
 impl PublishEventsConfig {
@@ -56,6 +69,8 @@ impl PublishEventsConfig {
                 .base_url("PUBLIC_BASE_URL")
                 .ok_or_else(|| ConfigError("PUBLIC_BASE_URL is not set".into()))?,
             test_mode_delivery: TestModeDelivery::from_env(env)?,
+            schedules: ReminderSchedules::parse(env)?,
+            reminder_offsets: parse_offsets(env.optional("REMINDER_OFFSETS_SECONDS").as_deref())?,
         })
     }
 }
@@ -63,6 +78,7 @@ impl PublishEventsConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::reach::DEFAULT_REMINDER_OFFSETS;
 
     #[test]
     fn test_mode_delivery_defaults_to_suppress_and_refuses_unknown_values() {
@@ -90,9 +106,17 @@ mod tests {
             ("WEBHOOK_QUEUE_URL", "https://sqs/w"),
             ("RETRY_QUEUE_URL", "https://sqs/r"),
             ("PUBLIC_BASE_URL", "https://verify.example.com"),
+            // Both functions create the reminder schedules (a retry, too).
+            ("REMINDER_SCHEDULE_GROUP", "g"),
+            (
+                "REMINDER_FUNCTION_ARN",
+                "arn:aws:lambda:us-east-1:1:function:r",
+            ),
+            ("REMINDER_SCHEDULER_ROLE_ARN", "arn:aws:iam::1:role/s"),
         ];
         let config = PublishEventsConfig::parse(&Env::from_pairs(all)).unwrap();
         assert_eq!(config.test_mode_delivery, TestModeDelivery::Suppress);
+        assert_eq!(config.reminder_offsets, DEFAULT_REMINDER_OFFSETS.to_vec());
         for (name, _) in all {
             let vars = all.iter().filter(|(n, _)| *n != name).copied();
             let refused = PublishEventsConfig::parse(&Env::from_pairs(vars))

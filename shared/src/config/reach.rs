@@ -1,12 +1,12 @@
-//! Configuration of the tenant's reminders and SMS: `send-reminders`, and the part of
-//! `publish-events` that sends the invite SMS and creates the reminder schedules.
+//! Configuration of the tenant's reminders and SMS: `send-reminders`, and where the outbox
+//! (`publish-events`, `retry-events`) creates the reminder schedules.
 
 use chrono::Duration;
 
 use super::{ConfigError, Env, TestModeDelivery};
 use crate::domain::reach::DEFAULT_REMINDER_OFFSETS;
 
-/// Where `publish-events` puts the reminder schedules, and what they invoke.
+/// Where the outbox puts the reminder schedules, and what they invoke.
 #[derive(Debug, Clone)]
 pub struct ReminderSchedules {
     /// The EventBridge Scheduler schedule group (`REMINDER_SCHEDULE_GROUP`).

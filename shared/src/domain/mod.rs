@@ -15,6 +15,8 @@ pub mod transition;
 pub mod webhook;
 pub mod webhook_log;
 
+use std::collections::BTreeMap;
+
 use chrono::{DateTime, Datelike, Duration, NaiveDate, SecondsFormat, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
@@ -182,14 +184,20 @@ pub struct Verification {
     /// The provider widget's short-lived token for this tenant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_link_token: Option<String>,
-    /// SHA-256 (hex) of every tenant-link token bound to this verification. The tokens themselves
-    /// are never stored.
+    /// SHA-256 (hex) of the tenant-link tokens the API answered (the create response, and the
+    /// Idempotency-Key replays'). The tokens themselves are never stored.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub token_hashes: Vec<String>,
     /// The rotating part of `token_hashes` (Idempotency-Key replay links), oldest first and
-    /// bounded; the rest of `token_hashes` (first response, e-mailed link) is never dropped.
+    /// bounded; the rest of `token_hashes` (the first response) is never dropped.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recent_token_hashes: Vec<String>,
+    /// SHA-256 (hex) of the link each message to the tenant carries, by message
+    /// (`reach::invite_email_key`, `reach::Notice::key`). An attempt at a message binds its link
+    /// here in place of the last attempt's, so retries never grow the item. Always stored (empty
+    /// at create), so that a claim can set its one entry.
+    #[serde(default)]
+    pub message_links: BTreeMap<String, String>,
     /// The tenant's short note to the landlord (at most [`TENANT_NOTE_MAX_CHARS`]), added from the
     /// tenant page once completed; shown in the report JSON and PDF.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -262,6 +270,7 @@ impl Verification {
             provider_link_token: None,
             token_hashes: vec![],
             recent_token_hashes: vec![],
+            message_links: BTreeMap::new(),
             tenant_note: None,
             reminders_off: input.reminders_off,
             sms_phone: input.sms_phone,
@@ -274,6 +283,15 @@ impl Verification {
             household_id: None,
             household_role: None,
         }
+    }
+
+    /// Whether a tenant link whose token hashes to `token_hash` is one of this verification's: one
+    /// the API answered, or the link of a message to the tenant.
+    pub fn binds_link(&self, token_hash: &str) -> bool {
+        self.token_hashes
+            .iter()
+            .chain(self.message_links.values())
+            .any(|h| h == token_hash)
     }
 
     /// The status a reader must see: an open verification past `expires_at` is expired even before

@@ -118,6 +118,16 @@ pub fn reminder_points(
         .collect()
 }
 
+/// The key of round `round`'s invite e-mail among the verification's `message_links` (round 0 is
+/// the first e-mail; a notice's key is `Notice::key`).
+pub fn invite_email_key(round: u32) -> String {
+    if round == 0 {
+        "invite_email".into()
+    } else {
+        format!("resent_{round}_email")
+    }
+}
+
 /// One message to the tenant that goes out at most once.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Notice {

@@ -11,7 +11,8 @@
 use uuid::Uuid;
 
 use crate::handlers::household_completed::household_image;
-use crate::handlers::publish_events::{OutboxDeps, OutboxError, RetryWork};
+use crate::handlers::outbox_work::RetryWork;
+use crate::handlers::publish_events::{OutboxDeps, OutboxError};
 use crate::ports::{Clock, Store};
 
 /// The work of a household item's change that adds `cancelled_at` (None for any other record).
@@ -33,8 +34,8 @@ pub(crate) fn household_cancelled_work(
 
 /// Cancels every member of the cancelled household that is still open (the household is read
 /// again: a retry may come long after the record).
-pub(crate) async fn cancel_members<S: Store, M, Q, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
+pub(crate) async fn cancel_members<S: Store, M, T, R, Q, C: Clock>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
     household_id: Uuid,
 ) -> Result<(), OutboxError> {
     let Some(household) = deps.store.get_household(household_id).await? else {

@@ -28,8 +28,8 @@ use crate::ports::{Clock, Store};
 pub const HOUSEHOLD_COMPLETED: &str = "household.completed";
 
 /// Stores the household's decision if every member is final; nothing otherwise.
-pub(crate) async fn record_decision<S: Store, M, Q, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
+pub(crate) async fn record_decision<S: Store, M, T, R, Q, C: Clock>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
     household_id: Uuid,
 ) -> Result<(), OutboxError> {
     let Some(household) = deps.store.get_household(household_id).await? else {

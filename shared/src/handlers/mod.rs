@@ -15,6 +15,8 @@ pub mod households;
 pub mod html;
 pub mod list_verifications;
 pub mod list_webhook_deliveries;
+pub mod notices;
+pub mod outbox_work;
 pub mod publish_events;
 pub mod reach_events;
 pub mod redeliver_webhook;

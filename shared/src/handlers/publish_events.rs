@@ -1,39 +1,45 @@
-//! `publish-events`: the table's stream is the outbox. A new verification sends the tenant e-mail;
-//! a status change of a verification with a `webhook_url` puts a webhook message on SQS. A crash
-//! between a write and its follow-up loses nothing: the stream record is delivered again.
+//! `publish-events`: the table's stream is the outbox. A new verification sends the tenant e-mail,
+//! texts the invite SMS (a usable number) and creates its reminder schedules; a status change of
+//! a verification with a `webhook_url` puts a webhook message on SQS; a resend sends the round's
+//! e-mail and SMS (`outbox_work` lists every piece). A crash between a write and its follow-up
+//! loses nothing: the stream record is delivered again.
 //!
-//! Work that fails (SES or SQS down, a DynamoDB hiccup, another attempt holding the e-mail lease)
-//! is handed to the durable retry queue and the record is acknowledged, so one outage neither
-//! exhausts the stream's retries within minutes nor holds the shard's later records: `retry-events`
-//! redoes it with a growing back-off for two days (see `retry`). Only when even that hand-off
-//! fails is the record reported failed, and the stream retries it for as long as it keeps it.
+//! Every piece that fails (SES, SNS, the scheduler or SQS down, a DynamoDB hiccup, another attempt
+//! holding the e-mail lease) is handed to the durable retry queue on its own and the record is
+//! acknowledged, so one outage neither exhausts the stream's retries within minutes nor holds the
+//! shard's later records, and the record's other pieces are not done again: `retry-events` redoes
+//! the failed piece with a growing back-off for two days (see `retry_events`). Only when even that
+//! hand-off fails is the record reported failed, and the stream retries it for as long as it
+//! keeps it.
 
-use aws_lambda_events::event::dynamodb::{Event, EventRecord};
+use aws_lambda_events::event::dynamodb::Event;
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
-use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
 
-use crate::adapters::dynamo::schema;
 use crate::config::TestModeDelivery;
 use crate::domain::public_view::render_verification;
 use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::webhook::WebhookMessage;
-use crate::domain::{Mode, Status, Transition, Verification, format_ts, webhook_event_type};
-use crate::handlers::household_cancelled::{cancel_members, household_cancelled_work};
-use crate::handlers::household_completed::{household_completed_webhook, record_decision};
+use crate::domain::{Status, Transition, Verification, format_ts, webhook_event_type};
 use crate::handlers::html::esc;
-use crate::handlers::{resend_invite, webhook_archive};
+use crate::handlers::notices::{ReachError, Texting};
+use crate::handlers::outbox_work::{do_piece, hand_off, work_of};
+use crate::handlers::webhook_archive;
 use crate::ports::{
-    Clock, Email, EmailClaim, EmailStart, MailError, Mailer, Queue, Store, StoreError,
-    TransitionOutcome,
+    Clock, Email, EmailClaim, EmailStart, MailError, Mailer, NoticeStore, Queue, Scheduler, Store,
+    StoreError, Texter, TransitionOutcome,
 };
 
 /// What `publish-events` and `retry-events` need.
-pub struct OutboxDeps<S, M, Q, C> {
+pub struct OutboxDeps<S, M, T, R, Q, C> {
     pub store: S,
     pub mailer: M,
+    /// The invite SMS, and a resent round's.
+    pub texter: T,
+    /// A new verification's reminder schedules.
+    pub scheduler: R,
     /// The webhook queue.
     pub queue: Q,
     /// The durable retry queue (work that failed, redone by `retry-events`).
@@ -41,40 +47,25 @@ pub struct OutboxDeps<S, M, Q, C> {
     pub clock: C,
     /// Base URL of the tenant page (links are `{base}/t/{id}/{token}`).
     pub public_base_url: String,
-    /// Whether test-mode verifications e-mail the tenant (suppressed in a deployed stack).
+    /// Whether test-mode verifications reach the tenant (suppressed in a deployed stack).
     pub test_mode_delivery: TestModeDelivery,
+    /// The reminder points, as durations before `expires_at` (at most two are used).
+    pub reminder_offsets: Vec<Duration>,
     /// `retry-events`' delay before each further attempt (seconds; the last value repeats).
     pub retry_backoff: Vec<u32>,
 }
 
-/// Work that could not be done at once, as it waits on the retry queue.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum RetryWork {
-    /// Send the tenant e-mail of this verification (if still pending and not sent).
-    TenantEmail { verification_id: Uuid },
-    /// Put this webhook message on the webhook queue.
-    Webhook { message: WebhookMessage },
-    /// Send round `round` of the invite again (a resend), then its `verification.resent` webhook.
-    ResendInvite {
-        verification_id: Uuid,
-        round: u32,
-        #[serde(with = "crate::domain::ts")]
-        resent_at: DateTime<Utc>,
-    },
-    /// Store this household's decision if every member is final (once; its stream record then
-    /// sends `household.completed`).
-    HouseholdDecision { household_id: Uuid },
-    /// Cancel every still-open member of this cancelled household (`household_cancelled`).
-    CancelHouseholdMembers { household_id: Uuid },
-}
-
-/// A retry-queue message: the work, and when it first failed (the retry window starts there).
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
-pub struct RetryMessage {
-    pub work: RetryWork,
-    #[serde(with = "crate::domain::ts")]
-    pub first_failed_at: DateTime<Utc>,
+impl<S, M, T, R, Q, C> OutboxDeps<S, M, T, R, Q, C> {
+    /// What an SMS notice takes from these deps.
+    pub fn texting(&self) -> Texting<'_, S, T, C> {
+        Texting {
+            store: &self.store,
+            texter: &self.texter,
+            clock: &self.clock,
+            public_base_url: &self.public_base_url,
+            test_mode_delivery: self.test_mode_delivery,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -87,6 +78,9 @@ pub enum OutboxError {
     Held,
     #[error("unreadable stream record: {0}")]
     Record(String),
+    /// An SMS or a reminder schedule.
+    #[error(transparent)]
+    Reach(#[from] ReachError),
 }
 
 /// When the verification reached its current status (the webhook's `timestamp`).
@@ -159,23 +153,10 @@ pub fn tenant_email(v: &Verification, requester: &str, link: &str) -> Email {
     }
 }
 
-fn image(item: &serde_dynamo::Item) -> Result<Option<Verification>, OutboxError> {
-    let is_verification = matches!(
-        item.get(schema::SK),
-        Some(serde_dynamo::AttributeValue::S(sk)) if sk == schema::VERIFICATION_SK
-    );
-    if !is_verification {
-        return Ok(None);
-    }
-    serde_dynamo::from_item(item.clone())
-        .map(Some)
-        .map_err(|e| OutboxError::Record(e.to_string()))
-}
-
 /// Fails a verification after its e-mail could not be delivered; a verification changed meanwhile
 /// (cancelled, started) stays as it is.
-pub(crate) async fn fail_after_email<S: Store, M, Q, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
+pub(crate) async fn fail_after_email<S: Store, M, T, R, Q, C: Clock>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
     v: &Verification,
     transition: Transition,
 ) -> Result<(), OutboxError> {
@@ -192,8 +173,8 @@ pub(crate) async fn fail_after_email<S: Store, M, Q, C: Clock>(
 
 /// Sends the tenant e-mail of verification `id` (a retry: the work names only the id, so the
 /// verification is read first).
-pub async fn send_tenant_email<S: Store, M: Mailer, Q, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
+pub async fn send_tenant_email<S: Store, M: Mailer, T, R, Q, C: Clock>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
     id: Uuid,
 ) -> Result<(), OutboxError> {
     match deps.store.get_verification(id).await? {
@@ -210,8 +191,8 @@ pub async fn send_tenant_email<S: Store, M: Mailer, Q, C: Clock>(
 ///
 /// Two sequential DynamoDB round trips: the claim-and-bind write beside the account read (in
 /// parallel), then SES, then the mark-sent write.
-pub async fn send_tenant_email_of<S: Store, M: Mailer, Q, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
+pub async fn send_tenant_email_of<S: Store, M: Mailer, T, R, Q, C: Clock>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
     v: &Verification,
 ) -> Result<(), OutboxError> {
     let now = deps.clock.now();
@@ -220,7 +201,7 @@ pub async fn send_tenant_email_of<S: Store, M: Mailer, Q, C: Clock>(
         tracing::info!(verification_id = %id, "verification no longer pending; no e-mail");
         return Ok(());
     }
-    if v.mode == Mode::Test && deps.test_mode_delivery == TestModeDelivery::Suppress {
+    if !deps.test_mode_delivery.delivers(v.mode) {
         tracing::info!(verification_id = %id, "test mode: tenant e-mail suppressed (the landlord opens verification_url)");
         return Ok(());
     }
@@ -304,125 +285,33 @@ pub async fn send_tenant_email_of<S: Store, M: Mailer, Q, C: Clock>(
 }
 
 /// Puts a webhook message on the webhook queue, once its event is stored for redelivery.
-pub(crate) async fn enqueue_webhook<S: Store, M, Q: Queue, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
+pub(crate) async fn enqueue_webhook<S: Store, M, T, R, Q: Queue, C: Clock>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
     message: &WebhookMessage,
 ) -> Result<(), OutboxError> {
     webhook_archive::archive_and_queue(&deps.store, &deps.queue, &deps.clock, message).await?;
     Ok(())
 }
 
-/// The work a record asks for (none, one, or a member's webhook and its household's decision),
-/// with the new verification an INSERT carries (its e-mail is composed from that image, without
-/// reading the verification again).
-fn work_of(record: &EventRecord) -> Result<Vec<(RetryWork, Option<Verification>)>, OutboxError> {
-    if let Some(message) = webhook_archive::redelivery_of(record).map_err(OutboxError::Record)? {
-        return Ok(vec![(RetryWork::Webhook { message }, None)]);
-    }
-    match record.event_name.as_str() {
-        "INSERT" => Ok(image(&record.change.new_image)?
-            .map(|v| {
-                let work = RetryWork::TenantEmail {
-                    verification_id: v.verification_id,
-                };
-                (work, Some(v))
-            })
-            .into_iter()
-            .collect()),
-        "MODIFY" => {
-            let (old, new) = (&record.change.old_image, &record.change.new_image);
-            if let Some(work) = household_cancelled_work(old, new).map_err(OutboxError::Record)? {
-                return Ok(vec![(work, None)]);
-            }
-            if let Some(message) =
-                household_completed_webhook(&record.change.old_image, &record.change.new_image)
-                    .map_err(OutboxError::Record)?
-            {
-                return Ok(vec![(RetryWork::Webhook { message }, None)]);
-            }
-            let (Some(old), Some(new)) = (
-                image(&record.change.old_image)?,
-                image(&record.change.new_image)?,
-            ) else {
-                return Ok(vec![]);
-            };
-            if let Some(work) = resend_invite::resend_work(&old, &new) {
-                return Ok(vec![(work, None)]);
-            }
-            if old.status == new.status {
-                return Ok(vec![]);
-            }
-            let mut work: Vec<(RetryWork, Option<Verification>)> = webhook_message(&new)
-                .map(|message| (RetryWork::Webhook { message }, None))
-                .into_iter()
-                .collect();
-            // A member became final: its household may be decidable now.
-            if let Some(household_id) = new.household_id
-                && !new.status.is_open()
-            {
-                work.push((RetryWork::HouseholdDecision { household_id }, None));
-            }
-            Ok(work)
-        }
-        _ => Ok(vec![]),
-    }
-}
-
-/// Does one piece of work (first attempt, or a retry).
-pub(crate) async fn do_work<S: Store, M: Mailer, Q: Queue, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
-    work: &RetryWork,
-) -> Result<(), OutboxError> {
-    match work {
-        // Boxed: the e-mail path's future is deep enough to overflow rustc's layout query depth
-        // in the functions' `main` (one allocation per e-mail is nothing next to the SES call).
-        RetryWork::TenantEmail { verification_id } => {
-            Box::pin(send_tenant_email(deps, *verification_id)).await
-        }
-        RetryWork::Webhook { message } => enqueue_webhook(deps, message).await,
-        RetryWork::ResendInvite {
-            verification_id,
-            round,
-            resent_at,
-        } => {
-            Box::pin(resend_invite::send_resent_invite(
-                deps,
-                *verification_id,
-                *round,
-                *resent_at,
-            ))
-            .await
-        }
-        RetryWork::HouseholdDecision { household_id } => record_decision(deps, *household_id).await,
-        RetryWork::CancelHouseholdMembers { household_id } => {
-            cancel_members(deps, *household_id).await
-        }
-    }
-}
-
-/// Hands failed work to the durable retry queue.
-async fn hand_off<S, M, Q: Queue, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
-    work: RetryWork,
-) -> Result<(), StoreError> {
-    let message = RetryMessage {
-        work,
-        first_failed_at: deps.clock.now(),
-    };
-    let body = serde_json::to_string(&message).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    deps.retry_queue.send(&body).await
-}
-
-/// Handles one batch of stream records, in order. Failed work goes to the retry queue; a record
-/// whose hand-off fails is reported, so Lambda retries from there (records after it are
-/// delivered again, and are idempotent).
-pub async fn publish_events<S: Store, M: Mailer, Q: Queue, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
+/// Handles one batch of stream records, in order. Each failed piece of a record's work goes to the
+/// retry queue on its own (the pieces that succeeded are done for good); a record whose hand-off
+/// fails is reported, so Lambda retries from there (that record and the ones after it, not the
+/// ones before; every piece is idempotent).
+pub async fn publish_events<S, M, T, R, Q, C>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
     event: Event,
-) -> DynamoDbEventResponse {
+) -> DynamoDbEventResponse
+where
+    S: Store + NoticeStore,
+    M: Mailer,
+    T: Texter,
+    R: Scheduler,
+    Q: Queue,
+    C: Clock,
+{
     let mut response = DynamoDbEventResponse::default();
     for record in &event.records {
-        let works = match work_of(record) {
+        let pieces = match work_of(record) {
             Ok(found) => found,
             Err(e) => {
                 // It will not become readable by retrying, and holding it would stop the shard.
@@ -431,21 +320,17 @@ pub async fn publish_events<S: Store, M: Mailer, Q: Queue, C: Clock>(
             }
         };
         let mut handed_off = true;
-        for (work, inserted) in works {
-            let result = match &inserted {
-                // Boxed as in `do_work`.
-                Some(v) => Box::pin(send_tenant_email_of(deps, v)).await,
-                None => do_work(deps, &work).await,
-            };
-            let Err(e) = result else {
+        for piece in pieces {
+            let Err(e) = do_piece(deps, &piece).await else {
                 continue;
             };
-            match hand_off(deps, work).await {
+            let kind = piece.0.kind();
+            match hand_off(deps, piece.0).await {
                 Ok(()) => {
-                    tracing::warn!(error = %e, event_id = %record.event_id, "stream record's work failed; handed to the retry queue")
+                    tracing::warn!(error = %e, kind, event_id = %record.event_id, "stream record's work failed; handed to the retry queue")
                 }
                 Err(hand_off_error) => {
-                    tracing::error!(error = %e, hand_off_error = %hand_off_error, event_id = %record.event_id, "stream record failed and could not be handed off; the stream retries it");
+                    tracing::error!(error = %e, kind, hand_off_error = %hand_off_error, event_id = %record.event_id, "stream record failed and could not be handed off; the stream retries it");
                     handed_off = false;
                     break;
                 }

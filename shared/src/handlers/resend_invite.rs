@@ -6,15 +6,13 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::config::TestModeDelivery;
 use crate::domain::public_view::render_verification;
 use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::webhook::WebhookMessage;
-use crate::domain::{Mode, Verification, format_ts, resend};
-use crate::handlers::publish_events::{
-    OutboxDeps, OutboxError, RetryWork, enqueue_webhook, tenant_email,
-};
+use crate::domain::{Verification, format_ts, resend};
+use crate::handlers::outbox_work::RetryWork;
+use crate::handlers::publish_events::{OutboxDeps, OutboxError, enqueue_webhook, tenant_email};
 use crate::ports::{Clock, EmailClaim, EmailStart, MailError, Mailer, Queue, Store};
 
 /// The event type sent once a resent invite went out.
@@ -53,8 +51,8 @@ pub fn resent_webhook_message(
 /// Sends round `round`'s invite once, then queues its webhook. `Ok` when both are done or not
 /// needed (the verification closed, SES refused the address for good); an error otherwise, so
 /// the caller retries (the claim keeps the e-mail from going out twice).
-pub(crate) async fn send_resent_invite<S: Store, M: Mailer, Q: Queue, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
+pub(crate) async fn send_resent_invite<S: Store, M: Mailer, T, R, Q: Queue, C: Clock>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
     id: Uuid,
     round: u32,
     resent_at: DateTime<Utc>,
@@ -67,8 +65,7 @@ pub(crate) async fn send_resent_invite<S: Store, M: Mailer, Q: Queue, C: Clock>(
         tracing::info!(verification_id = %id, round, "verification closed; resent invite not sent");
         return Ok(());
     }
-    let suppressed = v.mode == Mode::Test && deps.test_mode_delivery == TestModeDelivery::Suppress;
-    if suppressed {
+    if !deps.test_mode_delivery.delivers(v.mode) {
         tracing::info!(verification_id = %id, round, "test mode: resent invite suppressed");
     } else if !send_round(deps, &v, round, now).await? {
         return Ok(());
@@ -80,8 +77,8 @@ pub(crate) async fn send_resent_invite<S: Store, M: Mailer, Q: Queue, C: Clock>(
 }
 
 /// The round's e-mail; Ok(true) when it went out (now or before), Ok(false) when it never will.
-async fn send_round<S: Store, M: Mailer, Q: Queue, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
+async fn send_round<S: Store, M: Mailer, T, R, Q: Queue, C: Clock>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
     v: &Verification,
     round: u32,
     now: DateTime<Utc>,
@@ -141,6 +138,8 @@ mod tests {
 
     use super::*;
     use crate::adapters::testing::{ManualClock, MemoryStore, active_account};
+    use crate::config::TestModeDelivery;
+    use crate::domain::Mode;
     use crate::domain::{NewVerificationInput, VERIFICATION_LIFETIME};
     use crate::ports::store::prelude::*;
     use crate::ports::{Email, StoreError};
@@ -192,11 +191,15 @@ mod tests {
         let deps = OutboxDeps {
             store,
             mailer: recorder.clone(),
+            // A resent round's e-mail texts nothing and schedules nothing.
+            texter: (),
+            scheduler: (),
             queue: recorder.clone(),
             retry_queue: recorder.clone(),
             clock: ManualClock::at(created),
             public_base_url: "https://verify.example.com".into(),
             test_mode_delivery: TestModeDelivery::Suppress,
+            reminder_offsets: vec![],
             retry_backoff: vec![60],
         };
         send_resent_invite(&deps, v.verification_id, 1, created)

@@ -1,5 +1,6 @@
-//! `retry-events`: redoes outbox work that failed (tenant e-mail, webhook enqueue) from the durable
-//! retry queue, until the dependency is back.
+//! `retry-events`: redoes outbox work that failed (tenant e-mail, webhook enqueue, invite SMS,
+//! reminder schedules, a resent round's e-mail and SMS, a household's decision or member cancels)
+//! from the durable retry queue, until the dependency is back.
 //!
 //! Why a queue and not the stream's own retries: the stream retries a failing record at once and
 //! keeps the shard's later records waiting meanwhile, and keeps a record only 24 h. A message on
@@ -7,19 +8,19 @@
 //! (ChangeMessageVisibility, as `deliver-webhook` does), the queue keeps it 14 days, and the work
 //! is retried for `RETRY_WINDOW` (two days) from its first failure. Past that window a tenant
 //! e-mail that still cannot go out ends the verification `failed` for a reason on the service's
-//! side (the landlord is told by its webhook, and the allowance is refunded); a webhook enqueue
-//! keeps failing into the retry DLQ, which alarms. Retrying is safe: the e-mail is claimed once and
-//! webhook messages are deterministic.
+//! side (the landlord is told by its webhook, and the allowance is refunded); any other piece
+//! keeps failing into the retry DLQ, which alarms. Retrying is safe: every message is claimed
+//! once, a retry binds its link in place of the last attempt's (the item never grows), schedules
+//! are named per point, and webhook messages are deterministic.
 
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
 use chrono::Duration;
 
 use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
 use crate::domain::{Status, Transition};
-use crate::handlers::publish_events::{
-    OutboxDeps, OutboxError, RetryMessage, RetryWork, do_work, fail_after_email,
-};
-use crate::ports::{Clock, MailError, Mailer, Queue, Store};
+use crate::handlers::outbox_work::{RetryMessage, RetryWork, do_work};
+use crate::handlers::publish_events::{OutboxDeps, OutboxError, fail_after_email};
+use crate::ports::{Clock, MailError, Mailer, NoticeStore, Queue, Scheduler, Store, Texter};
 
 /// How long failed work keeps being retried, from its first failure (at least the 24 h the issue
 /// asks, with margin for a long outage).
@@ -36,8 +37,8 @@ pub const DEFAULT_RETRY_BACKOFF: [u32; 11] = [
 pub const EMAIL_UNDELIVERABLE: &str = "service_email_unavailable";
 
 /// Ends a verification whose tenant e-mail could not be sent within the window.
-async fn give_up_email<S: Store, M: Mailer, Q: Queue, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
+async fn give_up_email<S: Store, M: Mailer, T, R, Q: Queue, C: Clock>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
     id: uuid::Uuid,
 ) -> Result<(), OutboxError> {
     let Some(v) = deps.store.get_verification(id).await? else {
@@ -52,17 +53,25 @@ async fn give_up_email<S: Store, M: Mailer, Q: Queue, C: Clock>(
 }
 
 /// One message; true when it is done with (deleted by the event source mapping).
-async fn retry_one<S: Store, M: Mailer, Q: Queue, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
+async fn retry_one<S, M, T, R, Q, C>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
     record: &SqsMessage,
-) -> bool {
+) -> bool
+where
+    S: Store + NoticeStore,
+    M: Mailer,
+    T: Texter,
+    R: Scheduler,
+    Q: Queue,
+    C: Clock,
+{
     let Some(message) = json_body::<RetryMessage>(record) else {
         tracing::error!(message_id = ?record.message_id, alarm = "outbox_work_dropped", "unreadable retry message dropped");
         return true;
     };
     let error = match do_work(deps, &message.work).await {
         Ok(()) => {
-            tracing::info!(message_id = ?record.message_id, "retried outbox work done");
+            tracing::info!(message_id = ?record.message_id, kind = message.work.kind(), "retried outbox work done");
             return true;
         }
         Err(e) => e,
@@ -82,7 +91,7 @@ async fn retry_one<S: Store, M: Mailer, Q: Queue, C: Clock>(
     let count = receive_count(record);
     let delay = backoff_delay(&deps.retry_backoff, count).unwrap_or(300);
     let operator = matches!(error, OutboxError::Mail(MailError::Operator(_)));
-    tracing::warn!(message_id = ?record.message_id, error = %error, operator, attempt = count, waited_seconds = waited.num_seconds(), retry_in = delay, "outbox work failed again");
+    tracing::warn!(message_id = ?record.message_id, kind = message.work.kind(), error = %error, operator, attempt = count, waited_seconds = waited.num_seconds(), retry_in = delay, "outbox work failed again");
     if let Some(receipt) = &record.receipt_handle
         && let Err(e) = deps.retry_queue.retry_later(receipt, delay).await
     {
@@ -92,10 +101,18 @@ async fn retry_one<S: Store, M: Mailer, Q: Queue, C: Clock>(
 }
 
 /// Redoes a batch of failed work; only what failed again is reported (and retried later).
-pub async fn retry_events<S: Store, M: Mailer, Q: Queue, C: Clock>(
-    deps: &OutboxDeps<S, M, Q, C>,
+pub async fn retry_events<S, M, T, R, Q, C>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
     event: SqsEvent,
-) -> SqsBatchResponse {
+) -> SqsBatchResponse
+where
+    S: Store + NoticeStore,
+    M: Mailer,
+    T: Texter,
+    R: Scheduler,
+    Q: Queue,
+    C: Clock,
+{
     let mut response = SqsBatchResponse::default();
     for record in &event.records {
         if !retry_one(deps, record).await
@@ -111,7 +128,7 @@ pub async fn retry_events<S: Store, M: Mailer, Q: Queue, C: Clock>(
 
 #[cfg(test)]
 mod tests {
-    use crate::handlers::publish_events::{RetryMessage, RetryWork};
+    use crate::handlers::outbox_work::{RetryMessage, RetryWork};
 
     /// The re-drive an operator sends by hand (docs/runbook.md, "Household cancel during a
     /// rolling deploy"), with its placeholders filled, is a message this function reads.

@@ -14,10 +14,13 @@
 //! retried within the lease). If the webhook's event is stored, the e-mail went out and this
 //! attempt marks it and queues the webhook; otherwise it fails, and Lambda retries after the lease.
 //! The mark itself is retried a few times inline, as an unmarked e-mail may go out again once its
-//! lease runs out. The SMS stays at most once: a held SMS claim is left to its holder.
+//! lease runs out. A held SMS claim is not success either: the invocation fails and is retried
+//! after the lease (the SMS then finds itself sent, or goes out).
 
+use chrono::Duration;
 use uuid::Uuid;
 
+use crate::config::TestModeDelivery;
 use crate::domain::public_view::render_verification;
 use crate::domain::reach::{
     Notice, ReminderPoint, expiry_phrase, property_phrase, reminder_sms_text,
@@ -27,13 +30,48 @@ use crate::domain::tenant_link::tenant_link;
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Verification, format_ts};
 use crate::handlers::html::esc;
-use crate::handlers::reach_events::{
-    NOTICE_LEASE, ReachDeps, ReachError, ReminderPayload, mark_sent, requester, send_sms_notice,
+use crate::handlers::notices::{
+    NOTICE_LEASE, ReachError, Texting, mark_sent, requester, send_sms_notice,
 };
+use crate::handlers::reach_events::ReminderPayload;
 use crate::handlers::webhook_archive::archive_and_queue;
 use crate::ports::{
     Clock, Email, MailError, Mailer, NoticeClaim, NoticeStore, Queue, Store, Texter,
 };
+
+/// What `send-reminders` needs.
+pub struct ReachDeps<S, M, T, Q, C> {
+    pub store: S,
+    pub mailer: M,
+    pub texter: T,
+    /// The webhook queue (`verification.reminder_sent`).
+    pub queue: Q,
+    pub clock: C,
+    /// Base URL of the tenant page (links are `{base}/t/{id}/{token}`).
+    pub public_base_url: String,
+    /// Test-mode verifications reach nobody in a deployed stack (as their e-mail).
+    pub test_mode_delivery: TestModeDelivery,
+    /// The reminder points, as durations before `expires_at` (a schedule names its point's label).
+    pub reminder_offsets: Vec<Duration>,
+}
+
+impl<S, M, T, Q, C> ReachDeps<S, M, T, Q, C> {
+    /// Whether messages of `v` go out at all (test mode is suppressed in a deployed stack).
+    pub fn delivers(&self, v: &Verification) -> bool {
+        self.test_mode_delivery.delivers(v.mode)
+    }
+
+    /// What an SMS notice takes from these deps.
+    pub fn texting(&self) -> Texting<'_, S, T, C> {
+        Texting {
+            store: &self.store,
+            texter: &self.texter,
+            clock: &self.clock,
+            public_base_url: &self.public_base_url,
+            test_mode_delivery: self.test_mode_delivery,
+        }
+    }
+}
 
 /// The webhook event type of a sent reminder.
 pub const REMINDER_SENT: &str = "verification.reminder_sent";
@@ -93,8 +131,8 @@ pub fn reminder_webhook(v: &Verification, point: ReminderPoint) -> Option<Webhoo
 }
 
 /// Sends the reminder e-mail of `point` once; then its webhook (again on a retry: same id).
-async fn send_reminder_email<S, M, T, R, Q, C>(
-    deps: &ReachDeps<S, M, T, R, Q, C>,
+async fn send_reminder_email<S, M, T, Q, C>(
+    deps: &ReachDeps<S, M, T, Q, C>,
     v: &Verification,
     point: ReminderPoint,
     name: &str,
@@ -182,8 +220,8 @@ where
 
 /// Handles one schedule invocation. `Ok` when everything due went out, was sent before, or is no
 /// longer wanted; `Err` (the invocation is retried) when a send worth retrying failed.
-pub async fn send_reminders<S, M, T, R, Q, C>(
-    deps: &ReachDeps<S, M, T, R, Q, C>,
+pub async fn send_reminders<S, M, T, Q, C>(
+    deps: &ReachDeps<S, M, T, Q, C>,
     payload: ReminderPayload,
 ) -> Result<(), ReachError>
 where
@@ -210,9 +248,12 @@ where
     }
     let name = requester(&deps.store, &v).await?;
     let email = Box::pin(send_reminder_email(deps, &v, point, &name)).await;
-    let sms = send_sms_notice(deps, &v, &Notice::ReminderSms(point.label()), |link| {
-        reminder_sms_text(&v, &name, link)
-    })
+    let sms = send_sms_notice(
+        deps.texting(),
+        &v,
+        &Notice::ReminderSms(point.label()),
+        |link| reminder_sms_text(&v, &name, link),
+    )
     .await;
     email.and(sms)
 }

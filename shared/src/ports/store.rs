@@ -194,8 +194,9 @@ pub trait VerificationStore: Send + Sync {
         id: Uuid,
     ) -> impl Future<Output = Result<Option<Verification>, StoreError>> + Send;
     /// Binds a replay's link token (by hash) in one conditional write that keeps at most `keep`
-    /// such rotating tokens (`Verification::recent_token_hashes`), dropping the oldest. Tokens
-    /// bound by `create_verification` or `claim_email_and_bind` are never dropped. `current` is
+    /// such rotating tokens (`Verification::recent_token_hashes`), dropping the oldest. The token
+    /// bound by `create_verification` is never dropped (messages' links are apart, in
+    /// `Verification::message_links`). `current` is
     /// the caller's latest read; a concurrent change makes the write retry on the fresh item.
     fn add_recent_link_token(
         &self,
@@ -316,8 +317,8 @@ pub trait WebhookSecretStore: Send + Sync {
 /// The tenant e-mail's send claim: at most one sender at a time, and a record of the outcome.
 pub trait EmailClaimStore: Send + Sync {
     /// The e-mail path's one write before SES: claims the sending of a verification's tenant
-    /// e-mail for a short lease AND binds the e-mailed link's token (by hash, for good) in one
-    /// atomic write, only while the verification is still pending and not past its expiry at
+    /// e-mail for a short lease AND binds the e-mailed link's token (by hash, as the e-mail's entry
+    /// of `message_links`, in place of an earlier attempt's) in one atomic write, only while the verification is still pending and not past its expiry at
     /// `now`. Either both happen or neither. Only `Claimed` lets the caller send; a refusal with
     /// `Held` is NOT done work (the holder may still fail). A household member's claim
     /// (`household_id` Some) also checks, in the same write, that the household is not
@@ -417,7 +418,8 @@ pub trait InviteStore: Send + Sync {
         now: DateTime<Utc>,
         max_per_day: u32,
     ) -> impl Future<Output = Result<ResendOutcome, StoreError>> + Send;
-    /// Claims round `round`'s e-mail and binds its link token in one atomic write, only while the
+    /// Claims round `round`'s e-mail and binds its link token (the round's entry of
+    /// `message_links`, replaced on a retry) in one atomic write, only while the
     /// verification is pending or in progress and not expired (see `claim_email_and_bind`), and
     /// for a household member (`household_id` Some) while the household is not cancelled
     /// (`HouseholdCancelled` otherwise).

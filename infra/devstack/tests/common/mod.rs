@@ -441,3 +441,48 @@ pub async fn landlord_pdf(env: &TestEnv, key: &str, id: &str) -> Vec<u8> {
     assert_eq!(r.status(), 200);
     r.bytes().await.unwrap().to_vec()
 }
+
+/// An item's size as DynamoDB counts it toward its 400 KB limit: attribute names and values, a
+/// list or map 3 bytes plus 1 per element (a number counted by its digits, an approximation that
+/// only ever compares sizes).
+pub fn item_size(
+    item: &std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>,
+) -> usize {
+    item.iter()
+        .map(|(name, value)| name.len() + value_size(value))
+        .sum()
+}
+
+fn value_size(value: &aws_sdk_dynamodb::types::AttributeValue) -> usize {
+    use aws_sdk_dynamodb::types::AttributeValue as V;
+    match value {
+        V::S(s) | V::N(s) => s.len(),
+        V::B(b) => b.as_ref().len(),
+        V::Bool(_) | V::Null(_) => 1,
+        V::Ss(all) | V::Ns(all) => all.iter().map(String::len).sum(),
+        V::Bs(all) => all.iter().map(|b| b.as_ref().len()).sum(),
+        V::L(all) => 3 + all.iter().map(|v| 1 + value_size(v)).sum::<usize>(),
+        V::M(all) => {
+            3 + all
+                .iter()
+                .map(|(k, v)| 1 + k.len() + value_size(v))
+                .sum::<usize>()
+        }
+        _ => 0,
+    }
+}
+
+/// The size of the stored item at `key` (0 when there is none), read as it is stored.
+pub async fn stored_item_size(env: &TestEnv, (pk, sk): (String, String)) -> usize {
+    use aws_sdk_dynamodb::types::AttributeValue as V;
+    let got = aws_sdk_dynamodb::Client::new(&env.sdk)
+        .get_item()
+        .table_name(&env.names.table)
+        .key(shared::adapters::dynamo::schema::PK, V::S(pk))
+        .key(shared::adapters::dynamo::schema::SK, V::S(sk))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    got.item.as_ref().map_or(0, item_size)
+}

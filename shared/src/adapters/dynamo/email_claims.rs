@@ -3,7 +3,7 @@
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+    Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
@@ -13,6 +13,7 @@ use super::items::{
 };
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable};
+use crate::domain::reach::invite_email_key;
 use crate::domain::{Status, format_ts};
 use crate::ports::{EmailClaimStore, EmailStart, StoreError};
 
@@ -21,7 +22,7 @@ const CLAIM_CONDITION: &str =
     "attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)";
 
 impl DynamoStore {
-    /// The claim item's put and the verification's token append, as one transaction's items;
+    /// The claim item's put and the binding of the e-mail's link, as one transaction's items;
     /// for a household member, then the check that the household is not cancelled.
     fn claim_and_bind_items(
         &self,
@@ -46,13 +47,14 @@ impl DynamoStore {
             .table_name(self.table())
             .key(schema::PK, s(pk))
             .key(schema::SK, s(sk))
-            .update_expression("SET #t = list_append(if_not_exists(#t, :empty), :new)")
+            // The e-mail's link in place of an earlier attempt's: a retry never grows the item.
+            .update_expression("SET #links.#msg = :link")
             // Stored timestamps share one format and sort as strings.
             .condition_expression("#status = :pending AND expires_at > :now")
-            .expression_attribute_names("#t", "token_hashes")
+            .expression_attribute_names("#links", "message_links")
+            .expression_attribute_names("#msg", invite_email_key(0))
             .expression_attribute_names("#status", "status")
-            .expression_attribute_values(":empty", AttributeValue::L(vec![]))
-            .expression_attribute_values(":new", AttributeValue::L(vec![s(token_hash)]))
+            .expression_attribute_values(":link", s(token_hash))
             .expression_attribute_values(":pending", s(Status::Pending.as_str()))
             .expression_attribute_values(":now", s(format_ts(now)))
             .build()

@@ -20,6 +20,7 @@ use super::items::{
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable};
 use crate::domain::household::Household;
+use crate::domain::reach::invite_email_key;
 use crate::domain::{Status, Verification, format_ts, resend};
 use crate::ports::{EmailStart, InviteStore, ResendOutcome, StoreError};
 
@@ -221,12 +222,13 @@ impl InviteStore for DynamoStore {
             .table_name(self.table())
             .key(schema::PK, s(vpk))
             .key(schema::SK, s(vsk))
-            .update_expression("SET #t = list_append(if_not_exists(#t, :empty), :new)")
+            // The round's link in place of an earlier attempt's: a retry never grows the item.
+            .update_expression("SET #links.#msg = :link")
             .condition_expression(OPEN_CONDITION)
-            .expression_attribute_names("#t", "token_hashes")
+            .expression_attribute_names("#links", "message_links")
+            .expression_attribute_names("#msg", invite_email_key(round))
             .expression_attribute_names("#status", "status")
-            .expression_attribute_values(":empty", AttributeValue::L(vec![]))
-            .expression_attribute_values(":new", AttributeValue::L(vec![s(token_hash)]))
+            .expression_attribute_values(":link", s(token_hash))
             .expression_attribute_values(":now", s(format_ts(now)));
         for (k, v) in open_values() {
             bind = bind.expression_attribute_values(k, v);

@@ -64,9 +64,8 @@ impl DynamoStore {
         for _ in 0..LINK_TOKEN_ATTEMPTS {
             let (next_tokens, next_recent) = rotated(&tokens, &recent, token_hash, keep);
             let mut expr = Expr::default();
-            // Conditioned on both lists as read: a concurrent replay, or the e-mail's token being
-            // appended meanwhile, fails this write (nothing lost), and it is redone on the fresh
-            // lists that the failure returns.
+            // Conditioned on both lists as read: a concurrent replay meanwhile fails this write
+            // (nothing lost), and it is redone on the fresh lists that the failure returns.
             let condition = format!(
                 "attribute_exists(PK) AND {} AND {}",
                 unchanged(&mut expr, "token_hashes", "tokens", &tokens),
@@ -118,7 +117,8 @@ mod tests {
 
     #[test]
     fn rotation_drops_only_the_oldest_replay_token() {
-        // "first" (the create response) and "mail" (the e-mail) are not in the rotating set.
+        // "first" (the create response) and "mail" (another fixed token) are not in the rotating
+        // set.
         let (tokens, recent) = rotated(&v(&["first", "mail"]), &[], "r1", 2);
         assert_eq!((tokens, recent), (v(&["first", "mail", "r1"]), v(&["r1"])));
         let (tokens, recent) = rotated(&v(&["first", "r1", "mail"]), &v(&["r1"]), "r2", 2);

@@ -1,9 +1,10 @@
 //! The once-only claim of the tenant's notices (invite SMS, reminders) on the verification item:
 //! `notices_sent` lists the sent ones; `notice_lease_<key>` (Unix seconds) marks an attempt in
-//! flight. The claim is one conditional UpdateItem; a lease that ran out (a crashed sender) may
-//! be taken over, so a claimed-but-failed send is retried without a second message. A household
-//! member's claim is the same update in one transaction with the check that the household is not
-//! cancelled (still one round trip).
+//! flight; `message_links.<key>` the hash of the link the notice carries (each attempt replaces
+//! it, so retries leave the item's size alone). The claim is one conditional UpdateItem; a lease
+//! that ran out (a crashed sender) may be taken over, so a claimed-but-failed send is retried
+//! without a second message. A household member's claim is the same update in one transaction
+//! with the check that the household is not cancelled (still one round trip).
 
 use std::collections::HashMap;
 
@@ -69,14 +70,14 @@ fn claim_update(
     );
     let names = HashMap::from([
         ("#lease".to_string(), lease_attribute(notice)),
-        ("#t".to_string(), "token_hashes".to_string()),
+        ("#links".to_string(), "message_links".to_string()),
+        ("#msg".to_string(), notice.key()),
         ("#status".to_string(), "status".to_string()),
         ("#sent".to_string(), "notices_sent".to_string()),
     ]);
     let mut values = HashMap::from([
         (":lease_until".to_string(), n(lease_until.timestamp())),
-        (":empty".to_string(), AttributeValue::L(vec![])),
-        (":new".to_string(), AttributeValue::L(vec![s(token_hash)])),
+        (":link".to_string(), s(token_hash)),
         (":now_ts".to_string(), s(format_ts(now))),
         (":key".to_string(), s(notice.key())),
         (":now".to_string(), n(now.timestamp())),
@@ -85,7 +86,8 @@ fn claim_update(
         values.insert(placeholder, s(status.as_str()));
     }
     ClaimUpdate {
-        update: "SET #lease = :lease_until, #t = list_append(if_not_exists(#t, :empty), :new)",
+        // The notice's link in place of an earlier attempt's: a retry never grows the item.
+        update: "SET #lease = :lease_until, #links.#msg = :link",
         condition,
         names,
         values,

@@ -12,6 +12,7 @@ use uuid::Uuid;
 
 use crate::adapters::dynamo::EMAIL_LEASE;
 use crate::adapters::dynamo::link_tokens::rotated;
+use crate::domain::reach::invite_email_key;
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
     Verification, format_ts, usage_month,
@@ -461,7 +462,8 @@ impl EmailClaimStore for MemoryStore {
         let lease_until = now + EMAIL_LEASE;
         t.emails.insert(id, EmailState::Sending { lease_until });
         if let Some(v) = t.verifications.get_mut(&id) {
-            v.token_hashes.push(token_hash.to_string());
+            v.message_links
+                .insert(invite_email_key(0), token_hash.to_string());
         }
         Ok(EmailStart::Claimed)
     }

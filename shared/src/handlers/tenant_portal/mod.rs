@@ -121,7 +121,7 @@ async fn handle<S: Store, C: Clock, P: IncomeProvider>(
         return Ok(not_found(&req.request_id));
     };
     // The id alone opens nothing: the token's hash must be bound to this verification.
-    if !v.token_hashes.iter().any(|h| h == &token_hash) {
+    if !v.binds_link(&token_hash) {
         return Ok(not_found(&req.request_id));
     }
     tracing::Span::current().record("verification_id", tracing::field::display(id));

@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use super::{EmailState, MemoryStore, refused};
 use crate::adapters::dynamo::EMAIL_LEASE;
+use crate::domain::reach::invite_email_key;
 use crate::domain::{Status, Verification, resend};
 use crate::ports::{EmailClaim, EmailStart, InviteStore, ResendOutcome, StoreError};
 
@@ -97,7 +98,8 @@ impl InviteStore for MemoryStore {
             },
         );
         if let Some(v) = t.verifications.get_mut(&id) {
-            v.token_hashes.push(token_hash.to_string());
+            v.message_links
+                .insert(invite_email_key(round), token_hash.to_string());
         }
         Ok(EmailStart::Claimed)
     }

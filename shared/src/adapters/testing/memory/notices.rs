@@ -35,7 +35,7 @@ impl NoticeStore for MemoryStore {
         }
         t.notice_leases.insert(key, lease_until);
         if let Some(v) = t.verifications.get_mut(&id) {
-            v.token_hashes.push(token_hash.to_string());
+            v.message_links.insert(notice.key(), token_hash.to_string());
         }
         Ok(NoticeClaim::Claimed)
     }

@@ -1,0 +1,159 @@
+//! Sending one notice to the tenant at most once (the invite SMS, a resent round's SMS, a
+//! reminder's SMS and the reminder's e-mail mark): shared by the outbox (`publish-events`,
+//! `retry-events`) and `send-reminders`.
+//!
+//! A notice is claimed first with one conditional write on the verification (`NoticeStore`),
+//! which also binds the link the message carries, in place of an earlier attempt's: an attempt
+//! that fails and is retried a hundred times leaves the item as large as after the first.
+
+use chrono::Duration;
+use uuid::Uuid;
+
+use crate::config::TestModeDelivery;
+use crate::domain::Verification;
+use crate::domain::reach::Notice;
+use crate::domain::secrets::generate_link_token;
+use crate::domain::tenant_link::tenant_link;
+use crate::ports::{
+    Clock, MailError, NoticeClaim, NoticeStore, Sms, Store, StoreError, TextError, Texter,
+};
+
+/// How long one attempt holds a notice before another may take it over.
+pub const NOTICE_LEASE: Duration = Duration::minutes(2);
+
+/// Tries of marking a sent notice (an unmarked one may go out again once its lease runs out).
+const MARK_ATTEMPTS: u32 = 3;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReachError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("sms: {0}")]
+    Text(TextError),
+    #[error("mail: {0}")]
+    Mail(MailError),
+    /// Another attempt holds the notice's lease and may not have finished: retried later.
+    #[error("notice held by another attempt; retried after its lease")]
+    Held,
+}
+
+/// What sending one SMS notice takes; the outbox's deps and `send-reminders`' both lend it.
+pub struct Texting<'a, S, T, C> {
+    pub store: &'a S,
+    pub texter: &'a T,
+    pub clock: &'a C,
+    /// Base URL of the tenant page (links are `{base}/t/{id}/{token}`).
+    pub public_base_url: &'a str,
+    pub test_mode_delivery: TestModeDelivery,
+}
+
+/// The landlord's name as the messages show it.
+pub(crate) async fn requester<S: Store>(store: &S, v: &Verification) -> Result<String, StoreError> {
+    Ok(store
+        .get_account(&v.account_id)
+        .await?
+        .map_or_else(|| "A landlord".to_string(), |a| a.name))
+}
+
+/// Marks a sent notice, retrying a failed write a few times (short pauses: a throttled table).
+pub(crate) async fn mark_sent<S: NoticeStore>(
+    store: &S,
+    id: Uuid,
+    notice: &Notice,
+) -> Result<(), StoreError> {
+    let mut attempt = 1;
+    loop {
+        match store.mark_notice_sent(id, notice).await {
+            Ok(()) => return Ok(()),
+            Err(e) if attempt >= MARK_ATTEMPTS => return Err(e),
+            Err(e) => {
+                tracing::warn!(verification_id = %id, notice = %notice.key(), attempt, error = %e, "notice not marked sent; trying again");
+                tokio::time::sleep(std::time::Duration::from_millis(50 * u64::from(attempt))).await;
+                attempt += 1;
+            }
+        }
+    }
+}
+
+/// Sends one SMS notice of `v` once; `text` makes the message from the attempt's link. `Ok` when
+/// sent, sent before, not needed (no usable number, test mode suppressed, closed) or refused for
+/// good by SNS; `Err` when worth retrying (the claim is given back first). A claim another attempt
+/// holds is not done (that attempt may fail, or its release may have failed): `Held`, retried
+/// after the lease. So the SMS goes out once, unless a sender crashed between SNS taking it and
+/// its mark.
+pub async fn send_sms_notice<S, T, C>(
+    texting: Texting<'_, S, T, C>,
+    v: &Verification,
+    notice: &Notice,
+    text: impl FnOnce(&str) -> String,
+) -> Result<(), ReachError>
+where
+    S: Store + NoticeStore,
+    T: Texter,
+    C: Clock,
+{
+    let id = v.verification_id;
+    let Some(to) = v.sms_phone.clone() else {
+        return Ok(());
+    };
+    if !texting.test_mode_delivery.delivers(v.mode) {
+        tracing::info!(verification_id = %id, notice = %notice.key(), "test mode: SMS suppressed");
+        return Ok(());
+    }
+    let store = texting.store;
+    let now = texting.clock.now();
+    let (token, token_hash) = generate_link_token();
+    match store
+        .claim_notice(
+            id,
+            v.household_id,
+            notice,
+            &token_hash,
+            now,
+            now + NOTICE_LEASE,
+        )
+        .await?
+    {
+        NoticeClaim::Claimed => {}
+        NoticeClaim::Held => {
+            tracing::info!(verification_id = %id, notice = %notice.key(), "SMS held by another attempt; retried after its lease");
+            return Err(ReachError::Held);
+        }
+        other => {
+            tracing::info!(verification_id = %id, notice = %notice.key(), claim = ?other, "SMS not sent by this attempt");
+            return Ok(());
+        }
+    }
+    let link = tenant_link(texting.public_base_url, id, &token);
+    let sms = Sms {
+        to,
+        text: text(&link),
+    };
+    match texting.texter.send(&sms).await {
+        Ok(()) => {
+            // SNS has it: a mark that keeps failing is logged, and the attempt is not failed for
+            // it (a retry would text again).
+            if let Err(e) = mark_sent(store, id, notice).await {
+                tracing::error!(verification_id = %id, notice = %notice.key(), error = %e, "SMS sent but not marked sent");
+            } else {
+                tracing::info!(verification_id = %id, notice = %notice.key(), "SMS sent");
+            }
+            Ok(())
+        }
+        Err(e) => {
+            if let Err(release) = store.release_notice(id, notice).await {
+                tracing::warn!(verification_id = %id, error = %release, "SMS claim not released; its lease runs out");
+            }
+            match e {
+                TextError::Permanent(reason) => {
+                    tracing::warn!(verification_id = %id, notice = %notice.key(), reason = %reason, "SMS refused for good; the e-mail still reaches the tenant");
+                    Ok(())
+                }
+                transient => {
+                    tracing::warn!(verification_id = %id, notice = %notice.key(), error = %transient, "SMS not sent; will retry");
+                    Err(ReachError::Text(transient))
+                }
+            }
+        }
+    }
+}
