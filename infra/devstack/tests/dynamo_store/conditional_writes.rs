@@ -1,0 +1,317 @@
+//! Conditional writes that refuse, the e-mail claim, and the counters that move with the writes.
+
+use super::*;
+
+on_both_stores!(conditional_writes_refuse);
+pub(super) async fn conditional_writes_refuse<S: Store>(store: S) {
+    store.put_account(&account("pro")).await.unwrap();
+    // An account or a verification is never overwritten.
+    assert!(store.put_account(&account("business")).await.is_err());
+    let v = pending(Mode::Live);
+    store.create_verification(&v, None, None).await.unwrap();
+    assert!(store.create_verification(&v, None, None).await.is_err());
+
+    // An Idempotency-Key is claimed once.
+    let claim = IdempotencyClaim {
+        key_hash: "idem".into(),
+        body_hash: "body".into(),
+    };
+    let first = pending(Mode::Test);
+    let second = pending(Mode::Test);
+    let outcome = store.create_verification(&first, Some(&claim), None).await;
+    assert_eq!(outcome.unwrap(), CreateOutcome::Created);
+    match store
+        .create_verification(&second, Some(&claim), None)
+        .await
+        .unwrap()
+    {
+        CreateOutcome::IdempotencyConflict(record) => {
+            assert_eq!(record.verification_id, first.verification_id)
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        store
+            .get_verification(second.verification_id)
+            .await
+            .unwrap()
+            .is_none()
+    );
+
+    // A transition from a status that is no longer stored loses, and sees the fresh state.
+    let started = match store
+        .transition(&v, &Transition::Start, now())
+        .await
+        .unwrap()
+    {
+        TransitionOutcome::Applied(started) => started,
+        other => panic!("{other:?}"),
+    };
+    match store
+        .transition(&v, &Transition::Cancel, now())
+        .await
+        .unwrap()
+    {
+        TransitionOutcome::Conflict(Some(fresh)) => assert_eq!(fresh.status, Status::InProgress),
+        other => panic!("{other:?}"),
+    }
+    // A consent records its provider user once; a second one is refused.
+    let consent = |user: &str| Transition::Consent {
+        version: "v1".into(),
+        provider_user: Some(user.into()),
+    };
+    let outcome = store
+        .transition(&started, &consent("user-1"), now())
+        .await
+        .unwrap();
+    assert!(
+        matches!(outcome, TransitionOutcome::Applied(_)),
+        "{outcome:?}"
+    );
+    match store
+        .transition(&started, &consent("user-2"), now())
+        .await
+        .unwrap()
+    {
+        TransitionOutcome::Conflict(Some(fresh)) => {
+            assert_eq!(fresh.provider_user.as_deref(), Some("user-1"))
+        }
+        other => panic!("{other:?}"),
+    }
+    // Only the fields the transition sets are written: a token bound since the read survives.
+    assert_eq!(
+        store
+            .add_recent_link_token(&started, "mail-token-hash", 3)
+            .await
+            .unwrap(),
+        LinkTokenOutcome::Added
+    );
+    let report = IncomeReport::empty_for_tests();
+    let complete = Transition::Complete {
+        report: Box::new(report),
+    };
+    let outcome = store.transition(&started, &complete, now()).await.unwrap();
+    assert!(
+        matches!(outcome, TransitionOutcome::Applied(_)),
+        "{outcome:?}"
+    );
+    let stored = store
+        .get_verification(v.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status, Status::Completed);
+    assert_eq!(stored.provider_user.as_deref(), Some("user-1"));
+    assert!(stored.token_hashes.contains(&"mail-token-hash".to_string()));
+    // Consent is recorded only on an open verification.
+    let late = Transition::Consent {
+        version: "v1".into(),
+        provider_user: None,
+    };
+    assert!(matches!(
+        store.transition(&stored, &late, now()).await.unwrap(),
+        TransitionOutcome::Conflict(_)
+    ));
+    // A link token cannot be bound to a verification that does not exist.
+    let missing = pending(Mode::Test);
+    assert_eq!(
+        store.add_recent_link_token(&missing, "x", 3).await.unwrap(),
+        LinkTokenOutcome::NotFound
+    );
+    let absent = missing.verification_id;
+    let start = store.claim_email_and_bind(absent, None, "x", now()).await;
+    assert_eq!(start.unwrap(), EmailStart::NotPending);
+
+    // The tenant e-mail is claimed by one sender; its outcome is kept for good. (`v` is
+    // completed by now and the claim binds only while pending: a fresh one is mailed.)
+    let mailed = pending(Mode::Live);
+    store
+        .create_verification(&mailed, None, None)
+        .await
+        .unwrap();
+    let id = mailed.verification_id;
+    let claim = |id, hash: &'static str, at| store.claim_email_and_bind(id, None, hash, at);
+    assert_eq!(
+        claim(id, "mail-1", now()).await.unwrap(),
+        EmailStart::Claimed
+    );
+    assert_eq!(
+        claim(id, "mail-2", now()).await.unwrap(),
+        EmailStart::Refused(EmailClaim::Held)
+    );
+    let after_lease = now() + items::EMAIL_LEASE + Duration::seconds(2);
+    assert_eq!(
+        claim(id, "mail-3", after_lease).await.unwrap(),
+        EmailStart::Claimed
+    );
+    store.mark_email_sent(id, now()).await.unwrap();
+    assert_eq!(
+        claim(id, "mail-4", after_lease).await.unwrap(),
+        EmailStart::Refused(EmailClaim::Sent)
+    );
+    assert!(store.release_email_send(id).await.is_err());
+    let other = first.verification_id;
+    assert_eq!(
+        claim(other, "mail-5", now()).await.unwrap(),
+        EmailStart::Claimed
+    );
+    store.release_email_send(other).await.unwrap();
+    assert_eq!(
+        claim(other, "mail-6", now()).await.unwrap(),
+        EmailStart::Claimed
+    );
+    store.mark_email_rejected(other, "bounced").await.unwrap();
+    assert_eq!(
+        claim(other, "mail-7", now()).await.unwrap(),
+        EmailStart::Refused(EmailClaim::Rejected("bounced".into()))
+    );
+}
+
+on_both_stores!(the_e_mail_claim_binds_its_token_only_while_pending);
+pub(super) async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store>(store: S) {
+    let v = pending(Mode::Live);
+    let id = v.verification_id;
+    store.create_verification(&v, None, None).await.unwrap();
+    // The create response's tokens, and the e-mail's link.
+    let tokens = |v: Option<Verification>| {
+        let v = v.unwrap();
+        let mail = v.message_links.get("invite_email").cloned();
+        (v.token_hashes, mail)
+    };
+    let first = vec!["first-token-hash".to_string()];
+
+    // Claimed: the claim and the token, together.
+    let start = store.claim_email_and_bind(id, None, "mail-1", now()).await;
+    assert_eq!(start.unwrap(), EmailStart::Claimed);
+    let bound = tokens(store.get_verification(id).await.unwrap());
+    assert_eq!(bound, (first.clone(), Some("mail-1".to_string())));
+    // Held: neither (no token bound for an e-mail that is not sent by this attempt).
+    let start = store.claim_email_and_bind(id, None, "mail-2", now()).await;
+    assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Held));
+    assert_eq!(tokens(store.get_verification(id).await.unwrap()), bound);
+    // Held for the whole lease, not only at the instant it was taken.
+    let within_lease = now() + items::EMAIL_LEASE - Duration::seconds(1);
+    let start = store
+        .claim_email_and_bind(id, None, "mail-2", within_lease)
+        .await;
+    assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Held));
+    assert_eq!(tokens(store.get_verification(id).await.unwrap()), bound);
+    let after_lease = now() + items::EMAIL_LEASE + Duration::seconds(2);
+    let start = store
+        .claim_email_and_bind(id, None, "mail-3", after_lease)
+        .await;
+    assert_eq!(start.unwrap(), EmailStart::Claimed);
+    store.mark_email_sent(id, after_lease).await.unwrap();
+    let start = store
+        .claim_email_and_bind(id, None, "mail-4", after_lease)
+        .await;
+    assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Sent));
+    // The attempt that took over bound its link in place of the crashed one's: nothing grows.
+    let bound = tokens(store.get_verification(id).await.unwrap());
+    assert_eq!(bound, (first, Some("mail-3".to_string())));
+
+    // Rejected for good, the verification still pending: the caller fails it.
+    let rejected = pending(Mode::Live);
+    store
+        .create_verification(&rejected, None, None)
+        .await
+        .unwrap();
+    let rid = rejected.verification_id;
+    let start = store.claim_email_and_bind(rid, None, "mail-r", now()).await;
+    assert_eq!(start.unwrap(), EmailStart::Claimed);
+    store.mark_email_rejected(rid, "bounced").await.unwrap();
+    let start = store.claim_email_and_bind(rid, None, "mail", now()).await;
+    assert_eq!(
+        start.unwrap(),
+        EmailStart::Refused(EmailClaim::Rejected("bounced".into()))
+    );
+
+    // Not pending (cancelled, past its expiry, or absent): nothing is written, not even a claim.
+    let cancelled = pending(Mode::Live);
+    store
+        .create_verification(&cancelled, None, None)
+        .await
+        .unwrap();
+    let cid = cancelled.verification_id;
+    let outcome = store
+        .transition(&cancelled, &Transition::Cancel, now())
+        .await
+        .unwrap();
+    assert!(matches!(outcome, TransitionOutcome::Applied(_)));
+    let start = store.claim_email_and_bind(cid, None, "mail", now()).await;
+    assert_eq!(start.unwrap(), EmailStart::NotPending);
+    assert!(
+        store.release_email_send(cid).await.is_err(),
+        "no claim was left behind"
+    );
+    let expired = pending(Mode::Live);
+    store
+        .create_verification(&expired, None, None)
+        .await
+        .unwrap();
+    let start = store
+        .claim_email_and_bind(expired.verification_id, None, "mail", expired.expires_at)
+        .await;
+    assert_eq!(start.unwrap(), EmailStart::NotPending);
+    let unchanged = tokens(
+        store
+            .get_verification(expired.verification_id)
+            .await
+            .unwrap(),
+    );
+    assert_eq!(unchanged, (vec!["first-token-hash".to_string()], None));
+    let absent = pending(Mode::Live).verification_id;
+    let start = store
+        .claim_email_and_bind(absent, None, "mail", now())
+        .await;
+    assert_eq!(start.unwrap(), EmailStart::NotPending);
+}
+
+on_both_stores!(counters_move_with_the_writes);
+pub(super) async fn counters_move_with_the_writes<S: Store>(store: S) {
+    store.put_account(&account("pro")).await.unwrap();
+    let month = "2026-03";
+    let mut created = Vec::new();
+    for _ in 0..2 {
+        let v = pending(Mode::Live);
+        let outcome = store.create_verification(&v, None, Some(2)).await.unwrap();
+        assert_eq!(outcome, CreateOutcome::Created);
+        created.push(v);
+    }
+    let over = store
+        .create_verification(&pending(Mode::Live), None, Some(2))
+        .await;
+    assert_eq!(over.unwrap(), CreateOutcome::LimitReached);
+    let (stats, usage) = store.owner_stats(ACCOUNT, Mode::Live, month).await.unwrap();
+    assert_eq!((stats.total, stats.open, usage.created), (2, 2, 2));
+
+    let report = IncomeReport::empty_for_tests();
+    store
+        .transition(
+            &created[0],
+            &Transition::Complete {
+                report: Box::new(report),
+            },
+            now(),
+        )
+        .await
+        .unwrap();
+    let refund = Transition::FailRefunded {
+        reason: "email_undeliverable".into(),
+    };
+    store.transition(&created[1], &refund, now()).await.unwrap();
+    let (stats, usage) = store.owner_stats(ACCOUNT, Mode::Live, month).await.unwrap();
+    assert_eq!(
+        (stats.total, stats.open, stats.completed, stats.failed),
+        (2, 0, 1, 1)
+    );
+    assert_eq!((usage.created, usage.completed), (1, 1));
+    // The refund gave one back: the month's allowance has room again.
+    let again = store
+        .create_verification(&pending(Mode::Live), None, Some(2))
+        .await;
+    assert_eq!(again.unwrap(), CreateOutcome::Created);
+    // Test mode has its own counters.
+    let (test_stats, _) = store.owner_stats(ACCOUNT, Mode::Test, month).await.unwrap();
+    assert_eq!(test_stats.total, 0);
+}

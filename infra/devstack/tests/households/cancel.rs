@@ -1,0 +1,605 @@
+//! Cancelling a household, its retries, and the members tenant steps around it.
+
+use super::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(super) async fn cancel_stops_open_members_and_keeps_completed_ones() {
+    let mut rig = rig().await;
+    let test = rig.env.test_key.clone();
+    let created = create(
+        &rig.env,
+        &test,
+        &body("cancel", &["applicant", "applicant"], None),
+    )
+    .await;
+    let id = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let members = created.body["data"]["members"].as_array().unwrap().clone();
+    let w = Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+        &rig.env.webhook_origins,
+    );
+    rig.complete(&members[0], "good").await;
+    let r = rig
+        .env
+        .call("DELETE", &household_path(&id), Some(&test), None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    let statuses: Vec<&str> = r.body["data"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["completed", "cancelled"]);
+    // The stream cancels the open member's own item; a cancelled household is never decided.
+    rig.drain(&w.outbox).await;
+    let member = |i: usize| -> Uuid {
+        members[i]["verification_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let stored = rig
+        .env
+        .store
+        .get_verification(member(1))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.status.as_str(), "expired");
+    assert!(stored.cancelled_at.is_some());
+    let kept = rig
+        .env
+        .store
+        .get_verification(member(0))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(kept.status.as_str(), "completed");
+    let r = rig
+        .env
+        .call("GET", &household_path(&id), Some(&test), None)
+        .await;
+    assert_eq!(r.body["data"]["status"], "cancelled", "{}", r.raw);
+    assert!(r.body["data"]["decision"].is_null());
+    let shown: Vec<&str> = (r.body["data"]["members"].as_array().unwrap().iter())
+        .map(|m| m["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(shown, ["completed", "expired"]);
+    // A second cancel changes nothing.
+    let r = rig
+        .env
+        .call("DELETE", &household_path(&id), Some(&test), None)
+        .await;
+    let statuses: Vec<&str> = r.body["data"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["completed", "expired"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(super) async fn a_failed_decision_write_is_finished_by_the_retry_queue() {
+    let mut rig = rig().await;
+    let test = rig.env.test_key.clone();
+    let url = rig.receiver.url.clone();
+    let created = create(
+        &rig.env,
+        &test,
+        &body("fault", &["applicant", "applicant"], Some(&url)),
+    )
+    .await;
+    let id: Uuid = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let members = created.body["data"]["members"].as_array().unwrap().clone();
+    let faults = ArmedFaults::default();
+    let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
+    let faulty: OutboxDeps<
+        FaultyStore<DynamoStore, ArmedFaults>,
+        SesMailer,
+        SnsTexter,
+        EventBridgeScheduler,
+        SqsQueue,
+        SystemClock,
+    > = OutboxDeps {
+        store: FaultyStore {
+            inner: rig.env.store.clone(),
+            faults: faults.clone(),
+        },
+        mailer: SesMailer::new(
+            aws_sdk_sesv2::Client::new(&rig.env.sdk),
+            rig.env.names.sender.clone(),
+        ),
+        texter: rig.workers.outbox.texter.clone(),
+        scheduler: rig.workers.outbox.scheduler.clone(),
+        queue: SqsQueue::new(sqs.clone(), rig.env.created.webhook_queue_url.clone()),
+        retry_queue: SqsQueue::new(sqs.clone(), rig.env.created.retry_queue_url.clone()),
+        clock: SystemClock,
+        public_base_url: rig.env.base.clone(),
+        test_mode_delivery: TestModeDelivery::Send,
+        reminder_offsets: rig.workers.outbox.reminder_offsets.clone(),
+        retry_backoff: vec![0],
+    };
+    rig.drain(&faulty).await;
+    faults.down(StoreOp::RecordHouseholdDecision);
+    rig.complete(&members[0], "good").await;
+    rig.complete(&members[1], "good").await;
+    rig.drain(&faulty).await;
+    assert!(
+        rig.env
+            .store
+            .get_household(id)
+            .await
+            .unwrap()
+            .unwrap()
+            .decision
+            .is_none()
+    );
+    assert!(
+        queue_depth(&rig.env, &rig.env.created.retry_queue_url).await >= 1,
+        "handed to the retry queue"
+    );
+    faults.restore(StoreOp::RecordHouseholdDecision);
+    let w = Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+        &rig.env.webhook_origins,
+    );
+    for _ in 0..5 {
+        if pump_retry_once(&sqs, &rig.env.created.retry_queue_url, &w.outbox, 0)
+            .await
+            .unwrap()
+            == 0
+        {
+            break;
+        }
+    }
+    let decided = rig.env.store.get_household(id).await.unwrap().unwrap();
+    assert!(decided.decision.is_some(), "the retry stored the decision");
+    rig.drain(&w.outbox).await;
+    rig.deliver().await;
+    assert_eq!(rig.households_completed().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(super) async fn a_member_with_a_phone_gets_the_invite_sms_once() {
+    let mut rig = rig().await;
+    let (raw, e164) = fresh_number();
+    let tag = format!("sms{}", Uuid::new_v4().simple());
+    let b = json!({
+        "property_address": "2 Shared House Lane", "monthly_rent": 1800,
+        "members": [
+            {"tenant_email": format!("{tag}.0+good@example.com"), "tenant_phone": raw, "role": "applicant"},
+            {"tenant_email": format!("{tag}.1+good@example.com"), "role": "guarantor"},
+        ]
+    });
+    let created = create(&rig.env, &rig.env.live_key.clone(), &b.to_string()).await;
+    assert_eq!(created.status, 201, "{}", created.raw);
+    let ids: Vec<Uuid> = (created.body["data"]["members"].as_array().unwrap().iter())
+        .map(|m| m["verification_id"].as_str().unwrap().parse().unwrap())
+        .collect();
+    // publish-events, as deployed (e-mail, webhooks, SMS and schedules); twice, as a redelivered
+    // batch would be.
+    for _ in 0..2 {
+        for _ in 0..20 {
+            let handed = (rig.pump)
+                .pump_once(&rig.workers.outbox, &rig.workers.expiry)
+                .await
+                .unwrap();
+            if handed == 0 {
+                break;
+            }
+        }
+    }
+    let texts = sent_sms(&e164).await;
+    assert_eq!(
+        texts.len(),
+        1,
+        "the member with a phone is texted once: {texts:?}"
+    );
+    assert!(texts[0].contains("2 Shared House Lane"), "{}", texts[0]);
+    assert!(
+        texts[0].contains(&format!("/t/{}/", ids[0])),
+        "their own link"
+    );
+    let with_phone = rig
+        .env
+        .store
+        .get_verification(ids[0])
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(with_phone.sms_phone.as_deref(), Some(e164.as_str()));
+    let without = rig
+        .env
+        .store
+        .get_verification(ids[1])
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(without.sms_phone, None, "no phone, no SMS");
+    for i in 0..2 {
+        assert_eq!(
+            sent_emails(&format!("{tag}.{i}+good@example.com"))
+                .await
+                .len(),
+            1,
+            "each member is still e-mailed"
+        );
+    }
+}
+
+/// A member's link (path after the base).
+pub(super) fn link_of(env: &TestEnv, member: &Value) -> String {
+    (member["verification_url"].as_str().unwrap())
+        .strip_prefix(&env.base)
+        .unwrap()
+        .to_string()
+}
+
+/// A tenant form post on the member's page: its status and body.
+pub(super) async fn tenant_post(env: &TestEnv, link: &str, form: &str) -> (u16, String) {
+    let resp = reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .post(format!("{}{link}", env.base))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form.to_string())
+        .send()
+        .await
+        .unwrap();
+    (resp.status().as_u16(), resp.text().await.unwrap())
+}
+
+pub(super) fn member_id(member: &Value) -> Uuid {
+    member["verification_id"].as_str().unwrap().parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(super) async fn the_cancel_is_one_write_on_the_household_and_no_tenant_step_succeeds_after_it()
+{
+    let mut rig = rig().await;
+    let test = rig.env.test_key.clone();
+    let created = create(
+        &rig.env,
+        &test,
+        &body("one", &["applicant", "applicant"], None),
+    )
+    .await;
+    let id: Uuid = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let members = created.body["data"]["members"].as_array().unwrap().clone();
+    let w = Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+        &rig.env.webhook_origins,
+    );
+    rig.drain(&w.outbox).await;
+    let link = link_of(&rig.env, &members[0]);
+    let (status, _) = tenant_post(&rig.env, &link, "action=consent&agree=yes").await;
+    assert_eq!(status, 303);
+    let usage = |r: &Reply| {
+        r.header("x-ratelimit-remaining")
+            .unwrap()
+            .parse::<u32>()
+            .unwrap()
+    };
+    let r = rig
+        .env
+        .call(
+            "DELETE",
+            &household_path(&id.to_string()),
+            Some(&test),
+            None,
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    let after_cancel = usage(&r);
+    // The one transaction wrote the household (and the count) only: the members are still open
+    // in their own items until the stream applies the cancel.
+    let household = rig.env.store.get_household(id).await.unwrap().unwrap();
+    assert!(household.cancelled_at.is_some());
+    for (m, open) in members.iter().zip(["in_progress", "pending"]) {
+        let v = rig
+            .env
+            .store
+            .get_verification(member_id(m))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.status.as_str(), open);
+    }
+    // The tenant's next step is refused in its own transaction and shows the cancelled page.
+    let (status, page) = tenant_post(&rig.env, &link, "action=connect&scenario=good").await;
+    assert_eq!(status, 410, "the closed page: {page}");
+    assert!(page.contains("This request was cancelled"), "{page}");
+    let (_, page) = tenant_post(
+        &rig.env,
+        &link_of(&rig.env, &members[1]),
+        "action=consent&agree=yes",
+    )
+    .await;
+    assert!(page.contains("This request was cancelled"), "{page}");
+    let v = rig
+        .env
+        .store
+        .get_verification(member_id(&members[0]))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        v.status.as_str(),
+        "in_progress",
+        "the refused step wrote nothing"
+    );
+    // GET shows the household and its open members cancelled at once.
+    let r = rig
+        .env
+        .call("GET", &household_path(&id.to_string()), Some(&test), None)
+        .await;
+    assert_eq!(r.body["data"]["status"], "cancelled", "{}", r.raw);
+    assert_eq!(usage(&r), after_cancel - 1, "each request counted once");
+    // The stream cancels both members' own items.
+    rig.drain(&w.outbox).await;
+    for m in &members {
+        let v = rig
+            .env
+            .store
+            .get_verification(member_id(m))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.status.as_str(), "expired");
+        assert_eq!(v.cancelled_at, household.cancelled_at);
+    }
+}
+
+/// A cancel that reaches a household after every member has closed but before the outbox stored
+/// its decision (the stream lags the members by a moment) changes nothing: the household is
+/// still decided, once, and `household.completed` is still sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(super) async fn a_cancel_after_every_member_closed_keeps_the_decision() {
+    let mut rig = rig().await;
+    let test = rig.env.test_key.clone();
+    let created = create(&rig.env, &test, &body("closedfirst", &["applicant"], None)).await;
+    let id = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let members = created.body["data"]["members"].as_array().unwrap().clone();
+    let w = Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+        &rig.env.webhook_origins,
+    );
+    rig.complete(&members[0], "good").await;
+    // Not drained yet: no decision stored when the landlord cancels.
+    let r = rig
+        .env
+        .call("DELETE", &household_path(&id), Some(&test), None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    assert_eq!(
+        r.body["data"]["members"][0]["status"], "completed",
+        "{}",
+        r.raw
+    );
+    rig.drain(&w.outbox).await;
+    let household = rig
+        .env
+        .store
+        .get_household(id.parse().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(household.cancelled_at.is_some());
+    assert!(household.decision.is_some(), "decided as if not cancelled");
+    let r = rig
+        .env
+        .call("GET", &household_path(&id), Some(&test), None)
+        .await;
+    assert_eq!(r.body["data"]["status"], "decided", "{}", r.raw);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(super) async fn a_tenant_step_racing_the_cancel_either_lands_before_it_or_is_refused() {
+    let mut rig = rig().await;
+    let test = rig.env.test_key.clone();
+    let w = Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+        &rig.env.webhook_origins,
+    );
+    let mut outcomes = vec![];
+    for round in 0..4 {
+        let created = create(
+            &rig.env,
+            &test,
+            &body(&format!("race{round}"), &["applicant"], None),
+        )
+        .await;
+        let id = created.body["data"]["household_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let member = created.body["data"]["members"][0].clone();
+        let link = link_of(&rig.env, &member);
+        let (status, _) = tenant_post(&rig.env, &link, "action=consent&agree=yes").await;
+        assert_eq!(status, 303);
+        let path = household_path(&id);
+        let (tenant, cancel) = tokio::join!(
+            tenant_post(&rig.env, &link, "action=connect&scenario=good"),
+            rig.env.call("DELETE", &path, Some(&test), None)
+        );
+        assert_eq!(cancel.status, 200, "{}", cancel.raw);
+        rig.drain(&w.outbox).await;
+        let v = rig
+            .env
+            .store
+            .get_verification(member_id(&member))
+            .await
+            .unwrap()
+            .unwrap();
+        let household = rig
+            .env
+            .store
+            .get_household(id.parse().unwrap())
+            .await
+            .unwrap()
+            .unwrap();
+        if tenant.0 == 303 {
+            // The tenant's step landed first: the member stays completed with its report, and
+            // the cancel, which found every member closed, changed nothing: the household is
+            // decided. The two timestamps do not order the writes (each is its request's start),
+            // so they are not compared.
+            assert_eq!(v.status.as_str(), "completed", "round {round}");
+            assert!(v.cancelled_at.is_none());
+            assert!(v.income_report.is_some());
+            assert!(household.decision.is_some(), "round {round}");
+        } else {
+            // The cancel landed first: the step was refused and the member is cancelled.
+            assert!(
+                tenant.1.contains("This request was cancelled"),
+                "round {round}: {}",
+                tenant.1
+            );
+            assert_eq!(v.status.as_str(), "expired", "round {round}");
+            assert!(v.cancelled_at.is_some());
+            assert!(v.income_report.is_none());
+        }
+        outcomes.push(tenant.0);
+    }
+    println!("tenant step outcomes: {outcomes:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(super) async fn a_failed_member_cancel_in_the_stream_is_retried_until_every_member_is_cancelled()
+ {
+    let mut rig = rig().await;
+    let test = rig.env.test_key.clone();
+    let created = create(
+        &rig.env,
+        &test,
+        &body("sfault", &["applicant", "guarantor"], None),
+    )
+    .await;
+    let id = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let members = created.body["data"]["members"].as_array().unwrap().clone();
+    let faults = ArmedFaults::default();
+    let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
+    let faulty: OutboxDeps<
+        FaultyStore<DynamoStore, ArmedFaults>,
+        SesMailer,
+        SnsTexter,
+        EventBridgeScheduler,
+        SqsQueue,
+        SystemClock,
+    > = OutboxDeps {
+        store: FaultyStore {
+            inner: rig.env.store.clone(),
+            faults: faults.clone(),
+        },
+        mailer: SesMailer::new(
+            aws_sdk_sesv2::Client::new(&rig.env.sdk),
+            rig.env.names.sender.clone(),
+        ),
+        texter: rig.workers.outbox.texter.clone(),
+        scheduler: rig.workers.outbox.scheduler.clone(),
+        queue: SqsQueue::new(sqs.clone(), rig.env.created.webhook_queue_url.clone()),
+        retry_queue: SqsQueue::new(sqs.clone(), rig.env.created.retry_queue_url.clone()),
+        clock: SystemClock,
+        public_base_url: rig.env.base.clone(),
+        test_mode_delivery: TestModeDelivery::Send,
+        reminder_offsets: rig.workers.outbox.reminder_offsets.clone(),
+        retry_backoff: vec![0],
+    };
+    rig.drain(&faulty).await;
+    let queued_before = queue_depth(&rig.env, &rig.env.created.retry_queue_url).await;
+    faults.down(StoreOp::CancelOpen);
+    let r = rig
+        .env
+        .call("DELETE", &household_path(&id), Some(&test), None)
+        .await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    rig.drain(&faulty).await;
+    for m in &members {
+        let v = rig
+            .env
+            .store
+            .get_verification(member_id(m))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.status.as_str(), "pending", "the stream's cancel failed");
+    }
+    assert!(
+        queue_depth(&rig.env, &rig.env.created.retry_queue_url).await > queued_before,
+        "not acknowledged as done: handed to the retry queue"
+    );
+    let w = Workers::new(
+        &rig.env.sdk,
+        &rig.env.names,
+        &rig.env.created,
+        &rig.env.base,
+        vec![0],
+        &rig.env.webhook_origins,
+    );
+    faults.restore(StoreOp::CancelOpen);
+    for _ in 0..5 {
+        if pump_retry_once(&sqs, &rig.env.created.retry_queue_url, &w.outbox, 0)
+            .await
+            .unwrap()
+            == 0
+        {
+            break;
+        }
+    }
+    for m in &members {
+        let v = rig
+            .env
+            .store
+            .get_verification(member_id(m))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(v.status.as_str(), "expired", "the retry cancelled it");
+        assert!(v.cancelled_at.is_some());
+    }
+    assert_eq!(
+        queue_depth(&rig.env, &rig.env.created.retry_queue_url).await,
+        0
+    );
+}
