@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Debian's Chromium and ChromeDriver for the browser test (infra/devstack/tests/browser.rs)
+# Installs Debian's Chromium and ChromeDriver for the browser test (infra/devstack/tests/it/browser.rs)
 # when they are missing. Safe to run twice: does nothing when both are already installed.
 # Needs root (or sudo) and Debian's package mirror; `make test` calls it before the tests.
 set -euo pipefail

@@ -1,0 +1,540 @@
+//! Test harness: one moto server per test binary (started on a free loopback port), a fresh table
+//! and queues per test, seeded accounts, and the local HTTP server on a free port.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use aws_config::SdkConfig;
+use devstack::moto::Moto;
+use devstack::server::App;
+use devstack::stack::{self, Created, Resources};
+use serde_json::Value;
+use shared::adapters::dynamo::DynamoStore;
+use shared::config::{Plans, Settings};
+use shared::domain::Plan;
+use shared::domain::webhook::LocalWebhookOrigins;
+
+static MOTO: OnceLock<Moto> = OnceLock::new();
+static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+static WEBHOOK_ORIGINS: OnceLock<LocalWebhookOrigins> = OnceLock::new();
+
+/// The non-public webhook targets the envs of this test binary accept: exactly the receivers its
+/// tests started (each `Receiver::start` lists its own origin), no other loopback address.
+pub fn webhook_origins() -> &'static LocalWebhookOrigins {
+    WEBHOOK_ORIGINS.get_or_init(LocalWebhookOrigins::default)
+}
+
+pub fn moto() -> &'static Moto {
+    MOTO.get_or_init(|| Moto::start().expect("moto starts (run `make tools` first)"))
+}
+
+/// Everything the handlers log, from every test of this binary.
+pub fn captured_logs() -> String {
+    String::from_utf8_lossy(&logs().lock().unwrap()).into_owned()
+}
+
+fn logs() -> &'static Arc<Mutex<Vec<u8>>> {
+    LOGS.get_or_init(|| {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let writer = buffer.clone();
+        let _ = tracing_subscriber::fmt()
+            .json()
+            .with_current_span(true)
+            .with_env_filter(tracing_subscriber::EnvFilter::new(
+                "debug,aws=warn,hyper=warn,h2=warn,rustls=warn",
+            ))
+            .with_writer(move || LogSink(writer.clone()))
+            .try_init();
+        buffer
+    })
+}
+
+struct LogSink(Arc<Mutex<Vec<u8>>>);
+
+impl Write for LogSink {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Plans small enough to reach their edges in a test.
+pub fn small_plans() -> Plans {
+    let plan = |name: &str, v, r, api| Plan {
+        name: name.into(),
+        verifications_per_month: v,
+        api_requests_per_day: r,
+        api_access: api,
+    };
+    Plans::new(vec![
+        plan("starter", 10, 0, false),
+        plan("pro", 5, 1000, true),
+        plan("business", 200, 1000, true),
+        plan("tiny", 100, 3, true),
+    ])
+}
+
+pub struct TestEnv {
+    pub sdk: SdkConfig,
+    pub names: Resources,
+    pub created: Created,
+    pub store: DynamoStore,
+    pub app: Arc<App>,
+    pub base: String,
+    pub http: reqwest::Client,
+    /// Demo account (plan business): live and test keys.
+    pub live_key: String,
+    pub test_key: String,
+    /// Another account (plan pro).
+    pub other_live_key: String,
+    pub other_test_key: String,
+    /// The webhook receivers the API and the delivery worker may reach (`webhook_origins()`).
+    pub webhook_origins: LocalWebhookOrigins,
+}
+
+pub async fn env() -> TestEnv {
+    env_with(small_plans()).await
+}
+
+pub async fn env_with(plans: Plans) -> TestEnv {
+    logs();
+    let sdk = moto().sdk_config().await;
+    let names = Resources::named(&format!(
+        "t{}",
+        &uuid::Uuid::new_v4().simple().to_string()[..12]
+    ));
+    let created = stack::bootstrap(&sdk, &names).await.expect("bootstrap");
+    let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), names.table.clone());
+    let (live_key, test_key) = stack::seed_account(&store, stack::DEMO_ACCOUNT, "business", true)
+        .await
+        .unwrap();
+    let (other_live_key, other_test_key) =
+        stack::seed_account(&store, stack::OTHER_ACCOUNT, "pro", true)
+            .await
+            .unwrap();
+    let port = devstack::moto::free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let settings = Settings {
+        plans,
+        local_webhook_origins: webhook_origins().clone(),
+        ..devstack::local_settings(&names.table, &base, shared::domain::VERIFICATION_LIFETIME)
+    };
+    let app = devstack::app(&sdk, settings);
+    devstack::server::spawn(app.clone(), port)
+        .await
+        .expect("listen");
+    TestEnv {
+        sdk,
+        names,
+        created,
+        store,
+        app,
+        base,
+        http: reqwest::Client::builder().no_proxy().build().unwrap(),
+        live_key,
+        test_key,
+        other_live_key,
+        other_test_key,
+        webhook_origins: webhook_origins().clone(),
+    }
+}
+
+/// A response as the tests look at it.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+    pub raw: String,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+}
+
+impl TestEnv {
+    pub async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<&str>,
+    ) -> Reply {
+        self.call_with(method, path, key, body, &[]).await
+    }
+
+    pub async fn call_with(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<&str>,
+        headers: &[(&str, &str)],
+    ) -> Reply {
+        let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+        let mut req = self.http.request(method, format!("{}{}", self.base, path));
+        if let Some(key) = key {
+            req = req.header("authorization", format!("Bearer {key}"));
+        }
+        if let Some(body) = body {
+            req = req
+                .header("content-type", "application/json")
+                .body(body.to_string());
+        }
+        for (k, v) in headers {
+            req = req.header(*k, *v);
+        }
+        let resp = req.send().await.expect("local server answers");
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let raw = resp.text().await.unwrap();
+        let body = serde_json::from_str(&raw).unwrap_or(Value::Null);
+        Reply {
+            status,
+            headers,
+            body,
+            raw,
+        }
+    }
+}
+
+/// The typed test client: one method per API operation, each sending the request as a client of
+/// the contract would (the key as a Bearer token, JSON bodies, the id in the query).
+impl TestEnv {
+    pub async fn create_verification(&self, key: &str, body: Value) -> Reply {
+        self.call("POST", "/api/v1/verify", Some(key), Some(&body.to_string()))
+            .await
+    }
+
+    pub async fn get_verification(&self, key: &str, id: impl std::fmt::Display) -> Reply {
+        let path = format!("/api/v1/verify?verification_id={id}");
+        self.call("GET", &path, Some(key), None).await
+    }
+
+    pub async fn cancel_verification(&self, key: &str, id: impl std::fmt::Display) -> Reply {
+        let path = format!("/api/v1/verify?verification_id={id}");
+        self.call("DELETE", &path, Some(key), None).await
+    }
+
+    pub async fn resend_verification(&self, key: &str, id: impl std::fmt::Display) -> Reply {
+        let path = format!("/api/v1/verify/resend?verification_id={id}");
+        self.call("POST", &path, Some(key), None).await
+    }
+
+    pub async fn get_report(&self, key: &str, id: impl std::fmt::Display) -> Reply {
+        let path = format!("/api/v1/verify/report?verification_id={id}");
+        self.call("GET", &path, Some(key), None).await
+    }
+
+    /// GET /api/v1/verifications with `query` (without the `?`; empty for none).
+    pub async fn list_verifications(&self, key: &str, query: &str) -> Reply {
+        let path = match query {
+            "" => "/api/v1/verifications".to_string(),
+            query => format!("/api/v1/verifications?{query}"),
+        };
+        self.call("GET", &path, Some(key), None).await
+    }
+
+    pub async fn usage(&self, key: &str) -> Reply {
+        self.call("GET", "/api/v1/usage", Some(key), None).await
+    }
+
+    pub async fn create_household(&self, key: &str, body: Value) -> Reply {
+        let body = body.to_string();
+        self.call("POST", "/api/v1/households", Some(key), Some(&body))
+            .await
+    }
+
+    pub async fn get_household(&self, key: &str, id: impl std::fmt::Display) -> Reply {
+        let path = format!("/api/v1/households?household_id={id}");
+        self.call("GET", &path, Some(key), None).await
+    }
+
+    pub async fn cancel_household(&self, key: &str, id: impl std::fmt::Display) -> Reply {
+        let path = format!("/api/v1/households?household_id={id}");
+        self.call("DELETE", &path, Some(key), None).await
+    }
+}
+
+// Not every test binary looks at what a receiver got.
+#[allow(unused_imports)]
+pub use devstack::receiver::Received;
+
+/// A webhook receiver on a free loopback port (`devstack::receiver`). It answers with the scripted
+/// statuses in turn (the last one repeats) and records every request.
+pub struct Receiver(devstack::receiver::Receiver);
+
+impl std::ops::Deref for Receiver {
+    type Target = devstack::receiver::Receiver;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl Receiver {
+    /// A receiver the local stack lists as a webhook target.
+    pub async fn start(statuses: Vec<u16>, delay: std::time::Duration) -> Receiver {
+        let receiver = Self::start_unlisted(statuses, delay).await;
+        webhook_origins().allow(&receiver.origin()).unwrap();
+        receiver
+    }
+
+    /// A receiver that is listening but not listed: webhooks must never reach it.
+    pub async fn start_unlisted(statuses: Vec<u16>, delay: std::time::Duration) -> Receiver {
+        let respond = devstack::receiver::scripted(statuses);
+        Receiver(
+            devstack::receiver::Receiver::start(0, "/hook", delay, respond)
+                .await
+                .unwrap(),
+        )
+    }
+}
+
+/// E-mails moto's SES has accepted, to this recipient (subject, HTML body, destinations).
+pub async fn sent_emails(to: &str) -> Vec<Value> {
+    let raw = reqwest::get(format!("{}/moto-api/data.json", moto().endpoint))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let data: Value = serde_json::from_str(&raw).unwrap();
+    data["ses"]["Message"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|m| {
+            m["destinations"]["ToAddresses"]
+                .as_array()
+                .is_some_and(|a| a.iter().any(|t| t == to))
+        })
+        .collect()
+}
+
+/// SMS moto's SNS recorded to `number` (`/moto-api/data.json` -> sns -> SMS), their texts.
+pub async fn sent_sms(number: &str) -> Vec<String> {
+    let raw = reqwest::get(format!("{}/moto-api/data.json", moto().endpoint))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let data: Value = serde_json::from_str(&raw).unwrap();
+    // A list of {phone_number, message, message_id}.
+    data["sns"]["SMS"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|m| m["phone_number"] == number)
+        .filter_map(|m| m["message"].as_str().map(String::from))
+        .collect()
+}
+
+/// A US number moto has not seen yet (tests share one moto).
+pub fn fresh_number() -> (String, String) {
+    let n = 2_000_000 + (uuid::Uuid::new_v4().as_u128() % 7_000_000) as u32;
+    let line = format!("{:04}", n % 10_000);
+    let exchange = 200 + (n / 10_000) % 700;
+    (
+        format!("(415) {exchange}-{line}"),
+        format!("+1415{exchange}{line}"),
+    )
+}
+
+/// Messages currently in a queue (a bounded receive that puts them straight back).
+pub async fn queue_depth(env: &TestEnv, queue_url: &str) -> usize {
+    let sqs = aws_sdk_sqs::Client::new(&env.sdk);
+    let attrs = sqs
+        .get_queue_attributes()
+        .queue_url(queue_url)
+        .attribute_names(aws_sdk_sqs::types::QueueAttributeName::All)
+        .send()
+        .await
+        .unwrap()
+        .attributes
+        .unwrap_or_default();
+    let get = |name: aws_sdk_sqs::types::QueueAttributeName| {
+        attrs
+            .get(&name)
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(0)
+    };
+    get(aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessages)
+        + get(aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessagesNotVisible)
+}
+
+/// Verifies a delivery with the published `standardwebhooks` Python package (signature, id and
+/// timestamp, as any receiver would).
+pub fn verify_with_standard_webhooks(secret: &str, request: &Received) {
+    use serde_json::json;
+    let headers: serde_json::Map<String, Value> =
+        ["webhook-id", "webhook-timestamp", "webhook-signature"]
+            .iter()
+            .map(|h| (h.to_string(), json!(request.header(h).expect(h))))
+            .collect();
+    let script = "import json,sys\nfrom standardwebhooks import Webhook\nd=json.load(sys.stdin)\nWebhook(d['secret']).verify(d['body'], d['headers'])\nprint('verified')";
+    let mut child = std::process::Command::new(devstack::moto::moto_python())
+        .arg("-c")
+        .arg(script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            json!({"secret": secret, "body": request.body, "headers": headers})
+                .to_string()
+                .as_bytes(),
+        )
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "standardwebhooks refused: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "verified");
+}
+
+/// What a write carrying its own metering (`MeterStore::meter_and_*`) answered, for assertions:
+/// what it returned once written; `Nothing` when anything but the account refused; why the
+/// account refused (`StoreError::MeterRefused`). Nothing was written or counted unless `Wrote`.
+#[derive(Debug, PartialEq)]
+pub enum Metered<T> {
+    Wrote(T),
+    Nothing,
+    Refused(&'static str),
+}
+
+impl<T> Metered<T> {
+    pub fn of(out: Result<Option<T>, shared::ports::StoreError>) -> Self {
+        use shared::domain::metering::MeterOutcome;
+        match out {
+            Ok(Some(t)) => Metered::Wrote(t),
+            Ok(None) => Metered::Nothing,
+            Err(shared::ports::StoreError::MeterRefused(why)) => Metered::Refused(match *why {
+                MeterOutcome::UnknownAccount => "unknown_account",
+                MeterOutcome::KeyRevoked => "key_revoked",
+                MeterOutcome::NoApiAccess(_) => "no_api_access",
+                MeterOutcome::SubscriptionInactive(_) => "subscription_inactive",
+                MeterOutcome::LimitExceeded(_) => "limit_exceeded",
+                MeterOutcome::Allowed(_) => panic!("a refusal that allowed"),
+            }),
+            Err(e) => panic!("store failed: {e}"),
+        }
+    }
+
+    pub fn wrote(&self) -> bool {
+        matches!(self, Metered::Wrote(_))
+    }
+
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Metered<U> {
+        match self {
+            Metered::Wrote(t) => Metered::Wrote(f(t)),
+            Metered::Nothing => Metered::Nothing,
+            Metered::Refused(why) => Metered::Refused(why),
+        }
+    }
+}
+
+/// `target/test-artifacts`, where tests leave files worth a look (PDFs, screenshots).
+pub fn artifacts_dir() -> std::path::PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"));
+    let dir = target.join("test-artifacts");
+    std::fs::create_dir_all(&dir).expect("create target/test-artifacts");
+    dir.canonicalize().unwrap_or(dir)
+}
+
+/// Writes the PDF to `path` and returns its text as poppler's `pdftotext` reads it, with runs of
+/// white space collapsed.
+pub fn pdf_text(pdf: &[u8], path: &std::path::Path) -> String {
+    assert!(pdf.starts_with(b"%PDF-"), "a PDF");
+    std::fs::write(path, pdf).unwrap();
+    let out = std::process::Command::new("pdftotext")
+        .args(["-layout", "-enc", "UTF-8"])
+        .arg(path)
+        .arg("-")
+        .output()
+        .expect("pdftotext runs (infra/install_poppler.sh installs poppler-utils)");
+    assert!(out.status.success());
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The landlord's report PDF of a verification, through the API.
+pub async fn landlord_pdf(env: &TestEnv, key: &str, id: &str) -> Vec<u8> {
+    let r = env
+        .http
+        .get(format!(
+            "{}/api/v1/verify/report?verification_id={id}",
+            env.base
+        ))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.bytes().await.unwrap().to_vec()
+}
+
+/// An item's size as DynamoDB counts it toward its 400 KB limit: attribute names and values, a
+/// list or map 3 bytes plus 1 per element (a number counted by its digits, an approximation that
+/// only ever compares sizes).
+pub fn item_size(
+    item: &std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>,
+) -> usize {
+    item.iter()
+        .map(|(name, value)| name.len() + value_size(value))
+        .sum()
+}
+
+fn value_size(value: &aws_sdk_dynamodb::types::AttributeValue) -> usize {
+    use aws_sdk_dynamodb::types::AttributeValue as V;
+    match value {
+        V::S(s) | V::N(s) => s.len(),
+        V::B(b) => b.as_ref().len(),
+        V::Bool(_) | V::Null(_) => 1,
+        V::Ss(all) | V::Ns(all) => all.iter().map(String::len).sum(),
+        V::Bs(all) => all.iter().map(|b| b.as_ref().len()).sum(),
+        V::L(all) => 3 + all.iter().map(|v| 1 + value_size(v)).sum::<usize>(),
+        V::M(all) => {
+            3 + all
+                .iter()
+                .map(|(k, v)| 1 + k.len() + value_size(v))
+                .sum::<usize>()
+        }
+        _ => 0,
+    }
+}
+
+/// The size of the stored item at `key` (0 when there is none), read as it is stored.
+pub async fn stored_item_size(env: &TestEnv, (pk, sk): (String, String)) -> usize {
+    use aws_sdk_dynamodb::types::AttributeValue as V;
+    let got = aws_sdk_dynamodb::Client::new(&env.sdk)
+        .get_item()
+        .table_name(&env.names.table)
+        .key(shared::adapters::dynamo::schema::PK, V::S(pk))
+        .key(shared::adapters::dynamo::schema::SK, V::S(sk))
+        .consistent_read(true)
+        .send()
+        .await
+        .unwrap();
+    got.item.as_ref().map_or(0, item_size)
+}

@@ -1,0 +1,28 @@
+//! The devstack crate's one integration-test binary: the service end to end against moto on
+//! loopback, one module per area. `common` holds the harness (moto, the test env and its typed
+//! client, receivers); `fake_plaid` serves Plaid's documented responses on loopback.
+
+mod common;
+mod fake_plaid;
+
+mod api;
+mod browser;
+mod dynamo_store;
+mod email_round_trips;
+mod events;
+mod households;
+mod households_reach;
+mod list_and_replay;
+mod live_allowance;
+mod openapi;
+mod outbox;
+mod outbox_faults;
+mod portal;
+mod reach_store;
+mod reminders;
+mod report_voucher;
+mod resend;
+mod round_trips;
+mod template;
+mod webhook_history;
+mod webhook_targets;

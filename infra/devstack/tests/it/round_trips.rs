@@ -1,0 +1,903 @@
+//! The critical path of every API request to DynamoDB (issue 14): how many DynamoDB round trips
+//! follow one another, on a cold instance (fresh `ApiDeps`: no cache) and a warm one (its second
+//! request), against DynamoDB in moto.
+//!
+//! A client interceptor numbers the moment each call is sent and the moment its answer arrives
+//! from one shared sequence; a call that was sent before another one's answer arrived ran beside
+//! it. The longest chain of calls each sent after the previous one's answer is the number of
+//! sequential round trips (as `infra/bench`'s proxy counts them). Nothing here measures time.
+
+use crate::common;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use aws_sdk_dynamodb::config::interceptors::{
+    BeforeDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
+};
+use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
+use common::{TestEnv, env};
+use serde_json::{Value, json};
+use shared::adapters::dynamo::DynamoStore;
+use shared::adapters::testing::ManualClock;
+use shared::domain::webhook::WebhookMessage;
+use shared::domain::webhook_log::{
+    AttemptOutcome, DeliveryAttempt, StoredWebhookEvent, WebhookSubject,
+};
+use shared::domain::{Mode, Transition, VERIFICATION_LIFETIME};
+use shared::handlers::api::{self, ApiDeps};
+use shared::handlers::households;
+use shared::http::{ApiRequest, ApiResponse};
+use shared::ports::Clock;
+use shared::ports::store::prelude::*;
+
+/// Each DynamoDB call as (sent, answered) on one logical sequence.
+#[derive(Debug, Default)]
+struct Calls {
+    clock: AtomicU64,
+    open: Mutex<Vec<u64>>,
+    done: Mutex<Vec<(u64, u64)>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct RoundTrips(Arc<Calls>);
+
+impl Intercept for RoundTrips {
+    fn name(&self) -> &'static str {
+        "RoundTrips"
+    }
+
+    fn read_before_transmit(
+        &self,
+        _context: &BeforeTransmitInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        let sent = self.0.clock.fetch_add(1, Ordering::SeqCst);
+        cfg.interceptor_state().store_put(Sent(sent));
+        self.0.open.lock().unwrap().push(sent);
+        Ok(())
+    }
+
+    fn read_before_deserialization(
+        &self,
+        _context: &BeforeDeserializationInterceptorContextRef<'_>,
+        _components: &RuntimeComponents,
+        cfg: &mut ConfigBag,
+    ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
+        let answered = self.0.clock.fetch_add(1, Ordering::SeqCst);
+        if let Some(Sent(sent)) = cfg.load::<Sent>().cloned() {
+            self.0.open.lock().unwrap().retain(|s| *s != sent);
+            self.0.done.lock().unwrap().push((sent, answered));
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug, Clone)]
+struct Sent(u64);
+
+impl aws_smithy_types::config_bag::Storable for Sent {
+    type Storer = aws_smithy_types::config_bag::StoreReplace<Self>;
+}
+
+impl RoundTrips {
+    /// (calls, sequential round trips) since the last call.
+    fn take(&self) -> (usize, usize) {
+        assert!(
+            self.0.open.lock().unwrap().is_empty(),
+            "a call is unanswered"
+        );
+        let mut calls = std::mem::take(&mut *self.0.done.lock().unwrap());
+        calls.sort();
+        let mut depth = vec![0usize; calls.len()];
+        for i in 0..calls.len() {
+            depth[i] = 1
+                + (0..i)
+                    .filter(|&j| calls[j].1 < calls[i].0)
+                    .map(|j| depth[j])
+                    .max()
+                    .unwrap_or(0);
+        }
+        (calls.len(), depth.into_iter().max().unwrap_or(0))
+    }
+}
+
+/// A fresh instance (no caches) over the test's table, with a counting client.
+fn instance(env: &TestEnv, counter: &RoundTrips) -> ApiDeps<DynamoStore, ManualClock> {
+    let conf = aws_sdk_dynamodb::config::Builder::from(&env.sdk)
+        .interceptor(counter.clone())
+        .build();
+    let store = DynamoStore::new(
+        aws_sdk_dynamodb::Client::from_conf(conf),
+        env.names.table.clone(),
+    );
+    let settings = shared::config::Settings {
+        plans: common::small_plans(),
+        ..devstack::local_settings(&env.names.table, &env.base, VERIFICATION_LIFETIME)
+    };
+    ApiDeps::new(store, ManualClock::at(chrono::Utc::now()), settings)
+}
+
+fn request(method: http::Method, path: &str, key: &str) -> ApiRequest {
+    ApiRequest::new(method, path).with_header("authorization", &format!("Bearer {key}"))
+}
+
+fn create_request(key: &str, email: &str) -> ApiRequest {
+    let mut req = request(http::Method::POST, "/api/v1/verify", key)
+        .with_header("content-type", "application/json");
+    req.body = json!({ "tenant_email": email }).to_string().into_bytes();
+    req
+}
+
+fn household_request(key: &str, tag: &str) -> ApiRequest {
+    let mut req = request(http::Method::POST, "/api/v1/households", key)
+        .with_header("content-type", "application/json");
+    req.body = json!({
+        "property_address": "2 Shared House Lane",
+        "monthly_rent": 1800,
+        "members": [
+            { "tenant_email": format!("{tag}.a@example.com"), "role": "applicant" },
+            { "tenant_email": format!("{tag}.b@example.com"), "role": "applicant" },
+        ],
+    })
+    .to_string()
+    .into_bytes();
+    req
+}
+
+fn json_of(resp: &ApiResponse) -> Value {
+    serde_json::from_str(&resp.body).unwrap_or(Value::Null)
+}
+
+/// Round trips of `name`'s request on a fresh instance, then of the same kind of request on that
+/// now warm instance, each checked for its status.
+struct Measured {
+    name: &'static str,
+    cold: usize,
+    warm: usize,
+}
+
+macro_rules! measure {
+    ($env:expr, $counter:expr, $name:expr, $status:expr, $call:expr) => {{
+        let deps = instance($env, $counter);
+        let mut trips = Vec::new();
+        for round in 0..2usize {
+            let resp: ApiResponse = $call(&deps, round).await;
+            assert_eq!(resp.status, $status, "{} ({round}): {}", $name, resp.body);
+            trips.push($counter.take().1);
+        }
+        Measured {
+            name: $name,
+            cold: trips[0],
+            warm: trips[1],
+        }
+    }};
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
+    let env = env().await;
+    devstack::stack::seed_fixtures(&env.store).await.unwrap();
+    let key = env.test_key.as_str();
+    let counter = RoundTrips::default();
+    // Verifications to cancel, made by another instance (the first request of a UTC day is
+    // `the_first_request_of_a_utc_day_is_one_sequential_round_trip`).
+    let setup = instance(&env, &counter);
+    let mut pending = Vec::new();
+    for n in 0..2 {
+        let resp =
+            api::create_verification(&setup, create_request(key, &format!("rt{n}@example.com")))
+                .await;
+        assert_eq!(resp.status, 201, "{}", resp.body);
+        pending.push(
+            json_of(&resp)["data"]["verification_id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    // Two the tenant has started.
+    let mut started = Vec::new();
+    for n in 0..2 {
+        let resp =
+            api::create_verification(&setup, create_request(key, &format!("st{n}@example.com")))
+                .await;
+        assert_eq!(resp.status, 201, "{}", resp.body);
+        let id: uuid::Uuid = json_of(&resp)["data"]["verification_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let v = env.store.get_verification(id).await.unwrap().unwrap();
+        env.store
+            .transition(&v, &Transition::Start, chrono::Utc::now())
+            .await
+            .unwrap();
+        started.push(id.to_string());
+    }
+    // Two households, each with a member pending, one in progress and one completed.
+    let mut households = Vec::new();
+    for n in 0..2 {
+        let members: Vec<Value> = (0..3)
+            .map(|i| json!({"tenant_email": format!("hh{n}.{i}@example.com"), "role": "applicant"}))
+            .collect();
+        let mut req = request(http::Method::POST, "/api/v1/households", key)
+            .with_header("content-type", "application/json");
+        req.body = json!({"monthly_rent": 1800, "members": members})
+            .to_string()
+            .into_bytes();
+        let resp = households::create_household(&setup, req).await;
+        assert_eq!(resp.status, 201, "{}", resp.body);
+        let body = json_of(&resp);
+        let ids: Vec<uuid::Uuid> = (body["data"]["members"].as_array().unwrap().iter())
+            .map(|m| m["verification_id"].as_str().unwrap().parse().unwrap())
+            .collect();
+        let complete = Transition::Complete {
+            report: Box::new(shared::domain::report::IncomeReport::empty_for_tests()),
+        };
+        for (id, transitions) in ids.iter().zip([
+            vec![],
+            vec![Transition::Start],
+            vec![Transition::Start, complete],
+        ]) {
+            for t in transitions {
+                let v = env.store.get_verification(*id).await.unwrap().unwrap();
+                env.store
+                    .transition(&v, &t, chrono::Utc::now())
+                    .await
+                    .unwrap();
+            }
+        }
+        households.push(body["data"]["household_id"].as_str().unwrap().to_string());
+    }
+    counter.take();
+    let completed = devstack::stack::FIXTURE_COMPLETED;
+    // For the endpoints of issues 12 and 13: a verification to resend, a delivery attempt logged
+    // and an event archived for the completed one, and a household.
+    let resp = api::create_verification(&setup, create_request(key, "resend@example.com")).await;
+    assert_eq!(resp.status, 201, "{}", resp.body);
+    let to_resend = json_of(&resp)["data"]["verification_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let completed_id: uuid::Uuid = completed.parse().unwrap();
+    let attempt = DeliveryAttempt {
+        event_id: format!("msg_{}_completed", completed_id.simple()),
+        event_type: "verification.completed".into(),
+        subject: WebhookSubject::Verification(completed_id),
+        attempt: 1,
+        attempted_at: chrono::Utc::now(),
+        outcome: AttemptOutcome::Delivered,
+        http_status: Some(200),
+        error: None,
+        duration_ms: 12,
+        final_attempt: false,
+    };
+    env.store
+        .record_delivery_attempt(devstack::stack::DEMO_ACCOUNT, &attempt)
+        .await
+        .unwrap();
+    let message = WebhookMessage {
+        webhook_id: attempt.event_id.clone(),
+        account_id: devstack::stack::DEMO_ACCOUNT.into(),
+        url: "https://hooks.example.com/round-trips".into(),
+        body: json!({
+            "type": "verification.completed",
+            "timestamp": "2026-11-25T00:00:00Z",
+            "data": { "verification_id": completed_id },
+        })
+        .to_string(),
+    };
+    env.store
+        .put_webhook_event(&StoredWebhookEvent::of(&message, chrono::Utc::now()).unwrap())
+        .await
+        .unwrap();
+    let mut household = request(http::Method::POST, "/api/v1/households", key)
+        .with_header("content-type", "application/json");
+    household.body = json!({
+        "property_address": "1 Round Trip Road",
+        "monthly_rent": 1500,
+        "members": [
+            { "tenant_email": "hh0@example.com", "role": "applicant" },
+            { "tenant_email": "hh1@example.com", "role": "guarantor" },
+        ],
+    })
+    .to_string()
+    .into_bytes();
+    let resp = households::create_household(&setup, household).await;
+    assert_eq!(resp.status, 201, "{}", resp.body);
+    let household_id = json_of(&resp)["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let member_to_resend = json_of(&resp)["data"]["members"][0]["verification_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    counter.take();
+    let get = |path: String| request(http::Method::GET, &path, key);
+    let legacy = devstack::stack::legacy_demo_key(devstack::stack::DEMO_ACCOUNT, Mode::Test).secret;
+
+    let measured = [
+        measure!(&env, &counter, "create-verification", 201, |deps, n| {
+            api::create_verification(deps, create_request(key, &format!("new{n}@example.com")))
+        }),
+        // A live key: its monthly allowance is the account's plan's, checked on the account item
+        // in the same condition as the plan, so a cold instance needs not know the plan.
+        measure!(
+            &env,
+            &counter,
+            "create-verification, live key",
+            201,
+            |deps, n| {
+                api::create_verification(
+                    deps,
+                    create_request(&env.live_key, &format!("live{n}@example.com")),
+                )
+            }
+        ),
+        measure!(&env, &counter, "create-household", 201, |deps, n| {
+            shared::handlers::households::create_household(
+                deps,
+                household_request(key, &format!("hh{n}")),
+            )
+        }),
+        measure!(
+            &env,
+            &counter,
+            "create-household, live key",
+            201,
+            |deps, n| {
+                shared::handlers::households::create_household(
+                    deps,
+                    household_request(&env.live_key, &format!("livehh{n}")),
+                )
+            }
+        ),
+        measure!(&env, &counter, "get-verification", 200, |deps, _| {
+            api::get_verification(
+                deps,
+                get(format!("/api/v1/verify?verification_id={completed}")),
+            )
+        }),
+        measure!(
+            &env,
+            &counter,
+            "cancel-verification",
+            200,
+            |deps, n: usize| {
+                let id = pending[n].clone();
+                api::cancel_verification(
+                    deps,
+                    request(
+                        http::Method::DELETE,
+                        &format!("/api/v1/verify?verification_id={id}"),
+                        key,
+                    ),
+                )
+            }
+        ),
+        // One in progress: the same one write (its condition accepts either open status, and
+        // both are counted in the one `open` counter, so it need not know which).
+        measure!(
+            &env,
+            &counter,
+            "cancel-verification, in progress",
+            200,
+            |deps, n: usize| {
+                let id = started[n].clone();
+                api::cancel_verification(
+                    deps,
+                    request(
+                        http::Method::DELETE,
+                        &format!("/api/v1/verify?verification_id={id}"),
+                        key,
+                    ),
+                )
+            }
+        ),
+        // Refused (a completed one): the one write says no, then the usual way (the metering
+        // write beside the read that tells why), since the request must still be counted.
+        measure!(
+            &env,
+            &counter,
+            "cancel-verification, completed",
+            400,
+            |deps, _| {
+                api::cancel_verification(
+                    deps,
+                    request(
+                        http::Method::DELETE,
+                        &format!("/api/v1/verify?verification_id={completed}"),
+                        key,
+                    ),
+                )
+            }
+        ),
+        // One transaction (the count and the household's `cancelled_at`) with the household
+        // and its members read beside it; the members follow from the stream.
+        measure!(&env, &counter, "cancel-household", 200, |deps, n: usize| {
+            let id = households[n].clone();
+            households::cancel_household(
+                deps,
+                request(
+                    http::Method::DELETE,
+                    &format!("/api/v1/households?household_id={id}"),
+                    key,
+                ),
+            )
+        }),
+        measure!(&env, &counter, "list-verifications", 200, |deps, _| {
+            api::list_verifications(deps, get("/api/v1/verifications".into()))
+        }),
+        // Filters whose `total` needs COUNTs (open ones past expiry, in-progress ones): capped
+        // at `COUNT_CAP` items each, they run beside the metering write too.
+        measure!(
+            &env,
+            &counter,
+            "list-verifications, pending",
+            200,
+            |deps, _| {
+                api::list_verifications(deps, get("/api/v1/verifications?status=pending".into()))
+            }
+        ),
+        measure!(
+            &env,
+            &counter,
+            "list-verifications, in_progress",
+            200,
+            |deps, _| {
+                api::list_verifications(
+                    deps,
+                    get("/api/v1/verifications?status=in_progress".into()),
+                )
+            }
+        ),
+        measure!(
+            &env,
+            &counter,
+            "list-verifications, expired",
+            200,
+            |deps, _| {
+                api::list_verifications(deps, get("/api/v1/verifications?status=expired".into()))
+            }
+        ),
+        // Past the first 100 items a page's cost grows with its offset: it follows the write.
+        measure!(
+            &env,
+            &counter,
+            "list-verifications, offset 100",
+            200,
+            |deps, _| {
+                api::list_verifications(deps, get("/api/v1/verifications?offset=100".into()))
+            }
+        ),
+        // A household's members: the household and one bounded Query of its members (at most
+        // seven items) beside the metering write.
+        measure!(
+            &env,
+            &counter,
+            "list-verifications, household",
+            200,
+            |deps, _| {
+                api::list_verifications(
+                    deps,
+                    get(format!("/api/v1/verifications?household_id={household_id}")),
+                )
+            }
+        ),
+        measure!(&env, &counter, "get-usage", 200, |deps, _| {
+            api::get_usage(deps, get("/api/v1/usage".into()))
+        }),
+        // A key of the earlier format is first found by its hash (then cached): the counter
+        // sees that lookup before the metering write.
+        measure!(
+            &env,
+            &counter,
+            "get-verification, key of the earlier format",
+            200,
+            |deps, _| {
+                api::get_verification(
+                    deps,
+                    request(
+                        http::Method::GET,
+                        &format!("/api/v1/verify?verification_id={completed}"),
+                        &legacy,
+                    ),
+                )
+            }
+        ),
+        measure!(&env, &counter, "get-report", 200, |deps, _| {
+            api::get_report(
+                deps,
+                get(format!("/api/v1/verify/report?verification_id={completed}")),
+            )
+        }),
+        // Twice the same verification: the day's second resend is one write too.
+        measure!(&env, &counter, "resend-verification", 202, |deps, _| {
+            api::resend_verification(
+                deps,
+                request(
+                    http::Method::POST,
+                    &format!("/api/v1/verify/resend?verification_id={to_resend}"),
+                    key,
+                ),
+            )
+        }),
+        // A household member's: the same one write (its e-mail's claim checks the household).
+        measure!(
+            &env,
+            &counter,
+            "resend-verification, household member",
+            202,
+            |deps, _| {
+                api::resend_verification(
+                    deps,
+                    request(
+                        http::Method::POST,
+                        &format!("/api/v1/verify/resend?verification_id={member_to_resend}"),
+                        key,
+                    ),
+                )
+            }
+        ),
+        measure!(&env, &counter, "list-webhook-deliveries", 200, |deps, _| {
+            api::list_webhook_deliveries(
+                deps,
+                get(format!(
+                    "/api/v1/webhooks/deliveries?verification_id={completed}"
+                )),
+            )
+        }),
+        measure!(&env, &counter, "redeliver-webhook", 202, |deps, _| {
+            api::redeliver_webhook(
+                deps,
+                request(
+                    http::Method::POST,
+                    &format!("/api/v1/webhooks/redeliver?event_id={}", message.webhook_id),
+                    key,
+                ),
+            )
+        }),
+        // Refused: the one write refuses with the event and the subject its id names read
+        // beside it; the usual way's metering write then says why (404; 409 for a verification
+        // without webhook_url, which never had events) without reading again.
+        measure!(
+            &env,
+            &counter,
+            "redeliver-webhook, unknown event",
+            404,
+            |deps, _| {
+                let unknown = uuid::Uuid::new_v4().simple();
+                api::redeliver_webhook(
+                    deps,
+                    request(
+                        http::Method::POST,
+                        &format!("/api/v1/webhooks/redeliver?event_id=msg_{unknown}_completed"),
+                        key,
+                    ),
+                )
+            }
+        ),
+        measure!(
+            &env,
+            &counter,
+            "redeliver-webhook, no webhook_url",
+            409,
+            |deps, _| {
+                let id: uuid::Uuid = to_resend.parse().unwrap();
+                api::redeliver_webhook(
+                    deps,
+                    request(
+                        http::Method::POST,
+                        &format!(
+                            "/api/v1/webhooks/redeliver?event_id=msg_{}_completed",
+                            id.simple()
+                        ),
+                        key,
+                    ),
+                )
+            }
+        ),
+        measure!(&env, &counter, "get-household", 200, |deps, _| {
+            households::get_household(
+                deps,
+                get(format!("/api/v1/households?household_id={household_id}")),
+            )
+        }),
+    ];
+    let table: Vec<String> = measured
+        .iter()
+        .map(|m| format!("{}: cold {}, warm {}", m.name, m.cold, m.warm))
+        .collect();
+    println!("sequential DynamoDB round trips\n{}", table.join("\n"));
+    // What holds today: one round trip for every read and for a create (a verification or a
+    // household, test or live), cold and warm, except for a key of the earlier format on a cold
+    // instance (its lookup). A cancel of an open verification (pending or in progress) is one
+    // transaction with its count; a refused one is two (the transaction refuses, then the count
+    // must still be written, with the read that says why beside it). A household's cancel is
+    // one transaction with its count (its open members are cancelled from the stream). A resend and a redelivery request
+    // are one transaction with their count; the delivery log (short) and a household with its
+    // members are read beside the metering write.
+    let expected = [
+        ("create-verification", 1, 1),
+        ("create-verification, live key", 1, 1),
+        ("create-household", 1, 1),
+        ("create-household, live key", 1, 1),
+        ("get-verification", 1, 1),
+        ("cancel-verification", 1, 1),
+        ("cancel-verification, in progress", 1, 1),
+        ("cancel-verification, completed", 2, 2),
+        ("cancel-household", 1, 1),
+        ("list-verifications", 1, 1),
+        ("list-verifications, pending", 1, 1),
+        ("list-verifications, in_progress", 1, 1),
+        ("list-verifications, expired", 1, 1),
+        ("list-verifications, offset 100", 2, 2),
+        ("list-verifications, household", 1, 1),
+        ("get-usage", 1, 1),
+        ("get-verification, key of the earlier format", 2, 1),
+        ("get-report", 1, 1),
+        ("resend-verification", 1, 1),
+        ("resend-verification, household member", 1, 1),
+        ("list-webhook-deliveries", 1, 1),
+        ("redeliver-webhook", 1, 1),
+        ("redeliver-webhook, unknown event", 2, 2),
+        ("redeliver-webhook, no webhook_url", 2, 2),
+        ("get-household", 1, 1),
+    ];
+    let got: Vec<(&str, usize, usize)> =
+        measured.iter().map(|m| (m.name, m.cold, m.warm)).collect();
+    assert_eq!(got, expected, "{}", table.join("; "));
+}
+
+/// A request its account refuses (401 revoked key, 429 daily allowance used up, 403 subscription
+/// inactive) on a write that carries its own metering: the one transaction refuses with the
+/// account as its condition saw it, which tells why. No second write, no read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_its_account_refuses_is_one_sequential_round_trip() {
+    let env = env().await;
+    let counter = RoundTrips::default();
+    let now = chrono::Utc::now();
+    let seed = |id: &'static str, plan: &'static str| {
+        let store = env.store.clone();
+        async move {
+            devstack::stack::seed_account(&store, id, plan, true)
+                .await
+                .unwrap()
+                .1
+        }
+    };
+    let revoked = seed("acct_rt_revoked", "business").await;
+    let key_id = devstack::stack::demo_key("acct_rt_revoked", Mode::Test).key_id;
+    assert!(
+        env.store
+            .revoke_api_key("acct_rt_revoked", &key_id, now)
+            .await
+            .unwrap()
+    );
+    let inactive = seed("acct_rt_inactive", "business").await;
+    let canceled = (shared::domain::SubscriptionStatus::Canceled, now);
+    assert!(
+        env.store
+            .update_account("acct_rt_inactive", None, Some(canceled))
+            .await
+            .unwrap()
+    );
+    // The "tiny" plan allows 3 requests a day: used up here.
+    let used_up = seed("acct_rt_tiny", "tiny").await;
+    let setup = instance(&env, &counter);
+    for _ in 0..3 {
+        let resp = api::get_usage(
+            &setup,
+            request(http::Method::GET, "/api/v1/usage", &used_up),
+        )
+        .await;
+        assert_eq!(resp.status, 200, "{}", resp.body);
+    }
+    counter.take();
+    let cancel = |key: &str| {
+        let id = uuid::Uuid::new_v4();
+        request(
+            http::Method::DELETE,
+            &format!("/api/v1/verify?verification_id={id}"),
+            key,
+        )
+    };
+    let mut measured = Vec::new();
+    for (why, key, status) in [
+        ("revoked key", &revoked, 401),
+        ("daily allowance used up", &used_up, 429),
+        ("subscription inactive", &inactive, 403),
+    ] {
+        let create = measure!(&env, &counter, "create-verification", status, |deps, n| {
+            api::create_verification(
+                deps,
+                create_request(key, &format!("refused{n}@example.com")),
+            )
+        });
+        let cancelled = measure!(&env, &counter, "cancel-verification", status, |deps, _| {
+            api::cancel_verification(deps, cancel(key))
+        });
+        for m in [create, cancelled] {
+            measured.push((format!("{}, {why}", m.name), m.cold, m.warm));
+        }
+    }
+    let table: Vec<String> = (measured.iter())
+        .map(|(name, cold, warm)| format!("{name}: cold {cold}, warm {warm}"))
+        .collect();
+    println!("sequential DynamoDB round trips\n{}", table.join("\n"));
+    for (name, cold, warm) in &measured {
+        assert_eq!((*cold, *warm), (1, 1), "{name}: {}", table.join("; "));
+    }
+    // Refused: nothing was counted on the used-up account, nor created on any.
+    let tiny = env
+        .store
+        .get_account("acct_rt_tiny")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(tiny.api_requests, 3);
+    let month = shared::domain::usage_month(now);
+    for account in ["acct_rt_revoked", "acct_rt_inactive", "acct_rt_tiny"] {
+        let (stats, _) = env
+            .store
+            .owner_stats(account, Mode::Test, &month)
+            .await
+            .unwrap();
+        assert_eq!(stats.total, 0, "{account}");
+    }
+}
+
+/// The first request of a UTC day (cold and warm: each round on a day of its own) is one round
+/// trip too: the day's count lives on an attribute named by the day, so it starts with the same
+/// one write as any other count (4 sequential writes before on a write carrying its metering, 2
+/// on a read).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_first_request_of_a_utc_day_is_one_sequential_round_trip() {
+    let env = env().await;
+    devstack::stack::seed_fixtures(&env.store).await.unwrap();
+    let key = env.test_key.as_str();
+    let counter = RoundTrips::default();
+    let setup = instance(&env, &counter);
+    let mut open = Vec::new();
+    for n in 0..4 {
+        let resp =
+            api::create_verification(&setup, create_request(key, &format!("day{n}@example.com")))
+                .await;
+        assert_eq!(resp.status, 201, "{}", resp.body);
+        open.push(
+            json_of(&resp)["data"]["verification_id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    let mut to_cancel = Vec::new();
+    for n in 0..2 {
+        let resp =
+            households::create_household(&setup, household_request(key, &format!("daycx{n}")))
+                .await;
+        assert_eq!(resp.status, 201, "{}", resp.body);
+        to_cancel.push(
+            json_of(&resp)["data"]["household_id"]
+                .as_str()
+                .unwrap()
+                .to_string(),
+        );
+    }
+    let resp = households::create_household(&setup, household_request(key, "dayhh")).await;
+    assert_eq!(resp.status, 201, "{}", resp.body);
+    let household_id = json_of(&resp)["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    counter.take();
+    let completed = devstack::stack::FIXTURE_COMPLETED;
+    let get = |path: String| request(http::Method::GET, &path, key);
+    // Each round on the next UTC day (the open verifications are used first, before expiry).
+    let mut day = 0i64;
+    let mut last_at = chrono::Utc::now();
+    let mut measured = Vec::new();
+    macro_rules! first_of_day {
+        ($name:expr, $status:expr, $call:expr) => {{
+            let deps = instance(&env, &counter);
+            deps.clock.advance(chrono::Duration::days(day));
+            let mut trips = Vec::new();
+            for round in 0..2usize {
+                day += 1;
+                deps.clock.advance(chrono::Duration::days(1));
+                last_at = deps.clock.now();
+                let resp: ApiResponse = $call(&deps, round).await;
+                assert_eq!(resp.status, $status, "{} ({round}): {}", $name, resp.body);
+                trips.push(counter.take().1);
+            }
+            measured.push(($name, trips[0], trips[1]));
+        }};
+    }
+    first_of_day!("cancel-verification", 200, |deps, n: usize| {
+        api::cancel_verification(
+            deps,
+            request(
+                http::Method::DELETE,
+                &format!("/api/v1/verify?verification_id={}", open[n]),
+                key,
+            ),
+        )
+    });
+    first_of_day!("resend-verification", 202, |deps, n: usize| {
+        api::resend_verification(
+            deps,
+            request(
+                http::Method::POST,
+                &format!("/api/v1/verify/resend?verification_id={}", open[2 + n]),
+                key,
+            ),
+        )
+    });
+    first_of_day!("cancel-household", 200, |deps, n: usize| {
+        households::cancel_household(
+            deps,
+            request(
+                http::Method::DELETE,
+                &format!("/api/v1/households?household_id={}", to_cancel[n]),
+                key,
+            ),
+        )
+    });
+    first_of_day!("create-verification", 201, |deps, n| {
+        api::create_verification(
+            deps,
+            create_request(key, &format!("firstday{n}@example.com")),
+        )
+    });
+    first_of_day!("create-household", 201, |deps, n| {
+        households::create_household(deps, household_request(key, &format!("firsthh{n}")))
+    });
+    first_of_day!("get-verification", 200, |deps, _| {
+        api::get_verification(
+            deps,
+            get(format!("/api/v1/verify?verification_id={completed}")),
+        )
+    });
+    first_of_day!("get-usage", 200, |deps, _| {
+        api::get_usage(deps, get("/api/v1/usage".into()))
+    });
+    first_of_day!("list-verifications", 200, |deps, _| {
+        api::list_verifications(deps, get("/api/v1/verifications".into()))
+    });
+    first_of_day!("get-household", 200, |deps, _| {
+        households::get_household(
+            deps,
+            get(format!("/api/v1/households?household_id={household_id}")),
+        )
+    });
+    let table: Vec<String> = (measured.iter())
+        .map(|(name, cold, warm)| format!("{name}: cold {cold}, warm {warm}"))
+        .collect();
+    println!(
+        "sequential DynamoDB round trips, first request of a UTC day\n{}",
+        table.join("\n")
+    );
+    for (name, cold, warm) in &measured {
+        assert_eq!((*cold, *warm), (1, 1), "{name}: {}", table.join("; "));
+    }
+    assert_eq!(
+        day,
+        2 * measured.len() as i64,
+        "a day of its own for every request"
+    );
+    // Each of those days counted from one: the last day's count is its one request.
+    let account = env
+        .store
+        .get_account(devstack::stack::DEMO_ACCOUNT)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        account.api_window,
+        Some(shared::domain::api_window(last_at))
+    );
+    assert_eq!(account.api_requests, 1);
+}

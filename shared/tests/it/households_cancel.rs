@@ -1,0 +1,344 @@
+//! DELETE /households against the in-memory store: the one write marks the household cancelled,
+//! after which no member's tenant step succeeds (told as cancelled) and GET shows the open members
+//! cancelled before the stream writes them; a second cancel, another owner's household, the first
+//! request of a window, and every refused request counted. The stream's part and the races on the
+//! real wire: `infra/devstack/tests/it/households.rs`.
+
+use crate::support::{body, now, settings};
+use chrono::{DateTime, Duration, Utc};
+use serde_json::{Value, json};
+use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
+use shared::domain::report::IncomeReport;
+use shared::domain::secrets::{GeneratedKey, key_from_random};
+use shared::domain::{ApiKeyRecord, Mode, Status, Transition};
+use shared::handlers::api::ApiDeps;
+use shared::handlers::households::{cancel_household, create_household, get_household};
+use shared::http::{ApiRequest, ApiResponse};
+use shared::ports::TransitionOutcome;
+use shared::ports::store::prelude::*;
+use uuid::Uuid;
+
+const ACCOUNT: &str = "acct_cancel";
+const OTHER: &str = "acct_cancel_other";
+
+async fn add_key(store: &MemoryStore, account: &str, mode: Mode, random: &str) -> GeneratedKey {
+    let key = key_from_random(mode, random);
+    store
+        .put_api_key(&ApiKeyRecord {
+            key_id: key.key_id.clone(),
+            key_hash: key.hash.clone(),
+            account_id: account.into(),
+            mode,
+            display_prefix: key.display_prefix.clone(),
+            created_at: now(),
+            revoked_at: None,
+        })
+        .await
+        .unwrap();
+    key
+}
+
+struct Rig {
+    store: MemoryStore,
+    deps: ApiDeps<MemoryStore, ManualClock>,
+    key: GeneratedKey,
+}
+
+async fn rig() -> Rig {
+    let store = MemoryStore::new();
+    for account in [ACCOUNT, OTHER] {
+        store
+            .put_account(&active_account(account, "pro", now()))
+            .await
+            .unwrap();
+    }
+    let key = add_key(
+        &store,
+        ACCOUNT,
+        Mode::Test,
+        "HouseholdCancelTestKeyNumber01",
+    )
+    .await;
+    let deps = ApiDeps::new(store.clone(), ManualClock::at(now()), settings());
+    Rig { store, deps, key }
+}
+
+fn named(method: http::Method, key: &GeneratedKey, id: Uuid) -> ApiRequest {
+    ApiRequest::new(method, &format!("/api/v1/households?household_id={id}"))
+        .with_header("authorization", &format!("Bearer {}", key.secret))
+}
+
+fn statuses(response: &ApiResponse) -> Vec<String> {
+    (body(response)["data"]["members"].as_array().unwrap().iter())
+        .map(|m| m["status"].as_str().unwrap().to_string())
+        .collect()
+}
+
+impl Rig {
+    /// A household of `n` applicants: its id and its members' ids.
+    async fn household(&self, tag: &str, n: usize) -> (Uuid, Vec<Uuid>) {
+        let members: Vec<Value> = (0..n)
+            .map(|i| json!({"tenant_email": format!("{tag}{i}@example.com"), "role": "applicant"}))
+            .collect();
+        let req = ApiRequest::new(http::Method::POST, "/api/v1/households")
+            .with_header("content-type", "application/json")
+            .with_header("authorization", &format!("Bearer {}", self.key.secret))
+            .with_body(json!({"monthly_rent": 1000, "members": members}).to_string());
+        let r = create_household(&self.deps, req).await;
+        assert_eq!(r.status, 201, "{}", r.body);
+        let b = body(&r);
+        let id = b["data"]["household_id"].as_str().unwrap().parse().unwrap();
+        let ids = (b["data"]["members"].as_array().unwrap().iter())
+            .map(|m| m["verification_id"].as_str().unwrap().parse().unwrap())
+            .collect();
+        (id, ids)
+    }
+
+    async fn cancel(&self, key: &GeneratedKey, id: Uuid) -> ApiResponse {
+        cancel_household(&self.deps, named(http::Method::DELETE, key, id)).await
+    }
+
+    async fn requests(&self, account: &str) -> u32 {
+        let a = self.store.get_account(account).await.unwrap().unwrap();
+        a.api_requests
+    }
+
+    /// The member's step as the tenant page writes it.
+    async fn step(&self, id: Uuid, step: &Transition) -> TransitionOutcome {
+        let v = self.store.get_verification(id).await.unwrap().unwrap();
+        self.store.transition(&v, step, now()).await.unwrap()
+    }
+}
+
+fn consent() -> Transition {
+    Transition::Consent {
+        version: "2026-11-v1".into(),
+        provider_user: None,
+    }
+}
+
+fn complete() -> Transition {
+    let mut report = IncomeReport::empty_for_tests();
+    report.total_monthly_income = 4000.0;
+    Transition::Complete {
+        report: Box::new(report),
+    }
+}
+
+/// A refused step is told as the cancelled member, and wrote nothing.
+fn assert_refused_as_cancelled(outcome: TransitionOutcome, cancelled_at: DateTime<Utc>) {
+    let TransitionOutcome::Conflict(Some(v)) = outcome else {
+        panic!("refused with the member: {outcome:?}")
+    };
+    assert_eq!(v.status, Status::Expired);
+    assert_eq!(v.cancelled_at, Some(cancelled_at));
+}
+
+#[tokio::test]
+async fn after_the_cancel_no_member_can_progress_and_get_shows_them_cancelled() {
+    let rig = rig().await;
+    let (id, m) = rig.household("c", 3).await;
+    // Member 0 completes first; member 1 has consented.
+    assert!(matches!(
+        rig.step(m[0], &complete()).await,
+        TransitionOutcome::Applied(_)
+    ));
+    assert!(matches!(
+        rig.step(m[1], &consent()).await,
+        TransitionOutcome::Applied(_)
+    ));
+    let r = rig.cancel(&rig.key, id).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(statuses(&r), ["completed", "cancelled", "cancelled"]);
+    assert_eq!(
+        body(&r)["message"],
+        "2 open member(s) cancelled; final members unchanged"
+    );
+    assert!(r.header("x-ratelimit-remaining").is_some());
+    let household = rig.store.household(id).unwrap();
+    assert_eq!(household.cancelled_at, Some(now()));
+    // Every tenant step of an open member is refused and told as cancelled.
+    assert_refused_as_cancelled(rig.step(m[1], &complete()).await, now());
+    assert_refused_as_cancelled(rig.step(m[2], &consent()).await, now());
+    assert_refused_as_cancelled(rig.step(m[2], &complete()).await, now());
+    assert_refused_as_cancelled(rig.step(m[2], &Transition::Start).await, now());
+    let stored = |i: usize| rig.store.verification(m[i]).unwrap().status;
+    assert_eq!(
+        [stored(0), stored(1), stored(2)],
+        [Status::Completed, Status::InProgress, Status::Pending],
+        "nothing written by the refused steps; the stream cancels them"
+    );
+    // GET shows them cancelled (`expired`, as a cancelled verification's status) at once.
+    let r = get_household(&rig.deps, named(http::Method::GET, &rig.key, id)).await;
+    let view = body(&r);
+    assert_eq!(view["data"]["status"], "cancelled", "{view}");
+    assert_eq!(statuses(&r), ["completed", "expired", "expired"]);
+    assert_eq!(view["data"]["open_members"], json!([]));
+    assert!(view["data"]["decision"].is_null());
+    assert_eq!(view["data"]["cancelled_at"], "2026-03-10T12:00:00.000Z");
+    // A household cancelled while a member was open is never decided: the cancel changed it.
+    let members: Vec<_> = m
+        .iter()
+        .map(|id| rig.store.verification(*id).unwrap())
+        .collect();
+    let household = rig.store.household(id).unwrap();
+    assert!(!household.closed_before_cancel(&members));
+    // The landlord's own cancel of a member is not a tenant step: it still applies.
+    let v2 = rig.store.verification(m[2]).unwrap();
+    assert!(matches!(
+        rig.store
+            .transition(&v2, &Transition::Cancel, now())
+            .await
+            .unwrap(),
+        TransitionOutcome::Applied(_)
+    ));
+}
+
+/// Any decision: the write must refuse it for a cancelled household whatever it says.
+fn fake_decision(
+    household: &shared::domain::household::Household,
+    members: &[shared::domain::Verification],
+) -> shared::domain::household::HouseholdDecision {
+    let outcomes: Vec<_> = (household.members.iter())
+        .zip(members)
+        .map(|(h, v)| {
+            let mut done = v.clone();
+            done.status = Status::Completed;
+            done.income_report = Some(IncomeReport::empty_for_tests());
+            shared::domain::household::MemberOutcome::of(&done, h.role, now())
+        })
+        .collect();
+    shared::domain::household::decide(&household.rent_terms(), None, &outcomes).unwrap()
+}
+
+#[tokio::test]
+async fn a_second_cancel_answers_every_member_as_it_is_and_is_counted() {
+    let rig = rig().await;
+    let (id, _) = rig.household("twice", 2).await;
+    let before = rig.requests(ACCOUNT).await;
+    let r = rig.cancel(&rig.key, id).await;
+    assert_eq!(statuses(&r), ["cancelled", "cancelled"]);
+    let r = rig.cancel(&rig.key, id).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(statuses(&r), ["expired", "expired"]);
+    assert_eq!(
+        body(&r)["message"],
+        "0 open member(s) cancelled; final members unchanged"
+    );
+    assert_eq!(rig.requests(ACCOUNT).await, before + 2, "both counted");
+    let remaining: u32 = r.header("x-ratelimit-remaining").unwrap().parse().unwrap();
+    assert_eq!(remaining, 1000 - (before + 2));
+}
+
+#[tokio::test]
+async fn another_owners_household_is_404_counted_and_left_open() {
+    let rig = rig().await;
+    let (id, _) = rig.household("iso", 2).await;
+    let other = add_key(
+        &rig.store,
+        OTHER,
+        Mode::Test,
+        "HouseholdCancelOtherAccount001",
+    )
+    .await;
+    let live = add_key(
+        &rig.store,
+        ACCOUNT,
+        Mode::Live,
+        "HouseholdCancelLiveKeyNumber01",
+    )
+    .await;
+    let own_before = rig.requests(ACCOUNT).await;
+    for key in [&other, &live] {
+        let r = rig.cancel(key, id).await;
+        assert_eq!(
+            (r.status, body(&r)["code"].clone()),
+            (404, json!("not_found"))
+        );
+        assert!(r.header("x-ratelimit-remaining").is_some(), "counted");
+    }
+    let r = rig.cancel(&other, Uuid::new_v4()).await;
+    assert_eq!(r.status, 404);
+    assert_eq!(rig.requests(OTHER).await, 2, "each refused request counted");
+    assert_eq!(rig.requests(ACCOUNT).await, own_before + 1);
+    assert_eq!(rig.store.household(id).unwrap().cancelled_at, None);
+    let r = get_household(&rig.deps, named(http::Method::GET, &rig.key, id)).await;
+    assert_eq!(body(&r)["data"]["status"], "open");
+}
+
+#[tokio::test]
+async fn the_first_request_of_a_day_cancels_in_the_one_write() {
+    let rig = rig().await;
+    let (id, m) = rig.household("window", 2).await;
+    // A new day: its first request is counted by the same one write as any other.
+    rig.deps.clock.advance(Duration::days(1));
+    let r = rig.cancel(&rig.key, id).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(statuses(&r), ["cancelled", "cancelled"]);
+    assert_eq!(rig.requests(ACCOUNT).await, 1, "the new day's first");
+    let at = now() + Duration::days(1);
+    assert_eq!(rig.store.household(id).unwrap().cancelled_at, Some(at));
+    assert_refused_as_cancelled(rig.step(m[0], &consent()).await, at);
+}
+
+#[tokio::test]
+async fn a_decided_household_is_not_cancelled() {
+    let rig = rig().await;
+    let (id, m) = rig.household("decided", 1).await;
+    assert!(matches!(
+        rig.step(m[0], &complete()).await,
+        TransitionOutcome::Applied(_)
+    ));
+    let household = rig.store.household(id).unwrap();
+    let members = vec![rig.store.verification(m[0]).unwrap()];
+    let decision = fake_decision(&household, &members);
+    assert!(
+        (rig.store)
+            .record_household_decision(id, &decision, now())
+            .await
+            .unwrap()
+    );
+    let r = rig.cancel(&rig.key, id).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(statuses(&r), ["completed"]);
+    assert_eq!(rig.store.household(id).unwrap().cancelled_at, None);
+}
+
+#[tokio::test]
+async fn a_household_cancelled_after_every_member_closed_is_still_decided() {
+    let rig = rig().await;
+    let (id, m) = rig.household("late", 2).await;
+    for member in &m {
+        assert!(matches!(
+            rig.step(*member, &complete()).await,
+            TransitionOutcome::Applied(_)
+        ));
+    }
+    // The outbox has not stored the decision yet when the landlord cancels.
+    let r = rig.cancel(&rig.key, id).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(statuses(&r), ["completed", "completed"]);
+    let household = rig.store.household(id).unwrap();
+    assert!(household.cancelled_at.is_some());
+    let members: Vec<_> = m
+        .iter()
+        .map(|id| rig.store.verification(*id).unwrap())
+        .collect();
+    assert!(household.closed_before_cancel(&members));
+    // GET decides it as if the cancel had not come; the decision is stored once.
+    let r = get_household(&rig.deps, named(http::Method::GET, &rig.key, id)).await;
+    assert_eq!(body(&r)["data"]["status"], "decided", "{}", r.body);
+    let decision = fake_decision(&household, &members);
+    assert!(
+        (rig.store)
+            .record_household_decision(id, &decision, now())
+            .await
+            .unwrap()
+    );
+    assert!(
+        !(rig.store)
+            .record_household_decision(id, &decision, now())
+            .await
+            .unwrap()
+    );
+}

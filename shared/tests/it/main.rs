@@ -1,0 +1,14 @@
+//! The shared crate's one integration-test binary: the handlers on the in-memory store and the
+//! Plaid adapter on its documented responses served on loopback, one module per area. Shared
+//! helpers live in `support`.
+
+mod support;
+
+mod handlers_api;
+mod handlers_resend;
+mod households_api;
+mod households_cancel;
+mod households_reach;
+mod plaid;
+mod reminders;
+mod report_pdf;
