@@ -349,7 +349,7 @@ fn outbox_retries_outlast_a_day_and_test_mode_mails_nobody() {
 }
 
 /// deliver-webhook (the one function calling addresses API users choose) may read the signing
-/// secrets and nothing else: GetItem on ACCOUNT# items, limited to the secrets' attributes, which
+/// secrets and nothing else: GetItem on SIGNING_SECRETS# items, limited to the secrets' attributes, which
 /// are exactly what the adapter projects and what `WebhookSecrets` holds.
 #[test]
 fn deliver_webhook_reads_only_the_signing_secrets() {
@@ -392,7 +392,12 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
     let condition = &secrets["Condition"];
     assert_eq!(
         strings(&condition["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]),
-        vec!["ACCOUNT#*"]
+        vec!["SIGNING_SECRETS#*"]
+    );
+    assert!(
+        shared::adapters::dynamo::keys::webhook_secrets("acct")
+            .0
+            .starts_with("SIGNING_SECRETS#")
     );
     let mut allowed = vec![schema::PK.to_string(), schema::SK.to_string()];
     allowed.extend(
@@ -545,6 +550,39 @@ fn reminder_roles_are_least_privilege() {
     assert_eq!(
         r["ReminderScheduleGroup"]["Type"],
         "AWS::Scheduler::ScheduleGroup"
+    );
+}
+
+/// The signing secrets sit in their own partition: of every role in the template, only
+/// deliver-webhook's reaches it, and only to read (the admin tool writes them with the operator's
+/// credentials). A grant without a LeadingKeys condition would reach it too, so none may exist on
+/// the table.
+#[test]
+fn only_deliver_webhook_reaches_the_signing_secrets() {
+    let t = template();
+    let secrets_pk = shared::adapters::dynamo::keys::webhook_secrets("acct_x").0;
+    let mut reaching = Vec::new();
+    for (name, resource) in t["Resources"].as_mapping().unwrap() {
+        let kind = resource["Type"].as_str().unwrap_or_default();
+        if !matches!(kind, "AWS::Serverless::Function" | "AWS::IAM::Role")
+            || resource["Properties"]["Policies"].is_null()
+        {
+            continue;
+        }
+        let name = name.as_str().unwrap();
+        for (action, target, prefix) in table_grants(&t, name) {
+            if target == "stream" {
+                continue;
+            }
+            let pattern = prefix.trim_end_matches('*');
+            if secrets_pk.starts_with(pattern) {
+                reaching.push(format!("{name}: {action} on {target} ({prefix})"));
+            }
+        }
+    }
+    assert_eq!(
+        reaching,
+        vec!["DeliverWebhookRole: dynamodb:GetItem on table (SIGNING_SECRETS#*)".to_string()]
     );
 }
 

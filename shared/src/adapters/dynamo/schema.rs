@@ -54,8 +54,10 @@ pub mod keys {
     pub fn account(id: &str) -> (String, String) {
         (format!("ACCOUNT#{id}"), "ACCOUNT".into())
     }
+    /// Outside the account's partition: the roles that read or write `ACCOUNT#` items cannot
+    /// reach the signing secrets, which only deliver-webhook reads.
     pub fn webhook_secrets(id: &str) -> (String, String) {
-        (format!("ACCOUNT#{id}"), "WEBHOOK_SECRETS".into())
+        (format!("SIGNING_SECRETS#{id}"), "SIGNING_SECRETS".into())
     }
     pub fn api_key(hash: &str) -> (String, String) {
         (format!("APIKEY#{hash}"), "APIKEY".into())
