@@ -1,9 +1,11 @@
 //! The library every function of the Tenant Income Verification Service links.
 //!
-//! - `domain`, `report`, `secrets`, `webhook`: types and rules, no AWS imports;
-//! - `ports`: one trait per outside system (store, mailer, queue, income provider, clock);
-//! - `dynamo` (and the other adapters): the AWS implementations of the ports;
-//! - `api`, `http`: the HTTP handlers and their Lambda glue.
+//! - `domain`: types and rules (income, report, keys, webhooks), no AWS imports and no I/O;
+//! - `ports`: one trait per outside system (the store by role, mailer, queue, provider, clock);
+//! - `adapters`: the AWS and provider implementations of the ports, and the test doubles;
+//! - `handlers`: one module per function's logic, generic over the ports it uses;
+//! - `http`, `routes`, `error`: the Lambda HTTP glue, the route table and the enveloped error;
+//! - `config`, `wiring`: settings from the environment, and the adapters each function wires.
 
 pub mod adapters;
 pub mod config;
@@ -11,6 +13,7 @@ pub mod domain;
 pub mod error;
 pub mod handlers;
 pub mod http;
+pub mod json;
 pub mod ports;
 mod redact;
 pub mod routes;

@@ -51,12 +51,7 @@ fn read(path: &Path) -> Result<String, String> {
 
 /// Reads the domain's input; every message names the field at fault.
 pub fn parse_payments(body: &str) -> Result<ProviderIncome, String> {
-    let de = &mut serde_json::Deserializer::from_str(body);
-    let income: ProviderIncome =
-        serde_path_to_error::deserialize(de).map_err(|e| match e.path().to_string().as_str() {
-            "." => e.inner().to_string(),
-            path => format!("{path}: {}", e.inner()),
-        })?;
+    let income: ProviderIncome = shared::json::parse_naming_field(body)?;
     for (i, source) in income.sources.iter().enumerate() {
         if source.pay_rate.is_some_and(|r| r <= 0.0) {
             return Err(format!("sources[{i}].pay_rate: must be above zero"));

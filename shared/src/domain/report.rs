@@ -141,7 +141,7 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         let method = source.method.unwrap_or(income.method);
         let payments = window_payments(source, as_of);
         let last_payment_date = payments.last().map(|p| p.date);
-        match assess(source, &category, as_of) {
+        match assess(source, &category, &payments, as_of) {
             Assessment::Counted(c) => {
                 let stability = source_stability(&payments, source.pay_frequency, as_of);
                 if let Some(st) = &stability {

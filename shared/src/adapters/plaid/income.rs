@@ -33,12 +33,7 @@ const MAX_NAME_CHARS: usize = 100;
 
 /// Reads a stored `/credit/bank_income/get` response; the message names the field at fault.
 pub fn income_from_response_json(body: &str) -> Result<ProviderIncome, String> {
-    let de = &mut serde_json::Deserializer::from_str(body);
-    let response: BankIncomeGetResponse =
-        serde_path_to_error::deserialize(de).map_err(|e| match e.path().to_string() {
-            path if path == "." => e.inner().to_string(),
-            path => format!("{path}: {}", e.inner()),
-        })?;
+    let response: BankIncomeGetResponse = crate::json::parse_naming_field(body)?;
     income_from_report(response).map_err(|e| e.to_string())
 }
 

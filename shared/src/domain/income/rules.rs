@@ -108,10 +108,15 @@ fn since(payments: &[Payment], as_of: NaiveDate, days: i64) -> Vec<Payment> {
         .collect()
 }
 
-/// The rules applied to one source whose normalised category is `category`.
-pub fn assess(source: &ProviderIncomeSource, category: &str, as_of: NaiveDate) -> Assessment {
-    let payments = window_payments(source, as_of);
-    let observed_cents = total_cents(&payments);
+/// The rules applied to one source whose normalised category is `category`, over its
+/// `payments` as `window_payments` selects them (the caller keeps them for the report's counts).
+pub fn assess(
+    source: &ProviderIncomeSource,
+    category: &str,
+    payments: &[Payment],
+    as_of: NaiveDate,
+) -> Assessment {
+    let observed_cents = total_cents(payments);
     let excluded = |reason, explanation: String| {
         Assessment::Excluded(Excluded {
             reason,
@@ -186,8 +191,8 @@ pub fn assess(source: &ProviderIncomeSource, category: &str, as_of: NaiveDate) -
                 reason: Some(CountReason::StatedPay),
             }
         }
-        (Some(f), _) => regular(&payments, f, as_of),
-        (None, _) => irregular(&payments, as_of),
+        (Some(f), _) => regular(payments, f, as_of),
+        (None, _) => irregular(payments, as_of),
     };
     Assessment::Counted(counted)
 }

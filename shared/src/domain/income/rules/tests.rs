@@ -23,15 +23,20 @@ fn source(frequency: Option<PayFrequency>, payments: &[(&str, f64)]) -> Provider
     }
 }
 
+/// The rules on `s` as the report applies them: its window's payments, at `AS_OF`.
+fn assessed(s: &ProviderIncomeSource, category: &str) -> Assessment {
+    assess(s, category, &window_payments(s, d(AS_OF)), d(AS_OF))
+}
+
 fn counted(s: &ProviderIncomeSource) -> Counted {
-    match assess(s, &normalise(s), d(AS_OF)) {
+    match assessed(s, &normalise(s)) {
         Assessment::Counted(c) => c,
         other => panic!("not counted: {other:?}"),
     }
 }
 
 fn excluded(s: &ProviderIncomeSource) -> Excluded {
-    match assess(s, &normalise(s), d(AS_OF)) {
+    match assessed(s, &normalise(s)) {
         Assessment::Excluded(e) => e,
         other => panic!("counted: {other:?}"),
     }
@@ -79,7 +84,7 @@ fn a_source_ends_after_one_and_a_half_periods_or_45_days_or_when_stated() {
     };
     // 1.5 x 14.04 days = 21.06: 21 days is current, 22 ended.
     assert!(matches!(
-        assess(&biweekly("2026-10-23"), "SALARY", d(AS_OF)),
+        assessed(&biweekly("2026-10-23"), "SALARY"),
         Assessment::Counted(_)
     ));
     let e = excluded(&biweekly("2026-10-22"));
@@ -91,7 +96,7 @@ fn a_source_ends_after_one_and_a_half_periods_or_45_days_or_when_stated() {
     );
     let irregular = |last: &str| source(None, &[("2026-08-01", 50.0), (last, 50.0)]);
     assert!(matches!(
-        assess(&irregular("2026-09-29"), "SALARY", d(AS_OF)),
+        assessed(&irregular("2026-09-29"), "SALARY"),
         Assessment::Counted(_)
     ));
     assert_eq!(
