@@ -1,10 +1,11 @@
 //! The outside systems behind the ports: DynamoDB (the store), SES (mailer) and SQS (queues),
-//! the income providers (Plaid, and the sandbox for test mode and the local stack), and the
-//! HTTP client that delivers webhooks.
+//! the income providers (Plaid, and the sandbox for test mode and the local stack), the HTTP
+//! client that delivers webhooks, and the signed form of a browser upload to S3.
 
 pub mod dynamo;
 pub mod pdf;
 pub mod plaid;
+pub mod s3_upload;
 pub mod sandbox;
 pub mod scheduler;
 pub mod ses;
