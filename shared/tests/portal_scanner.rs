@@ -131,26 +131,44 @@ async fn no_get_of_a_tenant_page_calls_the_provider_and_starting_the_connection_
         for path in [link.clone(), format!("{link}/report.pdf")] {
             for method in [http::Method::GET, http::Method::HEAD] {
                 let page = tenant_portal(&deps, request(method.clone(), &path, "")).await;
-                assert!(page.status < 500, "{state} {method} {path}: {}", page.status);
+                assert!(
+                    page.status < 500,
+                    "{state} {method} {path}: {}",
+                    page.status
+                );
             }
         }
     }
-    assert_eq!(provider.calls(), Vec::<&str>::new(), "no GET or HEAD asks the provider");
+    assert_eq!(
+        provider.calls(),
+        Vec::<&str>::new(),
+        "no GET or HEAD asks the provider"
+    );
 
     // The live connect page offers a start button (a POST), not the widget.
     let (_, connect) = &all[1];
     let link = format!("/t/{}/{token}", connect.verification_id);
     let page = tenant_portal(&deps, request(http::Method::GET, &link, "")).await;
     assert_eq!(page.status, 200, "{}", page.body);
-    assert!(page.body.contains(r#"name="action" value="start""#), "{}", page.body);
+    assert!(
+        page.body.contains(r#"name="action" value="start""#),
+        "{}",
+        page.body
+    );
     assert!(!page.body.contains(LINK_TOKEN));
     // Starting makes one link token and shows the widget with it; nothing is written.
-    let before = store.get_verification(connect.verification_id).await.unwrap();
+    let before = store
+        .get_verification(connect.verification_id)
+        .await
+        .unwrap();
     let page = tenant_portal(&deps, request(http::Method::POST, &link, "action=start")).await;
     assert_eq!(page.status, 200, "{}", page.body);
     assert!(page.body.contains(LINK_TOKEN), "{}", page.body);
     assert_eq!(provider.calls(), vec!["begin"]);
-    let after = store.get_verification(connect.verification_id).await.unwrap();
+    let after = store
+        .get_verification(connect.verification_id)
+        .await
+        .unwrap();
     assert!(before == after, "the start POST writes nothing");
     // A start on a page that has no connection step (consent still to give, closed, test
     // mode's scenarios) asks the provider nothing and shows the page as it is.
