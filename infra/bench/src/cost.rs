@@ -3,7 +3,7 @@
 //! requests, Lambda invocations and billed GB-seconds the driver counted, priced at the dated
 //! us-east-1 list prices below. The arithmetic is here, unit-tested; `flow` does the counting.
 
-use crate::proxy::Call;
+use devstack::proxy::Call;
 
 /// us-east-1 list prices (on-demand / pay-per-request, no free tier), in US dollars.
 #[derive(Debug, Clone, Copy)]
@@ -287,6 +287,8 @@ mod tests {
             consumed,
             items,
             consistent: true,
+            path_and_query: "/".into(),
+            body: Default::default(),
         }
     }
 

@@ -14,8 +14,8 @@ use shared::config::{Plans, Settings};
 use shared::domain::{Mode, Plan};
 
 use crate::cost::Usage;
-use crate::proxy::Proxy;
 use crate::{Error, err, fresh_stack};
+use devstack::proxy::Proxy;
 
 /// The functions' memory in template.yaml (`Globals.Function.MemorySize`).
 pub(crate) const MEMORY_MB: u32 = 128;

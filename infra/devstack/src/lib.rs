@@ -4,6 +4,7 @@
 
 pub mod household_fixtures;
 pub mod moto;
+pub mod proxy;
 pub mod pump;
 pub mod receiver;
 pub mod schedules;

@@ -28,11 +28,32 @@ pub struct App {
     pub portal: PortalDeps<DynamoStore, SystemClock, LiveProvider>,
 }
 
+/// Which deps each HTTP function runs with: one `App` for all (the local stack), or one per
+/// function (the least-privilege test gives each function AWS clients of its own).
+pub trait Apps: Send + Sync + 'static {
+    fn app(&self, function: Function) -> &App;
+}
+
+impl Apps for App {
+    fn app(&self, _: Function) -> &App {
+        self
+    }
+}
+
+/// One `App` per HTTP function.
+pub struct PerFunction(pub std::collections::HashMap<Function, Arc<App>>);
+
+impl Apps for PerFunction {
+    fn app(&self, function: Function) -> &App {
+        &self.0[&function]
+    }
+}
+
 /// Routes like the HttpApi of template.yaml (the table in `shared::routes`), then calls the
 /// function's handler.
-pub async fn route(app: &App, req: ApiRequest) -> ApiResponse {
+pub async fn route<A: Apps + ?Sized>(apps: &A, req: ApiRequest) -> ApiResponse {
     match resolve(req.method.as_str(), &req.path) {
-        Resolved::Function(function) => handle(app, function, req).await,
+        Resolved::Function(function) => handle(apps.app(function), function, req).await,
         Resolved::MethodNotAllowed { allow } => {
             api::error_response(&ApiError::MethodNotAllowed, &req.request_id)
                 .with_header("allow", allow)
@@ -104,7 +125,7 @@ fn to_hyper(resp: ApiResponse) -> hyper::Response<Full<Bytes>> {
 }
 
 /// Serves `app` on `listener` until the task is dropped.
-pub async fn serve(listener: TcpListener, app: Arc<App>) {
+pub async fn serve<A: Apps>(listener: TcpListener, app: Arc<A>) {
     loop {
         let Ok((stream, _)) = listener.accept().await else {
             continue;
@@ -115,7 +136,7 @@ pub async fn serve(listener: TcpListener, app: Arc<App>) {
                 let app = app.clone();
                 async move {
                     let resp = match to_api_request(req).await {
-                        Ok(req) => route(&app, req).await,
+                        Ok(req) => route(&*app, req).await,
                         Err(resp) => resp,
                     };
                     Ok::<_, Infallible>(to_hyper(resp))
@@ -129,7 +150,7 @@ pub async fn serve(listener: TcpListener, app: Arc<App>) {
 }
 
 /// Binds 127.0.0.1:`port` (0 for any free port) and serves in the background.
-pub async fn spawn(app: Arc<App>, port: u16) -> std::io::Result<SocketAddr> {
+pub async fn spawn<A: Apps>(app: Arc<A>, port: u16) -> std::io::Result<SocketAddr> {
     let listener = TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;
     tokio::spawn(serve(listener, app));

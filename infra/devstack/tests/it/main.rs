@@ -12,6 +12,7 @@ mod email_round_trips;
 mod events;
 mod households;
 mod households_reach;
+mod iam;
 mod list_and_replay;
 mod live_allowance;
 mod openapi;

@@ -876,10 +876,17 @@ async fn the_plaid_flow_recovers_from_a_failed_link_token_and_product_not_ready(
         .unwrap()
         .unwrap();
     assert!(stored.provider_user.is_some() && stored.consented_at.is_some());
-    // /link/token/create fails once: "try again", and the next visit works with the same user.
+    // Opening the connect page asks Plaid nothing (a link scanner costs nothing): the tenant's
+    // start makes the link token.
+    let asked = plaid.asked().len();
     let p = page_at(&base, "GET", &link, None).await;
+    assert_eq!(p.status, 200, "{}", p.html);
+    assert!(p.html.contains(r#"value="start""#), "{}", p.html);
+    assert_eq!(plaid.asked().len(), asked, "a GET asks Plaid nothing");
+    // /link/token/create fails once: "try again", and the next start works with the same user.
+    let p = page_at(&base, "POST", &link, Some("action=start")).await;
     assert_eq!(p.status, 503);
-    let p = page_at(&base, "GET", &link, None).await;
+    let p = page_at(&base, "POST", &link, Some("action=start")).await;
     assert_eq!(p.status, 200, "{}", p.html);
     assert!(
         p.html
@@ -894,6 +901,9 @@ async fn the_plaid_flow_recovers_from_a_failed_link_token_and_product_not_ready(
     );
     let tokens_before = plaid.count("/link/token/create");
     let p = page_at(&base, "GET", &link, None).await;
+    assert_eq!(p.status, 200);
+    assert_eq!(plaid.count("/link/token/create"), tokens_before);
+    let p = page_at(&base, "POST", &link, Some("action=start")).await;
     assert_eq!(p.status, 200);
     assert_eq!(plaid.count("/link/token/create"), tokens_before + 1);
     let p = page_at(&base, "POST", &link, Some("action=connect")).await;

@@ -1,8 +1,9 @@
 //! The tenant page behind the secure link: `GET/POST /t/{verification_id}/{token}`.
 //!
 //! Server-rendered HTML that works without JavaScript (only a provider's own widget needs it).
-//! A GET or HEAD only shows the page: mail scanners fetch every link, so nothing may change
-//! then. The tenant's first action, the consent POST, moves a pending verification to
+//! A GET or HEAD only shows the page and asks the income provider nothing: mail scanners fetch
+//! every link, so nothing may change or cost then (a live provider's link token is made by the
+//! tenant's `start` POST, which writes nothing). The tenant's first action, the consent POST, moves a pending verification to
 //! in_progress and records the consent (time, text version, the provider user prepared for them)
 //! in one conditional write; connecting completes it in another (status, report, `completed_at`,
 //! counters), so a race with a cancel or an expiry has one winner. A POST answers 303 only when
@@ -27,7 +28,7 @@ pub mod report_copy;
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
-use crate::adapters::sandbox::{SCENARIOS, SandboxProvider, scenario_from_email};
+use crate::adapters::sandbox::{SCENARIOS, SandboxProvider};
 use crate::domain::affordability::RentTerms;
 use crate::domain::report::build_report_with;
 use crate::domain::secrets::sha256_hex;
@@ -36,14 +37,11 @@ use crate::domain::{Mode, Status, Transition, Verification};
 use crate::handlers::html::esc;
 pub use crate::handlers::tenant_portal::live_provider::LiveProvider;
 use crate::handlers::tenant_portal::page::{
-    consent_body, expiry_note, not_found, page, provider_down, scenario_body, see_other,
-    widget_page,
+    connect_step, consent_body, expiry_note, not_found, page, provider_down, see_other, start_body,
 };
 use crate::handlers::tenant_portal::reads::{household_view, requester_name};
 use crate::http::{ApiRequest, ApiResponse, parse_query};
-use crate::ports::{
-    Clock, ConnectStep, IncomeProvider, ProviderError, Store, StoreError, TransitionOutcome,
-};
+use crate::ports::{Clock, IncomeProvider, ProviderError, Store, StoreError, TransitionOutcome};
 
 /// Version of the consent text below; recorded with the consent.
 pub const CONSENT_VERSION: &str = "2026-11-v1";
@@ -162,6 +160,7 @@ async fn handle<S: Store, C: Clock, P: IncomeProvider>(
             }
             match form.get("action").map(String::as_str) {
                 Some("consent") => consent(deps, v, &form, &visit).await,
+                Some("start") => start(deps, v, &visit).await,
                 Some("connect") => connect(deps, v, &form, &visit).await,
                 Some("note") => add_note(deps, v, &form, &visit).await,
                 _ => Ok(page(
@@ -445,36 +444,56 @@ async fn render<S: Store, C: Clock, P: IncomeProvider>(
             ),
             request_id,
         ),
-        Status::Pending | Status::InProgress => {
-            let step = if uses_scenarios(deps, v) {
-                deps.sandbox.begin(v, None).await
-            } else {
-                // A fresh link token for every page: nothing stored, nothing that can go stale.
-                deps.live_provider
-                    .begin(v, v.provider_user.as_deref())
-                    .await
-            };
-            // The connection step says it too.
-            let notice = format!("{notice}{expiry}");
-            match step {
-                Ok(ConnectStep::ChooseScenario { scenarios }) => {
-                    let preferred = scenario_from_email(&v.tenant_email).unwrap_or("good");
-                    page(
-                        200,
-                        "Connect your income",
-                        &scenario_body(banner, &scenarios, preferred, &notice, visit.link),
-                        request_id,
-                    )
-                }
-                Ok(ConnectStep::Widget { link_token }) => {
-                    widget_page(&link_token, visit.link, &notice, request_id)
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "income provider could not start");
-                    provider_down(request_id)
-                }
-            }
+        // The connection step says it too. A real provider is asked nothing until the tenant
+        // starts the connection (a POST): a link scanner's GET costs nothing.
+        Status::Pending | Status::InProgress if uses_scenarios(deps, v) => {
+            let step = deps.sandbox.begin(v, None).await;
+            connect_step(
+                step,
+                banner,
+                v,
+                visit.link,
+                &format!("{notice}{expiry}"),
+                request_id,
+            )
         }
+        Status::Pending | Status::InProgress => page(
+            200,
+            "Connect your income",
+            &start_body(&format!("{notice}{expiry}"), visit.link),
+            request_id,
+        ),
     };
     Ok(resp)
+}
+
+/// The tenant starts the connection: only now is the live provider asked for a link token (a
+/// fresh one each time: nothing stored, nothing that can go stale). Writes nothing.
+async fn start<S: Store, C: Clock, P: IncomeProvider>(
+    deps: &PortalDeps<S, C, P>,
+    v: Verification,
+    visit: &Visit<'_>,
+) -> Result<ApiResponse, PageError> {
+    let v = household_view(deps, v).await?;
+    if !v.effective_status(visit.now).is_open()
+        || needs_consent(deps, &v)
+        || uses_scenarios(deps, &v)
+    {
+        return current_page(deps, &v, visit).await;
+    }
+    let (step, requester) = tokio::join!(
+        deps.live_provider.begin(&v, v.provider_user.as_deref()),
+        requester_name(deps, &v)
+    );
+    let who = esc(&requester?);
+    let expiry = expiry_note(&who, &crate::domain::reach::expiry_phrase(&v));
+    let (link, request_id) = (visit.link, visit.request_id);
+    Ok(connect_step(
+        step,
+        banner(deps, &v),
+        &v,
+        link,
+        &expiry,
+        request_id,
+    ))
 }

@@ -3,9 +3,12 @@
 
 use std::fmt::Write as _;
 
+use crate::adapters::sandbox::scenario_from_email;
+use crate::domain::Verification;
 use crate::domain::secrets::sha256_hex;
 use crate::handlers::html::esc;
 use crate::http::ApiResponse;
+use crate::ports::{ConnectStep, ProviderError};
 
 /// When the link expires, and that a new one can be asked of the requester (`who`: HTML-escaped
 /// already); on every page of an open verification.
@@ -69,6 +72,49 @@ pub(crate) fn scenario_body(
 <input type="hidden" name="action" value="connect">
 <fieldset><legend>Sandbox bank</legend>{options}</fieldset>
 <button type="submit">Connect and share</button>
+</form>"#,
+        link = esc(link)
+    )
+}
+
+/// The page of a provider's first connection step: the sandbox's scenarios, or the widget.
+pub(crate) fn connect_step(
+    step: Result<ConnectStep, ProviderError>,
+    banner: &str,
+    v: &Verification,
+    link: &str,
+    notice: &str,
+    request_id: &str,
+) -> ApiResponse {
+    match step {
+        Ok(ConnectStep::ChooseScenario { scenarios }) => {
+            let preferred = scenario_from_email(&v.tenant_email).unwrap_or("good");
+            page(
+                200,
+                "Connect your income",
+                &scenario_body(banner, &scenarios, preferred, notice, link),
+                request_id,
+            )
+        }
+        Ok(ConnectStep::Widget { link_token }) => {
+            widget_page(&link_token, link, notice, request_id)
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "income provider could not start");
+            provider_down(request_id)
+        }
+    }
+}
+
+/// Before a real provider's widget: a button that starts the connection (a POST), so opening the
+/// page asks the provider nothing.
+pub(crate) fn start_body(notice: &str, link: &str) -> String {
+    format!(
+        r#"<p>Connect the bank account your income is paid into. A window from our bank-data partner opens.</p>
+{notice}
+<form method="post" action="{link}">
+<input type="hidden" name="action" value="start">
+<button type="submit">Connect your bank</button>
 </form>"#,
         link = esc(link)
     )

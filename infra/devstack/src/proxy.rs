@@ -1,8 +1,11 @@
-//! A counting HTTP proxy on loopback between a function and moto: the function's
+//! A recording HTTP proxy on loopback between a function and moto: the function's
 //! `AWS_ENDPOINT_URL` points here, every request is forwarded unchanged and recorded with its
-//! operation (`X-Amz-Target`, or method and path for REST APIs such as SES v2) and its start and
-//! end, so round trips are counted, not guessed.
+//! operation (`X-Amz-Target`, or method and path for REST APIs such as SES v2), its request body
+//! and its start and end. `make bench` counts round trips and cost with it; the least-privilege
+//! test (`tests/iam.rs`) gives each function its own (`FunctionProxies`) and checks every recorded
+//! call against that function's role in template.yaml.
 
+use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -30,6 +33,12 @@ pub struct Call {
     pub items: usize,
     /// DynamoDB: a strongly consistent read was asked for.
     pub consistent: bool,
+    /// The request's path and query (REST and query-protocol services name their operation and
+    /// resource there).
+    pub path_and_query: String,
+    /// The request body as sent (JSON for DynamoDB, SQS, Secrets Manager, SES v2 and the
+    /// scheduler; a form for SNS).
+    pub body: Bytes,
 }
 
 impl Call {
@@ -101,6 +110,48 @@ impl Proxy {
     }
 }
 
+/// One proxy per function, all forwarding to the same moto, so each function's calls are
+/// recorded apart (its handler's AWS clients are built from `sdk(function)`).
+pub struct FunctionProxies {
+    upstream: String,
+    proxies: Mutex<BTreeMap<String, Arc<Proxy>>>,
+}
+
+impl FunctionProxies {
+    pub fn new(upstream: &str) -> Self {
+        FunctionProxies {
+            upstream: upstream.to_string(),
+            proxies: Mutex::default(),
+        }
+    }
+
+    /// SDK configuration whose calls go through `function`'s own proxy (started on first use).
+    pub async fn sdk(&self, function: &str) -> std::io::Result<aws_config::SdkConfig> {
+        let known = self.proxies.lock().unwrap().get(function).cloned();
+        let proxy = match known {
+            Some(proxy) => proxy,
+            None => {
+                let started = Arc::new(Proxy::start(&self.upstream).await?);
+                let mut proxies = self.proxies.lock().unwrap();
+                proxies
+                    .entry(function.to_string())
+                    .or_insert(started)
+                    .clone()
+            }
+        };
+        Ok(crate::moto::sdk_config(&proxy.endpoint).await)
+    }
+
+    /// The calls recorded since the last `take`, by function.
+    pub fn take(&self) -> BTreeMap<String, Vec<Call>> {
+        let proxies = self.proxies.lock().unwrap();
+        proxies
+            .iter()
+            .map(|(function, proxy)| (function.clone(), proxy.take()))
+            .collect()
+    }
+}
+
 async fn forward(
     client: &reqwest::Client,
     upstream: &str,
@@ -121,10 +172,12 @@ async fn forward(
         .and_then(|scope| scope.split('/').nth(3))
         .unwrap_or("?")
         .to_string();
-    let url = format!(
-        "{upstream}{}",
-        req.uri().path_and_query().map_or("/", |p| p.as_str())
-    );
+    let path_and_query = req
+        .uri()
+        .path_and_query()
+        .map_or("/", |p| p.as_str())
+        .to_string();
+    let url = format!("{upstream}{path_and_query}");
     let method = req.method().clone();
     let mut headers = req.headers().clone();
     for hop in [
@@ -143,6 +196,7 @@ async fn forward(
         .await
         .map(|b| b.to_bytes())
         .unwrap_or_default();
+    let request_body = body.clone();
     let request: Option<serde_json::Value> = operation
         .starts_with("DynamoDB_")
         .then(|| serde_json::from_slice(&body).ok())
@@ -162,7 +216,7 @@ async fn forward(
     let result = client
         .request(method, url)
         .headers(headers)
-        .body(body)
+        .body(body.clone())
         .send()
         .await;
     let (status, headers, body) = match result {
@@ -208,6 +262,8 @@ async fn forward(
         consumed,
         items,
         consistent,
+        path_and_query,
+        body: request_body,
     });
     response
 }
@@ -258,6 +314,8 @@ mod tests {
             consumed: None,
             items: 0,
             consistent: true,
+            path_and_query: "/".into(),
+            body: Bytes::new(),
         }
     }
 

@@ -1,0 +1,266 @@
+//! Least privilege, proven from the calls (issue 21): moto enforces no IAM, so a role missing a
+//! grant passes every other test and fails on AWS. Here every function runs with AWS clients of
+//! its own, through its own recording proxy (`devstack::proxy::FunctionProxies`), in runs that
+//! cover success, refusal, held-claim, household and retry paths (`iam/runs.rs`). Each recorded
+//! call becomes what IAM authorizes (`iam/access.rs`: the action, the table or index, every
+//! partition key a transaction part or condition check touches, the projected attributes, the
+//! queue, identity, schedule, role and secret ARNs), and is checked against that function's
+//! statements in template.yaml (`iam/policy.rs`, with its own allow and deny cases in
+//! `iam/policy_cases.rs`).
+//!
+//! The test fails on any call a role does not allow (naming the function, the call and the grant
+//! it needs), and on any grant no recorded call used unless `KEPT` below explains it. What each
+//! function called is written to `target/test-artifacts/iam-calls.md`.
+//!
+//! Run: `cargo test -p devstack --test iam`.
+
+use crate::common;
+
+mod access;
+mod policy;
+mod policy_cases;
+mod runs;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use access::{Access, LEADING_KEYS, accesses, queue_arn, table_arn};
+use policy::{Grant, Names, Statement, allows, grants, used_by};
+
+/// Grants no function's code calls, and why each stays: (function, statement Sid, action, why).
+/// A grant the runs do not use and that is not here fails the test: remove it from
+/// template.yaml, or add a run that uses it, or explain it here.
+const KEPT: &[(&str, &str, &str, &str)] = &[
+    (
+        "*",
+        "OwnLogGroup",
+        "logs:*",
+        "the Lambda runtime writes the function's logs",
+    ),
+    (
+        "*",
+        "Tracing",
+        "xray:*",
+        "the Lambda runtime sends the X-Ray segments (Tracing: Active)",
+    ),
+    (
+        "*",
+        "TableStream",
+        "dynamodb:*",
+        "the event source mapping reads the table's stream with the function's role",
+    ),
+    (
+        "*",
+        "ListStreams",
+        "dynamodb:ListStreams",
+        "the event source mapping finds the stream with the function's role",
+    ),
+    (
+        "*",
+        "OnFailureDestination",
+        "sqs:SendMessage",
+        "the stream mapping sends a failed batch's description to its on-failure queue",
+    ),
+    (
+        "*",
+        "RetryQueue",
+        "sqs:GetQueueAttributes",
+        "the SQS event source mapping reads its queue's attributes",
+    ),
+    (
+        "*",
+        "WebhookQueue",
+        "sqs:GetQueueAttributes",
+        "the SQS event source mapping reads its queue's attributes",
+    ),
+    (
+        "send-reminders",
+        "DeadLetters",
+        "sqs:SendMessage",
+        "Lambda sends an invocation that failed every retry to the function's DLQ",
+    ),
+];
+
+/// The local stack's names for what template.yaml's policies name.
+struct LocalNames {
+    rig_table: String,
+    queues: BTreeMap<&'static str, String>,
+    sender: String,
+    group: String,
+    scheduler_role: String,
+    plaid_secret: String,
+}
+
+impl Names for LocalNames {
+    fn resolve(&self, reference: &str) -> String {
+        if let Some(value) = policy::pseudo(reference) {
+            return value;
+        }
+        match reference {
+            "Table.Arn" => table_arn(&self.rig_table),
+            "Table.StreamArn" => format!("{}/stream/local", table_arn(&self.rig_table)),
+            "SenderEmail" => self.sender.clone(),
+            "ReminderScheduleGroup" => self.group.clone(),
+            "ReminderSchedulerRole.Arn" => self.scheduler_role.clone(),
+            "PlaidSecretArn" => self.plaid_secret.clone(),
+            "SendRemindersFunction.Arn" => devstack::LOCAL_REMINDER_FUNCTION_ARN.to_string(),
+            other => {
+                let (resource, attribute) = other.split_once('.').unwrap_or((other, ""));
+                if let Some(name) = self.queues.get(resource) {
+                    assert_eq!(attribute, "Arn", "{other}");
+                    return queue_arn(name);
+                }
+                if resource.ends_with("LogGroup") && attribute == "Arn" {
+                    return format!(
+                        "arn:aws:logs:{}:{}:log-group:{resource}:*",
+                        access::REGION,
+                        access::ACCOUNT_ID
+                    );
+                }
+                panic!(
+                    "template.yaml's policies name {other}: give it a local name in tests/iam.rs"
+                )
+            }
+        }
+    }
+}
+
+fn kept(function: &str, grant: &Grant) -> Option<&'static str> {
+    KEPT.iter()
+        .find(|(f, sid, action, _)| {
+            (*f == "*" || *f == function)
+                && grant.statement.ends_with(&format!(" {sid}"))
+                && policy::glob(action, &grant.action)
+        })
+        .map(|(_, _, _, why)| *why)
+}
+
+/// The grant a denied access needs, as template.yaml would write it.
+fn needed(access: &Access) -> String {
+    let resource = if access.resource.contains(":dynamodb:") {
+        match access.resource.split_once("/index/") {
+            Some((_, index)) => format!("!Sub \"${{Table.Arn}}/index/{index}\""),
+            None => "!GetAtt Table.Arn".to_string(),
+        }
+    } else {
+        access.resource.clone()
+    };
+    let mut out = format!("Action: {}, Resource: {resource}", access.action);
+    let prefixes = access.leading_prefixes();
+    if access.context.contains_key(LEADING_KEYS) && !prefixes.is_empty() {
+        let keys: Vec<String> = prefixes.iter().map(|p| format!("\"{p}*\"")).collect();
+        let _ = write!(out, ", dynamodb:LeadingKeys: [{}]", keys.join(", "));
+    }
+    for (key, values) in &access.context {
+        if key != LEADING_KEYS {
+            let _ = write!(out, ", {key}: {values:?}");
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant_is_used() {
+    let mut rig = runs::rig().await;
+    runs::success(&mut rig).await;
+    runs::refusals(&mut rig).await;
+    runs::held_claims(&mut rig).await;
+    runs::households(&mut rig).await;
+    runs::retries(&mut rig).await;
+    runs::earlier_keys_and_household_replay(&mut rig).await;
+    let calls = rig.proxies.take();
+
+    let template: serde_yaml::Value = serde_yaml::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../template.yaml"))
+            .unwrap(),
+    )
+    .unwrap();
+    let names = LocalNames {
+        rig_table: rig.names.table.clone(),
+        queues: BTreeMap::from([
+            ("WebhookQueue", rig.names.webhook_queue.clone()),
+            ("RetryQueue", rig.names.retry_queue.clone()),
+            ("WebhookDeadLetterQueue", rig.names.webhook_dlq.clone()),
+            ("RetryDeadLetterQueue", rig.names.retry_dlq.clone()),
+            (
+                "StreamFailureQueue",
+                format!("{}-stream-failures", rig.names.table),
+            ),
+            (
+                "ReminderDeadLetterQueue",
+                format!("{}-reminders-dlq", rig.names.table),
+            ),
+        ]),
+        sender: rig.names.sender.clone(),
+        group: rig.names.schedule_group.clone(),
+        scheduler_role: rig.names.scheduler_role_arn.clone(),
+        plaid_secret: rig.plaid_secret_arn.clone(),
+    };
+    let roles = policy::roles(&template, &names);
+
+    let mut denied = BTreeSet::new();
+    let mut used: BTreeMap<&str, BTreeSet<Grant>> = BTreeMap::new();
+    let mut seen: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
+    for (function, calls) in &calls {
+        let statements: &[Statement] = roles
+            .get(function)
+            .unwrap_or_else(|| panic!("{function} made calls but has no role in template.yaml"));
+        for call in calls {
+            for access in accesses(call) {
+                let line = access.describe();
+                seen.entry(function).or_default().insert(line.clone());
+                if allows(statements, &access) {
+                    used.entry(function)
+                        .or_default()
+                        .extend(used_by(statements, &access));
+                } else {
+                    denied.insert(format!(
+                        "{function}: {line}\n    its role allows no such call; it needs {{{}}}",
+                        needed(&access)
+                    ));
+                }
+            }
+        }
+    }
+
+    let mut unused = Vec::new();
+    let mut report = String::from("# AWS calls per function (tests/iam.rs)\n");
+    for (function, statements) in &roles {
+        let _ = writeln!(report, "\n## {function}\n\nCalls:\n");
+        for line in seen.get(function.as_str()).into_iter().flatten() {
+            let _ = writeln!(report, "- {line}");
+        }
+        let _ = writeln!(report, "\nGrants not used by a call:\n");
+        for grant in grants(statements) {
+            if used
+                .get(function.as_str())
+                .is_some_and(|u| u.contains(&grant))
+            {
+                continue;
+            }
+            match kept(function, &grant) {
+                Some(why) => {
+                    let _ = writeln!(report, "- {grant}: kept, {why}");
+                }
+                None => unused.push(format!("{function}: {grant}")),
+            }
+        }
+    }
+    let path = common::artifacts_dir().join("iam-calls.md");
+    std::fs::write(&path, &report).unwrap();
+
+    assert!(
+        denied.is_empty(),
+        "{} call(s) the role does not allow (moto enforces no IAM; AWS would answer AccessDenied):\n{}\n(all calls: {})",
+        denied.len(),
+        denied.into_iter().collect::<Vec<_>>().join("\n"),
+        path.display()
+    );
+    assert!(
+        unused.is_empty(),
+        "{} grant(s) no recorded call used; remove each from template.yaml, or explain it in KEPT (tests/iam.rs):\n{}\n(all calls: {})",
+        unused.len(),
+        unused.join("\n"),
+        path.display()
+    );
+}
