@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
 use shared::config::{LiveIncome, Plans, Settings};
 use shared::domain::report::IncomeReport;
-use shared::domain::secrets::{GeneratedKey, key_from_random};
+use shared::domain::secrets::{GeneratedKey, account_key_from_random};
 use shared::domain::{ApiKeyRecord, Mode, Plan, Status, Transition};
 use shared::handlers::api::ApiDeps;
 use shared::handlers::households::{cancel_household, create_household, get_household};
@@ -43,7 +43,7 @@ fn settings() -> Settings {
 }
 
 async fn add_key(store: &MemoryStore, account: &str, mode: Mode, random: &str) -> GeneratedKey {
-    let key = key_from_random(mode, random);
+    let key = account_key_from_random(account, mode, random).unwrap();
     store
         .put_api_key(&ApiKeyRecord {
             key_id: key.key_id.clone(),
