@@ -24,7 +24,9 @@ use shared::domain::{
     ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, Transition, Verification,
 };
 use shared::ports::store::prelude::*;
-use shared::ports::{CreateOutcome, MeterOutcome, MeteredRedelivery, MeteredResend};
+use shared::ports::{
+    CreateOutcome, MeterOutcome, MeteredHouseholdCancel, MeteredRedelivery, MeteredResend,
+};
 use uuid::Uuid;
 
 const ACCOUNT: &str = "acct_reach";
@@ -478,6 +480,43 @@ async fn created_household<S: Store>(store: &S, roles: &[MemberRole]) -> (Househ
     assert_eq!(outcome, CreateOutcome::Created);
     let ids = members.iter().map(|v| v.verification_id).collect();
     (household, ids)
+}
+
+on_both_stores!(a_household_cancel_carrying_its_metering_says_why_it_refused);
+/// `meter_and_cancel_household`: counted and cancelled together, once; a second cancel is refused
+/// as closed (with the household as it is), another mode's key or an unknown household as not
+/// found, each refused request counted alone.
+async fn a_household_cancel_carrying_its_metering_says_why_it_refused<S: Store>(store: S) {
+    account_with_keys(&store).await;
+    let (household, _) = created_household(&store, &[MemberRole::Applicant]).await;
+    let id = household.household_id;
+    let plans = plans();
+    let cancel = |household_id: Uuid, mode: Mode| {
+        let (plans, store) = (&plans, &store);
+        async move {
+            let key = key(mode);
+            let request = MeteredHouseholdCancel {
+                key: &key,
+                now: now(),
+                plans,
+                household_id,
+            };
+            Metered::<()>::of(store.meter_and_cancel_household(&request).await)
+        }
+    };
+    assert_eq!(cancel(id, Mode::Live).await, declined("NotFound"));
+    assert_eq!(
+        cancel(Uuid::new_v4(), Mode::Test).await,
+        declined("NotFound")
+    );
+    let Metered::Wrote((account, ())) = cancel(id, Mode::Test).await else {
+        panic!("the owner's cancel")
+    };
+    assert_eq!(account.api_requests, 4);
+    assert_eq!(cancel(id, Mode::Test).await, declined("Closed"));
+    assert_eq!(count(&store).await, 5);
+    let stored = store.get_household(id).await.unwrap().unwrap();
+    assert_eq!(stored.cancelled_at, Some(now()));
 }
 
 on_both_stores!(a_households_event_is_kept_logged_and_redelivered_under_the_household);
