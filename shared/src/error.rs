@@ -69,11 +69,6 @@ pub enum ApiError {
     Busy,
     #[error("Internal error; retry later and quote the request_id if it persists")]
     Internal,
-    /// A write carrying its own metering refused by the account: the pipeline answers it as the
-    /// metering write's refusal (`auth::refused`, with its 401/403/429 and rate headers). Unresolved
-    /// it would be a bug, so it reads as internal.
-    #[error("Internal error; retry later and quote the request_id if it persists")]
-    MeterRefused(Box<crate::domain::metering::MeterOutcome>),
 }
 
 impl ApiError {
@@ -102,7 +97,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => 415,
             ApiError::IdempotencyMismatch => 422,
             ApiError::RateLimited { .. } | ApiError::ResendLimitReached { .. } => 429,
-            ApiError::Internal | ApiError::MeterRefused(_) => 500,
+            ApiError::Internal => 500,
             ApiError::Busy => 503,
         }
     }
@@ -125,7 +120,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::IdempotencyMismatch => "idempotency_key_reused",
             ApiError::RateLimited { .. } => "rate_limit_exceeded",
-            ApiError::Internal | ApiError::MeterRefused(_) => "internal_error",
+            ApiError::Internal => "internal_error",
             ApiError::Busy => "busy",
         }
     }

@@ -196,7 +196,6 @@ impl Debug for PresentedKey {
             .field("key_hash", &Hidden)
             .field("account_id", &self.account_id)
             .field("mode", &self.mode)
-            .field("names_account", &self.names_account)
             .finish()
     }
 }
@@ -473,7 +472,7 @@ mod tests {
         let parsed = ParsedKey {
             mode: Mode::Live,
             hash: TOKEN_HASH.into(),
-            account_id: Some("acct_1".into()),
+            account_id: "acct_1".into(),
         };
         assert_hides(&parsed, &[TOKEN_HASH]);
         let presented = PresentedKey {
@@ -481,7 +480,6 @@ mod tests {
             key_hash: TOKEN_HASH.into(),
             account_id: "acct_1".into(),
             mode: Mode::Live,
-            names_account: true,
         };
         assert_hides(&presented, &[TOKEN_HASH]);
     }

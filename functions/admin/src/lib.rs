@@ -6,7 +6,9 @@ pub use income_report::{IncomeReportArgs, income_report, parse_payments};
 
 use chrono::{DateTime, Duration, Utc};
 use clap::{Subcommand, ValueEnum};
-use shared::domain::secrets::{generate_api_key, generate_webhook_secret};
+use shared::domain::secrets::{
+    MAX_ACCOUNT_ID_LEN, generate_api_key, generate_webhook_secret, valid_account_id,
+};
 use shared::domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus, format_ts};
 use shared::ports::WebhookSecrets;
 use shared::ports::store::prelude::*;
@@ -34,7 +36,8 @@ pub enum Command {
         name: String,
         #[arg(long, default_value = "pro")]
         plan: String,
-        /// Account id; generated when omitted.
+        /// Account id (1 to 64 ASCII letters, digits, `_` and `-`, so its keys can name it);
+        /// generated when omitted.
         #[arg(long)]
         id: Option<String>,
     },
@@ -110,6 +113,13 @@ pub async fn run<S: Store>(
             let account_id = id.unwrap_or_else(|| {
                 format!("acct_{}", &uuid::Uuid::new_v4().simple().to_string()[..16])
             });
+            // Every key names its account, so an account id must fit in a key.
+            if !valid_account_id(&account_id) {
+                return Err(format!(
+                    "invalid account id: use 1 to {MAX_ACCOUNT_ID_LEN} ASCII letters, digits, '_' \
+                     and '-'"
+                ));
+            }
             store
                 .put_account(&Account {
                     account_id: account_id.clone(),
@@ -155,7 +165,8 @@ pub async fn run<S: Store>(
                 .await
                 .map_err(err)?
                 .ok_or("no such account")?;
-            let key = generate_api_key(&account, mode.into());
+            let key = generate_api_key(&account, mode.into())
+                .ok_or("the account id cannot be named in a key")?;
             store
                 .put_api_key(&ApiKeyRecord {
                     key_id: key.key_id.clone(),

@@ -3,7 +3,7 @@
 use aws_config::SdkConfig;
 use chrono::{Duration, Utc};
 use shared::adapters::dynamo::DynamoStore;
-use shared::domain::secrets::{GeneratedKey, account_key_from_random, key_from_random};
+use shared::domain::secrets::{GeneratedKey, account_key_from_random};
 use shared::domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus};
 use shared::ports::StoreError;
 use shared::ports::store::prelude::*;
@@ -165,13 +165,6 @@ pub fn demo_key(account: &str, mode: Mode) -> GeneratedKey {
         .expect("demo account ids can be named in a key")
 }
 
-/// The demo keys of the earlier format (no account named, found by their hash), seeded beside
-/// the current ones so the local stack serves both kinds, as a deployed table does after the
-/// change of format.
-pub fn legacy_demo_key(account: &str, mode: Mode) -> GeneratedKey {
-    key_from_random(mode, demo_random(account, mode))
-}
-
 fn demo_random(account: &str, mode: Mode) -> &'static str {
     match (account, mode) {
         (DEMO_ACCOUNT, Mode::Live) => "DemoLiveKeyLocalStackOnly00001",
@@ -209,18 +202,17 @@ pub async fn seed_account(
             })
             .await?;
     }
+    let listed = store.list_api_keys(account_id).await?;
     let mut secrets = Vec::new();
     for mode in [Mode::Live, Mode::Test] {
         let key = if fixed_keys {
             demo_key(account_id, mode)
         } else {
-            shared::domain::secrets::generate_api_key(account_id, mode)
+            shared::domain::secrets::generate_api_key(account_id, mode).ok_or_else(|| {
+                StoreError::Corrupt(format!("account id {account_id} cannot be named in a key"))
+            })?
         };
-        let legacy = fixed_keys.then(|| legacy_demo_key(account_id, mode));
-        for key in std::iter::once(&key).chain(legacy.as_ref()) {
-            if store.find_api_key(&key.hash).await?.is_some() {
-                continue;
-            }
+        if !listed.iter().any(|k| k.key_hash == key.hash) {
             store
                 .put_api_key(&ApiKeyRecord {
                     key_id: key.key_id.clone(),

@@ -12,11 +12,9 @@ pub struct PresentedKey {
     pub key_id: String,
     pub key_hash: String,
     pub account_id: String,
-    pub mode: Mode,
     /// The key names its account (`domain::secrets`): it is valid only while that account lists
-    /// its hash with this mode, which the metering write checks. A key of the earlier format was
-    /// found by its hash instead (so it exists, of this account and mode).
-    pub names_account: bool,
+    /// its hash with this mode, which the metering write checks.
+    pub mode: Mode,
 }
 
 /// Result of metering one API request against the account's allowance.
@@ -24,6 +22,14 @@ pub struct PresentedKey {
 pub enum MeterOutcome {
     /// Counted; the account as it is after the increment.
     Allowed(Account),
+    /// Not counted.
+    Refused(MeterRefusal),
+}
+
+/// Why the account refused a request; nothing was counted.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MeterRefusal {
+    /// No such account, or the key is not listed there with its mode.
     UnknownAccount,
     KeyRevoked,
     NoApiAccess(Account),
@@ -40,7 +46,7 @@ pub enum MeterDecision {
     /// First request of a new window: the counter restarts at one.
     StartWindow,
     /// Not counted.
-    Refuse(MeterOutcome),
+    Refuse(MeterRefusal),
 }
 
 /// Decides one request of `key` on `account` (None: no such account) at `now`. `plan` is the
@@ -52,20 +58,20 @@ pub fn classify_meter(
     now: DateTime<Utc>,
 ) -> MeterDecision {
     let Some(account) = account else {
-        return MeterDecision::Refuse(MeterOutcome::UnknownAccount);
+        return MeterDecision::Refuse(MeterRefusal::UnknownAccount);
     };
-    if key.names_account && account.api_keys.get(&key.key_hash) != Some(&key.mode) {
-        return MeterDecision::Refuse(MeterOutcome::UnknownAccount);
+    if account.api_keys.get(&key.key_hash) != Some(&key.mode) {
+        return MeterDecision::Refuse(MeterRefusal::UnknownAccount);
     }
     if account.revoked_keys.contains(&key.key_id) {
-        return MeterDecision::Refuse(MeterOutcome::KeyRevoked);
+        return MeterDecision::Refuse(MeterRefusal::KeyRevoked);
     }
     let limit = match plan {
         Some(plan) if plan.api_access => plan.api_requests_per_day,
-        _ => return MeterDecision::Refuse(MeterOutcome::NoApiAccess(account)),
+        _ => return MeterDecision::Refuse(MeterRefusal::NoApiAccess(account)),
     };
     if !account.subscription_status.allows_api() {
-        return MeterDecision::Refuse(MeterOutcome::SubscriptionInactive(account));
+        return MeterDecision::Refuse(MeterRefusal::SubscriptionInactive(account));
     }
     if account.api_window.as_deref() != Some(api_window(now).as_str()) {
         return MeterDecision::StartWindow;
@@ -73,7 +79,7 @@ pub fn classify_meter(
     if account.api_requests < limit {
         return MeterDecision::Count;
     }
-    MeterDecision::Refuse(MeterOutcome::LimitExceeded(account))
+    MeterDecision::Refuse(MeterRefusal::LimitExceeded(account))
 }
 
 /// The account after one more request counted at `now` (the first of a new window starts it at
@@ -107,17 +113,18 @@ mod tests {
             api_window: window.map(str::to_string),
             api_requests: requests,
             revoked_keys: vec!["old".into()],
-            api_keys: Default::default(),
+            api_keys: ["k", "old"]
+                .map(|k| (format!("hash-of-{k}"), Mode::Live))
+                .into(),
         }
     }
 
-    fn presented(key_id: &str, names_account: bool) -> PresentedKey {
+    fn presented(key_id: &str) -> PresentedKey {
         PresentedKey {
             key_id: key_id.into(),
             key_hash: format!("hash-of-{key_id}"),
             account_id: "acct".into(),
             mode: Mode::Live,
-            names_account,
         }
     }
 
@@ -127,14 +134,14 @@ mod tests {
         let plan = pro(true);
         let mut listed = account(Some("2026-03-02"), 0);
         listed.api_keys.insert("hash-of-k".into(), Mode::Live);
-        let unknown = MeterDecision::Refuse(MeterOutcome::UnknownAccount);
-        let named = presented("k", true);
+        let unknown = MeterDecision::Refuse(MeterRefusal::UnknownAccount);
+        let named = presented("k");
         assert_eq!(
             classify_meter(Some(listed.clone()), Some(&plan), &named, now),
             MeterDecision::Count
         );
         // Not listed (a forged key naming this account), or listed for the other mode.
-        let stranger = presented("other", true);
+        let stranger = presented("other");
         assert_eq!(
             classify_meter(Some(listed.clone()), Some(&plan), &stranger, now),
             unknown
@@ -150,8 +157,8 @@ mod tests {
         // Listed but revoked.
         listed.api_keys.insert("hash-of-old".into(), Mode::Live);
         assert_eq!(
-            classify_meter(Some(listed), Some(&plan), &presented("old", true), now),
-            MeterDecision::Refuse(MeterOutcome::KeyRevoked)
+            classify_meter(Some(listed), Some(&plan), &presented("old"), now),
+            MeterDecision::Refuse(MeterRefusal::KeyRevoked)
         );
     }
 
@@ -169,14 +176,14 @@ mod tests {
         let now = Utc.with_ymd_and_hms(2026, 3, 2, 12, 0, 0).unwrap();
         let plan = pro(true);
         let decide = |a: Option<Account>, p: Option<&Plan>, key: &str| {
-            classify_meter(a, p, &presented(key, false), now)
+            classify_meter(a, p, &presented(key), now)
         };
-        let unknown = MeterDecision::Refuse(MeterOutcome::UnknownAccount);
+        let unknown = MeterDecision::Refuse(MeterRefusal::UnknownAccount);
         assert_eq!(decide(None, Some(&plan), "k"), unknown);
         let today = Some("2026-03-02");
-        let revoked = MeterDecision::Refuse(MeterOutcome::KeyRevoked);
+        let revoked = MeterDecision::Refuse(MeterRefusal::KeyRevoked);
         assert_eq!(decide(Some(account(today, 0)), Some(&plan), "old"), revoked);
-        let no_access = MeterDecision::Refuse(MeterOutcome::NoApiAccess(account(today, 0)));
+        let no_access = MeterDecision::Refuse(MeterRefusal::NoApiAccess(account(today, 0)));
         assert_eq!(
             decide(Some(account(today, 0)), Some(&pro(false)), "k"),
             no_access
@@ -186,7 +193,7 @@ mod tests {
         past_due.subscription_status = SubscriptionStatus::PastDue;
         assert!(matches!(
             decide(Some(past_due), Some(&plan), "k"),
-            MeterDecision::Refuse(MeterOutcome::SubscriptionInactive(_))
+            MeterDecision::Refuse(MeterRefusal::SubscriptionInactive(_))
         ));
         let yesterday = Some("2026-03-01");
         assert_eq!(
@@ -203,7 +210,7 @@ mod tests {
         );
         assert!(matches!(
             decide(Some(account(today, 2)), Some(&plan), "k"),
-            MeterDecision::Refuse(MeterOutcome::LimitExceeded(_))
+            MeterDecision::Refuse(MeterRefusal::LimitExceeded(_))
         ));
     }
 }

@@ -356,10 +356,12 @@ pub struct Account {
     pub current_period_end: DateTime<Utc>,
     #[serde(with = "ts")]
     pub created_at: DateTime<Utc>,
-    /// The API-allowance window (UTC day, `YYYY-MM-DD`) the counter below belongs to.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The API-allowance window (UTC day, `YYYY-MM-DD`) the counter below belongs to. Not stored
+    /// under these names: the store keeps the day's count its own way (DynamoDB: one attribute
+    /// per day, `adapters::dynamo::api_day`).
+    #[serde(skip)]
     pub api_window: Option<String>,
-    #[serde(default)]
+    #[serde(skip)]
     pub api_requests: u32,
     /// Key ids revoked for this account; checked in the same write that meters a request.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

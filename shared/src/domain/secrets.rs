@@ -4,8 +4,8 @@
 //! they belong to and `_`, 30 random base62 characters, then a 6-character base62 CRC-32 of the
 //! account id, `_` and the random part, so a mistyped key is rejected without a table lookup, and
 //! the key names the account whose item authenticates it (its hash listed there) in the very write
-//! that meters the request. Keys issued before (`tiv_live_` + random + checksum, no account) still
-//! parse; they are found by their hash. Only the SHA-256 of a key or token is ever stored.
+//! that meters the request. Account ids are checked where they are made (`valid_account_id`), so
+//! every key names its account. Only the SHA-256 of a key or token is ever stored.
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
@@ -19,8 +19,8 @@ const LIVE_PREFIX: &str = "tiv_live_";
 const TEST_PREFIX: &str = "tiv_test_";
 const RANDOM_LEN: usize = 30;
 const CHECKSUM_LEN: usize = 6;
-/// Longest account id a key can name (the admin tool's ids are 21 characters).
-const MAX_ACCOUNT_ID_LEN: usize = 64;
+/// Longest account id (the admin tool's own ids are 21 characters).
+pub const MAX_ACCOUNT_ID_LEN: usize = 64;
 
 pub fn sha256_hex(data: &[u8]) -> String {
     hex::encode(Sha256::digest(data))
@@ -55,16 +55,14 @@ pub struct GeneratedKey {
     pub display_prefix: String,
 }
 
-/// A new key of `account_id`, naming it (the format above). An account id that cannot be part of
-/// a key (only ASCII letters, digits, `_` and `-` can) gets a key of the earlier format, which
-/// works through the lookup by hash.
-pub fn generate_api_key(account_id: &str, mode: Mode) -> GeneratedKey {
+/// A new key of `account_id`, naming it (the format above); None for an id that is not a valid
+/// account id (`valid_account_id`), which no account has.
+pub fn generate_api_key(account_id: &str, mode: Mode) -> Option<GeneratedKey> {
     let mut rng = rand::rng();
     let random: String = (0..RANDOM_LEN)
         .map(|_| BASE62[rng.random_range(0..BASE62.len())] as char)
         .collect();
     account_key_from_random(account_id, mode, &random)
-        .unwrap_or_else(|| key_from_random(mode, &random))
 }
 
 fn mode_prefix(mode: Mode) -> &'static str {
@@ -74,7 +72,9 @@ fn mode_prefix(mode: Mode) -> &'static str {
     }
 }
 
-fn is_key_safe_account_id(account_id: &str) -> bool {
+/// Whether `account_id` may be an account's id: 1 to `MAX_ACCOUNT_ID_LEN` ASCII letters, digits,
+/// `_` and `-`, so a key can name it. Checked wherever an account is made.
+pub fn valid_account_id(account_id: &str) -> bool {
     !account_id.is_empty()
         && account_id.len() <= MAX_ACCOUNT_ID_LEN
         && account_id
@@ -82,11 +82,11 @@ fn is_key_safe_account_id(account_id: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
-/// Builds a key of the current format (naming `account_id`) around a given random part; None when
-/// the account id cannot be part of a key. Used by `generate_api_key`, and by the local stack and
+/// Builds a key (naming `account_id`) around a given random part; None when the account id is not
+/// valid. Used by `generate_api_key`, and by the local stack and
 /// tests for fixed keys (which exist only in a local table).
 pub fn account_key_from_random(account_id: &str, mode: Mode, random: &str) -> Option<GeneratedKey> {
-    if !is_key_safe_account_id(account_id) {
+    if !valid_account_id(account_id) {
         return None;
     }
     let prefix = mode_prefix(mode);
@@ -96,18 +96,6 @@ pub fn account_key_from_random(account_id: &str, mode: Mode, random: &str) -> Op
         base62_fixed(crc32(body.as_bytes()), CHECKSUM_LEN)
     );
     Some(generated(secret, prefix.len() + account_id.len() + 1 + 4))
-}
-
-/// Builds a key of the earlier format (no account named) around a given random part: such keys
-/// were issued before keys named their account, and keep working through the lookup by hash. Used
-/// by tests that prove so.
-pub fn key_from_random(mode: Mode, random: &str) -> GeneratedKey {
-    let prefix = mode_prefix(mode);
-    let secret = format!(
-        "{prefix}{random}{}",
-        base62_fixed(crc32(random.as_bytes()), CHECKSUM_LEN)
-    );
-    generated(secret, prefix.len() + 4)
 }
 
 fn generated(secret: String, shown: usize) -> GeneratedKey {
@@ -130,8 +118,8 @@ pub fn key_id_for_hash(hash: &str) -> String {
 pub struct ParsedKey {
     pub mode: Mode,
     pub hash: String,
-    /// The account the key names; None for a key of the earlier format (found by its hash).
-    pub account_id: Option<String>,
+    /// The account the key names.
+    pub account_id: String,
 }
 
 /// Checks prefix, length, alphabet and checksum. Never echoes the key.
@@ -147,16 +135,11 @@ pub fn parse_api_key(raw: &str) -> Option<ParsedKey> {
         return None;
     }
     let (body, checksum) = rest.split_at(rest.len() - CHECKSUM_LEN);
-    let (account_id, random) = if body.len() == RANDOM_LEN {
-        (None, body)
-    } else {
-        let (named, random) = body.split_at(body.len() - RANDOM_LEN);
-        let account_id = named.strip_suffix('_')?;
-        if !is_key_safe_account_id(account_id) {
-            return None;
-        }
-        (Some(account_id.to_string()), random)
-    };
+    let (named, random) = body.split_at(body.len() - RANDOM_LEN);
+    let account_id = named.strip_suffix('_')?;
+    if !valid_account_id(account_id) {
+        return None;
+    }
     if !random.bytes().all(|b| b.is_ascii_alphanumeric())
         || base62_fixed(crc32(body.as_bytes()), CHECKSUM_LEN) != checksum
     {
@@ -165,7 +148,7 @@ pub fn parse_api_key(raw: &str) -> Option<ParsedKey> {
     Some(ParsedKey {
         mode,
         hash: sha256_hex(raw.as_bytes()),
-        account_id,
+        account_id: account_id.to_string(),
     })
 }
 
@@ -197,11 +180,11 @@ mod tests {
     #[test]
     fn generated_keys_name_their_account_and_typos_anywhere_fail_the_checksum() {
         for mode in [Mode::Live, Mode::Test] {
-            let key = generate_api_key("acct_0123456789abcdef", mode);
+            let key = generate_api_key("acct_0123456789abcdef", mode).unwrap();
             let parsed = parse_api_key(&key.secret).expect("valid");
             assert_eq!(parsed.mode, mode);
             assert_eq!(parsed.hash, key.hash);
-            assert_eq!(parsed.account_id.as_deref(), Some("acct_0123456789abcdef"));
+            assert_eq!(parsed.account_id, "acct_0123456789abcdef");
             assert!(key.display_prefix.ends_with(&key.secret[31..35]));
             assert!(!key.display_prefix.contains(&key.secret[35..]));
             // A changed character in the account part or in the random part breaks the checksum.
@@ -214,26 +197,21 @@ mod tests {
             let moved = key.secret.replacen("acct_0", "acct_1", 1);
             assert_eq!(parse_api_key(&moved), None);
         }
-        // An account id that cannot be part of a key gets a key of the earlier format.
-        let plain = generate_api_key("acct with spaces", Mode::Test);
-        assert_eq!(parse_api_key(&plain.secret).unwrap().account_id, None);
+        // No key for an id that is not an account id.
+        assert!(generate_api_key("acct with spaces", Mode::Test).is_none());
+        assert!(!valid_account_id(&"a".repeat(MAX_ACCOUNT_ID_LEN + 1)));
+        assert!(valid_account_id(&"a".repeat(MAX_ACCOUNT_ID_LEN)));
     }
 
     #[test]
-    fn keys_of_the_earlier_format_still_parse_and_typos_do_not() {
-        for mode in [Mode::Live, Mode::Test] {
-            let key = key_from_random(mode, "Abcdefghij0123456789KLMNOPQRST");
-            let parsed = parse_api_key(&key.secret).expect("valid");
-            assert_eq!(parsed.mode, mode);
-            assert_eq!(parsed.hash, key.hash);
-            assert_eq!(parsed.account_id, None);
-            assert!(key.key_id.starts_with("key_"));
-            assert!(!key.display_prefix.contains(&key.secret[15..]));
-            // One changed character breaks the checksum.
-            let mut typo = key.secret.clone().into_bytes();
-            typo[12] = if typo[12] == b'a' { b'b' } else { b'a' };
-            assert_eq!(parse_api_key(&String::from_utf8(typo).unwrap()), None);
-        }
+    fn keys_without_an_account_or_of_another_shape_do_not_parse() {
+        // A random part and its checksum alone (no account named) is not a key.
+        let random = "Abcdefghij0123456789KLMNOPQRST";
+        let bare = format!(
+            "tiv_live_{random}{}",
+            base62_fixed(crc32(random.as_bytes()), CHECKSUM_LEN)
+        );
+        assert_eq!(parse_api_key(&bare), None);
         assert_eq!(parse_api_key("tiv_live_short"), None);
         // A named part without its separator, or with characters a key cannot hold.
         let named = account_key_from_random("acct_x", Mode::Live, "Abcdefghij0123456789KLMNOPQRST")

@@ -1,87 +1,63 @@
 //! `cancel-verification`: DELETE /api/v1/verify?verification_id=... Only pending and
-//! in_progress verifications can be cancelled; one conditional write settles a race with the
-//! tenant or the expiry sweeper.
+//! in_progress verifications can be cancelled; one conditional write, in one transaction with
+//! the request's metering, settles a race with the tenant or the expiry sweeper.
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::domain::Transition;
 use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
-use crate::handlers::api::ownership::respond_on_named_combined;
-use crate::handlers::api::respond::MeteredWrite;
+use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::handlers::api::validate::verification_id_param;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, MeteredCancel, Store, TransitionOutcome};
+use crate::ports::{Clock, MeterStore, MeteredCancel, VerificationRefusal};
 
 /// DELETE /api/v1/verify?verification_id=...
-pub async fn cancel_verification<S: Store, C: Clock>(
+pub async fn cancel_verification<S: MeterStore, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
 ) -> ApiResponse {
     let req = &req;
-    respond_on_named_combined(
-        deps,
-        req,
-        |key, now| cancel_in_one_write(deps, req, key, now),
-        |mut current, now| async move {
-            let id = current.verification_id;
-            // The conditional write settles races with the tenant and the expiry sweeper; on a lost
-            // race the fresh state decides.
-            for _ in 0..3 {
-                let status = current.effective_status(now);
-                if !status.is_open() {
-                    let shown = if current.cancelled_at.is_some() {
-                        "already cancelled"
-                    } else {
-                        status.as_str()
-                    };
-                    return Err(ApiError::NotCancellable { status: shown });
-                }
-                match deps
-                    .store
-                    .transition(&current, &Transition::Cancel, now)
-                    .await?
-                {
-                    TransitionOutcome::Applied(_) => return Ok(cancelled(id)),
-                    TransitionOutcome::Conflict(Some(fresh)) => current = fresh,
-                    TransitionOutcome::Conflict(None) => {
-                        return Err(ApiError::NotFound("Verification not found".into()));
-                    }
-                }
-            }
-            tracing::error!(verification_id = %id, "cancel kept losing races");
-            Err(ApiError::Internal)
-        },
-    )
-    .await
+    respond_metered(deps, req, |key, now| cancel(deps, req, key, now)).await
 }
 
 /// The cancel with its metering in ONE write (`MeterStore::meter_and_cancel`): the key's own
-/// open verification (pending or in progress) before its expiry, one round trip. None (nothing
-/// written or counted): the usual way, which reads the verification beside the metering write and
-/// tells why (400, 404): a refused cancel is two round trips, since the count must still be
-/// written once the one write has said no.
-async fn cancel_in_one_write<S: Store, C: Clock>(
+/// open verification (pending or in progress) before its expiry, one round trip. A refusal is told
+/// by the verification as the write saw it (404, 400), with the request counted alone: two round
+/// trips.
+async fn cancel<S: MeterStore, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
     key: PresentedKey,
     now: DateTime<Utc>,
-) -> Option<MeteredWrite> {
-    let id = verification_id_param(req).ok()?;
+) -> Attempt {
+    let id = match verification_id_param(req) {
+        Ok(id) => id,
+        Err(e) => return Attempt::Invalid(e),
+    };
     let cancel = MeteredCancel {
         key: &key,
         now,
         plans: &deps.settings.plans,
         verification_id: id,
     };
-    match deps.store.meter_and_cancel(&cancel).await {
-        Ok(Some(account)) => Some(Ok((account, cancelled(id)))),
-        Ok(None) => None,
-        Err(e) => Some(Err(e.into())),
-    }
+    let written = deps.store.meter_and_cancel(&cancel).await;
+    attempt(written, |_, done| async move {
+        match done {
+            Ok(()) => Ok(cancelled(id)),
+            Err(VerificationRefusal::Closed(current)) => {
+                let shown = match current.cancelled_at {
+                    Some(_) => "already cancelled",
+                    None => current.effective_status(now).as_str(),
+                };
+                Err(ApiError::NotCancellable { status: shown })
+            }
+            Err(_) => Err(ApiError::NotFound("Verification not found".into())),
+        }
+    })
+    .await
 }
 
 /// The 200 of a cancelled verification.

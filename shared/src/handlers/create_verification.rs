@@ -11,16 +11,17 @@ use crate::domain::metering::PresentedKey;
 use crate::domain::reach::resolve_sms;
 use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
-use crate::domain::{Mode, Verification, format_ts, next_month_start};
+use crate::domain::{Account, Mode, Verification, format_ts, next_month_start};
 use crate::error::ApiError;
+use crate::handlers::api::ApiDeps;
 use crate::handlers::api::ownership::owned_verification;
-use crate::handlers::api::respond::{MeteredWrite, respond_combined};
+use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::handlers::api::validate::{idempotency_claim, json_body, validate_create};
 use crate::handlers::api::views::created_response;
-use crate::handlers::api::{ApiDeps, Caller};
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{
-    Clock, CreateOutcome, IdempotencyClaim, LinkTokenOutcome, MeteredCreate, Store,
+    Clock, CreateRefusal, IdempotencyClaim, IdempotencyRecord, LinkTokenOutcome, MeterStore,
+    MeteredCreate, VerificationStore,
 };
 
 /// Largest accepted create body. API Gateway allows far more; nothing legitimate needs it.
@@ -31,18 +32,12 @@ pub const MAX_BODY_BYTES: usize = 16 * 1024;
 pub const MAX_REPLAY_LINK_TOKENS: usize = 3;
 
 /// POST /api/v1/verify
-pub async fn create_verification<S: Store, C: Clock>(
-    deps: &ApiDeps<S, C>,
-    req: ApiRequest,
-) -> ApiResponse {
-    respond_combined(
-        deps,
-        &req,
-        |key, now| create_in_one_write(deps, &req, key, now),
-        |_| async {},
-        |caller, (), now| create_op(deps, &req, caller, now),
-    )
-    .await
+pub async fn create_verification<S, C>(deps: &ApiDeps<S, C>, req: ApiRequest) -> ApiResponse
+where
+    S: MeterStore + VerificationStore,
+    C: Clock,
+{
+    respond_metered(deps, &req, |key, now| create(deps, &req, key, now)).await
 }
 
 /// A verification ready to be written, and its link for the response.
@@ -50,20 +45,26 @@ struct Prepared {
     verification: Verification,
     token: String,
     idempotency: Option<IdempotencyClaim>,
-    monthly_limit: Option<u32>,
 }
 
 /// The create with its metering in ONE write (`MeterStore::meter_and_create`), built before any
 /// read for a test or a live key alike: the write checks a live create against the monthly
-/// allowance of whichever plan the account has. None (nothing written or counted): the usual way,
-/// which meters first and tells why a request was refused.
-async fn create_in_one_write<S: Store, C: Clock>(
+/// allowance of whichever plan the account has. A refusal says why: the allowance used up, or
+/// the Idempotency-Key used before (then its verification is answered again).
+async fn create<S, C>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
     key: PresentedKey,
     now: DateTime<Utc>,
-) -> Option<MeteredWrite> {
-    let prepared = prepare(deps, req, &key, None, now).ok()?;
+) -> Attempt
+where
+    S: MeterStore + VerificationStore,
+    C: Clock,
+{
+    let prepared = match prepare(deps, req, &key, now) {
+        Ok(prepared) => prepared,
+        Err(e) => return Attempt::Invalid(e),
+    };
     let written = deps
         .store
         .meter_and_create(&MeteredCreate {
@@ -74,19 +75,37 @@ async fn create_in_one_write<S: Store, C: Clock>(
             idempotency: prepared.idempotency.as_ref(),
         })
         .await;
-    match written {
-        Ok(Some(account)) => Some(Ok((account, created(deps, req, &prepared)))),
-        Ok(None) => None,
-        Err(e) => Some(Err(e.into())),
+    attempt(written, |account, done| async move {
+        match done {
+            Ok(()) => Ok(created(deps, req, &prepared)),
+            Err(CreateRefusal::LimitReached) => Err(limit_reached(deps, &account, now)),
+            Err(CreateRefusal::IdempotencyConflict(record)) => {
+                replay(deps, req, &key, &prepared, record).await
+            }
+        }
+    })
+    .await
+}
+
+/// The 403 of a create past the monthly allowance of the account's plan.
+pub(crate) fn limit_reached<S, C>(
+    deps: &ApiDeps<S, C>,
+    account: &Account,
+    now: DateTime<Utc>,
+) -> ApiError {
+    let allowance =
+        (deps.settings.plans.get(&account.plan)).map_or(0, |p| p.verifications_per_month);
+    ApiError::Forbidden {
+        code: "verification_limit_reached",
+        message: format!(
+            "The monthly allowance of {allowance} verifications is used up; it resets at {}",
+            format_ts(next_month_start(now))
+        ),
     }
 }
 
 /// The 201 of a created verification.
-fn created<S: Store, C: Clock>(
-    deps: &ApiDeps<S, C>,
-    req: &ApiRequest,
-    prepared: &Prepared,
-) -> ApiResponse {
+fn created<S, C>(deps: &ApiDeps<S, C>, req: &ApiRequest, prepared: &Prepared) -> ApiResponse {
     let v = &prepared.verification;
     tracing::info!(verification_id = %v.verification_id, "verification created");
     created_response(
@@ -97,12 +116,10 @@ fn created<S: Store, C: Clock>(
 
 /// Everything a create does before it writes: the offline checks (live mode available, media
 /// type, size, JSON, fields, Idempotency-Key) and the new verification with its first link.
-/// `monthly_limit` is the plan's (applied to live keys only).
-fn prepare<S: Store, C: Clock>(
+fn prepare<S, C>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
     key: &PresentedKey,
-    monthly_limit: Option<u32>,
     now: DateTime<Utc>,
 ) -> Result<Prepared, ApiError> {
     // A live verification needs real income data; without a provider it could never complete.
@@ -127,79 +144,52 @@ fn prepare<S: Store, C: Clock>(
         deps.settings.verification_lifetime,
     );
     v.token_hashes = vec![token_hash];
-    // Test verifications are never charged against the monthly allowance.
-    let monthly_limit = monthly_limit.filter(|_| key.mode == Mode::Live);
     Ok(Prepared {
         verification: v,
         token,
         idempotency,
-        monthly_limit,
     })
 }
 
-async fn create_op<S: Store, C: Clock>(
+/// A create whose Idempotency-Key was used before: the same body answers the first verification
+/// again, with a fresh link; another body is 422.
+async fn replay<S, C>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
-    caller: Caller,
-    now: DateTime<Utc>,
-) -> Result<ApiResponse, ApiError> {
-    let prepared = prepare(
-        deps,
-        req,
-        &caller.key,
-        Some(caller.plan.verifications_per_month),
-        now,
-    )?;
-    let idempotency = &prepared.idempotency;
+    key: &PresentedKey,
+    prepared: &Prepared,
+    record: IdempotencyRecord,
+) -> Result<ApiResponse, ApiError>
+where
+    S: VerificationStore,
+{
+    let same_body =
+        (prepared.idempotency.as_ref()).is_some_and(|c| c.body_hash == record.body_hash);
+    if !same_body {
+        return Err(ApiError::IdempotencyMismatch);
+    }
+    let existing = owned_verification(&deps.store, key, record.verification_id).await?;
+    // Tokens are stored only as hashes, so the replay carries a fresh link to the same
+    // verification, in a bounded set of replay links; the first link keeps working.
+    let (token, token_hash) = generate_link_token();
     match deps
         .store
-        .create_verification(
-            &prepared.verification,
-            idempotency.as_ref(),
-            prepared.monthly_limit,
-        )
+        .add_recent_link_token(&existing, &token_hash, MAX_REPLAY_LINK_TOKENS)
         .await?
     {
-        CreateOutcome::Created => Ok(created(deps, req, &prepared)),
-        CreateOutcome::LimitReached => Err(ApiError::Forbidden {
-            code: "verification_limit_reached",
-            message: format!(
-                "The monthly allowance of {} verifications is used up; it resets at {}",
-                caller.plan.verifications_per_month,
-                format_ts(next_month_start(now))
-            ),
-        }),
-        CreateOutcome::IdempotencyConflict(record) => {
-            let same_body = idempotency
-                .as_ref()
-                .is_some_and(|c| c.body_hash == record.body_hash);
-            if !same_body {
-                return Err(ApiError::IdempotencyMismatch);
-            }
-            let existing = owned_verification(&deps.store, &caller, record.verification_id).await?;
-            // Tokens are stored only as hashes, so the replay carries a fresh link to the same
-            // verification, in a bounded set of replay links; the first link keeps working.
-            let (token, token_hash) = generate_link_token();
-            match deps
-                .store
-                .add_recent_link_token(&existing, &token_hash, MAX_REPLAY_LINK_TOKENS)
-                .await?
-            {
-                LinkTokenOutcome::Added => {}
-                LinkTokenOutcome::NotFound => {
-                    return Err(ApiError::NotFound("Verification not found".into()));
-                }
-                // Many replays of this key at once: the client may retry.
-                LinkTokenOutcome::Contended => return Err(ApiError::IdempotencyInFlight),
-            }
-            tracing::info!(verification_id = %existing.verification_id, "idempotent replay");
-            Ok(created_response(
-                &existing,
-                &verification_url(&deps.settings, req, existing.verification_id, &token),
-            )
-            .with_header("idempotent-replayed", "true"))
+        LinkTokenOutcome::Added => {}
+        LinkTokenOutcome::NotFound => {
+            return Err(ApiError::NotFound("Verification not found".into()));
         }
+        // Many replays of this key at once: the client may retry.
+        LinkTokenOutcome::Contended => return Err(ApiError::IdempotencyInFlight),
     }
+    tracing::info!(verification_id = %existing.verification_id, "idempotent replay");
+    Ok(created_response(
+        &existing,
+        &verification_url(&deps.settings, req, existing.verification_id, &token),
+    )
+    .with_header("idempotent-replayed", "true"))
 }
 
 /// The tenant link of a create response: under the configured public origin, else the request's

@@ -9,10 +9,13 @@ use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::ownership::respond_on_named;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, Store};
+use crate::ports::{Clock, MeterStore, VerificationStore};
 
 /// GET /api/v1/verify/report?verification_id=...
-pub async fn get_report<S: Store, C: Clock>(deps: &ApiDeps<S, C>, req: ApiRequest) -> ApiResponse {
+pub async fn get_report<S: MeterStore + VerificationStore, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: ApiRequest,
+) -> ApiResponse {
     respond_on_named(deps, &req, |v, now| async move {
         let status = v.effective_status(now);
         if status != Status::Completed || v.income_report.is_none() {

@@ -9,10 +9,13 @@ use crate::handlers::api::ApiDeps;
 use crate::handlers::api::auth::RateInfo;
 use crate::handlers::api::respond::respond;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, Store};
+use crate::ports::{Clock, MeterStore, VerificationStore};
 
 /// GET /api/v1/usage
-pub async fn get_usage<S: Store, C: Clock>(deps: &ApiDeps<S, C>, req: ApiRequest) -> ApiResponse {
+pub async fn get_usage<S: MeterStore + VerificationStore, C: Clock>(
+    deps: &ApiDeps<S, C>,
+    req: ApiRequest,
+) -> ApiResponse {
     let req = &req;
     let prefetch = |key: PresentedKey| async move {
         let month = usage_month(deps.clock.now());

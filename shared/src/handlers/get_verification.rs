@@ -7,10 +7,10 @@ use crate::domain::public_view::render_verification;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::ownership::respond_on_named;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, Store};
+use crate::ports::{Clock, MeterStore, VerificationStore};
 
 /// GET /api/v1/verify?verification_id=...
-pub async fn get_verification<S: Store, C: Clock>(
+pub async fn get_verification<S: MeterStore + VerificationStore, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
 ) -> ApiResponse {

@@ -17,7 +17,9 @@ use crate::handlers::api::views::list_item;
 use crate::handlers::households;
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::list::COUNT_CAP;
-use crate::ports::{Clock, ListPage, ListQuery, Store, StoreError};
+use crate::ports::{
+    Clock, HouseholdStore, ListPage, ListQuery, MeterStore, StoreError, VerificationStore,
+};
 
 /// Page size when the caller names none.
 pub const DEFAULT_LIMIT: u32 = 20;
@@ -111,10 +113,11 @@ fn household_page(
 }
 
 /// GET /api/v1/verifications?limit=&offset=&status=
-pub async fn list_verifications<S: Store, C: Clock>(
-    deps: &ApiDeps<S, C>,
-    req: ApiRequest,
-) -> ApiResponse {
+pub async fn list_verifications<S, C>(deps: &ApiDeps<S, C>, req: ApiRequest) -> ApiResponse
+where
+    S: MeterStore + VerificationStore + HouseholdStore,
+    C: Clock,
+{
     let req = &req;
     let lifetime = deps.settings.verification_lifetime;
     let now = deps.clock.now();

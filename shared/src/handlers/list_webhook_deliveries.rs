@@ -20,7 +20,9 @@ use crate::handlers::api::{ApiDeps, Caller};
 use crate::handlers::households::{self, household_id_param, visible_household};
 use crate::handlers::list_verifications::{DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, Store, StoreError};
+use crate::ports::{
+    Clock, HouseholdStore, MeterStore, StoreError, VerificationStore, WebhookHistoryStore,
+};
 
 /// The page asked for: `limit` and `offset`, validated like the list of verifications.
 fn page_params(req: &ApiRequest) -> Result<(u32, u32), ApiError> {
@@ -58,7 +60,10 @@ enum Named {
     Household(Option<Box<Household>>),
 }
 
-async fn fetch_subject<S: Store>(store: &S, req: &ApiRequest) -> Result<Named, ApiError> {
+async fn fetch_subject<S: VerificationStore + HouseholdStore>(
+    store: &S,
+    req: &ApiRequest,
+) -> Result<Named, ApiError> {
     Ok(match subject_param(req)? {
         WebhookSubject::Verification(id) => {
             Named::Verification(store.get_verification(id).await?.map(Box::new))
@@ -83,7 +88,7 @@ fn visible_subject(named: Named, caller: &Caller) -> Result<WebhookSubject, ApiE
 
 /// The page of a short log, read before the request is known to be allowed (a bounded read);
 /// None when the parameters are invalid (said after authentication) or the log is longer.
-async fn short_log_page<S: Store>(
+async fn short_log_page<S: WebhookHistoryStore>(
     store: &S,
     req: &ApiRequest,
 ) -> Result<Option<DeliveryPage>, StoreError> {
@@ -94,10 +99,11 @@ async fn short_log_page<S: Store>(
 }
 
 /// GET /api/v1/webhooks/deliveries?verification_id=&limit=&offset= (or `household_id=`)
-pub async fn list_webhook_deliveries<S: Store, C: Clock>(
-    deps: &ApiDeps<S, C>,
-    req: ApiRequest,
-) -> ApiResponse {
+pub async fn list_webhook_deliveries<S, C>(deps: &ApiDeps<S, C>, req: ApiRequest) -> ApiResponse
+where
+    S: MeterStore + VerificationStore + HouseholdStore + WebhookHistoryStore,
+    C: Clock,
+{
     let req = &req;
     let prefetch = |_| async {
         futures::join!(

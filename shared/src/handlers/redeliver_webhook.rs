@@ -7,28 +7,22 @@
 //! fails is the enveloped 500, never a 404.
 //!
 //! The request is one counted write on the stored event, in one transaction with its metering
-//! and a check of the event's subject (account and mode): one DynamoDB round trip
-//! (`MeterStore::meter_and_redeliver`). When that refuses, the usual way (the metering write, the
-//! ownership check, the write) says why, from the event and its subject read beside the refused
-//! write: a refused redelivery (404, 409) is two round trips. The table's stream (`publish-events`)
-//! queues the message, with the outbox's retries, so a 202 is never lost work.
-
-use std::sync::Mutex;
+//! and a check of the event's subject (account, mode, `webhook_url`): one DynamoDB round trip
+//! (`MeterStore::meter_and_redeliver`). When that refuses, the event and its subject as the write
+//! saw them say why, and the request is counted alone: a refused redelivery (404, 409) is two
+//! round trips. The table's stream (`publish-events`) queues the message, with the outbox's
+//! retries, so a 202 is never lost work.
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use crate::domain::Verification;
-use crate::domain::household::Household;
 use crate::domain::metering::PresentedKey;
 use crate::domain::webhook_log::{StoredWebhookEvent, WebhookSubject};
 use crate::error::ApiError;
-use crate::handlers::api::ownership::visible;
-use crate::handlers::api::respond::{MeteredWrite, respond_combined};
-use crate::handlers::api::{ApiDeps, Caller};
-use crate::handlers::households::visible_household;
+use crate::handlers::api::ApiDeps;
+use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, MeteredRedelivery, Store, StoreError};
+use crate::ports::{Clock, MeterStore, MeteredRedelivery, RedeliveryRefusal};
 
 /// Longest `event_id` accepted (ours are about 50 characters).
 const MAX_EVENT_ID: usize = 128;
@@ -57,166 +51,33 @@ fn event_id_param(req: &ApiRequest) -> Result<String, ApiError> {
     Ok(raw.to_string())
 }
 
-fn not_found() -> ApiError {
-    ApiError::NotFound("Webhook event not found".into())
-}
-
-/// The subject an event id names, as the store had it (None: no such item).
-#[derive(Clone)]
-enum SubjectRead {
-    // Boxed: the two differ widely in size (clippy large_enum_variant).
-    Verification(Option<Box<Verification>>),
-    Household(Option<Box<Household>>),
-}
-
-impl SubjectRead {
-    async fn of<S: Store>(store: &S, subject: WebhookSubject) -> Result<Self, StoreError> {
-        Ok(match subject {
-            WebhookSubject::Verification(id) => {
-                SubjectRead::Verification(store.get_verification(id).await?.map(Box::new))
-            }
-            WebhookSubject::Household(id) => {
-                SubjectRead::Household(store.get_household(id).await?.map(Box::new))
-            }
-        })
-    }
-
-    /// Whether the caller may see it (their account, their key's mode), and whether it has a
-    /// `webhook_url`; None when it is not theirs (or gone).
-    fn owned(self, caller: &Caller) -> Option<bool> {
-        match self {
-            SubjectRead::Verification(v) => {
-                (visible(v.map(|v| *v), caller).ok()).map(|v| v.webhook_url.is_some())
-            }
-            SubjectRead::Household(h) => {
-                visible_household(h.map(|h| *h), caller).map(|h| h.webhook_url.is_some())
-            }
-        }
-    }
-}
-
-/// What the one write's attempt read beside it (the event, and the subject its id names), kept
-/// for the usual way when that write refused: a refused redelivery then reads neither again. A
-/// read that failed is kept as its error, answered as the usual way's own read failing (500).
-struct Seen {
-    event: Result<Option<StoredWebhookEvent>, ApiError>,
-    subject: SeenSubject,
-}
-
-#[derive(Clone)]
-struct SeenSubject {
-    subject: WebhookSubject,
-    read: Result<SubjectRead, ApiError>,
-}
-
-/// Whether the caller may see `subject`, and whether it has a `webhook_url` (`SubjectRead::owned`),
-/// from `seen` when it read that subject, else read now. A store failure is an error (500).
-async fn owned_subject<S: Store>(
-    store: &S,
-    caller: &Caller,
-    subject: WebhookSubject,
-    seen: Option<&SeenSubject>,
-) -> Result<Option<bool>, ApiError> {
-    let read = match seen.filter(|s| s.subject == subject) {
-        Some(seen) => seen.read.clone()?,
-        None => SubjectRead::of(store, subject).await?,
-    };
-    Ok(read.owned(caller))
-}
-
-/// Why an event id names no event of the caller: 409 when it is the id of one of the caller's
-/// verifications or households that has no `webhook_url` (no event was ever sent for it), else
-/// 404.
-async fn unknown_event<S: Store>(
-    store: &S,
-    caller: &Caller,
-    req: &ApiRequest,
-    seen: Option<&SeenSubject>,
-) -> ApiError {
-    let Some(subject) = event_id_param(req)
-        .ok()
-        .and_then(|e| WebhookSubject::of_event_id(&e))
-    else {
-        return not_found();
-    };
-    match owned_subject(store, caller, subject, seen).await {
-        Ok(Some(false)) => ApiError::Conflict {
-            code: "no_webhook_url",
-            message: format!(
-                "The {} has no webhook_url, so it has no webhook events",
-                match subject {
-                    WebhookSubject::Verification(_) => "verification",
-                    WebhookSubject::Household(_) => "household",
-                }
-            ),
-        },
-        Ok(_) => not_found(),
-        Err(other) => other,
-    }
-}
-
 /// POST /api/v1/webhooks/redeliver?event_id=...
-pub async fn redeliver_webhook<S: Store, C: Clock>(
+pub async fn redeliver_webhook<S: MeterStore, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
 ) -> ApiResponse {
     let req = &req;
-    let seen: Mutex<Option<Seen>> = Mutex::new(None);
-    let seen = &seen;
-    // The stored event is read beside the metering write (errors surface after authentication),
-    // unless the one write's attempt read it already.
-    let prefetch = |_: PresentedKey| async move {
-        let kept = seen.lock().expect("seen").take();
-        if let Some(Seen { event, subject }) = kept {
-            return Ok((event?, Some(subject)));
-        }
-        let id = event_id_param(req)?;
-        Ok::<_, ApiError>((deps.store.get_webhook_event(&id).await?, None))
-    };
-    let combined = |key, now| redeliver_in_one_write(deps, req, key, now, seen);
-    respond_combined(
-        deps,
-        req,
-        combined,
-        prefetch,
-        |caller, fetched, now| async move {
-            let (event, subject) = fetched?;
-            let subject = subject.as_ref();
-            let Some(event) = event.filter(|e| e.message.account_id == caller.account.account_id)
-            else {
-                return Err(unknown_event(&deps.store, &caller, req, subject).await);
-            };
-            // The mode is the subject's: another mode's event is not found either. Only that is a
-            // 404; a store that fails while checking is a 500.
-            if owned_subject(&deps.store, &caller, event.subject, subject)
-                .await?
-                .is_none()
-            {
-                return Err(not_found());
-            }
-            let event_id = &event.message.webhook_id;
-            if !deps.store.request_redelivery(event_id, now).await? {
-                return Err(not_found());
-            }
-            Ok(queued(&event))
-        },
-    )
-    .await
+    respond_metered(deps, req, |key, now| redeliver(deps, req, key, now)).await
 }
 
-/// The redelivery with its metering in ONE write (`MeterStore::meter_and_redeliver`), the event
-/// read beside it for the answer and the subject its id names for a refusal (both kept in `seen`
-/// when the write refused, so the usual way that tells why is one more round trip, not two).
-/// None (nothing written or counted): the usual way.
-async fn redeliver_in_one_write<S: Store, C: Clock>(
+/// The redelivery with its metering in ONE write (`MeterStore::meter_and_redeliver`). A refusal
+/// is told by the event and its subject as the write saw them (404, 409), with the request
+/// counted alone.
+async fn redeliver<S: MeterStore, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
     key: PresentedKey,
     now: DateTime<Utc>,
-    seen: &Mutex<Option<Seen>>,
-) -> Option<MeteredWrite> {
-    let event_id = event_id_param(req).ok()?;
-    let subject = WebhookSubject::of_event_id(&event_id)?;
+) -> Attempt {
+    let event_id = match event_id_param(req) {
+        Ok(id) => id,
+        Err(e) => return Attempt::Invalid(e),
+    };
+    let not_found = || ApiError::NotFound("Webhook event not found".into());
+    // An id that names no verification or household names no event: 404, counted as any.
+    let Some(subject) = WebhookSubject::of_event_id(&event_id) else {
+        return Attempt::Invalid(not_found());
+    };
     let request = MeteredRedelivery {
         key: &key,
         now,
@@ -224,27 +85,24 @@ async fn redeliver_in_one_write<S: Store, C: Clock>(
         event_id: &event_id,
         subject,
     };
-    let (written, event, subject_read) = futures::join!(
-        deps.store.meter_and_redeliver(&request),
-        deps.store.get_webhook_event(&event_id),
-        SubjectRead::of(&deps.store, subject),
-    );
-    match (written, event) {
-        (Ok(None), event) => {
-            let subject = SeenSubject {
-                subject,
-                read: subject_read.map_err(ApiError::from),
-            };
-            let event = event.map_err(ApiError::from);
-            *seen.lock().expect("seen") = Some(Seen { event, subject });
-            None
+    let written = deps.store.meter_and_redeliver(&request).await;
+    attempt(written, |_, done| async move {
+        match done {
+            Ok(event) => Ok(queued(&event)),
+            Err(RedeliveryRefusal::NoWebhookUrl) => Err(ApiError::Conflict {
+                code: "no_webhook_url",
+                message: format!(
+                    "The {} has no webhook_url, so it has no webhook events",
+                    match subject {
+                        WebhookSubject::Verification(_) => "verification",
+                        WebhookSubject::Household(_) => "household",
+                    }
+                ),
+            }),
+            Err(RedeliveryRefusal::NotFound) => Err(not_found()),
         }
-        (Ok(Some(account)), Ok(Some(event))) => Some(Ok((account, queued(&event)))),
-        // Counted and requested, but the event could not be read back for the answer (TTL
-        // removed it meanwhile, or the read failed): said as an error, the work stands.
-        (Ok(Some(_)), Ok(None)) => Some(Err(ApiError::Internal)),
-        (Err(e), _) | (Ok(Some(_)), Err(e)) => Some(Err(e.into())),
-    }
+    })
+    .await
 }
 
 /// The 202 of a redelivery request.

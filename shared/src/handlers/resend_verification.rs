@@ -6,11 +6,7 @@
 //! The request is one conditional write on the verification (the day's count and the invite
 //! round), so concurrent resends at the limit never exceed it; it carries its metering in the same
 //! transaction (`MeterStore::meter_and_resend`: one DynamoDB round trip), and when that refuses,
-//! the usual way (metering, the read, the write) says why. The one write cannot check a member's
-//! household (the request names only the verification): a resend in the moment between the
-//! household's cancel and the stream's cancel of the member is accepted and reaches nobody (the
-//! round's e-mail claim checks the household; `record_resend`, on the usual way, refuses it and
-//! tells the member cancelled). The new e-mail and the
+//! the verification as the write saw it says why. The new e-mail and the
 //! `verification.resent` webhook follow from the stream (`resend_invite`), so a 202 is never lost
 //! work.
 
@@ -20,68 +16,35 @@ use serde_json::json;
 use crate::domain::Verification;
 use crate::domain::metering::PresentedKey;
 use crate::domain::public_view::render_verification;
-use crate::domain::resend::{
-    MAX_RESENDS_PER_DAY, resendable, resends_today, seconds_to_next_utc_midnight,
-};
+use crate::domain::resend::{MAX_RESENDS_PER_DAY, resends_today, seconds_to_next_utc_midnight};
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
-use crate::handlers::api::ownership::respond_on_named_combined;
-use crate::handlers::api::respond::MeteredWrite;
+use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::handlers::api::validate::verification_id_param;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, MeteredResend, ResendOutcome, Store};
+use crate::ports::{Clock, MeterStore, MeteredResend, VerificationRefusal};
 
 /// POST /api/v1/verify/resend?verification_id=...
-pub async fn resend_verification<S: Store, C: Clock>(
+pub async fn resend_verification<S: MeterStore, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
 ) -> ApiResponse {
     let req = &req;
-    let combined = |key, now| resend_in_one_write(deps, req, key, now);
-    respond_on_named_combined(deps, req, combined, |mut current, now| async move {
-        let id = current.verification_id;
-        // Each lost race is another writer's success (a resend, of which a day has at most
-        // MAX_RESENDS_PER_DAY, or a status change), so this settles within a few rounds.
-        for _ in 0..(MAX_RESENDS_PER_DAY + 3) {
-            if !resendable(&current, now) {
-                return Err(ApiError::NotResendable {
-                    status: current.effective_status(now).as_str(),
-                });
-            }
-            match deps
-                .store
-                .record_resend(&current, now, MAX_RESENDS_PER_DAY)
-                .await?
-            {
-                ResendOutcome::Applied(updated) => return Ok(resent(&updated, now)),
-                ResendOutcome::LimitReached => {
-                    return Err(ApiError::ResendLimitReached {
-                        limit: MAX_RESENDS_PER_DAY,
-                        retry_after: seconds_to_next_utc_midnight(now),
-                    });
-                }
-                ResendOutcome::Conflict(Some(fresh)) => current = fresh,
-                ResendOutcome::Conflict(None) => {
-                    return Err(ApiError::NotFound("Verification not found".into()));
-                }
-            }
-        }
-        tracing::error!(verification_id = %id, "resend kept losing races");
-        Err(ApiError::Internal)
-    })
-    .await
+    respond_metered(deps, req, |key, now| resend(deps, req, key, now)).await
 }
 
-/// The resend with its metering in ONE write (`MeterStore::meter_and_resend`). None (nothing
-/// written or counted): the usual way, which reads the verification and tells why (400, 404,
-/// 429) or, after a lost race, writes the resend itself.
-async fn resend_in_one_write<S: Store, C: Clock>(
+/// The resend with its metering in ONE write (`MeterStore::meter_and_resend`). A refusal is told
+/// by the verification as the write saw it (404, 400, 429), with the request counted alone.
+async fn resend<S: MeterStore, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
     key: PresentedKey,
     now: DateTime<Utc>,
-) -> Option<MeteredWrite> {
-    let verification_id = verification_id_param(req).ok()?;
+) -> Attempt {
+    let verification_id = match verification_id_param(req) {
+        Ok(id) => id,
+        Err(e) => return Attempt::Invalid(e),
+    };
     let request = MeteredResend {
         key: &key,
         now,
@@ -89,11 +52,23 @@ async fn resend_in_one_write<S: Store, C: Clock>(
         verification_id,
         max_per_day: MAX_RESENDS_PER_DAY,
     };
-    match deps.store.meter_and_resend(&request).await {
-        Ok(Some((account, updated))) => Some(Ok((account, resent(&updated, now)))),
-        Ok(None) => None,
-        Err(e) => Some(Err(e.into())),
-    }
+    let written = deps.store.meter_and_resend(&request).await;
+    attempt(written, |_, done| async move {
+        match done {
+            Ok(updated) => Ok(resent(&updated, now)),
+            Err(VerificationRefusal::Closed(current)) => Err(ApiError::NotResendable {
+                status: current.effective_status(now).as_str(),
+            }),
+            Err(VerificationRefusal::ResendLimitReached) => Err(ApiError::ResendLimitReached {
+                limit: MAX_RESENDS_PER_DAY,
+                retry_after: seconds_to_next_utc_midnight(now),
+            }),
+            Err(VerificationRefusal::NotFound) => {
+                Err(ApiError::NotFound("Verification not found".into()))
+            }
+        }
+    })
+    .await
 }
 
 /// The 202 of a recorded resend.

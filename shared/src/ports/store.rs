@@ -29,9 +29,6 @@ pub enum StoreError {
     /// Concurrent writes on the same item outlasted the retries; nothing was written.
     #[error("store contended: concurrent writes outlasted the retries")]
     Busy,
-    /// A metered write refused by its account (never `Allowed`); nothing written or counted.
-    #[error("request refused by its account")]
-    MeterRefused(Box<crate::domain::metering::MeterOutcome>),
 }
 
 /// The Idempotency-Key of a create, claimed in the same transaction as the verification.
@@ -153,7 +150,8 @@ pub trait AccountStore: Send + Sync {
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 }
 
-/// API keys, by the hash of their secret (the secret itself is never stored).
+/// API keys, stored under the hash of their secret (the secret itself is never stored) and listed
+/// per account; a request's key is authenticated on its account (`MeterStore`), never looked up.
 pub trait ApiKeyStore: Send + Sync {
     /// Stores the key and, in the same write, lists its hash and mode on its account
     /// (`Account::api_keys`); refused when the account does not exist or the key does.
@@ -161,10 +159,6 @@ pub trait ApiKeyStore: Send + Sync {
         &self,
         key: &ApiKeyRecord,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    fn find_api_key(
-        &self,
-        key_hash: &str,
-    ) -> impl Future<Output = Result<Option<ApiKeyRecord>, StoreError>> + Send;
     fn list_api_keys(
         &self,
         account_id: &str,
@@ -393,31 +387,10 @@ pub trait WebhookHistoryStore: Send + Sync {
     ) -> impl Future<Output = Result<Option<DeliveryPage>, StoreError>> + Send;
 }
 
-/// What one resend write found (`InviteStore::record_resend`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum ResendOutcome {
-    /// Counted, and the invite round bumped: the verification as it is now.
-    Applied(Verification),
-    /// The day's resends are used up; nothing was written.
-    LimitReached,
-    /// The verification changed meanwhile (another resend, a status change): the fresh one (None
-    /// if gone); nothing was written, the caller decides again.
-    Conflict(Option<Verification>),
-}
-
-/// The invite's resends: the day's count on the verification, and one send claim per round (as
-/// `EmailClaimStore` does for the first e-mail), so a redelivered stream record sends each round
-/// once.
+/// The invite's resends: one send claim per round (as `EmailClaimStore` does for the first
+/// e-mail), so a redelivered stream record sends each round once. The resend itself is counted
+/// on the verification by `MeterStore::meter_and_resend`.
 pub trait InviteStore: Send + Sync {
-    /// One conditional write on the verification: counts a resend on `now`'s UTC day (refused
-    /// past `max_per_day`) and bumps `invite_round`, only while it is still open, unexpired and as
-    /// `current` shows it (its day and round).
-    fn record_resend(
-        &self,
-        current: &Verification,
-        now: DateTime<Utc>,
-        max_per_day: u32,
-    ) -> impl Future<Output = Result<ResendOutcome, StoreError>> + Send;
     /// Claims round `round`'s e-mail and binds its link token (the round's entry of
     /// `message_links`, replaced on a retry) in one atomic write, only while the
     /// verification is pending or in progress and not expired (see `claim_email_and_bind`), and

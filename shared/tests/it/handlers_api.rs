@@ -192,15 +192,16 @@ async fn a_store_error_is_the_enveloped_500_without_its_text() {
         faults: faults.clone(),
     };
     let (deps, keys) = deps_with(store, "pro").await;
-    // The create that carries its own metering; then the usual way, which a replay of an
-    // Idempotency-Key takes once the one write refused: the metering write, then the create's.
+    // The create that carries its own metering; then a replay of an Idempotency-Key, which the
+    // one write refuses with the key's record: the first verification's read, then its new link.
     let replayed =
         || post(&keys.live.secret, &tenant()).with_header("idempotency-key", "replayed-create-1");
     assert_eq!(create_verification(&deps, replayed()).await.status, 201);
     for (op, request) in [
         (StoreOp::MeterAndCreate, post(&keys.test.secret, &tenant())),
-        (StoreOp::MeterApiRequest, replayed()),
-        (StoreOp::CreateVerification, replayed()),
+        (StoreOp::MeterAndCreate, replayed()),
+        (StoreOp::GetVerification, replayed()),
+        (StoreOp::AddRecentLinkToken, replayed()),
     ] {
         faults.arm(op, 1);
         let request_id = request.request_id.clone();
@@ -287,7 +288,15 @@ async fn a_store_failure_while_checking_a_redeliverys_owner_is_a_500_not_a_404()
         faults: faults.clone(),
     };
     let (deps, keys) = deps_with(store, "pro").await;
-    let id = created_id(&deps, &keys.test.secret).await;
+    let mut with_hook = tenant();
+    with_hook["webhook_url"] = json!("https://hooks.example.com/x");
+    let response = create_verification(&deps, post(&keys.test.secret, &with_hook)).await;
+    assert_eq!(response.status, 201, "{}", response.body);
+    let id: Uuid = body(&response)["data"]["verification_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
     let message = WebhookMessage {
         webhook_id: format!("msg_{}_completed", id.simple()),
         account_id: ACCOUNT.into(),
@@ -304,10 +313,9 @@ async fn a_store_failure_while_checking_a_redeliverys_owner_is_a_500_not_a_404()
         )
         .with_header("authorization", &format!("Bearer {key}"))
     };
-    // The live key: the one write refuses (the event is of a test verification), and the usual
-    // way checks the verification's mode. When that read fails, it is a store failure (500), not
-    // an event that is not the caller's.
-    faults.arm(StoreOp::GetVerification, 1);
+    // The live key: the one write checks the verification's mode. When that write fails, it is
+    // a store failure (500), not an event that is not the caller's.
+    faults.arm(StoreOp::MeterAndRedeliver, 1);
     let response = redeliver_webhook(&deps, redeliver(&keys.live.secret)).await;
     assert_eq!(refusal(&response), (500, "internal_error".into()));
     assert!(!response.body.contains("injected"), "{}", response.body);

@@ -8,11 +8,10 @@ use serde_json::json;
 use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
 use shared::config::{LiveIncome, Plans, Settings};
 use shared::domain::resend::MAX_RESENDS_PER_DAY;
-use shared::domain::secrets::{GeneratedKey, key_from_random};
+use shared::domain::secrets::{GeneratedKey, account_key_from_random};
 use shared::domain::{ApiKeyRecord, Mode, Plan, Transition};
 use shared::handlers::api::{ApiDeps, create_verification, resend_verification};
 use shared::http::{ApiRequest, ApiResponse};
-use shared::ports::ResendOutcome;
 use shared::ports::store::prelude::*;
 use uuid::Uuid;
 
@@ -32,8 +31,10 @@ async fn deps() -> (
         .put_account(&active_account(ACCOUNT, "pro", start()))
         .await
         .unwrap();
-    let test = key_from_random(Mode::Test, "ResendTestKeyHandlerTests00001");
-    let live = key_from_random(Mode::Live, "ResendLiveKeyHandlerTests00001");
+    let test =
+        account_key_from_random(ACCOUNT, Mode::Test, "ResendTestKeyHandlerTests00001").unwrap();
+    let live =
+        account_key_from_random(ACCOUNT, Mode::Live, "ResendLiveKeyHandlerTests00001").unwrap();
     for (mode, key) in [(Mode::Test, &test), (Mode::Live, &live)] {
         store
             .put_api_key(&ApiKeyRecord {
@@ -167,23 +168,4 @@ async fn only_open_verifications_of_the_caller_are_resent() {
     let r = resend(&deps, &test.secret, &format!("verification_id={open}")).await;
     assert_eq!(r.status, 400);
     assert!(body(&r)["error"].as_str().unwrap().contains("expired"));
-}
-
-#[tokio::test]
-async fn of_two_writers_with_the_same_read_one_wins() {
-    let (deps, test, _) = deps().await;
-    let id = create(&deps, &test.secret).await;
-    let read = deps.store.get_verification(id).await.unwrap().unwrap();
-    let first = deps
-        .store
-        .record_resend(&read, start(), MAX_RESENDS_PER_DAY)
-        .await
-        .unwrap();
-    let second = deps
-        .store
-        .record_resend(&read, start(), MAX_RESENDS_PER_DAY)
-        .await
-        .unwrap();
-    assert!(matches!(first, ResendOutcome::Applied(ref v) if v.invite_round == 1));
-    assert!(matches!(second, ResendOutcome::Conflict(Some(ref v)) if v.invite_round == 1));
 }

@@ -18,7 +18,7 @@ use shared::adapters::testing::{
 use shared::config::{Plans, Settings};
 use shared::domain::affordability::RentTerms;
 use shared::domain::report::{IncomeReport, build_report_with};
-use shared::domain::secrets::{GeneratedKey, key_from_random};
+use shared::domain::secrets::{GeneratedKey, account_key_from_random};
 use shared::domain::{ApiKeyRecord, Mode, Status, Transition};
 use shared::handlers::api::ApiDeps;
 use shared::handlers::households::{cancel_household, create_household, get_household};
@@ -34,7 +34,8 @@ async fn deps<S: Store>(store: S) -> (ApiDeps<S, ManualClock>, GeneratedKey) {
         .put_account(&active_account(ACCOUNT, "pro", now()))
         .await
         .unwrap();
-    let key = key_from_random(Mode::Live, "HouseholdLiveKeyHandlerTests01");
+    let key =
+        account_key_from_random(ACCOUNT, Mode::Live, "HouseholdLiveKeyHandlerTests01").unwrap();
     store
         .put_api_key(&ApiKeyRecord {
             key_id: key.key_id.clone(),
@@ -192,14 +193,15 @@ async fn a_failing_store_answers_500_and_writes_no_household() {
     assert!(store.verifications().is_empty());
     let r = create_household(&deps, post(&key, &household("f", &["applicant"]))).await;
     assert_eq!(r.status, 201);
-    // The usual way, which a replay of an Idempotency-Key takes once the one write refused: its
-    // store error is a 500 as well, and nothing more is written; the replay then answers.
+    // A replay of an Idempotency-Key, which the one write refuses with the key's record: a store
+    // error on its read of the first household is a 500 as well, and nothing more is written;
+    // the replay then answers.
     let replay = || {
         post(&key, &household("g", &["applicant"])).with_header("idempotency-key", "hh-replay-1")
     };
     assert_eq!(create_household(&deps, replay()).await.status, 201);
     let before = store.verifications().len();
-    faults.arm(StoreOp::CreateHousehold, 1);
+    faults.arm(StoreOp::GetHousehold, 1);
     let r = create_household(&deps, replay()).await;
     assert_eq!(
         (r.status, body(&r)["code"].clone()),

@@ -9,7 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
 use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
 use shared::domain::report::IncomeReport;
-use shared::domain::secrets::{GeneratedKey, key_from_random};
+use shared::domain::secrets::{GeneratedKey, account_key_from_random};
 use shared::domain::{ApiKeyRecord, Mode, Status, Transition};
 use shared::handlers::api::ApiDeps;
 use shared::handlers::households::{cancel_household, create_household, get_household};
@@ -22,7 +22,7 @@ const ACCOUNT: &str = "acct_cancel";
 const OTHER: &str = "acct_cancel_other";
 
 async fn add_key(store: &MemoryStore, account: &str, mode: Mode, random: &str) -> GeneratedKey {
-    let key = key_from_random(mode, random);
+    let key = account_key_from_random(account, mode, random).unwrap();
     store
         .put_api_key(&ApiKeyRecord {
             key_id: key.key_id.clone(),

@@ -17,7 +17,7 @@ use shared::config::TestModeDelivery;
 use shared::domain::household::{Household, HouseholdMember, MemberRole};
 use shared::domain::income::ProviderIncome;
 use shared::domain::reach::DEFAULT_REMINDER_OFFSETS;
-use shared::domain::secrets::{GeneratedKey, generate_link_token, key_from_random};
+use shared::domain::secrets::{GeneratedKey, account_key_from_random, generate_link_token};
 use shared::domain::{
     ApiKeyRecord, Mode, NewVerificationInput, Status, VERIFICATION_LIFETIME, Verification,
 };
@@ -303,7 +303,8 @@ async fn no_invite_sms_and_no_reminder_reach_a_cancelled_households_member() {
 }
 
 async fn live_key(store: &MemoryStore) -> GeneratedKey {
-    let key = key_from_random(Mode::Live, "HouseholdReachLiveKeyNumber001");
+    let key =
+        account_key_from_random(ACCOUNT, Mode::Live, "HouseholdReachLiveKeyNumber001").unwrap();
     store
         .put_api_key(&ApiKeyRecord {
             key_id: key.key_id.clone(),

@@ -54,6 +54,34 @@ async fn accounts_keys_plans_subscriptions_and_secrets() {
         .is_err()
     );
 
+    // Every key names its account: an id a key cannot name is refused, and nothing is written.
+    for bad in ["acct with spaces", "acct/x", "", "acct_é", &"a".repeat(65)] {
+        let refused = go(Command::CreateAccount {
+            name: "Bad".into(),
+            plan: "pro".into(),
+            id: Some(bad.to_string()),
+        })
+        .await;
+        assert!(
+            refused
+                .as_ref()
+                .is_err_and(|e| e.starts_with("invalid account id")),
+            "{bad:?}: {refused:?}"
+        );
+        if !bad.is_empty() {
+            assert!(store.get_account(bad).await.unwrap().is_none(), "{bad:?}");
+        }
+    }
+    let longest = "a-Z_9".repeat(12) + "abcd";
+    let out = go(Command::CreateAccount {
+        name: "Longest".into(),
+        plan: "pro".into(),
+        id: Some(longest.clone()),
+    })
+    .await
+    .unwrap();
+    assert_eq!(out, format!("created account {longest}"));
+
     let out = go(Command::IssueKey {
         account: "acct_acme".into(),
         mode: KeyMode::Live,
@@ -63,16 +91,15 @@ async fn accounts_keys_plans_subscriptions_and_secrets() {
     let secret = line(&out, "api key ");
     let key_id = line(&out, "key id ");
     let parsed = parse_api_key(secret).expect("a well-formed key");
-    let stored = store
-        .find_api_key(&parsed.hash)
-        .await
-        .unwrap()
-        .expect("stored by hash");
+    let listed = store.list_api_keys("acct_acme").await.unwrap();
+    let stored = (listed.iter())
+        .find(|k| k.key_hash == parsed.hash)
+        .expect("stored under its hash");
     assert_eq!(stored.key_id, key_id);
     assert_eq!(stored.account_id, "acct_acme");
     // The key names its account, and the account lists its hash: the metering write alone
     // authenticates it.
-    assert_eq!(parsed.account_id.as_deref(), Some("acct_acme"));
+    assert_eq!(parsed.account_id, "acct_acme");
     let account = store.get_account("acct_acme").await.unwrap().unwrap();
     assert_eq!(
         account.api_keys.get(&parsed.hash),

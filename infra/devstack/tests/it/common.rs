@@ -409,28 +409,34 @@ pub fn verify_with_standard_webhooks(secret: &str, request: &Received) {
 }
 
 /// What a write carrying its own metering (`MeterStore::meter_and_*`) answered, for assertions:
-/// what it returned once written; `Nothing` when anything but the account refused; why the
-/// account refused (`StoreError::MeterRefused`). Nothing was written or counted unless `Wrote`.
+/// what it returned once written (the account after the count, and the operation's answer);
+/// `Declined` with the variant of the operation's refusal (nothing of it written, the request
+/// counted alone); why the account refused (nothing written or counted).
 #[derive(Debug, PartialEq)]
 pub enum Metered<T> {
     Wrote(T),
-    Nothing,
+    Declined(String),
     Refused(&'static str),
 }
 
 impl<T> Metered<T> {
-    pub fn of(out: Result<Option<T>, shared::ports::StoreError>) -> Self {
-        use shared::domain::metering::MeterOutcome;
+    pub fn of<D, R: std::fmt::Debug>(
+        out: Result<shared::ports::Metered<D, R>, shared::ports::StoreError>,
+    ) -> Metered<(shared::domain::Account, D)> {
+        use shared::domain::metering::MeterRefusal;
         match out {
-            Ok(Some(t)) => Metered::Wrote(t),
-            Ok(None) => Metered::Nothing,
-            Err(shared::ports::StoreError::MeterRefused(why)) => Metered::Refused(match *why {
-                MeterOutcome::UnknownAccount => "unknown_account",
-                MeterOutcome::KeyRevoked => "key_revoked",
-                MeterOutcome::NoApiAccess(_) => "no_api_access",
-                MeterOutcome::SubscriptionInactive(_) => "subscription_inactive",
-                MeterOutcome::LimitExceeded(_) => "limit_exceeded",
-                MeterOutcome::Allowed(_) => panic!("a refusal that allowed"),
+            Ok(shared::ports::Metered::Done(account, done)) => Metered::Wrote((account, done)),
+            Ok(shared::ports::Metered::Refused(_, why)) => {
+                let why = format!("{why:?}");
+                let variant = why.split(['(', ' ', '{']).next().unwrap_or_default();
+                Metered::Declined(variant.to_string())
+            }
+            Ok(shared::ports::Metered::AccountRefused(why)) => Metered::Refused(match why {
+                MeterRefusal::UnknownAccount => "unknown_account",
+                MeterRefusal::KeyRevoked => "key_revoked",
+                MeterRefusal::NoApiAccess(_) => "no_api_access",
+                MeterRefusal::SubscriptionInactive(_) => "subscription_inactive",
+                MeterRefusal::LimitExceeded(_) => "limit_exceeded",
             }),
             Err(e) => panic!("store failed: {e}"),
         }
@@ -443,10 +449,15 @@ impl<T> Metered<T> {
     pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Metered<U> {
         match self {
             Metered::Wrote(t) => Metered::Wrote(f(t)),
-            Metered::Nothing => Metered::Nothing,
+            Metered::Declined(why) => Metered::Declined(why),
             Metered::Refused(why) => Metered::Refused(why),
         }
     }
+}
+
+/// `Metered::Declined` of the refusal variant `why`.
+pub fn declined<T>(why: &str) -> Metered<T> {
+    Metered::Declined(why.to_string())
 }
 
 /// `target/test-artifacts`, where tests leave files worth a look (PDFs, screenshots).

@@ -167,7 +167,7 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
     runs::held_claims(&mut rig).await;
     runs::households(&mut rig).await;
     runs::retries(&mut rig).await;
-    runs::earlier_keys_and_household_replay(&mut rig).await;
+    runs::household_replay(&mut rig).await;
     let calls = rig.proxies.take();
 
     let template: serde_yaml::Value = serde_yaml::from_str(

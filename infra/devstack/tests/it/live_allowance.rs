@@ -1,8 +1,7 @@
 //! The live monthly allowance checked on the account item (issue 14), against DynamoDB in moto:
 //! live creates and households on cold instances (which do not know the plan) racing at the
-//! monthly edge, the account's count of the month kept equal to the month item's (creates,
-//! households, refunds), and an account counted mid-month before the deploy (a month item without
-//! the mark) keeping its allowance. The store scenario also runs on `MemoryStore`.
+//! monthly edge, and the month's one live count on the account item (creates, households,
+//! refunds). The store scenario also runs on `MemoryStore`.
 
 use crate::common;
 
@@ -83,17 +82,13 @@ fn number(item: &shared::adapters::dynamo::Item, attr: &str) -> Option<i64> {
     item.get(attr).map(|v| v.as_n().unwrap().parse().unwrap())
 }
 
-/// The live month's count on the month item, on the account, and whether the month item is
-/// marked as mirrored there.
-async fn live_counts(store: &DynamoStore, account: &str) -> (Option<i64>, Option<i64>, bool) {
+/// The live month's count, kept on the account item only (the month item counts no live create).
+async fn live_counts(store: &DynamoStore, account: &str) -> Option<i64> {
     let month = usage_month(Utc::now());
     let month_item = raw(store, keys::month(account, Mode::Live, &month)).await;
+    assert_eq!(number(&month_item, "created"), None, "counted once");
     let account_item = raw(store, keys::account(account)).await;
-    (
-        number(&month_item, "created"),
-        number(&account_item, &live_created_attribute(&month)),
-        month_item.contains_key("created_on_account"),
-    )
+    number(&account_item, &live_created_attribute(&month))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -118,10 +113,7 @@ async fn concurrent_live_creates_on_cold_instances_stop_at_the_monthly_allowance
     for r in replies.iter().filter(|r| r.status != 201) {
         assert_eq!(code(r), (403, "verification_limit_reached".into()));
     }
-    assert_eq!(
-        live_counts(&env.store, account).await,
-        (Some(5), Some(5), true)
-    );
+    assert_eq!(live_counts(&env.store, account).await, Some(5));
     let (stats, _) = env
         .store
         .owner_stats(account, Mode::Live, &usage_month(Utc::now()))
@@ -150,86 +142,21 @@ async fn concurrent_live_households_on_cold_instances_stop_at_the_monthly_allowa
     for r in replies.iter().filter(|r| r.status != 201) {
         assert_eq!(code(r), (403, "verification_limit_reached".into()));
     }
-    assert_eq!(
-        live_counts(&env.store, account).await,
-        (Some(5), Some(5), true)
-    );
+    assert_eq!(live_counts(&env.store, account).await, Some(5));
     // Full: a household of one is refused whole, and changes neither count.
     let r = household_cold(&env, &key, "late", 1).await;
     assert_eq!(code(&r), (403, "verification_limit_reached".into()));
-    assert_eq!(
-        live_counts(&env.store, account).await,
-        (Some(5), Some(5), true)
-    );
+    assert_eq!(live_counts(&env.store, account).await, Some(5));
 }
 
-/// The deploy mid-month: an account whose month item counted live creates before the count
-/// moved to the account item (no mark) keeps exactly its allowance: its next live create copies
-/// the month's count to the account (the usual way, once), and from then on both move together.
+/// A failure on the service's side gives the month back on its count, in its transaction.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_account_counted_mid_month_before_the_deploy_keeps_its_allowance() {
-    let env = env().await;
-    let month = usage_month(Utc::now());
-    let counted_before = |account: &str, created: u32| {
-        let (pk, sk) = keys::month(account, Mode::Live, &month);
-        env.store
-            .client()
-            .put_item()
-            .table_name(env.store.table())
-            .item(schema::PK, AttributeValue::S(pk))
-            .item(schema::SK, AttributeValue::S(sk))
-            .item("created", AttributeValue::N(created.to_string()))
-            .send()
-    };
-    // `pro` (5 a month), 4 counted before the deploy: one more fits, then none.
-    let account = devstack::stack::OTHER_ACCOUNT;
-    counted_before(account, 4).await.unwrap();
-    let key = env.other_live_key.clone();
-    let r = create_cold(&env, &key, "after-deploy@example.com".into()).await;
-    assert_eq!(r.status, 201, "{}", r.body);
-    assert_eq!(
-        live_counts(&env.store, account).await,
-        (Some(5), Some(5), true)
-    );
-    let r = create_cold(&env, &key, "over@example.com".into()).await;
-    assert_eq!(code(&r), (403, "verification_limit_reached".into()));
-    let r = household_cold(&env, &key, "over", 1).await;
-    assert_eq!(code(&r), (403, "verification_limit_reached".into()));
-    assert_eq!(
-        live_counts(&env.store, account).await,
-        (Some(5), Some(5), true)
-    );
-
-    // An account already at its allowance before the deploy: refused, and now mirrored.
-    let account = devstack::stack::DEMO_ACCOUNT;
-    assert!(
-        env.store
-            .update_account(account, Some("pro"), None)
-            .await
-            .unwrap()
-    );
-    counted_before(account, 5).await.unwrap();
-    let r = household_cold(&env, &env.live_key, "full", 1).await;
-    assert_eq!(code(&r), (403, "verification_limit_reached".into()));
-    assert_eq!(
-        live_counts(&env.store, account).await,
-        (Some(5), Some(5), true)
-    );
-    let r = create_cold(&env, &env.live_key, "full@example.com".into()).await;
-    assert_eq!(code(&r), (403, "verification_limit_reached".into()));
-}
-
-/// A failure on the service's side gives the month back on both counts, in its transaction.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refund_gives_the_month_back_on_both_counts() {
+async fn a_refund_gives_the_month_back_on_its_count() {
     let env = env().await;
     let account = devstack::stack::OTHER_ACCOUNT;
     let r = create_cold(&env, &env.other_live_key, "refunded@example.com".into()).await;
     assert_eq!(r.status, 201, "{}", r.body);
-    assert_eq!(
-        live_counts(&env.store, account).await,
-        (Some(1), Some(1), true)
-    );
+    assert_eq!(live_counts(&env.store, account).await, Some(1));
     let body: Value = serde_json::from_str(&r.body).unwrap();
     let id = body["data"]["verification_id"]
         .as_str()
@@ -241,10 +168,7 @@ async fn a_refund_gives_the_month_back_on_both_counts() {
         reason: "provider_unavailable".into(),
     };
     env.store.transition(&v, &refund, Utc::now()).await.unwrap();
-    assert_eq!(
-        live_counts(&env.store, account).await,
-        (Some(0), Some(0), true)
-    );
+    assert_eq!(live_counts(&env.store, account).await, Some(0));
 }
 
 /// Runs a scenario written against the store traits on the DynamoDB adapter (moto) and on the
@@ -334,13 +258,13 @@ async fn a_household_carrying_its_metering_writes_both_or_nothing<S: Store>(stor
         Plan {
             name: "small".into(),
             verifications_per_month: 3,
-            api_requests_per_day: 5,
+            api_requests_per_day: 7,
             api_access: true,
         },
         Plan {
             name: "roomy".into(),
             verifications_per_month: 100,
-            api_requests_per_day: 5,
+            api_requests_per_day: 7,
             api_access: true,
         },
     ]);
@@ -361,13 +285,12 @@ async fn a_household_carrying_its_metering_writes_both_or_nothing<S: Store>(stor
         key_hash: mode.as_str().into(),
         account_id: ACCOUNT.into(),
         mode,
-        names_account: true,
     };
     let (store, plans) = (&store, &plans);
     let create = |mode: Mode, count: usize| async move {
         let (household, members) = household(mode, count);
         let key = presented(mode);
-        let out = Metered::of(
+        let out = Metered::<()>::of(
             store
                 .meter_and_create_household(&MeteredHousehold {
                     key: &key,
@@ -386,7 +309,7 @@ async fn a_household_carrying_its_metering_writes_both_or_nothing<S: Store>(stor
             .unwrap();
         assert_eq!(out.wrote(), written.is_some(), "both or nothing");
         assert_eq!(written.is_some(), member.is_some(), "with its members");
-        out.map(|a| a.api_requests)
+        out.map(|(a, ())| a.api_requests)
     };
     let month = usage_month(now);
     let used = || async {
@@ -407,24 +330,30 @@ async fn a_household_carrying_its_metering_writes_both_or_nothing<S: Store>(stor
         MeterOutcome::Allowed(_)
     ));
     // Counted with all its members; the next does not fit `small` (3 a month) and is refused
-    // whole; one more member does.
+    // whole (told so, the request counted alone); one more member does.
     assert_eq!(create(Mode::Live, 2).await, Metered::Wrote(2));
     assert_eq!(used().await, 2);
-    assert_eq!(create(Mode::Live, 2).await, Metered::Nothing);
-    assert_eq!(create(Mode::Live, 1).await, Metered::Wrote(3));
-    assert_eq!(create(Mode::Live, 1).await, Metered::Nothing);
+    assert_eq!(
+        create(Mode::Live, 2).await,
+        common::declined("LimitReached")
+    );
+    assert_eq!(create(Mode::Live, 1).await, Metered::Wrote(4));
+    assert_eq!(
+        create(Mode::Live, 1).await,
+        common::declined("LimitReached")
+    );
     assert_eq!(used().await, 3);
     // A test household is never charged; on `roomy` the same write allows live ones again.
-    assert_eq!(create(Mode::Test, 6).await, Metered::Wrote(4));
+    assert_eq!(create(Mode::Test, 6).await, Metered::Wrote(6));
     assert!(
         store
             .update_account(ACCOUNT, Some("roomy"), None)
             .await
             .unwrap()
     );
-    assert_eq!(create(Mode::Live, 6).await, Metered::Wrote(5));
+    assert_eq!(create(Mode::Live, 6).await, Metered::Wrote(7));
     assert_eq!(used().await, 9);
-    // The day's allowance (5) used up: refused, nothing written.
+    // The day's allowance (7) used up: refused, nothing written.
     assert_eq!(
         create(Mode::Live, 1).await,
         Metered::Refused("limit_exceeded")
@@ -461,8 +390,5 @@ async fn last_months_count_leaves_the_account_item() {
     assert_eq!(r.status, 201, "{}", r.body);
     let item = raw(&env.store, keys::account(account)).await;
     assert_eq!(number(&item, &attribute), None, "{attribute} removed");
-    assert_eq!(
-        live_counts(&env.store, account).await,
-        (Some(2), Some(2), true)
-    );
+    assert_eq!(live_counts(&env.store, account).await, Some(2));
 }

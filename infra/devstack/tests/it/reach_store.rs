@@ -1,7 +1,7 @@
 //! The store calls that let the endpoints of issues 12 and 13 answer in one DynamoDB round trip,
 //! on the DynamoDB adapter (moto) and on `MemoryStore`: a resend and a redelivery request that
-//! carry their metering (both or nothing; the day's resend limit held under concurrency, and
-//! across the usual way's write), a short delivery log read whole in one read, a household's
+//! carry their metering (both or nothing, a refusal told by its typed reason; the day's resend
+//! limit held under concurrency), a short delivery log read whole in one read, a household's
 //! `household.completed` kept and redelivered under the household, and a household read with its
 //! members as they are now.
 
@@ -10,6 +10,7 @@ use crate::common;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Duration, TimeZone, Utc};
+use common::{Metered, declined};
 use shared::adapters::dynamo::{DynamoStore, create_table, keys, schema};
 use shared::config::Plans;
 use shared::domain::household::{Household, HouseholdMember, MemberRole};
@@ -23,7 +24,9 @@ use shared::domain::{
     ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, Transition, Verification,
 };
 use shared::ports::store::prelude::*;
-use shared::ports::{CreateOutcome, MeterOutcome, MeteredRedelivery, MeteredResend, ResendOutcome};
+use shared::ports::{
+    CreateOutcome, MeterOutcome, MeteredHouseholdCancel, MeteredRedelivery, MeteredResend,
+};
 use uuid::Uuid;
 
 const ACCOUNT: &str = "acct_reach";
@@ -71,7 +74,6 @@ fn key(mode: Mode) -> PresentedKey {
         key_hash: hash,
         account_id: ACCOUNT.into(),
         mode,
-        names_account: true,
     }
 }
 
@@ -121,8 +123,10 @@ async fn count<S: Store>(store: &S) -> u32 {
 }
 
 async fn created<S: Store>(store: &S, mode: Mode) -> Verification {
+    // With a webhook_url: only such a verification has webhook events to redeliver.
     let input = NewVerificationInput {
         tenant_email: "tenant@example.com".into(),
+        webhook_url: Some("https://hooks.example.com/reach".into()),
         ..Default::default()
     };
     let v = Verification::new_pending(ACCOUNT, mode, input, now(), Duration::days(7));
@@ -132,8 +136,8 @@ async fn created<S: Store>(store: &S, mode: Mode) -> Verification {
 
 on_both_stores!(a_resend_carrying_its_metering_holds_the_day_limit);
 /// `meter_and_resend`: the count and the resend together or not at all; the key's own open
-/// verification only; at most `MAX_RESENDS_PER_DAY` a UTC day under concurrent requests, the usual
-/// way's write counted in the same day's count; a new day starts again.
+/// verification only (anything else told why, the request counted alone); at most
+/// `MAX_RESENDS_PER_DAY` a UTC day under concurrent requests; a new day starts again.
 async fn a_resend_carrying_its_metering_holds_the_day_limit<S: Store>(store: S) {
     account_with_keys(&store).await;
     let plans = plans();
@@ -149,7 +153,7 @@ async fn a_resend_carrying_its_metering_holds_the_day_limit<S: Store>(store: S) 
                 verification_id: id,
                 max_per_day: MAX_RESENDS_PER_DAY,
             };
-            store.meter_and_resend(&request).await.unwrap()
+            Metered::<()>::of(store.meter_and_resend(&request).await)
         }
     };
     let open = created(store, Mode::Test).await;
@@ -159,38 +163,40 @@ async fn a_resend_carrying_its_metering_holds_the_day_limit<S: Store>(store: S) 
         .transition(&cancelled, &Transition::Cancel, now())
         .await
         .unwrap();
-    // Another mode's key, a closed one, one past its expiry, one that does not exist: nothing.
-    assert!(
-        resend(live.verification_id, Mode::Test, now())
-            .await
-            .is_none()
+    // Another mode's key, a closed one, one that does not exist: told why, counted.
+    let not_found = || declined("NotFound");
+    assert_eq!(
+        resend(live.verification_id, Mode::Test, now()).await,
+        not_found()
     );
-    assert!(
-        resend(open.verification_id, Mode::Live, now())
-            .await
-            .is_none()
+    assert_eq!(
+        resend(open.verification_id, Mode::Live, now()).await,
+        not_found()
     );
-    assert!(
-        resend(cancelled.verification_id, Mode::Test, now())
-            .await
-            .is_none()
+    assert_eq!(
+        resend(cancelled.verification_id, Mode::Test, now()).await,
+        declined("Closed")
     );
-    assert!(
-        resend(open.verification_id, Mode::Test, open.expires_at)
-            .await
-            .is_none()
-    );
-    assert!(resend(Uuid::new_v4(), Mode::Test, now()).await.is_none());
-    assert_eq!(count(store).await, 1);
-    // Concurrent resends of the same verification: the day's limit, each counted once.
+    assert_eq!(resend(Uuid::new_v4(), Mode::Test, now()).await, not_found());
+    assert_eq!(count(store).await, 5);
+    // Concurrent resends of the same verification: the day's limit, the others told so; each
+    // counted once.
     let tries = 6;
-    let done: Vec<_> = futures::future::join_all(
+    let outcomes = futures::future::join_all(
         (0..tries).map(|_| resend(open.verification_id, Mode::Test, now())),
     )
-    .await
-    .into_iter()
-    .flatten()
-    .collect();
+    .await;
+    let limited = outcomes
+        .iter()
+        .filter(|o| **o == declined("ResendLimitReached"))
+        .count();
+    let done: Vec<_> = (outcomes.into_iter())
+        .filter_map(|o| match o {
+            Metered::Wrote(done) => Some(done),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(limited, tries - MAX_RESENDS_PER_DAY as usize);
     assert_eq!(done.len(), MAX_RESENDS_PER_DAY as usize);
     // Each answer's count is within the day's limit (its own place, or short of it when another
     // resend raced between the read beside it and its write).
@@ -200,7 +206,7 @@ async fn a_resend_carrying_its_metering_holds_the_day_limit<S: Store>(store: S) 
             "{v:?}"
         );
     }
-    assert_eq!(count(store).await, 1 + MAX_RESENDS_PER_DAY);
+    assert_eq!(count(store).await, 5 + tries as u32);
     let stored = store
         .get_verification(open.verification_id)
         .await
@@ -210,32 +216,28 @@ async fn a_resend_carrying_its_metering_holds_the_day_limit<S: Store>(store: S) 
         (stored.invite_round, stored.resends_on_day),
         (MAX_RESENDS_PER_DAY, MAX_RESENDS_PER_DAY)
     );
-    // The next UTC day counts afresh; the usual way's write and this one share the day's count.
+    // The next UTC day counts afresh.
     let tomorrow = now() + Duration::days(1);
     started_window(store, tomorrow).await;
-    let (_, first) = resend(open.verification_id, Mode::Test, tomorrow)
-        .await
-        .expect("a new day");
+    let Metered::Wrote((_, first)) = resend(open.verification_id, Mode::Test, tomorrow).await
+    else {
+        panic!("a new day")
+    };
     assert_eq!((first.invite_round, first.resends_on_day), (4, 1));
-    let read = store
-        .get_verification(open.verification_id)
-        .await
-        .unwrap()
-        .unwrap();
-    let usual = store
-        .record_resend(&read, tomorrow, MAX_RESENDS_PER_DAY)
-        .await
-        .unwrap();
-    assert!(matches!(usual, ResendOutcome::Applied(ref v) if v.resends_on_day == 2));
+    let Metered::Wrote((_, second)) = resend(open.verification_id, Mode::Test, tomorrow).await
+    else {
+        panic!("the day's second")
+    };
+    assert_eq!(second.resends_on_day, 2);
     // Not racing: the answer is exactly this resend's place.
-    let (_, third) = resend(open.verification_id, Mode::Test, tomorrow)
-        .await
-        .expect("the day's third");
+    let Metered::Wrote((_, third)) = resend(open.verification_id, Mode::Test, tomorrow).await
+    else {
+        panic!("the day's third")
+    };
     assert_eq!((third.invite_round, third.resends_on_day), (6, 3));
-    assert!(
-        resend(open.verification_id, Mode::Test, tomorrow)
-            .await
-            .is_none()
+    assert_eq!(
+        resend(open.verification_id, Mode::Test, tomorrow).await,
+        declined("ResendLimitReached")
     );
     let stored = store
         .get_verification(open.verification_id)
@@ -246,6 +248,13 @@ async fn a_resend_carrying_its_metering_holds_the_day_limit<S: Store>(store: S) 
         (stored.invite_round, stored.resends_on_day, stored.status),
         (6, 3, Status::Pending)
     );
+    // Past its expiry: closed (as the write saw it), nothing written.
+    assert_eq!(
+        resend(open.verification_id, Mode::Test, open.expires_at).await,
+        declined("Closed")
+    );
+    let after = store.get_verification(open.verification_id).await.unwrap();
+    assert_eq!(after.map(|v| v.invite_round), Some(6));
 }
 
 fn event_of(v: &Verification, account: &str, kind: &str) -> StoredWebhookEvent {
@@ -265,7 +274,8 @@ fn event_of(v: &Verification, account: &str, kind: &str) -> StoredWebhookEvent {
 
 on_both_stores!(a_redelivery_carrying_its_metering_is_the_owners_only);
 /// `meter_and_redeliver`: counted and requested together, only for an event of the key's account
-/// whose verification is of the key's account and mode; anything else leaves both as they were.
+/// whose verification is of the key's account and mode, with a webhook_url; anything else leaves
+/// the event as it was and says why, the request counted alone.
 async fn a_redelivery_carrying_its_metering_is_the_owners_only<S: Store>(store: S) {
     account_with_keys(&store).await;
     let plans = plans();
@@ -282,7 +292,7 @@ async fn a_redelivery_carrying_its_metering_is_the_owners_only<S: Store>(store: 
                 event_id: &event_id,
                 subject: WebhookSubject::Verification(verification_id),
             };
-            store.meter_and_redeliver(&request).await.unwrap()
+            Metered::<()>::of(store.meter_and_redeliver(&request).await)
         }
     };
     let redeliveries = |event: &StoredWebhookEvent| {
@@ -303,38 +313,52 @@ async fn a_redelivery_carrying_its_metering_is_the_owners_only<S: Store>(store: 
     store.put_webhook_event(&ours).await.unwrap();
     store.put_webhook_event(&theirs).await.unwrap();
     let unstored = event_of(&v, ACCOUNT, "started");
-    // The other mode's key, another verification named, another account's event, no event.
-    assert!(
-        redeliver(&ours, v.verification_id, Mode::Live)
-            .await
-            .is_none()
+    // The other mode's key, another verification named, another account's event, no event:
+    // not found; one of the key's own verifications without a webhook_url: told so.
+    let not_found = || declined("NotFound");
+    assert_eq!(
+        redeliver(&ours, v.verification_id, Mode::Live).await,
+        not_found()
     );
-    assert!(
-        redeliver(&ours, other.verification_id, Mode::Test)
-            .await
-            .is_none()
+    assert_eq!(
+        redeliver(&ours, other.verification_id, Mode::Test).await,
+        not_found()
     );
-    assert!(
-        redeliver(&theirs, other.verification_id, Mode::Test)
-            .await
-            .is_none()
+    assert_eq!(
+        redeliver(&theirs, other.verification_id, Mode::Test).await,
+        not_found()
     );
-    assert!(
-        redeliver(&unstored, v.verification_id, Mode::Test)
-            .await
-            .is_none()
+    assert_eq!(
+        redeliver(&unstored, v.verification_id, Mode::Test).await,
+        not_found()
     );
-    assert_eq!(count(store).await, 1);
+    let input = NewVerificationInput {
+        tenant_email: "tenant@example.com".into(),
+        ..Default::default()
+    };
+    let hookless = Verification::new_pending(ACCOUNT, Mode::Test, input, now(), Duration::days(7));
+    store
+        .create_verification(&hookless, None, None)
+        .await
+        .unwrap();
+    let never_sent = event_of(&hookless, ACCOUNT, "completed");
+    assert_eq!(
+        redeliver(&never_sent, hookless.verification_id, Mode::Test).await,
+        declined("NoWebhookUrl")
+    );
+    assert_eq!(count(store).await, 6);
     assert_eq!(
         (redeliveries(&ours).await, redeliveries(&theirs).await),
         (0, 0)
     );
-    // The owner's: counted and requested together.
-    let account = redeliver(&ours, v.verification_id, Mode::Test)
-        .await
-        .expect("the owner's event");
-    assert_eq!(account.api_requests, 2);
-    assert_eq!(count(store).await, 2);
+    // The owner's: counted and requested together, the event as stored.
+    let Metered::Wrote((account, event)) = redeliver(&ours, v.verification_id, Mode::Test).await
+    else {
+        panic!("the owner's event")
+    };
+    assert_eq!(account.api_requests, 7);
+    assert_eq!(event.message.webhook_id, ours.message.webhook_id);
+    assert_eq!(count(store).await, 7);
     assert_eq!(redeliveries(&ours).await, 1);
 }
 
@@ -438,7 +462,7 @@ async fn created_household<S: Store>(store: &S, roles: &[MemberRole]) -> (Househ
         rent_subsidy_monthly: None,
         income_multiple: None,
         guarantor_multiple: None,
-        webhook_url: None,
+        webhook_url: Some("https://hooks.example.com/household".into()),
         members: (members.iter().zip(roles))
             .map(|(v, role)| HouseholdMember {
                 verification_id: v.verification_id,
@@ -456,6 +480,43 @@ async fn created_household<S: Store>(store: &S, roles: &[MemberRole]) -> (Househ
     assert_eq!(outcome, CreateOutcome::Created);
     let ids = members.iter().map(|v| v.verification_id).collect();
     (household, ids)
+}
+
+on_both_stores!(a_household_cancel_carrying_its_metering_says_why_it_refused);
+/// `meter_and_cancel_household`: counted and cancelled together, once; a second cancel is refused
+/// as closed (with the household as it is), another mode's key or an unknown household as not
+/// found, each refused request counted alone.
+async fn a_household_cancel_carrying_its_metering_says_why_it_refused<S: Store>(store: S) {
+    account_with_keys(&store).await;
+    let (household, _) = created_household(&store, &[MemberRole::Applicant]).await;
+    let id = household.household_id;
+    let plans = plans();
+    let cancel = |household_id: Uuid, mode: Mode| {
+        let (plans, store) = (&plans, &store);
+        async move {
+            let key = key(mode);
+            let request = MeteredHouseholdCancel {
+                key: &key,
+                now: now(),
+                plans,
+                household_id,
+            };
+            Metered::<()>::of(store.meter_and_cancel_household(&request).await)
+        }
+    };
+    assert_eq!(cancel(id, Mode::Live).await, declined("NotFound"));
+    assert_eq!(
+        cancel(Uuid::new_v4(), Mode::Test).await,
+        declined("NotFound")
+    );
+    let Metered::Wrote((account, ())) = cancel(id, Mode::Test).await else {
+        panic!("the owner's cancel")
+    };
+    assert_eq!(account.api_requests, 4);
+    assert_eq!(cancel(id, Mode::Test).await, declined("Closed"));
+    assert_eq!(count(&store).await, 5);
+    let stored = store.get_household(id).await.unwrap().unwrap();
+    assert_eq!(stored.cancelled_at, Some(now()));
 }
 
 on_both_stores!(a_households_event_is_kept_logged_and_redelivered_under_the_household);
@@ -537,22 +598,24 @@ async fn a_households_event_is_kept_logged_and_redelivered_under_the_household<S
                 event_id: &event_id,
                 subject,
             };
-            store.meter_and_redeliver(&request).await.unwrap()
+            Metered::<()>::of(store.meter_and_redeliver(&request).await)
         }
     };
-    // The other mode's key, and the household's id taken for a verification's: nothing.
-    assert!(redeliver(event.subject, Mode::Live).await.is_none());
-    assert!(
-        redeliver(WebhookSubject::Verification(id), Mode::Test)
-            .await
-            .is_none()
+    // The other mode's key, and the household's id taken for a verification's: not found.
+    assert_eq!(
+        redeliver(event.subject, Mode::Live).await,
+        declined("NotFound")
     );
-    // The window's first request was counted the usual way (`account_with_keys`).
-    assert_eq!(count(&store).await, 1);
-    let account = redeliver(event.subject, Mode::Test)
-        .await
-        .expect("the owner's household event");
-    assert_eq!(account.api_requests, 2);
+    assert_eq!(
+        redeliver(WebhookSubject::Verification(id), Mode::Test).await,
+        declined("NotFound")
+    );
+    // The window's first request (`account_with_keys`) and the two refused ones.
+    assert_eq!(count(&store).await, 3);
+    let Metered::Wrote((account, _)) = redeliver(event.subject, Mode::Test).await else {
+        panic!("the owner's household event")
+    };
+    assert_eq!(account.api_requests, 4);
     let stored = store.get_webhook_event(&message.webhook_id).await.unwrap();
     assert_eq!(
         stored.map(|e| (e.subject, e.redeliveries)),

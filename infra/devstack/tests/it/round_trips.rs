@@ -317,7 +317,6 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         .to_string();
     counter.take();
     let get = |path: String| request(http::Method::GET, &path, key);
-    let legacy = devstack::stack::legacy_demo_key(devstack::stack::DEMO_ACCOUNT, Mode::Test).secret;
 
     let measured = [
         measure!(&env, &counter, "create-verification", 201, |deps, n| {
@@ -397,8 +396,8 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
                 )
             }
         ),
-        // Refused (a completed one): the one write says no, then the usual way (the metering
-        // write beside the read that tells why), since the request must still be counted.
+        // Refused (a completed one): the one write says no, with the verification as its
+        // condition saw it (which tells why); the request is then counted alone.
         measure!(
             &env,
             &counter,
@@ -416,7 +415,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             }
         ),
         // One transaction (the count and the household's `cancelled_at`) with the household
-        // and its members read beside it; the members follow from the stream.
+        // and its members read beside it.
         measure!(&env, &counter, "cancel-household", 200, |deps, n: usize| {
             let id = households[n].clone();
             households::cancel_household(
@@ -490,24 +489,6 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         measure!(&env, &counter, "get-usage", 200, |deps, _| {
             api::get_usage(deps, get("/api/v1/usage".into()))
         }),
-        // A key of the earlier format is first found by its hash (then cached): the counter
-        // sees that lookup before the metering write.
-        measure!(
-            &env,
-            &counter,
-            "get-verification, key of the earlier format",
-            200,
-            |deps, _| {
-                api::get_verification(
-                    deps,
-                    request(
-                        http::Method::GET,
-                        &format!("/api/v1/verify?verification_id={completed}"),
-                        &legacy,
-                    ),
-                )
-            }
-        ),
         measure!(&env, &counter, "get-report", 200, |deps, _| {
             api::get_report(
                 deps,
@@ -560,9 +541,9 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
                 ),
             )
         }),
-        // Refused: the one write refuses with the event and the subject its id names read
-        // beside it; the usual way's metering write then says why (404; 409 for a verification
-        // without webhook_url, which never had events) without reading again.
+        // Refused: the one write refuses with the event and the subject its id names as its
+        // conditions saw them, which say why (404; 409 for a verification without webhook_url,
+        // which never had events); the request is then counted alone.
         measure!(
             &env,
             &counter,
@@ -613,13 +594,12 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         .collect();
     println!("sequential DynamoDB round trips\n{}", table.join("\n"));
     // What holds today: one round trip for every read and for a create (a verification or a
-    // household, test or live), cold and warm, except for a key of the earlier format on a cold
-    // instance (its lookup). A cancel of an open verification (pending or in progress) is one
-    // transaction with its count; a refused one is two (the transaction refuses, then the count
-    // must still be written, with the read that says why beside it). A household's cancel is
-    // one transaction with its count (its open members are cancelled from the stream). A resend and a redelivery request
-    // are one transaction with their count; the delivery log (short) and a household with its
-    // members are read beside the metering write.
+    // household, test or live), cold and warm: every key names its account, so none is looked
+    // up. A cancel of an open verification (pending or in progress) is one transaction with its
+    // count; a refused one is two (the transaction refuses with the items its conditions saw,
+    // which say why, then the request is counted alone). A household's cancel, a resend and a
+    // redelivery request are one transaction with their count; the delivery log (short) and a
+    // household with its members are read beside the metering write.
     let expected = [
         ("create-verification", 1, 1),
         ("create-verification, live key", 1, 1),
@@ -637,7 +617,6 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         ("list-verifications, offset 100", 2, 2),
         ("list-verifications, household", 1, 1),
         ("get-usage", 1, 1),
-        ("get-verification, key of the earlier format", 2, 1),
         ("get-report", 1, 1),
         ("resend-verification", 1, 1),
         ("resend-verification, household member", 1, 1),

@@ -647,7 +647,6 @@ fn household_cancel_roles_match_the_calls() {
     let household = prefix_of(keys::household(nil).0);
     let account = prefix_of(keys::account("a").0);
     let verification = prefix_of(keys::verification(nil).0);
-    let api_key = prefix_of(keys::api_key("h").0);
     assert_eq!(household, "HOUSEHOLD#*");
     let members_index = format!("index/{}", schema::GSI_HOUSEHOLD_MEMBERS);
     let grant = |action: &str, target: &str, prefix: &str| {
@@ -659,9 +658,8 @@ fn household_cancel_roles_match_the_calls() {
     };
 
     let expected: BTreeSet<_> = [
-        // The key, the account read beside the transaction, the household, a member the index
-        // does not show yet.
-        grant("GetItem", "table", &api_key),
+        // The account read beside the transaction, the household, a member the index does not
+        // show yet.
         grant("GetItem", "table", &account),
         grant("GetItem", "table", &household),
         grant("GetItem", "table", &verification),
@@ -712,13 +710,11 @@ fn household_cancel_roles_match_the_calls() {
     }
 }
 
-/// Three calls the code makes that the roles did not allow (moto enforces no IAM, so only this
+/// Two calls the code makes that the roles did not allow (moto enforces no IAM, so only this
 /// test sees them before AWS would answer AccessDenied):
 /// - `GET /api/v1/verifications?household_id=` queries the household's members on GSI3;
 /// - `send-reminders` reads the stored `verification.reminder_sent` event when another attempt
-///   holds the reminder e-mail (`get_webhook_event`);
-/// - a household member's resend checks its household in the same transaction
-///   (`record_member_resend`).
+///   holds the reminder e-mail (`get_webhook_event`).
 #[test]
 fn list_reminder_and_resend_roles_allow_their_household_and_event_reads() {
     use shared::adapters::dynamo::keys;
@@ -741,10 +737,6 @@ fn list_reminder_and_resend_roles_allow_their_household_and_event_reads() {
             grant("Query", &members_index, &household),
         ),
         ("SendRemindersRole", grant("GetItem", "table", &event)),
-        (
-            "ResendVerificationFunction",
-            grant("ConditionCheckItem", "table", &household),
-        ),
     ] {
         assert!(
             table_grants(&t, resource).contains(&needed),

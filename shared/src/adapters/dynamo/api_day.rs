@@ -5,23 +5,16 @@
 //!
 //! Each count removes the counters of the days before it (`EARLIER_DAYS` of them), so the item
 //! keeps one counter. An account quiet for longer than that keeps its last counter (one attribute
-//! of about 25 bytes) beside the new one; `account_from_item` reads the latest only.
-//!
-//! Items written before kept one counter with its window (`api_window`, `api_requests`). A count
-//! removes them, refusing (condition) only while their window is today, for the count it holds:
-//! then the usual way moves it onto the day's attribute once (`metering::migrate_count`). See
-//! docs/runbook.md, "Daily API counter by day".
+//! of about 25 bytes) beside the new one; `account_from_item` reads the latest only, as the
+//! domain's `Account::api_window` and `Account::api_requests` (never stored under those names).
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
-use super::items::{Item, from_item, n, s, to_item};
-use crate::domain::{Account, api_window};
+use super::items::{Item, from_item, n, to_item};
+use crate::domain::Account;
 use crate::ports::StoreError;
 
 const DAY_PREFIX: &str = "api_requests_";
-/// The earlier format's attributes (the domain's field names).
-pub(super) const OLD_WINDOW: &str = "api_window";
-pub(super) const OLD_COUNT: &str = "api_requests";
 /// How many days before today a count clears: a month of quiet.
 const EARLIER_DAYS: i64 = 31;
 
@@ -37,27 +30,28 @@ pub(super) fn earlier_day_attributes(now: DateTime<Utc>) -> Vec<String> {
         .collect()
 }
 
-/// The day (`YYYY-MM-DD`) a counter attribute belongs to.
+/// The day a counter attribute belongs to.
 fn day_of(attribute: &str) -> Option<NaiveDate> {
     let digits = attribute.strip_prefix(DAY_PREFIX)?;
     NaiveDate::parse_from_str(digits, "%Y%m%d").ok()
 }
 
-/// The account of a stored item: its window and count are the latest day's counter, or the
-/// earlier format's when that is later (an item no count has touched since the deploy).
-pub(super) fn account_from_item(mut item: Item) -> Result<Account, StoreError> {
+/// The account of a stored item: its window and count are the latest day's counter.
+pub(super) fn account_from_item(item: Item) -> Result<Account, StoreError> {
     let latest = item
         .keys()
         .filter_map(|attribute| Some((day_of(attribute)?, attribute.clone())))
         .max();
-    let old_window = (item.get(OLD_WINDOW).and_then(|w| w.as_s().ok()))
-        .and_then(|w| NaiveDate::parse_from_str(w, "%Y-%m-%d").ok());
-    if let Some((day, attribute)) = latest.filter(|(day, _)| old_window.is_none_or(|w| *day > w)) {
-        let count = item.get(&attribute).cloned().unwrap_or(n(0));
-        item.insert(OLD_WINDOW.into(), s(day.format("%Y-%m-%d").to_string()));
-        item.insert(OLD_COUNT.into(), count);
+    let count = latest.as_ref().and_then(|(_, attribute)| {
+        let value = item.get(attribute)?.as_n().ok()?;
+        value.parse::<u32>().ok()
+    });
+    let mut account: Account = from_item(item)?;
+    if let Some((day, _)) = latest {
+        account.api_window = Some(day.format("%Y-%m-%d").to_string());
+        account.api_requests = count.unwrap_or(0);
     }
-    from_item(item)
+    Ok(account)
 }
 
 /// The account as a count at `now` judges it: a counter of a later day (an instance whose clock
@@ -71,28 +65,15 @@ pub(super) fn account_at(mut item: Item, now: DateTime<Utc>) -> Result<Account, 
 /// The stored attributes of an account: its count on its day's attribute.
 pub(super) fn account_attributes(account: &Account) -> Result<Item, StoreError> {
     let mut item = to_item(account)?;
-    item.remove(OLD_WINDOW);
-    item.remove(OLD_COUNT);
     if let Some(window) = &account.api_window {
         let day = NaiveDate::parse_from_str(window, "%Y-%m-%d")
-            .map_err(|e| StoreError::Corrupt(format!("api_window: {e}")))?;
+            .map_err(|e| StoreError::Corrupt(format!("API window: {e}")))?;
         item.insert(
             format!("{DAY_PREFIX}{}", day.format("%Y%m%d")),
             n(account.api_requests),
         );
     }
     Ok(item)
-}
-
-/// Today's count in the earlier format, when a stored item still holds one (a count refuses on it
-/// until `migrate_count` moves it).
-pub(super) fn old_count_of_today(item: &Item, now: DateTime<Utc>) -> Option<u32> {
-    let window = item.get(OLD_WINDOW)?.as_s().ok()?;
-    if *window != api_window(now) {
-        return None;
-    }
-    let count = item.get(OLD_COUNT).and_then(|c| c.as_n().ok());
-    Some(count.and_then(|c| c.parse().ok()).unwrap_or(0))
 }
 
 #[cfg(test)]
@@ -114,7 +95,7 @@ mod tests {
         let a = account(Some("2026-03-09"), 7);
         let item = account_attributes(&a).unwrap();
         assert_eq!(item.get("api_requests_20260309"), Some(&n(7)));
-        assert!(!item.contains_key(OLD_WINDOW) && !item.contains_key(OLD_COUNT));
+        assert!(!item.contains_key("api_window") && !item.contains_key("api_requests"));
         assert_eq!(account_from_item(item).unwrap(), a);
         // No window yet: no counter at all.
         let fresh = account(None, 0);
@@ -124,39 +105,15 @@ mod tests {
     }
 
     #[test]
-    fn the_latest_day_wins_over_a_stale_counter_and_over_the_earlier_format() {
+    fn the_latest_day_wins_over_a_stale_counter() {
         let mut item = account_attributes(&account(None, 0)).unwrap();
         item.insert("api_requests_20260101".into(), n(90));
         item.insert("api_requests_20260309".into(), n(4));
         item.insert("api_requests_nonsense".into(), n(1));
-        item.insert(OLD_WINDOW.into(), s("2025-12-31"));
-        item.insert(OLD_COUNT.into(), n(50));
-        let read = account_from_item(item.clone()).unwrap();
+        let read = account_from_item(item).unwrap();
         assert_eq!(
             (read.api_window.as_deref(), read.api_requests),
             (Some("2026-03-09"), 4)
-        );
-        // The earlier format's window later than every day's counter: it is the current one.
-        item.insert(OLD_WINDOW.into(), s("2026-03-10"));
-        let read = account_from_item(item).unwrap();
-        assert_eq!(
-            (read.api_window.as_deref(), read.api_requests),
-            (Some("2026-03-10"), 50)
-        );
-    }
-
-    #[test]
-    fn an_item_of_the_earlier_format_reads_as_it_was() {
-        let mut item = account_attributes(&account(None, 0)).unwrap();
-        item.insert(OLD_WINDOW.into(), s("2026-03-09"));
-        item.insert(OLD_COUNT.into(), n(3));
-        let now = Utc.with_ymd_and_hms(2026, 3, 9, 23, 59, 59).unwrap();
-        assert_eq!(old_count_of_today(&item, now), Some(3));
-        assert_eq!(old_count_of_today(&item, now + Duration::seconds(1)), None);
-        let read = account_from_item(item).unwrap();
-        assert_eq!(
-            (read.api_window.as_deref(), read.api_requests),
-            (Some("2026-03-09"), 3)
         );
     }
 

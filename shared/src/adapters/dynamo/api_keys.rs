@@ -1,5 +1,6 @@
-//! API keys: one item per key under the hash of its secret, listed per account through GSI1;
-//! a revocation is one transaction on the key and the account (which the metering checks).
+//! API keys: one item per key under the hash of its secret, listed per account through GSI1 (a
+//! request's key is never looked up: it names its account, which lists its hash); a revocation is
+//! one transaction on the key and the account (which the metering checks).
 
 use aws_sdk_dynamodb::types::{AttributeValue, Put, TransactWriteItem, Update};
 use chrono::{DateTime, Utc};
@@ -73,10 +74,6 @@ impl ApiKeyStore for DynamoStore {
         Err(StoreError::Unavailable(
             "API key refused: it exists, or its account does not".into(),
         ))
-    }
-
-    async fn find_api_key(&self, key_hash: &str) -> Result<Option<ApiKeyRecord>, StoreError> {
-        self.read(keys::api_key(key_hash)).await
     }
 
     async fn list_api_keys(&self, account_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {

@@ -6,30 +6,29 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
-    ConditionCheck, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+    CancellationReason, ConditionCheck, Put, ReturnValuesOnConditionCheckFailure,
+    TransactWriteItem, Update,
 };
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::items::{
-    expiry_marker_item, household_item, idempotency_item, n, s, to_item, verification_item,
+    expiry_marker_item, from_item, household_item, n, s, to_item, verification_item,
 };
 use super::live_month::MonthCheck;
+use super::metering::refused_item;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::domain::household::{Household, HouseholdDecision, MAX_MEMBERS};
-use crate::domain::{Account, Mode, OwnerStats, Status, Verification, format_ts, usage_month};
+use crate::domain::{Mode, OwnerStats, Status, Verification, format_ts, usage_month};
 use crate::ports::{
-    CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyStore, MeteredHouseholdCancel,
-    StoreError, VerificationStore,
+    CreateOutcome, HouseholdCancelRefusal, HouseholdStore, IdempotencyClaim, Metered,
+    MeteredHouseholdCancel, StoreError, VerificationStore,
 };
 
-/// Transaction positions of the items whose conditions decide the outcome.
-const MONTH_INDEX: usize = 1;
-const IDEMPOTENCY_INDEX: usize = 2;
-
 impl DynamoStore {
-    fn put_new_item(&self, item: super::Item) -> Result<TransactWriteItem, StoreError> {
+    /// A Put of an item that must not exist yet, for a transaction.
+    pub(super) fn put_new_item(&self, item: super::Item) -> Result<TransactWriteItem, StoreError> {
         Ok(TransactWriteItem::builder()
             .put(
                 Put::builder()
@@ -44,11 +43,11 @@ impl DynamoStore {
 }
 
 impl DynamoStore {
-    /// The writes of a household create, for one transaction: the household, ONE month-counter
-    /// update that checks the allowance for all members at once (as `check` says), the idempotency
-    /// record, the owner's counters, each member's verification and expiry marker, then for a
-    /// live create checked on the month the account's count of the month. At most 3 + 2 × 6 + 2
-    /// items, far below the 100 a transaction allows.
+    /// The writes of a household create, for one transaction: the household, the idempotency
+    /// record (when claimed; a refusal carries the record), the owner's counters, each member's
+    /// verification and expiry marker, then ONE count of the month for all members at once (its
+    /// allowance checked as `check` says), when written. At most 3 + 2 × 6 + 1 items, far below
+    /// the 100 a transaction allows.
     pub(super) fn household_items(
         &self,
         household: &Household,
@@ -64,26 +63,8 @@ impl DynamoStore {
             return Err(StoreError::Corrupt("too many household members".into()));
         }
         let mut items = vec![self.put_new_item(household_item(household)?)?];
-        let month = usage_month(first.created_at);
-        let (month_op, account_op) =
-            self.month_items((&first.account_id, first.mode, &month), count as u64, check)?;
-        items.push(month_op);
         if let Some(claim) = idempotency {
-            items.push(
-                TransactWriteItem::builder()
-                    .put(
-                        Put::builder()
-                            .table_name(&self.table)
-                            .set_item(Some(idempotency_item(claim, first)?))
-                            // A record past its 24 h that TTL has not swept yet counts as gone.
-                            .condition_expression("attribute_not_exists(PK) OR #ttl < :now")
-                            .expression_attribute_names("#ttl", schema::TTL_ATTRIBUTE)
-                            .expression_attribute_values(":now", n(first.created_at.timestamp()))
-                            .build()
-                            .map_err(unavailable)?,
-                    )
-                    .build(),
-            );
+            items.push(self.idempotency_put(claim, first)?);
         }
         let mut stats = Expr::default();
         let stats_update = format!(
@@ -115,7 +96,9 @@ impl DynamoStore {
                     .build(),
             );
         }
-        items.extend(account_op);
+        let month = usage_month(first.created_at);
+        let key = (first.account_id.as_str(), first.mode, month.as_str());
+        items.extend(self.month_created(key, count as u64, check)?);
         Ok(items)
     }
 }
@@ -138,11 +121,12 @@ impl DynamoStore {
     }
 
     /// `MeterStore::meter_and_cancel_household`: the request's count and the household's cancel
-    /// in ONE transaction, the account read beside it (`transact_counted`).
+    /// in ONE transaction, the account read beside it (`transact_counted`); a refusal is told by
+    /// the household as the cancel's condition saw it.
     pub(super) async fn metered_household_cancel(
         &self,
         cancel: &MeteredHouseholdCancel<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), HouseholdCancelRefusal>, StoreError> {
         let MeteredHouseholdCancel {
             key,
             now,
@@ -152,10 +136,22 @@ impl DynamoStore {
         // Unique to this cancel: a household is cancelled once.
         let marker = format!("{household_id}-cancel");
         let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
-            return Ok(None);
+            return self.no_api_plan(key, now, plans).await;
         };
         let cancel = self.cancel_household_item(household_id, &key.account_id, key.mode, now)?;
-        self.transact_counted(vec![count, cancel], (key, now, plans), &marker)
+        let why = |reasons: &[CancellationReason]| {
+            let Some(seen) = refused_item(reasons, 1) else {
+                return Ok(None);
+            };
+            let seen: Option<Household> = seen.cloned().map(from_item).transpose()?;
+            Ok(Some(
+                match seen.filter(|h| h.account_id == key.account_id && h.mode == key.mode) {
+                    Some(h) => HouseholdCancelRefusal::Closed(Box::new(h)),
+                    None => HouseholdCancelRefusal::NotFound,
+                },
+            ))
+        };
+        self.transact_counted(vec![count, cancel], (key, now, plans), &marker, why)
             .await
     }
 
@@ -186,6 +182,7 @@ impl DynamoStore {
             ))
             .set_expression_attribute_names(expr.names())
             .set_expression_attribute_values(expr.values())
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .build()
             .map_err(unavailable)?;
         Ok(TransactWriteItem::builder().update(update).build())
@@ -203,44 +200,14 @@ impl HouseholdStore for DynamoStore {
         if monthly_limit.is_some_and(|limit| members.len() as u64 > u64::from(limit)) {
             return Ok(CreateOutcome::LimitReached);
         }
-        let check = MonthCheck::OnMonth(monthly_limit);
-        for _ in 0..3 {
-            let items = self.household_items(household, members, idempotency, check)?;
-            let reasons = match self.transact(items).await? {
-                Ok(()) => return Ok(CreateOutcome::Created),
-                Err(reasons) => reasons,
-            };
-            let failed = |i: usize| {
-                reasons
-                    .get(i)
-                    .is_some_and(|r| r == "ConditionalCheckFailed")
-            };
-            if let Some(claim) = idempotency
-                && failed(IDEMPOTENCY_INDEX)
-            {
-                return match self.get_idempotency(&claim.key_hash).await? {
-                    Some(record) => Ok(CreateOutcome::IdempotencyConflict(record)),
-                    None => Err(StoreError::Unavailable(
-                        "idempotency record vanished".into(),
-                    )),
-                };
-            }
-            if failed(MONTH_INDEX) {
-                // A live month counted before the count moved to the account: copy it, retry.
-                let first = &members[0];
-                let month = usage_month(first.created_at);
-                if first.mode == Mode::Live && self.mirror_month(&first.account_id, &month).await? {
-                    continue;
-                }
-                return Ok(CreateOutcome::LimitReached);
-            }
-            return Err(StoreError::Unavailable(format!(
-                "household create refused: {reasons:?}"
-            )));
-        }
-        Err(StoreError::Unavailable(
-            "live month kept changing while mirrored".into(),
-        ))
+        let items = self.household_items(
+            household,
+            members,
+            idempotency,
+            MonthCheck::Limit(monthly_limit),
+        )?;
+        self.create_transaction(items, idempotency.is_some(), monthly_limit.is_some())
+            .await
     }
 
     async fn get_household(&self, id: Uuid) -> Result<Option<Household>, StoreError> {

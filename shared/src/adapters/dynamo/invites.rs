@@ -1,28 +1,24 @@
-//! The invite's resends: the day's count and the round on the verification (one conditional
-//! UpdateItem), and one send claim item per resent round (`EMAIL#<round>`, the first e-mail's
+//! The invite's resends: the day's count on the verification (written by the metered resend,
+//! `metered_reach`), and one send claim item per resent round (`EMAIL#<round>`, the first e-mail's
 //! claim is `EMAIL`), claimed together with the round's link token like the first e-mail's.
 
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, Put, ReturnValue, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
-    Update,
+    AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::items::{
-    EMAIL_LEASE, EMAIL_REJECTED, EMAIL_SENDING, EMAIL_SENT, Item, email_claim_refusal, from_item,
-    n, s,
+    EMAIL_LEASE, EMAIL_REJECTED, EMAIL_SENDING, EMAIL_SENT, Item, email_claim_refusal, n, s,
 };
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable};
-use crate::domain::household::Household;
 use crate::domain::reach::invite_email_key;
-use crate::domain::{Status, Verification, format_ts, resend};
-use crate::ports::{EmailStart, InviteStore, ResendOutcome, StoreError};
+use crate::domain::{Status, format_ts, resend};
+use crate::ports::{EmailStart, InviteStore, StoreError};
 
 /// Who may take a round's claim: nobody holds it, or the holder's lease ran out.
 const CLAIM_CONDITION: &str =
@@ -45,154 +41,7 @@ pub(super) fn day_count_attribute(now: DateTime<Utc>) -> String {
     format!("resends_on_{}", resend::utc_day(now))
 }
 
-/// A resend's write on the verification: the round, the day's count and when.
-const RESEND_UPDATE: &str = "SET invite_round = :round, resend_day = :day, \
-     resends_on_day = :count, last_resent_at = :at, #day_count = :count";
-
-/// The round as read: any resend since (the only writer of the round) fails the write, so the
-/// day's count written is the stored count + 1, and never passes the limit.
-fn round_as_read(current: &Verification) -> &'static str {
-    if current.invite_round == 0 {
-        "(attribute_not_exists(invite_round) OR invite_round = :read_round)"
-    } else {
-        "invite_round = :read_round"
-    }
-}
-
-fn resend_names(now: DateTime<Utc>) -> HashMap<String, String> {
-    HashMap::from([
-        ("#day_count".to_string(), day_count_attribute(now)),
-        ("#status".to_string(), "status".to_string()),
-    ])
-}
-
-fn resend_values(
-    current: &Verification,
-    next: &Verification,
-    now: DateTime<Utc>,
-) -> HashMap<String, AttributeValue> {
-    HashMap::from([
-        (":now".to_string(), s(format_ts(now))),
-        (":read_round".to_string(), n(current.invite_round)),
-        (":round".to_string(), n(next.invite_round)),
-        (
-            ":day".to_string(),
-            s(next.resend_day.clone().unwrap_or_default()),
-        ),
-        (":count".to_string(), n(next.resends_on_day)),
-        (":at".to_string(), s(format_ts(now))),
-    ])
-}
-
-impl DynamoStore {
-    /// `record_resend` of a household member: the same write, also only while the status is as
-    /// read (the answer shows `next`, computed from it), in one transaction with the check that
-    /// the household is not cancelled. Refused by that check, the member is told cancelled (as
-    /// the stream writes it a moment later).
-    async fn record_member_resend(
-        &self,
-        current: &Verification,
-        next: Verification,
-        household: Uuid,
-        now: DateTime<Utc>,
-    ) -> Result<ResendOutcome, StoreError> {
-        let (pk, sk) = keys::verification(current.verification_id);
-        let mut values = resend_values(current, &next, now);
-        values.extend(open_values().map(|(k, v)| (k.to_string(), v)));
-        values.insert(":read_status".to_string(), s(current.status.as_str()));
-        let update = Update::builder()
-            .table_name(self.table())
-            .key(schema::PK, s(pk))
-            .key(schema::SK, s(sk))
-            .update_expression(RESEND_UPDATE)
-            .condition_expression(format!(
-                "attribute_exists(PK) AND {OPEN_CONDITION} AND #status = :read_status AND {}",
-                round_as_read(current)
-            ))
-            .set_expression_attribute_names(Some(resend_names(now)))
-            .set_expression_attribute_values(Some(values))
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .build()
-            .map_err(unavailable)?;
-        let items = vec![
-            TransactWriteItem::builder().update(update).build(),
-            self.open_household_check(household)?,
-        ];
-        let reasons = match self.transact_with_reasons(items).await? {
-            Ok(()) => return Ok(ResendOutcome::Applied(next)),
-            Err(reasons) => reasons,
-        };
-        let refused = |i: usize| {
-            reasons
-                .get(i)
-                .filter(|r| r.code() == Some("ConditionalCheckFailed"))
-        };
-        let fresh = match refused(0).and_then(|r| r.item().cloned()) {
-            Some(item) => Some(from_item(item)?),
-            None => self.get_verification_item(current.verification_id).await?,
-        };
-        Ok(ResendOutcome::Conflict(
-            match refused(1).and_then(|r| r.item().cloned()) {
-                Some(item) => {
-                    let household: Household = from_item(item)?;
-                    fresh.map(|v| household.member_as_of(&v))
-                }
-                None => fresh,
-            },
-        ))
-    }
-}
-
 impl InviteStore for DynamoStore {
-    async fn record_resend(
-        &self,
-        current: &Verification,
-        now: DateTime<Utc>,
-        max_per_day: u32,
-    ) -> Result<ResendOutcome, StoreError> {
-        if resend::resends_today(current, now) >= max_per_day {
-            return Ok(ResendOutcome::LimitReached);
-        }
-        let next = resend::record(current, now);
-        if let Some(household) = current.household_id {
-            return self
-                .record_member_resend(current, next, household, now)
-                .await;
-        }
-        // The round as read: any resend since (the only writer of the round) fails the write, so
-        // the day's count written here is the stored count + 1, and never passes the limit.
-        let mut update = self
-            .update_item(&keys::verification(current.verification_id))
-            .update_expression(RESEND_UPDATE)
-            .condition_expression(format!(
-                "attribute_exists(PK) AND {OPEN_CONDITION} AND {}",
-                round_as_read(current)
-            ))
-            .set_expression_attribute_names(Some(resend_names(now)))
-            .set_expression_attribute_values(Some(resend_values(current, &next, now)))
-            .return_values(ReturnValue::AllNew)
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
-        for (k, v) in open_values() {
-            update = update.expression_attribute_values(k, v);
-        }
-        match update.send().await {
-            Ok(out) => {
-                let item = out.attributes.unwrap_or_default();
-                Ok(ResendOutcome::Applied(from_item(item)?))
-            }
-            Err(e) => match e.into_service_error() {
-                UpdateItemError::ConditionalCheckFailedException(failed) => {
-                    let fresh = match failed.item {
-                        Some(item) => Some(from_item(item)?),
-                        None => self.get_verification_item(current.verification_id).await?,
-                    };
-                    Ok(ResendOutcome::Conflict(fresh))
-                }
-                other => Err(unavailable(other)),
-            },
-        }
-    }
-
     async fn claim_invite_and_bind(
         &self,
         id: Uuid,
@@ -326,11 +175,5 @@ impl InviteStore for DynamoStore {
             .await
             .map_err(unavailable)?;
         Ok(())
-    }
-}
-
-impl DynamoStore {
-    async fn get_verification_item(&self, id: Uuid) -> Result<Option<Verification>, StoreError> {
-        self.read(keys::verification(id)).await
     }
 }

@@ -153,43 +153,11 @@ pub fn owner_stats_item(
     Ok(with_key(to_item(stats)?, keys::stats(account_id, mode)))
 }
 
-/// The owner's counters as stored. Items written before the shared `open` counter hold
-/// `pending` and `in_progress` instead. Nothing writes those any more, but one item may hold both
-/// kinds (a verification counted `pending` then, moved out of `open` since), so the open count is
-/// the sum of the three: right before, during and after a deploy, with no migration. Signed,
-/// since such a mix leaves `open` below zero.
-#[derive(serde::Deserialize)]
-struct StoredOwnerStats {
-    #[serde(default)]
-    total: u64,
-    #[serde(default)]
-    open: i64,
-    #[serde(default)]
-    pending: i64,
-    #[serde(default)]
-    in_progress: i64,
-    #[serde(default)]
-    completed: u64,
-    #[serde(default)]
-    expired: u64,
-    #[serde(default)]
-    failed: u64,
-}
-
 /// The owner's counters read off their item (none yet: all zero).
 pub(super) fn owner_stats_from_item(item: Option<Item>) -> Result<OwnerStats, StoreError> {
-    let Some(item) = item else {
-        return Ok(OwnerStats::default());
-    };
-    let stored: StoredOwnerStats = from_item(item)?;
-    let open = stored.open + stored.pending + stored.in_progress;
-    Ok(OwnerStats {
-        total: stored.total,
-        open: open.max(0) as u64,
-        completed: stored.completed,
-        expired: stored.expired,
-        failed: stored.failed,
-    })
+    item.map(from_item)
+        .transpose()
+        .map(Option::unwrap_or_default)
 }
 
 /// E-mail claim states, as stored in its `state` attribute.
@@ -289,32 +257,5 @@ mod tests {
         let mut sent = claim.clone();
         sent.insert("state".into(), s(EMAIL_SENT));
         assert_eq!(email_claim_refusal(&sent), EmailClaim::Sent);
-    }
-
-    #[test]
-    fn open_counters_of_the_earlier_format_add_up() {
-        let stats = |pairs: &[(&str, i64)]| {
-            let item: Item = pairs.iter().map(|(k, v)| (k.to_string(), n(v))).collect();
-            owner_stats_from_item(Some(item)).unwrap()
-        };
-        // Written before the shared counter: pending + in_progress.
-        let before = stats(&[
-            ("total", 5),
-            ("pending", 2),
-            ("in_progress", 1),
-            ("expired", 2),
-        ]);
-        assert_eq!((before.total, before.open, before.expired), (5, 3, 2));
-        // Then two of those cancelled by the current code (`open` -2): still counted right.
-        let mixed = stats(&[
-            ("pending", 2),
-            ("in_progress", 1),
-            ("open", -2),
-            ("expired", 4),
-        ]);
-        assert_eq!((mixed.open, mixed.expired), (1, 4));
-        let current = stats(&[("total", 1), ("open", 1)]);
-        assert_eq!(current.open, 1);
-        assert_eq!(owner_stats_from_item(None).unwrap(), OwnerStats::default());
     }
 }

@@ -1,26 +1,30 @@
 //! Writes that carry their own metering: the count of the request on the account and the
-//! operation's writes (a create, a household create, a cancel) in ONE transaction, so such an API request costs one
-//! DynamoDB round trip. The account as the count left it is read beside it (a transaction returns
-//! no item); a refusal by the account is told by the account as the condition saw it, returned
-//! with the cancellation, so a refused request costs one round trip too.
+//! operation's writes (a create, a household create, a cancel) in ONE transaction, so such an API
+//! request costs one DynamoDB round trip. The account as the count left it is read beside it (a
+//! transaction returns no item). A refusal is told by the items as the conditions saw them,
+//! returned with the cancellation: by the account (one round trip, nothing counted), or by the
+//! operation's own items, after which the request alone is counted (a second round trip).
 
 use aws_sdk_dynamodb::types::{
     CancellationReason, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc};
 
-use super::api_day::{account_at, account_from_item};
-use super::items::{n, s};
+use super::api_day::account_from_item;
+use super::items::{from_item, n, s};
 use super::live_month::{MonthCheck, live_created_attribute};
-use super::metering::{CountActions, LiveCreates, count_actions, count_condition};
+use super::metering::{
+    CountActions, LiveCreates, count_actions, count_condition, refused_item, refused_meter,
+};
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::config::Plans;
-use crate::domain::metering::{
-    MeterDecision, MeterOutcome, PresentedKey, classify_meter, count_one,
+use crate::domain::metering::{MeterOutcome, PresentedKey, count_one};
+use crate::domain::{Mode, Verification, usage_month};
+use crate::ports::{
+    CreateRefusal, IdempotencyClaim, MeterStore, Metered, MeteredCancel, MeteredCreate,
+    MeteredHousehold, StoreError, VerificationRefusal,
 };
-use crate::domain::{Account, Mode, usage_month};
-use crate::ports::{MeteredCancel, MeteredCreate, MeteredHousehold, StoreError};
 
 /// The account attribute a metered write marks with a value of its own (the verification id), so
 /// the read beside the transaction knows whether it saw the count.
@@ -30,7 +34,7 @@ impl DynamoStore {
     pub(super) async fn metered_create(
         &self,
         create: &MeteredCreate<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), CreateRefusal>, StoreError> {
         let MeteredCreate {
             key,
             now,
@@ -39,21 +43,24 @@ impl DynamoStore {
             idempotency,
         } = *create;
         let marker = v.verification_id.to_string();
-        let Some(count) =
-            self.count_update(key, now, plans, &marker, live(v.mode, v.created_at, 1))?
-        else {
-            return Ok(None);
+        let live = live(v.mode, v.created_at, 1);
+        let Some(count) = self.count_update(key, now, plans, &marker, live)? else {
+            return self
+                .refused_alone(key, now, plans, CreateRefusal::LimitReached)
+                .await;
         };
         let mut items = vec![count];
-        items.extend(self.create_items(v, idempotency, MonthCheck::OnAccount)?);
-        self.transact_counted(items, (key, now, plans), &marker)
+        items.extend(self.create_items(v, idempotency, MonthCheck::ByCount)?);
+        // After the count: the verification, then its idempotency record (`create_items`).
+        let why = |reasons: &[CancellationReason]| create_refusal(reasons, 2, idempotency);
+        self.transact_counted(items, (key, now, plans), &marker, why)
             .await
     }
 
     pub(super) async fn metered_household(
         &self,
         create: &MeteredHousehold<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), CreateRefusal>, StoreError> {
         let MeteredHousehold {
             key,
             now,
@@ -63,32 +70,24 @@ impl DynamoStore {
             idempotency,
         } = *create;
         let marker = household.household_id.to_string();
-        let count = members.len() as u64;
-        let Some(count) = self.count_update(
-            key,
-            now,
-            plans,
-            &marker,
-            live(household.mode, household.created_at, count),
-        )?
-        else {
-            return Ok(None);
+        let live = live(household.mode, household.created_at, members.len() as u64);
+        let Some(count) = self.count_update(key, now, plans, &marker, live)? else {
+            return self
+                .refused_alone(key, now, plans, CreateRefusal::LimitReached)
+                .await;
         };
         let mut items = vec![count];
-        items.extend(self.household_items(
-            household,
-            members,
-            idempotency,
-            MonthCheck::OnAccount,
-        )?);
-        self.transact_counted(items, (key, now, plans), &marker)
+        items.extend(self.household_items(household, members, idempotency, MonthCheck::ByCount)?);
+        // After the count: the household, then its idempotency record (`household_items`).
+        let why = |reasons: &[CancellationReason]| create_refusal(reasons, 2, idempotency);
+        self.transact_counted(items, (key, now, plans), &marker, why)
             .await
     }
 
     pub(super) async fn metered_cancel(
         &self,
         cancel: &MeteredCancel<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), VerificationRefusal>, StoreError> {
         let MeteredCancel {
             key,
             now,
@@ -96,19 +95,31 @@ impl DynamoStore {
             verification_id,
         } = *cancel;
         let marker = verification_id.to_string();
-        let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
-            return Ok(None);
+        let count = self.count_update(key, now, plans, &marker, None)?;
+        let Some(count) = count else {
+            return self.no_api_plan(key, now, plans).await;
         };
         let mut items = vec![count];
         items.extend(self.cancel_open_items(verification_id, &key.account_id, key.mode, now)?);
-        self.transact_counted(items, (key, now, plans), &marker)
+        let why = |reasons: &[CancellationReason]| {
+            let Some(seen) = refused_item(reasons, 1) else {
+                return Ok(None);
+            };
+            let seen: Option<Verification> = seen.cloned().map(from_item).transpose()?;
+            Ok(Some(match seen.filter(|v| owned(v, key)) {
+                Some(v) => VerificationRefusal::Closed(Box::new(v)),
+                None => VerificationRefusal::NotFound,
+            }))
+        };
+        self.transact_counted(items, (key, now, plans), &marker, why)
             .await
     }
 
     /// The count of one request of `key` in the current window, for a transaction (None when no
     /// plan with API access allows it), marking the account with `marker`. With `live`, the
     /// account's count of the live month moves too, within the plan's monthly allowance (the
-    /// month item's count moves in the same transaction: `live_month`).
+    /// one count of the live month: `live_month`). A refusal carries the account as the condition
+    /// saw it, which tells why.
     pub(super) fn count_update(
         &self,
         key: &PresentedKey,
@@ -162,23 +173,24 @@ impl DynamoStore {
             .condition_expression(condition)
             .set_expression_attribute_names(expr.names())
             .set_expression_attribute_values(expr.values())
-            // A refusal carries the account as the condition saw it: it tells why (`refusal`).
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .build()
             .map_err(unavailable)?;
         Ok(Some(TransactWriteItem::builder().update(count).build()))
     }
 
-    /// Runs the transaction (its first item `count_update`'s) with the account read beside it:
-    /// the account after the count when it was written; `StoreError::MeterRefused` when the
-    /// account refused the request (`refusal`); None when any other condition refused. Nothing is
-    /// written or counted unless all held.
-    pub(super) async fn transact_counted(
+    /// Runs the transaction (its first item `count_update`'s) with the account read beside it.
+    /// Done: the account after the count. Refused: by the account (the rule on the account as its
+    /// condition saw it), or else for what `why` reads off the reasons (the items as the
+    /// operation's conditions saw them), and then the request alone is counted
+    /// (`refused_alone`). Nothing else is written unless all held.
+    pub(super) async fn transact_counted<R>(
         &self,
         items: Vec<TransactWriteItem>,
         meter: (&PresentedKey, DateTime<Utc>, &Plans),
         marker: &str,
-    ) -> Result<Option<Account>, StoreError> {
+        why: impl FnOnce(&[CancellationReason]) -> Result<Option<R>, StoreError>,
+    ) -> Result<Metered<(), R>, StoreError> {
         let (key, now, plans) = meter;
         let read = self
             .get_item(&keys::account(&key.account_id))
@@ -186,12 +198,18 @@ impl DynamoStore {
             .send();
         let (written, read) = futures::join!(self.transact_with_reasons(items), read);
         if let Err(reasons) = written? {
-            return match refusal(reasons.first(), key, now, plans)? {
-                Some(outcome) => Err(StoreError::MeterRefused(Box::new(outcome))),
-                // The window, the monthly allowance or the operation's own conditions: the caller
-                // goes the usual way, which tells why.
-                None => Ok(None),
+            if let Some(seen) = refused_item(&reasons, 0)
+                && let Some(refusal) = refused_meter(seen, key, now, plans)?
+            {
+                return Ok(Metered::AccountRefused(refusal));
+            }
+            let Some(why) = why(&reasons)? else {
+                return Err(StoreError::Unavailable(format!(
+                    "metered write refused for no known reason: {:?}",
+                    reasons.iter().map(|r| r.code()).collect::<Vec<_>>()
+                )));
             };
+            return self.refused_alone(key, now, plans, why).await;
         }
         let item = read.map_err(unavailable)?.item.unwrap_or_default();
         let saw_the_count = item
@@ -202,31 +220,59 @@ impl DynamoStore {
         if !saw_the_count {
             count_one(&mut after, now);
         }
-        Ok(Some(after))
+        Ok(Metered::Done(after, ()))
+    }
+
+    /// A refused operation's request, counted alone as `meter_api_request` counts one.
+    pub(super) async fn refused_alone<T, R>(
+        &self,
+        key: &PresentedKey,
+        now: DateTime<Utc>,
+        plans: &Plans,
+        why: R,
+    ) -> Result<Metered<T, R>, StoreError> {
+        Ok(match self.meter_api_request(key, now, plans).await? {
+            MeterOutcome::Allowed(account) => Metered::Refused(account, why),
+            MeterOutcome::Refused(refusal) => Metered::AccountRefused(refusal),
+        })
+    }
+
+    /// No plan has API access: the rule refuses (`meter_api_request` says why), never counts.
+    pub(super) async fn no_api_plan<T, R>(
+        &self,
+        key: &PresentedKey,
+        now: DateTime<Utc>,
+        plans: &Plans,
+    ) -> Result<Metered<T, R>, StoreError> {
+        match self.meter_api_request(key, now, plans).await? {
+            MeterOutcome::Refused(refusal) => Ok(Metered::AccountRefused(refusal)),
+            MeterOutcome::Allowed(_) => Err(StoreError::Unavailable(
+                "a request counted without a plan with API access".into(),
+            )),
+        }
     }
 }
 
-/// Why the account refused a metered write, from the count's cancellation reason: by the domain's
-/// rule on the account as the condition saw it (no item: no such account). None when the account
-/// allowed it (another item refused), or refused only for what the usual way settles (the first
-/// request of a window, the monthly allowance).
-fn refusal(
-    count: Option<&CancellationReason>,
-    key: &PresentedKey,
-    now: DateTime<Utc>,
-    plans: &Plans,
-) -> Result<Option<MeterOutcome>, StoreError> {
-    let Some(reason) = count.filter(|r| r.code() == Some("ConditionalCheckFailed")) else {
-        return Ok(None);
-    };
-    let account = (reason.item().cloned())
-        .map(|i| account_at(i, now))
-        .transpose()?;
-    let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
-    Ok(match classify_meter(account, plan, key, now) {
-        MeterDecision::Refuse(outcome) => Some(outcome),
-        MeterDecision::Count | MeterDecision::StartWindow => None,
-    })
+/// Whether the item is the key's own (its account and mode).
+pub(super) fn owned(v: &Verification, key: &PresentedKey) -> bool {
+    v.account_id == key.account_id && v.mode == key.mode
+}
+
+/// Why a metered create was refused: the idempotency record at `idempotency_at` (when claimed)
+/// as its condition saw it, else the monthly allowance (the count refused though the rule allows
+/// the request).
+fn create_refusal(
+    reasons: &[CancellationReason],
+    idempotency_at: usize,
+    idempotency: Option<&IdempotencyClaim>,
+) -> Result<Option<CreateRefusal>, StoreError> {
+    if idempotency.is_some()
+        && let Some(Some(record)) = refused_item(reasons, idempotency_at)
+    {
+        let record = from_item(record.clone())?;
+        return Ok(Some(CreateRefusal::IdempotencyConflict(record)));
+    }
+    Ok(refused_item(reasons, 0).map(|_| CreateRefusal::LimitReached))
 }
 
 /// The live creates of a write made at `at`, for `count_update`: the account's attribute of their
@@ -251,7 +297,8 @@ mod tests {
     use super::*;
     use crate::adapters::dynamo::items::account_item;
     use crate::adapters::testing::active_account;
-    use crate::domain::{Plan, SubscriptionStatus, api_window};
+    use crate::domain::metering::MeterRefusal;
+    use crate::domain::{Account, Plan, SubscriptionStatus, api_window};
 
     fn plans() -> Plans {
         Plans::new(vec![Plan {
@@ -272,7 +319,6 @@ mod tests {
             key_hash: "hash_1".into(),
             account_id: "acct".into(),
             mode: Mode::Test,
-            names_account: true,
         }
     }
 
@@ -294,30 +340,33 @@ mod tests {
             .build()
     }
 
-    fn why(reason: &CancellationReason) -> Option<MeterOutcome> {
-        refusal(Some(reason), &key(), now(), &plans()).unwrap()
+    /// The account's refusal, as `transact_counted` reads it off the count's reason.
+    fn why(reason: &CancellationReason) -> Option<MeterRefusal> {
+        let reasons = [reason.clone()];
+        let seen = refused_item(&reasons, 0)?;
+        refused_meter(seen, &key(), now(), &plans()).unwrap()
     }
 
     #[test]
     fn the_accounts_refusal_is_read_off_the_item_its_condition_saw() {
-        assert_eq!(why(&failed(None)), Some(MeterOutcome::UnknownAccount));
+        assert_eq!(why(&failed(None)), Some(MeterRefusal::UnknownAccount));
         let mut revoked = account(0);
         revoked.revoked_keys.push(key().key_id);
-        assert_eq!(why(&failed(Some(&revoked))), Some(MeterOutcome::KeyRevoked));
+        assert_eq!(why(&failed(Some(&revoked))), Some(MeterRefusal::KeyRevoked));
         let mut inactive = account(0);
         inactive.subscription_status = SubscriptionStatus::Canceled;
         assert!(matches!(
             why(&failed(Some(&inactive))),
-            Some(MeterOutcome::SubscriptionInactive(_))
+            Some(MeterRefusal::SubscriptionInactive(_))
         ));
         assert!(matches!(
             why(&failed(Some(&account(2)))),
-            Some(MeterOutcome::LimitExceeded(a)) if a.api_requests == 2
+            Some(MeterRefusal::LimitExceeded(a)) if a.api_requests == 2
         ));
     }
 
     #[test]
-    fn what_the_usual_way_settles_is_not_a_refusal() {
+    fn what_the_account_allows_is_not_its_refusal() {
         // Under the allowance (another clause refused, e.g. the monthly allowance), a new window,
         // and a count whose own condition held (another item of the transaction refused).
         assert_eq!(why(&failed(Some(&account(1)))), None);
@@ -326,6 +375,5 @@ mod tests {
         assert_eq!(why(&failed(Some(&yesterday))), None);
         let held = CancellationReason::builder().code("None").build();
         assert_eq!(why(&held), None);
-        assert_eq!(refusal(None, &key(), now(), &plans()).unwrap(), None);
     }
 }

@@ -2,16 +2,24 @@
 //! `metered_create` does for a create and a cancel), so each costs one DynamoDB round trip; what
 //! the answer shows (the verification after the resend) is read beside it.
 
-use aws_sdk_dynamodb::types::{ConditionCheck, TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::{
+    CancellationReason, ConditionCheck, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
+    Update,
+};
 use uuid::Uuid;
 
 use super::invites::day_count_attribute;
 use super::items::{from_item, n, s};
+use super::metered_create::owned;
+use super::metering::refused_item;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
-use crate::domain::webhook_log::WebhookSubject;
-use crate::domain::{Account, Status, Verification, format_ts, resend};
-use crate::ports::{MeteredRedelivery, MeteredResend, StoreError};
+use crate::domain::webhook_log::{StoredWebhookEvent, WebhookSubject};
+use crate::domain::{Status, Verification, format_ts, resend};
+use crate::ports::{
+    Metered, MeteredRedelivery, MeteredResend, RedeliveryRefusal, StoreError, VerificationRefusal,
+    WebhookHistoryStore,
+};
 
 /// The prefix of the verification attribute in which a metered resend keeps its own place in the
 /// day's count (`resend_request_<marker>`), so the read beside the transaction, when it saw the
@@ -23,7 +31,7 @@ impl DynamoStore {
     pub(super) async fn metered_resend(
         &self,
         request: &MeteredResend<'_>,
-    ) -> Result<Option<(Account, Verification)>, StoreError> {
+    ) -> Result<Metered<Verification, VerificationRefusal>, StoreError> {
         let MeteredResend {
             key,
             now,
@@ -33,7 +41,7 @@ impl DynamoStore {
         } = *request;
         let marker = Uuid::new_v4().simple().to_string();
         let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
-            return Ok(None);
+            return self.no_api_plan(key, now, plans).await;
         };
         let place_attribute = format!("{RESEND_REQUEST_PREFIX}{marker}");
         // Written without a read: the day's count lives in an attribute named by the day, so
@@ -70,25 +78,37 @@ impl DynamoStore {
                  {round} = if_not_exists({round}, {zero}) + {one}, {at} = {now_v}, \
                  {place} = if_not_exists({day_count}, {zero}) + {one}"
             ))
-            // A day counted before the count moved to its own attribute (`resend_day` today
-            // without it) is refused here and settled the usual way.
             .condition_expression(format!(
                 "attribute_exists(PK) AND {account} = {acct} AND {mode} = {mode_v} \
                  AND {status} IN ({pending}, {in_progress}) AND {expires} > {now_v} \
-                 AND ({day_count} < {max} OR (attribute_not_exists({day_count}) \
-                 AND (attribute_not_exists({day}) OR {day} <> {today})))"
+                 AND (attribute_not_exists({day_count}) OR {day_count} < {max})"
             ))
             .set_expression_attribute_names(expr.names())
             .set_expression_attribute_values(expr.values())
+            // A refusal carries the verification, which tells why.
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .build()
             .map_err(unavailable)?;
         let items = vec![count, TransactWriteItem::builder().update(update).build()];
+        let why = |reasons: &[CancellationReason]| {
+            let Some(seen) = refused_item(reasons, 1) else {
+                return Ok(None);
+            };
+            let seen: Option<Verification> = seen.cloned().map(from_item).transpose()?;
+            Ok(Some(match seen.filter(|v| owned(v, key)) {
+                None => VerificationRefusal::NotFound,
+                Some(v) if !resend::resendable(&v, now) => VerificationRefusal::Closed(Box::new(v)),
+                Some(_) => VerificationRefusal::ResendLimitReached,
+            }))
+        };
         let (counted, seen) = futures::join!(
-            self.transact_counted(items, (key, now, plans), &marker),
+            self.transact_counted(items, (key, now, plans), &marker, why),
             self.get((pk, sk))
         );
-        let Some(account) = counted? else {
-            return Ok(None);
+        let account = match counted?.into_done() {
+            Ok(account) => account,
+            // Refused: what the read beside it saw is not needed.
+            Err(refused) => return Ok(*refused),
         };
         let item = seen?.unwrap_or_default();
         let place = item
@@ -96,13 +116,13 @@ impl DynamoStore {
             .and_then(|p| p.as_n().ok())
             .and_then(|p| p.parse::<u32>().ok());
         let read: Verification = from_item(item)?;
-        Ok(Some((account, resend::as_placed(&read, place, now))))
+        Ok(Metered::Done(account, resend::as_placed(&read, place, now)))
     }
 
     pub(super) async fn metered_redelivery(
         &self,
         request: &MeteredRedelivery<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<StoredWebhookEvent, RedeliveryRefusal>, StoreError> {
         let MeteredRedelivery {
             key,
             now,
@@ -112,7 +132,7 @@ impl DynamoStore {
         } = *request;
         let marker = Uuid::new_v4().to_string();
         let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
-            return Ok(None);
+            return self.no_api_plan(key, now, plans).await;
         };
         let mut event = Expr::default();
         let redeliveries = event.name("redeliveries");
@@ -154,8 +174,8 @@ impl DynamoStore {
         let mode_v = owner.value("mode", s(key.mode.as_str()));
         let owned = ConditionCheck::builder()
             .table_name(self.table())
-            .key(schema::PK, s(pk))
-            .key(schema::SK, s(sk))
+            .key(schema::PK, s(&pk))
+            .key(schema::SK, s(&sk))
             .condition_expression(format!("{account} = {acct} AND {mode} = {mode_v}"))
             .set_expression_attribute_names(owner.names())
             .set_expression_attribute_values(owner.values())
@@ -166,7 +186,42 @@ impl DynamoStore {
             TransactWriteItem::builder().update(redelivery).build(),
             TransactWriteItem::builder().condition_check(owned).build(),
         ];
-        self.transact_counted(items, (key, now, plans), &marker)
-            .await
+        // The subject refused: not the key's. Else the event refused: none of the key's by that
+        // id (whether its subject has a `webhook_url` is told by the read beside).
+        let why = |reasons: &[CancellationReason]| {
+            let refused = |i| refused_item(reasons, i).is_some();
+            Ok((refused(2) || refused(1)).then_some(RedeliveryRefusal::NotFound))
+        };
+        // The event as stored, for the answer, and the subject, for a refusal, read beside it.
+        let (counted, stored, subject) = futures::join!(
+            self.transact_counted(items, (key, now, plans), &marker, why),
+            self.get_webhook_event(event_id),
+            self.get((pk, sk))
+        );
+        let account = match counted? {
+            Metered::Done(account, ()) => account,
+            Metered::AccountRefused(why) => return Ok(Metered::AccountRefused(why)),
+            Metered::Refused(account, _) => {
+                // The key's own subject (its check held) without a `webhook_url` has no events.
+                let hookless = subject?.is_some_and(|item| {
+                    let of = |name: &str| item.get(name).and_then(|v| v.as_s().ok()).cloned();
+                    of("account_id").as_deref() == Some(key.account_id.as_str())
+                        && of("mode").as_deref() == Some(key.mode.as_str())
+                        && !item.contains_key("webhook_url")
+                });
+                let why = match hookless {
+                    true => RedeliveryRefusal::NoWebhookUrl,
+                    false => RedeliveryRefusal::NotFound,
+                };
+                return Ok(Metered::Refused(account, why));
+            }
+        };
+        match stored? {
+            Some(event) => Ok(Metered::Done(account, event)),
+            // Counted and requested, but TTL removed the event meanwhile: the work stands.
+            None => Err(StoreError::Unavailable(
+                "redelivered event not read back".into(),
+            )),
+        }
     }
 }

@@ -4,62 +4,69 @@
 //! carries its own metering (`metered_create`, `metered_reach`).
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{ReturnValue, ReturnValuesOnConditionCheckFailure};
+use aws_sdk_dynamodb::types::{
+    CancellationReason, ReturnValue, ReturnValuesOnConditionCheckFailure,
+};
 use chrono::{DateTime, Utc};
 
-use super::api_day::{
-    OLD_COUNT, OLD_WINDOW, account_at, account_from_item, day_attribute, earlier_day_attributes,
-    old_count_of_today,
-};
+use super::api_day::{account_at, account_from_item, day_attribute, earlier_day_attributes};
 use super::contention::send_update;
 use super::items::{Item, n, s};
 use super::schema::keys;
 use super::{DynamoStore, Expr, unavailable};
 use crate::config::Plans;
-use crate::domain::metering::{MeterDecision, MeterOutcome, PresentedKey, classify_meter};
-use crate::domain::{Account, Plan, SubscriptionStatus, api_window};
-use crate::ports::{MeterStore, StoreError};
+use crate::domain::metering::{
+    MeterDecision, MeterOutcome, MeterRefusal, PresentedKey, classify_meter,
+};
+use crate::domain::{Account, Plan, SubscriptionStatus};
+use crate::ports::{
+    CreateRefusal, HouseholdCancelRefusal, MeterStore, Metered, RedeliveryRefusal, StoreError,
+    VerificationRefusal,
+};
 
 impl MeterStore for DynamoStore {
     async fn meter_and_create(
         &self,
         create: &crate::ports::MeteredCreate<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), CreateRefusal>, StoreError> {
         self.metered_create(create).await
     }
 
     async fn meter_and_create_household(
         &self,
         create: &crate::ports::MeteredHousehold<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), CreateRefusal>, StoreError> {
         self.metered_household(create).await
     }
 
     async fn meter_and_cancel(
         &self,
         cancel: &crate::ports::MeteredCancel<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), VerificationRefusal>, StoreError> {
         self.metered_cancel(cancel).await
     }
 
     async fn meter_and_cancel_household(
         &self,
         cancel: &crate::ports::MeteredHouseholdCancel<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), HouseholdCancelRefusal>, StoreError> {
         self.metered_household_cancel(cancel).await
     }
 
     async fn meter_and_resend(
         &self,
         resend: &crate::ports::MeteredResend<'_>,
-    ) -> Result<Option<(Account, crate::domain::Verification)>, StoreError> {
+    ) -> Result<Metered<crate::domain::Verification, VerificationRefusal>, StoreError> {
         self.metered_resend(resend).await
     }
 
     async fn meter_and_redeliver(
         &self,
         redelivery: &crate::ports::MeteredRedelivery<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<
+        Metered<crate::domain::webhook_log::StoredWebhookEvent, RedeliveryRefusal>,
+        StoreError,
+    > {
         self.metered_redelivery(redelivery).await
     }
 
@@ -75,8 +82,12 @@ impl MeterStore for DynamoStore {
             // No plan has API access: the rule refuses (NoApiAccess or earlier), never counts.
             let old = self.get(key).await?;
             let refused = refused_meter(old.as_ref(), presented, now, plans)?;
-            return Ok(refused.unwrap_or(MeterOutcome::UnknownAccount));
+            return Ok(MeterOutcome::Refused(
+                refused.unwrap_or(MeterRefusal::UnknownAccount),
+            ));
         }
+        // The condition and the rule read the same item, so a refusal is told at once; a count
+        // the rule would allow was refused on an item that changed in between: go round.
         for _ in 0..3 {
             let mut expr = Expr::default();
             let condition = count_condition(&mut expr, presented, now, &api_plans, None);
@@ -99,79 +110,17 @@ impl MeterStore for DynamoStore {
                     return Ok(MeterOutcome::Allowed(after));
                 }
                 Err(e) => match e.into_service_error() {
-                    UpdateItemError::ConditionalCheckFailedException(c) => match c.item {
-                        Some(item) => Some(item),
-                        None => self.get(key.clone()).await?,
-                    },
+                    UpdateItemError::ConditionalCheckFailedException(c) => c.item,
                     other => return Err(unavailable(other)),
                 },
             };
             if let Some(refused) = refused_meter(old.as_ref(), presented, now, plans)? {
-                return Ok(refused);
+                return Ok(MeterOutcome::Refused(refused));
             }
-            // The rule allows it, so the condition refused on today's count still in the earlier
-            // format: move it onto the day's attribute, counting this request.
-            if let Some(seen) = old.as_ref().and_then(|item| old_count_of_today(item, now))
-                && let Some(after) = self.migrate_count(presented, now, &api_plans, seen).await?
-            {
-                return Ok(MeterOutcome::Allowed(after));
-            }
-            // Changed in between: go round and count against the item as it is now.
         }
         Err(StoreError::Unavailable(
             "API allowance update kept conflicting".into(),
         ))
-    }
-}
-
-impl DynamoStore {
-    /// Moves today's count of the earlier format (`api_window`, `api_requests`: `seen` requests)
-    /// onto the day's attribute, plus this request, with the same guards as a count. It adds to
-    /// the day's attribute (which an instance of the new code may have started meanwhile during a
-    /// rolling deploy), and room is judged on both together. None when the item changed in
-    /// between (a concurrent request moved it first).
-    async fn migrate_count(
-        &self,
-        presented: &PresentedKey,
-        now: DateTime<Utc>,
-        api_plans: &[&Plan],
-        seen: u32,
-    ) -> Result<Option<Account>, StoreError> {
-        let mut expr = Expr::default();
-        let common = common_condition(&mut expr, presented);
-        let (window, count) = (expr.name(OLD_WINDOW), expr.name(OLD_COUNT));
-        let today = expr.value("win", s(api_window(now)));
-        let seen_value = expr.value("seen", n(seen));
-        let day = expr.names_as("api_day", &day_attribute(now));
-        let Some(allowance) = plan_allowance(&mut expr, api_plans, &day, seen, None) else {
-            return Ok(None);
-        };
-        let moved = expr.value("moved", n(u64::from(seen) + 1));
-        let result = send_update(
-            self.update_item(&keys::account(&presented.account_id))
-                // The old count itself goes with the next count; without its window it is not
-                // read.
-                .update_expression(format!("ADD {day} {moved} REMOVE {window}"))
-                .condition_expression(format!(
-                    "{common} AND {window} = {today} AND {count} = {seen_value} AND ({allowance})"
-                ))
-                .set_expression_attribute_names(expr.names())
-                .set_expression_attribute_values(expr.values())
-                .return_values(ReturnValue::AllNew),
-        )
-        .await?;
-        match result {
-            Ok(out) => Ok(Some(account_from_item(out.attributes.unwrap_or_default())?)),
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(UpdateItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(None)
-            }
-            Err(e) => Err(unavailable(e)),
-        }
     }
 }
 
@@ -182,8 +131,8 @@ pub(super) struct LiveCreates<'a> {
     pub count: u64,
 }
 
-/// The actions of counting one request: the day's counter up by one (value `:one`), the earlier
-/// counters (the days before, the earlier format) removed.
+/// The actions of counting one request: the day's counter up by one (value `:one`), the counters
+/// of the days before removed.
 pub(super) struct CountActions {
     pub add: String,
     pub remove: Vec<String>,
@@ -200,10 +149,9 @@ impl CountActions {
 pub(super) fn count_actions(expr: &mut Expr, now: DateTime<Utc>) -> CountActions {
     let day = expr.names_as("api_day", &day_attribute(now));
     let one = expr.value("one", n(1));
-    let mut remove = vec![expr.name(OLD_WINDOW), expr.name(OLD_COUNT)];
-    for (i, earlier) in earlier_day_attributes(now).iter().enumerate() {
-        remove.push(expr.names_as(&format!("api_day_{}", i + 1), earlier));
-    }
+    let remove = (earlier_day_attributes(now).iter().enumerate())
+        .map(|(i, earlier)| expr.names_as(&format!("api_day_{}", i + 1), earlier))
+        .collect();
     CountActions {
         add: format!("{day} {one}"),
         remove,
@@ -211,10 +159,10 @@ pub(super) fn count_actions(expr: &mut Expr, now: DateTime<Utc>) -> CountActions
 }
 
 /// The condition of counting one more request of `presented` on its account at `now`, built into
-/// `expr`: the key and the subscription (`common_condition`), no count of today left in the
-/// earlier format, and room in the day's count by the plan's allowance. `api_plans` is not empty.
-/// With `live`, each plan's clause also requires room for `live.count` in its monthly allowance
-/// (name `#live_month`); every plan in `api_plans` allows at least that many.
+/// `expr`: the key and the subscription (`common_condition`) and room in the day's count by the
+/// plan's allowance. `api_plans` is not empty. With `live`, each plan's clause also requires room
+/// for `live.count` in its monthly allowance (name `#live_month`); every plan in `api_plans`
+/// allows at least that many.
 pub(super) fn count_condition(
     expr: &mut Expr,
     presented: &PresentedKey,
@@ -223,55 +171,39 @@ pub(super) fn count_condition(
     live: Option<&LiveCreates<'_>>,
 ) -> String {
     let common = common_condition(expr, presented);
-    let window = expr.name(OLD_WINDOW);
-    let today = expr.value("win", s(api_window(now)));
     let day = expr.names_as("api_day", &day_attribute(now));
-    let allowance = plan_allowance(expr, api_plans, &day, 0, live)
-        .expect("every API plan has room for one request beside none");
-    format!(
-        "{common} AND (attribute_not_exists({window}) OR {window} <> {today}) AND ({allowance})"
-    )
+    let allowance = plan_allowance(expr, api_plans, &day, live);
+    format!("{common} AND ({allowance})")
 }
 
-/// The key (listed on the account with its mode when it names the account; not revoked) and the
-/// subscription.
+/// The key (its hash listed on the account with its mode; not revoked) and the subscription.
 fn common_condition(expr: &mut Expr, presented: &PresentedKey) -> String {
     let sub = expr.name("subscription_status");
     let revoked = expr.name("revoked_keys");
+    let listed = expr.name("api_keys");
+    let hash = expr.names_as("keyhash", &presented.key_hash);
+    let mode = expr.value("mode", s(presented.mode.as_str()));
     let kid = expr.value("kid", s(&presented.key_id));
     let active = expr.value("active", s(SubscriptionStatus::Active.as_str()));
     let trialing = expr.value("trialing", s(SubscriptionStatus::Trialing.as_str()));
-    let mut common = format!(
-        "attribute_exists(PK) AND {sub} IN ({active}, {trialing}) AND (attribute_not_exists({revoked}) OR NOT contains({revoked}, {kid}))"
-    );
-    if presented.names_account {
-        // The key authenticates here: its hash is listed on the account with its mode.
-        let listed = expr.name("api_keys");
-        let hash = expr.names_as("keyhash", &presented.key_hash);
-        let mode = expr.value("mode", s(presented.mode.as_str()));
-        common = format!("{common} AND {listed}.{hash} = {mode}");
-    }
-    common
+    format!(
+        "attribute_exists(PK) AND {listed}.{hash} = {mode} AND {sub} IN ({active}, {trialing}) AND (attribute_not_exists({revoked}) OR NOT contains({revoked}, {kid}))"
+    )
 }
 
-/// Room for one more request in `counter` (a missing counter is zero) beside `used` more counted
-/// elsewhere, by the allowance of the account's plan, which lives on the same item: one clause per
-/// plan (None when no plan has room).
+/// Room for one more request in `counter` (a missing counter is zero) by the allowance of the
+/// account's plan, which lives on the same item: one clause per plan.
 fn plan_allowance(
     expr: &mut Expr,
     api_plans: &[&Plan],
     counter: &str,
-    used: u32,
     live: Option<&LiveCreates<'_>>,
-) -> Option<String> {
+) -> String {
     let plan = expr.name("plan");
     let mut under_limit = Vec::new();
     for (i, p) in api_plans.iter().enumerate() {
-        let Some(room) = p.api_requests_per_day.checked_sub(used).filter(|r| *r > 0) else {
-            continue;
-        };
         let pv = expr.value(&format!("p{i}"), s(&p.name));
-        let lv = expr.value(&format!("l{i}"), n(room));
+        let lv = expr.value(&format!("l{i}"), n(p.api_requests_per_day));
         let mut clause =
             format!("{plan} = {pv} AND (attribute_not_exists({counter}) OR {counter} < {lv})");
         if let Some(live) = live {
@@ -285,31 +217,37 @@ fn plan_allowance(
     // DynamoDB refuses redundant parentheses: wrap each plan's clause only when there are
     // several to OR together.
     match under_limit.as_slice() {
-        [] => None,
-        [only] => Some(only.clone()),
-        clauses => Some(
-            clauses
-                .iter()
-                .map(|c| format!("({c})"))
-                .collect::<Vec<_>>()
-                .join(" OR "),
-        ),
+        [only] => only.clone(),
+        clauses => clauses
+            .iter()
+            .map(|c| format!("({c})"))
+            .collect::<Vec<_>>()
+            .join(" OR "),
     }
 }
 
 /// Why the conditional count was refused, by the domain's rule applied to the account as the
-/// condition saw it; None when the rule allows it (today's count still in the earlier format, or
-/// the item changed in between).
-fn refused_meter(
+/// condition saw it (no item: no such account); None when the rule allows it (another clause
+/// refused: the monthly allowance of a create, or the item changed in between).
+pub(super) fn refused_meter(
     old: Option<&Item>,
     key: &PresentedKey,
     now: DateTime<Utc>,
     plans: &Plans,
-) -> Result<Option<MeterOutcome>, StoreError> {
+) -> Result<Option<MeterRefusal>, StoreError> {
     let account: Option<Account> = old.cloned().map(|i| account_at(i, now)).transpose()?;
     let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
     Ok(match classify_meter(account, plan, key, now) {
-        MeterDecision::Refuse(outcome) => Some(outcome),
+        MeterDecision::Refuse(refusal) => Some(refusal),
         MeterDecision::Count | MeterDecision::StartWindow => None,
     })
+}
+
+/// Whether a transaction's item `i` was refused by its condition, with the item as the condition
+/// saw it when the write asked for it (None inside: no such item).
+pub(super) fn refused_item(reasons: &[CancellationReason], i: usize) -> Option<Option<&Item>> {
+    reasons
+        .get(i)
+        .filter(|r| r.code() == Some("ConditionalCheckFailed"))
+        .map(|r| r.item.as_ref())
 }

@@ -23,8 +23,9 @@
 //! GSI3 (sparse) holds household members only: a member's verification carries
 //! `GSI3PK = HOUSEHOLD#<household>` / `GSI3SK = <verification id>`, so one Query returns a
 //! household's members.
-//! The account item also counts the live verifications of the month (`live_created_<yyyymm>`),
-//! equal to the live month item's `created` once that item is marked (`live_month`).
+//! The account item also counts the live verifications of the month (`live_created_<yyyymm>`,
+//! `live_month`) and the day's API requests (`api_requests_<yyyymmdd>`, `api_day`); the month
+//! item counts a test month's creates. docs/architecture.md, "Stored items", describes them.
 
 use std::collections::HashMap;
 

@@ -4,7 +4,9 @@
 //! it. Link tokens are in `link_tokens`, the list page in `list`.
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{Put, ReturnValue, TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::{
+    Put, ReturnValue, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -12,7 +14,8 @@ use super::items::{
     changed_attributes, expiry_marker_item, from_item, idempotency_item, n, owner_stats_from_item,
     s, verification_item,
 };
-use super::live_month::MonthCheck;
+use super::live_month::{MonthCheck, created_counter};
+use super::metering::refused_item;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::domain::household::Household;
@@ -34,43 +37,9 @@ impl VerificationStore for DynamoStore {
         if monthly_limit == Some(0) {
             return Ok(CreateOutcome::LimitReached);
         }
-        let check = MonthCheck::OnMonth(monthly_limit);
-        for _ in 0..3 {
-            let items = self.create_items(v, idempotency, check)?;
-            let reasons = match self.transact(items).await? {
-                Ok(()) => return Ok(CreateOutcome::Created),
-                Err(reasons) => reasons,
-            };
-            let failed = |i: usize| {
-                reasons
-                    .get(i)
-                    .is_some_and(|r| r == "ConditionalCheckFailed")
-            };
-            if let Some(claim) = idempotency
-                && failed(4)
-            {
-                return match self.get_idempotency(&claim.key_hash).await? {
-                    Some(record) => Ok(CreateOutcome::IdempotencyConflict(record)),
-                    None => Err(StoreError::Unavailable(
-                        "idempotency record vanished".into(),
-                    )),
-                };
-            }
-            if failed(3) {
-                // A live month counted before the count moved to the account: copy it, retry.
-                let month = usage_month(v.created_at);
-                if v.mode == Mode::Live && self.mirror_month(&v.account_id, &month).await? {
-                    continue;
-                }
-                return Ok(CreateOutcome::LimitReached);
-            }
-            return Err(StoreError::Unavailable(format!(
-                "create refused: {reasons:?}"
-            )));
-        }
-        Err(StoreError::Unavailable(
-            "live month kept changing while mirrored".into(),
-        ))
+        let items = self.create_items(v, idempotency, MonthCheck::Limit(monthly_limit))?;
+        self.create_transaction(items, idempotency.is_some(), monthly_limit.is_some())
+            .await
     }
 
     async fn get_verification(&self, id: Uuid) -> Result<Option<Verification>, StoreError> {
@@ -179,26 +148,12 @@ impl VerificationStore for DynamoStore {
         if transition.refunds_allowance() {
             // A failure on the service's side gives the landlord's monthly allowance back, in
             // the same transaction (the month the verification was counted in).
-            let mut month = Expr::default();
-            let update = format!(
-                "ADD {} {}",
-                month.name("created"),
-                month.value("minus", n(-1))
-            );
             let counted_in = usage_month(current.created_at);
-            items.push(
-                TransactWriteItem::builder()
-                    .update(self.update(
-                        keys::month(&current.account_id, current.mode, &counted_in),
-                        &update,
-                        &month,
-                    )?)
-                    .build(),
-            );
-            // The account's count of the live month moves with it (`live_month`).
-            if current.mode == Mode::Live {
-                items.push(self.live_created_add(&current.account_id, &counted_in, -1)?);
-            }
+            items.push(self.month_created_refund(
+                &current.account_id,
+                current.mode,
+                &counted_in,
+            )?);
         }
         // A household member's step checks, in the same write, that the household is not
         // cancelled (DELETE /households): nothing progresses after the cancel.
@@ -293,14 +248,53 @@ impl VerificationStore for DynamoStore {
         mode: Mode,
         month: &str,
     ) -> Result<(OwnerStats, MonthStats), StoreError> {
-        let (stats, month) = futures::join!(
+        // The month's creates are counted on one item (`live_month`): a live one's on the account.
+        let (counter, attribute) = created_counter(account_id, mode, month);
+        let live = async {
+            match mode {
+                Mode::Live => self.get(counter).await,
+                Mode::Test => Ok(None),
+            }
+        };
+        let (stats, month, live) = futures::join!(
             self.get(keys::stats(account_id, mode)),
-            self.get(keys::month(account_id, mode, month))
+            self.get(keys::month(account_id, mode, month)),
+            live
         );
-        Ok((
-            owner_stats_from_item(stats?)?,
-            month?.map(from_item).transpose()?.unwrap_or_default(),
-        ))
+        let mut month: MonthStats = month?.map(from_item).transpose()?.unwrap_or_default();
+        if let Some(account) = live? {
+            let created = account.get(&attribute).and_then(|c| c.as_n().ok());
+            month.created = created.and_then(|c| c.parse().ok()).unwrap_or(0);
+        }
+        Ok((owner_stats_from_item(stats?)?, month))
+    }
+}
+
+impl DynamoStore {
+    /// Runs a create's transaction (`create_items` or `household_items`: the idempotency record
+    /// second when `claimed`, the month's count last when `limited`) and tells what it did.
+    pub(super) async fn create_transaction(
+        &self,
+        items: Vec<TransactWriteItem>,
+        claimed: bool,
+        limited: bool,
+    ) -> Result<CreateOutcome, StoreError> {
+        let last = items.len() - 1;
+        let reasons = match self.transact_with_reasons(items).await? {
+            Ok(()) => return Ok(CreateOutcome::Created),
+            Err(reasons) => reasons,
+        };
+        if claimed && let Some(Some(record)) = refused_item(&reasons, 1) {
+            let record = from_item(record.clone())?;
+            return Ok(CreateOutcome::IdempotencyConflict(record));
+        }
+        if limited && refused_item(&reasons, last).is_some() {
+            return Ok(CreateOutcome::LimitReached);
+        }
+        Err(StoreError::Unavailable(format!(
+            "create refused: {:?}",
+            reasons.iter().map(|r| r.code()).collect::<Vec<_>>()
+        )))
     }
 }
 
@@ -354,6 +348,8 @@ impl DynamoStore {
             ))
             .set_expression_attribute_names(expr.names())
             .set_expression_attribute_values(expr.values())
+            // A refusal carries the verification, which tells why (`metered_cancel`).
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .build()
             .map_err(unavailable)?;
         let mut stats = Expr::default();
@@ -371,28 +367,20 @@ impl DynamoStore {
         ])
     }
 
-    /// The writes of a create, for one transaction: the verification, its expiry marker, the
-    /// owner's counters, the month's (its allowance checked as `check` says) and the idempotency
-    /// record, then for a live create checked on the month the account's count of the month.
-    /// A cancelled transaction's reasons name them in this order (`create_verification`).
+    /// The writes of a create, for one transaction: the verification, the idempotency record
+    /// (when claimed; a refusal carries the record), its expiry marker, the owner's counters and
+    /// the month's count (`live_month`: its allowance checked as `check` says), last when
+    /// written. A cancelled transaction's reasons name them in this order.
     pub(super) fn create_items(
         &self,
         v: &Verification,
         idempotency: Option<&IdempotencyClaim>,
         check: MonthCheck,
     ) -> Result<Vec<TransactWriteItem>, StoreError> {
-        let mut items = vec![
-            TransactWriteItem::builder()
-                .put(
-                    Put::builder()
-                        .table_name(&self.table)
-                        .set_item(Some(verification_item(v)?))
-                        .condition_expression("attribute_not_exists(PK)")
-                        .build()
-                        .map_err(unavailable)?,
-                )
-                .build(),
-        ];
+        let mut items = vec![self.put_new_item(verification_item(v)?)?];
+        if let Some(claim) = idempotency {
+            items.push(self.idempotency_put(claim, v)?);
+        }
         let marker = expiry_marker_item(v);
         items.push(
             TransactWriteItem::builder()
@@ -418,27 +406,27 @@ impl DynamoStore {
                 .build(),
         );
         let month = usage_month(v.created_at);
-        let (month_op, account_op) = self.month_items((&v.account_id, v.mode, &month), 1, check)?;
-        items.push(month_op);
-        if let Some(claim) = idempotency {
-            let item = idempotency_item(claim, v)?;
-            items.push(
-                TransactWriteItem::builder()
-                    .put(
-                        Put::builder()
-                            .table_name(&self.table)
-                            .set_item(Some(item))
-                            // A record past its 24 h that TTL has not swept yet counts as gone.
-                            .condition_expression("attribute_not_exists(PK) OR #ttl < :now")
-                            .expression_attribute_names("#ttl", schema::TTL_ATTRIBUTE)
-                            .expression_attribute_values(":now", n(v.created_at.timestamp()))
-                            .build()
-                            .map_err(unavailable)?,
-                    )
-                    .build(),
-            );
-        }
-        items.extend(account_op);
+        items.extend(self.month_created((&v.account_id, v.mode, &month), 1, check)?);
         Ok(items)
+    }
+
+    /// The idempotency record of a create whose (first) verification is `v`, for its
+    /// transaction: refused while a record of the key lives, and then carrying it.
+    pub(super) fn idempotency_put(
+        &self,
+        claim: &IdempotencyClaim,
+        v: &Verification,
+    ) -> Result<TransactWriteItem, StoreError> {
+        let put = Put::builder()
+            .table_name(&self.table)
+            .set_item(Some(idempotency_item(claim, v)?))
+            // A record past its 24 h that TTL has not swept yet counts as gone.
+            .condition_expression("attribute_not_exists(PK) OR #ttl < :now")
+            .expression_attribute_names("#ttl", schema::TTL_ATTRIBUTE)
+            .expression_attribute_values(":now", n(v.created_at.timestamp()))
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .build()
+            .map_err(unavailable)?;
+        Ok(TransactWriteItem::builder().put(put).build())
     }
 }

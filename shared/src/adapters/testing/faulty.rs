@@ -18,11 +18,12 @@ use crate::domain::{
     Verification,
 };
 use crate::ports::{
-    AccountStore, ApiKeyStore, CreateOutcome, HouseholdStore, IdempotencyClaim, IdempotencyRecord,
-    IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery, MeterStore, MeteredCancel,
-    MeteredCreate, MeteredHousehold, MeteredHouseholdCancel, MeteredRedelivery, MeteredResend,
-    StoreError, TransitionOutcome, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
-    WebhookSecrets,
+    AccountStore, ApiKeyStore, CreateOutcome, CreateRefusal, HouseholdCancelRefusal,
+    HouseholdStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome,
+    ListPage, ListQuery, MeterStore, Metered, MeteredCancel, MeteredCreate, MeteredHousehold,
+    MeteredHouseholdCancel, MeteredRedelivery, MeteredResend, RedeliveryRefusal, StoreError,
+    TransitionOutcome, VerificationRefusal, VerificationStore, WebhookHistoryStore,
+    WebhookSecretStore, WebhookSecrets,
 };
 
 /// Every store operation, named like its method; `ClaimEmailSend` and `AddLinkToken` are the two
@@ -33,7 +34,6 @@ pub enum StoreOp {
     GetAccount,
     UpdateAccount,
     PutApiKey,
-    FindApiKey,
     ListApiKeys,
     RevokeApiKey,
     MeterApiRequest,
@@ -65,7 +65,6 @@ pub enum StoreOp {
     RecordDeliveryAttempt,
     ListDeliveryAttempts,
     DeliveryPageIfShort,
-    RecordResend,
     ClaimInviteAndBind,
     MarkInviteSent,
     MarkInviteRejected,
@@ -150,10 +149,6 @@ impl<S: ApiKeyStore, F: FaultPlan> ApiKeyStore for FaultyStore<S, F> {
         self.faults.check(StoreOp::PutApiKey)?;
         self.inner.put_api_key(key).await
     }
-    async fn find_api_key(&self, key_hash: &str) -> Result<Option<ApiKeyRecord>, StoreError> {
-        self.faults.check(StoreOp::FindApiKey)?;
-        self.inner.find_api_key(key_hash).await
-    }
     async fn list_api_keys(&self, account_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
         self.faults.check(StoreOp::ListApiKeys)?;
         self.inner.list_api_keys(account_id).await
@@ -182,42 +177,42 @@ impl<S: MeterStore, F: FaultPlan> MeterStore for FaultyStore<S, F> {
     async fn meter_and_create(
         &self,
         create: &MeteredCreate<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), CreateRefusal>, StoreError> {
         self.faults.check(StoreOp::MeterAndCreate)?;
         self.inner.meter_and_create(create).await
     }
     async fn meter_and_create_household(
         &self,
         create: &MeteredHousehold<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), CreateRefusal>, StoreError> {
         self.faults.check(StoreOp::MeterAndCreateHousehold)?;
         self.inner.meter_and_create_household(create).await
     }
     async fn meter_and_cancel(
         &self,
         cancel: &MeteredCancel<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), VerificationRefusal>, StoreError> {
         self.faults.check(StoreOp::MeterAndCancel)?;
         self.inner.meter_and_cancel(cancel).await
     }
     async fn meter_and_cancel_household(
         &self,
         cancel: &MeteredHouseholdCancel<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), HouseholdCancelRefusal>, StoreError> {
         self.faults.check(StoreOp::MeterAndCancelHousehold)?;
         self.inner.meter_and_cancel_household(cancel).await
     }
     async fn meter_and_resend(
         &self,
         resend: &MeteredResend<'_>,
-    ) -> Result<Option<(Account, Verification)>, StoreError> {
+    ) -> Result<Metered<Verification, VerificationRefusal>, StoreError> {
         self.faults.check(StoreOp::MeterAndResend)?;
         self.inner.meter_and_resend(resend).await
     }
     async fn meter_and_redeliver(
         &self,
         redelivery: &MeteredRedelivery<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<StoredWebhookEvent, RedeliveryRefusal>, StoreError> {
         self.faults.check(StoreOp::MeterAndRedeliver)?;
         self.inner.meter_and_redeliver(redelivery).await
     }

@@ -6,10 +6,9 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::faulty::{FaultPlan, FaultyStore, StoreOp};
-use crate::domain::Verification;
 use crate::domain::reach::Notice;
 use crate::ports::{
-    EmailClaimStore, EmailStart, InviteStore, NoticeClaim, NoticeStore, ResendOutcome, StoreError,
+    EmailClaimStore, EmailStart, InviteStore, NoticeClaim, NoticeStore, StoreError,
 };
 
 impl<S: NoticeStore, F: FaultPlan> NoticeStore for FaultyStore<S, F> {
@@ -67,15 +66,6 @@ impl<S: EmailClaimStore, F: FaultPlan> EmailClaimStore for FaultyStore<S, F> {
 }
 
 impl<S: InviteStore, F: FaultPlan> InviteStore for FaultyStore<S, F> {
-    async fn record_resend(
-        &self,
-        current: &Verification,
-        now: DateTime<Utc>,
-        max_per_day: u32,
-    ) -> Result<ResendOutcome, StoreError> {
-        self.faults.check(StoreOp::RecordResend)?;
-        self.inner.record_resend(current, now, max_per_day).await
-    }
     async fn claim_invite_and_bind(
         &self,
         id: Uuid,

@@ -160,10 +160,6 @@ impl ApiKeyStore for MemoryStore {
         Ok(())
     }
 
-    async fn find_api_key(&self, key_hash: &str) -> Result<Option<ApiKeyRecord>, StoreError> {
-        Ok(self.lock().api_keys.get(key_hash).cloned())
-    }
-
     async fn list_api_keys(&self, account_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
         let mut keys: Vec<ApiKeyRecord> = (self.lock().api_keys.values())
             .filter(|k| k.account_id == account_id)

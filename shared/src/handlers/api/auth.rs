@@ -1,18 +1,17 @@
-//! Authentication of an API request in two halves: the key (format and checksum offline; a key
-//! naming its account needs nothing more, a key of the earlier format is found by its hash, from
-//! the warm cache or one read) and the metering write on the account (the key listed there and
-//! not revoked, plan, subscription, the daily allowance), plus the allowance as the rate headers
+//! Authentication of an API request in two halves: the key (format and checksum, offline: the
+//! key names its account) and the metering write on that account (the key listed there and not
+//! revoked, plan, subscription, the daily allowance), plus the allowance as the rate headers
 //! report it.
 
 use chrono::{DateTime, Utc};
 
-use crate::domain::metering::PresentedKey;
+use crate::domain::metering::{MeterRefusal, PresentedKey};
 use crate::domain::secrets::{key_id_for_hash, parse_api_key};
 use crate::domain::{Account, Mode, Plan, api_window_reset};
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::http::ApiRequest;
-use crate::ports::{Clock, MeterOutcome, Store};
+use crate::ports::{Clock, MeterOutcome, MeterStore};
 
 /// The caller, once authenticated and metered.
 #[derive(Debug, Clone)]
@@ -59,13 +58,9 @@ fn unauthorized(code: &'static str, message: &str) -> ApiError {
     }
 }
 
-/// First half of authentication: the key's format and checksum; a key naming its account is then
-/// checked by the metering write alone, a key of the earlier format is found by its hash (from
-/// the warm cache, or one read). No allowance is counted yet.
-pub(super) async fn resolve_key<S: Store, C: Clock>(
-    deps: &ApiDeps<S, C>,
-    req: &ApiRequest,
-) -> Result<PresentedKey, ApiError> {
+/// First half of authentication: the key's format and checksum, offline. The key names its
+/// account, which the metering write checks it against. No allowance is counted yet.
+pub(super) fn resolve_key(req: &ApiRequest) -> Result<PresentedKey, ApiError> {
     let header = req.header("authorization").ok_or_else(|| {
         unauthorized(
             "missing_api_key",
@@ -81,53 +76,17 @@ pub(super) async fn resolve_key<S: Store, C: Clock>(
     }
     let parsed = parse_api_key(token.trim())
         .ok_or_else(|| unauthorized("invalid_api_key", "API key is malformed"))?;
-    if let Some(account_id) = parsed.account_id {
-        return Ok(PresentedKey {
-            key_id: key_id_for_hash(&parsed.hash),
-            key_hash: parsed.hash,
-            account_id,
-            mode: parsed.mode,
-            names_account: true,
-        });
-    }
-    let cached = deps
-        .key_cache
-        .lock()
-        .expect("key cache")
-        .get(&parsed.hash)
-        .cloned();
-    let key = match cached {
-        Some(key) => key,
-        None => {
-            let key = deps
-                .store
-                .find_api_key(&parsed.hash)
-                .await?
-                .ok_or_else(|| unauthorized("invalid_api_key", "API key is not valid"))?;
-            if key.revoked_at.is_none() {
-                deps.key_cache
-                    .lock()
-                    .expect("key cache")
-                    .insert(parsed.hash.clone(), key.clone());
-            }
-            key
-        }
-    };
-    if key.revoked_at.is_some() || key.mode != parsed.mode {
-        return Err(unauthorized("api_key_revoked", "API key has been revoked"));
-    }
     Ok(PresentedKey {
-        key_id: key.key_id,
+        key_id: key_id_for_hash(&parsed.hash),
         key_hash: parsed.hash,
-        account_id: key.account_id,
-        mode: key.mode,
-        names_account: false,
+        account_id: parsed.account_id,
+        mode: parsed.mode,
     })
 }
 
 /// A request a write carrying its own metering counted: its rate headers. None only for a plan
 /// the configuration does not know.
-pub(super) fn counted<S: Store, C: Clock>(
+pub(super) fn counted<S, C>(
     deps: &ApiDeps<S, C>,
     account: &Account,
     now: DateTime<Utc>,
@@ -139,7 +98,7 @@ pub(super) fn counted<S: Store, C: Clock>(
 
 /// Second half: one conditional write on the account checks the key (listed there, not revoked),
 /// plan and subscription and counts the request against the daily allowance.
-pub(super) async fn meter<S: Store, C: Clock>(
+pub(super) async fn meter<S: MeterStore, C: Clock>(
     deps: &ApiDeps<S, C>,
     key: PresentedKey,
     now: DateTime<Utc>,
@@ -160,34 +119,28 @@ pub(super) async fn meter<S: Store, C: Clock>(
             tracing::Span::current().record("account_id", account.account_id.as_str());
             Ok((Caller { account, key, plan }, rate))
         }
-        refusal => Err(refused(deps, &key, refusal, now)),
+        MeterOutcome::Refused(refusal) => Err(refused(deps, refusal, now)),
     }
 }
 
-/// The answer to a request the account refused (`outcome` is not `Allowed`), whichever write
-/// metered it: the error and, once the account is known, its rate headers.
-pub(super) fn refused<S: Store, C: Clock>(
+/// The answer to a request the account refused, whichever write metered it: the error and, once
+/// the account is known, its rate headers.
+pub(super) fn refused<S, C>(
     deps: &ApiDeps<S, C>,
-    key: &PresentedKey,
-    outcome: MeterOutcome,
+    refusal: MeterRefusal,
     now: DateTime<Utc>,
 ) -> (ApiError, Option<RateInfo>) {
     let plan_of = |account: &Account| deps.settings.plans.get(&account.plan).cloned();
-    let key_hash = key.key_hash.clone();
-    match outcome {
-        MeterOutcome::Allowed(_) => (ApiError::Internal, None),
-        MeterOutcome::UnknownAccount => (
+    match refusal {
+        MeterRefusal::UnknownAccount => (
             unauthorized("invalid_api_key", "API key is not valid"),
             None,
         ),
-        MeterOutcome::KeyRevoked => {
-            deps.key_cache.lock().expect("key cache").remove(&key_hash);
-            (
-                unauthorized("api_key_revoked", "API key has been revoked"),
-                None,
-            )
-        }
-        MeterOutcome::NoApiAccess(account) => (
+        MeterRefusal::KeyRevoked => (
+            unauthorized("api_key_revoked", "API key has been revoked"),
+            None,
+        ),
+        MeterRefusal::NoApiAccess(account) => (
             ApiError::Forbidden {
                 code: "plan_without_api_access",
                 message: format!(
@@ -197,7 +150,7 @@ pub(super) fn refused<S: Store, C: Clock>(
             },
             None,
         ),
-        MeterOutcome::SubscriptionInactive(account) => (
+        MeterRefusal::SubscriptionInactive(account) => (
             ApiError::Forbidden {
                 code: "subscription_inactive",
                 message: format!(
@@ -207,7 +160,7 @@ pub(super) fn refused<S: Store, C: Clock>(
             },
             plan_of(&account).map(|p| RateInfo::of(&account, &p, now)),
         ),
-        MeterOutcome::LimitExceeded(account) => {
+        MeterRefusal::LimitExceeded(account) => {
             let rate = plan_of(&account).map(|p| RateInfo::of(&account, &p, now));
             let retry_after = (api_window_reset(now) - now).num_seconds().max(1) as u64;
             (

@@ -5,10 +5,10 @@
 //!
 //! Every handler authenticates (key format and checksum; then one conditional update of the
 //! account the key names that checks the key is listed there and not revoked, plan, subscription
-//! and the API allowance, and counts the request; a key of the earlier format, which names no
-//! account, is first found by its hash), runs its
-//! operation, and answers with the envelope and the `X-RateLimit-*` headers. Nothing here returns
-//! `Err`: failures become enveloped errors.
+//! and the API allowance, and counts the request: alone for a read, in the one transaction of a
+//! write), runs its operation, and answers with the envelope and the `X-RateLimit-*` headers.
+//! Each handler is bound only on the store roles it calls. Nothing here returns `Err`: failures
+//! become enveloped errors.
 
 pub mod auth;
 pub mod ownership;
@@ -16,12 +16,7 @@ pub mod respond;
 pub mod validate;
 pub mod views;
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use crate::config::Settings;
-use crate::domain::ApiKeyRecord;
-use crate::ports::{Clock, Store};
 
 pub use crate::handlers::cancel_verification::cancel_verification;
 pub use crate::handlers::create_verification::{
@@ -45,18 +40,14 @@ pub struct ApiDeps<S, C> {
     pub store: S,
     pub clock: C,
     pub settings: Settings,
-    /// key hash -> key record. The mapping never changes (revocation is checked on the account in
-    /// the metering write), so a warm function skips the key lookup.
-    key_cache: Mutex<HashMap<String, ApiKeyRecord>>,
 }
 
-impl<S: Store, C: Clock> ApiDeps<S, C> {
+impl<S, C> ApiDeps<S, C> {
     pub fn new(store: S, clock: C, settings: Settings) -> Self {
         ApiDeps {
             store,
             clock,
             settings,
-            key_cache: Mutex::new(HashMap::new()),
         }
     }
 }

@@ -9,11 +9,11 @@ use uuid::Uuid;
 use crate::domain::Verification;
 use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
-use crate::handlers::api::respond::{MeteredWrite, respond, respond_combined};
+use crate::handlers::api::respond::respond;
 use crate::handlers::api::validate::verification_id_param;
 use crate::handlers::api::{ApiDeps, Caller};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, Store};
+use crate::ports::{Clock, MeterStore, VerificationStore};
 
 /// The pipeline of the endpoints on one verification (`?verification_id=`): the verification is
 /// read during the metering write, and `op` gets it only if it is the caller's; otherwise 404.
@@ -23,7 +23,7 @@ pub(crate) async fn respond_on_named<S, C, F, Fut>(
     op: F,
 ) -> ApiResponse
 where
-    S: Store,
+    S: MeterStore + VerificationStore,
     C: Clock,
     F: FnOnce(Verification, DateTime<Utc>) -> Fut,
     Fut: Future<Output = Result<ApiResponse, ApiError>>,
@@ -35,35 +35,8 @@ where
     .await
 }
 
-/// As `respond_on_named`, for a write that can carry its own metering: `combined` tries the whole
-/// request in one write first (`respond_combined`); when it did nothing, the usual way.
-pub(crate) async fn respond_on_named_combined<S, C, W, WF, F, Fut>(
-    deps: &ApiDeps<S, C>,
-    req: &ApiRequest,
-    combined: W,
-    op: F,
-) -> ApiResponse
-where
-    S: Store,
-    C: Clock,
-    W: FnOnce(PresentedKey, DateTime<Utc>) -> WF,
-    WF: Future<Output = Option<MeteredWrite>>,
-    F: FnOnce(Verification, DateTime<Utc>) -> Fut,
-    Fut: Future<Output = Result<ApiResponse, ApiError>>,
-{
-    let prefetch = |_| fetch_named(&deps.store, req);
-    respond_combined(
-        deps,
-        req,
-        combined,
-        prefetch,
-        |caller, fetched, now| async move { op(visible(fetched?, &caller)?, now).await },
-    )
-    .await
-}
-
 /// Reads the verification named by the query, for a prefetch (errors surface after authentication).
-pub(crate) async fn fetch_named<S: Store>(
+pub(crate) async fn fetch_named<S: VerificationStore>(
     store: &S,
     req: &ApiRequest,
 ) -> Result<Option<Verification>, ApiError> {
@@ -82,11 +55,15 @@ pub(crate) fn visible(
     }
 }
 
-/// Loads a verification the caller may see: another owner's, or the other mode's, is 404.
-pub(crate) async fn owned_verification<S: Store>(
+/// Loads a verification of the key's account and mode: another owner's, or the other mode's, is
+/// 404.
+pub(crate) async fn owned_verification<S: VerificationStore>(
     store: &S,
-    caller: &Caller,
+    key: &PresentedKey,
     id: Uuid,
 ) -> Result<Verification, ApiError> {
-    visible(store.get_verification(id).await?, caller)
+    match store.get_verification(id).await? {
+        Some(v) if v.account_id == key.account_id && v.mode == key.mode => Ok(v),
+        _ => Err(ApiError::NotFound("Verification not found".into())),
+    }
 }

@@ -1,5 +1,6 @@
-//! The request pipeline every API handler runs through: authenticate and meter, run the
-//! operation, turn its outcome into the enveloped response with the rate headers, and log it.
+//! The request pipeline every API handler runs through: authenticate and meter (alone for a read,
+//! or in the one transaction of a write), run the operation, turn its outcome into the enveloped
+//! response with the rate headers, and log it.
 
 use std::future::Future;
 
@@ -7,18 +8,15 @@ use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
 use crate::domain::Account;
-use crate::domain::metering::PresentedKey;
+use crate::domain::metering::{MeterRefusal, PresentedKey};
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
-use crate::handlers::api::auth::{Caller, counted, meter, refused, resolve_key};
+use crate::handlers::api::auth::{Caller, RateInfo, counted, meter, refused, resolve_key};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, Store, StoreError};
+use crate::ports::{Clock, MeterStore, Metered, StoreError};
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
-        if let StoreError::MeterRefused(outcome) = e {
-            return ApiError::MeterRefused(outcome);
-        }
         if let StoreError::Busy = e {
             // Contention, not a fault: the client retries (Retry-After) and nothing was written.
             tracing::warn!(error = %e, "store contended");
@@ -29,6 +27,7 @@ impl From<StoreError> for ApiError {
         ApiError::Internal
     }
 }
+
 /// Authenticates, runs `op`, and turns the outcome into the response with headers and logs.
 ///
 /// `prefetch` runs the operation's reads at the same time as the metering write: a read needs only
@@ -43,7 +42,7 @@ pub(crate) async fn respond<S, C, P, PF, T, F, Fut>(
     op: F,
 ) -> ApiResponse
 where
-    S: Store,
+    S: MeterStore,
     C: Clock,
     P: FnOnce(PresentedKey) -> PF,
     PF: Future<Output = T>,
@@ -52,62 +51,89 @@ where
 {
     // Boxed: the pipeline's future holds the operation's, which would make every handler's
     // future (and the stack of whoever awaits it) large.
-    Box::pin(pipeline(
-        deps,
-        req,
-        |_, _| std::future::ready(None),
-        prefetch,
-        op,
-    ))
+    Box::pin(pipeline(deps, req, |key, now| async move {
+        let (metered, fetched) = futures::join!(meter(deps, key.clone(), now), prefetch(key));
+        match metered {
+            Ok((caller, rate)) => (op(caller, fetched, now).await, Some(rate)),
+            Err((e, rate)) => (Err(e), rate),
+        }
+    }))
     .await
 }
 
-/// What a write that carries its own metering did: the account as its count left it, and the
-/// response (or the error, e.g. a store failure, after which the request must not be retried).
-pub(crate) type MeteredWrite = Result<(Account, ApiResponse), ApiError>;
-
-/// As `respond`, for a write that can carry its own metering (`MeterStore::meter_and_create`):
-/// `combined(key, now)` tries the whole request in ONE write, with the authentication and the
-/// allowance in its condition. Some(outcome) when it did (or failed in a way that must not be
-/// retried); None when nothing was written or counted, and the request goes the usual way: the
-/// metering write (with `prefetch` beside it, as in `respond`), then `op` (which says why it was
-/// refused, or does the work).
-pub(crate) async fn respond_combined<S, C, W, WF, P, PF, T, F, Fut>(
-    deps: &ApiDeps<S, C>,
-    req: &ApiRequest,
-    combined: W,
-    prefetch: P,
-    op: F,
-) -> ApiResponse
-where
-    S: Store,
-    C: Clock,
-    W: FnOnce(PresentedKey, DateTime<Utc>) -> WF,
-    WF: Future<Output = Option<MeteredWrite>>,
-    P: FnOnce(PresentedKey) -> PF,
-    PF: Future<Output = T>,
-    F: FnOnce(Caller, T, DateTime<Utc>) -> Fut,
-    Fut: Future<Output = Result<ApiResponse, ApiError>>,
-{
-    Box::pin(pipeline(deps, req, combined, prefetch, op)).await
+/// What a write that carries its own metering did (`respond_metered`).
+pub(crate) enum Attempt {
+    /// The request's own input refused it before any write: it is metered alone (as a read is),
+    /// then answered with this error (unless its account refuses it first).
+    Invalid(ApiError),
+    /// Counted (by the one transaction, or alone after the operation was refused): the account
+    /// after the count, and the answer.
+    Counted(Account, Result<ApiResponse, ApiError>),
+    /// The account refused the request; nothing was written or counted.
+    AccountRefused(MeterRefusal),
+    /// The store failed: nothing is known to be done, and nothing more is tried.
+    Failed(ApiError),
 }
 
-async fn pipeline<S, C, W, WF, P, PF, T, F, Fut>(
+/// The store's outcome of a metered write as an `Attempt`: `answer` turns what the write did (the
+/// operation's answer, or why it was refused) into the response, given the account after the
+/// count.
+pub(crate) async fn attempt<T, R, F, Fut>(
+    written: Result<Metered<T, R>, StoreError>,
+    answer: F,
+) -> Attempt
+where
+    F: FnOnce(Account, Result<T, R>) -> Fut,
+    Fut: Future<Output = Result<ApiResponse, ApiError>>,
+{
+    let (account, done) = match written {
+        Err(e) => return Attempt::Failed(e.into()),
+        Ok(Metered::AccountRefused(why)) => return Attempt::AccountRefused(why),
+        Ok(Metered::Done(account, done)) => (account, Ok(done)),
+        Ok(Metered::Refused(account, why)) => (account, Err(why)),
+    };
+    let answered = answer(account.clone(), done).await;
+    Attempt::Counted(account, answered)
+}
+
+/// As `respond`, for a write that carries its own metering (`MeterStore::meter_and_create`, ...):
+/// `write(key, now)` does the whole request in ONE transaction with the authentication and the
+/// allowance in its condition. A refused operation is told by the store from what it saw, with
+/// the request counted alone: there is no second write of the operation.
+pub(crate) async fn respond_metered<S, C, W, WF>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
-    combined: W,
-    prefetch: P,
-    op: F,
+    write: W,
 ) -> ApiResponse
 where
-    S: Store,
+    S: MeterStore,
     C: Clock,
     W: FnOnce(PresentedKey, DateTime<Utc>) -> WF,
-    WF: Future<Output = Option<MeteredWrite>>,
-    P: FnOnce(PresentedKey) -> PF,
-    PF: Future<Output = T>,
-    F: FnOnce(Caller, T, DateTime<Utc>) -> Fut,
-    Fut: Future<Output = Result<ApiResponse, ApiError>>,
+    WF: Future<Output = Attempt>,
+{
+    Box::pin(pipeline(deps, req, |key, now| async move {
+        match write(key.clone(), now).await {
+            Attempt::Invalid(e) => match meter(deps, key, now).await {
+                Ok((_, rate)) => (Err(e), Some(rate)),
+                Err((refused, rate)) => (Err(refused), rate),
+            },
+            Attempt::Counted(account, answer) => (answer, counted(deps, &account, now)),
+            Attempt::AccountRefused(why) => {
+                let (e, rate) = refused(deps, why, now);
+                (Err(e), rate)
+            }
+            Attempt::Failed(e) => (Err(e), None),
+        }
+    }))
+    .await
+}
+
+async fn pipeline<S, C, H, HF>(deps: &ApiDeps<S, C>, req: &ApiRequest, handle: H) -> ApiResponse
+where
+    S: MeterStore,
+    C: Clock,
+    H: FnOnce(PresentedKey, DateTime<Utc>) -> HF,
+    HF: Future<Output = (Result<ApiResponse, ApiError>, Option<RateInfo>)>,
 {
     let span = tracing::info_span!(
         "api_request",
@@ -118,28 +144,9 @@ where
     );
     async {
         let now = deps.clock.now();
-        let (result, rate) = match resolve_key(deps, req).await {
+        let (result, rate) = match resolve_key(req) {
             Err(e) => (Err(e), None),
-            Ok(key) => match combined(key.clone(), now).await {
-                Some(Ok((account, response))) => {
-                    let rate = counted(deps, &account, now);
-                    (Ok(response), rate)
-                }
-                // Refused by the account's condition: answered as the metering write would.
-                Some(Err(ApiError::MeterRefused(outcome))) => {
-                    let (e, rate) = refused(deps, &key, *outcome, now);
-                    (Err(e), rate)
-                }
-                Some(Err(e)) => (Err(e), None),
-                None => {
-                    let (metered, fetched) =
-                        futures::join!(meter(deps, key.clone(), now), prefetch(key));
-                    match metered {
-                        Ok((caller, rate)) => (op(caller, fetched, now).await, Some(rate)),
-                        Err((e, rate)) => (Err(e), rate),
-                    }
-                }
-            },
+            Ok(key) => handle(key, now).await,
         };
         let mut response = match result {
             Ok(resp) => {

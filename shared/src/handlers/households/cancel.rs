@@ -20,11 +20,9 @@
 //!   though no tenant step can succeed meanwhile. A household cancelled while a member was open
 //!   is never decided (one whose members had all closed is: `Household::closed_before_cancel`).
 //!
-//! A refused transaction writes nothing: the request is then metered the usual way with the
-//! household read beside it, which tells why (another account's or unknown: 404; decided or
-//! cancelled already: 200 with every member as it is and none cancelled by this call). When the
-//! one write refused only for what the usual way's count settles (the account's daily count still
-//! in the earlier format on the deploy's day: `dynamo::api_day`), the cancel is written then.
+//! A refused transaction writes nothing: the household as it saw it tells why (another account's
+//! or unknown: 404; decided or cancelled already: 200 with every member as it is and none
+//! cancelled by this call), and the request is counted alone.
 
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
@@ -34,28 +32,48 @@ use crate::domain::metering::PresentedKey;
 use crate::domain::{Status, Verification};
 use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
-use crate::handlers::api::respond::{MeteredWrite, respond_combined};
-use crate::handlers::households::{household_id_param, visible_household};
+use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
+use crate::handlers::households::household_id_param;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, MeteredHouseholdCancel, Store};
+use crate::ports::{
+    Clock, HouseholdCancelRefusal, HouseholdStore, MeterStore, MeteredHouseholdCancel,
+};
 
 /// The household and its members, read as GET reads them (one bounded read beside the write).
 type Fetched = Result<Option<(Household, Vec<Verification>)>, ApiError>;
 
-async fn fetch<S: Store>(store: &S, req: &ApiRequest) -> Fetched {
+async fn fetch<S: HouseholdStore>(store: &S, req: &ApiRequest) -> Fetched {
     let id = household_id_param(req)?;
     Ok(store.get_household_with_members(id).await?)
 }
 
-/// The cancel with its metering in ONE write, the household read beside it. None (nothing
-/// written or counted): the usual way.
-async fn cancel_in_one_write<S: Store, C: Clock>(
+/// DELETE /api/v1/households?household_id=...
+pub async fn cancel_household<S, C>(deps: &ApiDeps<S, C>, req: ApiRequest) -> ApiResponse
+where
+    S: MeterStore + HouseholdStore,
+    C: Clock,
+{
+    let req = &req;
+    respond_metered(deps, req, |key, now| cancel(deps, req, key, now)).await
+}
+
+/// The cancel with its metering in ONE write, the household read beside it for the answer. A
+/// refusal is told by the household as the write saw it (404; decided or cancelled already: 200
+/// with every member as it is and none cancelled by this call), with the request counted alone.
+async fn cancel<S, C>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
     key: PresentedKey,
     now: DateTime<Utc>,
-) -> Option<MeteredWrite> {
-    let household_id = household_id_param(req).ok()?;
+) -> Attempt
+where
+    S: MeterStore + HouseholdStore,
+    C: Clock,
+{
+    let household_id = match household_id_param(req) {
+        Ok(id) => id,
+        Err(e) => return Attempt::Invalid(e),
+    };
     let cancel = MeteredHouseholdCancel {
         key: &key,
         now,
@@ -66,57 +84,24 @@ async fn cancel_in_one_write<S: Store, C: Clock>(
         deps.store.meter_and_cancel_household(&cancel),
         fetch(&deps.store, req)
     );
-    // Written and counted: a failed read must not turn it into a 500 a retry would answer
-    // differently ("0 cancelled"), so it is read once more.
-    let fetched = match (&written, fetched) {
-        (Ok(Some(_)), Err(_)) => fetch(&deps.store, req).await,
-        (_, fetched) => fetched,
-    };
-    match written {
-        Ok(Some(account)) => Some(fetched.and_then(|found| {
-            let Some((household, members)) = found else {
-                tracing::error!(household_id = %household_id, "cancelled household not read");
-                return Err(ApiError::Internal);
-            };
-            Ok((account, answer(&household, &members, true, now)))
-        })),
-        Ok(None) => None,
-        Err(e) => Some(Err(e.into())),
-    }
-}
-
-/// DELETE /api/v1/households?household_id=...
-pub async fn cancel_household<S: Store, C: Clock>(
-    deps: &ApiDeps<S, C>,
-    req: ApiRequest,
-) -> ApiResponse {
-    let req = &req;
-    respond_combined(
-        deps,
-        req,
-        |key, now| cancel_in_one_write(deps, req, key, now),
-        |_: PresentedKey| fetch(&deps.store, req),
-        |caller, fetched: Fetched, now| async move {
-            let (household, members) = fetched?.unzip();
-            let household = visible_household(household, &caller).ok_or_else(super::not_found)?;
-            let members = members.unwrap_or_default();
-            let cancellable = household.cancelled_at.is_none() && household.decision.is_none();
-            // The one write refused: not cancellable (decided, cancelled already), or only for
-            // what the usual way's count settles; then the cancel is written now.
-            if cancellable && deps.store.cancel_household(&household, now).await? {
-                return Ok(answer(&household, &members, true, now));
-            }
-            if !cancellable {
-                return Ok(answer(&household, &members, false, now));
-            }
-            // Decided or cancelled meanwhile: as it is now.
-            let (household, members) = (deps.store)
-                .get_household_with_members(household.household_id)
-                .await?
-                .ok_or(ApiError::Internal)?;
-            Ok(answer(&household, &members, false, now))
-        },
-    )
+    attempt(written, |_, done| async move {
+        let cancelled_here = match done {
+            Ok(()) => true,
+            Err(HouseholdCancelRefusal::NotFound) => return Err(super::not_found()),
+            Err(HouseholdCancelRefusal::Closed(_)) => false,
+        };
+        // Written and counted: a failed read must not turn it into a 500 a retry would answer
+        // differently ("0 cancelled"), so it is read once more.
+        let fetched = match fetched {
+            Err(_) if cancelled_here => fetch(&deps.store, req).await,
+            fetched => fetched,
+        };
+        let Some((household, members)) = fetched? else {
+            tracing::error!(household_id = %household_id, "household not read");
+            return Err(ApiError::Internal);
+        };
+        Ok(answer(&household, &members, cancelled_here, now))
+    })
     .await
 }
 

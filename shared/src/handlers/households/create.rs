@@ -2,7 +2,7 @@
 //! POST /verify does (same body: the same household with fresh links; another body: 422), and
 //! writes the household with one verification per member in ONE transaction that checks the
 //! monthly allowance for all of them at once; that transaction also counts the request (one
-//! DynamoDB round trip), or when it refuses the usual way meters first and tells why. Each member's invite e-mail is sent by
+//! DynamoDB round trip); a refusal is told by what it saw. Each member's invite e-mail is sent by
 //! `publish-events` from the stream, as for any verification.
 
 use chrono::{DateTime, Utc};
@@ -17,32 +17,27 @@ use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::{Mode, Status, Verification, format_ts, next_month_start};
 use crate::error::ApiError;
-use crate::handlers::api::respond::{MeteredWrite, respond_combined};
+use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::handlers::api::validate::{idempotency_claim, json_body};
-use crate::handlers::api::{ApiDeps, Caller, MAX_REPLAY_LINK_TOKENS};
+use crate::handlers::api::{ApiDeps, MAX_REPLAY_LINK_TOKENS};
 use crate::handlers::households::body::validate_household;
 use crate::handlers::households::{not_found, owned_household};
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{
-    Clock, CreateOutcome, IdempotencyClaim, LinkTokenOutcome, MeteredHousehold, Store,
+    Clock, CreateRefusal, HouseholdStore, IdempotencyClaim, LinkTokenOutcome, MeterStore,
+    MeteredHousehold, VerificationStore,
 };
 
 /// Largest accepted body: six members and the property fit in far less.
 pub const MAX_BODY_BYTES: usize = 32 * 1024;
 
 /// POST /api/v1/households
-pub async fn create_household<S: Store, C: Clock>(
-    deps: &ApiDeps<S, C>,
-    req: ApiRequest,
-) -> ApiResponse {
-    respond_combined(
-        deps,
-        &req,
-        |key, now| create_in_one_write(deps, &req, key, now),
-        |_| async {},
-        |caller, (), now| create_op(deps, &req, caller, now),
-    )
-    .await
+pub async fn create_household<S, C>(deps: &ApiDeps<S, C>, req: ApiRequest) -> ApiResponse
+where
+    S: MeterStore + HouseholdStore + VerificationStore,
+    C: Clock,
+{
+    respond_metered(deps, &req, |key, now| create(deps, &req, key, now)).await
 }
 
 /// A household ready to be written, and its members' links for the response.
@@ -55,15 +50,22 @@ struct Prepared {
 
 /// The create with its metering in ONE write (`MeterStore::meter_and_create_household`), for a
 /// test or a live key alike (the write checks a live household against the monthly allowance of
-/// whichever plan the account has, for all members at once). None (nothing written or counted):
-/// the usual way, which meters first and tells why a request was refused.
-async fn create_in_one_write<S: Store, C: Clock>(
+/// whichever plan the account has, for all members at once). A refusal says why: the allowance,
+/// or the Idempotency-Key used before (then its household is answered again).
+async fn create<S, C>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
     key: PresentedKey,
     now: DateTime<Utc>,
-) -> Option<MeteredWrite> {
-    let prepared = prepare(deps, req, &key, now).ok()?;
+) -> Attempt
+where
+    S: MeterStore + HouseholdStore + VerificationStore,
+    C: Clock,
+{
+    let prepared = match prepare(deps, req, &key, now) {
+        Ok(prepared) => prepared,
+        Err(e) => return Attempt::Invalid(e),
+    };
     let written = deps
         .store
         .meter_and_create_household(&MeteredHousehold {
@@ -75,19 +77,37 @@ async fn create_in_one_write<S: Store, C: Clock>(
             idempotency: prepared.idempotency.as_ref(),
         })
         .await;
-    match written {
-        Ok(Some(account)) => Some(Ok((account, created(deps, req, &prepared)))),
-        Ok(None) => None,
-        Err(e) => Some(Err(e.into())),
-    }
+    attempt(written, |account, done| async move {
+        match done {
+            Ok(()) => Ok(created(deps, req, &prepared)),
+            Err(CreateRefusal::LimitReached) => {
+                let allowance = (deps.settings.plans.get(&account.plan))
+                    .map_or(0, |p| p.verifications_per_month);
+                Err(ApiError::Forbidden {
+                    code: "verification_limit_reached",
+                    message: format!(
+                        "The monthly allowance of {allowance} verifications does not cover these \
+                         {} members; it resets at {}",
+                        prepared.members.len(),
+                        format_ts(next_month_start(now))
+                    ),
+                })
+            }
+            Err(CreateRefusal::IdempotencyConflict(record)) => {
+                let same_body = (prepared.idempotency.as_ref())
+                    .is_some_and(|c| c.body_hash == record.body_hash);
+                let Some(existing_id) = record.household_id.filter(|_| same_body) else {
+                    return Err(ApiError::IdempotencyMismatch);
+                };
+                replay(deps, req, &key, existing_id).await
+            }
+        }
+    })
+    .await
 }
 
 /// The 201 of a created household.
-fn created<S: Store, C: Clock>(
-    deps: &ApiDeps<S, C>,
-    req: &ApiRequest,
-    prepared: &Prepared,
-) -> ApiResponse {
+fn created<S, C>(deps: &ApiDeps<S, C>, req: &ApiRequest, prepared: &Prepared) -> ApiResponse {
     let Prepared {
         household,
         members,
@@ -100,7 +120,7 @@ fn created<S: Store, C: Clock>(
 
 /// Everything a create does before it writes: the offline checks (live mode available, body,
 /// Idempotency-Key) and the household with one new verification per member and their links.
-fn prepare<S: Store, C: Clock>(
+fn prepare<S, C>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
     key: &PresentedKey,
@@ -168,60 +188,19 @@ fn prepare<S: Store, C: Clock>(
     })
 }
 
-async fn create_op<S: Store, C: Clock>(
-    deps: &ApiDeps<S, C>,
-    req: &ApiRequest,
-    caller: Caller,
-    now: DateTime<Utc>,
-) -> Result<ApiResponse, ApiError> {
-    let prepared = prepare(deps, req, &caller.key, now)?;
-    let Prepared {
-        household,
-        members,
-        idempotency,
-        ..
-    } = &prepared;
-    // Test households are never charged against the monthly allowance (as POST /verify).
-    let monthly_limit =
-        (caller.mode() == Mode::Live).then_some(caller.plan.verifications_per_month);
-    match deps
-        .store
-        .create_household(household, members, idempotency.as_ref(), monthly_limit)
-        .await?
-    {
-        CreateOutcome::Created => Ok(created(deps, req, &prepared)),
-        CreateOutcome::LimitReached => Err(ApiError::Forbidden {
-            code: "verification_limit_reached",
-            message: format!(
-                "The monthly allowance of {} verifications does not cover these {} members; it \
-                 resets at {}",
-                caller.plan.verifications_per_month,
-                members.len(),
-                format_ts(next_month_start(now))
-            ),
-        }),
-        CreateOutcome::IdempotencyConflict(record) => {
-            let same_body = idempotency
-                .as_ref()
-                .is_some_and(|c| c.body_hash == record.body_hash);
-            let Some(existing_id) = record.household_id.filter(|_| same_body) else {
-                return Err(ApiError::IdempotencyMismatch);
-            };
-            replay(deps, req, &caller, existing_id).await
-        }
-    }
-}
-
 /// The first answer again, with a fresh link per member (tokens are stored only as hashes), in
 /// each member's bounded set of replay links; the first links keep working.
-async fn replay<S: Store, C: Clock>(
+async fn replay<S, C>(
     deps: &ApiDeps<S, C>,
     req: &ApiRequest,
-    caller: &Caller,
+    key: &PresentedKey,
     household_id: Uuid,
-) -> Result<ApiResponse, ApiError> {
+) -> Result<ApiResponse, ApiError>
+where
+    S: HouseholdStore + VerificationStore,
+{
     let fetched = deps.store.get_household(household_id).await?;
-    let (household, members) = owned_household(&deps.store, caller, fetched).await?;
+    let (household, members) = owned_household(&deps.store, key, fetched).await?;
     let mut tokens = Vec::new();
     for member in &members {
         let (token, token_hash) = generate_link_token();

@@ -12,14 +12,14 @@ use crate::handlers::api::ApiDeps;
 use crate::handlers::api::respond::respond;
 use crate::handlers::households::{household_id_param, household_view, is_visible, not_found};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, Store};
+use crate::ports::{Clock, HouseholdStore, MeterStore};
 
 /// GET /api/v1/households?household_id=...
 ///
 /// The household and its members are read beside the metering write (the household item and one
 /// bounded Query of its members' index: `HouseholdStore::get_household_with_members`), so the
 /// request is one DynamoDB round trip; only the caller's own are shown.
-pub async fn get_household<S: Store, C: Clock>(
+pub async fn get_household<S: MeterStore + HouseholdStore, C: Clock>(
     deps: &ApiDeps<S, C>,
     req: ApiRequest,
 ) -> ApiResponse {

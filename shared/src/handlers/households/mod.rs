@@ -14,11 +14,12 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::domain::household::{Household, HouseholdState, MemberOutcome, household_state};
+use crate::domain::metering::PresentedKey;
 use crate::domain::{Verification, format_ts};
 use crate::error::ApiError;
 use crate::handlers::api::Caller;
 use crate::http::ApiRequest;
-use crate::ports::{HouseholdStore, StoreError, VerificationStore};
+use crate::ports::{StoreError, VerificationStore};
 
 pub use cancel::cancel_household;
 pub use create::create_household;
@@ -154,13 +155,15 @@ pub(crate) fn household_view(
     })
 }
 
-/// Reads a household and its members for the caller, or not found.
-pub(crate) async fn owned_household<S: HouseholdStore + VerificationStore>(
+/// The household of the key's account and mode with its members, or not found.
+pub(crate) async fn owned_household<S: VerificationStore>(
     store: &S,
-    caller: &Caller,
+    key: &PresentedKey,
     fetched: Option<Household>,
 ) -> Result<(Household, Vec<Verification>), ApiError> {
-    let household = visible_household(fetched, caller).ok_or_else(not_found)?;
+    let household = fetched
+        .filter(|h| h.account_id == key.account_id && h.mode == key.mode)
+        .ok_or_else(not_found)?;
     let members = member_verifications(store, &household).await?;
     Ok((household, members))
 }

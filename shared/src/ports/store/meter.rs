@@ -1,90 +1,145 @@
-//! The daily API allowance, metered on the account item, and the writes that carry it with them.
+//! The daily API allowance, metered on the account item, and the writes that carry it with them,
+//! with their typed outcomes.
 
 use std::future::Future;
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::{IdempotencyClaim, StoreError};
+use super::{IdempotencyClaim, IdempotencyRecord, StoreError};
 use crate::config::Plans;
 use crate::domain::household::Household;
-use crate::domain::metering::{MeterOutcome, PresentedKey};
-use crate::domain::webhook_log::WebhookSubject;
+use crate::domain::metering::{MeterOutcome, MeterRefusal, PresentedKey};
+use crate::domain::webhook_log::{StoredWebhookEvent, WebhookSubject};
 use crate::domain::{Account, Verification};
 
-/// The daily API allowance, metered on the account item.
+/// What a write that carries its own metering did (`MeterStore`'s `meter_and_*`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Metered<T, R> {
+    /// Counted and done in ONE transaction: the account after the count, and the operation's
+    /// answer.
+    Done(Account, T),
+    /// The operation was refused, `R` says why (read off the items its conditions saw). The
+    /// request alone was then counted, as `MeterStore::meter_api_request` counts one: the account
+    /// after that count. Nothing else was written.
+    Refused(Account, R),
+    /// The account refused the request: nothing was written or counted.
+    AccountRefused(MeterRefusal),
+}
+
+impl<R> Metered<(), R> {
+    /// The account after a done write's count; else the refusal, as an outcome of any answer
+    /// (boxed: it is large).
+    pub fn into_done<T>(self) -> Result<Account, Box<Metered<T, R>>> {
+        match self {
+            Metered::Done(account, ()) => Ok(account),
+            Metered::Refused(account, why) => Err(Box::new(Metered::Refused(account, why))),
+            Metered::AccountRefused(why) => Err(Box::new(Metered::AccountRefused(why))),
+        }
+    }
+}
+
+/// Why a metered create (a verification or a household) was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CreateRefusal {
+    /// The monthly allowance of the account's plan is used up (live keys only).
+    LimitReached,
+    /// The Idempotency-Key was used before (within its lifetime).
+    IdempotencyConflict(IdempotencyRecord),
+}
+
+/// Why a metered cancel or resend of a verification was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VerificationRefusal {
+    /// No such verification of the key's account and mode.
+    NotFound,
+    /// The key's own verification, no longer open (or past its expiry): as it is.
+    Closed(Box<Verification>),
+    /// A resend past the day's resends (`MeteredResend::max_per_day`).
+    ResendLimitReached,
+}
+
+/// Why a metered household cancel was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HouseholdCancelRefusal {
+    /// No such household of the key's account and mode.
+    NotFound,
+    /// The key's own household, decided or cancelled already: as it is.
+    Closed(Box<Household>),
+}
+
+/// Why a metered redelivery request was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RedeliveryRefusal {
+    /// No such event of the key's account and mode.
+    NotFound,
+    /// The event id names one of the key's own verifications or households, which has no
+    /// `webhook_url` (so no event was ever sent for it).
+    NoWebhookUrl,
+}
+
+/// The daily API allowance, metered on the account item, and the API writes that carry it: each
+/// counts the request and does its operation in ONE transaction (one DynamoDB round trip). When
+/// any condition refuses, nothing is written; the store says why from what the conditions saw,
+/// and a request its account allowed is then counted alone (a second round trip at most).
 pub trait MeterStore: Send + Sync {
-    /// Authentication (a key naming its account: its hash listed there; any key: not revoked),
-    /// plan, subscription and the API allowance: one conditional update of the key's account.
+    /// Authentication (the key's hash listed on the account it names with its mode, the key not
+    /// revoked), plan, subscription and the API allowance: one conditional update of the key's
+    /// account.
     fn meter_api_request(
         &self,
         key: &PresentedKey,
         now: DateTime<Utc>,
         plans: &Plans,
     ) -> impl Future<Output = Result<MeterOutcome, StoreError>> + Send;
-    /// An API create in one write: counts the request as `meter_api_request` does (in the current
-    /// window only) AND creates `verification` as `VerificationStore::create_verification` does,
-    /// a live one within the monthly allowance of the account's plan (whichever it is),
-    /// atomically. Some(the account after the count) when both happened; when the account refused
-    /// it (unknown or revoked key, plan, subscription, the daily allowance)
-    /// `Err(StoreError::MeterRefused(why))`; None when anything else refused. Either way nothing
-    /// was written or counted (after None the caller meters and creates the usual way, which tells
-    /// why). The other `meter_and_*` writes refuse the same way.
+    /// An API create: counts the request as `meter_api_request` does AND creates `verification`
+    /// as `VerificationStore::create_verification` does, a live one within the monthly allowance
+    /// of the account's plan (whichever it is), atomically.
     fn meter_and_create(
         &self,
         create: &MeteredCreate<'_>,
-    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
-    /// An API household create in one write: counts the request as `meter_and_create` does AND
-    /// creates the household with its members as `HouseholdStore::create_household` does, a live
-    /// one within the monthly allowance of the account's plan for all members at once. Some(the
-    /// account after the count) when both happened; None when anything refused, and then nothing
-    /// was written or counted.
+    ) -> impl Future<Output = Result<Metered<(), CreateRefusal>, StoreError>> + Send;
+    /// An API household create: counts the request AND creates the household with its members as
+    /// `HouseholdStore::create_household` does, a live one within the monthly allowance of the
+    /// account's plan for all members at once.
     fn meter_and_create_household(
         &self,
         create: &MeteredHousehold<'_>,
-    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
-    /// An API cancel in one write: counts the request as `meter_and_create` does AND cancels the
-    /// verification (`Transition::Cancel`, counters moved with it), only if it is of the key's
-    /// account and mode, still open (pending or in progress: both in the one `open` counter, so
-    /// the write need not know which) and not past its expiry at `now`. Some(the account after the
-    /// count) when both happened; None when anything refused, and then nothing was written or
-    /// counted (the caller goes the usual way: it reads the verification, which tells why).
+    ) -> impl Future<Output = Result<Metered<(), CreateRefusal>, StoreError>> + Send;
+    /// An API cancel: counts the request AND cancels the verification (`Transition::Cancel`,
+    /// counters moved with it), only if it is of the key's account and mode, still open (pending
+    /// or in progress: both in the one `open` counter, so the write need not know which) and not
+    /// past its expiry at `now`.
     fn meter_and_cancel(
         &self,
         cancel: &MeteredCancel<'_>,
-    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
-    /// An API household cancel in one write: counts the request as `meter_and_create` does AND
-    /// marks the household cancelled (`Household::cancelled_at` = `now`), only if it is of the
-    /// key's account and mode, undecided and not cancelled yet. From then on no member's tenant
-    /// step can succeed (`VerificationStore::transition`), and `publish-events` cancels the open
-    /// members from the household's stream record. Some(the account after the count) when both
-    /// happened; None when anything refused, and then nothing was written or counted (the caller
-    /// goes the usual way: it reads the household, which tells why).
+    ) -> impl Future<Output = Result<Metered<(), VerificationRefusal>, StoreError>> + Send;
+    /// An API household cancel: counts the request AND marks the household cancelled
+    /// (`Household::cancelled_at` = `now`), only if it is of the key's account and mode,
+    /// undecided and not cancelled yet. From then on no member's tenant step can succeed
+    /// (`VerificationStore::transition`), and `publish-events` cancels the open members from the
+    /// household's stream record.
     fn meter_and_cancel_household(
         &self,
         cancel: &MeteredHouseholdCancel<'_>,
-    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
-    /// An API resend in one write: counts the request as `meter_and_create` does AND records the
-    /// resend as `InviteStore::record_resend` does (the day's count, refused past
+    ) -> impl Future<Output = Result<Metered<(), HouseholdCancelRefusal>, StoreError>> + Send;
+    /// An API resend: counts the request AND records the resend (the day's count, refused past
     /// `max_per_day`, and the invite round), only if the verification is of the key's account and
-    /// mode, open and not past its expiry at `now`. Some((the account after the count, the
-    /// verification after the resend)) when both happened (its day count is this resend's place,
-    /// exact unless other resends of it raced this one: see `resend::as_placed`); None when
-    /// anything refused, and then nothing was written or counted (the caller goes the usual way,
-    /// which tells why).
+    /// mode, open and not past its expiry at `now`. Done with the verification after the resend
+    /// (its day count is this resend's place, exact unless other resends of it raced this one:
+    /// see `resend::as_placed`).
     fn meter_and_resend(
         &self,
         resend: &MeteredResend<'_>,
-    ) -> impl Future<Output = Result<Option<(Account, Verification)>, StoreError>> + Send;
-    /// An API redelivery request in one write: counts the request as `meter_and_create` does AND
-    /// counts the redelivery on the stored event as `WebhookHistoryStore::request_redelivery`
-    /// does, only if the event is of the key's account and of `subject`, itself (the verification
-    /// or the household) of the key's account and mode. Some(the account after the count) when both happened; None when
-    /// anything refused, and then nothing was written or counted.
+    ) -> impl Future<Output = Result<Metered<Verification, VerificationRefusal>, StoreError>> + Send;
+    /// An API redelivery request: counts the request AND counts the redelivery on the stored
+    /// event as `WebhookHistoryStore::request_redelivery` does, only if the event is of the key's
+    /// account and of `subject`, itself (the verification or the household) of the key's account
+    /// and mode. Done with the event as stored.
     fn meter_and_redeliver(
         &self,
         redelivery: &MeteredRedelivery<'_>,
-    ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
+    ) -> impl Future<Output = Result<Metered<StoredWebhookEvent, RedeliveryRefusal>, StoreError>> + Send;
 }
 
 /// An API resend that carries its own metering (`MeterStore::meter_and_resend`).

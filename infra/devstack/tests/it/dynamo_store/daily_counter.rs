@@ -11,23 +11,7 @@ pub(super) async fn metered_pro_key<S: Store>(store: &S) -> (PresentedKey, Plans
         api_requests_per_day: 1000,
         api_access: true,
     }]);
-    let record = ApiKeyRecord {
-        key_id: "key_h1".into(),
-        key_hash: "h1".into(),
-        account_id: ACCOUNT.into(),
-        mode: Mode::Test,
-        display_prefix: "tiv_test_acct".into(),
-        created_at: now(),
-        revoked_at: None,
-    };
-    store.put_api_key(&record).await.unwrap();
-    let key = PresentedKey {
-        key_id: "key_h1".into(),
-        key_hash: "h1".into(),
-        account_id: ACCOUNT.into(),
-        mode: Mode::Test,
-        names_account: true,
-    };
+    let key = listed_key(store, "key_h1").await;
     assert!(matches!(
         store.meter_api_request(&key, now(), &plans).await.unwrap(),
         MeterOutcome::Allowed(_)
@@ -58,9 +42,9 @@ pub(super) async fn the_first_request_of_a_day_is_counted_by_the_one_write<S: St
         plans,
         verification_id: v.verification_id,
     };
-    let cancelled = Metered::of(store.meter_and_cancel(&cancel).await);
+    let cancelled = Metered::<()>::of(store.meter_and_cancel(&cancel).await);
     assert_eq!(
-        cancelled.map(|a| (a.api_window, a.api_requests)),
+        cancelled.map(|(a, ())| (a.api_window, a.api_requests)),
         Metered::Wrote((window(day2), 1))
     );
     assert_eq!(today().await, (window(day2), 1));
@@ -76,9 +60,9 @@ pub(super) async fn the_first_request_of_a_day_is_counted_by_the_one_write<S: St
         verification: &fresh,
         idempotency: None,
     };
-    let created = Metered::of(store.meter_and_create(&create).await);
+    let created = Metered::<()>::of(store.meter_and_create(&create).await);
     assert_eq!(
-        created.map(|a| (a.api_window, a.api_requests)),
+        created.map(|(a, ())| (a.api_window, a.api_requests)),
         Metered::Wrote((window(day3), 1))
     );
     assert!(
@@ -99,31 +83,21 @@ pub(super) async fn the_first_request_of_a_day_is_counted_by_the_one_write<S: St
     }
 }
 
-/// The account item keeps one day's counter: a count removes the month of days before it, and
-/// the earlier format (`api_window`, `api_requests`). Today's count of the earlier format is kept:
-/// a write carrying its metering refuses on it (nothing written), and a read's count moves it onto
-/// the day's attribute with one more.
+/// The account item keeps one day's counter: a count removes the month of days before it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-pub(super) async fn the_daily_counter_keeps_one_day_and_takes_over_the_earlier_format() {
+pub(super) async fn the_daily_counter_keeps_one_day() {
     let store = store().await;
     let (key, plans) = metered_pro_key(&store).await;
     let account_key = keys::account(ACCOUNT);
     let day = |at: DateTime<Utc>| format!("api_requests_{}", at.format("%Y%m%d"));
     let n = |v: u32| AttributeValue::N(v.to_string());
-    // Stale counters: 5 days ago (within the month a count clears) and 40 days ago (beyond it),
-    // and yesterday's count in the earlier format.
-    let yesterday = now() - Duration::days(1);
+    // Stale counters: 5 days ago (within the month a count clears) and 40 days ago (beyond it).
     put_attributes(
         &store,
         account_key.clone(),
         vec![
             (day(now() - Duration::days(5)), n(9)),
             (day(now() - Duration::days(40)), n(9)),
-            (
-                "api_window".into(),
-                AttributeValue::S(shared::domain::api_window(yesterday)),
-            ),
-            ("api_requests".into(), n(7)),
         ],
     )
     .await;
@@ -139,20 +113,7 @@ pub(super) async fn the_daily_counter_keeps_one_day_and_takes_over_the_earlier_f
     // The one beyond the month stays (read past: the latest day counts), the rest are gone.
     assert_eq!(counters, [&day(now() - Duration::days(40)), &day(now())]);
     assert_eq!(item.get(&day(now())), Some(&n(2)));
-    // Today's count in the earlier format (an item written before the deploy): 6 of 1000 used.
-    put_attributes(
-        &store,
-        account_key.clone(),
-        vec![
-            (day(now()), AttributeValue::Null(true)),
-            (
-                "api_window".into(),
-                AttributeValue::S(shared::domain::api_window(now())),
-            ),
-            ("api_requests".into(), n(6)),
-        ],
-    )
-    .await;
+    // A create carrying its metering counts on the same attribute.
     let v = pending(Mode::Test);
     let create = MeteredCreate {
         key: &key,
@@ -161,62 +122,12 @@ pub(super) async fn the_daily_counter_keeps_one_day_and_takes_over_the_earlier_f
         verification: &v,
         idempotency: None,
     };
-    // The one write refuses (the usual way settles it), writing nothing.
     assert_eq!(
-        Metered::of(store.meter_and_create(&create).await).map(|_| ()),
-        Metered::Nothing
+        Metered::<()>::of(store.meter_and_create(&create).await).map(|(a, ())| a.api_requests),
+        Metered::Wrote(3)
     );
-    assert!(
-        store
-            .get_verification(v.verification_id)
-            .await
-            .unwrap()
-            .is_none()
-    );
-    assert_eq!(
-        store
-            .get_account(ACCOUNT)
-            .await
-            .unwrap()
-            .unwrap()
-            .api_requests,
-        6
-    );
-    // The usual way's count moves it: 7 on the day's attribute, the earlier format gone.
-    match store.meter_api_request(&key, now(), &plans).await.unwrap() {
-        MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, 7),
-        other => panic!("{other:?}"),
-    }
-    let item = raw(&store, account_key.clone()).await.unwrap();
-    assert_eq!(item.get(&day(now())), Some(&n(7)));
-    assert!(!item.contains_key("api_window"));
-    // And the one write counts again, removing the rest of the earlier format.
-    assert_eq!(
-        Metered::of(store.meter_and_create(&create).await).map(|a| a.api_requests),
-        Metered::Wrote(8)
-    );
-    let item = raw(&store, account_key.clone()).await.unwrap();
-    assert!(!item.contains_key("api_window") && !item.contains_key("api_requests"));
-    // A rolling deploy: an instance of the earlier code counted 2 today in the earlier format
-    // after this code counted 8 on the day's attribute. Both are kept: 8 + 2 + this request.
-    put_attributes(
-        &store,
-        account_key.clone(),
-        vec![
-            (
-                "api_window".into(),
-                AttributeValue::S(shared::domain::api_window(now())),
-            ),
-            ("api_requests".into(), n(2)),
-        ],
-    )
-    .await;
-    match store.meter_api_request(&key, now(), &plans).await.unwrap() {
-        MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, 11),
-        other => panic!("{other:?}"),
-    }
     let item = raw(&store, account_key).await.unwrap();
-    assert_eq!(item.get(&day(now())), Some(&n(11)));
+    assert_eq!(item.get(&day(now())), Some(&n(3)));
 }
 
 /// Rewrites the item at `key` with `attrs` set (a `Null` value removes the attribute).
@@ -253,14 +164,10 @@ pub(super) async fn a_single_api_plan_meters<S: Store>(store: S) {
         api_requests_per_day: 2,
         api_access: true,
     }]);
+    let key = listed_key(&store, "key_a").await;
     let meter = |at: DateTime<Utc>| {
-        let (store, plans) = (&store, &plans);
-        async move {
-            store
-                .meter_api_request(&found_key("key_a"), at, plans)
-                .await
-                .unwrap()
-        }
+        let (store, plans, key) = (&store, &plans, &key);
+        async move { store.meter_api_request(key, at, plans).await.unwrap() }
     };
     for expected in [1, 2] {
         match meter(now()).await {
@@ -268,7 +175,10 @@ pub(super) async fn a_single_api_plan_meters<S: Store>(store: S) {
             other => panic!("{other:?}"),
         }
     }
-    assert!(matches!(meter(now()).await, MeterOutcome::LimitExceeded(_)));
+    assert!(matches!(
+        meter(now()).await,
+        MeterOutcome::Refused(MeterRefusal::LimitExceeded(_))
+    ));
     match meter(now() + Duration::days(1)).await {
         MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, 1),
         other => panic!("{other:?}"),
@@ -287,14 +197,14 @@ pub(super) async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(st
         api_access: true,
     };
     let plans = Plans::new(vec![plan("tiny", 2), plan("pro", 1000)]);
+    let keys = [
+        listed_key(&store, "key_a").await,
+        listed_key(&store, "key_b").await,
+    ];
     let meter = |at: DateTime<Utc>, key: &'static str| {
         let (store, plans) = (&store, &plans);
-        async move {
-            store
-                .meter_api_request(&found_key(key), at, plans)
-                .await
-                .unwrap()
-        }
+        let key = keys.iter().find(|k| k.key_id == key).unwrap().clone();
+        async move { store.meter_api_request(&key, at, plans).await.unwrap() }
     };
     for expected in [1, 2] {
         match meter(now(), "key_a").await {
@@ -304,7 +214,7 @@ pub(super) async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(st
     }
     assert!(matches!(
         meter(now(), "key_a").await,
-        MeterOutcome::LimitExceeded(_)
+        MeterOutcome::Refused(MeterRefusal::LimitExceeded(_))
     ));
     // The next UTC day starts a new window at one.
     match meter(now() + Duration::days(1), "key_a").await {
@@ -312,16 +222,6 @@ pub(super) async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(st
         other => panic!("{other:?}"),
     }
     // A revoked key is refused by the same write, and an unknown account too.
-    let key = ApiKeyRecord {
-        key_id: "key_a".into(),
-        key_hash: "hash-a".into(),
-        account_id: ACCOUNT.into(),
-        mode: Mode::Test,
-        display_prefix: "tiv_test_aaaa".into(),
-        created_at: now(),
-        revoked_at: None,
-    };
-    store.put_api_key(&key).await.unwrap();
     assert!(store.revoke_api_key(ACCOUNT, "key_a", now()).await.unwrap());
     assert!(
         !store
@@ -329,13 +229,19 @@ pub(super) async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(st
             .await
             .unwrap()
     );
-    assert_eq!(meter(now(), "key_a").await, MeterOutcome::KeyRevoked);
+    assert_eq!(
+        meter(now(), "key_a").await,
+        MeterOutcome::Refused(MeterRefusal::KeyRevoked)
+    );
     let nobody = PresentedKey {
         account_id: "nobody".into(),
-        ..found_key("key_a")
+        ..keys[0].clone()
     };
     let unknown = store.meter_api_request(&nobody, now(), &plans).await;
-    assert_eq!(unknown.unwrap(), MeterOutcome::UnknownAccount);
+    assert_eq!(
+        unknown.unwrap(),
+        MeterOutcome::Refused(MeterRefusal::UnknownAccount)
+    );
     // A plan without API access is refused without counting.
     store
         .update_account(ACCOUNT, Some("starter"), None)
@@ -343,6 +249,6 @@ pub(super) async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(st
         .unwrap();
     assert!(matches!(
         meter(now(), "key_b").await,
-        MeterOutcome::NoApiAccess(_)
+        MeterOutcome::Refused(MeterRefusal::NoApiAccess(_))
     ));
 }

@@ -2,14 +2,24 @@
 
 use super::*;
 
-/// A key the metering finds by its hash first (the earlier format): the write checks revocation.
-pub(super) fn found_key(key_id: &str) -> PresentedKey {
-    PresentedKey {
+/// A test key of the account, issued (its hash listed on the account) and presented.
+pub(super) async fn listed_key<S: Store>(store: &S, key_id: &str) -> PresentedKey {
+    let key_hash = format!("hash-of-{key_id}");
+    let record = ApiKeyRecord {
         key_id: key_id.into(),
-        key_hash: format!("hash-of-{key_id}"),
+        key_hash: key_hash.clone(),
         account_id: ACCOUNT.into(),
         mode: Mode::Test,
-        names_account: false,
+        display_prefix: "tiv_test_acct".into(),
+        created_at: now(),
+        revoked_at: None,
+    };
+    store.put_api_key(&record).await.unwrap();
+    PresentedKey {
+        key_id: key_id.into(),
+        key_hash,
+        account_id: ACCOUNT.into(),
+        mode: Mode::Test,
     }
 }
 
@@ -40,7 +50,6 @@ pub(super) async fn a_key_naming_its_account_is_authenticated_by_the_metering_wr
         key_hash: hash.into(),
         account_id: ACCOUNT.into(),
         mode,
-        names_account: true,
     };
     // Before it is issued: unknown, and nothing is counted.
     let meter = |key: PresentedKey| {
@@ -49,7 +58,7 @@ pub(super) async fn a_key_naming_its_account_is_authenticated_by_the_metering_wr
     };
     assert_eq!(
         meter(presented("h1", Mode::Test)).await,
-        MeterOutcome::UnknownAccount
+        MeterOutcome::Refused(MeterRefusal::UnknownAccount)
     );
     // The account's first key creates the listing, the second adds to it.
     store.put_api_key(&issued("h1", Mode::Test)).await.unwrap();
@@ -65,11 +74,11 @@ pub(super) async fn a_key_naming_its_account_is_authenticated_by_the_metering_wr
     // Listed for the other mode, or not listed at all: unknown, not counted.
     assert_eq!(
         meter(presented("h1", Mode::Live)).await,
-        MeterOutcome::UnknownAccount
+        MeterOutcome::Refused(MeterRefusal::UnknownAccount)
     );
     assert_eq!(
         meter(presented("h3", Mode::Test)).await,
-        MeterOutcome::UnknownAccount
+        MeterOutcome::Refused(MeterRefusal::UnknownAccount)
     );
     // Revoked: refused by the next request's write, and the other key still counts.
     assert!(
@@ -80,7 +89,7 @@ pub(super) async fn a_key_naming_its_account_is_authenticated_by_the_metering_wr
     );
     assert_eq!(
         meter(presented("h1", Mode::Test)).await,
-        MeterOutcome::KeyRevoked
+        MeterOutcome::Refused(MeterRefusal::KeyRevoked)
     );
     match meter(presented("h2", Mode::Live)).await {
         MeterOutcome::Allowed(a) => assert_eq!(a.api_requests, 3),
@@ -89,10 +98,11 @@ pub(super) async fn a_key_naming_its_account_is_authenticated_by_the_metering_wr
 }
 
 on_both_stores!(a_create_carrying_its_metering_writes_both_or_nothing);
-/// `meter_and_create`: the count of the request and the create happen together or not at all;
-/// every refusal (window not started, the plan's monthly allowance used up, the Idempotency-Key
-/// used, a key not listed or revoked, the day's allowance used up) leaves the count and the
-/// verifications as they were. The monthly allowance is the plan the account has at the write.
+/// `meter_and_create`: the count of the request and the create happen together or not at all.
+/// A refusal by the operation (the plan's monthly allowance used up, the Idempotency-Key used,
+/// with its record) writes nothing of it and counts the request alone; a refusal by the account
+/// (a key not listed or revoked, the day's allowance used up) writes and counts nothing. The
+/// monthly allowance is the plan the account has at the write.
 pub(super) async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Store>(store: S) {
     store.put_account(&account("tiny")).await.unwrap();
     let plan = |name: &str, month, day| Plan {
@@ -101,7 +111,7 @@ pub(super) async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Sto
         api_requests_per_day: day,
         api_access: true,
     };
-    let plans = Plans::new(vec![plan("tiny", 1, 4), plan("pro", 5, 4)]);
+    let plans = Plans::new(vec![plan("tiny", 1, 6), plan("pro", 5, 6)]);
     for (hash, key_id) in [("h1", "key_h1"), ("h2", "key_h2")] {
         let record = ApiKeyRecord {
             key_id: key_id.into(),
@@ -119,7 +129,6 @@ pub(super) async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Sto
         key_hash: hash.into(),
         account_id: ACCOUNT.into(),
         mode: Mode::Live,
-        names_account: true,
     };
     let claim = IdempotencyClaim {
         key_hash: "idem-key".into(),
@@ -132,7 +141,7 @@ pub(super) async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Sto
         async move {
             let key = presented(hash);
             let idem = idem.then_some(&claim);
-            let out = Metered::of(
+            let out = Metered::<()>::of(
                 store
                     .meter_and_create(&MeteredCreate {
                         key: &key,
@@ -145,7 +154,7 @@ pub(super) async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Sto
             );
             let written = store.get_verification(v.verification_id).await.unwrap();
             assert_eq!(out.wrote(), written.is_some(), "both or nothing");
-            out.map(|a| a.api_requests)
+            out.map(|(a, ())| a.api_requests)
         }
     };
     let count = || async {
@@ -174,9 +183,9 @@ pub(super) async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Sto
         .await
         .unwrap();
     assert_eq!(used.created, 1);
-    // The month's allowance of `tiny` (1) used up: nothing (the usual way tells it).
-    assert_eq!(create("h1", false).await, Metered::Nothing);
-    assert_eq!(count().await, 2);
+    // The month's allowance of `tiny` (1) used up: told so, nothing created, the request counted.
+    assert_eq!(create("h1", false).await, common::declined("LimitReached"));
+    assert_eq!(count().await, 3);
     // On `pro` (5 a month) the same write allows it: the write reads the plan, not the caller.
     assert!(
         store
@@ -184,13 +193,36 @@ pub(super) async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Sto
             .await
             .unwrap()
     );
-    // The Idempotency-Key used: nothing; a key not listed: refused as unknown.
-    assert_eq!(create("h1", true).await, Metered::Nothing);
+    // The Idempotency-Key used: told so with its record, the request counted; a key not listed:
+    // refused as unknown, not counted.
+    assert_eq!(
+        create("h1", true).await,
+        common::declined("IdempotencyConflict")
+    );
+    let v = pending(Mode::Live);
+    let replayed = store
+        .meter_and_create(&MeteredCreate {
+            key: &presented("h1"),
+            now: now(),
+            plans,
+            verification: &v,
+            idempotency: Some(&claim),
+        })
+        .await
+        .unwrap();
+    match replayed {
+        shared::ports::Metered::Refused(a, CreateRefusal::IdempotencyConflict(record)) => {
+            assert_eq!(a.api_requests, 5);
+            assert_eq!(record.body_hash, "idem-body");
+            assert_ne!(record.verification_id, v.verification_id);
+        }
+        other => panic!("{other:?}"),
+    }
     assert_eq!(
         create("h9", false).await,
         Metered::Refused("unknown_account")
     );
-    assert_eq!(count().await, 2);
+    assert_eq!(count().await, 5);
     // A revoked key: refused by the same write; the other key still counts.
     assert!(
         store
@@ -199,54 +231,38 @@ pub(super) async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Sto
             .unwrap()
     );
     assert_eq!(create("h2", false).await, Metered::Refused("key_revoked"));
-    assert_eq!(create("h1", false).await, Metered::Wrote(3));
-    assert_eq!(create("h1", false).await, Metered::Wrote(4));
-    // The day's allowance (4) used up: refused, nothing written.
+    assert_eq!(create("h1", false).await, Metered::Wrote(6));
+    // The day's allowance (6) used up: refused, nothing written.
     assert_eq!(
         create("h1", false).await,
         Metered::Refused("limit_exceeded")
     );
-    assert_eq!(count().await, 4);
+    assert_eq!(count().await, 6);
     let (_, used) = store
         .owner_stats(ACCOUNT, Mode::Live, &month)
         .await
         .unwrap();
-    assert_eq!(used.created, 3);
+    assert_eq!(used.created, 2);
 }
 
 on_both_stores!(a_cancel_carrying_its_metering_writes_both_or_nothing);
 /// `meter_and_cancel`: the count and the cancel of the key's own open verification (pending or in
-/// progress, one write either way) happen together or not at all; anything else (another account
-/// or mode, a closed status, past its expiry, missing, the day's allowance used up) leaves the
-/// count and the verification as they were.
+/// progress, one write either way) happen together or not at all; anything else leaves the
+/// verification as it was and says why: another account's or mode's, or missing (not found); a
+/// closed status or past its expiry (closed, with the verification as it is), the request then
+/// counted alone; the day's allowance used up (refused, not counted).
 pub(super) async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Store>(store: S) {
     store.put_account(&account("tiny")).await.unwrap();
     let plans = Plans::new(vec![Plan {
         name: "tiny".into(),
         verifications_per_month: 10,
-        api_requests_per_day: 4,
+        api_requests_per_day: 8,
         api_access: true,
     }]);
-    let record = ApiKeyRecord {
-        key_id: "key_h1".into(),
-        key_hash: "h1".into(),
-        account_id: ACCOUNT.into(),
-        mode: Mode::Test,
-        display_prefix: "tiv_test_acct".into(),
-        created_at: now(),
-        revoked_at: None,
-    };
-    store.put_api_key(&record).await.unwrap();
-    let key = PresentedKey {
-        key_id: "key_h1".into(),
-        key_hash: "h1".into(),
-        account_id: ACCOUNT.into(),
-        mode: Mode::Test,
-        names_account: true,
-    };
+    let key = listed_key(&store, "key_h1").await;
     let (store, plans, key) = (&store, &plans, &key);
     let cancel = |id: uuid::Uuid, at: DateTime<Utc>| async move {
-        Metered::of(
+        Metered::<()>::of(
             store
                 .meter_and_cancel(&MeteredCancel {
                     key,
@@ -256,7 +272,7 @@ pub(super) async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Sto
                 })
                 .await,
         )
-        .map(|a| a.api_requests)
+        .map(|(a, ())| a.api_requests)
     };
     let count = || async {
         store
@@ -294,19 +310,36 @@ pub(super) async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Sto
         )
         .await
         .unwrap();
-    // Another mode's, a completed one, one past its expiry, one that does not exist: nothing.
-    assert_eq!(cancel(live.verification_id, now()).await, Metered::Nothing);
-    assert_eq!(cancel(done.verification_id, now()).await, Metered::Nothing);
+    // Another mode's, a completed one, one past its expiry, one that does not exist: each told
+    // why, nothing of it written, the request counted.
+    let not_found = || common::declined("NotFound");
+    assert_eq!(cancel(live.verification_id, now()).await, not_found());
     assert_eq!(
-        cancel(open.verification_id, open.expires_at).await,
-        Metered::Nothing
+        cancel(done.verification_id, now()).await,
+        common::declined("Closed")
     );
-    assert_eq!(cancel(uuid::Uuid::new_v4(), now()).await, Metered::Nothing);
-    assert_eq!(count().await, 1);
+    assert_eq!(cancel(uuid::Uuid::new_v4(), now()).await, not_found());
+    assert_eq!(count().await, 4);
+    // The closed one comes back as it is.
+    let told = store
+        .meter_and_cancel(&MeteredCancel {
+            key,
+            now: now(),
+            plans,
+            verification_id: done.verification_id,
+        })
+        .await
+        .unwrap();
+    match told {
+        shared::ports::Metered::Refused(a, VerificationRefusal::Closed(v)) => {
+            assert_eq!((a.api_requests, v.status), (5, Status::Completed));
+        }
+        other => panic!("{other:?}"),
+    }
     // One in progress: counted and cancelled in the one write, its counter moved.
     assert_eq!(
         cancel(started.verification_id, now()).await,
-        Metered::Wrote(2)
+        Metered::Wrote(6)
     );
     let stopped = store
         .get_verification(started.verification_id)
@@ -318,7 +351,7 @@ pub(super) async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Sto
         (Status::Expired, Some(now()))
     );
     // The key's own pending one: counted and cancelled together, counters moved.
-    assert_eq!(cancel(open.verification_id, now()).await, Metered::Wrote(3));
+    assert_eq!(cancel(open.verification_id, now()).await, Metered::Wrote(7));
     let after = store
         .get_verification(open.verification_id)
         .await
@@ -335,14 +368,17 @@ pub(super) async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Sto
         (stats.total, stats.open, stats.expired, stats.completed),
         (3, 0, 2, 1)
     );
-    // Cancelled already: nothing more.
-    assert_eq!(cancel(open.verification_id, now()).await, Metered::Nothing);
-    // The day's allowance used up: nothing, even for a pending one.
+    // Cancelled already: told closed, counted.
+    assert_eq!(
+        cancel(open.verification_id, now()).await,
+        common::declined("Closed")
+    );
+    // The day's allowance used up: nothing, even for a pending one (cancelled already or not).
     let another = created(Mode::Test).await;
-    assert!(matches!(
-        store.meter_api_request(key, now(), plans).await.unwrap(),
-        MeterOutcome::Allowed(_)
-    ));
+    assert_eq!(
+        cancel(open.verification_id, now()).await,
+        Metered::Refused("limit_exceeded")
+    );
     assert_eq!(
         cancel(another.verification_id, now()).await,
         Metered::Refused("limit_exceeded")
@@ -353,7 +389,13 @@ pub(super) async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Sto
         .unwrap()
         .unwrap();
     assert_eq!(still.status, Status::Pending);
-    assert_eq!(count().await, 4);
+    assert_eq!(count().await, 8);
+    // Past its expiry (a later UTC day, with an allowance of its own): closed, counted.
+    assert_eq!(
+        cancel(another.verification_id, another.expires_at).await,
+        common::declined("Closed")
+    );
+    assert_eq!(count().await, 1);
 }
 
 on_both_stores!(a_cancel_carrying_its_metering_races_the_tenant_start_and_always_applies);
@@ -380,7 +422,10 @@ pub(super) async fn a_cancel_carrying_its_metering_races_the_tenant_start_and_al
             store.meter_and_cancel(&cancel),
             store.transition(&v, &Transition::Start, now())
         );
-        assert!(cancelled.unwrap().is_some(), "the cancel applies");
+        assert!(
+            matches!(cancelled.unwrap(), shared::ports::Metered::Done(..)),
+            "the cancel applies"
+        );
         let started = matches!(started.unwrap(), TransitionOutcome::Applied(_));
         let stored = store
             .get_verification(v.verification_id)
@@ -436,7 +481,7 @@ pub(super) async fn a_cancel_carrying_its_metering_races_the_tenant_completion_w
             store.meter_and_cancel(&cancel),
             store.transition(&v, &complete, now())
         );
-        let cancelled = cancelled.unwrap().is_some();
+        let cancelled = matches!(cancelled.unwrap(), shared::ports::Metered::Done(..));
         let completed = matches!(completed.unwrap(), TransitionOutcome::Applied(_));
         assert!(
             cancelled != completed,

@@ -128,7 +128,7 @@ pub(super) async fn cancelling_one_in_progress_keeps_the_list_totals_exact<S: St
     let cancel = |id| {
         let (key, plans) = (&key, &plans);
         async move {
-            store
+            let cancelled = store
                 .meter_and_cancel(&MeteredCancel {
                     key,
                     now: now(),
@@ -136,8 +136,8 @@ pub(super) async fn cancelling_one_in_progress_keeps_the_list_totals_exact<S: St
                     verification_id: id,
                 })
                 .await
-                .unwrap()
-                .is_some()
+                .unwrap();
+            matches!(cancelled, shared::ports::Metered::Done(..))
         }
     };
     // Two in progress and one pending cancelled; one past expiry refused.

@@ -1,5 +1,4 @@
-//! `InviteStore` in memory, with the adapter's conditions: the resend write is refused unless the
-//! verification is open, unexpired and at the round the caller read.
+//! `InviteStore` in memory, with the adapter's conditions: one send claim per resent round.
 
 use std::collections::HashMap;
 use std::sync::MutexGuard;
@@ -10,8 +9,8 @@ use uuid::Uuid;
 use super::{EmailState, MemoryStore, refused};
 use crate::adapters::dynamo::EMAIL_LEASE;
 use crate::domain::reach::invite_email_key;
-use crate::domain::{Status, Verification, resend};
-use crate::ports::{EmailClaim, EmailStart, InviteStore, ResendOutcome, StoreError};
+use crate::domain::{Status, Verification};
+use crate::ports::{EmailClaim, EmailStart, InviteStore, StoreError};
 
 fn open_at(v: &Verification, now: DateTime<Utc>) -> bool {
     matches!(v.status, Status::Pending | Status::InProgress) && v.expires_at > now
@@ -26,42 +25,6 @@ impl MemoryStore {
 }
 
 impl InviteStore for MemoryStore {
-    async fn record_resend(
-        &self,
-        current: &Verification,
-        now: DateTime<Utc>,
-        max_per_day: u32,
-    ) -> Result<ResendOutcome, StoreError> {
-        if resend::resends_today(current, now) >= max_per_day {
-            return Ok(ResendOutcome::LimitReached);
-        }
-        let mut t = self.lock();
-        // As the adapter's check on a member's household item: the member is told cancelled.
-        let cancelled_in = (current.household_id)
-            .and_then(|h| t.households.get(&h))
-            .filter(|h| h.cancelled_at.is_some())
-            .cloned();
-        let Some(stored) = t.verifications.get_mut(&current.verification_id) else {
-            return Ok(ResendOutcome::Conflict(None));
-        };
-        if let Some(household) = cancelled_in {
-            return Ok(ResendOutcome::Conflict(Some(
-                household.member_as_of(stored),
-            )));
-        }
-        // A member's write is also only while its status is as read (the adapter's transaction).
-        let status_moved = current.household_id.is_some() && stored.status != current.status;
-        if !open_at(stored, now) || stored.invite_round != current.invite_round || status_moved {
-            return Ok(ResendOutcome::Conflict(Some(stored.clone())));
-        }
-        let next = resend::record(stored, now);
-        stored.invite_round = next.invite_round;
-        stored.resend_day = next.resend_day;
-        stored.resends_on_day = next.resends_on_day;
-        stored.last_resent_at = next.last_resent_at;
-        Ok(ResendOutcome::Applied(stored.clone()))
-    }
-
     async fn claim_invite_and_bind(
         &self,
         id: Uuid,

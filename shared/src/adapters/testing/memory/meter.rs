@@ -1,6 +1,7 @@
-//! The in-memory store's metering: the daily allowance by the domain's rule, and the create and
-//! the cancel that carry their own metering, each under the one lock (as the adapter's single
-//! write), a live create within the monthly allowance of the account's plan.
+//! The in-memory store's metering: the daily allowance by the domain's rule, and the API writes
+//! that carry their own metering, each under the one lock (as the adapter's single transaction),
+//! a live create within the monthly allowance of the account's plan. A refused operation is told
+//! by what it found, and the request alone is counted, as the adapter does.
 
 use chrono::{DateTime, Utc};
 
@@ -9,13 +10,14 @@ use super::households::create_household_locked;
 use super::{MemoryStore, Tables};
 use crate::config::Plans;
 use crate::domain::metering::{
-    MeterDecision, MeterOutcome, PresentedKey, classify_meter, count_one,
+    MeterDecision, MeterOutcome, MeterRefusal, PresentedKey, classify_meter, count_one,
 };
-use crate::domain::webhook_log::WebhookSubject;
+use crate::domain::webhook_log::{StoredWebhookEvent, WebhookSubject};
 use crate::domain::{Account, Mode, Status, Verification, resend};
 use crate::ports::{
-    CreateOutcome, MeterStore, MeteredCancel, MeteredCreate, MeteredHousehold,
-    MeteredHouseholdCancel, MeteredRedelivery, MeteredResend, StoreError,
+    CreateOutcome, CreateRefusal, HouseholdCancelRefusal, MeterStore, Metered, MeteredCancel,
+    MeteredCreate, MeteredHousehold, MeteredHouseholdCancel, MeteredRedelivery, MeteredResend,
+    RedeliveryRefusal, StoreError, VerificationRefusal,
 };
 
 impl MeterStore for MemoryStore {
@@ -26,23 +28,16 @@ impl MeterStore for MemoryStore {
         plans: &Plans,
     ) -> Result<MeterOutcome, StoreError> {
         let mut t = self.lock();
-        let account = t.accounts.get(&key.account_id).cloned();
-        let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
-        let decision = classify_meter(account, plan, key, now);
-        let Some(account) = t.accounts.get_mut(&key.account_id) else {
-            return Ok(MeterOutcome::UnknownAccount);
-        };
-        match decision {
-            MeterDecision::Refuse(outcome) => return Ok(outcome),
-            MeterDecision::Count | MeterDecision::StartWindow => count_one(account, now),
-        }
-        Ok(MeterOutcome::Allowed(account.clone()))
+        Ok(match allowed(&t, key, now, plans) {
+            Ok(account) => MeterOutcome::Allowed(count_locked(&mut t, &account, now)),
+            Err(refusal) => MeterOutcome::Refused(*refusal),
+        })
     }
 
     async fn meter_and_create(
         &self,
         create: &MeteredCreate<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), CreateRefusal>, StoreError> {
         let MeteredCreate {
             key,
             now,
@@ -51,22 +46,19 @@ impl MeterStore for MemoryStore {
             idempotency,
         } = *create;
         let mut t = self.lock();
-        let Some((account, monthly_limit)) = countable(&t, key, now, plans, verification.mode)?
-        else {
-            return Ok(None);
+        let account = match allowed(&t, key, now, plans) {
+            Ok(account) => account,
+            Err(refusal) => return Ok(Metered::AccountRefused(*refusal)),
         };
-        if create_locked(&mut t, verification, idempotency, monthly_limit)?
-            != CreateOutcome::Created
-        {
-            return Ok(None);
-        }
-        Ok(Some(count_locked(&mut t, &account, now)))
+        let limit = monthly_limit(&account, plans, verification.mode);
+        let created = create_locked(&mut t, verification, idempotency, limit)?;
+        Ok(settle(&mut t, &account, now, created_or(created)))
     }
 
     async fn meter_and_create_household(
         &self,
         create: &MeteredHousehold<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), CreateRefusal>, StoreError> {
         let MeteredHousehold {
             key,
             now,
@@ -76,21 +68,19 @@ impl MeterStore for MemoryStore {
             idempotency,
         } = *create;
         let mut t = self.lock();
-        let Some((account, monthly_limit)) = countable(&t, key, now, plans, household.mode)? else {
-            return Ok(None);
+        let account = match allowed(&t, key, now, plans) {
+            Ok(account) => account,
+            Err(refusal) => return Ok(Metered::AccountRefused(*refusal)),
         };
-        if create_household_locked(&mut t, household, members, idempotency, monthly_limit)?
-            != CreateOutcome::Created
-        {
-            return Ok(None);
-        }
-        Ok(Some(count_locked(&mut t, &account, now)))
+        let limit = monthly_limit(&account, plans, household.mode);
+        let created = create_household_locked(&mut t, household, members, idempotency, limit)?;
+        Ok(settle(&mut t, &account, now, created_or(created)))
     }
 
     async fn meter_and_cancel(
         &self,
         cancel: &MeteredCancel<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), VerificationRefusal>, StoreError> {
         let MeteredCancel {
             key,
             now,
@@ -98,21 +88,27 @@ impl MeterStore for MemoryStore {
             verification_id,
         } = *cancel;
         let mut t = self.lock();
-        let counted = counted_account(&t, key, now, plans)?;
-        if counted.is_none()
-            || !cancel_open_locked(&mut t, verification_id, &key.account_id, key.mode, now)
-        {
-            return Ok(None);
-        }
-        let account = t.accounts.get_mut(&key.account_id).expect("read above");
-        count_one(account, now);
-        Ok(Some(account.clone()))
+        let account = match allowed(&t, key, now, plans) {
+            Ok(account) => account,
+            Err(refusal) => return Ok(Metered::AccountRefused(*refusal)),
+        };
+        let done = if cancel_open_locked(&mut t, verification_id, &key.account_id, key.mode, now) {
+            Ok(())
+        } else {
+            // As the adapter reads it off the verification its condition saw.
+            let stored = t.verifications.get(&verification_id).cloned();
+            Err(match stored.filter(|v| owned(v, key)) {
+                Some(v) => VerificationRefusal::Closed(Box::new(v)),
+                None => VerificationRefusal::NotFound,
+            })
+        };
+        Ok(settle(&mut t, &account, now, done))
     }
 
     async fn meter_and_cancel_household(
         &self,
         cancel: &MeteredHouseholdCancel<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<(), HouseholdCancelRefusal>, StoreError> {
         let MeteredHouseholdCancel {
             key,
             now,
@@ -120,27 +116,29 @@ impl MeterStore for MemoryStore {
             household_id,
         } = *cancel;
         let mut t = self.lock();
-        let counted = counted_account(&t, key, now, plans)?;
-        // As the adapter's condition: the key's own household, undecided, not cancelled yet.
-        let household = t.households.get_mut(&household_id).filter(|h| {
-            h.account_id == key.account_id
-                && h.mode == key.mode
-                && h.decision.is_none()
-                && h.cancelled_at.is_none()
-        });
-        let (Some(_), Some(household)) = (counted, household) else {
-            return Ok(None);
+        let account = match allowed(&t, key, now, plans) {
+            Ok(account) => account,
+            Err(refusal) => return Ok(Metered::AccountRefused(*refusal)),
         };
-        household.cancelled_at = Some(now);
-        let account = t.accounts.get_mut(&key.account_id).expect("read above");
-        count_one(account, now);
-        Ok(Some(account.clone()))
+        // As the adapter's condition: the key's own household, undecided, not cancelled yet.
+        let done = match t.households.get_mut(&household_id) {
+            Some(h) if h.account_id == key.account_id && h.mode == key.mode => {
+                if h.decision.is_none() && h.cancelled_at.is_none() {
+                    h.cancelled_at = Some(now);
+                    Ok(())
+                } else {
+                    Err(HouseholdCancelRefusal::Closed(Box::new(h.clone())))
+                }
+            }
+            _ => Err(HouseholdCancelRefusal::NotFound),
+        };
+        Ok(settle(&mut t, &account, now, done))
     }
 
     async fn meter_and_resend(
         &self,
         resend: &MeteredResend<'_>,
-    ) -> Result<Option<(Account, Verification)>, StoreError> {
+    ) -> Result<Metered<Verification, VerificationRefusal>, StoreError> {
         let MeteredResend {
             key,
             now,
@@ -149,31 +147,35 @@ impl MeterStore for MemoryStore {
             max_per_day,
         } = *resend;
         let mut t = self.lock();
-        let counted = counted_account(&t, key, now, plans)?;
-        let Some(stored) = t.verifications.get(&verification_id).cloned() else {
-            return Ok(None);
+        let account = match allowed(&t, key, now, plans) {
+            Ok(account) => account,
+            Err(refusal) => return Ok(Metered::AccountRefused(*refusal)),
         };
+        let stored = t.verifications.get(&verification_id).cloned();
         // As the adapter's condition: the key's own verification, open, before its expiry, with
         // resends left today.
-        let resendable = stored.account_id == key.account_id
-            && stored.mode == key.mode
-            && matches!(stored.status, Status::Pending | Status::InProgress)
-            && now < stored.expires_at
-            && resend::resends_today(&stored, now) < max_per_day;
-        if counted.is_none() || !resendable {
-            return Ok(None);
-        }
-        let next = resend::record(&stored, now);
-        t.verifications.insert(verification_id, next.clone());
-        let account = t.accounts.get_mut(&key.account_id).expect("read above");
-        count_one(account, now);
-        Ok(Some((account.clone(), next)))
+        let done = match stored.filter(|v| owned(v, key)) {
+            None => Err(VerificationRefusal::NotFound),
+            Some(v) if !matches!(v.status, Status::Pending | Status::InProgress) => {
+                Err(VerificationRefusal::Closed(Box::new(v)))
+            }
+            Some(v) if now >= v.expires_at => Err(VerificationRefusal::Closed(Box::new(v))),
+            Some(v) if resend::resends_today(&v, now) >= max_per_day => {
+                Err(VerificationRefusal::ResendLimitReached)
+            }
+            Some(v) => {
+                let next = resend::record(&v, now);
+                t.verifications.insert(verification_id, next.clone());
+                Ok(next)
+            }
+        };
+        Ok(settle(&mut t, &account, now, done))
     }
 
     async fn meter_and_redeliver(
         &self,
         redelivery: &MeteredRedelivery<'_>,
-    ) -> Result<Option<Account>, StoreError> {
+    ) -> Result<Metered<StoredWebhookEvent, RedeliveryRefusal>, StoreError> {
         let MeteredRedelivery {
             key,
             now,
@@ -182,61 +184,88 @@ impl MeterStore for MemoryStore {
             subject,
         } = *redelivery;
         let mut t = self.lock();
-        let counted = counted_account(&t, key, now, plans)?;
-        let owned_subject = match subject {
-            WebhookSubject::Verification(id) => (t.verifications.get(&id))
-                .is_some_and(|v| v.account_id == key.account_id && v.mode == key.mode),
-            WebhookSubject::Household(id) => (t.households.get(&id))
-                .is_some_and(|h| h.account_id == key.account_id && h.mode == key.mode),
+        let account = match allowed(&t, key, now, plans) {
+            Ok(account) => account,
+            Err(refusal) => return Ok(Metered::AccountRefused(*refusal)),
         };
-        if counted.is_none() || !owned_subject {
-            return Ok(None);
-        }
+        // The subject: the key's own (account and mode), and whether it has a `webhook_url`.
+        let subject_hook = match subject {
+            WebhookSubject::Verification(id) => (t.verifications.get(&id))
+                .filter(|v| owned(v, key))
+                .map(|v| v.webhook_url.is_some()),
+            WebhookSubject::Household(id) => (t.households.get(&id))
+                .filter(|h| h.account_id == key.account_id && h.mode == key.mode)
+                .map(|h| h.webhook_url.is_some()),
+        };
         // The history's lock is taken under the table's, as nowhere the other way round.
-        if !self.count_redelivery_if(event_id, |e| {
-            e.message.account_id == key.account_id && e.subject == subject
-        }) {
-            return Ok(None);
-        }
-        let account = t.accounts.get_mut(&key.account_id).expect("read above");
-        count_one(account, now);
-        Ok(Some(account.clone()))
+        let counted = subject_hook.and_then(|_| {
+            self.count_redelivery_if(event_id, |e| {
+                e.message.account_id == key.account_id && e.subject == subject
+            })
+        });
+        // As the adapter tells it: no event of the key's by that id; one of the key's own
+        // subjects without a `webhook_url` has none.
+        let done = match (counted, subject_hook) {
+            (Some(event), _) => Ok(event),
+            (None, Some(false)) => Err(RedeliveryRefusal::NoWebhookUrl),
+            (None, _) => Err(RedeliveryRefusal::NotFound),
+        };
+        Ok(settle(&mut t, &account, now, done))
     }
 }
 
-/// The key's account when the domain's rule counts one more request of it (the first of a new
-/// window too, as the adapter's count on the day's own attribute does). A refusal by the account
-/// is told as the adapter tells it (`StoreError::MeterRefused`).
-fn counted_account(
+/// The key's account when the domain's rule counts one more request of it, else why not
+/// (boxed: it is large).
+fn allowed(
     t: &Tables,
     key: &PresentedKey,
     now: DateTime<Utc>,
     plans: &Plans,
-) -> Result<Option<Account>, StoreError> {
+) -> Result<Account, Box<MeterRefusal>> {
     let account = t.accounts.get(&key.account_id).cloned();
     let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
-    match classify_meter(account.clone(), plan, key, now) {
-        MeterDecision::Count | MeterDecision::StartWindow => Ok(account),
-        MeterDecision::Refuse(outcome) => Err(StoreError::MeterRefused(Box::new(outcome))),
+    match (classify_meter(account.clone(), plan, key, now), account) {
+        (MeterDecision::Count | MeterDecision::StartWindow, Some(account)) => Ok(account),
+        (MeterDecision::Refuse(refusal), _) => Err(Box::new(refusal)),
+        (_, None) => Err(Box::new(MeterRefusal::UnknownAccount)),
     }
 }
 
-/// `counted_account`, with the monthly allowance of its plan for creates in `mode` (live only).
-fn countable(
-    t: &Tables,
-    key: &PresentedKey,
-    now: DateTime<Utc>,
-    plans: &Plans,
-    mode: Mode,
-) -> Result<Option<(Account, Option<u32>)>, StoreError> {
-    let Some(account) = counted_account(t, key, now, plans)? else {
-        return Ok(None);
-    };
-    let monthly_limit = match mode {
+/// The monthly allowance of the account's plan for creates in `mode` (live only).
+fn monthly_limit(account: &Account, plans: &Plans, mode: Mode) -> Option<u32> {
+    match mode {
         Mode::Live => plans.get(&account.plan).map(|p| p.verifications_per_month),
         Mode::Test => None,
-    };
-    Ok(Some((account, monthly_limit)))
+    }
+}
+
+/// Whether the verification is the key's own (account and mode).
+fn owned(v: &Verification, key: &PresentedKey) -> bool {
+    v.account_id == key.account_id && v.mode == key.mode
+}
+
+fn created_or(created: CreateOutcome) -> Result<(), CreateRefusal> {
+    match created {
+        CreateOutcome::Created => Ok(()),
+        CreateOutcome::LimitReached => Err(CreateRefusal::LimitReached),
+        CreateOutcome::IdempotencyConflict(record) => {
+            Err(CreateRefusal::IdempotencyConflict(record))
+        }
+    }
+}
+
+/// Counts the (allowed) request, done or refused alike, and tells which.
+fn settle<T, R>(
+    t: &mut Tables,
+    account: &Account,
+    now: DateTime<Utc>,
+    done: Result<T, R>,
+) -> Metered<T, R> {
+    let after = count_locked(t, account, now);
+    match done {
+        Ok(done) => Metered::Done(after, done),
+        Err(why) => Metered::Refused(after, why),
+    }
 }
 
 /// Counts one request on the (allowed) account and returns it after the count.

@@ -27,18 +27,18 @@ impl MemoryStore {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Counts one redelivery of the event if it exists and `allowed` holds for it.
+    /// Counts one redelivery of the event if it exists and `allowed` holds for it: the event after.
     pub(super) fn count_redelivery_if(
         &self,
         event_id: &str,
         allowed: impl FnOnce(&StoredWebhookEvent) -> bool,
-    ) -> bool {
+    ) -> Option<StoredWebhookEvent> {
         match self.history().events.get_mut(event_id) {
             Some(event) if allowed(event) => {
                 event.redeliveries += 1;
-                true
+                Some(event.clone())
             }
-            _ => false,
+            _ => None,
         }
     }
 }
@@ -64,7 +64,7 @@ impl WebhookHistoryStore for MemoryStore {
         event_id: &str,
         _now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        Ok(self.count_redelivery_if(event_id, |_| true))
+        Ok(self.count_redelivery_if(event_id, |_| true).is_some())
     }
 
     async fn record_delivery_attempt(
