@@ -130,8 +130,9 @@ impl Analysis {
 /// The verdict rule, in order:
 /// 1. `edited` when any check other than `active_content` fails: each of them is evidence that
 ///    the document was changed after it was made, or belongs to someone else;
-/// 2. `undetermined` when the document can't be checked: a photo or a page without text, text
-///    that is none of the known kinds, JavaScript or embedded files (`active_content` fails), or
+/// 2. `undetermined` when the document can't be checked: a photo or a page without text,
+///    JavaScript or embedded files (`active_content` fails), text that is none of the known
+///    kinds, or
 ///    a pay stub whose gross, deductions and net could not all be read (`net_pay_arithmetic`
 ///    unknown);
 /// 3. `clean` otherwise.
@@ -147,10 +148,10 @@ pub fn verdict(kind: DocumentKind, checks: &[Check]) -> (Verdict, Option<String>
     let result_of = |name: &str| checks.iter().find(|c| c.check == name).map(|c| c.result);
     let reason = if kind == DocumentKind::Photo || result_of(names::TEXT_LAYER) != Some(CheckResult::Pass) {
         Some("the document is a photo or a scan without text: its figures can't be checked")
-    } else if kind == DocumentKind::Unknown {
-        Some("the text is not a pay stub, a bank statement or a benefit letter")
     } else if result_of(names::ACTIVE_CONTENT) == Some(CheckResult::Fail) {
         Some("the document carries JavaScript or embedded files")
+    } else if kind == DocumentKind::Unknown {
+        Some("the text is not a pay stub, a bank statement or a benefit letter")
     } else if kind == DocumentKind::PayStub
         && result_of(names::NET_PAY_ARITHMETIC) != Some(CheckResult::Pass)
     {

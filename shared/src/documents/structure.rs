@@ -284,14 +284,22 @@ fn font_consistency(pages: &[Page]) -> Check {
     }
 }
 
+/// Direct objects are searched this deep inside each indirect object (the intake refuses deeper
+/// nesting anyway).
+const ACTIVE_DEPTH: usize = 40;
+
 /// JavaScript (document or page actions) and embedded files, anywhere in the file.
 fn active_content(doc: &Document) -> Check {
-    let mut javascript = 0;
-    let mut embedded = 0;
-    for object in doc.objects.values() {
+    let (mut javascript, mut embedded, mut lists) = (0, 0, 0);
+    let mut pending: Vec<(&Object, usize)> = doc.objects.values().map(|o| (o, 0)).collect();
+    while let Some((object, depth)) = pending.pop() {
         let dict = match object {
             Object::Dictionary(d) => d,
             Object::Stream(s) => &s.dict,
+            Object::Array(items) if depth < ACTIVE_DEPTH => {
+                pending.extend(items.iter().map(|o| (o, depth + 1)));
+                continue;
+            }
             _ => continue,
         };
         if dict.has(b"JS") || dict.get(b"S").and_then(Object::as_name).ok() == Some(b"JavaScript") {
@@ -299,9 +307,12 @@ fn active_content(doc: &Document) -> Check {
         }
         if dict.get(b"Type").and_then(Object::as_name).ok() == Some(b"EmbeddedFile")
             || dict.get(b"Subtype").and_then(Object::as_name).ok() == Some(b"FileAttachment")
-            || dict.has(b"EmbeddedFiles")
         {
             embedded += 1;
+        }
+        lists += usize::from(dict.has(b"EmbeddedFiles"));
+        if depth < ACTIVE_DEPTH {
+            pending.extend(dict.iter().map(|(_, o)| (o, depth + 1)));
         }
     }
     let mut found = vec![];
@@ -309,7 +320,9 @@ fn active_content(doc: &Document) -> Check {
         found.push(format!("{javascript} JavaScript action(s)"));
     }
     if embedded > 0 {
-        found.push(format!("{embedded} embedded file(s) or file list(s)"));
+        found.push(format!("{embedded} embedded file(s)"));
+    } else if lists > 0 {
+        found.push("a list of embedded files".to_string());
     }
     if found.is_empty() {
         Check::new(names::ACTIVE_CONTENT, CheckResult::Pass, "no JavaScript and no embedded file")

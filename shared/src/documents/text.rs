@@ -575,7 +575,7 @@ impl<'a, 'b> Reader<'a, 'b> {
                             size: em,
                             font: font.name.clone(),
                         });
-                        run.text.push_str(&text);
+                        push_unligatured(&mut run.text, &text);
                         run.end_x = end_x;
                     }
                 }
@@ -635,6 +635,21 @@ impl<'a, 'b> Reader<'a, 'b> {
             _ => {}
         }
         Ok(())
+    }
+}
+
+/// Appends text with typographic ligatures (fi, ff, ...) spelled out, so labels compare.
+fn push_unligatured(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '\u{FB00}' => out.push_str("ff"),
+            '\u{FB01}' => out.push_str("fi"),
+            '\u{FB02}' => out.push_str("fl"),
+            '\u{FB03}' => out.push_str("ffi"),
+            '\u{FB04}' => out.push_str("ffl"),
+            '\u{FB05}' | '\u{FB06}' => out.push_str("st"),
+            other => out.push(other),
+        }
     }
 }
 

@@ -10,5 +10,6 @@ mod households_api;
 mod households_cancel;
 mod households_reach;
 mod plaid;
+mod documents;
 mod reminders;
 mod report_pdf;

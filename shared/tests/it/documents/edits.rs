@@ -1,0 +1,123 @@
+//! Edited copies of a genuine PDF, made the ways forgers make them.
+
+use lopdf::{Dictionary, Document, IncrementalDocument, Object, Stream, dictionary};
+
+/// Where a text run is drawn on page 1, in PDF coordinates (x, baseline y, size).
+pub fn position_of(bytes: &[u8], text: &str) -> (f32, f32, f32) {
+    let doc = Document::load_mem(bytes).unwrap();
+    let pages = shared::documents::text::read_pages(&doc, &Default::default()).unwrap();
+    let run = pages[0].runs().find(|r| r.text.trim() == text).unwrap_or_else(|| panic!("no run '{text}'"));
+    (run.x, 792.0 - run.y, run.size)
+}
+
+/// Draws `text` in Helvetica over page 1 at (x, y), on a white box hiding what was there.
+fn draw_over(target: &mut Document, source: &Document, at: (f32, f32, f32), text: &str) {
+    let page_id = source.page_iter().next().unwrap();
+    let (x, y, size) = at;
+    let font = target.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica", "Encoding" => "WinAnsiEncoding",
+    });
+    let ops = format!(
+        "q 1 1 1 rg {} {} {} {} re f 0 0 0 rg BT /FEdit {size} Tf {x} {y} Td ({text}) Tj ET Q",
+        x - 1.0,
+        y - 3.0,
+        size * 6.0,
+        size + 4.0
+    );
+    let content = target.add_object(Stream::new(Dictionary::new(), ops.into_bytes()));
+    let mut page = source.get_dictionary(page_id).unwrap().clone();
+    let mut contents: Vec<Object> = source.get_page_contents(page_id).into_iter().map(Object::Reference).collect();
+    contents.push(Object::Reference(content));
+    page.set("Contents", contents);
+    let resolve = |o: &Object| source.dereference(o).unwrap().1.as_dict().unwrap().clone();
+    let mut resources = resolve(page.get(b"Resources").unwrap());
+    let mut fonts = resources.get(b"Font").map(resolve).unwrap_or_default();
+    fonts.set("FEdit", Object::Reference(font));
+    resources.set("Font", fonts);
+    page.set("Resources", resources);
+    target.objects.insert(page_id, Object::Dictionary(page));
+}
+
+/// An incremental update appended to the file: a new amount drawn over the old one.
+pub fn incremental_overlay(bytes: &[u8], old: &str, new: &str) -> Vec<u8> {
+    let at = position_of(bytes, old);
+    let prev = Document::load_mem(bytes).unwrap();
+    let mut inc = IncrementalDocument::create_from(bytes.to_vec(), prev.clone());
+    draw_over(&mut inc.new_document, &prev, at, new);
+    let mut out = vec![];
+    inc.save_to(&mut out).unwrap();
+    out
+}
+
+/// The same drawing written into the file's content, the whole file saved again.
+pub fn rewritten_overlay(bytes: &[u8], old: &str, new: &str) -> Vec<u8> {
+    let at = position_of(bytes, old);
+    let source = Document::load_mem(bytes).unwrap();
+    let mut doc = source.clone();
+    draw_over(&mut doc, &source, at, new);
+    save(doc)
+}
+
+fn save(mut doc: Document) -> Vec<u8> {
+    let mut out = vec![];
+    doc.save_to(&mut out).unwrap();
+    out
+}
+
+/// Saved again by an editing tool: its producer, and a modification two days after creation.
+pub fn resaved_by(bytes: &[u8], producer: &str) -> Vec<u8> {
+    let mut doc = Document::load_mem(bytes).unwrap();
+    let info_id = doc.trailer.get(b"Info").unwrap().as_reference().unwrap();
+    let info = doc.get_dictionary_mut(info_id).unwrap();
+    info.set("Producer", Object::string_literal(producer));
+    info.set("CreationDate", Object::string_literal("D:20261106090000Z"));
+    info.set("ModDate", Object::string_literal("D:20261108173000Z"));
+    save(doc)
+}
+
+/// A page that is one image (a scan): the JPEG drawn over the whole letter-size page.
+pub fn image_only_pdf(jpeg: &[u8], width: i64, height: i64) -> Vec<u8> {
+    let mut doc = Document::with_version("1.5");
+    let image = doc.add_object(Stream::new(
+        dictionary! {
+            "Type" => "XObject", "Subtype" => "Image", "Width" => width, "Height" => height,
+            "ColorSpace" => "DeviceRGB", "BitsPerComponent" => 8, "Filter" => "DCTDecode",
+        },
+        jpeg.to_vec(),
+    ));
+    let content = doc.add_object(Stream::new(Dictionary::new(), b"q 612 0 0 792 0 0 cm /Im0 Do Q".to_vec()));
+    page_doc(doc, content, dictionary! { "XObject" => dictionary! { "Im0" => image } }, 1)
+}
+
+/// A document of `pages` pages sharing one content stream, with these resources.
+pub fn page_doc(mut doc: Document, content: lopdf::ObjectId, resources: Dictionary, pages: usize) -> Vec<u8> {
+    let pages_id = doc.new_object_id();
+    let kids: Vec<Object> = (0..pages)
+        .map(|_| {
+            Object::Reference(doc.add_object(dictionary! {
+                "Type" => "Page", "Parent" => pages_id, "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
+                "Contents" => content, "Resources" => resources.clone(),
+            }))
+        })
+        .collect();
+    doc.objects.insert(pages_id, Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => pages as i64 }));
+    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
+    doc.trailer.set("Root", catalog);
+    save(doc)
+}
+
+/// A small text PDF made with lopdf, the catalog given extra entries.
+pub fn text_pdf_with(extra: impl FnOnce(&mut Document) -> Dictionary) -> Vec<u8> {
+    let mut doc = Document::with_version("1.5");
+    let font = doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" });
+    let content = doc.add_object(Stream::new(Dictionary::new(), b"BT /F1 12 Tf 72 700 Td (Net Pay 1,467.00) Tj ET".to_vec()));
+    let entries = extra(&mut doc);
+    let bytes = page_doc(doc, content, dictionary! { "Font" => dictionary! { "F1" => font } }, 1);
+    let mut doc = Document::load_mem(&bytes).unwrap();
+    let root = doc.trailer.get(b"Root").unwrap().as_reference().unwrap();
+    let catalog = doc.get_dictionary_mut(root).unwrap();
+    for (k, v) in entries.iter() {
+        catalog.set(k.clone(), v.clone());
+    }
+    save(doc)
+}
