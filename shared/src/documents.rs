@@ -146,19 +146,20 @@ pub fn verdict(kind: DocumentKind, checks: &[Check]) -> (Verdict, Option<String>
         return (Verdict::Edited, None);
     }
     let result_of = |name: &str| checks.iter().find(|c| c.check == name).map(|c| c.result);
-    let reason = if kind == DocumentKind::Photo || result_of(names::TEXT_LAYER) != Some(CheckResult::Pass) {
-        Some("the document is a photo or a scan without text: its figures can't be checked")
-    } else if result_of(names::ACTIVE_CONTENT) == Some(CheckResult::Fail) {
-        Some("the document carries JavaScript or embedded files")
-    } else if kind == DocumentKind::Unknown {
-        Some("the text is not a pay stub, a bank statement or a benefit letter")
-    } else if kind == DocumentKind::PayStub
-        && result_of(names::NET_PAY_ARITHMETIC) != Some(CheckResult::Pass)
-    {
-        Some("the gross pay, deductions and net pay could not all be read")
-    } else {
-        None
-    };
+    let reason =
+        if kind == DocumentKind::Photo || result_of(names::TEXT_LAYER) != Some(CheckResult::Pass) {
+            Some("the document is a photo or a scan without text: its figures can't be checked")
+        } else if result_of(names::ACTIVE_CONTENT) == Some(CheckResult::Fail) {
+            Some("the document carries JavaScript or embedded files")
+        } else if kind == DocumentKind::Unknown {
+            Some("the text is not a pay stub, a bank statement or a benefit letter")
+        } else if kind == DocumentKind::PayStub
+            && result_of(names::NET_PAY_ARITHMETIC) != Some(CheckResult::Pass)
+        {
+            Some("the gross pay, deductions and net pay could not all be read")
+        } else {
+            None
+        };
     match reason {
         Some(r) => (Verdict::Undetermined, Some(r.to_string())),
         None => (Verdict::Clean, None),
@@ -223,10 +224,7 @@ pub fn analyse_with(
 /// Analyses a tenant's set of documents, then checks the pay stubs as a series (year-to-date
 /// figures and pay dates across consecutive stubs of one employer) and decides each verdict
 /// again. Each entry is one file's analysis or its refusal, in the order given.
-pub fn analyse_set(
-    files: &[&[u8]],
-    tenant_name: Option<&str>,
-) -> Vec<Result<Analysis, Refusal>> {
+pub fn analyse_set(files: &[&[u8]], tenant_name: Option<&str>) -> Vec<Result<Analysis, Refusal>> {
     let mut results: Vec<Result<Analysis, Refusal>> =
         files.iter().map(|b| analyse(b, tenant_name)).collect();
     let stubs: Vec<(usize, PayStub)> = results

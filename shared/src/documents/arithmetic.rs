@@ -14,7 +14,11 @@ pub const CENT_TOLERANCE: i64 = 1;
 /// The checks one document allows on its own.
 pub fn single_document_checks(fields: &Fields) -> Vec<Check> {
     match fields {
-        Fields::PayStub(stub) => vec![net_pay(stub), year_to_date_single(stub), pay_dates_single(stub)],
+        Fields::PayStub(stub) => vec![
+            net_pay(stub),
+            year_to_date_single(stub),
+            pay_dates_single(stub),
+        ],
         _ => vec![],
     }
 }
@@ -23,7 +27,9 @@ pub fn single_document_checks(fields: &Fields) -> Vec<Check> {
 /// the stated total when the stub states one.
 pub fn net_pay(stub: &PayStub) -> Check {
     let listed: i64 = stub.deductions.iter().map(|d| d.cents).sum();
-    let total = stub.deductions_total_cents.or((!stub.deductions.is_empty()).then_some(listed));
+    let total = stub
+        .deductions_total_cents
+        .or((!stub.deductions.is_empty()).then_some(listed));
     let (Some(gross), Some(net), Some(total)) = (stub.gross_cents, stub.net_cents, total) else {
         let missing: Vec<&str> = [
             ("gross pay", stub.gross_cents.is_none()),
@@ -59,7 +65,11 @@ pub fn net_pay(stub: &PayStub) -> Check {
         ));
         fail |= (listed - stated).abs() > CENT_TOLERANCE;
     }
-    let result = if fail { CheckResult::Fail } else { CheckResult::Pass };
+    let result = if fail {
+        CheckResult::Fail
+    } else {
+        CheckResult::Pass
+    };
     Check::new(names::NET_PAY_ARITHMETIC, result, evidence.join("; "))
 }
 
@@ -69,14 +79,26 @@ fn year_to_date_single(stub: &PayStub) -> Check {
         (Some(g), Some(y)) if y + CENT_TOLERANCE < g => Check::new(
             names::YEAR_TO_DATE,
             CheckResult::Fail,
-            format!("year-to-date gross {} is less than this period's gross {}", dollars(y), dollars(g)),
+            format!(
+                "year-to-date gross {} is less than this period's gross {}",
+                dollars(y),
+                dollars(g)
+            ),
         ),
         (Some(g), Some(y)) => Check::new(
             names::YEAR_TO_DATE,
             CheckResult::Pass,
-            format!("year-to-date gross {} covers this period's gross {} (one stub)", dollars(y), dollars(g)),
+            format!(
+                "year-to-date gross {} covers this period's gross {} (one stub)",
+                dollars(y),
+                dollars(g)
+            ),
         ),
-        _ => Check::new(names::YEAR_TO_DATE, CheckResult::Unknown, "no year-to-date gross on the stub"),
+        _ => Check::new(
+            names::YEAR_TO_DATE,
+            CheckResult::Unknown,
+            "no year-to-date gross on the stub",
+        ),
     }
 }
 
@@ -97,15 +119,35 @@ pub const PAY_LAG_DAYS: i64 = 10;
 /// `pay_dates` on one stub: the period spans the stated frequency's length, and the pay date
 /// follows its end by at most [`PAY_LAG_DAYS`].
 fn pay_dates_single(stub: &PayStub) -> Check {
-    let (Some(f), Some(start), Some(end), Some(paid)) = (stub.pay_frequency, stub.period_start, stub.period_end, stub.pay_date) else {
-        return Check::new(names::PAY_DATES, CheckResult::Unknown, "the stub states no frequency, period or pay date");
+    let (Some(f), Some(start), Some(end), Some(paid)) = (
+        stub.pay_frequency,
+        stub.period_start,
+        stub.period_end,
+        stub.pay_date,
+    ) else {
+        return Check::new(
+            names::PAY_DATES,
+            CheckResult::Unknown,
+            "the stub states no frequency, period or pay date",
+        );
     };
     let days = (end - start).num_days() + 1;
     let (low, high) = period_days(f);
     let lag = (paid - end).num_days();
-    let evidence = format!("a {} period of {days} days ({start} to {end}), paid {paid}", f.words());
+    let evidence = format!(
+        "a {} period of {days} days ({start} to {end}), paid {paid}",
+        f.words()
+    );
     let fits = (low..=high).contains(&days) && (0..=PAY_LAG_DAYS).contains(&lag);
-    Check::new(names::PAY_DATES, if fits { CheckResult::Pass } else { CheckResult::Fail }, evidence)
+    Check::new(
+        names::PAY_DATES,
+        if fits {
+            CheckResult::Pass
+        } else {
+            CheckResult::Fail
+        },
+        evidence,
+    )
 }
 
 /// Checks across a tenant's stubs, by index into the set: for each employer's stubs in pay-date
@@ -114,7 +156,8 @@ fn pay_dates_single(stub: &PayStub) -> Check {
 /// `pay_dates` (the gap from the previous pay date fits the frequency).
 pub fn series_checks(stubs: &[(usize, PayStub)]) -> Vec<(usize, Check)> {
     let mut out = vec![];
-    let mut by_employer: std::collections::BTreeMap<String, Vec<&(usize, PayStub)>> = Default::default();
+    let mut by_employer: std::collections::BTreeMap<String, Vec<&(usize, PayStub)>> =
+        Default::default();
     for entry in stubs {
         if entry.1.pay_date.is_some() {
             let key = entry.1.employer.as_deref().unwrap_or("").to_lowercase();
@@ -135,29 +178,49 @@ pub fn series_checks(stubs: &[(usize, PayStub)]) -> Vec<(usize, Check)> {
 }
 
 fn consecutive(prev: &PayStub, cur: &PayStub) -> bool {
-    let (Some(a), Some(b)) = (prev.pay_date, cur.pay_date) else { return false };
-    let Some(f) = cur.pay_frequency.or(prev.pay_frequency) else { return true };
+    let (Some(a), Some(b)) = (prev.pay_date, cur.pay_date) else {
+        return false;
+    };
+    let Some(f) = cur.pay_frequency.or(prev.pay_frequency) else {
+        return true;
+    };
     let (_, high) = period_days(f);
     (b - a).num_days() <= high + 3
 }
 
 fn ytd_pair(prev: &PayStub, cur: &PayStub) -> Check {
-    let (pd, cd) = (prev.pay_date.unwrap_or_default(), cur.pay_date.unwrap_or_default());
+    let (pd, cd) = (
+        prev.pay_date.unwrap_or_default(),
+        cur.pay_date.unwrap_or_default(),
+    );
     if pd.year() != cd.year() {
-        return Check::new(names::YEAR_TO_DATE, CheckResult::NotApplicable, format!("the previous stub ({pd}) is of another year"));
+        return Check::new(
+            names::YEAR_TO_DATE,
+            CheckResult::NotApplicable,
+            format!("the previous stub ({pd}) is of another year"),
+        );
     }
     let mut evidence = vec![];
     let mut fail = false;
     let mut compared = false;
     for (what, p, c, this) in [
-        ("gross", prev.ytd_gross_cents, cur.ytd_gross_cents, cur.gross_cents),
+        (
+            "gross",
+            prev.ytd_gross_cents,
+            cur.ytd_gross_cents,
+            cur.gross_cents,
+        ),
         ("net", prev.ytd_net_cents, cur.ytd_net_cents, cur.net_cents),
     ] {
         let (Some(p), Some(c)) = (p, c) else { continue };
         compared = true;
         if c < p {
             fail = true;
-            evidence.push(format!("year-to-date {what} went backwards: {} on {pd}, {} on {cd}", dollars(p), dollars(c)));
+            evidence.push(format!(
+                "year-to-date {what} went backwards: {} on {pd}, {} on {cd}",
+                dollars(p),
+                dollars(c)
+            ));
         } else if let Some(this) = this
             && consecutive(prev, cur)
         {
@@ -169,13 +232,29 @@ fn ytd_pair(prev: &PayStub, cur: &PayStub) -> Check {
                 dollars(p), dollars(this), dollars(expected), dollars(c)
             ));
         } else {
-            evidence.push(format!("year-to-date {what} rose from {} on {pd} to {} on {cd}", dollars(p), dollars(c)));
+            evidence.push(format!(
+                "year-to-date {what} rose from {} on {pd} to {} on {cd}",
+                dollars(p),
+                dollars(c)
+            ));
         }
     }
     if !compared {
-        return Check::new(names::YEAR_TO_DATE, CheckResult::Unknown, "the stubs state no year-to-date figures");
+        return Check::new(
+            names::YEAR_TO_DATE,
+            CheckResult::Unknown,
+            "the stubs state no year-to-date figures",
+        );
     }
-    Check::new(names::YEAR_TO_DATE, if fail { CheckResult::Fail } else { CheckResult::Pass }, evidence.join("; "))
+    Check::new(
+        names::YEAR_TO_DATE,
+        if fail {
+            CheckResult::Fail
+        } else {
+            CheckResult::Pass
+        },
+        evidence.join("; "),
+    )
 }
 
 fn cadence_pair(prev: &PayStub, cur: &PayStub) -> Option<Check> {
@@ -187,7 +266,15 @@ fn cadence_pair(prev: &PayStub, cur: &PayStub) -> Option<Check> {
     let fits = gap >= low * periods - 3 * periods && gap <= high * periods + 3 * periods;
     Some(Check::new(
         names::PAY_DATES,
-        if fits { CheckResult::Pass } else { CheckResult::Fail },
-        format!("paid {a} then {b}: {gap} days apart, {} periods of a {} frequency", periods, f.words()),
+        if fits {
+            CheckResult::Pass
+        } else {
+            CheckResult::Fail
+        },
+        format!(
+            "paid {a} then {b}: {gap} days apart, {} periods of a {} frequency",
+            periods,
+            f.words()
+        ),
     ))
 }

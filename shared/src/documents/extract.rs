@@ -8,8 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::DocumentKind;
 use super::fields::{
-    all_lines, amounts, amounts_after, date_after, dates, dates_after, normalise,
-    value_text,
+    all_lines, amounts, amounts_after, date_after, dates, dates_after, normalise, value_text,
 };
 use super::statement;
 use super::text::{Line, Page};
@@ -91,23 +90,56 @@ impl Fields {
 }
 
 const STUB_WORDS: &[&str] = &[
-    "earnings statement", "pay stub", "paystub", "pay statement", "payslip", "net pay",
-    "gross pay", "pay period", "pay date", "pay day", "check date", "deductions", "ytd", "year to date",
+    "earnings statement",
+    "pay stub",
+    "paystub",
+    "pay statement",
+    "payslip",
+    "net pay",
+    "gross pay",
+    "pay period",
+    "pay date",
+    "pay day",
+    "check date",
+    "deductions",
+    "ytd",
+    "year to date",
 ];
 const STATEMENT_WORDS: &[&str] = &[
-    "bank statement", "account statement", "statement period", "account number",
-    "beginning balance", "ending balance", "deposits", "withdrawals", "account summary",
+    "bank statement",
+    "account statement",
+    "statement period",
+    "account number",
+    "beginning balance",
+    "ending balance",
+    "deposits",
+    "withdrawals",
+    "account summary",
 ];
 const LETTER_WORDS: &[&str] = &[
-    "award letter", "benefit", "benefits", "monthly benefit", "social security",
-    "effective", "we are writing", "your payment", "per month", "each month",
+    "award letter",
+    "benefit",
+    "benefits",
+    "monthly benefit",
+    "social security",
+    "effective",
+    "we are writing",
+    "your payment",
+    "per month",
+    "each month",
 ];
 
 /// The kind whose words appear most, with at least two of them; Unknown otherwise.
 pub fn detect_kind(pages: &[Page]) -> DocumentKind {
     let text = format!(
         " {} ",
-        normalise(&all_lines(pages).iter().map(Line::text).collect::<Vec<_>>().join(" "))
+        normalise(
+            &all_lines(pages)
+                .iter()
+                .map(Line::text)
+                .collect::<Vec<_>>()
+                .join(" ")
+        )
     );
     let score = |words: &[&str]| {
         words
@@ -126,7 +158,11 @@ pub fn detect_kind(pages: &[Page]) -> DocumentKind {
         .rev()
         .max_by_key(|(s, _)| *s)
         .unwrap_or((0, DocumentKind::Unknown));
-    if best >= 2 { kind } else { DocumentKind::Unknown }
+    if best >= 2 {
+        kind
+    } else {
+        DocumentKind::Unknown
+    }
 }
 
 /// The figures of a document of that kind.
@@ -141,15 +177,30 @@ pub fn fields(kind: DocumentKind, pages: &[Page]) -> Fields {
 }
 
 const GROSS: &[&str] = &[
-    "gross pay", "gross earnings", "total gross", "gross wages", "total earnings", "gross",
+    "gross pay",
+    "gross earnings",
+    "total gross",
+    "gross wages",
+    "total earnings",
+    "gross",
 ];
 const NET: &[&str] = &["net pay", "net check", "net amount", "take home pay", "net"];
 const DEDUCTIONS_TOTAL: &[&str] = &[
-    "total deductions", "total taxes and deductions", "total withholdings", "deductions total",
+    "total deductions",
+    "total taxes and deductions",
+    "total withholdings",
+    "deductions total",
 ];
 const DEDUCTION_SECTIONS: &[&str] = &[
-    "deductions", "statutory deductions", "taxes", "employee taxes", "withholdings",
-    "pre tax deductions", "post tax deductions", "voluntary deductions", "other deductions",
+    "deductions",
+    "statutory deductions",
+    "taxes",
+    "employee taxes",
+    "withholdings",
+    "pre tax deductions",
+    "post tax deductions",
+    "voluntary deductions",
+    "other deductions",
     "taxes and deductions",
 ];
 
@@ -171,19 +222,57 @@ pub fn pay_stub(lines: &[Line]) -> PayStub {
         _ => (None, None),
     };
     let period_start = period_start.or_else(|| {
-        date_after(lines, &["period beginning", "period start", "period start date", "pay period begin"])
+        date_after(
+            lines,
+            &[
+                "period beginning",
+                "period start",
+                "period start date",
+                "pay period begin",
+            ],
+        )
     });
     let period_end = period_end.or_else(|| {
-        date_after(lines, &["period ending", "period end", "period end date", "pay period end"])
+        date_after(
+            lines,
+            &[
+                "period ending",
+                "period end",
+                "period end date",
+                "pay period end",
+            ],
+        )
     });
     PayStub {
-        employer: name_after(lines, &["employer name", "employer", "company name", "paid by", "company"]),
+        employer: name_after(
+            lines,
+            &[
+                "employer name",
+                "employer",
+                "company name",
+                "paid by",
+                "company",
+            ],
+        ),
         employee: name_after(lines, &["employee name", "employee", "pay to the order of"]),
         period_start,
         period_end,
-        pay_date: date_after(lines, &["pay date", "pay day", "check date", "payment date", "advice date", "paid on"]),
-        pay_frequency: value_text(lines, &["pay frequency", "frequency", "pay schedule", "pay cycle"])
-            .and_then(|t| frequency(&t)),
+        pay_date: date_after(
+            lines,
+            &[
+                "pay date",
+                "pay day",
+                "check date",
+                "payment date",
+                "advice date",
+                "paid on",
+            ],
+        ),
+        pay_frequency: value_text(
+            lines,
+            &["pay frequency", "frequency", "pay schedule", "pay cycle"],
+        )
+        .and_then(|t| frequency(&t)),
         gross_cents: gross.first().copied(),
         net_cents: net.first().copied(),
         deductions: deduction_lines(lines),
@@ -206,7 +295,10 @@ pub fn frequency(text: &str) -> Option<PayFrequency> {
         ("weekly", PayFrequency::Weekly),
         ("monthly", PayFrequency::Monthly),
     ];
-    found.iter().find(|(w, _)| t.starts_with(w)).map(|(_, f)| *f)
+    found
+        .iter()
+        .find(|(w, _)| t.starts_with(w))
+        .map(|(_, f)| *f)
 }
 
 /// The lines of the deduction sections: each line under a section heading, up to the next line
@@ -219,10 +311,16 @@ fn deduction_lines(lines: &[Line]) -> Vec<Deduction> {
         let Some(first) = cells.first() else { continue };
         let label = normalise(&first.text);
         let has_amount = cells.iter().skip(1).any(|c| !amounts(&c.text).is_empty());
-        let stop = DEDUCTIONS_TOTAL.iter().chain(GROSS).chain(NET).any(|l| label.starts_with(l));
+        let stop = DEDUCTIONS_TOTAL
+            .iter()
+            .chain(GROSS)
+            .chain(NET)
+            .any(|l| label.starts_with(l));
         if !has_amount {
             let heading = normalise(&line.text());
-            inside = DEDUCTION_SECTIONS.iter().any(|s| heading == *s || heading.starts_with(&format!("{s} ")));
+            inside = DEDUCTION_SECTIONS
+                .iter()
+                .any(|s| heading == *s || heading.starts_with(&format!("{s} ")));
             continue;
         }
         if stop {
@@ -231,7 +329,10 @@ fn deduction_lines(lines: &[Line]) -> Vec<Deduction> {
         }
         if inside
             && amounts(&first.text).is_empty()
-            && let Some(cents) = cells.iter().skip(1).find_map(|c| amounts(&c.text).first().copied())
+            && let Some(cents) = cells
+                .iter()
+                .skip(1)
+                .find_map(|c| amounts(&c.text).first().copied())
         {
             found.push(Deduction {
                 name: first.text.trim_end_matches(':').to_string(),
@@ -243,8 +344,18 @@ fn deduction_lines(lines: &[Line]) -> Vec<Deduction> {
 }
 
 const ORGANISATION_WORDS: &[&str] = &[
-    "administration", "department", "agency", "commission", "office", "board", "retirement",
-    "fund", "division", "bureau", "services", "veterans affairs",
+    "administration",
+    "department",
+    "agency",
+    "commission",
+    "office",
+    "board",
+    "retirement",
+    "fund",
+    "division",
+    "bureau",
+    "services",
+    "veterans affairs",
 ];
 
 /// A benefit letter's figures.
@@ -252,12 +363,21 @@ pub fn benefit_letter(lines: &[Line]) -> BenefitLetter {
     let payer = name_after(lines, &["payer", "paid by", "from"]).or_else(|| {
         lines.iter().take(5).map(Line::text).find(|t| {
             let n = normalise(t);
-            ORGANISATION_WORDS.iter().any(|w| n.split(' ').any(|x| x == *w) || n.contains(w))
+            ORGANISATION_WORDS
+                .iter()
+                .any(|w| n.split(' ').any(|x| x == *w) || n.contains(w))
         })
     });
     let monthly = amounts_after(
         lines,
-        &["monthly benefit amount", "monthly benefit", "monthly amount", "monthly payment", "new benefit amount", "benefit amount"],
+        &[
+            "monthly benefit amount",
+            "monthly benefit",
+            "monthly amount",
+            "monthly payment",
+            "new benefit amount",
+            "benefit amount",
+        ],
     )
     .first()
     .copied()
@@ -271,16 +391,22 @@ pub fn benefit_letter(lines: &[Line]) -> BenefitLetter {
             })
             .find_map(|t| amounts(&t).first().copied())
     });
-    let effective = date_after(lines, &["effective date", "effective", "beginning", "starting"])
-        .or_else(|| {
-            lines
-                .iter()
-                .map(Line::text)
-                .filter(|t| normalise(t).contains("effective"))
-                .find_map(|t| dates(&t).first().copied())
-        });
-    let recipient = name_after(lines, &["recipient", "beneficiary", "claimant", "name", "dear"])
-        .map(|n| n.trim_end_matches([':', ',']).to_string());
+    let effective = date_after(
+        lines,
+        &["effective date", "effective", "beginning", "starting"],
+    )
+    .or_else(|| {
+        lines
+            .iter()
+            .map(Line::text)
+            .filter(|t| normalise(t).contains("effective"))
+            .find_map(|t| dates(&t).first().copied())
+    });
+    let recipient = name_after(
+        lines,
+        &["recipient", "beneficiary", "claimant", "name", "dear"],
+    )
+    .map(|n| n.trim_end_matches([':', ',']).to_string());
     BenefitLetter {
         payer,
         recipient,

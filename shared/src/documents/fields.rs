@@ -10,9 +10,13 @@ use super::text::{Cell, Line, Page};
 /// amount must have exactly two decimals, so hours, rates and years are not read as money.
 pub fn money(token: &str) -> Option<i64> {
     let t = token.trim().trim_end_matches([',', ';', ':']);
-    let negative = t.starts_with('-') || (t.starts_with('(') && t.ends_with(')')) || t.ends_with('-');
+    let negative =
+        t.starts_with('-') || (t.starts_with('(') && t.ends_with(')')) || t.ends_with('-');
     let t = t.trim_matches(|c| c == '(' || c == ')' || c == '-' || c == '+');
-    let t = t.strip_prefix("US$").or_else(|| t.strip_prefix('$')).unwrap_or(t);
+    let t = t
+        .strip_prefix("US$")
+        .or_else(|| t.strip_prefix('$'))
+        .unwrap_or(t);
     let t = t.trim_start_matches('$');
     let (whole, cents) = t.rsplit_once('.')?;
     if cents.len() != 2 || !cents.chars().all(|c| c.is_ascii_digit()) || whole.is_empty() {
@@ -33,7 +37,10 @@ pub fn money(token: &str) -> Option<i64> {
 
 /// Every amount in a text, in order (absolute values: deductions are often printed negative).
 pub fn amounts(text: &str) -> Vec<i64> {
-    text.split_whitespace().filter_map(money).map(i64::abs).collect()
+    text.split_whitespace()
+        .filter_map(money)
+        .map(i64::abs)
+        .collect()
 }
 
 /// Cents as dollars, `1234.5` → `$1,234.50`.
@@ -81,8 +88,18 @@ pub fn dates(text: &str) -> Vec<NaiveDate> {
 
 fn month_of(word: &str) -> Option<u32> {
     const FULL: [&str; 12] = [
-        "january", "february", "march", "april", "may", "june", "july", "august", "september",
-        "october", "november", "december",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
     ];
     let w = word.trim_end_matches('.').to_ascii_lowercase();
     if w.len() < 3 {
@@ -112,7 +129,13 @@ fn numeric_date(w: &str) -> Option<NaiveDate> {
 /// Lowercase letters and digits, single spaces: the form labels are compared in.
 pub fn normalise(text: &str) -> String {
     text.chars()
-        .map(|c| if c.is_alphanumeric() { c.to_ascii_lowercase() } else { ' ' })
+        .map(|c| {
+            if c.is_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                ' '
+            }
+        })
         .collect::<String>()
         .split_whitespace()
         .collect::<Vec<_>>()
@@ -194,7 +217,10 @@ pub fn value_text(lines: &[Line], labels: &[&'static str]) -> Option<String> {
         return Some(own.to_string());
     }
     let cells = found.line.cells();
-    let next = cells.iter().find(|c| c.x >= found.cell.end_x).map(|c| c.text.clone());
+    let next = cells
+        .iter()
+        .find(|c| c.x >= found.cell.end_x)
+        .map(|c| c.text.clone());
     if colon {
         return next;
     }
@@ -224,7 +250,12 @@ pub fn amounts_after(lines: &[Line], labels: &[&'static str]) -> Vec<i64> {
     };
     let own = &found.cell.text[label_end(&found.cell.text, found.label)..];
     let mut on_line = amounts(own);
-    for cell in found.line.cells().iter().filter(|c| c.x >= found.cell.end_x) {
+    for cell in found
+        .line
+        .cells()
+        .iter()
+        .filter(|c| c.x >= found.cell.end_x)
+    {
         let found_here = amounts(&cell.text);
         if found_here.is_empty() || !is_amount_cell(&cell.text) {
             break;

@@ -18,29 +18,49 @@ fn tokens(name: &str) -> Vec<String> {
 /// in the other, and each of its other words is there too or matches an initial either way.
 pub fn same_person(a: &str, b: &str) -> bool {
     let (ta, tb) = (tokens(a), tokens(b));
-    let (short, long) = if ta.len() <= tb.len() { (ta, tb) } else { (tb, ta) };
-    let exact = short.iter().filter(|t| t.len() > 1 && long.contains(t)).count();
+    let (short, long) = if ta.len() <= tb.len() {
+        (ta, tb)
+    } else {
+        (tb, ta)
+    };
+    let exact = short
+        .iter()
+        .filter(|t| t.len() > 1 && long.contains(t))
+        .count();
     exact >= 2
         && short.iter().all(|t| {
             long.contains(t)
-                || long
-                    .iter()
-                    .any(|l| (t.len() == 1 && l.starts_with(t.as_str())) || (l.len() == 1 && t.starts_with(l.as_str())))
+                || long.iter().any(|l| {
+                    (t.len() == 1 && l.starts_with(t.as_str()))
+                        || (l.len() == 1 && t.starts_with(l.as_str()))
+                })
         })
 }
 
 /// `identity`: not applicable without the tenant's name; unknown when the document names no one.
 pub fn check(fields: &Fields, tenant_name: Option<&str>) -> Check {
     let Some(tenant) = tenant_name else {
-        return Check::new(names::IDENTITY, CheckResult::NotApplicable, "no tenant name to compare");
+        return Check::new(
+            names::IDENTITY,
+            CheckResult::NotApplicable,
+            "no tenant name to compare",
+        );
     };
     match fields.person() {
-        None => Check::new(names::IDENTITY, CheckResult::Unknown, "the document names no person"),
+        None => Check::new(
+            names::IDENTITY,
+            CheckResult::Unknown,
+            "the document names no person",
+        ),
         Some((role, name)) => {
             let same = same_person(name, tenant);
             Check::new(
                 names::IDENTITY,
-                if same { CheckResult::Pass } else { CheckResult::Fail },
+                if same {
+                    CheckResult::Pass
+                } else {
+                    CheckResult::Fail
+                },
                 format!(
                     "{role} '{name}' {} the tenant's name '{tenant}'",
                     if same { "matches" } else { "does not match" }

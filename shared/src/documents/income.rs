@@ -26,11 +26,21 @@ pub fn provider_income(documents: &[&Analysis]) -> Option<ProviderIncome> {
     for doc in documents {
         match &doc.fields {
             Fields::PayStub(stub) => {
-                let (Some(date), Some(gross)) = (stub.pay_date, stub.gross_cents) else { continue };
+                let (Some(date), Some(gross)) = (stub.pay_date, stub.gross_cents) else {
+                    continue;
+                };
                 seen(date);
-                let name = stub.employer.clone().unwrap_or_else(|| "Employer (pay stubs)".into());
-                let source = sources.entry(format!("stub:{name}")).or_insert_with(|| source(&name, "SALARY"));
-                source.payments.push(Payment { date, amount: dollars(gross) });
+                let name = stub
+                    .employer
+                    .clone()
+                    .unwrap_or_else(|| "Employer (pay stubs)".into());
+                let source = sources
+                    .entry(format!("stub:{name}"))
+                    .or_insert_with(|| source(&name, "SALARY"));
+                source.payments.push(Payment {
+                    date,
+                    amount: dollars(gross),
+                });
                 source.payments.sort_by_key(|p| p.date);
                 if source.payments.last().map(|p| p.date) == Some(date) {
                     source.pay_rate = Some(dollars(gross));
@@ -38,11 +48,22 @@ pub fn provider_income(documents: &[&Analysis]) -> Option<ProviderIncome> {
                 }
             }
             Fields::BenefitLetter(letter) => {
-                let (Some(date), Some(monthly)) = (letter.effective_date, letter.monthly_cents) else { continue };
+                let (Some(date), Some(monthly)) = (letter.effective_date, letter.monthly_cents)
+                else {
+                    continue;
+                };
                 seen(date);
-                let name = letter.payer.clone().unwrap_or_else(|| "Benefit (award letter)".into());
-                let source = sources.entry(format!("letter:{name}")).or_insert_with(|| source(&name, "BENEFIT_OTHER"));
-                source.payments.push(Payment { date, amount: dollars(monthly) });
+                let name = letter
+                    .payer
+                    .clone()
+                    .unwrap_or_else(|| "Benefit (award letter)".into());
+                let source = sources
+                    .entry(format!("letter:{name}"))
+                    .or_insert_with(|| source(&name, "BENEFIT_OTHER"));
+                source.payments.push(Payment {
+                    date,
+                    amount: dollars(monthly),
+                });
                 source.pay_rate = Some(dollars(monthly));
                 source.pay_frequency = Some(PayFrequency::Monthly);
             }
@@ -55,7 +76,10 @@ pub fn provider_income(documents: &[&Analysis]) -> Option<ProviderIncome> {
                     let source = sources
                         .entry(format!("deposits:{}", deposit.payer))
                         .or_insert_with(|| source(&deposit.payer, "OTHER"));
-                    source.payments.push(Payment { date: deposit.date, amount: dollars(deposit.cents) });
+                    source.payments.push(Payment {
+                        date: deposit.date,
+                        amount: dollars(deposit.cents),
+                    });
                     source.payments.sort_by_key(|p| p.date);
                 }
             }

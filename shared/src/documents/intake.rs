@@ -168,7 +168,11 @@ pub fn depth_of(object: &Object, cap: usize) -> usize {
         return 0;
     }
     let inner = match object {
-        Object::Array(items) => items.iter().map(|o| depth_of(o, cap - 1)).max().unwrap_or(0),
+        Object::Array(items) => items
+            .iter()
+            .map(|o| depth_of(o, cap - 1))
+            .max()
+            .unwrap_or(0),
         Object::Dictionary(dict) => dict
             .iter()
             .map(|(_, o)| depth_of(o, cap - 1))

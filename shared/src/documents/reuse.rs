@@ -31,7 +31,16 @@ pub fn stub_fingerprint(key: &[u8], stub: &PayStub) -> Option<String> {
     let date = stub.pay_date?.to_string();
     let gross = stub.gross_cents?.to_string();
     let net = stub.net_cents?.to_string();
-    Some(keyed(key, &[b"stub", employer.as_bytes(), date.as_bytes(), gross.as_bytes(), net.as_bytes()]))
+    Some(keyed(
+        key,
+        &[
+            b"stub",
+            employer.as_bytes(),
+            date.as_bytes(),
+            gross.as_bytes(),
+            net.as_bytes(),
+        ],
+    ))
 }
 
 /// A deposit this many days from the pay date can be the stub's.
@@ -43,10 +52,18 @@ pub const DEPOSIT_SHARE: f64 = 0.01;
 /// [`DEPOSIT_WINDOW_DAYS`] of its pay date and [`DEPOSIT_SHARE`] of its amount).
 pub fn deposit_match(stub: &PayStub, deposits: &[Deposit]) -> Check {
     let (Some(paid), Some(net)) = (stub.pay_date, stub.net_cents) else {
-        return Check::new(names::DEPOSIT_MATCH, CheckResult::Unknown, "the stub states no pay date or net pay");
+        return Check::new(
+            names::DEPOSIT_MATCH,
+            CheckResult::Unknown,
+            "the stub states no pay date or net pay",
+        );
     };
     if deposits.is_empty() {
-        return Check::new(names::DEPOSIT_MATCH, CheckResult::NotApplicable, "no bank deposits to compare");
+        return Check::new(
+            names::DEPOSIT_MATCH,
+            CheckResult::NotApplicable,
+            "no bank deposits to compare",
+        );
     }
     let close = |d: &&Deposit| {
         (d.date - paid).num_days().abs() <= DEPOSIT_WINDOW_DAYS
@@ -56,7 +73,13 @@ pub fn deposit_match(stub: &PayStub, deposits: &[Deposit]) -> Check {
         Some(d) => Check::new(
             names::DEPOSIT_MATCH,
             CheckResult::Pass,
-            format!("net pay {} paid {paid} matches a deposit of {} on {} from {}", dollars(net), dollars(d.cents), d.date, d.payer),
+            format!(
+                "net pay {} paid {paid} matches a deposit of {} on {} from {}",
+                dollars(net),
+                dollars(d.cents),
+                d.date,
+                d.payer
+            ),
         ),
         None => Check::new(
             names::DEPOSIT_MATCH,
@@ -65,12 +88,16 @@ pub fn deposit_match(stub: &PayStub, deposits: &[Deposit]) -> Check {
                 "no deposit within {DEPOSIT_WINDOW_DAYS} days of {paid} and 1% of net pay {}; {} deposits compared{}",
                 dollars(net),
                 deposits.len(),
-                nearest(paid, deposits).map(|d| format!(", the nearest {} on {}", dollars(d.cents), d.date)).unwrap_or_default()
+                nearest(paid, deposits)
+                    .map(|d| format!(", the nearest {} on {}", dollars(d.cents), d.date))
+                    .unwrap_or_default()
             ),
         ),
     }
 }
 
 fn nearest(day: NaiveDate, deposits: &[Deposit]) -> Option<&Deposit> {
-    deposits.iter().min_by_key(|d| (d.date - day).num_days().abs())
+    deposits
+        .iter()
+        .min_by_key(|d| (d.date - day).num_days().abs())
 }

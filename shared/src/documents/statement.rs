@@ -8,20 +8,38 @@ use super::fields::{amounts, date, dates_after, normalise, value_text};
 use super::text::Line;
 
 const DEPOSIT_SECTIONS: &[&str] = &[
-    "deposits", "deposits and additions", "deposits and other credits", "credits",
-    "deposits and credits", "electronic deposits",
+    "deposits",
+    "deposits and additions",
+    "deposits and other credits",
+    "credits",
+    "deposits and credits",
+    "electronic deposits",
 ];
 
 /// Words of a deposit's description that name the transfer, not the payer.
 const TRANSFER_WORDS: &[&str] = &[
-    "direct", "dep", "deposit", "dir", "ach", "credit", "ppd", "payroll", "electronic",
+    "direct",
+    "dep",
+    "deposit",
+    "dir",
+    "ach",
+    "credit",
+    "ppd",
+    "payroll",
+    "electronic",
 ];
 
 /// A bank statement's figures.
 pub fn bank_statement(lines: &[Line]) -> BankStatement {
     let holder = value_text(
         lines,
-        &["account holder", "primary account holder", "account name", "prepared for", "customer name"],
+        &[
+            "account holder",
+            "primary account holder",
+            "account name",
+            "prepared for",
+            "customer name",
+        ],
     )
     .filter(|v| v.chars().any(char::is_alphabetic) && !v.chars().any(|c| c.is_ascii_digit()));
     let period = dates_after(lines, &["statement period", "period", "for the period"]);
@@ -44,7 +62,10 @@ fn deposits(lines: &[Line], period_end: Option<NaiveDate>) -> Vec<Deposit> {
         let text = line.text();
         let norm = normalise(&text);
         let cells = line.cells();
-        let amount = cells.iter().skip(1).find_map(|c| amounts(&c.text).first().copied());
+        let amount = cells
+            .iter()
+            .skip(1)
+            .find_map(|c| amounts(&c.text).first().copied());
         if amount.is_none() || norm.starts_with("total") {
             inside = amount.is_none() && DEPOSIT_SECTIONS.iter().any(|s| norm == *s);
             continue;

@@ -40,7 +40,11 @@ fn info(doc: &Document) -> std::collections::BTreeMap<&'static str, String> {
         .and_then(|(_, o)| o.as_dict());
     if let Ok(dict) = dict {
         for key in ["Producer", "Creator", "CreationDate", "ModDate"] {
-            if let Ok(Object::String(bytes, _)) = dict.get(key.as_bytes()).and_then(|o| doc.dereference(o)).map(|(_, o)| o) {
+            if let Ok(Object::String(bytes, _)) = dict
+                .get(key.as_bytes())
+                .and_then(|o| doc.dereference(o))
+                .map(|(_, o)| o)
+            {
                 found.insert(key, text_string(bytes));
             }
         }
@@ -51,7 +55,10 @@ fn info(doc: &Document) -> std::collections::BTreeMap<&'static str, String> {
 /// A PDF text string: UTF-16 with its byte-order mark, else single bytes.
 fn text_string(bytes: &[u8]) -> String {
     if bytes.starts_with(&[0xFE, 0xFF]) {
-        let units: Vec<u16> = bytes[2..].chunks(2).map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)])).collect();
+        let units: Vec<u16> = bytes[2..]
+            .chunks(2)
+            .map(|c| u16::from_be_bytes([c[0], *c.get(1).unwrap_or(&0)]))
+            .collect();
         String::from_utf16_lossy(&units)
     } else {
         bytes.iter().map(|b| *b as char).collect()
@@ -63,7 +70,10 @@ pub fn pdf_date(text: &str) -> Option<DateTime<FixedOffset>> {
     let t = text.trim().trim_start_matches("D:");
     let digits: String = t.chars().take_while(char::is_ascii_digit).collect();
     let num = |from: usize, len: usize, default: u32| -> u32 {
-        digits.get(from..from + len).and_then(|s| s.parse().ok()).unwrap_or(default)
+        digits
+            .get(from..from + len)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default)
     };
     let year: i32 = digits.get(0..4)?.parse().ok()?;
     let day = NaiveDate::from_ymd_opt(year, num(4, 2, 1), num(6, 2, 1))?;
@@ -130,10 +140,17 @@ fn describe(doc: &Document, id: ObjectId) -> String {
         Ok(Object::Stream(s)) => Some(&s.dict),
         _ => None,
     };
-    let kind = |d: &Dictionary, key: &[u8]| d.get(key).and_then(Object::as_name).ok().map(|n| String::from_utf8_lossy(n).to_string());
+    let kind = |d: &Dictionary, key: &[u8]| {
+        d.get(key)
+            .and_then(Object::as_name)
+            .ok()
+            .map(|n| String::from_utf8_lossy(n).to_string())
+    };
     match dict {
         Some(d) if d.has(b"Producer") || d.has(b"ModDate") => "document information".into(),
-        Some(d) => kind(d, b"Subtype").or_else(|| kind(d, b"Type")).unwrap_or_else(|| "unnamed object".into()),
+        Some(d) => kind(d, b"Subtype")
+            .or_else(|| kind(d, b"Type"))
+            .unwrap_or_else(|| "unnamed object".into()),
         None => "value".into(),
     }
 }
@@ -145,19 +162,32 @@ fn modified_after_creation(
     let (result, evidence) = match (created, modified) {
         (Some(c), Some(m)) if m > c + chrono::Duration::seconds(MOD_DATE_SLACK_SECONDS) => (
             CheckResult::Fail,
-            format!("modified {} after its creation {}", m.to_rfc3339(), c.to_rfc3339()),
+            format!(
+                "modified {} after its creation {}",
+                m.to_rfc3339(),
+                c.to_rfc3339()
+            ),
         ),
         (Some(c), Some(m)) => (
             CheckResult::Pass,
             format!("created {} and modified {}", c.to_rfc3339(), m.to_rfc3339()),
         ),
-        (Some(c), None) => (CheckResult::Pass, format!("created {}, no modification date", c.to_rfc3339())),
-        _ => (CheckResult::Unknown, "the file states no creation date".to_string()),
+        (Some(c), None) => (
+            CheckResult::Pass,
+            format!("created {}, no modification date", c.to_rfc3339()),
+        ),
+        _ => (
+            CheckResult::Unknown,
+            "the file states no creation date".to_string(),
+        ),
     };
     Check::new(names::MODIFIED_AFTER_CREATION, result, evidence)
 }
 
-fn editing_tool_check(info: &std::collections::BTreeMap<&'static str, String>, modified_later: bool) -> Check {
+fn editing_tool_check(
+    info: &std::collections::BTreeMap<&'static str, String>,
+    modified_later: bool,
+) -> Check {
     let producer = info.get("Producer").map(String::as_str).unwrap_or("");
     let creator = info.get("Creator").map(String::as_str).unwrap_or("");
     let stated = format!("producer '{producer}', creator '{creator}'");
@@ -188,26 +218,43 @@ const OVERLAY_ANNOTATIONS: &[&str] = &[
 fn overlays(doc: &Document, pages: &[Page]) -> Check {
     let mut found = vec![];
     for (index, page_id) in doc.get_pages().into_values().enumerate() {
-        let height = pages.get(index).map_or(792.0, |_| page_height(doc, page_id));
+        let height = pages
+            .get(index)
+            .map_or(792.0, |_| page_height(doc, page_id));
         for annot in doc.get_page_annotations(page_id).unwrap_or_default() {
-            let subtype = annot.get(b"Subtype").and_then(Object::as_name).map(|n| String::from_utf8_lossy(n).to_string()).unwrap_or_default();
+            let subtype = annot
+                .get(b"Subtype")
+                .and_then(Object::as_name)
+                .map(|n| String::from_utf8_lossy(n).to_string())
+                .unwrap_or_default();
             if !OVERLAY_ANNOTATIONS.contains(&subtype.as_str()) {
                 continue;
             }
-            let rect: Vec<f32> = annot.get(b"Rect").and_then(Object::as_array).map(|a| a.iter().filter_map(|o| o.as_float().ok()).collect()).unwrap_or_default();
+            let rect: Vec<f32> = annot
+                .get(b"Rect")
+                .and_then(Object::as_array)
+                .map(|a| a.iter().filter_map(|o| o.as_float().ok()).collect())
+                .unwrap_or_default();
             let covered: Vec<String> = match (&rect[..], pages.get(index)) {
                 (&[x0, y0, x1, y1], Some(page)) => page
                     .runs()
                     .filter(|r| {
                         let y = height - r.y;
-                        r.x < x0.max(x1) && r.end_x > x0.min(x1) && y >= y0.min(y1) - 2.0 && y <= y0.max(y1) + 2.0
+                        r.x < x0.max(x1)
+                            && r.end_x > x0.min(x1)
+                            && y >= y0.min(y1) - 2.0
+                            && y <= y0.max(y1) + 2.0
                     })
                     .map(|r| format!("'{}'", r.text.trim()))
                     .collect(),
                 _ => vec![],
             };
             if !covered.is_empty() {
-                found.push(format!("page {}: a {subtype} annotation over {}", index + 1, covered.join(", ")));
+                found.push(format!(
+                    "page {}: a {subtype} annotation over {}",
+                    index + 1,
+                    covered.join(", ")
+                ));
             }
         }
     }
@@ -223,7 +270,11 @@ fn overlays(doc: &Document, pages: &[Page]) -> Check {
         found.push(format!("{fields} form field(s)"));
     }
     if found.is_empty() {
-        Check::new(names::OVERLAYS, CheckResult::Pass, "no annotation or form field over the text")
+        Check::new(
+            names::OVERLAYS,
+            CheckResult::Pass,
+            "no annotation or form field over the text",
+        )
     } else {
         Check::new(names::OVERLAYS, CheckResult::Fail, found.join("; "))
     }
@@ -241,7 +292,11 @@ fn page_height(doc: &Document, page_id: ObjectId) -> f32 {
 /// A font's family: its name less the style after a hyphen or comma ("DejaVuSans-Bold" →
 /// "DejaVuSans").
 pub fn family(font: &str) -> &str {
-    font.split(['-', ',']).next().unwrap_or(font).trim_end_matches("MT").trim_end_matches("PS")
+    font.split(['-', ','])
+        .next()
+        .unwrap_or(font)
+        .trim_end_matches("MT")
+        .trim_end_matches("PS")
 }
 
 fn is_amount(run: &Run) -> bool {
@@ -259,14 +314,25 @@ fn font_consistency(pages: &[Page]) -> Check {
         for r in &amounts {
             *counts.entry(family(&r.font)).or_default() += 1;
         }
-        let Some((main, main_count)) = counts.iter().max_by_key(|(_, n)| **n).map(|(f, n)| (*f, *n)) else {
+        let Some((main, main_count)) = counts
+            .iter()
+            .max_by_key(|(_, n)| **n)
+            .map(|(f, n)| (*f, *n))
+        else {
             continue;
         };
-        summary.push(format!("page {}: {} amount(s), {main_count} in {main}", index + 1, amounts.len()));
+        summary.push(format!(
+            "page {}: {} amount(s), {main_count} in {main}",
+            index + 1,
+            amounts.len()
+        ));
         if main_count < 3 {
             continue;
         }
-        for r in amounts.iter().filter(|r| family(&r.font) != main && counts[family(&r.font)] <= 2) {
+        for r in amounts
+            .iter()
+            .filter(|r| family(&r.font) != main && counts[family(&r.font)] <= 2)
+        {
             outliers.push(format!(
                 "page {}: '{}' is drawn in {} while its {main_count} neighbouring amounts use {main}",
                 index + 1,
@@ -276,11 +342,23 @@ fn font_consistency(pages: &[Page]) -> Check {
         }
     }
     if !outliers.is_empty() {
-        Check::new(names::FONT_CONSISTENCY, CheckResult::Fail, outliers.join("; "))
+        Check::new(
+            names::FONT_CONSISTENCY,
+            CheckResult::Fail,
+            outliers.join("; "),
+        )
     } else if summary.is_empty() {
-        Check::new(names::FONT_CONSISTENCY, CheckResult::NotApplicable, "no amounts in the text")
+        Check::new(
+            names::FONT_CONSISTENCY,
+            CheckResult::NotApplicable,
+            "no amounts in the text",
+        )
     } else {
-        Check::new(names::FONT_CONSISTENCY, CheckResult::Pass, summary.join("; "))
+        Check::new(
+            names::FONT_CONSISTENCY,
+            CheckResult::Pass,
+            summary.join("; "),
+        )
     }
 }
 
@@ -325,7 +403,11 @@ fn active_content(doc: &Document) -> Check {
         found.push("a list of embedded files".to_string());
     }
     if found.is_empty() {
-        Check::new(names::ACTIVE_CONTENT, CheckResult::Pass, "no JavaScript and no embedded file")
+        Check::new(
+            names::ACTIVE_CONTENT,
+            CheckResult::Pass,
+            "no JavaScript and no embedded file",
+        )
     } else {
         Check::new(names::ACTIVE_CONTENT, CheckResult::Fail, found.join(", "))
     }

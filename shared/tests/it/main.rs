@@ -4,12 +4,12 @@
 
 mod support;
 
+mod documents;
 mod handlers_api;
 mod handlers_resend;
 mod households_api;
 mod households_cancel;
 mod households_reach;
 mod plaid;
-mod documents;
 mod reminders;
 mod report_pdf;

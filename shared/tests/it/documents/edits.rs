@@ -6,7 +6,10 @@ use lopdf::{Dictionary, Document, IncrementalDocument, Object, Stream, dictionar
 pub fn position_of(bytes: &[u8], text: &str) -> (f32, f32, f32) {
     let doc = Document::load_mem(bytes).unwrap();
     let pages = shared::documents::text::read_pages(&doc, &Default::default()).unwrap();
-    let run = pages[0].runs().find(|r| r.text.trim() == text).unwrap_or_else(|| panic!("no run '{text}'"));
+    let run = pages[0]
+        .runs()
+        .find(|r| r.text.trim() == text)
+        .unwrap_or_else(|| panic!("no run '{text}'"));
     (run.x, 792.0 - run.y, run.size)
 }
 
@@ -26,7 +29,11 @@ fn draw_over(target: &mut Document, source: &Document, at: (f32, f32, f32), text
     );
     let content = target.add_object(Stream::new(Dictionary::new(), ops.into_bytes()));
     let mut page = source.get_dictionary(page_id).unwrap().clone();
-    let mut contents: Vec<Object> = source.get_page_contents(page_id).into_iter().map(Object::Reference).collect();
+    let mut contents: Vec<Object> = source
+        .get_page_contents(page_id)
+        .into_iter()
+        .map(Object::Reference)
+        .collect();
     contents.push(Object::Reference(content));
     page.set("Contents", contents);
     let resolve = |o: &Object| source.dereference(o).unwrap().1.as_dict().unwrap().clone();
@@ -85,12 +92,25 @@ pub fn image_only_pdf(jpeg: &[u8], width: i64, height: i64) -> Vec<u8> {
         },
         jpeg.to_vec(),
     ));
-    let content = doc.add_object(Stream::new(Dictionary::new(), b"q 612 0 0 792 0 0 cm /Im0 Do Q".to_vec()));
-    page_doc(doc, content, dictionary! { "XObject" => dictionary! { "Im0" => image } }, 1)
+    let content = doc.add_object(Stream::new(
+        Dictionary::new(),
+        b"q 612 0 0 792 0 0 cm /Im0 Do Q".to_vec(),
+    ));
+    page_doc(
+        doc,
+        content,
+        dictionary! { "XObject" => dictionary! { "Im0" => image } },
+        1,
+    )
 }
 
 /// A document of `pages` pages sharing one content stream, with these resources.
-pub fn page_doc(mut doc: Document, content: lopdf::ObjectId, resources: Dictionary, pages: usize) -> Vec<u8> {
+pub fn page_doc(
+    mut doc: Document,
+    content: lopdf::ObjectId,
+    resources: Dictionary,
+    pages: usize,
+) -> Vec<u8> {
     let pages_id = doc.new_object_id();
     let kids: Vec<Object> = (0..pages)
         .map(|_| {
@@ -100,7 +120,12 @@ pub fn page_doc(mut doc: Document, content: lopdf::ObjectId, resources: Dictiona
             }))
         })
         .collect();
-    doc.objects.insert(pages_id, Object::Dictionary(dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => pages as i64 }));
+    doc.objects.insert(
+        pages_id,
+        Object::Dictionary(
+            dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => pages as i64 },
+        ),
+    );
     let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
     doc.trailer.set("Root", catalog);
     save(doc)
@@ -109,10 +134,20 @@ pub fn page_doc(mut doc: Document, content: lopdf::ObjectId, resources: Dictiona
 /// A small text PDF made with lopdf, the catalog given extra entries.
 pub fn text_pdf_with(extra: impl FnOnce(&mut Document) -> Dictionary) -> Vec<u8> {
     let mut doc = Document::with_version("1.5");
-    let font = doc.add_object(dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" });
-    let content = doc.add_object(Stream::new(Dictionary::new(), b"BT /F1 12 Tf 72 700 Td (Net Pay 1,467.00) Tj ET".to_vec()));
+    let font = doc.add_object(
+        dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" },
+    );
+    let content = doc.add_object(Stream::new(
+        Dictionary::new(),
+        b"BT /F1 12 Tf 72 700 Td (Net Pay 1,467.00) Tj ET".to_vec(),
+    ));
     let entries = extra(&mut doc);
-    let bytes = page_doc(doc, content, dictionary! { "Font" => dictionary! { "F1" => font } }, 1);
+    let bytes = page_doc(
+        doc,
+        content,
+        dictionary! { "Font" => dictionary! { "F1" => font } },
+        1,
+    );
     let mut doc = Document::load_mem(&bytes).unwrap();
     let root = doc.trailer.get(b"Root").unwrap().as_reference().unwrap();
     let catalog = doc.get_dictionary_mut(root).unwrap();

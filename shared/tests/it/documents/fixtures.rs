@@ -33,12 +33,17 @@ pub fn browser_available() -> bool {
 
 /// A template of `shared/tests/fixtures/documents`, its `{{key}}` placeholders filled.
 pub fn template(name: &str, values: &[(&str, String)]) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/documents").join(name);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/documents")
+        .join(name);
     let mut html = std::fs::read_to_string(&path).unwrap();
     for (key, value) in values {
         html = html.replace(&format!("{{{{{key}}}}}"), value);
     }
-    assert!(!html.contains("{{"), "{name}: a placeholder is left unfilled");
+    assert!(
+        !html.contains("{{"),
+        "{name}: a placeholder is left unfilled"
+    );
     html
 }
 
@@ -50,13 +55,25 @@ pub fn chromium_pdf(name: &str, html: &str) -> Vec<u8> {
     std::fs::write(&html_path, html).unwrap();
     let _ = std::fs::remove_file(&pdf_path);
     let out = Command::new(CHROMIUM)
-        .args(["--headless", "--disable-gpu", "--no-sandbox", "--no-pdf-header-footer"])
-        .arg(format!("--user-data-dir={}", dir().join("chromium-profile").display()))
+        .args([
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--no-pdf-header-footer",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            dir().join("chromium-profile").display()
+        ))
         .arg(format!("--print-to-pdf={}", pdf_path.display()))
         .arg(&html_path)
         .output()
         .expect("run chromium");
-    assert!(pdf_path.exists(), "chromium printed no PDF: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        pdf_path.exists(),
+        "chromium printed no PDF: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     std::fs::read(&pdf_path).unwrap()
 }
 
@@ -66,7 +83,11 @@ fn poppler(tool: &str, name: &str, input: &[u8], args: &[&str], out_ext: &str) -
     std::fs::write(&input_path, input).unwrap();
     let out_path = dir().join(format!("{name}.{out_ext}"));
     // For images the tool takes a file name without its extension and adds it.
-    let target = if out_ext == "pdf" { out_path.clone() } else { dir().join(name) };
+    let target = if out_ext == "pdf" {
+        out_path.clone()
+    } else {
+        dir().join(name)
+    };
     let status = Command::new(tool)
         .args(args)
         .arg(&input_path)
@@ -88,31 +109,36 @@ pub fn page_jpeg(name: &str, pdf: &[u8]) -> Vec<u8> {
         "pdftocairo",
         name,
         pdf,
-        &["-jpeg", "-singlefile", "-scale-to-x", "850", "-scale-to-y", "1100"],
+        &[
+            "-jpeg",
+            "-singlefile",
+            "-scale-to-x",
+            "850",
+            "-scale-to-y",
+            "1100",
+        ],
         "jpg",
     )
 }
 
 /// The first page as a PNG.
 pub fn page_png(name: &str, pdf: &[u8]) -> Vec<u8> {
-    poppler("pdftocairo", name, pdf, &["-png", "-singlefile", "-scale-to", "600"], "png")
+    poppler(
+        "pdftocairo",
+        name,
+        pdf,
+        &["-png", "-singlefile", "-scale-to", "600"],
+        "png",
+    )
 }
 
 pub fn d(s: &str) -> NaiveDate {
     s.parse().unwrap()
 }
 
-/// Cents as `1,234.56`.
+/// Cents as `1,234.56`, as the report writes them.
 pub fn amount(cents: i64) -> String {
-    let whole = (cents / 100).to_string();
-    let mut grouped = String::new();
-    for (i, c) in whole.chars().enumerate() {
-        if i > 0 && (whole.len() - i) % 3 == 0 {
-            grouped.push(',');
-        }
-        grouped.push(c);
-    }
-    format!("{grouped}.{:02}", cents % 100)
+    shared::domain::affordability::format_money(cents)
 }
 
 /// A pay stub's figures: the `n`th biweekly pay of the year, every figure adding up.
@@ -145,7 +171,13 @@ impl Stub {
     /// Federal, Social Security, Medicare, state and 401(k), this period.
     pub fn deductions(&self) -> [i64; 5] {
         let g = self.gross;
-        [g / 10, g * 62 / 1000, g * 145 / 10000, g * 4 / 100, g * 5 / 100]
+        [
+            g / 10,
+            g * 62 / 1000,
+            g * 145 / 10000,
+            g * 4 / 100,
+            g * 5 / 100,
+        ]
     }
 
     pub fn net(&self) -> i64 {
@@ -205,7 +237,12 @@ impl Stub {
 pub fn statement_html(holder: &str, deposits: &[(&str, &str, i64)]) -> String {
     let rows: String = deposits
         .iter()
-        .map(|(date, what, cents)| format!("<tr><td>{date}</td><td>{what}</td><td>{}</td></tr>\n", amount(*cents)))
+        .map(|(date, what, cents)| {
+            format!(
+                "<tr><td>{date}</td><td>{what}</td><td>{}</td></tr>\n",
+                amount(*cents)
+            )
+        })
         .collect();
     let total: i64 = deposits.iter().map(|d| d.2).sum();
     template(

@@ -18,7 +18,11 @@ fn zero_bomb(n: usize) -> Vec<u8> {
     let mut out = vec![0x78, 0x01];
     let (mut acc, mut bits) = (0u64, 0u32);
     let mut put = |out: &mut Vec<u8>, value: u64, len: u32, reversed: bool| {
-        let v = if reversed { (0..len).fold(0, |r, i| r | (((value >> i) & 1) << (len - 1 - i))) } else { value };
+        let v = if reversed {
+            (0..len).fold(0, |r, i| r | (((value >> i) & 1) << (len - 1 - i)))
+        } else {
+            value
+        };
         acc |= v << bits;
         bits += len;
         while bits >= 8 {
@@ -43,7 +47,13 @@ fn zero_bomb(n: usize) -> Vec<u8> {
 
 fn bomb_pdf() -> Vec<u8> {
     let mut doc = lopdf::Document::with_version("1.5");
-    let content = doc.add_object(Stream::new(dictionary! { "Filter" => "FlateDecode" }, zero_bomb(150 * 1024 * 1024)).with_compression(false));
+    let content = doc.add_object(
+        Stream::new(
+            dictionary! { "Filter" => "FlateDecode" },
+            zero_bomb(150 * 1024 * 1024),
+        )
+        .with_compression(false),
+    );
     page_doc(doc, content, Dictionary::new(), 1)
 }
 
@@ -64,12 +74,17 @@ fn deeply_nested() -> Vec<u8> {
 }
 
 fn with_javascript() -> Vec<u8> {
-    text_pdf_with(|_| dictionary! { "OpenAction" => dictionary! { "S" => "JavaScript", "JS" => Object::string_literal("app.alert(1)") } })
+    text_pdf_with(
+        |_| dictionary! { "OpenAction" => dictionary! { "S" => "JavaScript", "JS" => Object::string_literal("app.alert(1)") } },
+    )
 }
 
 fn with_embedded_file() -> Vec<u8> {
     text_pdf_with(|doc| {
-        let file = doc.add_object(Stream::new(dictionary! { "Type" => "EmbeddedFile" }, b"hello".to_vec()));
+        let file = doc.add_object(Stream::new(
+            dictionary! { "Type" => "EmbeddedFile" },
+            b"hello".to_vec(),
+        ));
         let spec = dictionary! { "Type" => "Filespec", "F" => Object::string_literal("a.txt"), "EF" => dictionary! { "F" => file } };
         dictionary! { "Names" => dictionary! { "EmbeddedFiles" => dictionary! { "Names" => vec![Object::string_literal("a.txt"), Object::Dictionary(spec)] } } }
     })
@@ -80,8 +95,14 @@ fn outcome(bytes: &[u8]) -> String {
     match analyse(bytes, Some("Jane Doe")) {
         Err(refusal) => format!("refused: {refusal}"),
         Ok(a) => {
-            let active = a.check(names::ACTIVE_CONTENT).map(|c| (c.result, c.evidence.clone()));
-            format!("{:?}: {} / {active:?}", a.verdict, a.reason.unwrap_or_default())
+            let active = a
+                .check(names::ACTIVE_CONTENT)
+                .map(|c| (c.result, c.evidence.clone()));
+            format!(
+                "{:?}: {} / {active:?}",
+                a.verdict,
+                a.reason.unwrap_or_default()
+            )
         }
     }
 }
@@ -102,12 +123,21 @@ fn analyse_in_child(name: &str, bytes: &[u8]) -> String {
     std::fs::write(&path, bytes).unwrap();
     let mut command = Command::new(std::env::current_exe().unwrap());
     command
-        .args(["--exact", "documents::hostile::child_analysis", "--nocapture", "--test-threads", "1"])
+        .args([
+            "--exact",
+            "documents::hostile::child_analysis",
+            "--nocapture",
+            "--test-threads",
+            "1",
+        ])
         .env(CHILD_FILE, &path);
     // SAFETY: setrlimit is async-signal-safe; the closure allocates nothing.
     unsafe {
         command.pre_exec(|| {
-            let limit = libc::rlimit { rlim_cur: MEMORY_LIMIT, rlim_max: MEMORY_LIMIT };
+            let limit = libc::rlimit {
+                rlim_cur: MEMORY_LIMIT,
+                rlim_max: MEMORY_LIMIT,
+            };
             if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
@@ -116,7 +146,11 @@ fn analyse_in_child(name: &str, bytes: &[u8]) -> String {
     }
     let out = command.output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{name}: the child failed under the memory limit: {stdout} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{name}: the child failed under the memory limit: {stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     stdout
         .lines()
         .find_map(|l| l.split_once("OUTCOME ").map(|(_, rest)| rest))
@@ -129,23 +163,69 @@ fn hostile_files_are_refused_or_undetermined_within_a_memory_limit() {
     let mut big = b"%PDF-1.7\n".to_vec();
     big.resize(10 * 1024 * 1024 + 1, b' ');
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        ("bomb.pdf", bomb_pdf(), "refused: a compressed stream of the PDF inflates past the limit of 16777216 bytes"),
-        ("pages.pdf", thousand_pages(), "refused: the PDF has 1000 pages; at most 50 are read"),
-        ("nested.pdf", deeply_nested(), "refused: the PDF nests objects 33 levels deep; the limit is 32"),
-        ("javascript.pdf", with_javascript(), "Undetermined: the document carries JavaScript or embedded files / Some((Fail, \"1 JavaScript action(s)\"))"),
-        ("embedded.pdf", with_embedded_file(), "Undetermined: the document carries JavaScript or embedded files / Some((Fail, \"1 embedded file(s)\"))"),
-        ("zip.pdf", b"PK\x03\x04\x14\x00\x00\x00".to_vec(), "refused: the file is not a PDF, a JPEG or a PNG"),
-        ("page.html.pdf", b"<html><body>Net Pay 1,467.00</body></html>".to_vec(), "refused: the file is not a PDF, a JPEG or a PNG"),
-        ("large.pdf", big, "refused: the file is 10485761 bytes; the limit is 10485760 bytes (10 MB)"),
-        ("corrupt.pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog".to_vec(), "refused: the PDF can't be read"),
-        ("encrypted.pdf", b"%PDF-1.7\ntrailer << /Encrypt 5 0 R >>\n%%EOF".to_vec(), "refused: the PDF is password-protected"),
+        (
+            "bomb.pdf",
+            bomb_pdf(),
+            "refused: a compressed stream of the PDF inflates past the limit of 16777216 bytes",
+        ),
+        (
+            "pages.pdf",
+            thousand_pages(),
+            "refused: the PDF has 1000 pages; at most 50 are read",
+        ),
+        (
+            "nested.pdf",
+            deeply_nested(),
+            "refused: the PDF nests objects 33 levels deep; the limit is 32",
+        ),
+        (
+            "javascript.pdf",
+            with_javascript(),
+            "Undetermined: the document carries JavaScript or embedded files / Some((Fail, \"1 JavaScript action(s)\"))",
+        ),
+        (
+            "embedded.pdf",
+            with_embedded_file(),
+            "Undetermined: the document carries JavaScript or embedded files / Some((Fail, \"1 embedded file(s)\"))",
+        ),
+        (
+            "zip.pdf",
+            b"PK\x03\x04\x14\x00\x00\x00".to_vec(),
+            "refused: the file is not a PDF, a JPEG or a PNG",
+        ),
+        (
+            "page.html.pdf",
+            b"<html><body>Net Pay 1,467.00</body></html>".to_vec(),
+            "refused: the file is not a PDF, a JPEG or a PNG",
+        ),
+        (
+            "large.pdf",
+            big,
+            "refused: the file is 10485761 bytes; the limit is 10485760 bytes (10 MB)",
+        ),
+        (
+            "corrupt.pdf",
+            b"%PDF-1.7\n1 0 obj << /Type /Catalog".to_vec(),
+            "refused: the PDF can't be read",
+        ),
+        (
+            "encrypted.pdf",
+            b"%PDF-1.7\ntrailer << /Encrypt 5 0 R >>\n%%EOF".to_vec(),
+            "refused: the PDF is password-protected",
+        ),
     ];
     for (name, bytes, expected) in cases {
         let got = analyse_in_child(name, &bytes);
-        assert!(got.starts_with(expected), "{name}: expected '{expected}', got '{got}'");
+        assert!(
+            got.starts_with(expected),
+            "{name}: expected '{expected}', got '{got}'"
+        );
     }
     // The active content is flagged in its check.
     let a = analyse(&with_javascript(), None).unwrap();
     assert_eq!(a.verdict, Verdict::Undetermined);
-    assert_eq!(a.check(names::ACTIVE_CONTENT).unwrap().result, CheckResult::Fail);
+    assert_eq!(
+        a.check(names::ACTIVE_CONTENT).unwrap().result,
+        CheckResult::Fail
+    );
 }
