@@ -135,7 +135,7 @@ fn pay_dates_single(stub: &PayStub) -> Check {
     let (low, high) = period_days(f);
     let lag = (paid - end).num_days();
     let evidence = format!(
-        "a {} period of {days} days ({start} to {end}), paid {paid}",
+        "a period of {days} days ({start} to {end}), paid {paid}, for pay {}",
         f.words()
     );
     let fits = (low..=high).contains(&days) && (0..=PAY_LAG_DAYS).contains(&lag);

@@ -256,6 +256,38 @@ fn each_edit_is_named_with_its_evidence() {
         &["'$1,967.00' is drawn in Helvetica"],
     );
 
+    let replaced = edits::replaced_in_content(&genuine, "$1,467.00", "$1,476.00");
+    let a = analyse(&replaced, Some(TENANT)).unwrap();
+    assert_eq!(a.verdict, Verdict::Edited);
+    assert_check(
+        &a,
+        names::INCREMENTAL_UPDATES,
+        CheckResult::Pass,
+        &["one revision"],
+    );
+    assert_check(
+        &a,
+        names::FONT_CONSISTENCY,
+        CheckResult::Pass,
+        &["18 amount(s), 18 in DejaVuSans"],
+    );
+    assert_check(
+        &a,
+        names::NET_PAY_ARITHMETIC,
+        CheckResult::Fail,
+        &["gross 2,000.00 less deductions 533.00 is 1,467.00; the stub states net 1,476.00"],
+    );
+
+    let annotated = edits::annotated(&genuine, "$1,467.00", "$1,967.00");
+    let a = analyse(&annotated, Some(TENANT)).unwrap();
+    assert_eq!(a.verdict, Verdict::Edited);
+    assert_check(
+        &a,
+        names::OVERLAYS,
+        CheckResult::Fail,
+        &["page 1: a FreeText annotation over '$1,467.00'"],
+    );
+
     let resaved = edits::resaved_by(&genuine, "iLovePDF");
     let a = analyse(&resaved, Some(TENANT)).unwrap();
     assert_eq!(a.verdict, Verdict::Edited);

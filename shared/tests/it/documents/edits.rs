@@ -156,3 +156,78 @@ pub fn text_pdf_with(extra: impl FnOnce(&mut Document) -> Dictionary) -> Vec<u8>
     }
     save(doc)
 }
+
+/// The amount's glyphs replaced in the content stream by other digits of the same font (the
+/// careful forger's edit: nothing drawn over, no other font).
+pub fn replaced_in_content(bytes: &[u8], old: &str, new: &str) -> Vec<u8> {
+    let mut doc = Document::load_mem(bytes).unwrap();
+    let page_id = doc.page_iter().next().unwrap();
+    let fonts: Vec<(Vec<u8>, lopdf::Dictionary)> = doc
+        .get_page_fonts(page_id)
+        .unwrap()
+        .into_iter()
+        .map(|(name, dict)| (name, dict.clone()))
+        .collect();
+    let content_id = doc.get_page_contents(page_id)[0];
+    let stream = doc.get_object(content_id).unwrap().as_stream().unwrap();
+    let mut content =
+        lopdf::content::Content::decode(&stream.decompressed_content().unwrap()).unwrap();
+    // Each font's codes by the character they stand for, from every string drawn in it.
+    let mut codes: std::collections::BTreeMap<(Vec<u8>, char), Vec<u8>> = Default::default();
+    let mut target = None;
+    let mut font = vec![];
+    for (i, op) in content.operations.iter().enumerate() {
+        if op.operator == "Tf" {
+            font = op.operands[0].as_name().unwrap().to_vec();
+        }
+        let Some(Object::String(raw, _)) = op.operands.first().filter(|_| op.operator == "Tj")
+        else {
+            continue;
+        };
+        let dict = &fonts.iter().find(|(n, _)| *n == font).unwrap().1;
+        let encoding = dict.get_font_encoding(&doc).unwrap();
+        let mut text = String::new();
+        for code in raw.chunks(2) {
+            let c = encoding.bytes_to_string(code).unwrap();
+            codes.insert((font.clone(), c.chars().next().unwrap()), code.to_vec());
+            text.push_str(&c);
+        }
+        if text == old {
+            target = Some((i, font.clone()));
+        }
+    }
+    let (index, font) = target.unwrap_or_else(|| panic!("no string '{old}' in the content"));
+    let replacement: Vec<u8> = new
+        .chars()
+        .flat_map(|c| {
+            codes
+                .get(&(font.clone(), c))
+                .unwrap_or_else(|| panic!("'{c}' is not drawn in that font"))
+                .clone()
+        })
+        .collect();
+    content.operations[index].operands[0] =
+        Object::String(replacement, lopdf::StringFormat::Hexadecimal);
+    let encoded = content.encode().unwrap();
+    doc.get_object_mut(content_id)
+        .unwrap()
+        .as_stream_mut()
+        .unwrap()
+        .set_plain_content(encoded);
+    save(doc)
+}
+
+/// A FreeText annotation laid over an amount, showing another.
+pub fn annotated(bytes: &[u8], old: &str, new: &str) -> Vec<u8> {
+    let (x, y, size) = position_of(bytes, old);
+    let mut doc = Document::load_mem(bytes).unwrap();
+    let page_id = doc.page_iter().next().unwrap();
+    let annot = doc.add_object(dictionary! {
+        "Type" => "Annot", "Subtype" => "FreeText",
+        "Rect" => vec![(x - 1.0).into(), (y - 3.0).into(), (x + size * 6.0).into(), (y + size).into()],
+        "Contents" => Object::string_literal(new), "DA" => Object::string_literal("/Helv 9 Tf 0 g"),
+    });
+    let page = doc.get_dictionary_mut(page_id).unwrap();
+    page.set("Annots", vec![Object::Reference(annot)]);
+    save(doc)
+}
