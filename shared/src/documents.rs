@@ -245,3 +245,54 @@ pub fn analyse_set(files: &[&[u8]], tenant_name: Option<&str>) -> Vec<Result<Ana
     }
     results
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn checks(results: &[(&str, CheckResult)]) -> Vec<Check> {
+        results
+            .iter()
+            .map(|(name, result)| Check::new(name, *result, ""))
+            .collect()
+    }
+
+    #[test]
+    fn the_verdict_follows_the_documented_order() {
+        use CheckResult::*;
+        let clean = [
+            (names::TEXT_LAYER, Pass),
+            (names::ACTIVE_CONTENT, Pass),
+            (names::NET_PAY_ARITHMETIC, Pass),
+            (names::IDENTITY, NotApplicable),
+        ];
+        assert_eq!(
+            verdict(DocumentKind::PayStub, &checks(&clean)),
+            (Verdict::Clean, None)
+        );
+        let mut edited = clean.to_vec();
+        edited.push((names::FONT_CONSISTENCY, Fail));
+        edited[1].1 = Fail;
+        assert_eq!(
+            verdict(DocumentKind::PayStub, &checks(&edited)).0,
+            Verdict::Edited
+        );
+        let mut active = clean.to_vec();
+        active[1].1 = Fail;
+        let (v, reason) = verdict(DocumentKind::PayStub, &checks(&active));
+        assert_eq!(v, Verdict::Undetermined);
+        assert!(reason.unwrap().contains("JavaScript"));
+        let mut unread = clean.to_vec();
+        unread[2].1 = Unknown;
+        let (v, reason) = verdict(DocumentKind::PayStub, &checks(&unread));
+        assert_eq!(v, Verdict::Undetermined);
+        assert!(reason.unwrap().contains("could not all be read"));
+        assert_eq!(
+            verdict(DocumentKind::BankStatement, &checks(&unread)).0,
+            Verdict::Clean
+        );
+        let (v, reason) = verdict(DocumentKind::Unknown, &checks(&clean));
+        assert_eq!(v, Verdict::Undetermined);
+        assert!(reason.unwrap().contains("not a pay stub"));
+    }
+}
