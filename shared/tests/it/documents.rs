@@ -11,7 +11,7 @@ use shared::documents::reuse::{deposit_match, file_fingerprint, stub_fingerprint
 use shared::documents::{
     Analysis, CheckResult, DocumentKind, Fields, Verdict, analyse, analyse_set, names,
 };
-use shared::domain::income::{PayFrequency, VerificationMethod};
+use shared::domain::income::{PayFrequency, VerificationMethod, rules};
 
 use fixtures::*;
 
@@ -393,6 +393,17 @@ fn year_to_date_figures_add_up_across_consecutive_stubs_and_never_go_backwards()
         source.payments.iter().map(|p| p.date).collect::<Vec<_>>(),
         [d("2026-10-23"), d("2026-11-06")]
     );
+    // A single stub counts at its stated pay and frequency, by the domain's rules.
+    let single = shared::documents::income::provider_income(&analyses[..1]).unwrap();
+    let source = &single.sources[0];
+    let payments = rules::window_payments(source, single.as_of);
+    match rules::assess(source, "SALARY", &payments, single.as_of) {
+        rules::Assessment::Counted(counted) => {
+            assert_eq!(counted.reason, Some(rules::CountReason::StatedPay));
+            assert_eq!(counted.monthly_cents, 433_333);
+        }
+        other => panic!("a single stub is not counted: {other:?}"),
+    }
     let key = b"fingerprint key";
     assert_eq!(
         file_fingerprint(key, &first),

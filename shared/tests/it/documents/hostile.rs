@@ -63,14 +63,23 @@ fn thousand_pages() -> Vec<u8> {
     page_doc(doc, content, Dictionary::new(), 1000)
 }
 
-fn deeply_nested() -> Vec<u8> {
+fn nested(levels: usize) -> Vec<u8> {
     text_pdf_with(|_| {
         let mut nested = Object::Array(vec![]);
-        for _ in 0..60 {
+        for _ in 0..levels {
             nested = Object::Array(vec![nested]);
         }
         dictionary! { "Deep" => nested }
     })
+}
+
+/// Nesting too deep for any writer's recursion, written into the file's bytes (the
+/// cross-reference offsets go stale, which lenient reading repairs).
+fn nested_by_hand(levels: usize) -> Vec<u8> {
+    let bytes = text_pdf_with(|_| dictionary! { "Deep" => Object::Null });
+    let at = bytes.windows(10).position(|w| w == b"/Deep null").unwrap();
+    let deep = format!("/Deep {}{}", "[".repeat(levels), "]".repeat(levels));
+    [&bytes[..at], deep.as_bytes(), &bytes[at + 10..]].concat()
 }
 
 fn with_javascript() -> Vec<u8> {
@@ -175,8 +184,14 @@ fn hostile_files_are_refused_or_undetermined_within_a_memory_limit() {
         ),
         (
             "nested.pdf",
-            deeply_nested(),
+            nested(60),
             "refused: the PDF nests objects 33 levels deep; the limit is 32",
+        ),
+        // Past the parser's own bound of 100 levels the object does not parse at all.
+        (
+            "nested_deeper.pdf",
+            nested_by_hand(5_000),
+            "refused: the PDF can't be read",
         ),
         (
             "javascript.pdf",
