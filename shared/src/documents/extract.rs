@@ -253,7 +253,8 @@ pub fn pay_stub(lines: &[Line]) -> PayStub {
                 "paid by",
                 "company",
             ],
-        ),
+        )
+        .or_else(|| company_line(lines)),
         employee: name_after(lines, &["employee name", "employee", "pay to the order of"]),
         period_start,
         period_end,
@@ -280,6 +281,32 @@ pub fn pay_stub(lines: &[Line]) -> PayStub {
         ytd_gross_cents: (gross.len() >= 2).then(|| gross[gross.len() - 1]),
         ytd_net_cents: (net.len() >= 2).then(|| net[net.len() - 1]),
     }
+}
+
+/// Words that end a company's name.
+const COMPANY_SUFFIXES: &[&str] = &[
+    "inc",
+    "llc",
+    "corp",
+    "corporation",
+    "co",
+    "company",
+    "ltd",
+    "lp",
+    "llp",
+    "plc",
+];
+
+/// The first cell of the first lines that ends in a company suffix ("Acme Widgets Inc"): many
+/// stubs print the employer's name unlabelled at the top.
+fn company_line(lines: &[Line]) -> Option<String> {
+    lines.iter().take(5).find_map(|line| {
+        let cell = line.cells().into_iter().next()?;
+        let last = normalise(&cell.text).rsplit(' ').next()?.to_string();
+        COMPANY_SUFFIXES
+            .contains(&last.as_str())
+            .then_some(cell.text)
+    })
 }
 
 /// A frequency in words: weekly, biweekly (every two weeks), semi-monthly, monthly.

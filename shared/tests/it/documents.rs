@@ -70,14 +70,33 @@ fn assert_genuine_structure(a: &Analysis, producer: &str) {
 }
 
 #[test]
-fn genuine_stubs_of_two_layouts_and_two_producers_are_clean_with_every_figure() {
+fn genuine_stubs_of_three_layouts_and_two_producers_are_clean_with_every_figure() {
     if !browser_available() {
         return;
     }
     let stub = Stub::new("2026-11-06", 22);
-    for (name, html, font) in [
-        ("adp", stub.adp_html(), "DejaVuSans"),
-        ("gusto", stub.gusto_html(), "DejaVuSerif"),
+    for (name, html, amounts, font, employee) in [
+        (
+            "adp",
+            stub.adp_html(),
+            "18 amount(s)",
+            "DejaVuSans",
+            "Jane Q. Doe",
+        ),
+        (
+            "gusto",
+            stub.gusto_html(),
+            "18 amount(s)",
+            "DejaVuSerif",
+            "Jane Q. Doe",
+        ),
+        (
+            "paychex",
+            stub.paychex_html(),
+            "19 amount(s)",
+            "DejaVuSansMono",
+            "DOE, JANE Q",
+        ),
     ] {
         let chromium = chromium_pdf(name, &html);
         let cairo = cairo_pdf(name, &chromium);
@@ -93,7 +112,7 @@ fn genuine_stubs_of_two_layouts_and_two_producers_are_clean_with_every_figure() 
                 &a,
                 names::FONT_CONSISTENCY,
                 CheckResult::Pass,
-                &["18 amount(s)", font],
+                &[amounts, font],
             );
             assert_check(
                 &a,
@@ -119,11 +138,20 @@ fn genuine_stubs_of_two_layouts_and_two_producers_are_clean_with_every_figure() 
                 &a,
                 names::IDENTITY,
                 CheckResult::Pass,
-                &["employee 'Jane Q. Doe' matches"],
+                &[&format!("employee '{employee}' matches")],
             );
             let s = stub_of(&a);
+            if name == "paychex" {
+                assert_eq!(s.deductions_total_cents, Some(53_300));
+                assert_check(
+                    &a,
+                    names::NET_PAY_ARITHMETIC,
+                    CheckResult::Pass,
+                    &["the 5 deduction lines add up to 533.00, the stated total is 533.00"],
+                );
+            }
             assert_eq!(s.employer.as_deref(), Some("Acme Widgets Inc"));
-            assert_eq!(s.employee.as_deref(), Some("Jane Q. Doe"));
+            assert_eq!(s.employee.as_deref(), Some(employee));
             assert_eq!(
                 (s.period_start, s.period_end, s.pay_date),
                 (

@@ -221,6 +221,9 @@ impl Stub {
             ("net", amount(self.net() + self.net_error)),
             ("ytd_net", amount(self.net() * n + self.ytd_error)),
             ("taxable", amount(self.gross - k401)),
+            ("deductions", amount(self.gross - self.net())),
+            ("ytd_deductions", amount((self.gross - self.net()) * n)),
+            ("employee_last_first", last_first(&self.employee)),
         ]
     }
 
@@ -231,6 +234,17 @@ impl Stub {
     pub fn gusto_html(&self) -> String {
         template("gusto_stub.html", &self.values())
     }
+
+    pub fn paychex_html(&self) -> String {
+        template("paychex_stub.html", &self.values())
+    }
+}
+
+/// "Jane Q. Doe" as "DOE, JANE Q", the way some payroll systems print it.
+fn last_first(name: &str) -> String {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let (last, rest) = words.split_last().unwrap();
+    format!("{}, {}", last, rest.join(" ").replace('.', "")).to_uppercase()
 }
 
 /// A bank statement for October 2026 with these deposits (date, description, cents).
