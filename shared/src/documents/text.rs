@@ -105,20 +105,26 @@ impl Page {
     }
 }
 
-/// A page whose images cover at least this share of it, with no text, reads as a scan.
+/// A page whose images cover at least this share of it reads as a scan, even with text over
+/// the image (a scanner's recognised text, which the checks can't trust).
 pub const SCAN_COVER: f32 = 0.5;
 
-/// `text_layer`: passes when every page has text; unknown when a page has none (a scan or a
-/// photo of a document), with how much of it images cover.
+/// `text_layer`: passes when every page has text and no image covers most of it; unknown
+/// otherwise (a scan or a photo of a document), with how much of the page images cover.
 pub fn text_layer_check(pages: &[Page]) -> Check {
     let blank: Vec<String> = pages
         .iter()
         .enumerate()
-        .filter(|(_, p)| !p.has_text())
+        .filter(|(_, p)| !p.has_text() || p.image_cover >= SCAN_COVER)
         .map(|(i, p)| {
             format!(
-                "page {} has no text, images cover {:.0}% of it",
+                "page {} has {}, images cover {:.0}% of it",
                 i + 1,
+                if p.has_text() {
+                    "text over an image"
+                } else {
+                    "no text"
+                },
                 p.image_cover * 100.0
             )
         })

@@ -1,4 +1,4 @@
-//! The document analysis on fixtures the tests make: genuine pay stubs of two layouts, a bank
+//! The document analysis on fixtures the tests make: genuine pay stubs of three layouts, a bank
 //! statement and a benefit letter printed by Chromium and re-rendered by cairo; edited copies for
 //! every check; scans and photos; and hostile files, analysed in a child process under a
 //! memory limit.
@@ -480,10 +480,20 @@ fn scans_and_photos_are_undetermined_so_the_tenant_types_the_figures() {
     }
     let genuine = chromium_pdf("scan_base", &Stub::new("2026-11-06", 22).adp_html());
     let jpeg = page_jpeg("scan", &genuine);
-    let scan = edits::image_only_pdf(&jpeg, 850, 1100);
+    let scan = edits::scan_pdf(&jpeg, 850, 1100, None);
+    let recognised = edits::scan_pdf(
+        &jpeg,
+        850,
+        1100,
+        Some("Earnings Statement Net Pay $1,467.00"),
+    );
     let png = page_png("photo", &genuine);
     for (bytes, evidence) in [
         (scan, "page 1 has no text, images cover 100% of it"),
+        (
+            recognised,
+            "page 1 has text over an image, images cover 100% of it",
+        ),
         (jpeg, "a JPEG image: no text to read"),
         (png, "a PNG image: no text to read"),
     ] {

@@ -82,8 +82,9 @@ pub fn resaved_by(bytes: &[u8], producer: &str) -> Vec<u8> {
     save(doc)
 }
 
-/// A page that is one image (a scan): the JPEG drawn over the whole letter-size page.
-pub fn image_only_pdf(jpeg: &[u8], width: i64, height: i64) -> Vec<u8> {
+/// A page that is one image (a scan): the JPEG drawn over the whole letter-size page, with
+/// `hidden_text` drawn invisibly over it as a scanner's recognised text would be.
+pub fn scan_pdf(jpeg: &[u8], width: i64, height: i64, hidden_text: Option<&str>) -> Vec<u8> {
     let mut doc = Document::with_version("1.5");
     let image = doc.add_object(Stream::new(
         dictionary! {
@@ -92,14 +93,21 @@ pub fn image_only_pdf(jpeg: &[u8], width: i64, height: i64) -> Vec<u8> {
         },
         jpeg.to_vec(),
     ));
-    let content = doc.add_object(Stream::new(
-        Dictionary::new(),
-        b"q 612 0 0 792 0 0 cm /Im0 Do Q".to_vec(),
-    ));
+    let font = doc.add_object(dictionary! {
+        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
+    });
+    let mut ops = "q 612 0 0 792 0 0 cm /Im0 Do Q".to_string();
+    if let Some(text) = hidden_text {
+        ops.push_str(&format!(" BT 3 Tr /F1 11 Tf 40 700 Td ({text}) Tj ET"));
+    }
+    let content = doc.add_object(Stream::new(Dictionary::new(), ops.into_bytes()));
     page_doc(
         doc,
         content,
-        dictionary! { "XObject" => dictionary! { "Im0" => image } },
+        dictionary! {
+            "XObject" => dictionary! { "Im0" => image },
+            "Font" => dictionary! { "F1" => font },
+        },
         1,
     )
 }
