@@ -29,8 +29,8 @@ impl Default for Limits {
             max_pages: 50,
             max_objects: 20_000,
             max_depth: 32,
-            max_stream_bytes: 16 * 1024 * 1024,
-            max_content_bytes: 32 * 1024 * 1024,
+            max_stream_bytes: 4 * 1024 * 1024,
+            max_content_bytes: 8 * 1024 * 1024,
         }
     }
 }

@@ -69,6 +69,9 @@ pub struct Reader<'a, 'b> {
     pub image_area: f32,
 }
 
+/// At most this many text runs are kept for a page; a pay stub has a few hundred.
+pub const MAX_RUNS: usize = 10_000;
+
 /// Form XObjects nest at most this deep.
 const MAX_FORM_DEPTH: usize = 8;
 
@@ -134,9 +137,6 @@ impl<'a, 'b> Reader<'a, 'b> {
         ctm: Matrix,
         depth: usize,
     ) -> Result<(), Refusal> {
-        let Ok(content) = Content::decode(content) else {
-            return Ok(());
-        };
         let mut state = State {
             ctm,
             font: None,
@@ -151,7 +151,9 @@ impl<'a, 'b> Reader<'a, 'b> {
         let mut tm = Matrix::IDENTITY;
         let mut tlm = Matrix::IDENTITY;
         let mut font_id: Option<ObjectId> = None;
-        for op in &content.operations {
+        // One operation at a time: a long stream never sits in memory as a list of operations.
+        for op in Content::decode_iter(content) {
+            let Ok(op) = op else { break };
             let nums: Vec<f32> = op
                 .operands
                 .iter()
@@ -241,6 +243,7 @@ impl<'a, 'b> Reader<'a, 'b> {
         Ok(())
     }
 
+    /// Appends runs, up to [`MAX_RUNS`] per page.
     fn show(&mut self, fid: ObjectId, parts: &[&Object], state: &State, tm: &mut Matrix) {
         let font = &self.fonts[&fid];
         let size = state.size;
@@ -290,8 +293,13 @@ impl<'a, 'b> Reader<'a, 'b> {
             }
         }
         finished.extend(current);
-        self.runs
-            .extend(finished.into_iter().filter(|r| !r.text.is_empty()));
+        let room = MAX_RUNS.saturating_sub(self.runs.len());
+        self.runs.extend(
+            finished
+                .into_iter()
+                .filter(|r| !r.text.is_empty())
+                .take(room),
+        );
     }
 
     fn draw_xobject(

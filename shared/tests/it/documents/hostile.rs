@@ -57,6 +57,22 @@ fn bomb_pdf() -> Vec<u8> {
     page_doc(doc, content, Dictionary::new(), 1)
 }
 
+/// 3.9 MB of page content: half a million tiny text runs, within the limits.
+fn many_runs() -> Vec<u8> {
+    let mut doc = lopdf::Document::with_version("1.5");
+    let font = doc.add_object(
+        dictionary! { "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica" },
+    );
+    let ops = "BT /F1 9 Tf (x) Tj ET\n".repeat(3_900_000 / 22);
+    let content = doc.add_object(Stream::new(Dictionary::new(), ops.into_bytes()));
+    page_doc(
+        doc,
+        content,
+        dictionary! { "Font" => dictionary! { "F1" => font } },
+        1,
+    )
+}
+
 fn thousand_pages() -> Vec<u8> {
     let mut doc = lopdf::Document::with_version("1.5");
     let content = doc.add_object(Stream::new(Dictionary::new(), b"BT ET".to_vec()));
@@ -175,7 +191,12 @@ fn hostile_files_are_refused_or_undetermined_within_a_memory_limit() {
         (
             "bomb.pdf",
             bomb_pdf(),
-            "refused: a compressed stream of the PDF inflates past the limit of 16777216 bytes",
+            "refused: a compressed stream of the PDF inflates past the limit of 4194304 bytes",
+        ),
+        (
+            "runs.pdf",
+            many_runs(),
+            "Undetermined: the text is not a pay stub, a bank statement or a benefit letter",
         ),
         (
             "pages.pdf",
