@@ -204,13 +204,40 @@ const DEDUCTION_SECTIONS: &[&str] = &[
     "taxes and deductions",
 ];
 
-/// A name-like value: the label's value when it has letters and no digits.
+/// Headings of a stub's other sections: they end a deductions section.
+const OTHER_SECTIONS: &[&str] = &[
+    "earnings",
+    "summary",
+    "hours",
+    "net pay",
+    "gross",
+    "pay distribution",
+    "direct deposit",
+    "benefits",
+    "memo",
+    "taxable",
+    "time off",
+    "paid time off",
+    "message",
+    "employer paid",
+];
+
+/// What follows a label such as "Employee" when it names a field, not a person.
+const NOT_NAMES: &[&str] = &[
+    "id", "number", "no", "code", "ssn", "address", "type", "status",
+];
+
+/// A name-like value, trying each label in turn: the label's value when it has letters and
+/// no digits.
 fn name_after(lines: &[Line], labels: &[&'static str]) -> Option<String> {
-    let value = value_text(lines, labels)?;
-    let ok = value.chars().any(char::is_alphabetic)
-        && !value.chars().any(|c| c.is_ascii_digit())
-        && value.split_whitespace().count() <= 6;
-    ok.then(|| value.trim_end_matches(',').to_string())
+    labels.iter().find_map(|label| {
+        let value = value_text(lines, std::slice::from_ref(label))?;
+        let ok = value.chars().any(char::is_alphabetic)
+            && !value.chars().any(|c| c.is_ascii_digit())
+            && value.split_whitespace().count() <= 6
+            && !NOT_NAMES.contains(&normalise(&value).as_str());
+        ok.then(|| value.trim_end_matches(',').to_string())
+    })
 }
 
 /// A pay stub's figures.
@@ -226,6 +253,7 @@ pub fn pay_stub(lines: &[Line]) -> PayStub {
             lines,
             &[
                 "period beginning",
+                "period begin",
                 "period start",
                 "period start date",
                 "pay period begin",
@@ -255,7 +283,10 @@ pub fn pay_stub(lines: &[Line]) -> PayStub {
             ],
         )
         .or_else(|| company_line(lines)),
-        employee: name_after(lines, &["employee name", "employee", "pay to the order of"]),
+        employee: name_after(
+            lines,
+            &["employee name", "employee", "pay to the order of", "name"],
+        ),
         period_start,
         period_end,
         pay_date: date_after(
@@ -344,10 +375,18 @@ fn deduction_lines(lines: &[Line]) -> Vec<Deduction> {
             .chain(NET)
             .any(|l| label.starts_with(l));
         if !has_amount {
+            // A heading opens or closes the deductions; a table's column headers leave it.
             let heading = normalise(&line.text());
-            inside = DEDUCTION_SECTIONS
-                .iter()
-                .any(|s| heading == *s || heading.starts_with(&format!("{s} ")));
+            let opens = |names: &[&str]| {
+                names
+                    .iter()
+                    .any(|s| heading == *s || heading.starts_with(&format!("{s} ")))
+            };
+            if opens(DEDUCTION_SECTIONS) {
+                inside = true;
+            } else if opens(OTHER_SECTIONS) {
+                inside = false;
+            }
             continue;
         }
         if stop {

@@ -238,6 +238,10 @@ impl Stub {
     pub fn paychex_html(&self) -> String {
         template("paychex_stub.html", &self.values())
     }
+
+    pub fn workday_html(&self) -> String {
+        template("workday_stub.html", &self.values())
+    }
 }
 
 /// "Jane Q. Doe" as "DOE, JANE Q", the way some payroll systems print it.
