@@ -4,7 +4,7 @@
 //!
 //! - `intake`: what a file is (PDF, photo, anything else) and the limits it must fit;
 //! - `text`: each page's text runs with their positions and fonts, in reading order;
-//! - `fields`, `extract`, `statement`: the typed figures of each kind of document;
+//! - `fields`, `extract`, `statement`, `letter`: the typed figures of each kind of document;
 //! - `structure`, `arithmetic`, `identity`: the checks, each with its evidence;
 //! - `editing_tools`: the documented list of tools known for editing PDFs;
 //! - `reuse`: keyed fingerprints and matching stubs to bank deposits (the store does the rest);
@@ -19,6 +19,7 @@ pub mod fields;
 pub mod identity;
 pub mod income;
 pub mod intake;
+pub mod letter;
 pub mod reuse;
 pub mod statement;
 pub mod structure;

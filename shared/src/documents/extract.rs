@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 
 use super::DocumentKind;
 use super::fields::{
-    all_lines, amounts, amounts_after, date_after, dates, dates_after, normalise, value_text,
+    all_lines, amounts, amounts_after, date_after, dates_after, normalise, value_text,
 };
-use super::statement;
 use super::text::{Line, Page};
+use super::{letter, statement};
 use crate::domain::income::PayFrequency;
 
 /// One deduction line of a pay stub (taxes included), this period.
@@ -171,7 +171,7 @@ pub fn fields(kind: DocumentKind, pages: &[Page]) -> Fields {
     match kind {
         DocumentKind::PayStub => Fields::PayStub(pay_stub(&lines)),
         DocumentKind::BankStatement => Fields::BankStatement(statement::bank_statement(&lines)),
-        DocumentKind::BenefitLetter => Fields::BenefitLetter(benefit_letter(&lines)),
+        DocumentKind::BenefitLetter => Fields::BenefitLetter(letter::benefit_letter(&lines)),
         DocumentKind::Photo | DocumentKind::Unknown => Fields::None,
     }
 }
@@ -229,7 +229,7 @@ const NOT_NAMES: &[&str] = &[
 
 /// A name-like value, trying each label in turn: the label's value when it has letters and
 /// no digits.
-fn name_after(lines: &[Line], labels: &[&'static str]) -> Option<String> {
+pub(super) fn name_after(lines: &[Line], labels: &[&'static str]) -> Option<String> {
     labels.iter().find_map(|label| {
         let value = value_text(lines, std::slice::from_ref(label))?;
         let ok = value.chars().any(char::is_alphabetic)
@@ -407,76 +407,4 @@ fn deduction_lines(lines: &[Line]) -> Vec<Deduction> {
         }
     }
     found
-}
-
-const ORGANISATION_WORDS: &[&str] = &[
-    "administration",
-    "department",
-    "agency",
-    "commission",
-    "office",
-    "board",
-    "retirement",
-    "fund",
-    "division",
-    "bureau",
-    "services",
-    "veterans affairs",
-];
-
-/// A benefit letter's figures.
-pub fn benefit_letter(lines: &[Line]) -> BenefitLetter {
-    let payer = name_after(lines, &["payer", "paid by", "from"]).or_else(|| {
-        lines.iter().take(5).map(Line::text).find(|t| {
-            let n = normalise(t);
-            ORGANISATION_WORDS
-                .iter()
-                .any(|w| n.split(' ').any(|x| x == *w) || n.contains(w))
-        })
-    });
-    let monthly = amounts_after(
-        lines,
-        &[
-            "monthly benefit amount",
-            "monthly benefit",
-            "monthly amount",
-            "monthly payment",
-            "new benefit amount",
-            "benefit amount",
-        ],
-    )
-    .first()
-    .copied()
-    .or_else(|| {
-        lines
-            .iter()
-            .map(Line::text)
-            .filter(|t| {
-                let n = normalise(t);
-                n.contains("per month") || n.contains("each month") || n.contains("monthly")
-            })
-            .find_map(|t| amounts(&t).first().copied())
-    });
-    let effective = date_after(
-        lines,
-        &["effective date", "effective", "beginning", "starting"],
-    )
-    .or_else(|| {
-        lines
-            .iter()
-            .map(Line::text)
-            .filter(|t| normalise(t).contains("effective"))
-            .find_map(|t| dates(&t).first().copied())
-    });
-    let recipient = name_after(
-        lines,
-        &["recipient", "beneficiary", "claimant", "name", "dear"],
-    )
-    .map(|n| n.trim_end_matches([':', ',']).to_string());
-    BenefitLetter {
-        payer,
-        recipient,
-        monthly_cents: monthly,
-        effective_date: effective,
-    }
 }
