@@ -202,6 +202,7 @@ fn a_statement_and_a_letter_are_read_and_clean() {
             (DocumentKind::BankStatement, Verdict::Clean),
             "{a:#?}"
         );
+        assert_genuine_structure(&a, "");
         assert_check(
             &a,
             names::IDENTITY,
@@ -236,6 +237,13 @@ fn a_statement_and_a_letter_are_read_and_clean() {
             (DocumentKind::BenefitLetter, Verdict::Clean),
             "{a:#?}"
         );
+        assert_genuine_structure(&a, "");
+        assert_check(
+            &a,
+            names::FONT_CONSISTENCY,
+            CheckResult::Pass,
+            &["1 amount(s)"],
+        );
         let Fields::BenefitLetter(l) = &a.fields else {
             panic!()
         };
@@ -267,7 +275,13 @@ fn each_edit_is_named_with_its_evidence() {
         &a,
         names::INCREMENTAL_UPDATES,
         CheckResult::Fail,
-        &["2 revisions", "1 update(s) appended", "page 1"],
+        &[
+            "2 revisions",
+            "1 update(s) appended after the first %%EOF",
+            "(page 1)",
+            "(content of page 1)",
+            "(Type1)",
+        ],
     );
     assert_check(
         &a,
