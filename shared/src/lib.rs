@@ -9,6 +9,7 @@
 
 pub mod adapters;
 pub mod config;
+pub mod documents;
 pub mod domain;
 pub mod error;
 pub mod handlers;

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod documents;
 mod handlers_api;
 mod handlers_resend;
 mod households_api;

@@ -1,0 +1,104 @@
+//! The extracted figures as the one income-rules input ([`ProviderIncome`], method `document`):
+//! each employer's stubs are one source (dated gross payments, the latest stub's gross as its
+//! stated pay, at its stated frequency); each benefit letter is a monthly source at its stated
+//! amount; each statement payer's deposits are a source of their own. No arithmetic here: the
+//! domain's rules count them.
+
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+
+use super::{Analysis, Fields};
+use crate::domain::income::{
+    PayFrequency, Payment, ProviderIncome, ProviderIncomeSource, VerificationMethod,
+};
+
+fn dollars(cents: i64) -> f64 {
+    cents as f64 / 100.0
+}
+
+/// The income a set of analysed documents states, as of the latest date they show; None when
+/// they show no payment at all.
+pub fn provider_income(documents: &[&Analysis]) -> Option<ProviderIncome> {
+    let mut sources: BTreeMap<String, ProviderIncomeSource> = BTreeMap::new();
+    let mut latest: Option<NaiveDate> = None;
+    let mut seen = |d: NaiveDate| latest = Some(latest.map_or(d, |l| l.max(d)));
+    for doc in documents {
+        match &doc.fields {
+            Fields::PayStub(stub) => {
+                let (Some(date), Some(gross)) = (stub.pay_date, stub.gross_cents) else {
+                    continue;
+                };
+                seen(date);
+                let name = stub
+                    .employer
+                    .clone()
+                    .unwrap_or_else(|| "Employer (pay stubs)".into());
+                let source = sources
+                    .entry(format!("stub:{name}"))
+                    .or_insert_with(|| source(&name, "SALARY"));
+                source.payments.push(Payment {
+                    date,
+                    amount: dollars(gross),
+                });
+                source.payments.sort_by_key(|p| p.date);
+                if source.payments.last().map(|p| p.date) == Some(date) {
+                    source.pay_rate = Some(dollars(gross));
+                    source.pay_frequency = stub.pay_frequency.or(source.pay_frequency);
+                }
+            }
+            Fields::BenefitLetter(letter) => {
+                let (Some(date), Some(monthly)) = (letter.effective_date, letter.monthly_cents)
+                else {
+                    continue;
+                };
+                seen(date);
+                let name = letter
+                    .payer
+                    .clone()
+                    .unwrap_or_else(|| "Benefit (award letter)".into());
+                let source = sources
+                    .entry(format!("letter:{name}"))
+                    .or_insert_with(|| source(&name, "BENEFIT_OTHER"));
+                source.payments.push(Payment {
+                    date,
+                    amount: dollars(monthly),
+                });
+                source.pay_rate = Some(dollars(monthly));
+                source.pay_frequency = Some(PayFrequency::Monthly);
+            }
+            Fields::BankStatement(statement) => {
+                if let Some(end) = statement.period_end {
+                    seen(end);
+                }
+                for deposit in &statement.deposits {
+                    seen(deposit.date);
+                    let source = sources
+                        .entry(format!("deposits:{}", deposit.payer))
+                        .or_insert_with(|| source(&deposit.payer, "OTHER"));
+                    source.payments.push(Payment {
+                        date: deposit.date,
+                        amount: dollars(deposit.cents),
+                    });
+                    source.payments.sort_by_key(|p| p.date);
+                }
+            }
+            Fields::None => {}
+        }
+    }
+    Some(ProviderIncome {
+        as_of: latest?,
+        method: VerificationMethod::Document,
+        sources: sources.into_values().collect(),
+        provider_confidence: None,
+    })
+}
+
+fn source(name: &str, category: &str) -> ProviderIncomeSource {
+    ProviderIncomeSource {
+        name: name.to_string(),
+        category: category.to_string(),
+        method: Some(VerificationMethod::Document),
+        ..Default::default()
+    }
+}

@@ -1,0 +1,230 @@
+//! What a file is, and the limits it must fit before anything reads it. The file's first bytes
+//! decide its type (its name's extension is never trusted): a PDF is opened, a JPEG or PNG is a
+//! photo, anything else is refused. Each limit keeps one hostile file from costing the service
+//! more than one small document would.
+
+use lopdf::{Document, LoadOptions, Object};
+
+/// The limits every upload must fit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest file accepted, in bytes: 10 MB.
+    pub max_bytes: usize,
+    /// The most pages read: a pay stub, statement or letter has a few.
+    pub max_pages: usize,
+    /// The most indirect objects in the file.
+    pub max_objects: usize,
+    /// The deepest nesting of arrays and dictionaries inside one object.
+    pub max_depth: usize,
+    /// The most one compressed stream may inflate to.
+    pub max_stream_bytes: usize,
+    /// The most all the page content read may inflate to, together.
+    pub max_content_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_bytes: 10 * 1024 * 1024,
+            max_pages: 50,
+            max_objects: 20_000,
+            max_depth: 32,
+            max_stream_bytes: 4 * 1024 * 1024,
+            max_content_bytes: 8 * 1024 * 1024,
+        }
+    }
+}
+
+/// Why a file is refused: the tenant sees the message and can try again with another file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    #[error("the file is {bytes} bytes; the limit is {limit} bytes (10 MB)")]
+    TooLarge { bytes: usize, limit: usize },
+    #[error("the file is not a PDF, a JPEG or a PNG")]
+    NotSupported,
+    #[error("the PDF is password-protected (encrypted): upload a copy without a password")]
+    Encrypted,
+    #[error("the PDF can't be read: {0}")]
+    Corrupt(String),
+    #[error("the PDF has {pages} pages; at most {limit} are read")]
+    TooManyPages { pages: usize, limit: usize },
+    #[error("the PDF has {objects} objects; the limit is {limit}")]
+    TooManyObjects { objects: usize, limit: usize },
+    #[error("the PDF nests objects {depth} levels deep; the limit is {limit}")]
+    TooDeep { depth: usize, limit: usize },
+    #[error("a compressed stream of the PDF inflates past the limit of {limit} bytes")]
+    Inflates { limit: usize },
+}
+
+/// A PDF that opened within the limits, with the facts read from its raw bytes.
+pub struct Pdf {
+    pub doc: Document,
+    /// Byte offsets of each `%%EOF` marker: one per revision of the file.
+    pub eof_offsets: Vec<usize>,
+    /// Each revision's objects after the first, as written in the update: (number, generation).
+    pub updated_objects: Vec<(u32, u16)>,
+}
+
+/// What the first bytes said.
+pub enum Opened {
+    Pdf(Box<Pdf>),
+    Photo(&'static str),
+}
+
+/// Recognises the file by its magic bytes and opens a PDF within the limits.
+pub fn open(bytes: &[u8], limits: &Limits) -> Result<Opened, Refusal> {
+    if bytes.len() > limits.max_bytes {
+        return Err(Refusal::TooLarge {
+            bytes: bytes.len(),
+            limit: limits.max_bytes,
+        });
+    }
+    if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        return Ok(Opened::Photo("JPEG"));
+    }
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return Ok(Opened::Photo("PNG"));
+    }
+    // The header may follow a little junk (the specification tolerates 1,024 bytes).
+    let head = &bytes[..bytes.len().min(1024)];
+    if find(head, b"%PDF-").is_none() {
+        return Err(Refusal::NotSupported);
+    }
+    if has_encrypt_entry(bytes) {
+        return Err(Refusal::Encrypted);
+    }
+    let options = LoadOptions {
+        max_decompressed_size: Some(limits.max_stream_bytes),
+        ..Default::default()
+    };
+    let doc = Document::load_mem_with_options(bytes, options).map_err(|e| match e {
+        lopdf::Error::Decompress(lopdf::DecompressError::MemoryLimitExceeded { .. }) => {
+            Refusal::Inflates {
+                limit: limits.max_stream_bytes,
+            }
+        }
+        other => Refusal::Corrupt(plain_error(&other)),
+    })?;
+    if doc.trailer.get(b"Encrypt").is_ok() || doc.was_encrypted() {
+        return Err(Refusal::Encrypted);
+    }
+    if doc.objects.len() > limits.max_objects {
+        return Err(Refusal::TooManyObjects {
+            objects: doc.objects.len(),
+            limit: limits.max_objects,
+        });
+    }
+    let depth = doc
+        .objects
+        .values()
+        .map(|o| depth_of(o, limits.max_depth + 1))
+        .max()
+        .unwrap_or(0);
+    if depth > limits.max_depth {
+        return Err(Refusal::TooDeep {
+            depth,
+            limit: limits.max_depth,
+        });
+    }
+    let pages = doc.get_pages().len();
+    if pages == 0 {
+        return Err(Refusal::Corrupt("it has no pages".into()));
+    }
+    if pages > limits.max_pages {
+        return Err(Refusal::TooManyPages {
+            pages,
+            limit: limits.max_pages,
+        });
+    }
+    let eof_offsets = eof_offsets(bytes);
+    let updated_objects = match eof_offsets.first() {
+        Some(first) if eof_offsets.len() > 1 => object_headers(&bytes[*first..]),
+        _ => vec![],
+    };
+    Ok(Opened::Pdf(Box::new(Pdf {
+        doc,
+        eof_offsets,
+        updated_objects,
+    })))
+}
+
+fn plain_error(e: &lopdf::Error) -> String {
+    let text = e.to_string();
+    if text.is_empty() {
+        "its structure is damaged".into()
+    } else {
+        text
+    }
+}
+
+/// Whether any trailer (or cross-reference stream) names an `/Encrypt` dictionary.
+fn has_encrypt_entry(bytes: &[u8]) -> bool {
+    find(bytes, b"/Encrypt").is_some()
+}
+
+/// The nesting depth of an object's arrays and dictionaries, counted up to `cap`.
+pub fn depth_of(object: &Object, cap: usize) -> usize {
+    if cap == 0 {
+        return 0;
+    }
+    let inner = match object {
+        Object::Array(items) => items
+            .iter()
+            .map(|o| depth_of(o, cap - 1))
+            .max()
+            .unwrap_or(0),
+        Object::Dictionary(dict) => dict
+            .iter()
+            .map(|(_, o)| depth_of(o, cap - 1))
+            .max()
+            .unwrap_or(0),
+        Object::Stream(stream) => stream
+            .dict
+            .iter()
+            .map(|(_, o)| depth_of(o, cap - 1))
+            .max()
+            .unwrap_or(0),
+        _ => return 0,
+    };
+    inner + 1
+}
+
+/// Offsets of each `%%EOF` marker.
+fn eof_offsets(bytes: &[u8]) -> Vec<usize> {
+    let mut found = vec![];
+    let mut from = 0;
+    while let Some(at) = find(&bytes[from..], b"%%EOF") {
+        found.push(from + at);
+        from += at + 5;
+    }
+    found
+}
+
+/// The `N G obj` headers in a stretch of the file, in order.
+fn object_headers(bytes: &[u8]) -> Vec<(u32, u16)> {
+    let mut found = vec![];
+    let mut from = 0;
+    while let Some(at) = find(&bytes[from..], b" obj") {
+        let end = from + at;
+        let start = bytes[..end]
+            .iter()
+            .rposition(|b| *b == b'\n' || *b == b'\r')
+            .map_or(0, |p| p + 1);
+        let words: Vec<&str> = std::str::from_utf8(&bytes[start..end])
+            .unwrap_or("")
+            .split_whitespace()
+            .collect();
+        if let [n, g] = words[..]
+            && let (Ok(n), Ok(g)) = (n.parse(), g.parse())
+        {
+            found.push((n, g));
+        }
+        from = end + 4;
+    }
+    found
+}
+
+/// The first offset of `needle` in `haystack`.
+pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
