@@ -167,6 +167,66 @@ fn needed(access: &Access) -> String {
     out
 }
 
+/// The roles as docs/security.md tables them: each function's table actions by key prefix (with
+/// an attribute limit where a grant has one), and the other services it may call.
+fn role_table(roles: &BTreeMap<String, Vec<Statement>>) -> String {
+    let mut out = String::from(
+        "\n## The roles, as docs/security.md tables them\n\n| function | table items, by key prefix | other services |\n|---|---|---|\n",
+    );
+    for (function, statements) in roles {
+        let mut table: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut services = BTreeSet::new();
+        for s in statements.iter().filter(|s| s.allow) {
+            let limited = s.conditions.iter().any(|c| c.key == access::ATTRIBUTES);
+            for action in &s.actions {
+                let (service, name) = action.split_once(':').unwrap_or(("", action));
+                let on_stream = s
+                    .resources
+                    .iter()
+                    .any(|r| r.contains("/stream/") || r == "*");
+                match service {
+                    "dynamodb" if !on_stream => {
+                        let name = if limited {
+                            format!("{name} (some attributes)")
+                        } else {
+                            name.to_string()
+                        };
+                        for prefix in s.leading_key_patterns() {
+                            let prefix = prefix.trim_end_matches("#*").to_string();
+                            table.entry(prefix).or_default().insert(name.clone());
+                        }
+                    }
+                    "ses" | "sns" | "sqs" | "scheduler" | "secretsmanager" => {
+                        services.insert(match service {
+                            "ses" => "SES",
+                            "sns" => "SNS",
+                            "sqs" => "SQS",
+                            "scheduler" => "EventBridge Scheduler",
+                            _ => "Secrets Manager",
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let items: Vec<String> = table
+            .iter()
+            .map(|(prefix, actions)| {
+                let actions: Vec<&str> = actions.iter().map(String::as_str).collect();
+                format!("{prefix}: {}", actions.join(", "))
+            })
+            .collect();
+        let services: Vec<&str> = services.into_iter().collect();
+        let services = if services.is_empty() {
+            "-".to_string()
+        } else {
+            services.join(", ")
+        };
+        let _ = writeln!(out, "| `{function}` | {} | {services} |", items.join("; "));
+    }
+    out
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant_is_used() {
     let mut rig = runs::rig().await;
@@ -254,6 +314,7 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
             }
         }
     }
+    report.push_str(&role_table(&roles));
     let path = common::artifacts_dir().join("iam-calls.md");
     std::fs::write(&path, &report).unwrap();
 
