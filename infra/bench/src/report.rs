@@ -265,6 +265,7 @@ pub(crate) fn render(
             m.status
         );
     }
+    let _ = writeln!(o);
 
     let ratio = hooks.ten.median() / hooks.one.median();
     let _ = writeln!(
