@@ -274,7 +274,8 @@ export interface paths {
          * Tenant page
          * @description The page behind the secure link (`verification_url`). Opening it changes nothing (mail
          *     scanners fetch every link): no status change, no webhook. It shows, by state: the consent form; the income-source step
-         *     (sandbox scenarios for test verifications, the provider's widget for live ones); once
+         *     (sandbox scenarios for test verifications; for live ones a button that starts the
+         *     provider's widget, since opening the page asks the provider nothing); once
          *     completed, what was shared (the report's figures), a link to the same PDF as the landlord's
          *     (`report.pdf` under the link) and the form for one note to the landlord; a could-not-verify page once failed; 410 once expired or cancelled.
          *     HEAD is answered like GET. Any method other than GET, HEAD and POST answers 405 with an HTML page (`components.responses.HtmlMethodNotAllowed`).
@@ -289,7 +290,10 @@ export interface paths {
          *     moves a `pending` verification to `in_progress` (webhook `verification.in_progress`), in one
          *     conditional write. `action=connect` fetches the income (a sandbox `scenario` for test
          *     verifications, the provider's report for live ones) and completes or fails the
-         *     verification. Both answer 303 back to the link only when their write was applied. A form
+         *     verification. Both answer 303 back to the link only when their write was applied.
+         *     `action=start` (live verifications with a real provider, after consent) asks the provider for
+         *     a fresh link token and answers 200 with its widget, writing nothing: a GET of the page asks
+         *     the provider nothing, so a link scanner costs nothing. A form
          *     that no longer fits answers the page as it now is (200, or 410 once expired or cancelled);
          *     a missing tick, a missing scenario, connecting before consenting or an unknown action
          *     answers 400 with the page and a notice; an `agree` or `scenario` value outside the
@@ -2347,7 +2351,7 @@ export interface operations {
             content: {
                 "application/x-www-form-urlencoded": {
                     /** @enum {string} */
-                    action: "consent" | "connect" | "note";
+                    action: "consent" | "start" | "connect" | "note";
                     /** @description The tenant's note to the landlord (action=note, completed verifications only; once). */
                     note?: string;
                     /**

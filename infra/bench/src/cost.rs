@@ -273,22 +273,14 @@ pub(crate) fn section(run: &crate::flow::FlowRun, prices: &Prices) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     fn call(operation: &str, service: &str, consumed: Option<f64>, items: usize) -> Call {
-        let now = Instant::now();
         Call {
-            operation: operation.into(),
-            service: service.into(),
-            start: now,
-            end: now,
-            status: 200,
-            scanned: None,
             consumed,
             items,
             consistent: true,
-            path_and_query: "/".into(),
-            body: Default::default(),
+            ..Call::answered(operation, service, b"")
         }
     }
 

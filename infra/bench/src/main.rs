@@ -20,7 +20,6 @@ mod process;
 mod report;
 mod runtime_api;
 mod scenarios;
-mod seed;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -100,7 +100,7 @@ pub(crate) fn render(
     rows: &[Row],
     peer: &ColdInit,
     hooks: &WebhookRun,
-    lists: &[ListRun],
+    lists: &Lists,
     took: Duration,
     load: &str,
 ) -> String {
@@ -222,7 +222,7 @@ pub(crate) fn render(
         shared::handlers::api::MAX_LIMIT
     );
     let _ = writeln!(o, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
-    for l in lists {
+    for l in &lists.runs {
         let _ = writeln!(
             o,
             "| {} | {} | {} | {} | {} ({}) | {} / {} ({}) | {} | {:.1} | {:.1} | {:.1} |",
@@ -245,6 +245,27 @@ pub(crate) fn render(
         o,
         "\nTimes at the large size are moto's: it evaluates a GSI query by going over the whole table in Python; DynamoDB reads only the page. Items read is the cost measure.\n"
     );
+    let _ = writeln!(
+        o,
+        "List memory: the list-verifications binary's peak RSS (VmHWM, reset before each request) for one page of 100 at offset 0 and at the deepest offset; the skipped items are read as keys, counted and dropped:\n"
+    );
+    let _ = writeln!(
+        o,
+        "| offset | verifications of the owner | peak RSS MB | page items (status) |"
+    );
+    let _ = writeln!(o, "|--:|--:|--:|--:|");
+    for m in &lists.memory {
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} ({}) |",
+            m.offset,
+            m.verifications,
+            m.peak_rss.map_or("–".into(), mb),
+            m.items,
+            m.status
+        );
+    }
+    let _ = writeln!(o);
 
     let ratio = hooks.ten.median() / hooks.one.median();
     let _ = writeln!(
@@ -358,7 +379,7 @@ pub(crate) fn render(
         .collect::<Vec<_>>()
         .join("; ");
     let speedup = peer_median / worst_init.0;
-    let list_equal = lists.windows(2).all(|w| {
+    let list_equal = lists.runs.windows(2).all(|w| {
         w[0].store_items_read == w[1].store_items_read
             && w[0].handler_scanned == w[1].handler_scanned
     });
@@ -410,6 +431,7 @@ pub(crate) fn render(
         o,
         "| list cost independent of table size | items read: {} | {} |",
         lists
+            .runs
             .iter()
             .map(|l| format!("{} at {}", l.store_items_read, l.verifications))
             .collect::<Vec<_>>()

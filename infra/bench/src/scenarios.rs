@@ -22,7 +22,38 @@ pub(crate) struct ListRun {
     pub(crate) full_page_items_read: u64,
 }
 
+/// The list-cost scenario's results: one run per size, and the list function's memory.
+pub(crate) struct Lists {
+    pub(crate) runs: Vec<ListRun>,
+    pub(crate) memory: Vec<ListMemory>,
+}
+
+/// The list function's peak RSS for one page at an offset (after the largest seeding).
+pub(crate) struct ListMemory {
+    pub(crate) offset: u32,
+    pub(crate) verifications: usize,
+    pub(crate) peak_rss: Option<u64>,
+    pub(crate) status: i64,
+    pub(crate) items: usize,
+}
+
 pub(crate) const LIST_ACCOUNT: &str = "acct_bench";
+
+/// Resets the process's peak RSS (VmHWM) to its current RSS (Linux: `clear_refs` 5).
+fn reset_peak_rss(pid: u32) {
+    let _ = std::fs::write(format!("/proc/{pid}/clear_refs"), "5");
+}
+
+/// The handler's answer: its status and the page's item count.
+fn page_answer(body: &str) -> (i64, usize) {
+    let body: serde_json::Value = serde_json::from_str(body).unwrap_or_default();
+    let items = body["body"]
+        .as_str()
+        .and_then(|b| serde_json::from_str::<serde_json::Value>(b).ok())
+        .and_then(|b| b["data"].as_array().map(Vec::len))
+        .unwrap_or(0);
+    (body["statusCode"].as_i64().unwrap_or(0), items)
+}
 
 pub(crate) async fn list_cost(
     root: &Path,
@@ -30,7 +61,7 @@ pub(crate) async fn list_cost(
     moto: &Moto,
     sdk: &aws_config::SdkConfig,
     sizes: &[usize],
-) -> Result<Vec<ListRun>, Error> {
+) -> Result<Lists, Error> {
     let names = Resources::named(&format!(
         "bench-list-{}",
         &uuid::Uuid::new_v4().simple().to_string()[..8]
@@ -69,7 +100,7 @@ pub(crate) async fn list_cost(
         let mut seeded = 0;
         for &size in sizes {
             let t = Instant::now();
-            seed::seed_verifications(&client, &names.table, LIST_ACCOUNT, seeded, size)
+            devstack::seed::seed_verifications(&client, &names.table, LIST_ACCOUNT, seeded, size)
                 .await
                 .map_err(err)?;
             let seed_seconds = t.elapsed().as_secs_f64();
@@ -100,7 +131,7 @@ pub(crate) async fn list_cost(
             nexts += 1;
             wait_next(&mut api, &mut child, nexts, &launch.log).await?;
             let calls = CallStats::of(&proxy.take());
-            let body: serde_json::Value = serde_json::from_str(&outcome.body).unwrap_or_default();
+            let (handler_status, handler_items) = page_answer(&outcome.body);
             runs.push(ListRun {
                 verifications: size,
                 seed_seconds,
@@ -112,16 +143,39 @@ pub(crate) async fn list_cost(
                 handler_dynamodb: calls.dynamodb,
                 handler_sequential: calls.sequential,
                 handler_ms: ms(took),
-                handler_status: body["statusCode"].as_i64().unwrap_or(0),
-                handler_items: body["body"]
-                    .as_str()
-                    .and_then(|b| serde_json::from_str::<serde_json::Value>(b).ok())
-                    .and_then(|b| b["data"].as_array().map(Vec::len))
-                    .unwrap_or(0),
+                handler_status,
+                handler_items,
                 full_page_items_read: full.items_read,
             });
         }
-        Ok::<_, Error>(runs)
+        // The peak RSS of a page of 100 at offset 0 and at the deepest offset (10,000), each
+        // measured from the RSS before it: the skipped items are counted and dropped.
+        let mut memory = Vec::new();
+        let deepest = shared::handlers::list_verifications::MAX_OFFSET;
+        for offset in [0, deepest].into_iter().filter(|o| (*o as usize) < seeded) {
+            let mut paged: serde_json::Value = serde_json::from_str(&event)?;
+            paged["rawQueryString"] = format!("offset={offset}&limit=100").into();
+            paged["queryStringParameters"] =
+                serde_json::json!({"offset": offset.to_string(), "limit": "100"});
+            let pid = child.id().ok_or_else(|| err("list-verifications exited"))?;
+            reset_peak_rss(pid);
+            let outcome =
+                tokio::time::timeout(Duration::from_secs(300), api.invoke(&paged.to_string()))
+                    .await
+                    .map_err(|_| err("list-verifications: no answer"))?
+                    .ok_or_else(|| err("list-verifications: runtime API closed"))?;
+            nexts += 1;
+            wait_next(&mut api, &mut child, nexts, &launch.log).await?;
+            let (status, items) = page_answer(&outcome.0.body);
+            memory.push(ListMemory {
+                offset,
+                verifications: seeded,
+                peak_rss: peak_rss(pid),
+                status,
+                items,
+            });
+        }
+        Ok::<_, Error>(Lists { runs, memory })
     }
     .await;
     stop(child).await;

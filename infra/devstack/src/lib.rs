@@ -8,6 +8,7 @@ pub mod proxy;
 pub mod pump;
 pub mod receiver;
 pub mod schedules;
+pub mod seed;
 pub mod server;
 pub mod stack;
 

@@ -25,7 +25,8 @@ use crate::ports::{
 pub const DEFAULT_LIMIT: u32 = 20;
 /// Larger limits are clamped to this (and `pagination.limit` says so).
 pub const MAX_LIMIT: u32 = 100;
-/// Deep offsets cost O(offset) reads; past this, callers should filter instead.
+/// Deep offsets cost O(offset) reads (of keys only: memory stays one page); past this, callers
+/// should filter instead.
 pub const MAX_OFFSET: u32 = 10_000;
 
 /// The list query of a request, for the caller's account and mode, as seen at `now`.

@@ -12,7 +12,7 @@
 //! it needs), and on any grant no recorded call used unless `KEPT` below explains it. What each
 //! function called is written to `target/test-artifacts/iam-calls.md`.
 //!
-//! Run: `cargo test -p devstack --test iam`.
+//! Run: `cargo test -p devstack --test iam` (`IAM_TEMPLATE=<file>` checks another template).
 
 use crate::common;
 
@@ -151,10 +151,74 @@ fn needed(access: &Access) -> String {
         let keys: Vec<String> = prefixes.iter().map(|p| format!("\"{p}*\"")).collect();
         let _ = write!(out, ", dynamodb:LeadingKeys: [{}]", keys.join(", "));
     }
+    // The request's other keys, but for what a read asks of DynamoDB (its Select and
+    // attributes: a grant names those only to limit a read, as deliver-webhook's does).
     for (key, values) in &access.context {
-        if key != LEADING_KEYS {
+        let read_attributes =
+            key == access::ATTRIBUTES && access.context.contains_key(access::SELECT);
+        if key != LEADING_KEYS && (!key.starts_with("dynamodb:") || read_attributes) {
             let _ = write!(out, ", {key}: {values:?}");
         }
+    }
+    out
+}
+
+/// The roles as docs/security.md tables them: each function's table actions by key prefix (with
+/// an attribute limit where a grant has one), and the other services it may call.
+fn role_table(roles: &BTreeMap<String, Vec<Statement>>) -> String {
+    let mut out = String::from(
+        "\n## The roles, as docs/security.md tables them\n\n| function | table items, by key prefix | other services |\n|---|---|---|\n",
+    );
+    for (function, statements) in roles {
+        let mut table: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut services = BTreeSet::new();
+        for s in statements.iter().filter(|s| s.allow) {
+            let limited = s.conditions.iter().any(|c| c.key == access::ATTRIBUTES);
+            for action in &s.actions {
+                let (service, name) = action.split_once(':').unwrap_or(("", action));
+                let on_stream = s
+                    .resources
+                    .iter()
+                    .any(|r| r.contains("/stream/") || r == "*");
+                match service {
+                    "dynamodb" if !on_stream => {
+                        let name = if limited {
+                            format!("{name} (some attributes)")
+                        } else {
+                            name.to_string()
+                        };
+                        for prefix in s.leading_key_patterns() {
+                            let prefix = prefix.trim_end_matches("#*").to_string();
+                            table.entry(prefix).or_default().insert(name.clone());
+                        }
+                    }
+                    "ses" | "sns" | "sqs" | "scheduler" | "secretsmanager" => {
+                        services.insert(match service {
+                            "ses" => "SES",
+                            "sns" => "SNS",
+                            "sqs" => "SQS",
+                            "scheduler" => "EventBridge Scheduler",
+                            _ => "Secrets Manager",
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let items: Vec<String> = table
+            .iter()
+            .map(|(prefix, actions)| {
+                let actions: Vec<&str> = actions.iter().map(String::as_str).collect();
+                format!("{prefix}: {}", actions.join(", "))
+            })
+            .collect();
+        let services: Vec<&str> = services.into_iter().collect();
+        let services = if services.is_empty() {
+            "-".to_string()
+        } else {
+            services.join(", ")
+        };
+        let _ = writeln!(out, "| `{function}` | {} | {services} |", items.join("; "));
     }
     out
 }
@@ -170,11 +234,11 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
     runs::household_replay(&mut rig).await;
     let calls = rig.proxies.take();
 
-    let template: serde_yaml::Value = serde_yaml::from_str(
-        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../template.yaml"))
-            .unwrap(),
-    )
-    .unwrap();
+    // IAM_TEMPLATE checks another copy (e.g. with a grant deleted, to see the test fail).
+    let path = std::env::var("IAM_TEMPLATE")
+        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../template.yaml").into());
+    let template: serde_yaml::Value =
+        serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let names = LocalNames {
         rig_table: rig.names.table.clone(),
         queues: BTreeMap::from([
@@ -246,6 +310,7 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
             }
         }
     }
+    report.push_str(&role_table(&roles));
     let path = common::artifacts_dir().join("iam-calls.md");
     std::fs::write(&path, &report).unwrap();
 

@@ -14,6 +14,7 @@ mod households;
 mod households_reach;
 mod iam;
 mod list_and_replay;
+mod list_memory;
 mod live_allowance;
 mod openapi;
 mod outbox;

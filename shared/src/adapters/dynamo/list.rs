@@ -13,8 +13,11 @@
 //! - `pending`: the fresh range only; `total` = `open` - the stale pending count - a COUNT of the
 //!   whole in_progress partition.
 //! - `expired`: stored `expired` merged (newest first) with the stale pending and in_progress
-//!   ranges, each read to at most offset+limit; `total` = counter + both stale counts.
+//!   ranges; `total` = counter + both stale counts.
 //! - other filters and no filter: as stored (the page shows the effective status).
+//!
+//! A page at any offset holds only its own items plus one query page per source: the items
+//! before it are read with their keys only, counted and dropped (`list_cursor`).
 //!
 //! Every query of a page runs beside the others and the counters' read: one parallel round
 //! (`list_verifications_capped`, before the request is allowed, stops each at a constant). The
@@ -28,10 +31,10 @@
 
 use aws_sdk_dynamodb::types::Select;
 
-use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Utc};
 
 use super::items::{Item, from_item, owner_stats_from_item, s};
+use super::list_cursor::{self, Source};
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable};
 use crate::domain::{Status, Verification, format_ts};
@@ -66,48 +69,6 @@ impl<'a> Range<'a> {
 }
 
 impl DynamoStore {
-    /// The newest `wanted` items of one index partition (or of a range of it).
-    async fn newest(
-        &self,
-        index: &str,
-        (pk_name, sk_name): (&str, &str),
-        pk: &str,
-        range: Range<'_>,
-        wanted: usize,
-    ) -> Result<Vec<Item>, StoreError> {
-        let (condition, bound) = range.key_condition();
-        let mut read: Vec<Item> = Vec::with_capacity(wanted.min(1000));
-        let mut start = None;
-        // Reads at most `wanted` items: never the whole partition.
-        while read.len() < wanted {
-            let mut request = self
-                .client
-                .query()
-                .table_name(&self.table)
-                .index_name(index)
-                .key_condition_expression(condition)
-                .expression_attribute_names("#pk", pk_name)
-                .expression_attribute_values(":pk", s(pk))
-                .scan_index_forward(false)
-                .limit((wanted - read.len()).min(1000) as i32)
-                .set_exclusive_start_key(start);
-            if let Some(bound) = bound {
-                request = request
-                    .expression_attribute_names("#sk", sk_name)
-                    .expression_attribute_values(":bound", s(bound));
-            }
-            let out = request.send().await.map_err(unavailable)?;
-            let got = out.items.unwrap_or_default();
-            let empty = got.is_empty();
-            read.extend(got);
-            start = out.last_evaluated_key;
-            if start.is_none() || empty {
-                break;
-            }
-        }
-        Ok(read)
-    }
-
     /// How many verifications of this stored status lie in a range of creation times (a COUNT
     /// query: nothing is returned, the range is scanned); None when that would scan over `cap`
     /// items (then at most `cap` were scanned).
@@ -156,79 +117,78 @@ impl DynamoStore {
         }
     }
 
-    /// The newest `wanted` items of one status as stored (GSI2), in a range of creation times.
-    async fn newest_of_status(
-        &self,
-        q: &ListQuery,
-        status: Status,
-        range: Range<'_>,
-        wanted: usize,
-    ) -> Result<Vec<Item>, StoreError> {
-        self.newest(
-            schema::GSI_OWNER_STATUS,
-            (schema::GSI2PK, schema::GSI2SK),
-            &keys::owner_status(&q.account_id, q.mode, status),
-            range,
-            wanted,
-        )
-        .await
+    /// One status as stored (GSI2), in a range of creation times, as a source of a page.
+    fn status_source<'b>(q: &ListQuery, status: Status, range: Range<'b>) -> Source<'b> {
+        let (condition, bound) = range.key_condition();
+        Source {
+            index: schema::GSI_OWNER_STATUS,
+            pk_name: schema::GSI2PK,
+            sk_name: schema::GSI2SK,
+            pk: keys::owner_status(&q.account_id, q.mode, status),
+            condition,
+            bound,
+        }
     }
 
-    /// The newest offset+limit items of the filtered set (newest first), how its total follows
-    /// from the counters, and the items read (those counted included).
-    async fn filtered_newest(
+    /// The page of the filtered set (newest first, `offset..offset + limit`), how its total
+    /// follows from the counters, and the items read (those counted and skipped included).
+    async fn filtered_page(
         &self,
         q: &ListQuery,
-        wanted: usize,
         cap: Option<u32>,
     ) -> Result<Option<(Vec<Item>, Total, u64)>, StoreError> {
         let bound = stale_bound(q.expired_if_created_by);
+        let (offset, limit) = (q.offset as usize, q.limit as usize);
+        let page = |sources| list_cursor::page_of(self, sources, offset, limit);
+        let status = |status, range| Self::status_source(q, status, range);
         match q.status {
             None => {
-                let read = self
-                    .newest(
-                        schema::GSI_OWNER_CREATED,
-                        (schema::GSI1PK, schema::GSI1SK),
-                        &keys::owner(&q.account_id, q.mode),
-                        Range::All,
-                        wanted,
-                    )
-                    .await?;
-                let n = read.len() as u64;
-                Ok(Some((read, Total::Counter(0), n)))
+                let owner = Source {
+                    index: schema::GSI_OWNER_CREATED,
+                    pk_name: schema::GSI1PK,
+                    sk_name: schema::GSI1SK,
+                    pk: keys::owner(&q.account_id, q.mode),
+                    condition: Range::All.key_condition().0,
+                    bound: None,
+                };
+                let (items, n) = page(vec![owner]).await?;
+                Ok(Some((items, Total::Counter(0), n)))
             }
             Some(Status::Pending) => {
                 let pending = Status::Pending;
                 let (read, stale, in_progress) = futures::join!(
-                    self.newest_of_status(q, pending, Range::After(&bound), wanted),
+                    page(vec![status(pending, Range::After(&bound))]),
                     self.count_of_status(q, pending, Range::Before(&bound), cap),
                     self.count_of_status(q, Status::InProgress, Range::All, cap),
                 );
-                let (read, stale, in_progress) = (read?, stale?, in_progress?);
+                let ((items, n), stale, in_progress) = (read?, stale?, in_progress?);
                 let (Some(stale), Some(in_progress)) = (stale, in_progress) else {
                     return Ok(None);
                 };
-                let n = read.len() as u64 + stale + in_progress;
-                Ok(Some((read, Total::OpenLess(stale + in_progress), n)))
+                let n = n + stale + in_progress;
+                Ok(Some((items, Total::OpenLess(stale + in_progress), n)))
             }
             Some(Status::InProgress) => {
                 let in_progress = Status::InProgress;
                 let (read, fresh) = futures::join!(
-                    self.newest_of_status(q, in_progress, Range::After(&bound), wanted),
+                    page(vec![status(in_progress, Range::After(&bound))]),
                     self.count_of_status(q, in_progress, Range::After(&bound), cap),
                 );
-                let (read, fresh) = (read?, fresh?);
+                let ((items, n), fresh) = (read?, fresh?);
                 let Some(fresh) = fresh else {
                     return Ok(None);
                 };
-                let n = read.len() as u64 + fresh;
-                Ok(Some((read, Total::Counted(fresh), n)))
+                Ok(Some((items, Total::Counted(fresh), n + fresh)))
             }
             Some(Status::Expired) => {
-                let (stored, pending, in_progress, stale_pending, stale_in_progress) = futures::join!(
-                    self.newest_of_status(q, Status::Expired, Range::All, wanted),
-                    self.newest_of_status(q, Status::Pending, Range::Before(&bound), wanted),
-                    self.newest_of_status(q, Status::InProgress, Range::Before(&bound), wanted),
+                // Stored `expired` merged with the open ones past expiry, newest first.
+                let sources = vec![
+                    status(Status::Expired, Range::All),
+                    status(Status::Pending, Range::Before(&bound)),
+                    status(Status::InProgress, Range::Before(&bound)),
+                ];
+                let (read, stale_pending, stale_in_progress) = futures::join!(
+                    page(sources),
                     self.count_of_status(q, Status::Pending, Range::Before(&bound), cap),
                     self.count_of_status(q, Status::InProgress, Range::Before(&bound), cap),
                 );
@@ -237,23 +197,13 @@ impl DynamoStore {
                 else {
                     return Ok(None);
                 };
+                let (items, n) = read?;
                 let stale = stale_pending + stale_in_progress;
-                let mut read: Vec<Item> = stored?;
-                read.extend(pending?);
-                read.extend(in_progress?);
-                let n = read.len() as u64 + stale;
-                // Each source is sorted newest first; the first `wanted` of their union lie within
-                // the first `wanted` of each.
-                read.sort_by(|a, b| sort_key(b).cmp(sort_key(a)));
-                // A sweep between the queries can show one item in two sources; the sort key
-                // (created#id) is unique per verification, so copies are now adjacent.
-                read.dedup_by(|a, b| sort_key(a) == sort_key(b));
-                Ok(Some((read, Total::Counter(stale), n)))
+                Ok(Some((items, Total::Counter(stale), n + stale)))
             }
-            Some(status) => {
-                let read = self.newest_of_status(q, status, Range::All, wanted).await?;
-                let n = read.len() as u64;
-                Ok(Some((read, Total::Counter(0), n)))
+            Some(other) => {
+                let (items, n) = page(vec![status(other, Range::All)]).await?;
+                Ok(Some((items, Total::Counter(0), n)))
             }
         }
     }
@@ -271,7 +221,7 @@ impl DynamoStore {
         }
         // The counters are one item, read alongside the page queries.
         let (filtered, stats) = futures::join!(
-            self.filtered_newest(q, wanted, cap),
+            self.filtered_page(q, cap),
             self.get(keys::stats(&q.account_id, q.mode))
         );
         let Some((read, total, items_read)) = filtered? else {
@@ -287,8 +237,6 @@ impl DynamoStore {
         };
         let items = read
             .into_iter()
-            .skip(q.offset as usize)
-            .take(q.limit as usize)
             .map(from_item)
             .collect::<Result<Vec<Verification>, _>>()?;
         Ok(Some(ListPage {
@@ -308,11 +256,4 @@ enum Total {
     OpenLess(u64),
     /// Counted by a query.
     Counted(u64),
-}
-
-fn sort_key(item: &Item) -> &str {
-    match item.get(schema::GSI2SK) {
-        Some(AttributeValue::S(key)) => key,
-        _ => "",
-    }
 }

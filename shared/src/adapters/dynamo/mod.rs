@@ -53,6 +53,7 @@ mod invites;
 pub mod items;
 pub(crate) mod link_tokens;
 mod list;
+mod list_cursor;
 mod live_month;
 mod metered_create;
 mod metered_reach;

@@ -77,7 +77,8 @@ def sync_detailed(
      The page behind the secure link (`verification_url`). Opening it changes nothing (mail
     scanners fetch every link): no status change, no webhook. It shows, by state: the consent form; the
     income-source step
-    (sandbox scenarios for test verifications, the provider's widget for live ones); once
+    (sandbox scenarios for test verifications; for live ones a button that starts the
+    provider's widget, since opening the page asks the provider nothing); once
     completed, what was shared (the report's figures), a link to the same PDF as the landlord's
     (`report.pdf` under the link) and the form for one note to the landlord; a could-not-verify page
     once failed; 410 once expired or cancelled.
@@ -120,7 +121,8 @@ def sync(
      The page behind the secure link (`verification_url`). Opening it changes nothing (mail
     scanners fetch every link): no status change, no webhook. It shows, by state: the consent form; the
     income-source step
-    (sandbox scenarios for test verifications, the provider's widget for live ones); once
+    (sandbox scenarios for test verifications; for live ones a button that starts the
+    provider's widget, since opening the page asks the provider nothing); once
     completed, what was shared (the report's figures), a link to the same PDF as the landlord's
     (`report.pdf` under the link) and the form for one note to the landlord; a could-not-verify page
     once failed; 410 once expired or cancelled.
@@ -158,7 +160,8 @@ async def asyncio_detailed(
      The page behind the secure link (`verification_url`). Opening it changes nothing (mail
     scanners fetch every link): no status change, no webhook. It shows, by state: the consent form; the
     income-source step
-    (sandbox scenarios for test verifications, the provider's widget for live ones); once
+    (sandbox scenarios for test verifications; for live ones a button that starts the
+    provider's widget, since opening the page asks the provider nothing); once
     completed, what was shared (the report's figures), a link to the same PDF as the landlord's
     (`report.pdf` under the link) and the form for one note to the landlord; a could-not-verify page
     once failed; 410 once expired or cancelled.
@@ -199,7 +202,8 @@ async def asyncio(
      The page behind the secure link (`verification_url`). Opening it changes nothing (mail
     scanners fetch every link): no status change, no webhook. It shows, by state: the consent form; the
     income-source step
-    (sandbox scenarios for test verifications, the provider's widget for live ones); once
+    (sandbox scenarios for test verifications; for live ones a button that starts the
+    provider's widget, since opening the page asks the provider nothing); once
     completed, what was shared (the report's figures), a link to the same PDF as the landlord's
     (`report.pdf` under the link) and the form for one note to the landlord; a could-not-verify page
     once failed; 410 once expired or cancelled.

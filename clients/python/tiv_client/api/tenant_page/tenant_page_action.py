@@ -96,7 +96,10 @@ def sync_detailed(
     moves a `pending` verification to `in_progress` (webhook `verification.in_progress`), in one
     conditional write. `action=connect` fetches the income (a sandbox `scenario` for test
     verifications, the provider's report for live ones) and completes or fails the
-    verification. Both answer 303 back to the link only when their write was applied. A form
+    verification. Both answer 303 back to the link only when their write was applied.
+    `action=start` (live verifications with a real provider, after consent) asks the provider for
+    a fresh link token and answers 200 with its widget, writing nothing: a GET of the page asks
+    the provider nothing, so a link scanner costs nothing. A form
     that no longer fits answers the page as it now is (200, or 410 once expired or cancelled);
     a missing tick, a missing scenario, connecting before consenting or an unknown action
     answers 400 with the page and a notice; an `agree` or `scenario` value outside the
@@ -148,7 +151,10 @@ def sync(
     moves a `pending` verification to `in_progress` (webhook `verification.in_progress`), in one
     conditional write. `action=connect` fetches the income (a sandbox `scenario` for test
     verifications, the provider's report for live ones) and completes or fails the
-    verification. Both answer 303 back to the link only when their write was applied. A form
+    verification. Both answer 303 back to the link only when their write was applied.
+    `action=start` (live verifications with a real provider, after consent) asks the provider for
+    a fresh link token and answers 200 with its widget, writing nothing: a GET of the page asks
+    the provider nothing, so a link scanner costs nothing. A form
     that no longer fits answers the page as it now is (200, or 410 once expired or cancelled);
     a missing tick, a missing scenario, connecting before consenting or an unknown action
     answers 400 with the page and a notice; an `agree` or `scenario` value outside the
@@ -195,7 +201,10 @@ async def asyncio_detailed(
     moves a `pending` verification to `in_progress` (webhook `verification.in_progress`), in one
     conditional write. `action=connect` fetches the income (a sandbox `scenario` for test
     verifications, the provider's report for live ones) and completes or fails the
-    verification. Both answer 303 back to the link only when their write was applied. A form
+    verification. Both answer 303 back to the link only when their write was applied.
+    `action=start` (live verifications with a real provider, after consent) asks the provider for
+    a fresh link token and answers 200 with its widget, writing nothing: a GET of the page asks
+    the provider nothing, so a link scanner costs nothing. A form
     that no longer fits answers the page as it now is (200, or 410 once expired or cancelled);
     a missing tick, a missing scenario, connecting before consenting or an unknown action
     answers 400 with the page and a notice; an `agree` or `scenario` value outside the
@@ -245,7 +254,10 @@ async def asyncio(
     moves a `pending` verification to `in_progress` (webhook `verification.in_progress`), in one
     conditional write. `action=connect` fetches the income (a sandbox `scenario` for test
     verifications, the provider's report for live ones) and completes or fails the
-    verification. Both answer 303 back to the link only when their write was applied. A form
+    verification. Both answer 303 back to the link only when their write was applied.
+    `action=start` (live verifications with a real provider, after consent) asks the provider for
+    a fresh link token and answers 200 with its widget, writing nothing: a GET of the page asks
+    the provider nothing, so a link scanner costs nothing. A form
     that no longer fits answers the page as it now is (200, or 410 once expired or cancelled);
     a missing tick, a missing scenario, connecting before consenting or an unknown action
     answers 400 with the page and a notice; an `agree` or `scenario` value outside the

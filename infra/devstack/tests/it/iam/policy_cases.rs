@@ -128,20 +128,7 @@ fn role(function: &str) -> Vec<Statement> {
 
 /// A recorded call as the proxy has it.
 fn call(operation: &str, service: &str, body: serde_json::Value) -> Call {
-    let now = std::time::Instant::now();
-    Call {
-        operation: operation.into(),
-        service: service.into(),
-        start: now,
-        end: now,
-        status: 200,
-        scanned: None,
-        consumed: None,
-        items: 0,
-        consistent: false,
-        path_and_query: "/".into(),
-        body: body.to_string().into_bytes().into(),
-    }
+    Call::answered(operation, service, body.to_string().as_bytes())
 }
 
 fn dynamo(op: &str, body: serde_json::Value) -> Vec<Access> {

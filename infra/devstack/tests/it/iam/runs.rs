@@ -284,6 +284,20 @@ impl Rig {
         )
     }
 
+    /// `call`, asserting the answer's status; its body.
+    pub async fn expect(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<Value>,
+        status: u16,
+    ) -> Value {
+        let (got, reply) = self.call(method, path, key, body).await;
+        assert_eq!(got, status, "{method} {path}: {reply}");
+        reply
+    }
+
     /// A tenant page: GET, or a POST of `form`.
     pub async fn page(&self, link: &str, form: Option<&str>) -> u16 {
         let url = format!("{}{link}", self.base);
@@ -413,33 +427,31 @@ pub async fn success(rig: &mut Rig) {
     let link = rig.link(&first["data"]);
     rig.drain().await;
 
-    let (s, _) = rig
-        .call(
-            "GET",
-            &format!("{VERIFY}?verification_id={id}"),
-            Some(&key),
-            None,
-        )
-        .await;
-    assert_eq!(s, 200);
+    rig.expect(
+        "GET",
+        &format!("{VERIFY}?verification_id={id}"),
+        Some(&key),
+        None,
+        200,
+    )
+    .await;
     for query in [
         "",
         "?status=pending",
         "?status=expired",
         "?limit=1&offset=1",
     ] {
-        let (s, r) = rig
-            .call(
-                "GET",
-                &format!("/api/v1/verifications{query}"),
-                Some(&key),
-                None,
-            )
-            .await;
-        assert_eq!(s, 200, "{query}: {r}");
+        rig.expect(
+            "GET",
+            &format!("/api/v1/verifications{query}"),
+            Some(&key),
+            None,
+            200,
+        )
+        .await;
     }
-    let (s, _) = rig.call("GET", "/api/v1/usage", Some(&key), None).await;
-    assert_eq!(s, 200);
+    rig.expect("GET", "/api/v1/usage", Some(&key), None, 200)
+        .await;
     assert_eq!(rig.page(&link, None).await, 200);
     assert_eq!(rig.page(&link, Some("action=consent&agree=yes")).await, 303);
     assert_eq!(rig.page(&link, None).await, 200);
@@ -450,18 +462,16 @@ pub async fn success(rig: &mut Rig) {
     assert_eq!(rig.page(&link, Some("action=note&note=New+job")).await, 303);
     assert_eq!(rig.page(&format!("{link}/report.pdf"), None).await, 200);
     rig.drain().await;
-    let (s, _) = rig
-        .call(
-            "GET",
-            &format!("{VERIFY}/report?verification_id={id}"),
-            Some(&key),
-            None,
-        )
-        .await;
-    assert_eq!(s, 200);
+    rig.expect(
+        "GET",
+        &format!("{VERIFY}/report?verification_id={id}"),
+        Some(&key),
+        None,
+        200,
+    )
+    .await;
     let deliveries = format!("/api/v1/webhooks/deliveries?verification_id={id}");
-    let (s, log) = rig.call("GET", &deliveries, Some(&key), None).await;
-    assert_eq!(s, 200, "{log}");
+    let log = rig.expect("GET", &deliveries, Some(&key), None, 200).await;
     let event = log["data"][0]["event_id"]
         .as_str()
         .expect("a delivery")
@@ -478,26 +488,25 @@ pub async fn success(rig: &mut Rig) {
     rig.drain().await;
 
     // A second one: resent, then cancelled.
-    let (s, second) = rig
-        .call(
+    let second = rig
+        .expect(
             "POST",
             VERIFY,
             Some(&key),
             Some(json!({"tenant_email": "iam.second+good@example.com"})),
+            201,
         )
         .await;
-    assert_eq!(s, 201, "{second}");
     let second = created_id(&second, "verification_id");
     rig.drain().await;
-    let (s, r) = rig
-        .call(
-            "POST",
-            &format!("{VERIFY}/resend?verification_id={second}"),
-            Some(&key),
-            None,
-        )
-        .await;
-    assert_eq!(s, 202, "{r}");
+    rig.expect(
+        "POST",
+        &format!("{VERIFY}/resend?verification_id={second}"),
+        Some(&key),
+        None,
+        202,
+    )
+    .await;
     rig.drain().await;
     let (s, r) = rig
         .call(
@@ -579,10 +588,8 @@ async fn expiry(rig: &mut Rig) {
 /// Refusals: a bad key, a day's requests used up, the month's live verifications used up, a
 /// cancel of a closed verification, another account's verification.
 pub async fn refusals(rig: &mut Rig) {
-    let (s, _) = rig
-        .call("GET", "/api/v1/usage", Some("sk_test_not_a_key"), None)
+    rig.expect("GET", "/api/v1/usage", Some("sk_test_not_a_key"), None, 401)
         .await;
-    assert_eq!(s, 401);
     // A well-formed key naming an account that does not exist, on every API function: the
     // metering write finds no account and reads it to say so.
     let ghost = shared::domain::secrets::generate_api_key("acct_ghost", shared::domain::Mode::Test)
@@ -591,8 +598,7 @@ pub async fn refusals(rig: &mut Rig) {
     let id = uuid::Uuid::new_v4();
     for (method, path) in api_routes(id, id, id) {
         let body = (method == "POST").then(|| json!({"tenant_email": "iam.ghost@example.com"}));
-        let (s, r) = rig.call(method, &path, Some(&ghost), body).await;
-        assert_eq!(s, 401, "{method} {path}: {r}");
+        rig.expect(method, &path, Some(&ghost), body, 401).await;
     }
     let tiny = rig.tiny_key.clone();
     let mut statuses = Vec::new();
@@ -611,25 +617,24 @@ pub async fn refusals(rig: &mut Rig) {
     let (s, r) = rig.call("POST", HOUSEHOLDS, Some(&other), Some(body)).await;
     assert!((400..500).contains(&s) && s != 401, "{s} {r}");
     let key = rig.live_key.clone();
-    let (s, created) = rig
-        .call(
+    let created = rig
+        .expect(
             "POST",
             VERIFY,
             Some(&key),
             Some(json!({"tenant_email": "iam.closed+good@example.com"})),
+            201,
         )
         .await;
-    assert_eq!(s, 201);
     let id = created_id(&created, "verification_id");
-    let (s, _) = rig
-        .call(
-            "DELETE",
-            &format!("{VERIFY}?verification_id={id}"),
-            Some(&key),
-            None,
-        )
-        .await;
-    assert_eq!(s, 200);
+    rig.expect(
+        "DELETE",
+        &format!("{VERIFY}?verification_id={id}"),
+        Some(&key),
+        None,
+        200,
+    )
+    .await;
     // Closed: refused (400 or 409, whichever the handler names it), after the key is metered.
     let (s, _) = rig
         .call(
@@ -649,15 +654,14 @@ pub async fn refusals(rig: &mut Rig) {
         )
         .await;
     assert!(s == 400 || s == 409, "{s}");
-    let (s, _) = rig
-        .call(
-            "GET",
-            &format!("{VERIFY}?verification_id={id}"),
-            Some(&other),
-            None,
-        )
-        .await;
-    assert_eq!(s, 404);
+    rig.expect(
+        "GET",
+        &format!("{VERIFY}?verification_id={id}"),
+        Some(&other),
+        None,
+        404,
+    )
+    .await;
     rig.drain().await;
 }
 
@@ -669,10 +673,7 @@ pub async fn held_claims(rig: &mut Rig) {
     use shared::ports::NoticeStore;
     let key = rig.live_key.clone();
     let (_, phone) = common::fresh_number();
-    let (s, created) = rig
-        .call("POST", VERIFY, Some(&key), Some(json!({"tenant_email": "iam.held+good@example.com", "tenant_phone": phone, "webhook_url": rig.receiver.url.clone()})))
-        .await;
-    assert_eq!(s, 201);
+    let created = rig.expect("POST", VERIFY, Some(&key), Some(json!({"tenant_email": "iam.held+good@example.com", "tenant_phone": phone, "webhook_url": rig.receiver.url.clone()})), 201).await;
     let id: uuid::Uuid = created_id(&created, "verification_id").parse().unwrap();
     rig.drain().await;
     let now = chrono::Utc::now();
@@ -727,26 +728,25 @@ pub async fn households(rig: &mut Rig) {
             ],
         })
     };
-    let (s, decided) = rig
-        .call(
+    let decided = rig
+        .expect(
             "POST",
             HOUSEHOLDS,
             Some(&key),
             Some(members("decided", "good")),
+            201,
         )
         .await;
-    assert_eq!(s, 201, "{decided}");
     let household = created_id(&decided, "household_id");
     rig.drain().await;
-    let (s, r) = rig
-        .call(
-            "GET",
-            &format!("{HOUSEHOLDS}?household_id={household}"),
-            Some(&key),
-            None,
-        )
-        .await;
-    assert_eq!(s, 200, "{r}");
+    rig.expect(
+        "GET",
+        &format!("{HOUSEHOLDS}?household_id={household}"),
+        Some(&key),
+        None,
+        200,
+    )
+    .await;
     let (s, r) = rig
         .call(
             "GET",
@@ -762,39 +762,37 @@ pub async fn households(rig: &mut Rig) {
     // A member the index does not show yet (GSI3 lags on AWS; moto's never does): its item
     // without the index's key, for the reads that then fetch it by its own key.
     let hidden = hide_from_index(rig, &member_ids[1]).await;
-    let (s, r) = rig
-        .call(
+    let r = rig
+        .expect(
             "GET",
             &format!("{HOUSEHOLDS}?household_id={household}"),
             Some(&key),
             None,
+            200,
         )
         .await;
-    assert_eq!(s, 200, "{r}");
     assert_eq!(
         r["data"]["members"].as_array().map(Vec::len),
         Some(2),
         "{r}"
     );
-    let (s, r) = rig
-        .call(
-            "GET",
-            &format!("/api/v1/verifications?household_id={household}"),
-            Some(&key),
-            None,
-        )
-        .await;
-    assert_eq!(s, 200, "{r}");
+    rig.expect(
+        "GET",
+        &format!("/api/v1/verifications?household_id={household}"),
+        Some(&key),
+        None,
+        200,
+    )
+    .await;
     show_in_index(rig, &member_ids[1], hidden).await;
-    let (s, r) = rig
-        .call(
-            "POST",
-            &format!("{VERIFY}/resend?verification_id={}", member_ids[1]),
-            Some(&key),
-            None,
-        )
-        .await;
-    assert_eq!(s, 202, "{r}");
+    rig.expect(
+        "POST",
+        &format!("{VERIFY}/resend?verification_id={}", member_ids[1]),
+        Some(&key),
+        None,
+        202,
+    )
+    .await;
     rig.drain().await;
     for member in decided["data"]["members"].as_array().unwrap().clone() {
         let link = rig.link(&member);
@@ -806,8 +804,7 @@ pub async fn households(rig: &mut Rig) {
     }
     rig.drain().await;
     let deliveries = format!("/api/v1/webhooks/deliveries?household_id={household}");
-    let (s, log) = rig.call("GET", &deliveries, Some(&key), None).await;
-    assert_eq!(s, 200, "{log}");
+    let log = rig.expect("GET", &deliveries, Some(&key), None, 200).await;
     if let Some(event) = log["data"][0]["event_id"].as_str() {
         let (s, r) = rig
             .call(
@@ -854,8 +851,7 @@ pub async fn households(rig: &mut Rig) {
         .to_string();
     earlier_resend_day(rig, &member).await;
     let path = format!("{VERIFY}/resend?verification_id={member}");
-    let (s, r) = rig.call("POST", &path, Some(&key), None).await;
-    assert_eq!(s, 202, "{r}");
+    rig.expect("POST", &path, Some(&key), None, 202).await;
     rig.drain().await;
     let second = open["data"]["members"][1]["verification_id"]
         .as_str()
@@ -908,14 +904,12 @@ pub async fn retries(rig: &mut Rig) {
     let key = rig.live_key.clone();
     // A verification with a webhook whose invite went out, to consent during the outage.
     let body = json!({"tenant_email": "iam.hooked+good@example.com", "webhook_url": rig.receiver.url.clone()});
-    let (s, hooked) = rig.call("POST", VERIFY, Some(&key), Some(body)).await;
-    assert_eq!(s, 201, "{hooked}");
+    let hooked = rig
+        .expect("POST", VERIFY, Some(&key), Some(body), 201)
+        .await;
     rig.drain().await;
     // A household member completes while the decision cannot be written.
-    let (s, household) = rig
-        .call("POST", HOUSEHOLDS, Some(&key), Some(json!({"monthly_rent": 1000, "members": [{"tenant_email": "iam.retry.h+good@example.com", "role": "applicant"}]})))
-        .await;
-    assert_eq!(s, 201, "{household}");
+    let household = rig.expect("POST", HOUSEHOLDS, Some(&key), Some(json!({"monthly_rent": 1000, "members": [{"tenant_email": "iam.retry.h+good@example.com", "role": "applicant"}]})), 201).await;
     rig.drain().await;
     let link = rig.link(&household["data"]["members"][0]);
     assert_eq!(rig.page(&link, Some("action=consent&agree=yes")).await, 303);
@@ -968,20 +962,17 @@ pub async fn retries(rig: &mut Rig) {
     ] {
         faults.restore(op);
     }
-    let (s, r) = rig
-        .call(
+    let r = rig
+        .expect(
             "POST",
             VERIFY,
             Some(&key),
             Some(json!({"tenant_email": "iam.giveup+good@example.com"})),
+            201,
         )
         .await;
-    assert_eq!(s, 201, "{r}");
     let lone = created_id(&r, "verification_id");
-    let (s, h) = rig
-        .call("POST", HOUSEHOLDS, Some(&key), Some(json!({"monthly_rent": 1000, "members": [{"tenant_email": "iam.giveup.h+good@example.com", "role": "applicant"}]})))
-        .await;
-    assert_eq!(s, 201, "{h}");
+    let h = rig.expect("POST", HOUSEHOLDS, Some(&key), Some(json!({"monthly_rent": 1000, "members": [{"tenant_email": "iam.giveup.h+good@example.com", "role": "applicant"}]})), 201).await;
     let member = h["data"]["members"][0]["verification_id"]
         .as_str()
         .unwrap()
@@ -1097,55 +1088,53 @@ fn api_routes(
     ]
 }
 
-/// Removes a member's GSI3 key (as if the index had not caught up); returns it.
-async fn hide_from_index(rig: &Rig, id: &str) -> aws_sdk_dynamodb::types::AttributeValue {
+/// One raw update of a verification item (standing in for what moto cannot produce); its old
+/// attributes.
+async fn update_item(
+    rig: &Rig,
+    id: &str,
+    expression: &str,
+    values: &[(&str, aws_sdk_dynamodb::types::AttributeValue)],
+) -> std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue> {
+    use aws_sdk_dynamodb::types::{AttributeValue as V, ReturnValue};
     use shared::adapters::dynamo::schema;
     let (pk, sk) = shared::adapters::dynamo::keys::verification(id.parse().unwrap());
-    let out = aws_sdk_dynamodb::Client::new(&rig.sdk)
+    let mut update = aws_sdk_dynamodb::Client::new(&rig.sdk)
         .update_item()
         .table_name(&rig.names.table)
-        .key(schema::PK, aws_sdk_dynamodb::types::AttributeValue::S(pk))
-        .key(schema::SK, aws_sdk_dynamodb::types::AttributeValue::S(sk))
-        .update_expression("REMOVE #g")
-        .expression_attribute_names("#g", schema::GSI3PK)
-        .return_values(aws_sdk_dynamodb::types::ReturnValue::AllOld)
-        .send()
-        .await
-        .unwrap();
-    out.attributes.unwrap()[schema::GSI3PK].clone()
+        .key(schema::PK, V::S(pk))
+        .key(schema::SK, V::S(sk))
+        .update_expression(expression)
+        .return_values(ReturnValue::AllOld);
+    if expression.contains("#g") {
+        update = update.expression_attribute_names("#g", schema::GSI3PK);
+    }
+    for (name, value) in values {
+        update = update.expression_attribute_values(*name, value.clone());
+    }
+    update.send().await.unwrap().attributes.unwrap_or_default()
+}
+
+/// Removes a member's GSI3 key (as if the index had not caught up); returns it.
+async fn hide_from_index(rig: &Rig, id: &str) -> aws_sdk_dynamodb::types::AttributeValue {
+    let old = update_item(rig, id, "REMOVE #g", &[]).await;
+    old[shared::adapters::dynamo::schema::GSI3PK].clone()
 }
 
 async fn show_in_index(rig: &Rig, id: &str, value: aws_sdk_dynamodb::types::AttributeValue) {
-    use shared::adapters::dynamo::schema;
-    let (pk, sk) = shared::adapters::dynamo::keys::verification(id.parse().unwrap());
-    aws_sdk_dynamodb::Client::new(&rig.sdk)
-        .update_item()
-        .table_name(&rig.names.table)
-        .key(schema::PK, aws_sdk_dynamodb::types::AttributeValue::S(pk))
-        .key(schema::SK, aws_sdk_dynamodb::types::AttributeValue::S(sk))
-        .update_expression("SET #g = :g")
-        .expression_attribute_names("#g", schema::GSI3PK)
-        .expression_attribute_values(":g", value)
-        .send()
-        .await
-        .unwrap();
+    update_item(rig, id, "SET #g = :g", &[(":g", value)]).await;
 }
 
 /// Marks one resend today in the earlier format (`resend_day` without the day's own count).
 async fn earlier_resend_day(rig: &Rig, id: &str) {
     use aws_sdk_dynamodb::types::AttributeValue as V;
-    use shared::adapters::dynamo::schema;
-    let (pk, sk) = shared::adapters::dynamo::keys::verification(id.parse().unwrap());
     let today = shared::domain::resend::utc_day(chrono::Utc::now());
-    aws_sdk_dynamodb::Client::new(&rig.sdk)
-        .update_item()
-        .table_name(&rig.names.table)
-        .key(schema::PK, V::S(pk))
-        .key(schema::SK, V::S(sk))
-        .update_expression("SET resend_day = :d, resends_on_day = :one")
-        .expression_attribute_values(":d", V::S(today))
-        .expression_attribute_values(":one", V::N("1".into()))
-        .send()
-        .await
-        .unwrap();
+    let values = [(":d", V::S(today)), (":one", V::N("1".into()))];
+    update_item(
+        rig,
+        id,
+        "SET resend_day = :d, resends_on_day = :one",
+        &values,
+    )
+    .await;
 }

@@ -1,4 +1,5 @@
-//! Fast seeding of many verifications of one owner: BatchWriteItem with 25 items per call, a few
+//! Fast seeding of many verifications of one owner (`make bench`, and the list tests at tens of
+//! thousands of items): BatchWriteItem with 25 items per call, a few
 //! calls in flight, items built by the adapter's own mapping (`dynamo::items`, so the same keys and
 //! GSI attributes as `DynamoStore::create_verification` writes), and the owner's STATS counter
 //! set to match.
