@@ -675,14 +675,7 @@ async fn a_crashed_attempt_holds_its_notice_until_its_lease_runs_out() {
     let notice = Notice::ReminderEmail("72h".into());
     let claim = deps
         .store
-        .claim_notice(
-            v.verification_id,
-            None,
-            &notice,
-            "hash",
-            now,
-            now + NOTICE_LEASE,
-        )
+        .claim_notice(v.verification_id, &notice, "hash", now, now + NOTICE_LEASE)
         .await
         .unwrap();
     assert_eq!(claim, NoticeClaim::Claimed);

@@ -237,7 +237,7 @@ async fn every_adapter_call_asks_for_its_consumed_capacity() {
     let v = store.get_verification(id).await.unwrap().unwrap();
     // Each write kind by a production call: the e-mail's claim (a transaction) given back (a
     // delete), a replay's link (an update), a new account (a put).
-    let start = store.claim_email_and_bind(id, None, "another-hash", v.created_at);
+    let start = store.claim_email_and_bind(id, "another-hash", v.created_at);
     assert_eq!(start.await.unwrap(), shared::ports::EmailStart::Claimed);
     store.release_email_send(id).await.unwrap();
     let replay = store

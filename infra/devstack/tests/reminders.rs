@@ -386,14 +386,7 @@ async fn the_notice_claim_is_one_conditional_write_with_one_winner() {
         let (store, notice) = (store.clone(), notice.clone());
         async move {
             store
-                .claim_notice(
-                    v.verification_id,
-                    None,
-                    &notice,
-                    &format!("hash{i}"),
-                    now,
-                    lease,
-                )
+                .claim_notice(v.verification_id, &notice, &format!("hash{i}"), now, lease)
                 .await
                 .unwrap()
         }
@@ -413,14 +406,14 @@ async fn the_notice_claim_is_one_conditional_write_with_one_winner() {
     let later = lease + Duration::seconds(1);
     let id = v.verification_id;
     let took_over = store
-        .claim_notice(id, None, &notice, "h", later, later + Duration::minutes(2))
+        .claim_notice(id, &notice, "h", later, later + Duration::minutes(2))
         .await
         .unwrap();
     assert_eq!(took_over, NoticeClaim::Claimed);
     store.mark_notice_sent(id, &notice).await.unwrap();
     store.mark_notice_sent(id, &notice).await.unwrap();
     let again = store
-        .claim_notice(id, None, &notice, "h", later, later + Duration::minutes(2))
+        .claim_notice(id, &notice, "h", later, later + Duration::minutes(2))
         .await
         .unwrap();
     assert_eq!(again, NoticeClaim::Sent);
@@ -430,7 +423,7 @@ async fn the_notice_claim_is_one_conditional_write_with_one_winner() {
     let sms = Notice::ReminderSms("72h".into());
     assert_eq!(
         store
-            .claim_notice(id, None, &sms, "h", later, later + Duration::minutes(2))
+            .claim_notice(id, &sms, "h", later, later + Duration::minutes(2))
             .await
             .unwrap(),
         NoticeClaim::Claimed
@@ -443,7 +436,7 @@ async fn the_notice_claim_is_one_conditional_write_with_one_winner() {
         .unwrap();
     assert_eq!(
         store
-            .claim_notice(id, None, &sms, "h", later, later + Duration::minutes(2))
+            .claim_notice(id, &sms, "h", later, later + Duration::minutes(2))
             .await
             .unwrap(),
         NoticeClaim::Closed

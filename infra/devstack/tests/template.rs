@@ -595,11 +595,11 @@ fn table_grants(t: &Value, resource: &str) -> BTreeSet<(String, String, String)>
     grants
 }
 
-/// DELETE /households is one transaction (the account's count + the household's `cancelled_at`)
-/// with the household and its members read beside it; its role allows exactly that, and no
-/// longer the members' own writes (publish-events cancels them from the stream). Every function
-/// that writes a member's tenant-driven transition may check the household in that transaction.
-/// (moto does not enforce IAM: only this test sees a missing grant before AWS does.)
+/// DELETE /households reads the household and its members, then writes one transaction (the
+/// account's count, the household's `cancelled_at`, each open member's cancel and the owner's
+/// counters); its role allows exactly that. No other function checks the household item any more
+/// (no member is open once its household is cancelled), so none may. (moto does not enforce IAM:
+/// only this test sees a missing grant before AWS does.)
 #[test]
 fn household_cancel_roles_match_the_calls() {
     use shared::adapters::dynamo::keys;
@@ -609,6 +609,7 @@ fn household_cancel_roles_match_the_calls() {
     let household = prefix_of(keys::household(nil).0);
     let account = prefix_of(keys::account("a").0);
     let verification = prefix_of(keys::verification(nil).0);
+    let owner = prefix_of(keys::stats("a", shared::domain::Mode::Test).0);
     let api_key = prefix_of(keys::api_key("h").0);
     assert_eq!(household, "HOUSEHOLD#*");
     let members_index = format!("index/{}", schema::GSI_HOUSEHOLD_MEMBERS);
@@ -627,9 +628,11 @@ fn household_cancel_roles_match_the_calls() {
         grant("GetItem", "table", &account),
         grant("GetItem", "table", &household),
         grant("GetItem", "table", &verification),
-        // The transaction: the count and the household's cancelled_at.
+        // The transaction: the count, the household's cancelled_at, the members and counters.
         grant("UpdateItem", "table", &account),
         grant("UpdateItem", "table", &household),
+        grant("UpdateItem", "table", &verification),
+        grant("UpdateItem", "table", &owner),
         // The members, one Query of the household's partition of the members' index.
         grant("Query", &members_index, &household),
     ]
@@ -648,25 +651,23 @@ fn household_cancel_roles_match_the_calls() {
         "PublishEventsRole",
         "RetryEventsRole",
         "SendRemindersRole",
+        "ResendVerificationFunction",
     ] {
         let grants = table_grants(&t, resource);
         assert!(
-            grants.contains(&grant("ConditionCheckItem", "table", &household)),
-            "{resource}: a member's transition or claim checks its household"
+            !grants.contains(&grant("ConditionCheckItem", "table", &household)),
+            "{resource}: no call checks the household item"
         );
     }
-    // The tenant page of a member reads its household (a cancelled one's is the cancelled page).
+    // The tenant page reads no household.
     assert!(
-        table_grants(&t, "TenantPortalFunction").contains(&grant("GetItem", "table", &household))
+        !table_grants(&t, "TenantPortalFunction").contains(&grant("GetItem", "table", &household))
     );
-    // The stream's member cancel (`cancel_open`: the member and its owner's counters) after
-    // reading the household, and the decision on the household.
+    // The outbox's decision: the household read, then the decision written once.
     for role in ["PublishEventsRole", "RetryEventsRole"] {
         let grants = table_grants(&t, role);
         for needed in [
             grant("GetItem", "table", &household),
-            grant("UpdateItem", "table", &verification),
-            grant("UpdateItem", "table", "OWNER#*"),
             grant("UpdateItem", "table", &household),
         ] {
             assert!(grants.contains(&needed), "{role}: {needed:?}");
@@ -674,15 +675,13 @@ fn household_cancel_roles_match_the_calls() {
     }
 }
 
-/// Three calls the code makes that the roles did not allow (moto enforces no IAM, so only this
+/// Two calls the code makes that the roles did not allow (moto enforces no IAM, so only this
 /// test sees them before AWS would answer AccessDenied):
 /// - `GET /api/v1/verifications?household_id=` queries the household's members on GSI3;
 /// - `send-reminders` reads the stored `verification.reminder_sent` event when another attempt
-///   holds the reminder e-mail (`get_webhook_event`);
-/// - a household member's resend checks its household in the same transaction
-///   (`record_member_resend`).
+///   holds the reminder e-mail (`get_webhook_event`).
 #[test]
-fn list_reminder_and_resend_roles_allow_their_household_and_event_reads() {
+fn list_and_reminder_roles_allow_their_household_and_event_reads() {
     use shared::adapters::dynamo::keys;
     let t = template();
     let nil = uuid::Uuid::nil();
@@ -703,10 +702,6 @@ fn list_reminder_and_resend_roles_allow_their_household_and_event_reads() {
             grant("Query", &members_index, &household),
         ),
         ("SendRemindersRole", grant("GetItem", "table", &event)),
-        (
-            "ResendVerificationFunction",
-            grant("ConditionCheckItem", "table", &household),
-        ),
     ] {
         assert!(
             table_grants(&t, resource).contains(&needed),

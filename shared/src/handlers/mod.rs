@@ -9,7 +9,6 @@ pub mod expire_verifications;
 pub mod get_report;
 pub mod get_usage;
 pub mod get_verification;
-pub mod household_cancelled;
 pub mod household_completed;
 pub mod households;
 pub mod html;

@@ -104,14 +104,7 @@ where
     let now = texting.clock.now();
     let (token, token_hash) = generate_link_token();
     match store
-        .claim_notice(
-            id,
-            v.household_id,
-            notice,
-            &token_hash,
-            now,
-            now + NOTICE_LEASE,
-        )
+        .claim_notice(id, notice, &token_hash, now, now + NOTICE_LEASE)
         .await?
     {
         NoticeClaim::Claimed => {}

@@ -1,6 +1,6 @@
 //! The outbox's one retry road: the follow-up work a stream record asks for (tenant e-mail,
 //! webhook enqueue, invite SMS, reminder schedules, a resent round's e-mail and SMS, a
-//! household's decision, a cancelled household's members), how each piece is done, and the
+//! household's decision), how each piece is done, and the
 //! hand-off of a failed piece to the durable retry queue. `publish-events` does each piece once
 //! and hands off what failed; `retry-events` redoes it from the queue with a growing back-off.
 //! Every piece is idempotent, so a redone piece never repeats what went out.
@@ -13,7 +13,6 @@ use uuid::Uuid;
 use crate::adapters::dynamo::schema;
 use crate::domain::Verification;
 use crate::domain::webhook::WebhookMessage;
-use crate::handlers::household_cancelled::{cancel_members, household_cancelled_work};
 use crate::handlers::household_completed::{household_completed_webhook, record_decision};
 use crate::handlers::publish_events::{
     OutboxDeps, OutboxError, enqueue_webhook, send_tenant_email, send_tenant_email_of,
@@ -46,8 +45,6 @@ pub enum RetryWork {
     /// Store this household's decision if every member is final (once; its stream record then
     /// sends `household.completed`).
     HouseholdDecision { household_id: Uuid },
-    /// Cancel every still-open member of this cancelled household (`household_cancelled`).
-    CancelHouseholdMembers { household_id: Uuid },
 }
 
 impl RetryWork {
@@ -61,7 +58,6 @@ impl RetryWork {
             RetryWork::ResendInvite { .. } => "resend_invite",
             RetryWork::ResentSms { .. } => "resent_sms",
             RetryWork::HouseholdDecision { .. } => "household_decision",
-            RetryWork::CancelHouseholdMembers { .. } => "cancel_household_members",
         }
     }
 }
@@ -131,9 +127,6 @@ pub(crate) fn work_of(record: &EventRecord) -> Result<Vec<Piece>, OutboxError> {
             .unwrap_or_default()),
         "MODIFY" => {
             let (old, new) = (&record.change.old_image, &record.change.new_image);
-            if let Some(work) = household_cancelled_work(old, new).map_err(OutboxError::Record)? {
-                return Ok(vec![(work, None)]);
-            }
             if let Some(message) =
                 household_completed_webhook(old, new).map_err(OutboxError::Record)?
             {
@@ -246,9 +239,6 @@ where
             Ok(reach_events::resent_sms(deps, &v, *round).await?)
         }
         RetryWork::HouseholdDecision { household_id } => record_decision(deps, *household_id).await,
-        RetryWork::CancelHouseholdMembers { household_id } => {
-            cancel_members(deps, *household_id).await
-        }
     }
 }
 
@@ -301,7 +291,6 @@ mod tests {
                 round: 1,
             },
             RetryWork::HouseholdDecision { household_id: id },
-            RetryWork::CancelHouseholdMembers { household_id: id },
         ];
         for work in all {
             let json = serde_json::to_value(&work).unwrap();

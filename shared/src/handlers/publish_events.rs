@@ -209,19 +209,13 @@ pub async fn send_tenant_email_of<S: Store, M: Mailer, T, R, Q, C: Clock>(
     // e-mail.
     let (token, token_hash) = generate_link_token();
     let (start, account) = tokio::join!(
-        deps.store
-            .claim_email_and_bind(id, v.household_id, &token_hash, now),
+        deps.store.claim_email_and_bind(id, &token_hash, now),
         deps.store.get_account(&v.account_id),
     );
     match start? {
         EmailStart::Claimed => {}
         EmailStart::NotPending => {
             tracing::info!(verification_id = %id, "verification no longer pending; no e-mail");
-            return Ok(());
-        }
-        // The stream cancels the member a moment later: nothing to send, nothing to retry.
-        EmailStart::HouseholdCancelled => {
-            tracing::info!(verification_id = %id, household_id = ?v.household_id, "household cancelled; no e-mail");
             return Ok(());
         }
         EmailStart::Refused(EmailClaim::Sent) => {

@@ -87,17 +87,12 @@ async fn send_round<S: Store, M: Mailer, T, R, Q: Queue, C: Clock>(
     let (token, token_hash) = generate_link_token();
     let (start, account) = tokio::join!(
         deps.store
-            .claim_invite_and_bind(id, v.household_id, round, &token_hash, now),
+            .claim_invite_and_bind(id, round, &token_hash, now),
         deps.store.get_account(&v.account_id),
     );
     match start? {
         EmailStart::Claimed => {}
         EmailStart::NotPending => return Ok(false),
-        // The stream cancels the member a moment later: nothing to send, nothing to retry.
-        EmailStart::HouseholdCancelled => {
-            tracing::info!(verification_id = %id, household_id = ?v.household_id, round, "household cancelled; resent invite not sent");
-            return Ok(false);
-        }
         EmailStart::Refused(EmailClaim::Sent) => return Ok(true),
         EmailStart::Refused(EmailClaim::Rejected(_)) => return Ok(false),
         EmailStart::Refused(EmailClaim::Held | EmailClaim::Claimed) => {

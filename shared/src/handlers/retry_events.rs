@@ -125,23 +125,3 @@ where
     }
     response
 }
-
-#[cfg(test)]
-mod tests {
-    use crate::handlers::outbox_work::{RetryMessage, RetryWork};
-
-    /// The re-drive an operator sends by hand (docs/runbook.md, "Household cancel during a
-    /// rolling deploy"), with its placeholders filled, is a message this function reads.
-    #[test]
-    fn the_runbooks_household_redrive_message_is_read_as_cancel_work() {
-        let id = "9e2b0f1a-4a3d-4b7e-8f6a-a3b4c5d6e7f8";
-        let body = format!(
-            r#"{{"work":{{"kind":"cancel_household_members","household_id":"{id}"}},"first_failed_at":"2026-11-25T21:00:00.000Z"}}"#
-        );
-        let message: RetryMessage = serde_json::from_str(&body).unwrap();
-        assert!(matches!(
-            message.work,
-            RetryWork::CancelHouseholdMembers { household_id } if household_id.to_string() == id
-        ));
-    }
-}

@@ -150,14 +150,7 @@ where
     let webhook = reminder_webhook(v, point);
     match deps
         .store
-        .claim_notice(
-            id,
-            v.household_id,
-            &notice,
-            &token_hash,
-            now,
-            now + NOTICE_LEASE,
-        )
+        .claim_notice(id, &notice, &token_hash, now, now + NOTICE_LEASE)
         .await?
     {
         NoticeClaim::Claimed => {
@@ -202,11 +195,6 @@ where
         }
         NoticeClaim::Closed => {
             tracing::info!(verification_id = %id, reminder = %point.label(), "verification closed; no reminder e-mail");
-            return Ok(());
-        }
-        // The stream cancels the member a moment later: nothing to send, nothing to retry.
-        NoticeClaim::HouseholdCancelled => {
-            tracing::info!(verification_id = %id, household_id = ?v.household_id, reminder = %point.label(), "household cancelled; no reminder e-mail");
             return Ok(());
         }
     }

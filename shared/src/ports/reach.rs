@@ -63,22 +63,16 @@ pub enum NoticeClaim {
     /// The verification is no longer open for it (completed, cancelled, expired, failed, or the
     /// tenant already started, for the invite).
     Closed,
-    /// The verification is a member of a household cancelled meanwhile (the stream cancels the
-    /// member a moment later): nothing to send, nothing written.
-    HouseholdCancelled,
 }
 
 /// The once-only claim of the tenant's notices (invite SMS, reminders), on the verification item.
 pub trait NoticeStore: Send + Sync {
     /// One conditional write: the verification is in one of the notice's open statuses and not
     /// past `expires_at`, the notice is not in `notices_sent`, and no other lease is live; it
-    /// sets a lease until `lease_until` and binds `token_hash` (the message's own link). A
-    /// household member's claim (`household_id` Some) also checks, in the same write, that the
-    /// household is not cancelled (`HouseholdCancelled` otherwise).
+    /// sets a lease until `lease_until` and binds `token_hash` (the message's own link).
     fn claim_notice(
         &self,
         id: Uuid,
-        household_id: Option<Uuid>,
         notice: &Notice,
         token_hash: &str,
         now: DateTime<Utc>,

@@ -130,9 +130,6 @@ pub enum EmailStart {
     /// The claim was refused (sent, held by another attempt, rejected for good); nothing was
     /// written. Never `EmailClaim::Claimed`.
     Refused(EmailClaim),
-    /// The verification is a member of a household cancelled meanwhile (DELETE /households; the
-    /// stream cancels the member a moment later): no e-mail is needed, and nothing was written.
-    HouseholdCancelled,
 }
 
 /// Accounts: created by the admin tool, read by every authenticated request and every
@@ -283,16 +280,8 @@ pub trait HouseholdStore: Send + Sync {
         &self,
         id: Uuid,
     ) -> impl Future<Output = Result<Option<(Household, Vec<Verification>)>, StoreError>> + Send;
-    /// Marks the household cancelled as `MeterStore::meter_and_cancel_household` does, without a
-    /// count: true when this call did; false when anything refused (nothing written).
-    fn cancel_household(
-        &self,
-        household: &Household,
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
-    /// Stores the decision once (conditional on the household having none): true when this call
-    /// wrote it, false otherwise (or the household is gone). The caller decides a cancelled
-    /// household only if its cancel changed nothing (`Household::closed_before_cancel`).
+    /// Stores the decision once (conditional on the household having none and not being
+    /// cancelled): true when this call wrote it, false otherwise (or the household is gone).
     fn record_household_decision(
         &self,
         id: Uuid,
@@ -320,13 +309,10 @@ pub trait EmailClaimStore: Send + Sync {
     /// e-mail for a short lease AND binds the e-mailed link's token (by hash, as the e-mail's entry
     /// of `message_links`, in place of an earlier attempt's) in one atomic write, only while the verification is still pending and not past its expiry at
     /// `now`. Either both happen or neither. Only `Claimed` lets the caller send; a refusal with
-    /// `Held` is NOT done work (the holder may still fail). A household member's claim
-    /// (`household_id` Some) also checks, in the same write, that the household is not
-    /// cancelled (`HouseholdCancelled` otherwise).
+    /// `Held` is NOT done work (the holder may still fail).
     fn claim_email_and_bind(
         &self,
         id: Uuid,
-        household_id: Option<Uuid>,
         token_hash: &str,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<EmailStart, StoreError>> + Send;
@@ -420,13 +406,10 @@ pub trait InviteStore: Send + Sync {
     ) -> impl Future<Output = Result<ResendOutcome, StoreError>> + Send;
     /// Claims round `round`'s e-mail and binds its link token (the round's entry of
     /// `message_links`, replaced on a retry) in one atomic write, only while the
-    /// verification is pending or in progress and not expired (see `claim_email_and_bind`), and
-    /// for a household member (`household_id` Some) while the household is not cancelled
-    /// (`HouseholdCancelled` otherwise).
+    /// verification is pending or in progress and not expired (see `claim_email_and_bind`).
     fn claim_invite_and_bind(
         &self,
         id: Uuid,
-        household_id: Option<Uuid>,
         round: u32,
         token_hash: &str,
         now: DateTime<Utc>,

@@ -119,7 +119,7 @@ pub(super) async fn conditional_writes_refuse<S: Store>(store: S) {
         LinkTokenOutcome::NotFound
     );
     let absent = missing.verification_id;
-    let start = store.claim_email_and_bind(absent, None, "x", now()).await;
+    let start = store.claim_email_and_bind(absent, "x", now()).await;
     assert_eq!(start.unwrap(), EmailStart::NotPending);
 
     // The tenant e-mail is claimed by one sender; its outcome is kept for good. (`v` is
@@ -130,7 +130,7 @@ pub(super) async fn conditional_writes_refuse<S: Store>(store: S) {
         .await
         .unwrap();
     let id = mailed.verification_id;
-    let claim = |id, hash: &'static str, at| store.claim_email_and_bind(id, None, hash, at);
+    let claim = |id, hash: &'static str, at| store.claim_email_and_bind(id, hash, at);
     assert_eq!(
         claim(id, "mail-1", now()).await.unwrap(),
         EmailStart::Claimed
@@ -181,30 +181,24 @@ pub(super) async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store
     let first = vec!["first-token-hash".to_string()];
 
     // Claimed: the claim and the token, together.
-    let start = store.claim_email_and_bind(id, None, "mail-1", now()).await;
+    let start = store.claim_email_and_bind(id, "mail-1", now()).await;
     assert_eq!(start.unwrap(), EmailStart::Claimed);
     let bound = tokens(store.get_verification(id).await.unwrap());
     assert_eq!(bound, (first.clone(), Some("mail-1".to_string())));
     // Held: neither (no token bound for an e-mail that is not sent by this attempt).
-    let start = store.claim_email_and_bind(id, None, "mail-2", now()).await;
+    let start = store.claim_email_and_bind(id, "mail-2", now()).await;
     assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Held));
     assert_eq!(tokens(store.get_verification(id).await.unwrap()), bound);
     // Held for the whole lease, not only at the instant it was taken.
     let within_lease = now() + items::EMAIL_LEASE - Duration::seconds(1);
-    let start = store
-        .claim_email_and_bind(id, None, "mail-2", within_lease)
-        .await;
+    let start = store.claim_email_and_bind(id, "mail-2", within_lease).await;
     assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Held));
     assert_eq!(tokens(store.get_verification(id).await.unwrap()), bound);
     let after_lease = now() + items::EMAIL_LEASE + Duration::seconds(2);
-    let start = store
-        .claim_email_and_bind(id, None, "mail-3", after_lease)
-        .await;
+    let start = store.claim_email_and_bind(id, "mail-3", after_lease).await;
     assert_eq!(start.unwrap(), EmailStart::Claimed);
     store.mark_email_sent(id, after_lease).await.unwrap();
-    let start = store
-        .claim_email_and_bind(id, None, "mail-4", after_lease)
-        .await;
+    let start = store.claim_email_and_bind(id, "mail-4", after_lease).await;
     assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Sent));
     // The attempt that took over bound its link in place of the crashed one's: nothing grows.
     let bound = tokens(store.get_verification(id).await.unwrap());
@@ -217,10 +211,10 @@ pub(super) async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store
         .await
         .unwrap();
     let rid = rejected.verification_id;
-    let start = store.claim_email_and_bind(rid, None, "mail-r", now()).await;
+    let start = store.claim_email_and_bind(rid, "mail-r", now()).await;
     assert_eq!(start.unwrap(), EmailStart::Claimed);
     store.mark_email_rejected(rid, "bounced").await.unwrap();
-    let start = store.claim_email_and_bind(rid, None, "mail", now()).await;
+    let start = store.claim_email_and_bind(rid, "mail", now()).await;
     assert_eq!(
         start.unwrap(),
         EmailStart::Refused(EmailClaim::Rejected("bounced".into()))
@@ -238,7 +232,7 @@ pub(super) async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store
         .await
         .unwrap();
     assert!(matches!(outcome, TransitionOutcome::Applied(_)));
-    let start = store.claim_email_and_bind(cid, None, "mail", now()).await;
+    let start = store.claim_email_and_bind(cid, "mail", now()).await;
     assert_eq!(start.unwrap(), EmailStart::NotPending);
     assert!(
         store.release_email_send(cid).await.is_err(),
@@ -250,7 +244,7 @@ pub(super) async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store
         .await
         .unwrap();
     let start = store
-        .claim_email_and_bind(expired.verification_id, None, "mail", expired.expires_at)
+        .claim_email_and_bind(expired.verification_id, "mail", expired.expires_at)
         .await;
     assert_eq!(start.unwrap(), EmailStart::NotPending);
     let unchanged = tokens(
@@ -261,9 +255,7 @@ pub(super) async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store
     );
     assert_eq!(unchanged, (vec!["first-token-hash".to_string()], None));
     let absent = pending(Mode::Live).verification_id;
-    let start = store
-        .claim_email_and_bind(absent, None, "mail", now())
-        .await;
+    let start = store.claim_email_and_bind(absent, "mail", now()).await;
     assert_eq!(start.unwrap(), EmailStart::NotPending);
 }
 

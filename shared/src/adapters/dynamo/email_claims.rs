@@ -22,12 +22,10 @@ const CLAIM_CONDITION: &str =
     "attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)";
 
 impl DynamoStore {
-    /// The claim item's put and the binding of the e-mail's link, as one transaction's items;
-    /// for a household member, then the check that the household is not cancelled.
+    /// The claim item's put and the binding of the e-mail's link, as one transaction's items.
     fn claim_and_bind_items(
         &self,
         id: Uuid,
-        household_id: Option<Uuid>,
         token_hash: &str,
         now: DateTime<Utc>,
     ) -> Result<Vec<TransactWriteItem>, StoreError> {
@@ -59,14 +57,10 @@ impl DynamoStore {
             .expression_attribute_values(":now", s(format_ts(now)))
             .build()
             .map_err(unavailable)?;
-        let mut items = vec![
+        Ok(vec![
             TransactWriteItem::builder().put(claim).build(),
             TransactWriteItem::builder().update(bind).build(),
-        ];
-        if let Some(household) = household_id {
-            items.push(self.open_household_check(household)?);
-        }
-        Ok(items)
+        ])
     }
 }
 
@@ -74,11 +68,10 @@ impl EmailClaimStore for DynamoStore {
     async fn claim_email_and_bind(
         &self,
         id: Uuid,
-        household_id: Option<Uuid>,
         token_hash: &str,
         now: DateTime<Utc>,
     ) -> Result<EmailStart, StoreError> {
-        let items = self.claim_and_bind_items(id, household_id, token_hash, now)?;
+        let items = self.claim_and_bind_items(id, token_hash, now)?;
         let err = match self
             .client()
             .transact_write_items()
@@ -102,9 +95,6 @@ impl EmailClaimStore for DynamoStore {
         };
         if failed(1) {
             return Ok(EmailStart::NotPending);
-        }
-        if household_id.is_some() && failed(2) {
-            return Ok(EmailStart::HouseholdCancelled);
         }
         if !failed(0) {
             // A conflicting concurrent transaction: not done, so the caller retries.

@@ -5,9 +5,7 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{
-    ConditionCheck, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
-};
+use aws_sdk_dynamodb::types::{Put, TransactWriteItem, Update};
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
@@ -121,24 +119,9 @@ impl DynamoStore {
 }
 
 impl DynamoStore {
-    /// For a member's transition: the household is not cancelled (a household item that is gone
-    /// passes too). A refusal carries the household, which tells when it was cancelled.
-    pub(super) fn open_household_check(&self, id: Uuid) -> Result<TransactWriteItem, StoreError> {
-        let (pk, sk) = keys::household(id);
-        let check = ConditionCheck::builder()
-            .table_name(&self.table)
-            .key(schema::PK, s(pk))
-            .key(schema::SK, s(sk))
-            .condition_expression("attribute_not_exists(#c)")
-            .expression_attribute_names("#c", "cancelled_at")
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .build()
-            .map_err(unavailable)?;
-        Ok(TransactWriteItem::builder().condition_check(check).build())
-    }
-
-    /// `MeterStore::meter_and_cancel_household`: the request's count and the household's cancel
-    /// in ONE transaction, the account read beside it (`transact_counted`).
+    /// `MeterStore::meter_and_cancel_household`: the request's count, the household's cancel and
+    /// the cancel of each member the caller read open, with the owner's counters, in ONE
+    /// transaction, the account read beside it (`transact_counted`). At most 3 + 6 items.
     pub(super) async fn metered_household_cancel(
         &self,
         cancel: &MeteredHouseholdCancel<'_>,
@@ -148,14 +131,26 @@ impl DynamoStore {
             now,
             plans,
             household_id,
+            members,
         } = *cancel;
+        if members.is_empty() || members.len() > MAX_MEMBERS {
+            return Ok(None);
+        }
         // Unique to this cancel: a household is cancelled once.
         let marker = format!("{household_id}-cancel");
         let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
             return Ok(None);
         };
-        let cancel = self.cancel_household_item(household_id, &key.account_id, key.mode, now)?;
-        self.transact_counted(vec![count, cancel], (key, now, plans), &marker)
+        let owner = (key.account_id.as_str(), key.mode);
+        let mut items = vec![
+            count,
+            self.cancel_household_item(household_id, &key.account_id, key.mode, now)?,
+            self.cancel_counters(owner, members.len())?,
+        ];
+        for member in members {
+            items.push(self.cancel_open_update(*member, owner, Some(household_id), now)?);
+        }
+        self.transact_counted(items, (key, now, plans), &marker)
             .await
     }
 
@@ -283,16 +278,6 @@ impl HouseholdStore for DynamoStore {
         Ok(Some((household, members)))
     }
 
-    async fn cancel_household(
-        &self,
-        household: &Household,
-        now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        let (id, mode) = (household.household_id, household.mode);
-        let cancel = self.cancel_household_item(id, &household.account_id, mode, now)?;
-        Ok(self.transact(vec![cancel]).await?.is_ok())
-    }
-
     async fn record_household_decision(
         &self,
         id: Uuid,
@@ -305,10 +290,12 @@ impl HouseholdStore for DynamoStore {
             .update_expression("SET #d = :d, #at = :at")
             .expression_attribute_names("#at", "decided_at")
             .expression_attribute_values(":at", super::items::s(format_ts(decided_at)))
-            // Not the cancel: a household cancelled after every member closed is still decided
-            // (the caller decides only such a one: `Household::closed_before_cancel`).
-            .condition_expression("attribute_exists(PK) AND attribute_not_exists(#d)")
+            // A cancelled household is never decided: its cancel closed a member.
+            .condition_expression(
+                "attribute_exists(PK) AND attribute_not_exists(#d) AND attribute_not_exists(#c)",
+            )
             .expression_attribute_names("#d", "decision")
+            .expression_attribute_names("#c", "cancelled_at")
             .expression_attribute_values(":d", value)
             .send()
             .await;

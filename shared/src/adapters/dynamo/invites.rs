@@ -19,7 +19,6 @@ use super::items::{
 };
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable};
-use crate::domain::household::Household;
 use crate::domain::reach::invite_email_key;
 use crate::domain::{Status, Verification, format_ts, resend};
 use crate::ports::{EmailStart, InviteStore, ResendOutcome, StoreError};
@@ -84,65 +83,6 @@ fn resend_values(
     ])
 }
 
-impl DynamoStore {
-    /// `record_resend` of a household member: the same write, also only while the status is as
-    /// read (the answer shows `next`, computed from it), in one transaction with the check that
-    /// the household is not cancelled. Refused by that check, the member is told cancelled (as
-    /// the stream writes it a moment later).
-    async fn record_member_resend(
-        &self,
-        current: &Verification,
-        next: Verification,
-        household: Uuid,
-        now: DateTime<Utc>,
-    ) -> Result<ResendOutcome, StoreError> {
-        let (pk, sk) = keys::verification(current.verification_id);
-        let mut values = resend_values(current, &next, now);
-        values.extend(open_values().map(|(k, v)| (k.to_string(), v)));
-        values.insert(":read_status".to_string(), s(current.status.as_str()));
-        let update = Update::builder()
-            .table_name(self.table())
-            .key(schema::PK, s(pk))
-            .key(schema::SK, s(sk))
-            .update_expression(RESEND_UPDATE)
-            .condition_expression(format!(
-                "attribute_exists(PK) AND {OPEN_CONDITION} AND #status = :read_status AND {}",
-                round_as_read(current)
-            ))
-            .set_expression_attribute_names(Some(resend_names(now)))
-            .set_expression_attribute_values(Some(values))
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .build()
-            .map_err(unavailable)?;
-        let items = vec![
-            TransactWriteItem::builder().update(update).build(),
-            self.open_household_check(household)?,
-        ];
-        let reasons = match self.transact_with_reasons(items).await? {
-            Ok(()) => return Ok(ResendOutcome::Applied(next)),
-            Err(reasons) => reasons,
-        };
-        let refused = |i: usize| {
-            reasons
-                .get(i)
-                .filter(|r| r.code() == Some("ConditionalCheckFailed"))
-        };
-        let fresh = match refused(0).and_then(|r| r.item().cloned()) {
-            Some(item) => Some(from_item(item)?),
-            None => self.get_verification_item(current.verification_id).await?,
-        };
-        Ok(ResendOutcome::Conflict(
-            match refused(1).and_then(|r| r.item().cloned()) {
-                Some(item) => {
-                    let household: Household = from_item(item)?;
-                    fresh.map(|v| household.member_as_of(&v))
-                }
-                None => fresh,
-            },
-        ))
-    }
-}
-
 impl InviteStore for DynamoStore {
     async fn record_resend(
         &self,
@@ -154,11 +94,6 @@ impl InviteStore for DynamoStore {
             return Ok(ResendOutcome::LimitReached);
         }
         let next = resend::record(current, now);
-        if let Some(household) = current.household_id {
-            return self
-                .record_member_resend(current, next, household, now)
-                .await;
-        }
         // The round as read: any resend since (the only writer of the round) fails the write, so
         // the day's count written here is the stored count + 1, and never passes the limit.
         let mut update = self
@@ -196,7 +131,6 @@ impl InviteStore for DynamoStore {
     async fn claim_invite_and_bind(
         &self,
         id: Uuid,
-        household_id: Option<Uuid>,
         round: u32,
         token_hash: &str,
         now: DateTime<Utc>,
@@ -233,16 +167,12 @@ impl InviteStore for DynamoStore {
         for (k, v) in open_values() {
             bind = bind.expression_attribute_values(k, v);
         }
-        let mut items = vec![
+        let items = vec![
             TransactWriteItem::builder().put(claim).build(),
             TransactWriteItem::builder()
                 .update(bind.build().map_err(unavailable)?)
                 .build(),
         ];
-        // A household member's: only while the household is not cancelled.
-        if let Some(household) = household_id {
-            items.push(self.open_household_check(household)?);
-        }
         let err = match self
             .client()
             .transact_write_items()
@@ -266,9 +196,6 @@ impl InviteStore for DynamoStore {
         };
         if failed(1) {
             return Ok(EmailStart::NotPending);
-        }
-        if household_id.is_some() && failed(2) {
-            return Ok(EmailStart::HouseholdCancelled);
         }
         if !failed(0) {
             return Err(unavailable(err));

@@ -3,18 +3,17 @@
 //! flight; `message_links.<key>` the hash of the link the notice carries (each attempt replaces
 //! it, so retries leave the item's size alone). The claim is one conditional UpdateItem; a lease
 //! that ran out (a crashed sender) may be taken over, so a claimed-but-failed send is retried
-//! without a second message. A household member's claim is the same update in one transaction
-//! with the check that the household is not cancelled (still one round trip).
+//! without a second message.
 
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
-use aws_sdk_dynamodb::types::{AttributeValue, TransactWriteItem, Update};
+use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::items::{n, s};
-use super::schema::{self, keys};
+use super::schema::keys;
 use super::{DynamoStore, unavailable};
 use crate::domain::reach::Notice;
 use crate::domain::{Verification, format_ts};
@@ -114,60 +113,18 @@ impl DynamoStore {
             .transpose()?;
         Ok(refusal(v.as_ref(), lease, notice, now))
     }
-
-    /// A household member's claim: the update and the check that the household is not
-    /// cancelled, in one transaction (the same one round trip as the plain claim).
-    async fn claim_member_notice(
-        &self,
-        id: Uuid,
-        household_id: Uuid,
-        notice: &Notice,
-        claim: ClaimUpdate,
-        now: DateTime<Utc>,
-    ) -> Result<NoticeClaim, StoreError> {
-        let (pk, sk) = keys::verification(id);
-        let update = Update::builder()
-            .table_name(self.table())
-            .key(schema::PK, s(pk))
-            .key(schema::SK, s(sk))
-            .update_expression(claim.update)
-            .condition_expression(claim.condition)
-            .set_expression_attribute_names(Some(claim.names))
-            .set_expression_attribute_values(Some(claim.values))
-            .build()
-            .map_err(unavailable)?;
-        let items = vec![
-            TransactWriteItem::builder().update(update).build(),
-            self.open_household_check(household_id)?,
-        ];
-        let failed = match self.transact(items).await? {
-            Ok(()) => return Ok(NoticeClaim::Claimed),
-            Err(codes) => codes,
-        };
-        if failed.first().map(String::as_str) == Some("ConditionalCheckFailed") {
-            return self.notice_refusal_now(id, notice, now).await;
-        }
-        // Only the household's check refused it.
-        Ok(NoticeClaim::HouseholdCancelled)
-    }
 }
 
 impl NoticeStore for DynamoStore {
     async fn claim_notice(
         &self,
         id: Uuid,
-        household_id: Option<Uuid>,
         notice: &Notice,
         token_hash: &str,
         now: DateTime<Utc>,
         lease_until: DateTime<Utc>,
     ) -> Result<NoticeClaim, StoreError> {
         let claim = claim_update(notice, token_hash, now, lease_until);
-        if let Some(household_id) = household_id {
-            return self
-                .claim_member_notice(id, household_id, notice, claim, now)
-                .await;
-        }
         let update = self
             .update_item(&keys::verification(id))
             .update_expression(claim.update)

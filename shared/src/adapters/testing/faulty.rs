@@ -74,7 +74,6 @@ pub enum StoreOp {
     GetHousehold,
     GetHouseholdWithMembers,
     RecordHouseholdDecision,
-    CancelHousehold,
     ClaimNotice,
     MarkNoticeSent,
     ReleaseNotice,
@@ -323,14 +322,6 @@ impl<S: HouseholdStore, F: FaultPlan> HouseholdStore for FaultyStore<S, F> {
     ) -> Result<Option<(Household, Vec<Verification>)>, StoreError> {
         self.faults.check(StoreOp::GetHouseholdWithMembers)?;
         self.inner.get_household_with_members(id).await
-    }
-    async fn cancel_household(
-        &self,
-        household: &Household,
-        now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        self.faults.check(StoreOp::CancelHousehold)?;
-        self.inner.cancel_household(household, now).await
     }
     async fn record_household_decision(
         &self,

@@ -16,7 +16,6 @@ impl<S: NoticeStore, F: FaultPlan> NoticeStore for FaultyStore<S, F> {
     async fn claim_notice(
         &self,
         id: Uuid,
-        household_id: Option<Uuid>,
         notice: &Notice,
         token_hash: &str,
         now: DateTime<Utc>,
@@ -24,7 +23,7 @@ impl<S: NoticeStore, F: FaultPlan> NoticeStore for FaultyStore<S, F> {
     ) -> Result<NoticeClaim, StoreError> {
         self.faults.check(StoreOp::ClaimNotice)?;
         self.inner
-            .claim_notice(id, household_id, notice, token_hash, now, lease_until)
+            .claim_notice(id, notice, token_hash, now, lease_until)
             .await
     }
     async fn mark_notice_sent(&self, id: Uuid, notice: &Notice) -> Result<(), StoreError> {
@@ -42,15 +41,12 @@ impl<S: EmailClaimStore, F: FaultPlan> EmailClaimStore for FaultyStore<S, F> {
     async fn claim_email_and_bind(
         &self,
         id: Uuid,
-        household_id: Option<Uuid>,
         token_hash: &str,
         now: DateTime<Utc>,
     ) -> Result<EmailStart, StoreError> {
         self.faults.check(StoreOp::ClaimEmailSend)?;
         self.faults.check(StoreOp::AddLinkToken)?;
-        self.inner
-            .claim_email_and_bind(id, household_id, token_hash, now)
-            .await
+        self.inner.claim_email_and_bind(id, token_hash, now).await
     }
     async fn mark_email_rejected(&self, id: Uuid, reason: &str) -> Result<(), StoreError> {
         self.faults.check(StoreOp::MarkEmailRejected)?;
@@ -79,14 +75,13 @@ impl<S: InviteStore, F: FaultPlan> InviteStore for FaultyStore<S, F> {
     async fn claim_invite_and_bind(
         &self,
         id: Uuid,
-        household_id: Option<Uuid>,
         round: u32,
         token_hash: &str,
         now: DateTime<Utc>,
     ) -> Result<EmailStart, StoreError> {
         self.faults.check(StoreOp::ClaimInviteAndBind)?;
         self.inner
-            .claim_invite_and_bind(id, household_id, round, token_hash, now)
+            .claim_invite_and_bind(id, round, token_hash, now)
             .await
     }
     async fn mark_invite_sent(

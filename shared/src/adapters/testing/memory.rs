@@ -247,17 +247,6 @@ impl VerificationStore for MemoryStore {
             Transition::Consent { .. } => stored.consented_at.is_none(),
             _ => true,
         };
-        // As the adapter's check on the household item: a cancelled household's member is
-        // refused, and told as cancelled.
-        let cancelled_in = (stored.household_id)
-            .filter(|_| transition.needs_open_household())
-            .and_then(|h| t.households.get(&h))
-            .filter(|h| h.cancelled_at.is_some());
-        if let Some(household) = cancelled_in {
-            return Ok(TransitionOutcome::Conflict(Some(
-                household.member_as_of(&stored),
-            )));
-        }
         if stored.status != from || !guard_holds {
             return Ok(TransitionOutcome::Conflict(Some(stored)));
         }
@@ -440,7 +429,6 @@ impl EmailClaimStore for MemoryStore {
     async fn claim_email_and_bind(
         &self,
         id: Uuid,
-        household_id: Option<Uuid>,
         token_hash: &str,
         now: DateTime<Utc>,
     ) -> Result<EmailStart, StoreError> {
@@ -452,9 +440,6 @@ impl EmailClaimStore for MemoryStore {
             .is_some_and(|v| v.status == Status::Pending && v.expires_at > now);
         if !pending {
             return Ok(EmailStart::NotPending);
-        }
-        if households::household_cancelled(&t, household_id) {
-            return Ok(EmailStart::HouseholdCancelled);
         }
         if let Some(refusal) = email_claim_refusal(&t, id, now) {
             return Ok(EmailStart::Refused(refusal));

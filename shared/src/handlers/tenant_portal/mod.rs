@@ -13,9 +13,8 @@
 //! only in the local stack, which builds `LiveProvider::local_sandbox()` in code; those reports
 //! carry `local_sandbox: true`.
 //!
-//! A household member is shown as its household's cancel makes it (`Household::member_as_of`):
-//! the household is read beside the requester's name for a page, and before any provider call
-//! for the consent and connect POSTs (each member's own step also checks it in its write).
+//! A household member is a verification like any other: DELETE /households cancels its item in
+//! the same write as the household's, so the page needs no read of the household.
 //!
 //! The path carries the link token, so it is never logged; log lines name the verification id.
 
@@ -39,7 +38,7 @@ use crate::handlers::tenant_portal::page::{
     consent_body, expiry_note, not_found, page, provider_down, scenario_body, see_other,
     widget_page,
 };
-use crate::handlers::tenant_portal::reads::{household_view, requester_name};
+use crate::handlers::tenant_portal::reads::requester_name;
 use crate::http::{ApiRequest, ApiResponse, parse_query};
 use crate::ports::{
     Clock, ConnectStep, IncomeProvider, ProviderError, Store, StoreError, TransitionOutcome,
@@ -192,15 +191,14 @@ fn needs_consent<S, C, P: IncomeProvider>(deps: &PortalDeps<S, C, P>, v: &Verifi
     v.consented_at.is_none() || (!uses_scenarios(deps, v) && v.provider_user.is_none())
 }
 
-/// The page as the verification now is (a member of a cancelled household: cancelled, as the
-/// stream writes it a moment later). The household is read beside the requester's name.
+/// The page as the verification now is.
 async fn current_page<S: Store, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: &Verification,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
-    let (requester, v) = tokio::join!(requester_name(deps, v), household_view(deps, v.clone()));
-    render(deps, &v?, &requester?, visit, None).await
+    let requester = requester_name(deps, v).await?;
+    render(deps, v, &requester, visit, None).await
 }
 
 /// The current page again with a notice, as a 400 (the tenant's form input was not usable).
@@ -210,8 +208,8 @@ async fn refuse<S: Store, C: Clock, P: IncomeProvider>(
     visit: &Visit<'_>,
     notice: &str,
 ) -> Result<ApiResponse, PageError> {
-    let (requester, v) = tokio::join!(requester_name(deps, v), household_view(deps, v.clone()));
-    let page = render(deps, &v?, &requester?, visit, Some(notice)).await?;
+    let requester = requester_name(deps, v).await?;
+    let page = render(deps, v, &requester, visit, Some(notice)).await?;
     Ok(ApiResponse {
         status: 400,
         ..page
@@ -238,8 +236,6 @@ async fn consent<S: Store, C: Clock, P: IncomeProvider>(
     form: &std::collections::HashMap<String, String>,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
-    // Before any provider call: a member of a cancelled household is shown cancelled.
-    let v = household_view(deps, v).await?;
     if !v.effective_status(visit.now).is_open() || !needs_consent(deps, &v) {
         // Nothing to record (closed, or consented already): show where things stand.
         return current_page(deps, &v, visit).await;
@@ -279,8 +275,6 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
     form: &std::collections::HashMap<String, String>,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
-    // Before any provider call: a member of a cancelled household is shown cancelled.
-    let v = household_view(deps, v).await?;
     if !v.effective_status(visit.now).is_open() {
         return current_page(deps, &v, visit).await;
     }

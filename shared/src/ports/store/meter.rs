@@ -54,12 +54,13 @@ pub trait MeterStore: Send + Sync {
         cancel: &MeteredCancel<'_>,
     ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
     /// An API household cancel in one write: counts the request as `meter_and_create` does AND
-    /// marks the household cancelled (`Household::cancelled_at` = `now`), only if it is of the
-    /// key's account and mode, undecided and not cancelled yet. From then on no member's tenant
-    /// step can succeed (`VerificationStore::transition`), and `publish-events` cancels the open
-    /// members from the household's stream record. Some(the account after the count) when both
-    /// happened; None when anything refused, and then nothing was written or counted (the caller
-    /// goes the usual way: it reads the household, which tells why).
+    /// marks the household cancelled (`Household::cancelled_at` = `now`) AND cancels each of
+    /// `cancel.members` as `meter_and_cancel` cancels one (counters moved with them), only if the
+    /// household is of the key's account and mode, undecided and not cancelled yet, and each of
+    /// those members is still open, not past its expiry and of the household. The caller names
+    /// every member it read open (a member read closed stays closed), so no member is open after
+    /// the write, on any read. Some(the account after the count) when all happened; None when
+    /// anything refused, and then nothing was written or counted.
     fn meter_and_cancel_household(
         &self,
         cancel: &MeteredHouseholdCancel<'_>,
@@ -142,4 +143,6 @@ pub struct MeteredHouseholdCancel<'a> {
     pub now: DateTime<Utc>,
     pub plans: &'a Plans,
     pub household_id: Uuid,
+    /// The members the caller read open (at least one): each is cancelled in the same write.
+    pub members: &'a [Uuid],
 }

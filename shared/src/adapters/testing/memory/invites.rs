@@ -36,22 +36,10 @@ impl InviteStore for MemoryStore {
             return Ok(ResendOutcome::LimitReached);
         }
         let mut t = self.lock();
-        // As the adapter's check on a member's household item: the member is told cancelled.
-        let cancelled_in = (current.household_id)
-            .and_then(|h| t.households.get(&h))
-            .filter(|h| h.cancelled_at.is_some())
-            .cloned();
         let Some(stored) = t.verifications.get_mut(&current.verification_id) else {
             return Ok(ResendOutcome::Conflict(None));
         };
-        if let Some(household) = cancelled_in {
-            return Ok(ResendOutcome::Conflict(Some(
-                household.member_as_of(stored),
-            )));
-        }
-        // A member's write is also only while its status is as read (the adapter's transaction).
-        let status_moved = current.household_id.is_some() && stored.status != current.status;
-        if !open_at(stored, now) || stored.invite_round != current.invite_round || status_moved {
+        if !open_at(stored, now) || stored.invite_round != current.invite_round {
             return Ok(ResendOutcome::Conflict(Some(stored.clone())));
         }
         let next = resend::record(stored, now);
@@ -65,7 +53,6 @@ impl InviteStore for MemoryStore {
     async fn claim_invite_and_bind(
         &self,
         id: Uuid,
-        household_id: Option<Uuid>,
         round: u32,
         token_hash: &str,
         now: DateTime<Utc>,
@@ -74,9 +61,6 @@ impl InviteStore for MemoryStore {
         let open = t.verifications.get(&id).is_some_and(|v| open_at(v, now));
         if !open {
             return Ok(EmailStart::NotPending);
-        }
-        if super::households::household_cancelled(&t, household_id) {
-            return Ok(EmailStart::HouseholdCancelled);
         }
         let mut claims = self.invite_claims();
         match claims.get(&(id, round)) {

@@ -118,20 +118,36 @@ impl MeterStore for MemoryStore {
             now,
             plans,
             household_id,
+            members,
         } = *cancel;
         let mut t = self.lock();
         let counted = counted_account(&t, key, now, plans)?;
-        // As the adapter's condition: the key's own household, undecided, not cancelled yet.
-        let household = t.households.get_mut(&household_id).filter(|h| {
+        // As the adapter's conditions: the key's own household, undecided, not cancelled yet, and
+        // each named member of it, still open and unexpired.
+        let household = t.households.get(&household_id).filter(|h| {
             h.account_id == key.account_id
                 && h.mode == key.mode
                 && h.decision.is_none()
                 && h.cancelled_at.is_none()
         });
-        let (Some(_), Some(household)) = (counted, household) else {
+        let members_open = members.iter().all(|id| {
+            t.verifications.get(id).is_some_and(|v| {
+                v.household_id == Some(household_id)
+                    && v.status.is_open()
+                    && v.account_id == key.account_id
+                    && v.mode == key.mode
+                    && now < v.expires_at
+            })
+        });
+        if counted.is_none() || household.is_none() || !members_open || members.is_empty() {
             return Ok(None);
-        };
-        household.cancelled_at = Some(now);
+        }
+        for id in members {
+            cancel_open_locked(&mut t, *id, &key.account_id, key.mode, now);
+        }
+        if let Some(household) = t.households.get_mut(&household_id) {
+            household.cancelled_at = Some(now);
+        }
         let account = t.accounts.get_mut(&key.account_id).expect("read above");
         count_one(account, now);
         Ok(Some(account.clone()))

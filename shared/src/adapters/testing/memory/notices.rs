@@ -12,7 +12,6 @@ impl NoticeStore for MemoryStore {
     async fn claim_notice(
         &self,
         id: Uuid,
-        household_id: Option<Uuid>,
         notice: &Notice,
         token_hash: &str,
         now: DateTime<Utc>,
@@ -29,9 +28,6 @@ impl NoticeStore for MemoryStore {
         });
         if !open || lease.is_some_and(|until| until >= now.timestamp()) {
             return Ok(notice_refusal(v, lease, notice, now));
-        }
-        if super::households::household_cancelled(&t, household_id) {
-            return Ok(NoticeClaim::HouseholdCancelled);
         }
         t.notice_leases.insert(key, lease_until);
         if let Some(v) = t.verifications.get_mut(&id) {
