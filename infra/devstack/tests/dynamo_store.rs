@@ -14,6 +14,7 @@ use shared::adapters::dynamo::items::{self, Item};
 use shared::adapters::dynamo::{DynamoStore, create_table, keys, schema};
 use shared::config::Plans;
 use shared::domain::metering::PresentedKey;
+use shared::domain::reach::{MESSAGE_LEASE, Message};
 use shared::domain::report::IncomeReport;
 use shared::domain::{
     Account, ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, SubscriptionStatus,
@@ -21,9 +22,12 @@ use shared::domain::{
 };
 use shared::ports::store::prelude::*;
 use shared::ports::{
-    CreateOutcome, EmailClaim, EmailStart, IdempotencyClaim, LinkTokenOutcome, ListQuery,
+    ClaimStart, CreateOutcome, IdempotencyClaim, LinkTokenOutcome, ListQuery, MessageClaim,
     MeterOutcome, MeteredCancel, MeteredCreate, TransitionOutcome, WebhookSecrets,
 };
+
+/// The first invite e-mail, as the outbox claims it.
+static INVITE: Message = Message::InviteEmail(0);
 
 const ACCOUNT: &str = "acct_dynamo";
 

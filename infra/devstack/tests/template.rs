@@ -675,6 +675,44 @@ fn household_cancel_roles_match_the_calls() {
     }
 }
 
+/// Every message to the tenant is claimed the one way (`MessageClaimStore`): a transaction that
+/// puts its claim item (`VERIFICATION#<id>` / `MSG#<message>`) and binds its link on the
+/// verification, then the claim marked sent or rejected (UpdateItem) or released (DeleteItem), a
+/// refused claim's item read when the refusal did not bring it. The three functions that send
+/// messages may do exactly that on `VERIFICATION#`, and no API function may release a claim.
+#[test]
+fn message_claim_roles_match_the_calls() {
+    use shared::adapters::dynamo::keys;
+    let t = template();
+    let nil = uuid::Uuid::nil();
+    let (pk, sk) = keys::message_claim(nil, "invite_email");
+    assert_eq!(sk, "MSG#invite_email");
+    let verification = format!("{}*", &pk[..=pk.find('#').unwrap()]);
+    let grant = |action: &str| {
+        (
+            format!("dynamodb:{action}"),
+            "table".to_string(),
+            verification.clone(),
+        )
+    };
+    for role in ["PublishEventsRole", "RetryEventsRole", "SendRemindersRole"] {
+        let grants = table_grants(&t, role);
+        for action in ["GetItem", "PutItem", "UpdateItem", "DeleteItem"] {
+            assert!(grants.contains(&grant(action)), "{role}: {action}");
+        }
+    }
+    for resource in [
+        "CreateVerificationFunction",
+        "CancelHouseholdFunction",
+        "TenantPortalFunction",
+    ] {
+        assert!(
+            !table_grants(&t, resource).contains(&grant("DeleteItem")),
+            "{resource} releases no claim"
+        );
+    }
+}
+
 /// Two calls the code makes that the roles did not allow (moto enforces no IAM, so only this
 /// test sees them before AWS would answer AccessDenied):
 /// - `GET /api/v1/verifications?household_id=` queries the household's members on GSI3;

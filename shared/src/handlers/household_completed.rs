@@ -20,14 +20,14 @@ use crate::domain::household::{Household, HouseholdState};
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::webhook_log::HOUSEHOLD_EVENT_SUFFIX;
 use crate::handlers::households::{member_verifications, state_of};
-use crate::handlers::publish_events::{OutboxDeps, OutboxError};
-use crate::ports::{Clock, Store};
+use crate::handlers::outbox::{OutboxDeps, OutboxError};
+use crate::ports::{Clock, HouseholdStore, VerificationStore};
 
 /// The webhook event type of a decided household.
 pub const HOUSEHOLD_COMPLETED: &str = "household.completed";
 
 /// Stores the household's decision if every member is final; nothing otherwise.
-pub(crate) async fn record_decision<S: Store, M, T, R, Q, C: Clock>(
+pub(crate) async fn record_decision<S: HouseholdStore + VerificationStore, M, T, R, Q, C: Clock>(
     deps: &OutboxDeps<S, M, T, R, Q, C>,
     household_id: Uuid,
 ) -> Result<(), OutboxError> {

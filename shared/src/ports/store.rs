@@ -16,7 +16,9 @@ use crate::domain::{
     Verification,
 };
 
+mod claims;
 mod meter;
+pub use claims::*;
 pub use meter::*;
 
 /// A failure of the store. The text is for logs only (it never reaches a response body).
@@ -104,32 +106,6 @@ impl WebhookSecrets {
         }
         out
     }
-}
-
-/// The state of a verification's tenant e-mail, as a claim attempt finds it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum EmailClaim {
-    /// This attempt holds the lease and may send.
-    Claimed,
-    /// Sent already: nothing to do.
-    Sent,
-    /// Another attempt holds a live lease: not done yet, so the caller must retry later.
-    Held,
-    /// SES rejected it for good (reason kept); the verification must end `failed`.
-    Rejected(String),
-}
-
-/// What one claim-and-bind write of the tenant e-mail found (`EmailClaimStore::claim_email_and_bind`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum EmailStart {
-    /// This attempt holds the lease and the link token is bound: send.
-    Claimed,
-    /// The verification is gone, no longer pending or past its expiry: no e-mail is needed, and
-    /// nothing was written.
-    NotPending,
-    /// The claim was refused (sent, held by another attempt, rejected for good); nothing was
-    /// written. Never `EmailClaim::Claimed`.
-    Refused(EmailClaim),
 }
 
 /// Accounts: created by the admin tool, read by every authenticated request and every
@@ -303,36 +279,6 @@ pub trait WebhookSecretStore: Send + Sync {
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
 
-/// The tenant e-mail's send claim: at most one sender at a time, and a record of the outcome.
-pub trait EmailClaimStore: Send + Sync {
-    /// The e-mail path's one write before SES: claims the sending of a verification's tenant
-    /// e-mail for a short lease AND binds the e-mailed link's token (by hash, as the e-mail's entry
-    /// of `message_links`, in place of an earlier attempt's) in one atomic write, only while the verification is still pending and not past its expiry at
-    /// `now`. Either both happen or neither. Only `Claimed` lets the caller send; a refusal with
-    /// `Held` is NOT done work (the holder may still fail).
-    fn claim_email_and_bind(
-        &self,
-        id: Uuid,
-        token_hash: &str,
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = Result<EmailStart, StoreError>> + Send;
-    /// Records for good that SES rejected the e-mail (before the verification is failed), so a
-    /// retry after a crash finishes the `failed` transition instead of sending again.
-    fn mark_email_rejected(
-        &self,
-        id: Uuid,
-        reason: &str,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// Marks the e-mail sent, for good.
-    fn mark_email_sent(
-        &self,
-        id: Uuid,
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// Gives back a claim after a transient failure, so a retry can send.
-    fn release_email_send(&self, id: Uuid) -> impl Future<Output = Result<(), StoreError>> + Send;
-}
-
 /// The webhook history: every outgoing event (for redelivery) and every delivery attempt (the
 /// log the API lists, by verification or by household), each kept 30 days by TTL.
 pub trait WebhookHistoryStore: Send + Sync {
@@ -391,9 +337,8 @@ pub enum ResendOutcome {
     Conflict(Option<Verification>),
 }
 
-/// The invite's resends: the day's count on the verification, and one send claim per round (as
-/// `EmailClaimStore` does for the first e-mail), so a redelivered stream record sends each round
-/// once.
+/// The invite's resends: the day's count and the round on the verification (each round's e-mail
+/// is claimed as any message, `MessageClaimStore`).
 pub trait InviteStore: Send + Sync {
     /// One conditional write on the verification: counts a resend on `now`'s UTC day (refused
     /// past `max_per_day`) and bumps `invite_round`, only while it is still open, unexpired and as
@@ -404,34 +349,6 @@ pub trait InviteStore: Send + Sync {
         now: DateTime<Utc>,
         max_per_day: u32,
     ) -> impl Future<Output = Result<ResendOutcome, StoreError>> + Send;
-    /// Claims round `round`'s e-mail and binds its link token (the round's entry of
-    /// `message_links`, replaced on a retry) in one atomic write, only while the
-    /// verification is pending or in progress and not expired (see `claim_email_and_bind`).
-    fn claim_invite_and_bind(
-        &self,
-        id: Uuid,
-        round: u32,
-        token_hash: &str,
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = Result<EmailStart, StoreError>> + Send;
-    fn mark_invite_sent(
-        &self,
-        id: Uuid,
-        round: u32,
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// Records that SES refused round `round` for good (no retry sends it).
-    fn mark_invite_rejected(
-        &self,
-        id: Uuid,
-        round: u32,
-        reason: &str,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    fn release_invite(
-        &self,
-        id: Uuid,
-        round: u32,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
 
 /// The whole table, as the service sees it: every role. Handlers bound by `S: Store` keep
@@ -444,7 +361,7 @@ pub trait Store:
     + HouseholdStore
     + IdempotencyStore
     + WebhookSecretStore
-    + EmailClaimStore
+    + MessageClaimStore
     + WebhookHistoryStore
     + InviteStore
 {
@@ -458,7 +375,7 @@ impl<T> Store for T where
         + HouseholdStore
         + IdempotencyStore
         + WebhookSecretStore
-        + EmailClaimStore
+        + MessageClaimStore
         + WebhookHistoryStore
         + InviteStore
 {
@@ -468,7 +385,8 @@ impl<T> Store for T where
 /// (the local stack, the admin tool, tests): `use shared::ports::store::prelude::*;`.
 pub mod prelude {
     pub use super::{
-        AccountStore, ApiKeyStore, EmailClaimStore, HouseholdStore, IdempotencyStore, InviteStore,
-        MeterStore, Store, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
+        AccountStore, ApiKeyStore, HouseholdStore, IdempotencyStore, InviteStore,
+        MessageClaimStore, MeterStore, Store, VerificationStore, WebhookHistoryStore,
+        WebhookSecretStore,
     };
 }

@@ -25,8 +25,9 @@ use crate::ports::{
     WebhookSecrets,
 };
 
-/// Every store operation, named like its method; `ClaimEmailSend` and `AddLinkToken` are the two
-/// halves `claim_email_and_bind` joins, so a fault can be injected in either.
+/// Every store operation, named like its method; `ClaimMessage` and `AddLinkToken` are the two
+/// halves `claim_message` joins (the claim item, the link's binding), so a fault can be injected
+/// in either.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StoreOp {
     PutAccount,
@@ -55,10 +56,6 @@ pub enum StoreOp {
     OwnerStats,
     GetWebhookSecrets,
     PutWebhookSecrets,
-    ClaimEmailSend,
-    MarkEmailRejected,
-    MarkEmailSent,
-    ReleaseEmailSend,
     PutWebhookEvent,
     GetWebhookEvent,
     RequestRedelivery,
@@ -66,17 +63,14 @@ pub enum StoreOp {
     ListDeliveryAttempts,
     DeliveryPageIfShort,
     RecordResend,
-    ClaimInviteAndBind,
-    MarkInviteSent,
-    MarkInviteRejected,
-    ReleaseInvite,
     CreateHousehold,
     GetHousehold,
     GetHouseholdWithMembers,
     RecordHouseholdDecision,
-    ClaimNotice,
-    MarkNoticeSent,
-    ReleaseNotice,
+    ClaimMessage,
+    MarkMessageSent,
+    MarkMessageRejected,
+    ReleaseMessage,
 }
 
 /// Decides whether a call fails (and counts it).

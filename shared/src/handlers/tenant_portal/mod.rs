@@ -41,7 +41,8 @@ use crate::handlers::tenant_portal::page::{
 use crate::handlers::tenant_portal::reads::requester_name;
 use crate::http::{ApiRequest, ApiResponse, parse_query};
 use crate::ports::{
-    Clock, ConnectStep, IncomeProvider, ProviderError, Store, StoreError, TransitionOutcome,
+    AccountStore, Clock, ConnectStep, IncomeProvider, ProviderError, StoreError, TransitionOutcome,
+    VerificationStore,
 };
 
 /// Version of the consent text below; recorded with the consent.
@@ -74,7 +75,7 @@ impl From<StoreError> for PageError {
 }
 
 /// Entry point of the `tenant-portal` function.
-pub async fn tenant_portal<S: Store, C: Clock, P: IncomeProvider>(
+pub async fn tenant_portal<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     req: ApiRequest,
 ) -> ApiResponse {
@@ -106,7 +107,7 @@ struct Visit<'a> {
     request_id: &'a str,
 }
 
-async fn handle<S: Store, C: Clock, P: IncomeProvider>(
+async fn handle<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     req: &ApiRequest,
 ) -> Result<ApiResponse, PageError> {
@@ -192,7 +193,7 @@ fn needs_consent<S, C, P: IncomeProvider>(deps: &PortalDeps<S, C, P>, v: &Verifi
 }
 
 /// The page as the verification now is.
-async fn current_page<S: Store, C: Clock, P: IncomeProvider>(
+async fn current_page<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: &Verification,
     visit: &Visit<'_>,
@@ -202,7 +203,7 @@ async fn current_page<S: Store, C: Clock, P: IncomeProvider>(
 }
 
 /// The current page again with a notice, as a 400 (the tenant's form input was not usable).
-async fn refuse<S: Store, C: Clock, P: IncomeProvider>(
+async fn refuse<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: &Verification,
     visit: &Visit<'_>,
@@ -218,7 +219,7 @@ async fn refuse<S: Store, C: Clock, P: IncomeProvider>(
 
 /// After a write that did not apply (a cancel, an expiry or another tab got there first): the page
 /// as it now is, never a success redirect.
-async fn after_conflict<S: Store, C: Clock, P: IncomeProvider>(
+async fn after_conflict<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     fresh: Option<Verification>,
     visit: &Visit<'_>,
@@ -230,7 +231,7 @@ async fn after_conflict<S: Store, C: Clock, P: IncomeProvider>(
     }
 }
 
-async fn consent<S: Store, C: Clock, P: IncomeProvider>(
+async fn consent<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: Verification,
     form: &std::collections::HashMap<String, String>,
@@ -269,7 +270,7 @@ async fn consent<S: Store, C: Clock, P: IncomeProvider>(
     }
 }
 
-async fn connect<S: Store, C: Clock, P: IncomeProvider>(
+async fn connect<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: Verification,
     form: &std::collections::HashMap<String, String>,
@@ -335,7 +336,7 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
 }
 
 /// The tenant's note on a completed verification: stored once (see `report_copy`).
-async fn add_note<S: Store, C: Clock, P: IncomeProvider>(
+async fn add_note<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: Verification,
     form: &std::collections::HashMap<String, String>,
@@ -371,7 +372,7 @@ fn banner<S, C, P: IncomeProvider>(deps: &PortalDeps<S, C, P>, v: &Verification)
     }
 }
 
-async fn render<S: Store, C: Clock, P: IncomeProvider>(
+async fn render<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: &Verification,
     requester: &str,

@@ -2,10 +2,10 @@
 
 use super::PortalDeps;
 use crate::domain::Verification;
-use crate::ports::{Store, StoreError};
+use crate::ports::{AccountStore, StoreError};
 
 /// Who asks, as the page names them (read only when a page is rendered).
-pub(super) async fn requester_name<S: Store, C, P>(
+pub(super) async fn requester_name<S: AccountStore, C, P>(
     deps: &PortalDeps<S, C, P>,
     v: &Verification,
 ) -> Result<String, StoreError> {
