@@ -525,7 +525,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
                 ),
             )
         }),
-        // A household member's: the same one write (its e-mail's claim checks the household).
+        // A household member's: the same one write as any verification's.
         measure!(
             &env,
             &counter,

@@ -6,11 +6,9 @@
 //! The request is one conditional write on the verification (the day's count and the invite
 //! round), so concurrent resends at the limit never exceed it; it carries its metering in the same
 //! transaction (`MeterStore::meter_and_resend`: one DynamoDB round trip), and when that refuses,
-//! the usual way (metering, the read, the write) says why. The one write cannot check a member's
-//! household (the request names only the verification): a resend in the moment between the
-//! household's cancel and the stream's cancel of the member is accepted and reaches nobody (the
-//! round's e-mail claim checks the household; `record_resend`, on the usual way, refuses it and
-//! tells the member cancelled). The new e-mail and the
+//! the usual way (metering, the read, the write) says why. A household member needs no check of
+//! its household: the household's cancel cancels the member in the same write. The new e-mail
+//! and the
 //! `verification.resent` webhook follow from the stream (`resend_invite`), so a 202 is never lost
 //! work.
 
