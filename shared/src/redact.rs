@@ -90,7 +90,6 @@ impl Debug for Verification {
             .field("reminders_off", &self.reminders_off)
             .field("sms_phone", &presence(&self.sms_phone))
             .field("sms", &self.sms)
-            .field("notices_sent", &self.notices_sent)
             .finish_non_exhaustive()
     }
 }

@@ -20,7 +20,7 @@ use crate::config::{
 use crate::handlers::api::ApiDeps;
 use crate::handlers::deliver_webhook::{DEFAULT_BACKOFF, DeliveryDeps, WEBHOOK_MAX_ATTEMPTS};
 use crate::handlers::expire_verifications::ExpiryDeps;
-use crate::handlers::publish_events::OutboxDeps;
+use crate::handlers::outbox::OutboxDeps;
 use crate::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
 use crate::handlers::send_reminders::ReachDeps;
 use crate::handlers::tenant_portal::{LiveProvider, PortalDeps};

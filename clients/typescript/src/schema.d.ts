@@ -250,7 +250,7 @@ export interface paths {
         post: operations["createHousehold"];
         /**
          * Cancel every open member of a household
-         * @description Cancels the household (undecided only; it is then never decided, unless every member had already closed, when the cancel changes nothing) and with it each member that is pending or in progress; completed, failed and expired members stay as they are. No tenant step of a member succeeds after it. The members' own verifications are cancelled from the table's stream a moment later (GET /households shows them cancelled at once; a member's own GET /verify may show it open for that moment). Each member's status is reported. A second cancel, or one of a decided household, cancels nothing and reports the members as they are.
+         * @description Cancels the household (undecided only; it is then never decided) and, in the same write, each member that is pending or in progress; completed, failed and expired members stay as they are. From that moment no read shows a member open (its own GET /verify, the list, GET /households) and no tenant step of one succeeds. Each member's status is reported. A second cancel cancels nothing and reports the members as they are. A cancel of a household whose members have all finished (decided or not) changes nothing and is a 409 `household_closed`.
          */
         delete: operations["cancelHousehold"];
         options?: never;
@@ -974,7 +974,7 @@ export interface components {
              * @description Machine code; the values each status can carry are listed on the response (and in its schema below).
              * @enum {string}
              */
-            code: "validation_error" | "invalid_json" | "verification_not_cancellable" | "missing_api_key" | "invalid_authorization" | "invalid_api_key" | "api_key_revoked" | "plan_without_api_access" | "subscription_inactive" | "verification_limit_reached" | "live_mode_unavailable" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "report_not_ready" | "no_webhook_url" | "verification_not_resendable" | "resend_limit_reached" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "internal_error" | "busy";
+            code: "validation_error" | "invalid_json" | "verification_not_cancellable" | "missing_api_key" | "invalid_authorization" | "invalid_api_key" | "api_key_revoked" | "plan_without_api_access" | "subscription_inactive" | "verification_limit_reached" | "live_mode_unavailable" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "report_not_ready" | "no_webhook_url" | "household_closed" | "verification_not_resendable" | "resend_limit_reached" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "internal_error" | "busy";
             details: components["schemas"]["FieldErrors"];
             request_id: components["schemas"]["RequestId"];
         };
@@ -1085,6 +1085,16 @@ export interface components {
             error: components["schemas"]["ErrorMessage"];
             /** @enum {string} */
             code: "report_not_ready";
+            details: components["schemas"]["NoFieldErrors"];
+            request_id: components["schemas"]["RequestId"];
+        };
+        /** @description The body of `components.responses.HouseholdClosed`. */
+        HouseholdClosedError: {
+            /** @constant */
+            success: false;
+            error: components["schemas"]["ErrorMessage"];
+            /** @enum {string} */
+            code: "household_closed";
             details: components["schemas"]["NoFieldErrors"];
             request_id: components["schemas"]["RequestId"];
         };
@@ -1294,7 +1304,7 @@ export interface components {
                     verification_id: components["schemas"]["VerificationId"];
                     role: components["schemas"]["MemberRole"];
                     /**
-                     * @description `cancelled` when the member was open as read beside this cancel (the stream then cancels its own item; a tenant step that landed just before keeps it completed, which GET /households shows); otherwise the final status it already had.
+                     * @description `cancelled` when this cancel cancelled it (it was open, and its own item was cancelled in the same write); otherwise the final status it already had.
                      * @enum {string}
                      */
                     status: "cancelled" | "completed" | "expired" | "failed";
@@ -1548,6 +1558,19 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["NotFoundError"];
+            };
+        };
+        /** @description `household_closed`: every member of the household has already finished (completed, failed, expired or cancelled), so the cancel changed nothing; the household is decided as usual. */
+        HouseholdClosed: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["HouseholdClosedError"];
             };
         };
         /** @description `no_webhook_url`: the id names one of the caller's verifications (or households), which has no `webhook_url`, so no webhook event was ever sent for it. */
@@ -2310,6 +2333,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["HouseholdClosed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

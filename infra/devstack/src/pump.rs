@@ -19,7 +19,7 @@ use shared::handlers::deliver_webhook::DeliveryDeps;
 use shared::handlers::expire_verifications::{ExpiryDeps, TTL_PRINCIPAL};
 use shared::handlers::publish_events::OutboxDeps;
 use shared::ports::store::prelude::*;
-use shared::ports::{Clock, Mailer, NoticeStore, Queue, Scheduler, SystemClock, Texter};
+use shared::ports::{Clock, Mailer, Queue, Scheduler, SystemClock, Texter};
 
 pub type Outbox = shared::wiring::Outbox;
 pub type Expiry = ExpiryDeps<DynamoStore, SystemClock>;
@@ -256,7 +256,7 @@ impl StreamPump {
         expiry: &Expiry,
     ) -> Result<usize, String>
     where
-        S: Store + NoticeStore,
+        S: Store,
         M: Mailer,
         T: Texter,
         R: Scheduler,

@@ -11,7 +11,7 @@ use chrono::{DateTime, NaiveDateTime, Utc};
 use shared::handlers::reach_events::ReminderPayload;
 use shared::handlers::send_reminders::ReachDeps;
 use shared::ports::store::prelude::*;
-use shared::ports::{Clock, Mailer, NoticeStore, Queue, Texter};
+use shared::ports::{Clock, Mailer, Queue, Texter};
 
 /// Invocations of one schedule before it is given up (Lambda async: 1 + 2 retries).
 pub const ATTEMPTS: u32 = 3;
@@ -33,7 +33,7 @@ pub async fn pump_schedules_once<S, M, T, Q, C>(
     now: DateTime<Utc>,
 ) -> Result<usize, String>
 where
-    S: Store + NoticeStore,
+    S: Store,
     M: Mailer,
     T: Texter,
     Q: Queue,

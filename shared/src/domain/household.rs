@@ -93,10 +93,9 @@ pub struct Household {
         skip_serializing_if = "Option::is_none"
     )]
     pub decided_at: Option<DateTime<Utc>>,
-    /// Set once by DELETE /households (only while undecided): from then on no member may make
-    /// progress (every tenant step checks it in its own write), and the open members are
-    /// cancelled from the stream (`publish-events`); readers show them cancelled meanwhile
-    /// (`member_as_of`).
+    /// Set once by DELETE /households (only while undecided, and only with at least one member
+    /// open), in the same write that cancels every open member: a cancelled household is never
+    /// decided.
     #[serde(
         default,
         with = "crate::domain::ts::option",
@@ -114,9 +113,9 @@ impl Household {
         }
     }
 
-    /// Member `v` as it is once the household's cancel has reached it: a member still open when the
-    /// household was cancelled is cancelled then (the stream writes it a moment later; no tenant
-    /// step can succeed meanwhile). Anything else, as it is.
+    /// Member `v` as the household's cancel wrote it: a member read open (from the members' index,
+    /// which lags the items by a moment) of a household cancelled before its expiry was cancelled
+    /// in the cancel's own write. Anything else, as it is.
     pub fn member_as_of(&self, v: &Verification) -> Verification {
         match self.cancelled_at {
             Some(at) if v.status.is_open() && at < v.expires_at => {
@@ -124,20 +123,6 @@ impl Household {
             }
             _ => v.clone(),
         }
-    }
-
-    /// Whether every member was closed before the household's cancel (if any), so the cancel
-    /// changed nothing and the household is decided as if it had not come: each member final as
-    /// stored or past its expiry at the cancel, and none closed by the cancel itself (the stream
-    /// dates its cancel of a member at the household's). The members are as stored, not as
-    /// `member_as_of` shows them.
-    pub fn closed_before_cancel(&self, members: &[Verification]) -> bool {
-        let Some(at) = self.cancelled_at else {
-            return true;
-        };
-        members
-            .iter()
-            .all(|v| !v.effective_status(at).is_open() && v.cancelled_at != Some(at))
     }
 
     pub fn role_of(&self, verification_id: Uuid) -> Option<MemberRole> {

@@ -193,7 +193,7 @@ pub struct Verification {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub recent_token_hashes: Vec<String>,
     /// SHA-256 (hex) of the link each message to the tenant carries, by message
-    /// (`reach::invite_email_key`, `reach::Notice::key`). An attempt at a message binds its link
+    /// (`reach::Message::key`). An attempt at a message binds its link
     /// here in place of the last attempt's, so retries never grow the item. Always stored (empty
     /// at create), so that a claim can set its one entry.
     #[serde(default)]
@@ -203,15 +203,13 @@ pub struct Verification {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tenant_note: Option<String>,
     /// `reminders: false` at create; `sms_phone`: `tenant_phone` in E.164 when usable (else
-    /// `sms: unusable`); `notices_sent`: the invite SMS and reminders sent, once each (`reach`).
+    /// `sms: unusable`). Which messages went out is on their claim items (`MessageClaimStore`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub reminders_off: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sms_phone: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sms: Option<reach::SmsReach>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notices_sent: Vec<String>,
     /// The invite's round: 0 for the first e-mail, +1 per resend (`resend::record`); each round
     /// is one more e-mail with its own link.
     #[serde(default, skip_serializing_if = "resend::is_zero")]
@@ -275,7 +273,6 @@ impl Verification {
             reminders_off: input.reminders_off,
             sms_phone: input.sms_phone,
             sms: input.sms,
-            notices_sent: vec![],
             invite_round: 0,
             resend_day: None,
             resends_on_day: 0,

@@ -1,10 +1,10 @@
 //! Reaching the tenant beyond the first e-mail: the SMS number in E.164, the reminder points
 //! before expiry, the notices a verification sends once each, and their texts. Pure: no AWS.
 //!
-//! A "notice" is one message to the tenant that must go out at most once: the invite SMS, and per
-//! reminder point the reminder e-mail and the reminder SMS. The store claims a notice with one
-//! conditional write on the verification (open, not expired, not sent yet, no live lease), so
-//! redelivered events and races send it once.
+//! A `Message` is one message to the tenant that must go out at most once: each invite round's
+//! e-mail and SMS, and per reminder point the reminder e-mail and the reminder SMS. The store
+//! claims a message with one transaction on its claim item and the verification (open, not
+//! expired, not sent yet, no live lease), so redelivered events and races send it once.
 
 use chrono::{DateTime, Duration, Utc};
 use phonenumber::country::Id as Region;
@@ -118,42 +118,41 @@ pub fn reminder_points(
         .collect()
 }
 
-/// The key of round `round`'s invite e-mail among the verification's `message_links` (round 0 is
-/// the first e-mail; a notice's key is `Notice::key`).
-pub fn invite_email_key(round: u32) -> String {
-    if round == 0 {
-        "invite_email".into()
-    } else {
-        format!("resent_{round}_email")
-    }
-}
+/// How long one attempt at a message holds its claim before another attempt may take it over.
+pub const MESSAGE_LEASE: Duration = Duration::minutes(5);
 
-/// One message to the tenant that goes out at most once.
+/// One message to the tenant that goes out at most once: each has its own claim item
+/// (`MessageClaimStore`) and its own entry in the verification's `message_links`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Notice {
+pub enum Message {
+    /// The invite e-mail of round `n`: 0 is the first, a resend (POST /verify/resend) the next.
+    InviteEmail(u32),
     InviteSms,
     ReminderEmail(String),
     ReminderSms(String),
-    /// The invite SMS of resend round `n` (POST /verify/resend), beside that round's e-mail.
+    /// The invite SMS of resend round `n`, beside that round's e-mail.
     ResentSms(u32),
 }
 
-impl Notice {
-    /// Its name in `notices_sent` and in the lease attribute (letters, digits, `_` only).
+impl Message {
+    /// Its key: the claim item's (`MSG#<key>`) and its link's in `message_links` (letters,
+    /// digits, `_` only).
     pub fn key(&self) -> String {
         match self {
-            Notice::InviteSms => "invite_sms".into(),
-            Notice::ReminderEmail(label) => format!("reminder_{label}_email"),
-            Notice::ReminderSms(label) => format!("reminder_{label}_sms"),
-            Notice::ResentSms(round) => format!("resent_{round}_sms"),
+            Message::InviteEmail(0) => "invite_email".into(),
+            Message::InviteEmail(round) => format!("resent_{round}_email"),
+            Message::InviteSms => "invite_sms".into(),
+            Message::ReminderEmail(label) => format!("reminder_{label}_email"),
+            Message::ReminderSms(label) => format!("reminder_{label}_sms"),
+            Message::ResentSms(round) => format!("resent_{round}_sms"),
         }
     }
 
-    /// The statuses in which it may still go out: the invite only before the tenant started,
-    /// reminders while the verification is open.
+    /// The statuses in which it may still go out: the first invite (e-mail and SMS) only before
+    /// the tenant started, a resent round and reminders while the verification is open.
     pub fn open_statuses(&self) -> &'static [Status] {
         match self {
-            Notice::InviteSms => &[Status::Pending],
+            Message::InviteEmail(0) | Message::InviteSms => &[Status::Pending],
             _ => &[Status::Pending, Status::InProgress],
         }
     }
@@ -293,12 +292,15 @@ mod tests {
     }
 
     #[test]
-    fn notices_have_distinct_keys_and_the_invite_waits_only_while_pending() {
+    fn messages_have_distinct_keys_and_the_invite_waits_only_while_pending() {
         let keys = [
-            Notice::InviteSms.key(),
-            Notice::ReminderEmail("72h".into()).key(),
-            Notice::ReminderSms("72h".into()).key(),
-            Notice::ReminderEmail("24h".into()).key(),
+            Message::InviteEmail(0).key(),
+            Message::InviteEmail(1).key(),
+            Message::InviteSms.key(),
+            Message::ResentSms(1).key(),
+            Message::ReminderEmail("72h".into()).key(),
+            Message::ReminderSms("72h".into()).key(),
+            Message::ReminderEmail("24h".into()).key(),
         ];
         let unique: std::collections::HashSet<_> = keys.iter().collect();
         assert_eq!(unique.len(), keys.len());
@@ -306,9 +308,15 @@ mod tests {
             keys.iter()
                 .all(|k| k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
         );
-        assert_eq!(Notice::InviteSms.open_statuses(), &[Status::Pending]);
+        assert_eq!(Message::InviteSms.open_statuses(), &[Status::Pending]);
+        assert_eq!(Message::InviteEmail(0).open_statuses(), &[Status::Pending]);
         assert!(
-            Notice::ReminderSms("24h".into())
+            Message::InviteEmail(1)
+                .open_statuses()
+                .contains(&Status::InProgress)
+        );
+        assert!(
+            Message::ReminderSms("24h".into())
                 .open_statuses()
                 .contains(&Status::InProgress)
         );

@@ -52,13 +52,6 @@ impl Transition {
         }
     }
 
-    /// Whether the change needs its household not cancelled (checked in the same write): every
-    /// step the tenant (or the service on their behalf) makes, not the landlord's cancel nor the
-    /// expiry, so nothing progresses once DELETE /households has been written.
-    pub fn needs_open_household(&self) -> bool {
-        !matches!(self, Transition::Cancel | Transition::Expire)
-    }
-
     /// Whether the month's verification allowance is given back with this change.
     pub fn refunds_allowance(&self) -> bool {
         matches!(self, Transition::FailRefunded { .. })

@@ -26,7 +26,9 @@ use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
 use crate::adapters::webhook_client::{Attempt, WebhookClient};
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::webhook_log::{AttemptOutcome, DeliveryAttempt, NetworkErrorClass, event_meta};
-use crate::ports::{Clock, Queue, Store, StoreError, WebhookSecrets};
+use crate::ports::{
+    Clock, Queue, StoreError, WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
+};
 
 /// Each account's secrets as the batch read them; an Err is a store failure, not a missing secret.
 type BatchSecrets = HashMap<String, Result<WebhookSecrets, StoreError>>;
@@ -55,7 +57,11 @@ pub struct DeliveryDeps<S, Q, C> {
 
 /// Records one attempt in the delivery log; a failure is logged and alarmed, never retried (see
 /// the module's comment).
-async fn record_attempt<S: Store>(store: &S, message: &WebhookMessage, attempt: DeliveryAttempt) {
+async fn record_attempt<S: WebhookHistoryStore>(
+    store: &S,
+    message: &WebhookMessage,
+    attempt: DeliveryAttempt,
+) {
     if let Err(e) = store
         .record_delivery_attempt(&message.account_id, &attempt)
         .await
@@ -117,7 +123,7 @@ fn log_entry(
     })
 }
 
-async fn deliver_one<S: Store, Q: Queue, C: Clock>(
+async fn deliver_one<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: Clock>(
     deps: &DeliveryDeps<S, Q, C>,
     record: &SqsMessage,
     secrets: &BatchSecrets,
@@ -180,7 +186,7 @@ async fn deliver_one<S: Store, Q: Queue, C: Clock>(
 }
 
 /// Makes a failed message visible again after its back-off; false: a batch item failure.
-async fn retry_later<S: Store, Q: Queue, C: Clock>(
+async fn retry_later<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: Clock>(
     deps: &DeliveryDeps<S, Q, C>,
     record: &SqsMessage,
     message: &WebhookMessage,
@@ -203,7 +209,7 @@ async fn retry_later<S: Store, Q: Queue, C: Clock>(
 }
 
 /// Delivers a batch concurrently; only the failed messages are reported (and retried).
-pub async fn deliver_webhooks<S: Store, Q: Queue, C: Clock>(
+pub async fn deliver_webhooks<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: Clock>(
     deps: &DeliveryDeps<S, Q, C>,
     event: SqsEvent,
 ) -> SqsBatchResponse {

@@ -10,7 +10,7 @@ use uuid::Uuid;
 
 use crate::adapters::dynamo::schema;
 use crate::domain::Transition;
-use crate::ports::{Clock, Store, StoreError, TransitionOutcome};
+use crate::ports::{Clock, StoreError, TransitionOutcome, VerificationStore};
 
 /// The identity DynamoDB puts on the stream records of its TTL deletions.
 pub const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";
@@ -45,7 +45,10 @@ pub fn expired_marker(record: &EventRecord) -> Option<Uuid> {
     crate::adapters::dynamo::keys::verification_id(pk)
 }
 
-async fn expire<S: Store, C: Clock>(deps: &ExpiryDeps<S, C>, id: Uuid) -> Result<(), StoreError> {
+async fn expire<S: VerificationStore, C: Clock>(
+    deps: &ExpiryDeps<S, C>,
+    id: Uuid,
+) -> Result<(), StoreError> {
     let now = deps.clock.now();
     // Bounded: each round either writes or sees a fresher state.
     for _ in 0..3 {
@@ -72,7 +75,7 @@ async fn expire<S: Store, C: Clock>(deps: &ExpiryDeps<S, C>, id: Uuid) -> Result
 }
 
 /// Handles one batch of TTL REMOVE records.
-pub async fn expire_verifications<S: Store, C: Clock>(
+pub async fn expire_verifications<S: VerificationStore, C: Clock>(
     deps: &ExpiryDeps<S, C>,
     event: Event,
 ) -> DynamoDbEventResponse {

@@ -7,10 +7,9 @@
 //! household item's MODIFY that adds `decision`) then puts `household.completed` on the webhook
 //! queue, with a deterministic `webhook-id`: a crash between the two steps loses nothing, and a
 //! duplicate record queues the same message, which receivers deduplicate. A household cancelled
-//! (DELETE /households) while a member was open is never decided; one cancelled after every member
-//! had closed (before its decision was stored: the outbox lags the members by a moment) changed
-//! nothing and is decided as if the cancel had not come (`Household::closed_before_cancel`). The
-//! cancel's write is conditioned on no decision being stored; the decision's only on none.
+//! (DELETE /households) is never decided: its cancel closed at least one member in the same write
+//! (a cancel that finds every member closed changes nothing), and the decision's write is
+//! conditioned on no cancel, as the cancel's is on no decision.
 
 use serde_json::json;
 use uuid::Uuid;
@@ -21,14 +20,14 @@ use crate::domain::household::{Household, HouseholdState};
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::webhook_log::HOUSEHOLD_EVENT_SUFFIX;
 use crate::handlers::households::{member_verifications, state_of};
-use crate::handlers::publish_events::{OutboxDeps, OutboxError};
-use crate::ports::{Clock, Store};
+use crate::handlers::outbox::{OutboxDeps, OutboxError};
+use crate::ports::{Clock, HouseholdStore, VerificationStore};
 
 /// The webhook event type of a decided household.
 pub const HOUSEHOLD_COMPLETED: &str = "household.completed";
 
 /// Stores the household's decision if every member is final; nothing otherwise.
-pub(crate) async fn record_decision<S: Store, M, T, R, Q, C: Clock>(
+pub(crate) async fn record_decision<S: HouseholdStore + VerificationStore, M, T, R, Q, C: Clock>(
     deps: &OutboxDeps<S, M, T, R, Q, C>,
     household_id: Uuid,
 ) -> Result<(), OutboxError> {

@@ -1,27 +1,25 @@
-//! Sending one notice to the tenant at most once (the invite SMS, a resent round's SMS, a
-//! reminder's SMS and the reminder's e-mail mark): shared by the outbox (`publish-events`,
+//! Sending one SMS to the tenant at most once (the invite SMS, a resent round's SMS, a reminder's
+//! SMS), and the marks every message's sender shares: used by the outbox (`publish-events`,
 //! `retry-events`) and `send-reminders`.
 //!
-//! A notice is claimed first with one conditional write on the verification (`NoticeStore`),
-//! which also binds the link the message carries, in place of an earlier attempt's: an attempt
-//! that fails and is retried a hundred times leaves the item as large as after the first.
+//! A message is claimed first with one transaction on its claim item and the verification
+//! (`MessageClaimStore`), which also binds the link the message carries, in place of an earlier
+//! attempt's: an attempt that fails and is retried a hundred times leaves both items as large as
+//! after the first.
 
-use chrono::Duration;
 use uuid::Uuid;
 
 use crate::config::TestModeDelivery;
 use crate::domain::Verification;
-use crate::domain::reach::Notice;
+use crate::domain::reach::Message;
 use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::ports::{
-    Clock, MailError, NoticeClaim, NoticeStore, Sms, Store, StoreError, TextError, Texter,
+    AccountStore, ClaimStart, Clock, MailError, MessageClaim, MessageClaimStore, Sms, StoreError,
+    TextError, Texter,
 };
 
-/// How long one attempt holds a notice before another may take it over.
-pub const NOTICE_LEASE: Duration = Duration::minutes(2);
-
-/// Tries of marking a sent notice (an unmarked one may go out again once its lease runs out).
+/// Tries of marking a sent message (an unmarked one may go out again once its lease runs out).
 const MARK_ATTEMPTS: u32 = 3;
 
 #[derive(Debug, thiserror::Error)]
@@ -32,8 +30,8 @@ pub enum ReachError {
     Text(TextError),
     #[error("mail: {0}")]
     Mail(MailError),
-    /// Another attempt holds the notice's lease and may not have finished: retried later.
-    #[error("notice held by another attempt; retried after its lease")]
+    /// Another attempt holds the message's lease and may not have finished: retried later.
+    #[error("message held by another attempt; retried after its lease")]
     Held,
 }
 
@@ -48,22 +46,26 @@ pub struct Texting<'a, S, T, C> {
 }
 
 /// The landlord's name as the messages show it.
-pub(crate) async fn requester<S: Store>(store: &S, v: &Verification) -> Result<String, StoreError> {
+pub(crate) async fn requester<S: AccountStore>(
+    store: &S,
+    v: &Verification,
+) -> Result<String, StoreError> {
     Ok(store
         .get_account(&v.account_id)
         .await?
         .map_or_else(|| "A landlord".to_string(), |a| a.name))
 }
 
-/// Marks a sent notice, retrying a failed write a few times (short pauses: a throttled table).
-pub(crate) async fn mark_sent<S: NoticeStore>(
+/// Marks a sent message, retrying a failed write a few times (short pauses: a throttled table).
+pub(crate) async fn mark_sent<S: MessageClaimStore, C: Clock>(
     store: &S,
+    clock: &C,
     id: Uuid,
-    notice: &Notice,
+    notice: &Message,
 ) -> Result<(), StoreError> {
     let mut attempt = 1;
     loop {
-        match store.mark_notice_sent(id, notice).await {
+        match store.mark_message_sent(id, notice, clock.now()).await {
             Ok(()) => return Ok(()),
             Err(e) if attempt >= MARK_ATTEMPTS => return Err(e),
             Err(e) => {
@@ -84,11 +86,11 @@ pub(crate) async fn mark_sent<S: NoticeStore>(
 pub async fn send_sms_notice<S, T, C>(
     texting: Texting<'_, S, T, C>,
     v: &Verification,
-    notice: &Notice,
+    notice: &Message,
     text: impl FnOnce(&str) -> String,
 ) -> Result<(), ReachError>
 where
-    S: Store + NoticeStore,
+    S: MessageClaimStore,
     T: Texter,
     C: Clock,
 {
@@ -103,19 +105,9 @@ where
     let store = texting.store;
     let now = texting.clock.now();
     let (token, token_hash) = generate_link_token();
-    match store
-        .claim_notice(
-            id,
-            v.household_id,
-            notice,
-            &token_hash,
-            now,
-            now + NOTICE_LEASE,
-        )
-        .await?
-    {
-        NoticeClaim::Claimed => {}
-        NoticeClaim::Held => {
+    match store.claim_message(id, notice, &token_hash, now).await? {
+        ClaimStart::Claimed => {}
+        ClaimStart::Refused(MessageClaim::Held | MessageClaim::Claimed) => {
             tracing::info!(verification_id = %id, notice = %notice.key(), "SMS held by another attempt; retried after its lease");
             return Err(ReachError::Held);
         }
@@ -133,27 +125,33 @@ where
         Ok(()) => {
             // SNS has it: a mark that keeps failing is logged, and the attempt is not failed for
             // it (a retry would text again).
-            if let Err(e) = mark_sent(store, id, notice).await {
+            if let Err(e) = mark_sent(store, texting.clock, id, notice).await {
                 tracing::error!(verification_id = %id, notice = %notice.key(), error = %e, "SMS sent but not marked sent");
             } else {
                 tracing::info!(verification_id = %id, notice = %notice.key(), "SMS sent");
             }
             Ok(())
         }
-        Err(e) => {
-            if let Err(release) = store.release_notice(id, notice).await {
-                tracing::warn!(verification_id = %id, error = %release, "SMS claim not released; its lease runs out");
+        Err(TextError::Permanent(reason)) => {
+            tracing::warn!(verification_id = %id, notice = %notice.key(), reason = %reason, "SMS refused for good; the e-mail still reaches the tenant");
+            // Rejected for good: no retry or duplicate record texts it again.
+            if let Err(e) = store.mark_message_rejected(id, notice, "sms_refused").await {
+                tracing::warn!(verification_id = %id, error = %e, "refused SMS not marked; its lease runs out");
             }
-            match e {
-                TextError::Permanent(reason) => {
-                    tracing::warn!(verification_id = %id, notice = %notice.key(), reason = %reason, "SMS refused for good; the e-mail still reaches the tenant");
-                    Ok(())
-                }
-                transient => {
-                    tracing::warn!(verification_id = %id, notice = %notice.key(), error = %transient, "SMS not sent; will retry");
-                    Err(ReachError::Text(transient))
-                }
-            }
+            Ok(())
         }
+        Err(transient) => {
+            release(store, id, notice).await;
+            tracing::warn!(verification_id = %id, notice = %notice.key(), error = %transient, "SMS not sent; will retry");
+            Err(ReachError::Text(transient))
+        }
+    }
+}
+
+/// Gives a failed attempt's claim back, so a retry may send at once; a failed release is logged
+/// (the lease then runs out, and the retry sends after it).
+pub(crate) async fn release<S: MessageClaimStore>(store: &S, id: Uuid, message: &Message) {
+    if let Err(e) = store.release_message(id, message).await {
+        tracing::warn!(verification_id = %id, message = %message.key(), error = %e, "message claim not released; its lease runs out");
     }
 }

@@ -1,77 +1,71 @@
 //! The outbox's one retry road: the follow-up work a stream record asks for (tenant e-mail,
 //! webhook enqueue, invite SMS, reminder schedules, a resent round's e-mail and SMS, a
-//! household's decision, a cancelled household's members), how each piece is done, and the
-//! hand-off of a failed piece to the durable retry queue. `publish-events` does each piece once
+//! household's decision) and how each piece is done (the pieces as they wait on the retry queue,
+//! and the hand-off to it, are `outbox`'s). `publish-events` does each piece once
 //! and hands off what failed; `retry-events` redoes it from the queue with a growing back-off.
 //! Every piece is idempotent, so a redone piece never repeats what went out.
 
 use aws_lambda_events::event::dynamodb::EventRecord;
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
-use uuid::Uuid;
 
 use crate::adapters::dynamo::schema;
-use crate::domain::Verification;
+use crate::domain::public_view::render_verification;
 use crate::domain::webhook::WebhookMessage;
-use crate::handlers::household_cancelled::{cancel_members, household_cancelled_work};
+use crate::domain::{Status, Verification, format_ts, webhook_event_type};
 use crate::handlers::household_completed::{household_completed_webhook, record_decision};
-use crate::handlers::publish_events::{
-    OutboxDeps, OutboxError, enqueue_webhook, send_tenant_email, send_tenant_email_of,
-    webhook_message,
-};
+use crate::handlers::outbox::{OutboxDeps, OutboxError, enqueue_webhook};
+pub use crate::handlers::outbox::{RetryMessage, RetryWork};
+use crate::handlers::tenant_email::{send_tenant_email, send_tenant_email_of};
 use crate::handlers::{reach_events, resend_invite, webhook_archive};
-use crate::ports::{Clock, Mailer, NoticeStore, Queue, Scheduler, Store, StoreError, Texter};
+use crate::ports::{
+    AccountStore, Clock, HouseholdStore, Mailer, MessageClaimStore, Queue, Scheduler, Texter,
+    VerificationStore, WebhookHistoryStore,
+};
 
-/// Work that could not be done at once, as it waits on the retry queue.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum RetryWork {
-    /// Send the tenant e-mail of this verification (if still pending and not sent).
-    TenantEmail { verification_id: Uuid },
-    /// Put this webhook message on the webhook queue.
-    Webhook { message: WebhookMessage },
-    /// Text the invite SMS of this verification (once, while it is pending).
-    InviteSms { verification_id: Uuid },
-    /// Create this verification's reminder schedules (creating one again is success).
-    ReminderSchedules { verification_id: Uuid },
-    /// Send round `round` of the invite again (a resend), then its `verification.resent` webhook.
-    ResendInvite {
-        verification_id: Uuid,
-        round: u32,
-        #[serde(with = "crate::domain::ts")]
-        resent_at: DateTime<Utc>,
-    },
-    /// Text round `round`'s resent invite (once per round).
-    ResentSms { verification_id: Uuid, round: u32 },
-    /// Store this household's decision if every member is final (once; its stream record then
-    /// sends `household.completed`).
-    HouseholdDecision { household_id: Uuid },
-    /// Cancel every still-open member of this cancelled household (`household_cancelled`).
-    CancelHouseholdMembers { household_id: Uuid },
+/// The store roles the outbox's pieces call, together: the verification and the account it
+/// reads, each message's claim, the webhook history, and a household's decision.
+pub trait OutboxStore:
+    AccountStore + VerificationStore + HouseholdStore + MessageClaimStore + WebhookHistoryStore
+{
 }
 
-impl RetryWork {
-    /// The piece's kind, as its message names it (for logs: no personal data).
-    pub fn kind(&self) -> &'static str {
-        match self {
-            RetryWork::TenantEmail { .. } => "tenant_email",
-            RetryWork::Webhook { .. } => "webhook",
-            RetryWork::InviteSms { .. } => "invite_sms",
-            RetryWork::ReminderSchedules { .. } => "reminder_schedules",
-            RetryWork::ResendInvite { .. } => "resend_invite",
-            RetryWork::ResentSms { .. } => "resent_sms",
-            RetryWork::HouseholdDecision { .. } => "household_decision",
-            RetryWork::CancelHouseholdMembers { .. } => "cancel_household_members",
-        }
+impl<T> OutboxStore for T where
+    T: AccountStore + VerificationStore + HouseholdStore + MessageClaimStore + WebhookHistoryStore
+{
+}
+
+/// When the verification reached its current status (the webhook's `timestamp`).
+fn changed_at(v: &Verification) -> DateTime<Utc> {
+    match v.status {
+        Status::Pending => v.created_at,
+        Status::InProgress => v.started_at.unwrap_or(v.created_at),
+        Status::Completed => v.completed_at.unwrap_or(v.created_at),
+        Status::Failed => v.failed_at.unwrap_or(v.created_at),
+        Status::Expired => v.cancelled_at.or(v.expired_at).unwrap_or(v.expires_at),
     }
 }
 
-/// A retry-queue message: the work, and when it first failed (the retry window starts there).
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
-pub struct RetryMessage {
-    pub work: RetryWork,
-    #[serde(with = "crate::domain::ts")]
-    pub first_failed_at: DateTime<Utc>,
+/// The webhook for a verification that just reached its status, if it has a `webhook_url`.
+/// Deterministic: a duplicate stream record produces the same message and `webhook-id`.
+pub fn webhook_message(v: &Verification) -> Option<WebhookMessage> {
+    let url = v.webhook_url.clone()?;
+    let kind = webhook_event_type(v)?;
+    let at = changed_at(v);
+    let body = serde_json::json!({
+        "type": kind,
+        "timestamp": format_ts(at),
+        "data": render_verification(v, at),
+    });
+    Some(WebhookMessage {
+        webhook_id: format!(
+            "msg_{}_{}",
+            v.verification_id.simple(),
+            kind.trim_start_matches("verification.")
+        ),
+        account_id: v.account_id.clone(),
+        url,
+        body: body.to_string(),
+    })
 }
 
 fn image(item: &serde_dynamo::Item) -> Result<Option<Verification>, OutboxError> {
@@ -131,9 +125,6 @@ pub(crate) fn work_of(record: &EventRecord) -> Result<Vec<Piece>, OutboxError> {
             .unwrap_or_default()),
         "MODIFY" => {
             let (old, new) = (&record.change.old_image, &record.change.new_image);
-            if let Some(work) = household_cancelled_work(old, new).map_err(OutboxError::Record)? {
-                return Ok(vec![(work, None)]);
-            }
             if let Some(message) =
                 household_completed_webhook(old, new).map_err(OutboxError::Record)?
             {
@@ -170,7 +161,7 @@ pub(crate) async fn do_piece<S, M, T, R, Q, C>(
     (work, image): &Piece,
 ) -> Result<(), OutboxError>
 where
-    S: Store + NoticeStore,
+    S: OutboxStore,
     M: Mailer,
     T: Texter,
     R: Scheduler,
@@ -197,7 +188,7 @@ pub(crate) async fn do_work<S, M, T, R, Q, C>(
     work: &RetryWork,
 ) -> Result<(), OutboxError>
 where
-    S: Store + NoticeStore,
+    S: OutboxStore,
     M: Mailer,
     T: Texter,
     R: Scheduler,
@@ -246,66 +237,5 @@ where
             Ok(reach_events::resent_sms(deps, &v, *round).await?)
         }
         RetryWork::HouseholdDecision { household_id } => record_decision(deps, *household_id).await,
-        RetryWork::CancelHouseholdMembers { household_id } => {
-            cancel_members(deps, *household_id).await
-        }
-    }
-}
-
-/// Hands failed work to the durable retry queue.
-pub(crate) async fn hand_off<S, M, T, R, Q: Queue, C: Clock>(
-    deps: &OutboxDeps<S, M, T, R, Q, C>,
-    work: RetryWork,
-) -> Result<(), StoreError> {
-    let message = RetryMessage {
-        work,
-        first_failed_at: deps.clock.now(),
-    };
-    let body = serde_json::to_string(&message).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    deps.retry_queue.send(&body).await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// What the logs name a piece is what its message says (`work.kind`), for every piece.
-    #[test]
-    fn a_pieces_kind_is_its_messages_kind() {
-        let id = Uuid::nil();
-        let at = "2026-11-25T21:00:00Z".parse().unwrap();
-        let message = WebhookMessage {
-            webhook_id: "msg_x".into(),
-            account_id: "acct".into(),
-            url: "https://hooks.example.com/h".into(),
-            body: "{}".into(),
-        };
-        let all = [
-            RetryWork::TenantEmail {
-                verification_id: id,
-            },
-            RetryWork::Webhook { message },
-            RetryWork::InviteSms {
-                verification_id: id,
-            },
-            RetryWork::ReminderSchedules {
-                verification_id: id,
-            },
-            RetryWork::ResendInvite {
-                verification_id: id,
-                round: 1,
-                resent_at: at,
-            },
-            RetryWork::ResentSms {
-                verification_id: id,
-                round: 1,
-            },
-            RetryWork::HouseholdDecision { household_id: id },
-            RetryWork::CancelHouseholdMembers { household_id: id },
-        ];
-        for work in all {
-            let json = serde_json::to_value(&work).unwrap();
-            assert_eq!(json["kind"], work.kind());
-        }
     }
 }

@@ -5,17 +5,17 @@
 //! an SMS or scheduler outage never holds the shard's e-mails, webhooks or household decisions.
 //!
 //! All are idempotent, so a redelivered record or a retry does no harm: the SMS is claimed once on
-//! the verification (`NoticeStore`, which binds each attempt's link in place of the last one's),
+//! the verification (`MessageClaimStore`, which binds each attempt's link in place of the last one's),
 //! and a schedule is named by verification and point (creating it again is success).
 
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::domain::Verification;
-use crate::domain::reach::{Notice, ReminderPoint, invite_sms_text, reminder_points};
+use crate::domain::reach::{Message, ReminderPoint, invite_sms_text, reminder_points};
 use crate::handlers::notices::{ReachError, requester, send_sms_notice};
-use crate::handlers::publish_events::OutboxDeps;
-use crate::ports::{Clock, NoticeStore, OneTimeSchedule, Scheduler, Store, Texter};
+use crate::handlers::outbox::OutboxDeps;
+use crate::ports::{AccountStore, Clock, MessageClaimStore, OneTimeSchedule, Scheduler, Texter};
 
 /// What a reminder schedule hands `send-reminders`: ids and a label, no personal data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -65,11 +65,11 @@ pub async fn invite_sms<S, M, T, R, Q, C>(
     v: &Verification,
 ) -> Result<(), ReachError>
 where
-    S: Store + NoticeStore,
+    S: AccountStore + MessageClaimStore,
     T: Texter,
     C: Clock,
 {
-    text_invite(deps, v, &Notice::InviteSms).await
+    text_invite(deps, v, &Message::InviteSms).await
 }
 
 /// Round `round`'s resent invite SMS of `v`, once (the round's e-mail is a piece of its own).
@@ -79,20 +79,20 @@ pub async fn resent_sms<S, M, T, R, Q, C>(
     round: u32,
 ) -> Result<(), ReachError>
 where
-    S: Store + NoticeStore,
+    S: AccountStore + MessageClaimStore,
     T: Texter,
     C: Clock,
 {
-    text_invite(deps, v, &Notice::ResentSms(round)).await
+    text_invite(deps, v, &Message::ResentSms(round)).await
 }
 
 async fn text_invite<S, M, T, R, Q, C>(
     deps: &OutboxDeps<S, M, T, R, Q, C>,
     v: &Verification,
-    notice: &Notice,
+    notice: &Message,
 ) -> Result<(), ReachError>
 where
-    S: Store + NoticeStore,
+    S: AccountStore + MessageClaimStore,
     T: Texter,
     C: Clock,
 {

@@ -1,5 +1,5 @@
 //! The outbox's part of a resend: the verification's MODIFY that bumped `invite_round` becomes a
-//! new invite e-mail with a new link (the round's own send claim, so a redelivered stream record or
+//! new invite e-mail with a new link (the round's own message claim, so a redelivered stream record or
 //! a retry sends each round once; earlier links stay bound), then a `verification.resent` webhook.
 //! Test mode follows `TEST_MODE_DELIVERY` like the first invite (the webhook still goes out).
 
@@ -7,13 +7,30 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::domain::public_view::render_verification;
+use crate::domain::reach::Message;
 use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Verification, format_ts, resend};
-use crate::handlers::outbox_work::RetryWork;
-use crate::handlers::publish_events::{OutboxDeps, OutboxError, enqueue_webhook, tenant_email};
-use crate::ports::{Clock, EmailClaim, EmailStart, MailError, Mailer, Queue, Store};
+use crate::handlers::notices::release;
+use crate::handlers::outbox::{OutboxDeps, OutboxError, RetryWork, enqueue_webhook};
+use crate::handlers::tenant_email::tenant_email;
+use crate::ports::{
+    AccountStore, ClaimStart, Clock, MailError, Mailer, MessageClaim, MessageClaimStore, Queue,
+    VerificationStore, WebhookHistoryStore,
+};
+
+/// The store roles a resent round calls: the verification and the account, the round's claim,
+/// and its webhook's event.
+pub(crate) trait ResendStore:
+    AccountStore + VerificationStore + MessageClaimStore + WebhookHistoryStore
+{
+}
+
+impl<T> ResendStore for T where
+    T: AccountStore + VerificationStore + MessageClaimStore + WebhookHistoryStore
+{
+}
 
 /// The event type sent once a resent invite went out.
 pub const RESENT_EVENT: &str = "verification.resent";
@@ -51,7 +68,7 @@ pub fn resent_webhook_message(
 /// Sends round `round`'s invite once, then queues its webhook. `Ok` when both are done or not
 /// needed (the verification closed, SES refused the address for good); an error otherwise, so
 /// the caller retries (the claim keeps the e-mail from going out twice).
-pub(crate) async fn send_resent_invite<S: Store, M: Mailer, T, R, Q: Queue, C: Clock>(
+pub(crate) async fn send_resent_invite<S: ResendStore, M: Mailer, T, R, Q: Queue, C: Clock>(
     deps: &OutboxDeps<S, M, T, R, Q, C>,
     id: Uuid,
     round: u32,
@@ -77,7 +94,7 @@ pub(crate) async fn send_resent_invite<S: Store, M: Mailer, T, R, Q: Queue, C: C
 }
 
 /// The round's e-mail; Ok(true) when it went out (now or before), Ok(false) when it never will.
-async fn send_round<S: Store, M: Mailer, T, R, Q: Queue, C: Clock>(
+async fn send_round<S: ResendStore, M: Mailer, T, R, Q: Queue, C: Clock>(
     deps: &OutboxDeps<S, M, T, R, Q, C>,
     v: &Verification,
     round: u32,
@@ -85,22 +102,17 @@ async fn send_round<S: Store, M: Mailer, T, R, Q: Queue, C: Clock>(
 ) -> Result<bool, OutboxError> {
     let id = v.verification_id;
     let (token, token_hash) = generate_link_token();
+    let message = Message::InviteEmail(round);
     let (start, account) = tokio::join!(
-        deps.store
-            .claim_invite_and_bind(id, v.household_id, round, &token_hash, now),
+        deps.store.claim_message(id, &message, &token_hash, now),
         deps.store.get_account(&v.account_id),
     );
     match start? {
-        EmailStart::Claimed => {}
-        EmailStart::NotPending => return Ok(false),
-        // The stream cancels the member a moment later: nothing to send, nothing to retry.
-        EmailStart::HouseholdCancelled => {
-            tracing::info!(verification_id = %id, household_id = ?v.household_id, round, "household cancelled; resent invite not sent");
-            return Ok(false);
-        }
-        EmailStart::Refused(EmailClaim::Sent) => return Ok(true),
-        EmailStart::Refused(EmailClaim::Rejected(_)) => return Ok(false),
-        EmailStart::Refused(EmailClaim::Held | EmailClaim::Claimed) => {
+        ClaimStart::Claimed => {}
+        ClaimStart::Closed => return Ok(false),
+        ClaimStart::Refused(MessageClaim::Sent) => return Ok(true),
+        ClaimStart::Refused(MessageClaim::Rejected(_)) => return Ok(false),
+        ClaimStart::Refused(MessageClaim::Held | MessageClaim::Claimed) => {
             return Err(OutboxError::Held);
         }
     }
@@ -108,7 +120,7 @@ async fn send_round<S: Store, M: Mailer, T, R, Q: Queue, C: Clock>(
     let link = tenant_link(&deps.public_base_url, id, &token);
     match deps.mailer.send(&tenant_email(v, &requester, &link)).await {
         Ok(()) => {
-            if let Err(e) = deps.store.mark_invite_sent(id, round, now).await {
+            if let Err(e) = deps.store.mark_message_sent(id, &message, now).await {
                 tracing::error!(verification_id = %id, round, error = %e, "resent invite sent but not marked sent");
             }
             tracing::info!(verification_id = %id, round, "resent invite sent");
@@ -119,14 +131,12 @@ async fn send_round<S: Store, M: Mailer, T, R, Q: Queue, C: Clock>(
             // e-mail's; this round is just not sent again.
             tracing::warn!(verification_id = %id, round, reason = %reason, "resent invite rejected");
             deps.store
-                .mark_invite_rejected(id, round, "email_rejected")
+                .mark_message_rejected(id, &message, "email_rejected")
                 .await?;
             Ok(false)
         }
         Err(e) => {
-            if let Err(release) = deps.store.release_invite(id, round).await {
-                tracing::warn!(verification_id = %id, error = %release, "invite claim not released; it expires");
-            }
+            release(&deps.store, id, &message).await;
             Err(OutboxError::Mail(e))
         }
     }

@@ -6,7 +6,9 @@
 //! The request is one conditional write on the verification (the day's count and the invite
 //! round), so concurrent resends at the limit never exceed it; it carries its metering in the same
 //! transaction (`MeterStore::meter_and_resend`: one DynamoDB round trip), and when that refuses,
-//! the verification as the write saw it says why. The new e-mail and the
+//! the verification as the write saw it says why. A household member needs no check of its
+//! household: the household's cancel cancels the member in the same write. The new e-mail and
+//! the
 //! `verification.resent` webhook follow from the stream (`resend_invite`), so a 202 is never lost
 //! work.
 

@@ -18,9 +18,11 @@ use chrono::Duration;
 
 use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
 use crate::domain::{Status, Transition};
+use crate::handlers::outbox::{OutboxDeps, OutboxError};
+use crate::handlers::outbox_work::OutboxStore;
 use crate::handlers::outbox_work::{RetryMessage, RetryWork, do_work};
-use crate::handlers::publish_events::{OutboxDeps, OutboxError, fail_after_email};
-use crate::ports::{Clock, MailError, Mailer, NoticeStore, Queue, Scheduler, Store, Texter};
+use crate::handlers::tenant_email::fail_after_email;
+use crate::ports::{Clock, MailError, Mailer, Queue, Scheduler, Texter, VerificationStore};
 
 /// How long failed work keeps being retried, from its first failure (at least the 24 h the issue
 /// asks, with margin for a long outage).
@@ -37,7 +39,7 @@ pub const DEFAULT_RETRY_BACKOFF: [u32; 11] = [
 pub const EMAIL_UNDELIVERABLE: &str = "service_email_unavailable";
 
 /// Ends a verification whose tenant e-mail could not be sent within the window.
-async fn give_up_email<S: Store, M: Mailer, T, R, Q: Queue, C: Clock>(
+async fn give_up_email<S: VerificationStore, M: Mailer, T, R, Q: Queue, C: Clock>(
     deps: &OutboxDeps<S, M, T, R, Q, C>,
     id: uuid::Uuid,
 ) -> Result<(), OutboxError> {
@@ -58,7 +60,7 @@ async fn retry_one<S, M, T, R, Q, C>(
     record: &SqsMessage,
 ) -> bool
 where
-    S: Store + NoticeStore,
+    S: OutboxStore,
     M: Mailer,
     T: Texter,
     R: Scheduler,
@@ -106,7 +108,7 @@ pub async fn retry_events<S, M, T, R, Q, C>(
     event: SqsEvent,
 ) -> SqsBatchResponse
 where
-    S: Store + NoticeStore,
+    S: OutboxStore,
     M: Mailer,
     T: Texter,
     R: Scheduler,
@@ -124,24 +126,4 @@ where
         }
     }
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::handlers::outbox_work::{RetryMessage, RetryWork};
-
-    /// The re-drive an operator sends by hand (docs/runbook.md, "Household cancel during a
-    /// rolling deploy"), with its placeholders filled, is a message this function reads.
-    #[test]
-    fn the_runbooks_household_redrive_message_is_read_as_cancel_work() {
-        let id = "9e2b0f1a-4a3d-4b7e-8f6a-a3b4c5d6e7f8";
-        let body = format!(
-            r#"{{"work":{{"kind":"cancel_household_members","household_id":"{id}"}},"first_failed_at":"2026-11-25T21:00:00.000Z"}}"#
-        );
-        let message: RetryMessage = serde_json::from_str(&body).unwrap();
-        assert!(matches!(
-            message.work,
-            RetryWork::CancelHouseholdMembers { household_id } if household_id.to_string() == id
-        ));
-    }
 }

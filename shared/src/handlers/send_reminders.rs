@@ -1,8 +1,8 @@
 //! `send-reminders`: invoked by a one-time EventBridge Scheduler schedule at a reminder point
 //! (72 h and 24 h before `expires_at`). Sends the reminder e-mail (and SMS, when the tenant has a
 //! usable number) only while the verification is pending or in progress and not expired: every
-//! message is claimed first with one conditional write on the verification (status open, not
-//! expired, not sent yet, no live lease of another attempt). A send that fails gives its claim
+//! message is claimed first with one transaction on its claim item and the verification (status
+//! open, not expired, not sent yet, no live lease of another attempt). A send that fails gives its claim
 //! back and the invocation fails, so Lambda's asynchronous retry sends it again; a crashed
 //! attempt's lease runs out and the retry takes it over. A redelivered invocation finds the
 //! messages sent and sends nothing.
@@ -23,7 +23,7 @@ use uuid::Uuid;
 use crate::config::TestModeDelivery;
 use crate::domain::public_view::render_verification;
 use crate::domain::reach::{
-    Notice, ReminderPoint, expiry_phrase, property_phrase, reminder_sms_text,
+    Message, ReminderPoint, expiry_phrase, property_phrase, reminder_sms_text,
 };
 use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
@@ -31,12 +31,13 @@ use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Verification, format_ts};
 use crate::handlers::html::esc;
 use crate::handlers::notices::{
-    NOTICE_LEASE, ReachError, Texting, mark_sent, requester, send_sms_notice,
+    ReachError, Texting, mark_sent, release, requester, send_sms_notice,
 };
 use crate::handlers::reach_events::ReminderPayload;
 use crate::handlers::webhook_archive::archive_and_queue;
 use crate::ports::{
-    Clock, Email, MailError, Mailer, NoticeClaim, NoticeStore, Queue, Store, Texter,
+    AccountStore, ClaimStart, Clock, Email, MailError, Mailer, MessageClaim, MessageClaimStore,
+    Queue, Texter, VerificationStore, WebhookHistoryStore,
 };
 
 /// What `send-reminders` needs.
@@ -138,51 +139,48 @@ async fn send_reminder_email<S, M, T, Q, C>(
     name: &str,
 ) -> Result<(), ReachError>
 where
-    S: Store + NoticeStore,
+    S: MessageClaimStore + WebhookHistoryStore,
     M: Mailer,
     Q: Queue,
     C: Clock,
 {
     let id = v.verification_id;
-    let notice = Notice::ReminderEmail(point.label());
+    let message = Message::ReminderEmail(point.label());
     let now = deps.clock.now();
     let (token, token_hash) = generate_link_token();
     let webhook = reminder_webhook(v, point);
     match deps
         .store
-        .claim_notice(
-            id,
-            v.household_id,
-            &notice,
-            &token_hash,
-            now,
-            now + NOTICE_LEASE,
-        )
+        .claim_message(id, &message, &token_hash, now)
         .await?
     {
-        NoticeClaim::Claimed => {
+        ClaimStart::Claimed => {
             let link = tenant_link(&deps.public_base_url, id, &token);
-            if let Err(e) = deps.mailer.send(&reminder_email(v, name, &link)).await {
-                if let Err(release) = deps.store.release_notice(id, &notice).await {
-                    tracing::warn!(verification_id = %id, error = %release, "reminder claim not released; its lease runs out");
-                }
-                if let MailError::Permanent(reason) = &e {
+            match deps.mailer.send(&reminder_email(v, name, &link)).await {
+                Ok(()) => {}
+                Err(MailError::Permanent(reason)) => {
                     tracing::warn!(verification_id = %id, reason = %reason, "reminder e-mail rejected; not retried");
+                    deps.store
+                        .mark_message_rejected(id, &message, "email_rejected")
+                        .await?;
                     return Ok(());
                 }
-                tracing::warn!(verification_id = %id, error = %e, "reminder e-mail not sent; will retry");
-                return Err(ReachError::Mail(e));
+                Err(e) => {
+                    release(&deps.store, id, &message).await;
+                    tracing::warn!(verification_id = %id, error = %e, "reminder e-mail not sent; will retry");
+                    return Err(ReachError::Mail(e));
+                }
             }
             // Unmarked, the webhook still goes out below; a retry that finds the claim held
             // finishes the mark once it sees the stored event.
-            if let Err(e) = mark_sent(&deps.store, id, &notice).await {
+            if let Err(e) = mark_sent(&deps.store, &deps.clock, id, &message).await {
                 tracing::error!(verification_id = %id, error = %e, "reminder e-mail sent but not marked sent");
             }
             tracing::info!(verification_id = %id, reminder = %point.label(), "reminder e-mail sent");
         }
         // Sent by an earlier attempt whose webhook may not have been queued: queue it again.
-        NoticeClaim::Sent => {}
-        NoticeClaim::Held => {
+        ClaimStart::Refused(MessageClaim::Sent) => {}
+        ClaimStart::Refused(MessageClaim::Held | MessageClaim::Claimed) => {
             // The event is stored only after the e-mail went out: then the holder sent it.
             let sent_by_holder = match &webhook {
                 Some(message) => deps
@@ -196,17 +194,16 @@ where
                 tracing::info!(verification_id = %id, reminder = %point.label(), "reminder e-mail held by another attempt; retried after its lease");
                 return Err(ReachError::Held);
             }
-            if let Err(e) = mark_sent(&deps.store, id, &notice).await {
+            if let Err(e) = mark_sent(&deps.store, &deps.clock, id, &message).await {
                 tracing::error!(verification_id = %id, error = %e, "sent reminder e-mail not marked sent");
             }
         }
-        NoticeClaim::Closed => {
-            tracing::info!(verification_id = %id, reminder = %point.label(), "verification closed; no reminder e-mail");
+        ClaimStart::Refused(MessageClaim::Rejected(_)) => {
+            tracing::info!(verification_id = %id, reminder = %point.label(), "reminder e-mail rejected before; not sent again");
             return Ok(());
         }
-        // The stream cancels the member a moment later: nothing to send, nothing to retry.
-        NoticeClaim::HouseholdCancelled => {
-            tracing::info!(verification_id = %id, household_id = ?v.household_id, reminder = %point.label(), "household cancelled; no reminder e-mail");
+        ClaimStart::Closed => {
+            tracing::info!(verification_id = %id, reminder = %point.label(), "verification closed; no reminder e-mail");
             return Ok(());
         }
     }
@@ -225,7 +222,7 @@ pub async fn send_reminders<S, M, T, Q, C>(
     payload: ReminderPayload,
 ) -> Result<(), ReachError>
 where
-    S: Store + NoticeStore,
+    S: AccountStore + VerificationStore + MessageClaimStore + WebhookHistoryStore,
     M: Mailer,
     T: Texter,
     Q: Queue,
@@ -251,7 +248,7 @@ where
     let sms = send_sms_notice(
         deps.texting(),
         &v,
-        &Notice::ReminderSms(point.label()),
+        &Message::ReminderSms(point.label()),
         |link| reminder_sms_text(&v, &name, link),
     )
     .await;

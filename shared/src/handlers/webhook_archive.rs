@@ -9,12 +9,12 @@ use aws_lambda_events::event::dynamodb::EventRecord;
 use crate::adapters::dynamo::schema;
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::webhook_log::StoredWebhookEvent;
-use crate::ports::{Clock, Queue, Store, StoreError};
+use crate::ports::{Clock, Queue, StoreError, WebhookHistoryStore};
 
 /// Stores the message's event (kept if stored before). Called before the message is queued: a
 /// queued message is always one the API can redeliver. A body that names no event (not ours) is
 /// queued without being stored, and said so.
-async fn archive_before_queueing<S: Store, C: Clock>(
+async fn archive_before_queueing<S: WebhookHistoryStore, C: Clock>(
     store: &S,
     clock: &C,
     message: &WebhookMessage,
@@ -32,7 +32,7 @@ async fn archive_before_queueing<S: Store, C: Clock>(
 /// way every webhook (a status change, a resend, a reminder, a household's decision) is queued.
 /// An error when either step failed; the caller retries it (both steps are idempotent: the event
 /// is put once, and a message queued twice carries one `webhook-id` the receiver deduplicates).
-pub(crate) async fn archive_and_queue<S: Store, Q: Queue, C: Clock>(
+pub(crate) async fn archive_and_queue<S: WebhookHistoryStore, Q: Queue, C: Clock>(
     store: &S,
     queue: &Q,
     clock: &C,

@@ -1,12 +1,10 @@
-//! Ports for reaching the tenant beyond the first e-mail: text messages, one-time schedules, and
-//! the once-only claim of a notice on the verification.
+//! Ports for reaching the tenant beyond the first e-mail: text messages and one-time schedules
+//! (each message's once-only claim is `MessageClaimStore`).
 
 use std::future::Future;
 
 use chrono::{DateTime, Utc};
-use uuid::Uuid;
 
-use crate::domain::reach::Notice;
 use crate::ports::StoreError;
 
 /// One text message (its `Debug` hides the number and the text: `redact.rs`).
@@ -48,54 +46,5 @@ pub trait Scheduler: Send + Sync {
     fn create_once(
         &self,
         schedule: &OneTimeSchedule,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-}
-
-/// Why a notice was not claimed, or that it was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoticeClaim {
-    /// This attempt holds the lease: send, then mark it sent (or release it on failure).
-    Claimed,
-    /// Sent before: nothing to send.
-    Sent,
-    /// Another attempt holds a live lease (it finishes, or its lease runs out and a retry sends).
-    Held,
-    /// The verification is no longer open for it (completed, cancelled, expired, failed, or the
-    /// tenant already started, for the invite).
-    Closed,
-    /// The verification is a member of a household cancelled meanwhile (the stream cancels the
-    /// member a moment later): nothing to send, nothing written.
-    HouseholdCancelled,
-}
-
-/// The once-only claim of the tenant's notices (invite SMS, reminders), on the verification item.
-pub trait NoticeStore: Send + Sync {
-    /// One conditional write: the verification is in one of the notice's open statuses and not
-    /// past `expires_at`, the notice is not in `notices_sent`, and no other lease is live; it
-    /// sets a lease until `lease_until` and binds `token_hash` (the message's own link). A
-    /// household member's claim (`household_id` Some) also checks, in the same write, that the
-    /// household is not cancelled (`HouseholdCancelled` otherwise).
-    fn claim_notice(
-        &self,
-        id: Uuid,
-        household_id: Option<Uuid>,
-        notice: &Notice,
-        token_hash: &str,
-        now: DateTime<Utc>,
-        lease_until: DateTime<Utc>,
-    ) -> impl Future<Output = Result<NoticeClaim, StoreError>> + Send;
-
-    /// Records the notice as sent (and drops the lease).
-    fn mark_notice_sent(
-        &self,
-        id: Uuid,
-        notice: &Notice,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-
-    /// Gives a failed attempt's lease back, so a retry may send at once.
-    fn release_notice(
-        &self,
-        id: Uuid,
-        notice: &Notice,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 }

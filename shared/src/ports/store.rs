@@ -16,7 +16,9 @@ use crate::domain::{
     Verification,
 };
 
+mod claims;
 mod meter;
+pub use claims::*;
 pub use meter::*;
 
 /// A failure of the store. The text is for logs only (it never reaches a response body).
@@ -101,35 +103,6 @@ impl WebhookSecrets {
         }
         out
     }
-}
-
-/// The state of a verification's tenant e-mail, as a claim attempt finds it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum EmailClaim {
-    /// This attempt holds the lease and may send.
-    Claimed,
-    /// Sent already: nothing to do.
-    Sent,
-    /// Another attempt holds a live lease: not done yet, so the caller must retry later.
-    Held,
-    /// SES rejected it for good (reason kept); the verification must end `failed`.
-    Rejected(String),
-}
-
-/// What one claim-and-bind write of the tenant e-mail found (`EmailClaimStore::claim_email_and_bind`).
-#[derive(Debug, Clone, PartialEq)]
-pub enum EmailStart {
-    /// This attempt holds the lease and the link token is bound: send.
-    Claimed,
-    /// The verification is gone, no longer pending or past its expiry: no e-mail is needed, and
-    /// nothing was written.
-    NotPending,
-    /// The claim was refused (sent, held by another attempt, rejected for good); nothing was
-    /// written. Never `EmailClaim::Claimed`.
-    Refused(EmailClaim),
-    /// The verification is a member of a household cancelled meanwhile (DELETE /households; the
-    /// stream cancels the member a moment later): no e-mail is needed, and nothing was written.
-    HouseholdCancelled,
 }
 
 /// Accounts: created by the admin tool, read by every authenticated request and every
@@ -277,16 +250,8 @@ pub trait HouseholdStore: Send + Sync {
         &self,
         id: Uuid,
     ) -> impl Future<Output = Result<Option<(Household, Vec<Verification>)>, StoreError>> + Send;
-    /// Marks the household cancelled as `MeterStore::meter_and_cancel_household` does, without a
-    /// count: true when this call did; false when anything refused (nothing written).
-    fn cancel_household(
-        &self,
-        household: &Household,
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
-    /// Stores the decision once (conditional on the household having none): true when this call
-    /// wrote it, false otherwise (or the household is gone). The caller decides a cancelled
-    /// household only if its cancel changed nothing (`Household::closed_before_cancel`).
+    /// Stores the decision once (conditional on the household having none and not being
+    /// cancelled): true when this call wrote it, false otherwise (or the household is gone).
     fn record_household_decision(
         &self,
         id: Uuid,
@@ -306,39 +271,6 @@ pub trait WebhookSecretStore: Send + Sync {
         account_id: &str,
         secrets: &WebhookSecrets,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
-}
-
-/// The tenant e-mail's send claim: at most one sender at a time, and a record of the outcome.
-pub trait EmailClaimStore: Send + Sync {
-    /// The e-mail path's one write before SES: claims the sending of a verification's tenant
-    /// e-mail for a short lease AND binds the e-mailed link's token (by hash, as the e-mail's entry
-    /// of `message_links`, in place of an earlier attempt's) in one atomic write, only while the verification is still pending and not past its expiry at
-    /// `now`. Either both happen or neither. Only `Claimed` lets the caller send; a refusal with
-    /// `Held` is NOT done work (the holder may still fail). A household member's claim
-    /// (`household_id` Some) also checks, in the same write, that the household is not
-    /// cancelled (`HouseholdCancelled` otherwise).
-    fn claim_email_and_bind(
-        &self,
-        id: Uuid,
-        household_id: Option<Uuid>,
-        token_hash: &str,
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = Result<EmailStart, StoreError>> + Send;
-    /// Records for good that SES rejected the e-mail (before the verification is failed), so a
-    /// retry after a crash finishes the `failed` transition instead of sending again.
-    fn mark_email_rejected(
-        &self,
-        id: Uuid,
-        reason: &str,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// Marks the e-mail sent, for good.
-    fn mark_email_sent(
-        &self,
-        id: Uuid,
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// Gives back a claim after a transient failure, so a retry can send.
-    fn release_email_send(&self, id: Uuid) -> impl Future<Output = Result<(), StoreError>> + Send;
 }
 
 /// The webhook history: every outgoing event (for redelivery) and every delivery attempt (the
@@ -387,43 +319,6 @@ pub trait WebhookHistoryStore: Send + Sync {
     ) -> impl Future<Output = Result<Option<DeliveryPage>, StoreError>> + Send;
 }
 
-/// The invite's resends: one send claim per round (as `EmailClaimStore` does for the first
-/// e-mail), so a redelivered stream record sends each round once. The resend itself is counted
-/// on the verification by `MeterStore::meter_and_resend`.
-pub trait InviteStore: Send + Sync {
-    /// Claims round `round`'s e-mail and binds its link token (the round's entry of
-    /// `message_links`, replaced on a retry) in one atomic write, only while the
-    /// verification is pending or in progress and not expired (see `claim_email_and_bind`), and
-    /// for a household member (`household_id` Some) while the household is not cancelled
-    /// (`HouseholdCancelled` otherwise).
-    fn claim_invite_and_bind(
-        &self,
-        id: Uuid,
-        household_id: Option<Uuid>,
-        round: u32,
-        token_hash: &str,
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = Result<EmailStart, StoreError>> + Send;
-    fn mark_invite_sent(
-        &self,
-        id: Uuid,
-        round: u32,
-        now: DateTime<Utc>,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    /// Records that SES refused round `round` for good (no retry sends it).
-    fn mark_invite_rejected(
-        &self,
-        id: Uuid,
-        round: u32,
-        reason: &str,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-    fn release_invite(
-        &self,
-        id: Uuid,
-        round: u32,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
-}
-
 /// The whole table, as the service sees it: every role. Handlers bound by `S: Store` keep
 /// compiling whatever role they use; anything that implements every role is a `Store`.
 pub trait Store:
@@ -434,9 +329,8 @@ pub trait Store:
     + HouseholdStore
     + IdempotencyStore
     + WebhookSecretStore
-    + EmailClaimStore
+    + MessageClaimStore
     + WebhookHistoryStore
-    + InviteStore
 {
 }
 
@@ -448,9 +342,8 @@ impl<T> Store for T where
         + HouseholdStore
         + IdempotencyStore
         + WebhookSecretStore
-        + EmailClaimStore
+        + MessageClaimStore
         + WebhookHistoryStore
-        + InviteStore
 {
 }
 
@@ -458,7 +351,7 @@ impl<T> Store for T where
 /// (the local stack, the admin tool, tests): `use shared::ports::store::prelude::*;`.
 pub mod prelude {
     pub use super::{
-        AccountStore, ApiKeyStore, EmailClaimStore, HouseholdStore, IdempotencyStore, InviteStore,
-        MeterStore, Store, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
+        AccountStore, ApiKeyStore, HouseholdStore, IdempotencyStore, MessageClaimStore, MeterStore,
+        Store, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
     };
 }

@@ -1,8 +1,8 @@
-//! DELETE /households against the in-memory store: the one write marks the household cancelled,
-//! after which no member's tenant step succeeds (told as cancelled) and GET shows the open members
-//! cancelled before the stream writes them; a second cancel, another owner's household, the first
-//! request of a window, and every refused request counted. The stream's part and the races on the
-//! real wire: `infra/devstack/tests/it/households.rs`.
+//! DELETE /households against the in-memory store: the one write cancels the household and its
+//! open members, after which no read shows a member open and no member's tenant step succeeds; a
+//! second cancel, a cancel of a household whose members all closed (409, nothing written), another
+//! owner's household, the first request of a window, and every refused request counted. The races
+//! on the real wire: `infra/devstack/tests/it/households.rs`.
 
 use crate::support::{body, now, settings};
 use chrono::{DateTime, Duration, Utc};
@@ -11,7 +11,7 @@ use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
 use shared::domain::report::IncomeReport;
 use shared::domain::secrets::{GeneratedKey, account_key_from_random};
 use shared::domain::{ApiKeyRecord, Mode, Status, Transition};
-use shared::handlers::api::ApiDeps;
+use shared::handlers::api::{ApiDeps, get_verification, list_verifications};
 use shared::handlers::households::{cancel_household, create_household, get_household};
 use shared::http::{ApiRequest, ApiResponse};
 use shared::ports::TransitionOutcome;
@@ -135,7 +135,7 @@ fn assert_refused_as_cancelled(outcome: TransitionOutcome, cancelled_at: DateTim
 }
 
 #[tokio::test]
-async fn after_the_cancel_no_member_can_progress_and_get_shows_them_cancelled() {
+async fn a_household_cancel_leaves_no_member_open_on_any_read() {
     let rig = rig().await;
     let (id, m) = rig.household("c", 3).await;
     // Member 0 completes first; member 1 has consented.
@@ -157,18 +157,58 @@ async fn after_the_cancel_no_member_can_progress_and_get_shows_them_cancelled() 
     assert!(r.header("x-ratelimit-remaining").is_some());
     let household = rig.store.household(id).unwrap();
     assert_eq!(household.cancelled_at, Some(now()));
-    // Every tenant step of an open member is refused and told as cancelled.
-    assert_refused_as_cancelled(rig.step(m[1], &complete()).await, now());
-    assert_refused_as_cancelled(rig.step(m[2], &consent()).await, now());
-    assert_refused_as_cancelled(rig.step(m[2], &complete()).await, now());
-    assert_refused_as_cancelled(rig.step(m[2], &Transition::Start).await, now());
-    let stored = |i: usize| rig.store.verification(m[i]).unwrap().status;
+    // The same write cancelled the open members' own items, with the counters.
+    let stored = |i: usize| rig.store.verification(m[i]).unwrap();
     assert_eq!(
-        [stored(0), stored(1), stored(2)],
-        [Status::Completed, Status::InProgress, Status::Pending],
-        "nothing written by the refused steps; the stream cancels them"
+        [stored(0).status, stored(1).status, stored(2).status],
+        [Status::Completed, Status::Expired, Status::Expired],
     );
-    // GET shows them cancelled (`expired`, as a cancelled verification's status) at once.
+    assert_eq!(stored(1).cancelled_at, Some(now()));
+    assert_eq!(stored(2).cancelled_at, Some(now()));
+    let (stats, _) = (rig.store)
+        .owner_stats(ACCOUNT, Mode::Test, "2026-03")
+        .await
+        .unwrap();
+    assert_eq!(stats.open, 0, "{stats:?}");
+    // Every read: each member's GET /verify, the list (by household and by open status), GET
+    // /households.
+    let get = |path: String| {
+        ApiRequest::new(http::Method::GET, &path)
+            .with_header("authorization", &format!("Bearer {}", rig.key.secret))
+    };
+    for (i, member) in m.iter().enumerate() {
+        let r = get_verification(
+            &rig.deps,
+            get(format!("/api/v1/verify?verification_id={member}")),
+        )
+        .await;
+        let shown = body(&r)["data"]["status"].clone();
+        assert_eq!(
+            shown,
+            if i == 0 { "completed" } else { "expired" },
+            "{}",
+            r.body
+        );
+    }
+    let r = list_verifications(
+        &rig.deps,
+        get(format!("/api/v1/verifications?household_id={id}")),
+    )
+    .await;
+    let listed = body(&r);
+    let mut listed: Vec<&str> = (listed["data"].as_array().unwrap().iter())
+        .map(|v| v["status"].as_str().unwrap())
+        .collect();
+    listed.sort();
+    assert_eq!(listed, ["completed", "expired", "expired"], "{}", r.body);
+    for open in ["pending", "in_progress"] {
+        let r = list_verifications(
+            &rig.deps,
+            get(format!("/api/v1/verifications?status={open}")),
+        )
+        .await;
+        assert_eq!(body(&r)["data"], json!([]), "{open}: {}", r.body);
+    }
     let r = get_household(&rig.deps, named(http::Method::GET, &rig.key, id)).await;
     let view = body(&r);
     assert_eq!(view["data"]["status"], "cancelled", "{view}");
@@ -176,22 +216,23 @@ async fn after_the_cancel_no_member_can_progress_and_get_shows_them_cancelled() 
     assert_eq!(view["data"]["open_members"], json!([]));
     assert!(view["data"]["decision"].is_null());
     assert_eq!(view["data"]["cancelled_at"], "2026-03-10T12:00:00.000Z");
-    // A household cancelled while a member was open is never decided: the cancel changed it.
+    // Every tenant step of a cancelled member is refused and told as cancelled.
+    assert_refused_as_cancelled(rig.step(m[1], &complete()).await, now());
+    assert_refused_as_cancelled(rig.step(m[2], &consent()).await, now());
+    assert_refused_as_cancelled(rig.step(m[2], &complete()).await, now());
+    assert_refused_as_cancelled(rig.step(m[2], &Transition::Start).await, now());
+    // A cancelled household is never decided, whatever the decision says.
     let members: Vec<_> = m
         .iter()
         .map(|id| rig.store.verification(*id).unwrap())
         .collect();
-    let household = rig.store.household(id).unwrap();
-    assert!(!household.closed_before_cancel(&members));
-    // The landlord's own cancel of a member is not a tenant step: it still applies.
-    let v2 = rig.store.verification(m[2]).unwrap();
-    assert!(matches!(
-        rig.store
-            .transition(&v2, &Transition::Cancel, now())
+    let decision = fake_decision(&household, &members);
+    assert!(
+        !(rig.store)
+            .record_household_decision(id, &decision, now())
             .await
-            .unwrap(),
-        TransitionOutcome::Applied(_)
-    ));
+            .unwrap()
+    );
 }
 
 /// Any decision: the write must refuse it for a cancelled household whatever it says.
@@ -282,7 +323,7 @@ async fn the_first_request_of_a_day_cancels_in_the_one_write() {
 }
 
 #[tokio::test]
-async fn a_decided_household_is_not_cancelled() {
+async fn a_decided_household_is_not_cancelled_and_says_so() {
     let rig = rig().await;
     let (id, m) = rig.household("decided", 1).await;
     assert!(matches!(
@@ -299,13 +340,16 @@ async fn a_decided_household_is_not_cancelled() {
             .unwrap()
     );
     let r = rig.cancel(&rig.key, id).await;
-    assert_eq!(r.status, 200, "{}", r.body);
-    assert_eq!(statuses(&r), ["completed"]);
+    assert_eq!(r.status, 409, "{}", r.body);
+    assert_eq!(body(&r)["code"], "household_closed");
     assert_eq!(rig.store.household(id).unwrap().cancelled_at, None);
 }
 
+/// A cancel that finds every member closed (before the outbox stored the decision) changes
+/// nothing and says so: a 409 with the enveloped message, counted, no `cancelled_at`; the
+/// household is then decided as usual.
 #[tokio::test]
-async fn a_household_cancelled_after_every_member_closed_is_still_decided() {
+async fn a_cancel_after_every_member_closed_changes_nothing_and_says_so() {
     let rig = rig().await;
     let (id, m) = rig.household("late", 2).await;
     for member in &m {
@@ -314,18 +358,25 @@ async fn a_household_cancelled_after_every_member_closed_is_still_decided() {
             TransitionOutcome::Applied(_)
         ));
     }
-    // The outbox has not stored the decision yet when the landlord cancels.
+    let before = rig.requests(ACCOUNT).await;
     let r = rig.cancel(&rig.key, id).await;
-    assert_eq!(r.status, 200, "{}", r.body);
-    assert_eq!(statuses(&r), ["completed", "completed"]);
+    assert_eq!(r.status, 409, "{}", r.body);
+    let b = body(&r);
+    assert_eq!(b["success"], false);
+    assert_eq!(b["code"], "household_closed");
+    assert!(
+        b["error"].as_str().unwrap().contains("already finished"),
+        "{b}"
+    );
+    assert!(r.header("x-ratelimit-remaining").is_some(), "counted");
+    assert_eq!(rig.requests(ACCOUNT).await, before + 1);
     let household = rig.store.household(id).unwrap();
-    assert!(household.cancelled_at.is_some());
+    assert!(household.cancelled_at.is_none(), "nothing written");
     let members: Vec<_> = m
         .iter()
         .map(|id| rig.store.verification(*id).unwrap())
         .collect();
-    assert!(household.closed_before_cancel(&members));
-    // GET decides it as if the cancel had not come; the decision is stored once.
+    // GET decides it; the decision is stored once.
     let r = get_household(&rig.deps, named(http::Method::GET, &rig.key, id)).await;
     assert_eq!(body(&r)["data"]["status"], "decided", "{}", r.body);
     let decision = fake_decision(&household, &members);

@@ -9,7 +9,6 @@ mod handlers_api;
 mod handlers_resend;
 mod households_api;
 mod households_cancel;
-mod households_reach;
 mod plaid;
 mod portal_scanner;
 mod reminders;

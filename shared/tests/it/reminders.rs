@@ -15,19 +15,19 @@ use shared::adapters::testing::{
     ArmedFaults, FaultyStore, ManualClock, MemoryStore, StoreOp, active_account,
 };
 use shared::config::TestModeDelivery;
-use shared::domain::reach::{DEFAULT_REMINDER_OFFSETS, Notice, SmsReach};
+use shared::domain::reach::{DEFAULT_REMINDER_OFFSETS, MESSAGE_LEASE, Message, SmsReach};
 use shared::domain::secrets::sha256_hex;
 use shared::domain::{
     Mode, NewVerificationInput, Status, Transition, VERIFICATION_LIFETIME, Verification,
 };
-use shared::handlers::notices::{NOTICE_LEASE, ReachError};
+use shared::handlers::notices::ReachError;
 use shared::handlers::publish_events::{OutboxDeps, publish_events};
 use shared::handlers::reach_events::ReminderPayload;
 use shared::handlers::retry_events::retry_events;
 use shared::handlers::send_reminders::{ReachDeps, send_reminders};
 use shared::ports::store::prelude::*;
 use shared::ports::{
-    Clock, Email, MailError, Mailer, NoticeClaim, NoticeStore, OneTimeSchedule, Queue, Scheduler,
+    ClaimStart, Clock, Email, MailError, Mailer, MessageClaim, OneTimeSchedule, Queue, Scheduler,
     Sms, StoreError, TextError, Texter,
 };
 
@@ -157,7 +157,7 @@ fn outbox_deps(deps: &Deps, outbox: &Outbox, retries: &Outbox) -> Publish {
 }
 
 /// One batch of stream records through `publish-events`.
-async fn publish<S: Store + NoticeStore>(
+async fn publish<S: Store>(
     deps: &OutboxDeps<S, Outbox, Outbox, Outbox, Outbox, ManualClock>,
     records: Vec<EventRecord>,
 ) -> DynamoDbEventResponse {
@@ -180,7 +180,7 @@ async fn publish_insert_handing_off_nothing(deps: &Deps, outbox: &Outbox, v: &Ve
 
 /// Hands every message waiting on `retries` to `retry-events` once; what failed again waits on.
 /// Returns how many were handed over.
-async fn retry_pass<S: Store + NoticeStore>(
+async fn retry_pass<S: Store>(
     deps: &OutboxDeps<S, Outbox, Outbox, Outbox, Outbox, ManualClock>,
     retries: &Outbox,
 ) -> usize {
@@ -283,10 +283,14 @@ async fn a_new_verification_gets_two_schedules_and_one_invite_sms_however_often_
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(stored.notices_sent, vec![Notice::InviteSms.key()]);
+    assert_eq!(
+        deps.store
+            .message_claim(v.verification_id, &Message::InviteSms),
+        Some(MessageClaim::Sent)
+    );
     assert_eq!(stored.token_hashes, v.token_hashes);
     assert_eq!(
-        stored.message_links.get(&Notice::InviteSms.key()),
+        stored.message_links.get(&Message::InviteSms.key()),
         Some(&link_hash(&sms[0].text)),
         "the SMS link is bound as the invite SMS's own"
     );
@@ -484,28 +488,25 @@ async fn an_unmarked_reminder_whose_webhook_failed_is_queued_by_the_retry_within
     let faults = ArmedFaults::default();
     let store = faulty(&deps, &outbox, &faults);
     // The e-mail goes out, its mark fails (every inline try), and the webhook's queue fails.
-    faults.down(StoreOp::MarkNoticeSent);
+    faults.down(StoreOp::MarkMessageSent);
     *outbox.failing_queue.lock().unwrap() = 1;
     assert!(send_reminders(&store, payload(&v, "72h")).await.is_err());
     assert_eq!(outbox.emails(), 1);
     assert!(outbox.webhooks.lock().unwrap().is_empty());
     // Lambda's retry a minute later finds the attempt's own lease live. The stored event shows
     // the e-mail went out: no second e-mail, the notice marked, the webhook queued.
-    faults.restore(StoreOp::MarkNoticeSent);
+    faults.restore(StoreOp::MarkMessageSent);
     deps.clock.advance(Duration::minutes(1));
     send_reminders(&store, payload(&v, "72h")).await.unwrap();
     assert_eq!(outbox.emails(), 1);
     let event_id = format!("msg_{}_reminder_sent_72h", v.verification_id.simple());
     assert_eq!(webhook_ids(&outbox), vec![event_id.clone()]);
-    let stored = deps.store.get_verification(v.verification_id).await;
-    let stored = stored.unwrap().unwrap();
-    assert!(
-        stored
-            .notices_sent
-            .contains(&"reminder_72h_email".to_string())
+    assert_eq!(
+        (deps.store).message_claim(v.verification_id, &Message::ReminderEmail("72h".into())),
+        Some(MessageClaim::Sent)
     );
     // A redelivery after the lease sends nothing more; the webhook keeps its id.
-    deps.clock.advance(NOTICE_LEASE);
+    deps.clock.advance(MESSAGE_LEASE);
     send_reminders(&store, payload(&v, "72h")).await.unwrap();
     assert_eq!(outbox.emails(), 1);
     assert!(webhook_ids(&outbox).iter().all(|id| id == &event_id));
@@ -518,17 +519,14 @@ async fn a_mark_that_fails_once_is_retried_inline_so_the_retry_finds_the_reminde
     let faults = ArmedFaults::default();
     let store = faulty(&deps, &outbox, &faults);
     // The mark fails once, then the webhook's event cannot be stored.
-    faults.arm(StoreOp::MarkNoticeSent, 1);
+    faults.arm(StoreOp::MarkMessageSent, 1);
     faults.down(StoreOp::PutWebhookEvent);
     assert!(send_reminders(&store, payload(&v, "72h")).await.is_err());
     assert_eq!(outbox.emails(), 1);
     assert!(outbox.webhooks.lock().unwrap().is_empty());
-    let stored = deps.store.get_verification(v.verification_id).await;
-    let stored = stored.unwrap().unwrap();
-    assert!(
-        stored
-            .notices_sent
-            .contains(&"reminder_72h_email".to_string())
+    assert_eq!(
+        (deps.store).message_claim(v.verification_id, &Message::ReminderEmail("72h".into())),
+        Some(MessageClaim::Sent)
     );
     // Lambda's retry, within the lease: the e-mail is sent, so its webhook is stored and queued.
     faults.restore(StoreOp::PutWebhookEvent);
@@ -547,11 +545,11 @@ async fn with_nothing_recorded_of_a_sent_reminder_the_retry_waits_for_the_lease_
     let faults = ArmedFaults::default();
     let store = faulty(&deps, &outbox, &faults);
     // Sent, but neither marked nor its event stored: nothing shows that it went out.
-    faults.down(StoreOp::MarkNoticeSent);
+    faults.down(StoreOp::MarkMessageSent);
     faults.down(StoreOp::PutWebhookEvent);
     assert!(send_reminders(&store, payload(&v, "72h")).await.is_err());
     assert_eq!(outbox.emails(), 1);
-    faults.restore(StoreOp::MarkNoticeSent);
+    faults.restore(StoreOp::MarkMessageSent);
     faults.restore(StoreOp::PutWebhookEvent);
     // The first retry finds the lease live and fails rather than succeed with nothing queued.
     deps.clock.advance(Duration::minutes(1));
@@ -560,7 +558,7 @@ async fn with_nothing_recorded_of_a_sent_reminder_the_retry_waits_for_the_lease_
     assert!(outbox.webhooks.lock().unwrap().is_empty());
     // The second retry comes after the lease: the reminder goes out again (at least once when
     // nothing recorded it) and its webhook is queued.
-    deps.clock.advance(Duration::minutes(2));
+    deps.clock.advance(MESSAGE_LEASE);
     send_reminders(&store, payload(&v, "72h")).await.unwrap();
     assert_eq!(outbox.emails(), 2);
     let event_id = format!("msg_{}_reminder_sent_72h", v.verification_id.simple());
@@ -672,20 +670,13 @@ async fn a_crashed_attempt_holds_its_notice_until_its_lease_runs_out() {
     deps.clock.advance(Duration::hours(96));
     let now = deps.clock.now();
     // An attempt claimed the reminder e-mail and crashed before sending.
-    let notice = Notice::ReminderEmail("72h".into());
+    let notice = Message::ReminderEmail("72h".into());
     let claim = deps
         .store
-        .claim_notice(
-            v.verification_id,
-            None,
-            &notice,
-            "hash",
-            now,
-            now + NOTICE_LEASE,
-        )
+        .claim_message(v.verification_id, &notice, "hash", now)
         .await
         .unwrap();
-    assert_eq!(claim, NoticeClaim::Claimed);
+    assert_eq!(claim, ClaimStart::Claimed);
     // The lease is live: another attempt may still send, so this one fails and is retried.
     let held = send_reminders(&deps, payload(&v, "72h")).await;
     assert!(matches!(held, Err(ReachError::Held)), "{held:?}");
@@ -694,7 +685,7 @@ async fn a_crashed_attempt_holds_its_notice_until_its_lease_runs_out() {
         0,
         "the lease is live: another attempt may still send"
     );
-    deps.clock.advance(NOTICE_LEASE + Duration::seconds(1));
+    deps.clock.advance(MESSAGE_LEASE + Duration::seconds(1));
     send_reminders(&deps, payload(&v, "72h")).await.unwrap();
     send_reminders(&deps, payload(&v, "72h")).await.unwrap();
     assert_eq!(outbox.emails(), 1);
@@ -898,9 +889,9 @@ async fn an_sms_whose_claim_was_not_given_back_waits_for_its_lease_and_is_not_dr
         reminder_offsets: plain.reminder_offsets,
         retry_backoff: plain.retry_backoff,
     };
-    // SNS fails once, and the claim cannot be given back: its lease stays live two minutes.
+    // SNS fails once, and the claim cannot be given back: its lease stays live five minutes.
     *outbox.failing_sms.lock().unwrap() = 1;
-    faults.down(StoreOp::ReleaseNotice);
+    faults.down(StoreOp::ReleaseMessage);
     let response = publish(&publisher, vec![insert_record(&v, "1")]).await;
     assert!(response.batch_item_failures.is_empty());
     assert_eq!(waiting_work(&retries), vec!["invite_sms"]);
@@ -914,7 +905,7 @@ async fn an_sms_whose_claim_was_not_given_back_waits_for_its_lease_and_is_not_dr
     );
     assert_eq!(outbox.sms(), 0);
     // After the lease, the retry takes the claim over and texts, once.
-    deps.clock.advance(NOTICE_LEASE);
+    deps.clock.advance(MESSAGE_LEASE);
     retry_pass(&publisher, &retries).await;
     assert!(waiting_work(&retries).is_empty());
     assert_eq!(outbox.sms(), 1);

@@ -47,6 +47,8 @@ from .forbidden_error_code import ForbiddenErrorCode
 from .get_household_response import GetHouseholdResponse
 from .get_verification_response import GetVerificationResponse
 from .household import Household
+from .household_closed_error import HouseholdClosedError
+from .household_closed_error_code import HouseholdClosedErrorCode
 from .household_decision import HouseholdDecision
 from .household_members_item import HouseholdMembersItem
 from .household_status import HouseholdStatus
@@ -179,6 +181,8 @@ __all__ = (
     "GetHouseholdResponse",
     "GetVerificationResponse",
     "Household",
+    "HouseholdClosedError",
+    "HouseholdClosedErrorCode",
     "HouseholdDecision",
     "HouseholdMembersItem",
     "HouseholdStatus",

@@ -20,9 +20,8 @@ class CancelHouseholdResponseDataMembersItem:
     Attributes:
         verification_id (UUID): UUID v4.
         role (MemberRole): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.
-        status (CancelHouseholdResponseDataMembersItemStatus): `cancelled` when the member was open as read beside this
-            cancel (the stream then cancels its own item; a tenant step that landed just before keeps it completed, which
-            GET /households shows); otherwise the final status it already had.
+        status (CancelHouseholdResponseDataMembersItemStatus): `cancelled` when this cancel cancelled it (it was open,
+            and its own item was cancelled in the same write); otherwise the final status it already had.
     """
 
     verification_id: UUID

@@ -4,6 +4,7 @@ from enum import StrEnum
 class ErrorCode(StrEnum):
     API_KEY_REVOKED = "api_key_revoked"
     BUSY = "busy"
+    HOUSEHOLD_CLOSED = "household_closed"
     IDEMPOTENCY_KEY_IN_USE = "idempotency_key_in_use"
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
     INTERNAL_ERROR = "internal_error"

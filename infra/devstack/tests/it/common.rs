@@ -535,10 +535,13 @@ fn value_size(value: &aws_sdk_dynamodb::types::AttributeValue) -> usize {
     }
 }
 
-/// The size of the stored item at `key` (0 when there is none), read as it is stored.
-pub async fn stored_item_size(env: &TestEnv, (pk, sk): (String, String)) -> usize {
+/// The stored item at `key`, read as it is stored (consistently).
+pub async fn stored_item(
+    env: &TestEnv,
+    (pk, sk): (String, String),
+) -> Option<std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue>> {
     use aws_sdk_dynamodb::types::AttributeValue as V;
-    let got = aws_sdk_dynamodb::Client::new(&env.sdk)
+    aws_sdk_dynamodb::Client::new(&env.sdk)
         .get_item()
         .table_name(&env.names.table)
         .key(shared::adapters::dynamo::schema::PK, V::S(pk))
@@ -546,6 +549,24 @@ pub async fn stored_item_size(env: &TestEnv, (pk, sk): (String, String)) -> usiz
         .consistent_read(true)
         .send()
         .await
-        .unwrap();
-    got.item.as_ref().map_or(0, item_size)
+        .unwrap()
+        .item
+}
+
+/// The size of the stored item at `key` (0 when there is none), read as it is stored.
+pub async fn stored_item_size(env: &TestEnv, key: (String, String)) -> usize {
+    stored_item(env, key).await.as_ref().map_or(0, item_size)
+}
+
+/// The `state` of a message's claim item (`sending`, `sent`, `rejected`), None when there is none.
+pub async fn claim_state(
+    env: &TestEnv,
+    id: uuid::Uuid,
+    message: &shared::domain::reach::Message,
+) -> Option<String> {
+    let key = shared::adapters::dynamo::keys::message_claim(id, &message.key());
+    match stored_item(env, key).await?.get("state") {
+        Some(aws_sdk_dynamodb::types::AttributeValue::S(state)) => Some(state.clone()),
+        _ => None,
+    }
 }

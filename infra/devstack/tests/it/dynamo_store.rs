@@ -14,6 +14,7 @@ use shared::adapters::dynamo::items::{self, Item};
 use shared::adapters::dynamo::{DynamoStore, create_table, keys, schema};
 use shared::config::Plans;
 use shared::domain::metering::{MeterRefusal, PresentedKey};
+use shared::domain::reach::{MESSAGE_LEASE, Message};
 use shared::domain::report::IncomeReport;
 use shared::domain::{
     Account, ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, SubscriptionStatus,
@@ -21,10 +22,13 @@ use shared::domain::{
 };
 use shared::ports::store::prelude::*;
 use shared::ports::{
-    CreateOutcome, CreateRefusal, EmailClaim, EmailStart, IdempotencyClaim, LinkTokenOutcome,
-    ListQuery, MeterOutcome, MeteredCancel, MeteredCreate, TransitionOutcome, VerificationRefusal,
-    WebhookSecrets,
+    ClaimStart, CreateOutcome, CreateRefusal, IdempotencyClaim, LinkTokenOutcome, ListQuery,
+    MessageClaim, MeterOutcome, MeteredCancel, MeteredCreate, TransitionOutcome,
+    VerificationRefusal, WebhookSecrets,
 };
+
+/// The first invite e-mail, as the outbox claims it.
+static INVITE: Message = Message::InviteEmail(0);
 
 const ACCOUNT: &str = "acct_dynamo";
 

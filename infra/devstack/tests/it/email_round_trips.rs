@@ -26,6 +26,9 @@ use shared::handlers::publish_events::{OutboxDeps, send_tenant_email, send_tenan
 use shared::ports::store::prelude::*;
 use uuid::Uuid;
 
+/// The first invite e-mail, as the outbox claims it.
+static INVITE: shared::domain::reach::Message = shared::domain::reach::Message::InviteEmail(0);
+
 /// Sequential round trips (a call starting while none is in flight) and the calls by operation.
 #[derive(Debug, Default)]
 struct RoundTrips {
@@ -232,9 +235,9 @@ async fn every_adapter_call_asks_for_its_consumed_capacity() {
     let v = store.get_verification(id).await.unwrap().unwrap();
     // Each write kind by a production call: the e-mail's claim (a transaction) given back (a
     // delete), a replay's link (an update), a new account (a put).
-    let start = store.claim_email_and_bind(id, None, "another-hash", v.created_at);
-    assert_eq!(start.await.unwrap(), shared::ports::EmailStart::Claimed);
-    store.release_email_send(id).await.unwrap();
+    let start = store.claim_message(id, &INVITE, "another-hash", v.created_at);
+    assert_eq!(start.await.unwrap(), shared::ports::ClaimStart::Claimed);
+    store.release_message(id, &INVITE).await.unwrap();
     let replay = store
         .add_recent_link_token(&v, "replay-hash", 3)
         .await

@@ -27,7 +27,7 @@ use shared::adapters::testing::{ArmedFaults, FaultyStore, StoreOp};
 use shared::config::TestModeDelivery;
 use shared::handlers::publish_events::OutboxDeps;
 use shared::ports::store::prelude::*;
-use shared::ports::{NoticeStore, SystemClock, WebhookSecrets};
+use shared::ports::{SystemClock, WebhookSecrets};
 use uuid::Uuid;
 
 mod cancel;
@@ -100,7 +100,7 @@ async fn rig() -> Rig {
 }
 
 impl Rig {
-    async fn drain<S: Store + NoticeStore>(
+    async fn drain<S: Store>(
         &mut self,
         outbox: &OutboxDeps<S, SesMailer, SnsTexter, EventBridgeScheduler, SqsQueue, SystemClock>,
     ) {

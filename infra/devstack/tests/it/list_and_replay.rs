@@ -540,10 +540,9 @@ async fn concurrent_replays_keep_a_bounded_set_of_working_links() {
     let first_token = link_token(&first);
     // The tenant's e-mailed link, bound as the outbox binds it (with the e-mail's claim).
     let (mail_token, mail_hash) = shared::domain::secrets::generate_link_token();
-    let start = env
-        .store
-        .claim_email_and_bind(id, None, &mail_hash, Utc::now());
-    assert_eq!(start.await.unwrap(), shared::ports::EmailStart::Claimed);
+    let invite = shared::domain::reach::Message::InviteEmail(0);
+    let start = env.store.claim_message(id, &invite, &mail_hash, Utc::now());
+    assert_eq!(start.await.unwrap(), shared::ports::ClaimStart::Claimed);
     // The create response's link and the replays' (the e-mail's is apart, in `message_links`).
     let bound = 1 + MAX_REPLAY_LINK_TOKENS;
 

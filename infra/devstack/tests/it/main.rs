@@ -11,7 +11,6 @@ mod dynamo_store;
 mod email_round_trips;
 mod events;
 mod households;
-mod households_reach;
 mod iam;
 mod list_and_replay;
 mod list_memory;

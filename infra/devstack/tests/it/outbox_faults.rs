@@ -48,10 +48,9 @@ enum Step {
     FailTransition,
     RetryQueue,
     WebhookQueue,
-    /// SNS (every SMS) and EventBridge Scheduler (every schedule), and a notice's release.
+    /// SNS (every SMS) and EventBridge Scheduler (every schedule).
     Sns,
     Scheduler,
-    ReleaseNotice,
 }
 
 /// Remaining failures per step; `u32::MAX` is "down until restored".
@@ -114,14 +113,13 @@ impl FaultPlan for Faults {
     fn check(&self, op: StoreOp) -> Result<(), StoreError> {
         let step = match op {
             StoreOp::GetVerification => Step::GetVerification,
-            StoreOp::ClaimEmailSend => Step::Claim,
+            StoreOp::ClaimMessage => Step::Claim,
             StoreOp::GetAccount => Step::AccountRead,
             StoreOp::AddLinkToken => Step::LinkToken,
-            StoreOp::MarkEmailSent => Step::MarkSent,
-            StoreOp::ReleaseEmailSend => Step::Release,
-            StoreOp::MarkEmailRejected => Step::MarkRejected,
+            StoreOp::MarkMessageSent => Step::MarkSent,
+            StoreOp::ReleaseMessage => Step::Release,
+            StoreOp::MarkMessageRejected => Step::MarkRejected,
             StoreOp::Transition => Step::FailTransition,
-            StoreOp::ReleaseNotice => Step::ReleaseNotice,
             _ => return Ok(()),
         };
         Faults::check(self, step)
@@ -789,11 +787,11 @@ async fn an_sms_and_scheduler_outage_holds_nothing_else_and_grows_no_item() {
             .count();
         assert_eq!(mine, 2, "{to}: both reminder schedules, once each");
         assert_eq!(sent_emails(to).await.len(), 1, "{to}: still one e-mail");
-        // The SMS went out: its record in `notices_sent` is all that was added.
-        let v = rig.verification(*id).await;
-        assert_eq!(v.notices_sent, vec!["invite_sms"]);
-        let sent_record = "notices_sent".len() + 3 + 1 + "invite_sms".len();
-        assert_eq!(rig.size(*id).await, first[id] + sent_record, "{to}");
+        // The SMS went out: its claim item says so, and the verification did not grow at all.
+        let sms = shared::domain::reach::Message::InviteSms;
+        let state = common::claim_state(&rig.env, *id, &sms).await;
+        assert_eq!(state.as_deref(), Some("sent"), "{to}");
+        assert_eq!(rig.size(*id).await, first[id], "{to}");
     }
     assert_eq!(names.len(), 2 * texted.len());
     assert_eq!(
@@ -804,7 +802,7 @@ async fn an_sms_and_scheduler_outage_holds_nothing_else_and_grows_no_item() {
 
 /// A hundred failed attempts at each of the invite e-mail, the invite SMS and a reminder (its
 /// e-mail and SMS), with SES and SNS down and no claim ever given back (each attempt takes over
-/// the last one's lease), leave the verification and the e-mail's claim item as large as the
+/// the last one's lease), leave the verification and each message's claim item as large as the
 /// first attempt left them; once SES and SNS are back, each message goes out once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_failed_attempts_at_one_message_leave_its_items_the_same_size() {
@@ -818,7 +816,7 @@ async fn a_hundred_failed_attempts_at_one_message_leave_its_items_the_same_size(
     let id = rig
         .create(&key, json!({"tenant_email": to, "tenant_phone": raw}))
         .await;
-    for step in [Step::Ses, Step::Sns, Step::Release, Step::ReleaseNotice] {
+    for step in [Step::Ses, Step::Sns, Step::Release] {
         rig.faults.down(step);
     }
     // The first reminder's point, 72 h before expiry.
@@ -861,10 +859,20 @@ async fn a_hundred_failed_attempts_at_one_message_leave_its_items_the_same_size(
         verification_id: id,
         reminder: "72h".into(),
     };
+    let claim_keys = [
+        "invite_email",
+        "invite_sms",
+        "reminder_72h_email",
+        "reminder_72h_sms",
+    ];
     let sizes = || async {
+        let mut claims = Vec::new();
+        for message in claim_keys {
+            claims.push(stored_item_size(&rig.env, keys::message_claim(id, message)).await);
+        }
         (
             stored_item_size(&rig.env, keys::verification(id)).await,
-            stored_item_size(&rig.env, keys::email_claim(id)).await,
+            claims,
         )
     };
     let before = sizes().await;
@@ -880,8 +888,8 @@ async fn a_hundred_failed_attempts_at_one_message_leave_its_items_the_same_size(
     }
     assert!(after.iter().all(|s| *s == after[0]), "{after:?}");
     assert!(
-        after[0].1 > 0,
-        "the e-mail's claim item is there, never released"
+        after[0].1.iter().all(|size| *size > 0),
+        "each message's claim item is there, never released: {after:?}"
     );
     assert!(after[0].0 > before.0, "the first attempt bound its links");
     let v = rig.verification(id).await;
@@ -897,7 +905,7 @@ async fn a_hundred_failed_attempts_at_one_message_leave_its_items_the_same_size(
     assert_eq!(v.token_hashes.len(), 1, "the create response's link only");
     assert!(sent_emails(&to).await.is_empty() && sent_sms(&e164).await.is_empty());
 
-    for step in [Step::Ses, Step::Sns, Step::Release, Step::ReleaseNotice] {
+    for step in [Step::Ses, Step::Sns, Step::Release] {
         rig.faults.restore(step);
     }
     for _ in 0..2 {

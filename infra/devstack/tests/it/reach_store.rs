@@ -483,15 +483,16 @@ async fn created_household<S: Store>(store: &S, roles: &[MemberRole]) -> (Househ
 }
 
 on_both_stores!(a_household_cancel_carrying_its_metering_says_why_it_refused);
-/// `meter_and_cancel_household`: counted and cancelled together, once; a second cancel is refused
-/// as closed (with the household as it is), another mode's key or an unknown household as not
-/// found, each refused request counted alone.
+/// `meter_and_cancel_household`: counted and cancelled together with the members it names, once;
+/// a member that is not open (or not of the household) refuses it uncounted, for the caller to
+/// read again; a second cancel is refused as closed (with the household as it is), another
+/// mode's key or an unknown household as not found, each of those counted alone.
 async fn a_household_cancel_carrying_its_metering_says_why_it_refused<S: Store>(store: S) {
     account_with_keys(&store).await;
-    let (household, _) = created_household(&store, &[MemberRole::Applicant]).await;
+    let (household, members) = created_household(&store, &[MemberRole::Applicant]).await;
     let id = household.household_id;
     let plans = plans();
-    let cancel = |household_id: Uuid, mode: Mode| {
+    let cancel = |household_id: Uuid, mode: Mode, members: Vec<Uuid>| {
         let (plans, store) = (&plans, &store);
         async move {
             let key = key(mode);
@@ -500,20 +501,34 @@ async fn a_household_cancel_carrying_its_metering_says_why_it_refused<S: Store>(
                 now: now(),
                 plans,
                 household_id,
+                members: &members,
             };
             Metered::<()>::of(store.meter_and_cancel_household(&request).await)
         }
     };
-    assert_eq!(cancel(id, Mode::Live).await, declined("NotFound"));
     assert_eq!(
-        cancel(Uuid::new_v4(), Mode::Test).await,
+        cancel(id, Mode::Live, members.clone()).await,
         declined("NotFound")
     );
-    let Metered::Wrote((account, ())) = cancel(id, Mode::Test).await else {
+    assert_eq!(
+        cancel(Uuid::new_v4(), Mode::Test, vec![]).await,
+        declined("NotFound")
+    );
+    // A member the caller read open that is not (here: not of the household at all).
+    assert_eq!(
+        cancel(id, Mode::Test, vec![Uuid::new_v4()]).await,
+        declined("MembersChanged")
+    );
+    assert_eq!(count(&store).await, 3, "the race is not counted");
+    let Metered::Wrote((account, ())) = cancel(id, Mode::Test, members.clone()).await else {
         panic!("the owner's cancel")
     };
     assert_eq!(account.api_requests, 4);
-    assert_eq!(cancel(id, Mode::Test).await, declined("Closed"));
+    for member in &members {
+        let v = store.get_verification(*member).await.unwrap().unwrap();
+        assert!(!v.status.is_open(), "cancelled in the same write");
+    }
+    assert_eq!(cancel(id, Mode::Test, vec![]).await, declined("Closed"));
     assert_eq!(count(&store).await, 5);
     let stored = store.get_household(id).await.unwrap().unwrap();
     assert_eq!(stored.cancelled_at, Some(now()));

@@ -19,6 +19,7 @@ use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once};
 use devstack::schedules::{at_time, pump_schedules_once};
 use serde_json::{Value, json};
 use shared::domain::Verification;
+use shared::domain::reach::Message;
 use shared::handlers::reach_events::ReminderPayload;
 use shared::ports::store::prelude::*;
 
@@ -259,17 +260,21 @@ async fn invite_sms_schedules_and_reminders_on_moto_each_once() {
         "no reminder after completion"
     );
     assert_eq!(sent_sms(&e164).await.len(), 2);
-    let stored = rig
-        .env
-        .store
-        .get_verification(v.verification_id)
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        stored.notices_sent,
-        vec!["invite_sms", "reminder_72h_email", "reminder_72h_sms"]
-    );
+    for sent in [
+        Message::InviteSms,
+        Message::ReminderEmail("72h".into()),
+        Message::ReminderSms("72h".into()),
+    ] {
+        let state = common::claim_state(&rig.env, v.verification_id, &sent).await;
+        assert_eq!(state.as_deref(), Some("sent"), "{}", sent.key());
+    }
+    for unsent in [
+        Message::ReminderEmail("24h".into()),
+        Message::ReminderSms("24h".into()),
+    ] {
+        let state = common::claim_state(&rig.env, v.verification_id, &unsent).await;
+        assert_eq!(state, None, "{}", unsent.key());
+    }
     // Nothing logged the number (in any form) or the address.
     let logs = common::captured_logs();
     assert!(logs.contains("SMS sent"), "the SMS path logs");
@@ -372,83 +377,59 @@ async fn reminders_false_and_an_unusable_number_keep_the_verification_and_its_em
 
 /// The claim on DynamoDB itself: of concurrent claims exactly one wins; a live lease holds the
 /// others off, a run-out one is taken over; once sent it stays sent; a cancelled verification
-/// closes every notice.
+/// closes every message.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_notice_claim_is_one_conditional_write_with_one_winner() {
-    use shared::domain::reach::Notice;
-    use shared::ports::{NoticeClaim, NoticeStore};
+async fn the_message_claim_is_one_conditional_write_with_one_winner() {
+    use shared::domain::reach::MESSAGE_LEASE;
+    use shared::ports::{ClaimStart, MessageClaim};
     let mut rig = rig().await;
     let v = rig
         .create(json!({"tenant_email": fresh_email(), "reminders": false}))
         .await;
     let store = rig.env.store.clone();
-    let notice = Notice::ReminderEmail("72h".into());
+    let notice = Message::ReminderEmail("72h".into());
     let now = Utc::now();
-    let lease = now + Duration::minutes(2);
     let claims = futures::future::join_all((0..6).map(|i| {
         let (store, notice) = (store.clone(), notice.clone());
         async move {
             store
-                .claim_notice(
-                    v.verification_id,
-                    None,
-                    &notice,
-                    &format!("hash{i}"),
-                    now,
-                    lease,
-                )
+                .claim_message(v.verification_id, &notice, &format!("hash{i}"), now)
                 .await
                 .unwrap()
         }
     }))
     .await;
-    let winners = claims
-        .iter()
-        .filter(|c| **c == NoticeClaim::Claimed)
-        .count();
+    let winners = claims.iter().filter(|c| **c == ClaimStart::Claimed).count();
     assert_eq!(winners, 1, "{claims:?}");
-    assert!(
-        claims
-            .iter()
-            .all(|c| matches!(c, NoticeClaim::Claimed | NoticeClaim::Held))
-    );
+    assert!(claims.iter().all(|c| matches!(
+        c,
+        ClaimStart::Claimed | ClaimStart::Refused(MessageClaim::Held)
+    )));
     // The winner crashed: after its lease another attempt takes over.
-    let later = lease + Duration::seconds(1);
+    let later = now + MESSAGE_LEASE + Duration::seconds(1);
     let id = v.verification_id;
-    let took_over = store
-        .claim_notice(id, None, &notice, "h", later, later + Duration::minutes(2))
-        .await
-        .unwrap();
-    assert_eq!(took_over, NoticeClaim::Claimed);
-    store.mark_notice_sent(id, &notice).await.unwrap();
-    store.mark_notice_sent(id, &notice).await.unwrap();
-    let again = store
-        .claim_notice(id, None, &notice, "h", later, later + Duration::minutes(2))
-        .await
-        .unwrap();
-    assert_eq!(again, NoticeClaim::Sent);
-    let stored = store.get_verification(id).await.unwrap().unwrap();
-    assert_eq!(stored.notices_sent, vec!["reminder_72h_email"]);
+    let took_over = store.claim_message(id, &notice, "h", later).await.unwrap();
+    assert_eq!(took_over, ClaimStart::Claimed);
+    store.mark_message_sent(id, &notice, later).await.unwrap();
+    store.mark_message_sent(id, &notice, later).await.unwrap();
+    let again = store.claim_message(id, &notice, "h", later).await.unwrap();
+    assert_eq!(again, ClaimStart::Refused(MessageClaim::Sent));
+    let state = common::claim_state(&rig.env, id, &notice).await;
+    assert_eq!(state.as_deref(), Some("sent"));
     // Released, then the verification is cancelled: closed.
-    let sms = Notice::ReminderSms("72h".into());
+    let sms = Message::ReminderSms("72h".into());
     assert_eq!(
-        store
-            .claim_notice(id, None, &sms, "h", later, later + Duration::minutes(2))
-            .await
-            .unwrap(),
-        NoticeClaim::Claimed
+        store.claim_message(id, &sms, "h", later).await.unwrap(),
+        ClaimStart::Claimed
     );
-    store.release_notice(id, &sms).await.unwrap();
+    store.release_message(id, &sms).await.unwrap();
     let current = store.get_verification(id).await.unwrap().unwrap();
     store
         .transition(&current, &shared::domain::Transition::Cancel, later)
         .await
         .unwrap();
     assert_eq!(
-        store
-            .claim_notice(id, None, &sms, "h", later, later + Duration::minutes(2))
-            .await
-            .unwrap(),
-        NoticeClaim::Closed
+        store.claim_message(id, &sms, "h", later).await.unwrap(),
+        ClaimStart::Closed
     );
 }

@@ -294,7 +294,7 @@ async fn a_resend_whose_claim_fails_is_finished_by_the_retry_queue() {
     assert_eq!(rig.resend(id).await.status, 202);
     // The table refuses the round's claim once: the work goes to the retry queue, not lost.
     let faults = ArmedFaults::default();
-    faults.arm(StoreOp::ClaimInviteAndBind, 1);
+    faults.arm(StoreOp::ClaimMessage, 1);
     let o = &rig.workers.outbox;
     let outbox = shared::handlers::publish_events::OutboxDeps {
         store: FaultyStore {

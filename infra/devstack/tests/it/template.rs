@@ -633,11 +633,11 @@ fn table_grants(t: &Value, resource: &str) -> BTreeSet<(String, String, String)>
     grants
 }
 
-/// DELETE /households is one transaction (the account's count + the household's `cancelled_at`)
-/// with the household and its members read beside it; its role allows exactly that, and no
-/// longer the members' own writes (publish-events cancels them from the stream). Every function
-/// that writes a member's tenant-driven transition may check the household in that transaction.
-/// (moto does not enforce IAM: only this test sees a missing grant before AWS does.)
+/// DELETE /households reads the household and its members, then writes one transaction (the
+/// account's count, the household's `cancelled_at`, each open member's cancel and the owner's
+/// counters); its role allows exactly that. No other function checks the household item any more
+/// (no member is open once its household is cancelled), so none may. (moto does not enforce IAM:
+/// only this test sees a missing grant before AWS does.)
 #[test]
 fn household_cancel_roles_match_the_calls() {
     use shared::adapters::dynamo::keys;
@@ -647,6 +647,7 @@ fn household_cancel_roles_match_the_calls() {
     let household = prefix_of(keys::household(nil).0);
     let account = prefix_of(keys::account("a").0);
     let verification = prefix_of(keys::verification(nil).0);
+    let owner = prefix_of(keys::stats("a", shared::domain::Mode::Test).0);
     assert_eq!(household, "HOUSEHOLD#*");
     let members_index = format!("index/{}", schema::GSI_HOUSEHOLD_MEMBERS);
     let grant = |action: &str, target: &str, prefix: &str| {
@@ -663,9 +664,11 @@ fn household_cancel_roles_match_the_calls() {
         grant("GetItem", "table", &account),
         grant("GetItem", "table", &household),
         grant("GetItem", "table", &verification),
-        // The transaction: the count and the household's cancelled_at.
+        // The transaction: the count, the household's cancelled_at, the members and counters.
         grant("UpdateItem", "table", &account),
         grant("UpdateItem", "table", &household),
+        grant("UpdateItem", "table", &verification),
+        grant("UpdateItem", "table", &owner),
         // The members, one Query of the household's partition of the members' index.
         grant("Query", &members_index, &household),
     ]
@@ -684,29 +687,65 @@ fn household_cancel_roles_match_the_calls() {
         "PublishEventsRole",
         "RetryEventsRole",
         "SendRemindersRole",
+        "ResendVerificationFunction",
     ] {
         let grants = table_grants(&t, resource);
         assert!(
-            grants.contains(&grant("ConditionCheckItem", "table", &household)),
-            "{resource}: a member's transition or claim checks its household"
+            !grants.contains(&grant("ConditionCheckItem", "table", &household)),
+            "{resource}: no call checks the household item"
         );
     }
-    // The tenant page of a member reads its household (a cancelled one's is the cancelled page).
+    // The tenant page reads no household.
     assert!(
-        table_grants(&t, "TenantPortalFunction").contains(&grant("GetItem", "table", &household))
+        !table_grants(&t, "TenantPortalFunction").contains(&grant("GetItem", "table", &household))
     );
-    // The stream's member cancel (`cancel_open`: the member and its owner's counters) after
-    // reading the household, and the decision on the household.
+    // The outbox's decision: the household read, then the decision written once.
     for role in ["PublishEventsRole", "RetryEventsRole"] {
         let grants = table_grants(&t, role);
         for needed in [
             grant("GetItem", "table", &household),
-            grant("UpdateItem", "table", &verification),
-            grant("UpdateItem", "table", "OWNER#*"),
             grant("UpdateItem", "table", &household),
         ] {
             assert!(grants.contains(&needed), "{role}: {needed:?}");
         }
+    }
+}
+
+/// Every message to the tenant is claimed the one way (`MessageClaimStore`): a transaction that
+/// puts its claim item (`VERIFICATION#<id>` / `MSG#<message>`) and binds its link on the
+/// verification, then the claim marked sent or rejected (UpdateItem) or released (DeleteItem), a
+/// refused claim's item read when the refusal did not bring it. The three functions that send
+/// messages may do exactly that on `VERIFICATION#`, and no API function may release a claim.
+#[test]
+fn message_claim_roles_match_the_calls() {
+    use shared::adapters::dynamo::keys;
+    let t = template();
+    let nil = uuid::Uuid::nil();
+    let (pk, sk) = keys::message_claim(nil, "invite_email");
+    assert_eq!(sk, "MSG#invite_email");
+    let verification = format!("{}*", &pk[..=pk.find('#').unwrap()]);
+    let grant = |action: &str| {
+        (
+            format!("dynamodb:{action}"),
+            "table".to_string(),
+            verification.clone(),
+        )
+    };
+    for role in ["PublishEventsRole", "RetryEventsRole", "SendRemindersRole"] {
+        let grants = table_grants(&t, role);
+        for action in ["GetItem", "PutItem", "UpdateItem", "DeleteItem"] {
+            assert!(grants.contains(&grant(action)), "{role}: {action}");
+        }
+    }
+    for resource in [
+        "CreateVerificationFunction",
+        "CancelHouseholdFunction",
+        "TenantPortalFunction",
+    ] {
+        assert!(
+            !table_grants(&t, resource).contains(&grant("DeleteItem")),
+            "{resource} releases no claim"
+        );
     }
 }
 
@@ -716,7 +755,7 @@ fn household_cancel_roles_match_the_calls() {
 /// - `send-reminders` reads the stored `verification.reminder_sent` event when another attempt
 ///   holds the reminder e-mail (`get_webhook_event`).
 #[test]
-fn list_reminder_and_resend_roles_allow_their_household_and_event_reads() {
+fn list_and_reminder_roles_allow_their_household_and_event_reads() {
     use shared::adapters::dynamo::keys;
     let t = template();
     let nil = uuid::Uuid::nil();

@@ -6,8 +6,7 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
-    CancellationReason, ConditionCheck, Put, ReturnValuesOnConditionCheckFailure,
-    TransactWriteItem, Update,
+    CancellationReason, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
@@ -104,25 +103,9 @@ impl DynamoStore {
 }
 
 impl DynamoStore {
-    /// For a member's transition: the household is not cancelled (a household item that is gone
-    /// passes too). A refusal carries the household, which tells when it was cancelled.
-    pub(super) fn open_household_check(&self, id: Uuid) -> Result<TransactWriteItem, StoreError> {
-        let (pk, sk) = keys::household(id);
-        let check = ConditionCheck::builder()
-            .table_name(&self.table)
-            .key(schema::PK, s(pk))
-            .key(schema::SK, s(sk))
-            .condition_expression("attribute_not_exists(#c)")
-            .expression_attribute_names("#c", "cancelled_at")
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .build()
-            .map_err(unavailable)?;
-        Ok(TransactWriteItem::builder().condition_check(check).build())
-    }
-
-    /// `MeterStore::meter_and_cancel_household`: the request's count and the household's cancel
-    /// in ONE transaction, the account read beside it (`transact_counted`); a refusal is told by
-    /// the household as the cancel's condition saw it.
+    /// `MeterStore::meter_and_cancel_household`: the request's count, the household's cancel and
+    /// the cancel of each member the caller read open, with the owner's counters, in ONE
+    /// transaction, the account read beside it (`transact_counted`). At most 3 + 6 items.
     pub(super) async fn metered_household_cancel(
         &self,
         cancel: &MeteredHouseholdCancel<'_>,
@@ -132,26 +115,46 @@ impl DynamoStore {
             now,
             plans,
             household_id,
+            members,
         } = *cancel;
+        if members.len() > MAX_MEMBERS {
+            return Err(StoreError::Corrupt(format!(
+                "a household cancel names {} open members",
+                members.len()
+            )));
+        }
         // Unique to this cancel: a household is cancelled once.
         let marker = format!("{household_id}-cancel");
         let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
             return self.no_api_plan(key, now, plans).await;
         };
-        let cancel = self.cancel_household_item(household_id, &key.account_id, key.mode, now)?;
+        let owner = (key.account_id.as_str(), key.mode);
+        let mut items = vec![
+            count,
+            self.cancel_household_item(household_id, &key.account_id, key.mode, now)?,
+        ];
+        // None named: the caller read the household closed, and the refusal tells how.
+        if !members.is_empty() {
+            items.push(self.cancel_counters(owner, members.len())?);
+        }
+        for member in members {
+            items.push(self.cancel_open_update(*member, owner, Some(household_id), now)?);
+        }
         let why = |reasons: &[CancellationReason]| {
-            let Some(seen) = refused_item(reasons, 1) else {
-                return Ok(None);
-            };
-            let seen: Option<Household> = seen.cloned().map(from_item).transpose()?;
-            Ok(Some(
-                match seen.filter(|h| h.account_id == key.account_id && h.mode == key.mode) {
-                    Some(h) => HouseholdCancelRefusal::Closed(Box::new(h)),
-                    None => HouseholdCancelRefusal::NotFound,
-                },
-            ))
+            if let Some(seen) = refused_item(reasons, 1) {
+                let seen: Option<Household> = seen.cloned().map(from_item).transpose()?;
+                return Ok(Some(
+                    match seen.filter(|h| h.account_id == key.account_id && h.mode == key.mode) {
+                        Some(h) => HouseholdCancelRefusal::Closed(Box::new(h)),
+                        None => HouseholdCancelRefusal::NotFound,
+                    },
+                ));
+            }
+            // A member's condition: a tenant's step closed it after the caller's read.
+            let member_refused = (3..3 + members.len()).any(|i| refused_item(reasons, i).is_some());
+            Ok(member_refused.then_some(HouseholdCancelRefusal::MembersChanged))
         };
-        self.transact_counted(vec![count, cancel], (key, now, plans), &marker, why)
+        self.transact_counted(items, (key, now, plans), &marker, why)
             .await
     }
 
@@ -250,16 +253,6 @@ impl HouseholdStore for DynamoStore {
         Ok(Some((household, members)))
     }
 
-    async fn cancel_household(
-        &self,
-        household: &Household,
-        now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        let (id, mode) = (household.household_id, household.mode);
-        let cancel = self.cancel_household_item(id, &household.account_id, mode, now)?;
-        Ok(self.transact(vec![cancel]).await?.is_ok())
-    }
-
     async fn record_household_decision(
         &self,
         id: Uuid,
@@ -272,10 +265,12 @@ impl HouseholdStore for DynamoStore {
             .update_expression("SET #d = :d, #at = :at")
             .expression_attribute_names("#at", "decided_at")
             .expression_attribute_values(":at", super::items::s(format_ts(decided_at)))
-            // Not the cancel: a household cancelled after every member closed is still decided
-            // (the caller decides only such a one: `Household::closed_before_cancel`).
-            .condition_expression("attribute_exists(PK) AND attribute_not_exists(#d)")
+            // A cancelled household is never decided: its cancel closed a member.
+            .condition_expression(
+                "attribute_exists(PK) AND attribute_not_exists(#d) AND attribute_not_exists(#c)",
+            )
             .expression_attribute_names("#d", "decision")
+            .expression_attribute_names("#c", "cancelled_at")
             .expression_attribute_values(":d", value)
             .send()
             .await;

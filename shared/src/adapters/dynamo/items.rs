@@ -5,21 +5,17 @@
 use std::collections::HashMap;
 
 use aws_sdk_dynamodb::types::AttributeValue;
-use chrono::{DateTime, Duration, Utc};
+use chrono::Duration;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use uuid::Uuid;
 
 use super::schema::{self, keys};
 use crate::domain::household::Household;
 use crate::domain::{Account, ApiKeyRecord, Mode, OwnerStats, Verification, format_ts};
-use crate::ports::{EmailClaim, IdempotencyClaim, IdempotencyRecord, StoreError, WebhookSecrets};
+use crate::ports::{IdempotencyClaim, IdempotencyRecord, StoreError, WebhookSecrets};
 
 /// A stored item, as the SDK (and the stream's `serde_dynamo::Item`, once converted) carries it.
 pub type Item = HashMap<String, AttributeValue>;
-
-/// How long a tenant e-mail claim holds before a retry may take it over (a crashed sender).
-pub const EMAIL_LEASE: Duration = Duration::minutes(5);
 
 /// How long an Idempotency-Key is remembered.
 const IDEMPOTENCY_LIFETIME: Duration = Duration::hours(24);
@@ -41,7 +37,7 @@ pub(super) fn from_item<T: DeserializeOwned>(item: Item) -> Result<T, StoreError
         .map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
-fn with_key(mut item: Item, (pk, sk): (String, String)) -> Item {
+pub(super) fn with_key(mut item: Item, (pk, sk): (String, String)) -> Item {
     item.insert(schema::PK.into(), s(pk));
     item.insert(schema::SK.into(), s(sk));
     item
@@ -160,39 +156,9 @@ pub(super) fn owner_stats_from_item(item: Option<Item>) -> Result<OwnerStats, St
         .map(Option::unwrap_or_default)
 }
 
-/// E-mail claim states, as stored in its `state` attribute.
-pub(super) const EMAIL_SENDING: &str = "sending";
-pub(super) const EMAIL_SENT: &str = "sent";
-pub(super) const EMAIL_REJECTED: &str = "rejected";
-
-/// A fresh claim on the tenant e-mail of `id`: a lease that a crashed sender loses after
-/// `EMAIL_LEASE`, so the retry sends.
-pub fn email_claim_item(id: Uuid, now: DateTime<Utc>) -> Item {
-    let mut item = with_key(HashMap::new(), keys::email_claim(id));
-    item.insert("state".into(), s(EMAIL_SENDING));
-    item.insert("lease_until".into(), n((now + EMAIL_LEASE).timestamp()));
-    item
-}
-
-/// Why a claim was refused, read off the existing claim item (empty when it vanished since).
-pub fn email_claim_refusal(item: &Item) -> EmailClaim {
-    let text = |name: &str| match item.get(name) {
-        Some(AttributeValue::S(v)) => Some(v.clone()),
-        _ => None,
-    };
-    match text("state").as_deref() {
-        Some(EMAIL_SENT) => EmailClaim::Sent,
-        Some(EMAIL_REJECTED) => {
-            EmailClaim::Rejected(text("reason").unwrap_or_else(|| "email_rejected".into()))
-        }
-        // A live lease, or one released or expired since the put: retry later.
-        _ => EmailClaim::Held,
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use chrono::TimeZone;
+    use chrono::{TimeZone, Utc};
 
     use super::*;
     use crate::domain::{NewVerificationInput, Transition};
@@ -252,10 +218,5 @@ mod tests {
         let item = verification_item(&v).unwrap();
         assert_eq!(item[schema::GSI1SK], item[schema::GSI2SK]);
         assert!(verification_from_item(item).unwrap() == v);
-        let claim = email_claim_item(v.verification_id, v.created_at);
-        assert_eq!(email_claim_refusal(&claim), EmailClaim::Held);
-        let mut sent = claim.clone();
-        sent.insert("state".into(), s(EMAIL_SENT));
-        assert_eq!(email_claim_refusal(&sent), EmailClaim::Sent);
     }
 }

@@ -22,8 +22,8 @@ use crate::config::Plans;
 use crate::domain::metering::{MeterOutcome, PresentedKey, count_one};
 use crate::domain::{Mode, Verification, usage_month};
 use crate::ports::{
-    CreateRefusal, IdempotencyClaim, MeterStore, Metered, MeteredCancel, MeteredCreate,
-    MeteredHousehold, StoreError, VerificationRefusal,
+    CountedRefusal, CreateRefusal, IdempotencyClaim, MeterStore, Metered, MeteredCancel,
+    MeteredCreate, MeteredHousehold, StoreError, VerificationRefusal,
 };
 
 /// The account attribute a metered write marks with a value of its own (the verification id), so
@@ -184,7 +184,7 @@ impl DynamoStore {
     /// condition saw it), or else for what `why` reads off the reasons (the items as the
     /// operation's conditions saw them), and then the request alone is counted
     /// (`refused_alone`). Nothing else is written unless all held.
-    pub(super) async fn transact_counted<R>(
+    pub(super) async fn transact_counted<R: CountedRefusal>(
         &self,
         items: Vec<TransactWriteItem>,
         meter: (&PresentedKey, DateTime<Utc>, &Plans),
@@ -209,6 +209,10 @@ impl DynamoStore {
                     reasons.iter().map(|r| r.code()).collect::<Vec<_>>()
                 )));
             };
+            if !why.counts_the_request() {
+                let item = read.map_err(unavailable)?.item.unwrap_or_default();
+                return Ok(Metered::Refused(account_from_item(item)?, why));
+            }
             return self.refused_alone(key, now, plans, why).await;
         }
         let item = read.map_err(unavailable)?.item.unwrap_or_default();

@@ -8,7 +8,6 @@ use aws_sdk_dynamodb::types::{
 };
 use uuid::Uuid;
 
-use super::invites::day_count_attribute;
 use super::items::{from_item, n, s};
 use super::metered_create::owned;
 use super::metering::refused_item;
@@ -224,4 +223,11 @@ impl DynamoStore {
             )),
         }
     }
+}
+
+/// The attribute that counts the resends of `now`'s UTC day (`resends_on_YYYY-MM-DD`): a day's
+/// own counter lets one write check and raise it without reading the verification first. A
+/// verification lives days, so it keeps a handful at most.
+pub(super) fn day_count_attribute(now: chrono::DateTime<chrono::Utc>) -> String {
+    format!("resends_on_{}", crate::domain::resend::utc_day(now))
 }

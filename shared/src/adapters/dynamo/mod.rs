@@ -1,7 +1,7 @@
 //! The DynamoDB adapter of the store port: one table, typed key prefixes, three GSIs, counter items.
 //! This file holds the client and the write helpers; `schema` the keys, `items` every item
 //! mapping, and one file per aggregate implements its role trait (`accounts`, `api_keys`,
-//! `verifications` with `link_tokens` and `list`, `email_claims`).
+//! `verifications` with `link_tokens` and `list`, `message_claims`).
 //!
 //! | item              | PK                          | SK              | GSI1 (owner, newest first)  | GSI2 (owner+status)              |
 //! |-------------------|-----------------------------|-----------------|-----------------------------|----------------------------------|
@@ -11,8 +11,7 @@
 //! | verification      | `VERIFICATION#<id>`         | `VERIFICATION`  | `OWNER#<acct>#<mode>` / `<created>#<id>` | `OWNER#<acct>#<mode>#<status>` / same |
 //! | expiry marker     | `VERIFICATION#<id>`         | `EXPIRY`        | (TTL = expires_at)          |                                  |
 //! | household         | `HOUSEHOLD#<id>`            | `HOUSEHOLD`     | (members: their verifications) |                           |
-//! | e-mail sent claim | `VERIFICATION#<id>`         | `EMAIL`         |                             |                                  |
-//! | resent invite claim | `VERIFICATION#<id>`       | `EMAIL#<round>` |                             |                                  |
+//! | message claim     | `VERIFICATION#<id>`         | `MSG#<message key>` |                         |                                  |
 //! | owner counters    | `OWNER#<acct>#<mode>`       | `STATS`         |                             |                                  |
 //! | month counters    | `OWNER#<acct>#<mode>`       | `MONTH#<yyyy-mm>` |                           |                                  |
 //! | idempotency       | `IDEMPOTENCY#<sha256>`      | `IDEMPOTENCY`   | (TTL = 24 h)                |                                  |
@@ -47,26 +46,23 @@ mod api_day;
 mod api_keys;
 pub mod capacity;
 mod contention;
-mod email_claims;
 mod households;
-mod invites;
 pub mod items;
 pub(crate) mod link_tokens;
 mod list;
 mod list_cursor;
 mod live_month;
+pub mod message_claims;
 mod metered_create;
 mod metered_reach;
 mod metering;
-mod notices;
 pub mod schema;
 mod table;
 mod verifications;
 mod webhook_history;
 
-pub use items::{EMAIL_LEASE, Item, verification_from_item};
+pub use items::{Item, verification_from_item};
 pub use live_month::live_created_attribute;
-pub use notices::refusal as notice_refusal;
 pub use schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};
 pub use table::create_table;
 

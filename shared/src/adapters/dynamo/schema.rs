@@ -21,6 +21,8 @@ pub const STREAM_VIEW: &str = "NEW_AND_OLD_IMAGES";
 /// SK of the expiry marker; the stream's TTL REMOVE of this item expires the verification.
 pub const EXPIRY_SK: &str = "EXPIRY";
 pub const VERIFICATION_SK: &str = "VERIFICATION";
+/// SK prefix of a message's claim item (`MSG#<message key>`, in the verification's partition).
+pub const MESSAGE_CLAIM_PREFIX: &str = "MSG#";
 /// SK of a stored outgoing webhook event; the stream's MODIFY of it (a redelivery request) is
 /// `publish-events`' work, as a verification's change is.
 pub const WEBHOOK_EVENT_SK: &str = "WEBHOOK_EVENT";
@@ -72,18 +74,15 @@ pub mod keys {
     pub fn expiry_marker(id: Uuid) -> (String, String) {
         (format!("{VERIFICATION_PREFIX}{id}"), EXPIRY_SK.into())
     }
-    pub fn email_claim(id: Uuid) -> (String, String) {
-        (format!("{VERIFICATION_PREFIX}{id}"), "EMAIL".into())
-    }
-    /// The send claim of a resent invite's round (round 0 is `email_claim`).
-    pub fn invite_claim(id: Uuid, round: u32) -> (String, String) {
+    /// The claim item of one message to the tenant (`reach::Message::key`).
+    pub fn message_claim(id: Uuid, message_key: &str) -> (String, String) {
         (
             format!("{VERIFICATION_PREFIX}{id}"),
-            format!("EMAIL#{round}"),
+            format!("{}{message_key}", super::MESSAGE_CLAIM_PREFIX),
         )
     }
     /// The verification id of a `VERIFICATION#<id>` partition key (its items: the verification,
-    /// the expiry marker, the e-mail claim); None for any other key.
+    /// the expiry marker, the message claims); None for any other key.
     pub fn verification_id(pk: &str) -> Option<Uuid> {
         Uuid::parse_str(pk.strip_prefix(VERIFICATION_PREFIX)?).ok()
     }
@@ -141,7 +140,7 @@ mod tests {
         for (pk, _) in [
             keys::verification(id),
             keys::expiry_marker(id),
-            keys::email_claim(id),
+            keys::message_claim(id, "invite_email"),
         ] {
             assert_eq!(keys::verification_id(&pk), Some(id));
         }

@@ -18,7 +18,6 @@ use super::live_month::{MonthCheck, created_counter};
 use super::metering::refused_item;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
-use crate::domain::household::Household;
 use crate::domain::{
     Mode, MonthStats, OwnerStats, Status, Transition, Verification, format_ts, usage_month,
 };
@@ -155,32 +154,11 @@ impl VerificationStore for DynamoStore {
                 &counted_in,
             )?);
         }
-        // A household member's step checks, in the same write, that the household is not
-        // cancelled (DELETE /households): nothing progresses after the cancel.
-        let household_check = match current.household_id {
-            Some(h) if transition.needs_open_household() => {
-                items.push(self.open_household_check(h)?);
-                Some(items.len() - 1)
-            }
-            _ => None,
-        };
-        let reasons = match self.transact_with_reasons(items).await? {
-            Ok(()) => return Ok(TransitionOutcome::Applied(next)),
-            Err(reasons) => reasons,
-        };
+        if self.transact(items).await?.is_ok() {
+            return Ok(TransitionOutcome::Applied(next));
+        }
         let fresh = self.get_verification(current.verification_id).await?;
-        let cancelled_household = household_check
-            .and_then(|i| reasons.get(i))
-            .filter(|r| r.code() == Some("ConditionalCheckFailed"))
-            .and_then(|r| r.item().cloned());
-        Ok(TransitionOutcome::Conflict(match cancelled_household {
-            // Told as cancelled, as the stream will write it a moment later.
-            Some(item) => {
-                let household: Household = from_item(item)?;
-                fresh.map(|v| household.member_as_of(&v))
-            }
-            None => fresh,
-        }))
+        Ok(TransitionOutcome::Conflict(fresh))
     }
 
     async fn cancel_open(
@@ -319,6 +297,21 @@ impl DynamoStore {
         mode: Mode,
         now: DateTime<Utc>,
     ) -> Result<Vec<TransactWriteItem>, StoreError> {
+        Ok(vec![
+            self.cancel_open_update(id, (account_id, mode), None, now)?,
+            self.cancel_counters((account_id, mode), 1)?,
+        ])
+    }
+
+    /// The verification's side of `cancel_open_items`; with `household`, also only while it is
+    /// a member of that household.
+    pub(super) fn cancel_open_update(
+        &self,
+        id: Uuid,
+        (account_id, mode): (&str, Mode),
+        household: Option<Uuid>,
+        now: DateTime<Utc>,
+    ) -> Result<TransactWriteItem, StoreError> {
         let to = Status::Expired;
         let mut expr = Expr::default();
         let at = expr.value("now", s(format_ts(now)));
@@ -335,6 +328,13 @@ impl DynamoStore {
         let mode_n = expr.name("mode");
         let mode_v = expr.value("mode", s(mode.as_str()));
         let expires = expr.name("expires_at");
+        let mut condition = format!(
+            "attribute_exists(PK) AND {status} IN ({pending}, {in_progress}) AND {account} = {acct} AND {mode_n} = {mode_v} AND {expires} > {at}"
+        );
+        if let Some(household) = household {
+            let of = expr.set("household_id", "household", s(household.to_string()));
+            condition = format!("{condition} AND {of}");
+        }
         let (pk, sk) = keys::verification(id);
         let cancel = Update::builder()
             .table_name(&self.table)
@@ -343,28 +343,33 @@ impl DynamoStore {
             .update_expression(format!(
                 "SET {status} = {to_v}, {gsi2} = {owner_status}, {cancelled} = {at}, {expired} = {at}"
             ))
-            .condition_expression(format!(
-                "attribute_exists(PK) AND {status} IN ({pending}, {in_progress}) AND {account} = {acct} AND {mode_n} = {mode_v} AND {expires} > {at}"
-            ))
+            .condition_expression(condition)
             .set_expression_attribute_names(expr.names())
             .set_expression_attribute_values(expr.values())
             // A refusal carries the verification, which tells why (`metered_cancel`).
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .build()
             .map_err(unavailable)?;
+        Ok(TransactWriteItem::builder().update(cancel).build())
+    }
+
+    /// The owner's counters of `count` cancels in one update (a transaction may touch an item
+    /// once): `open` -count, `expired` +count.
+    pub(super) fn cancel_counters(
+        &self,
+        (account_id, mode): (&str, Mode),
+        count: usize,
+    ) -> Result<TransactWriteItem, StoreError> {
         let mut stats = Expr::default();
         let stats_update = format!(
             "ADD {} {}, {} {}",
             stats.name(OwnerStats::counter_of(Status::Pending)),
-            stats.value("minus", n(-1)),
-            stats.name(OwnerStats::counter_of(to)),
-            stats.value("plus", n(1))
+            stats.value("minus", n(-(count as i64))),
+            stats.name(OwnerStats::counter_of(Status::Expired)),
+            stats.value("plus", n(count))
         );
         let stats = self.update(keys::stats(account_id, mode), &stats_update, &stats)?;
-        Ok(vec![
-            TransactWriteItem::builder().update(cancel).build(),
-            TransactWriteItem::builder().update(stats).build(),
-        ])
+        Ok(TransactWriteItem::builder().update(stats).build())
     }
 
     /// The writes of a create, for one transaction: the verification, the idempotency record

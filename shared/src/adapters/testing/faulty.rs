@@ -26,8 +26,9 @@ use crate::ports::{
     WebhookSecretStore, WebhookSecrets,
 };
 
-/// Every store operation, named like its method; `ClaimEmailSend` and `AddLinkToken` are the two
-/// halves `claim_email_and_bind` joins, so a fault can be injected in either.
+/// Every store operation, named like its method; `ClaimMessage` and `AddLinkToken` are the two
+/// halves `claim_message` joins (the claim item, the link's binding), so a fault can be injected
+/// in either.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum StoreOp {
     PutAccount,
@@ -55,28 +56,20 @@ pub enum StoreOp {
     OwnerStats,
     GetWebhookSecrets,
     PutWebhookSecrets,
-    ClaimEmailSend,
-    MarkEmailRejected,
-    MarkEmailSent,
-    ReleaseEmailSend,
     PutWebhookEvent,
     GetWebhookEvent,
     RequestRedelivery,
     RecordDeliveryAttempt,
     ListDeliveryAttempts,
     DeliveryPageIfShort,
-    ClaimInviteAndBind,
-    MarkInviteSent,
-    MarkInviteRejected,
-    ReleaseInvite,
     CreateHousehold,
     GetHousehold,
     GetHouseholdWithMembers,
     RecordHouseholdDecision,
-    CancelHousehold,
-    ClaimNotice,
-    MarkNoticeSent,
-    ReleaseNotice,
+    ClaimMessage,
+    MarkMessageSent,
+    MarkMessageRejected,
+    ReleaseMessage,
 }
 
 /// Decides whether a call fails (and counts it).
@@ -318,14 +311,6 @@ impl<S: HouseholdStore, F: FaultPlan> HouseholdStore for FaultyStore<S, F> {
     ) -> Result<Option<(Household, Vec<Verification>)>, StoreError> {
         self.faults.check(StoreOp::GetHouseholdWithMembers)?;
         self.inner.get_household_with_members(id).await
-    }
-    async fn cancel_household(
-        &self,
-        household: &Household,
-        now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        self.faults.check(StoreOp::CancelHousehold)?;
-        self.inner.cancel_household(household, now).await
     }
     async fn record_household_decision(
         &self,

@@ -1,7 +1,7 @@
 //! The whole store in memory, for handler tests that run in milliseconds. It keeps the
 //! DynamoDB adapter's semantics where handlers depend on them: every conditional write checks
 //! the same precondition under one lock (status the caller read, allowance, idempotency claim,
-//! e-mail lease), counters move in the same step as the items, and a refused condition that the
+//! message lease), counters move in the same step as the items, and a refused condition that the
 //! adapter reports as an error is an error here too. Not modelled: TTL deletion, the stream.
 
 use std::collections::HashMap;
@@ -10,9 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
 
-use crate::adapters::dynamo::EMAIL_LEASE;
 use crate::adapters::dynamo::link_tokens::rotated;
-use crate::domain::reach::invite_email_key;
 use crate::domain::{
     Account, ApiKeyRecord, Mode, MonthStats, OwnerStats, Status, SubscriptionStatus, Transition,
     Verification, format_ts, usage_month,
@@ -23,9 +21,9 @@ mod meter;
 use counted::{bump, cancel_open_locked, create_locked};
 
 use crate::ports::{
-    AccountStore, ApiKeyStore, CreateOutcome, EmailClaim, EmailClaimStore, EmailStart,
-    IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery,
-    StoreError, TransitionOutcome, VerificationStore, WebhookSecretStore, WebhookSecrets,
+    AccountStore, ApiKeyStore, CreateOutcome, IdempotencyClaim, IdempotencyRecord,
+    IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery, StoreError, TransitionOutcome,
+    VerificationStore, WebhookSecretStore, WebhookSecrets,
 };
 
 mod households;
@@ -33,15 +31,8 @@ mod households;
 /// How long an Idempotency-Key is remembered (as the adapter's record TTL).
 const IDEMPOTENCY_LIFETIME: Duration = Duration::hours(24);
 
-mod notices; // the notice claim (invite SMS, reminders)
+mod claims; // the message claims (every message to the tenant)
 type Owner = (String, Mode);
-
-#[derive(Clone)]
-enum EmailState {
-    Sending { lease_until: DateTime<Utc> },
-    Sent,
-    Rejected(String),
-}
 
 #[derive(Default)]
 struct Tables {
@@ -52,12 +43,11 @@ struct Tables {
     months: HashMap<(Owner, String), MonthStats>,
     idempotency: HashMap<String, IdempotencyRecord>,
     secrets: HashMap<String, WebhookSecrets>,
-    emails: HashMap<Uuid, EmailState>,
-    notice_leases: HashMap<(Uuid, String), DateTime<Utc>>,
+    /// By verification and message key (`Message::key`).
+    claims: HashMap<(Uuid, String), claims::ClaimState>,
     households: HashMap<Uuid, crate::domain::household::Household>,
 }
 
-mod invites;
 mod webhook_history;
 
 /// A store in memory; `Default` is an empty table. Clones share the table (a test keeps one to
@@ -67,8 +57,6 @@ pub struct MemoryStore {
     tables: Arc<Mutex<Tables>>,
     /// Webhook events and delivery attempts (`webhook_history`).
     webhook_history: Arc<Mutex<webhook_history::History>>,
-    /// The send claims of resent invite rounds (`invites`).
-    invite_claims: Arc<Mutex<HashMap<(Uuid, u32), EmailState>>>,
 }
 
 /// A condition the adapter reports as a failed call (not as an outcome).
@@ -243,17 +231,6 @@ impl VerificationStore for MemoryStore {
             Transition::Consent { .. } => stored.consented_at.is_none(),
             _ => true,
         };
-        // As the adapter's check on the household item: a cancelled household's member is
-        // refused, and told as cancelled.
-        let cancelled_in = (stored.household_id)
-            .filter(|_| transition.needs_open_household())
-            .and_then(|h| t.households.get(&h))
-            .filter(|h| h.cancelled_at.is_some());
-        if let Some(household) = cancelled_in {
-            return Ok(TransitionOutcome::Conflict(Some(
-                household.member_as_of(&stored),
-            )));
-        }
         if stored.status != from || !guard_holds {
             return Ok(TransitionOutcome::Conflict(Some(stored)));
         }
@@ -415,74 +392,5 @@ impl WebhookSecretStore for MemoryStore {
     ) -> Result<(), StoreError> {
         (self.lock().secrets).insert(account_id.to_string(), secrets.clone());
         Ok(())
-    }
-}
-
-/// Why a claim of `id`'s e-mail is refused at `now`, if it is. The adapter compares whole seconds
-/// (the lease is stored as epoch seconds).
-fn email_claim_refusal(t: &Tables, id: Uuid, now: DateTime<Utc>) -> Option<EmailClaim> {
-    match t.emails.get(&id) {
-        None => None,
-        Some(EmailState::Sending { lease_until }) if lease_until.timestamp() < now.timestamp() => {
-            None
-        }
-        Some(EmailState::Sending { .. }) => Some(EmailClaim::Held),
-        Some(EmailState::Sent) => Some(EmailClaim::Sent),
-        Some(EmailState::Rejected(reason)) => Some(EmailClaim::Rejected(reason.clone())),
-    }
-}
-
-impl EmailClaimStore for MemoryStore {
-    async fn claim_email_and_bind(
-        &self,
-        id: Uuid,
-        household_id: Option<Uuid>,
-        token_hash: &str,
-        now: DateTime<Utc>,
-    ) -> Result<EmailStart, StoreError> {
-        let mut t = self.lock();
-        // As the adapter's transaction: the verification's condition first, then the claim's.
-        let pending = t
-            .verifications
-            .get(&id)
-            .is_some_and(|v| v.status == Status::Pending && v.expires_at > now);
-        if !pending {
-            return Ok(EmailStart::NotPending);
-        }
-        if households::household_cancelled(&t, household_id) {
-            return Ok(EmailStart::HouseholdCancelled);
-        }
-        if let Some(refusal) = email_claim_refusal(&t, id, now) {
-            return Ok(EmailStart::Refused(refusal));
-        }
-        let lease_until = now + EMAIL_LEASE;
-        t.emails.insert(id, EmailState::Sending { lease_until });
-        if let Some(v) = t.verifications.get_mut(&id) {
-            v.message_links
-                .insert(invite_email_key(0), token_hash.to_string());
-        }
-        Ok(EmailStart::Claimed)
-    }
-
-    async fn mark_email_rejected(&self, id: Uuid, reason: &str) -> Result<(), StoreError> {
-        let rejected = EmailState::Rejected(reason.to_string());
-        self.lock().emails.insert(id, rejected);
-        Ok(())
-    }
-
-    async fn mark_email_sent(&self, id: Uuid, _now: DateTime<Utc>) -> Result<(), StoreError> {
-        self.lock().emails.insert(id, EmailState::Sent);
-        Ok(())
-    }
-
-    async fn release_email_send(&self, id: Uuid) -> Result<(), StoreError> {
-        let mut t = self.lock();
-        match t.emails.get(&id) {
-            Some(EmailState::Sending { .. }) => {
-                t.emails.remove(&id);
-                Ok(())
-            }
-            _ => Err(refused("no claim being sent")),
-        }
     }
 }

@@ -9,7 +9,7 @@ use crate::domain::{Account, SubscriptionStatus};
 use crate::ports::Clock;
 
 mod faulty;
-mod faulty_notices;
+mod faulty_claims;
 mod memory;
 
 pub use faulty::{ArmedFaults, FaultPlan, FaultyStore, StoreOp};

@@ -78,9 +78,8 @@ pub(crate) async fn member_verifications<S: VerificationStore>(
         .collect()
 }
 
-/// The household's state at `now`: the stored decision once written; cancelled once cancelled,
-/// unless every member was closed before the cancel (it changed nothing: decided as if it had not
-/// come); else read off the members.
+/// The household's state at `now`: the stored decision once written; cancelled once cancelled
+/// (its cancel closed a member, so it is never decided); else read off the members.
 pub(crate) fn state_of(
     household: &Household,
     members: &[Verification],
@@ -89,7 +88,7 @@ pub(crate) fn state_of(
     if let Some(decision) = &household.decision {
         return HouseholdState::Decided(decision.clone());
     }
-    if !household.closed_before_cancel(members) {
+    if household.cancelled_at.is_some() {
         return HouseholdState::Cancelled;
     }
     let outcomes: Vec<MemberOutcome> = (household.members.iter())
@@ -103,8 +102,8 @@ pub(crate) fn state_of(
     )
 }
 
-/// The household as GET /households shows it at `now`. A member still open in a cancelled
-/// household is shown cancelled (`Household::member_as_of`), as the stream will write it.
+/// The household as GET /households shows it at `now`. A member the index still shows open in a
+/// cancelled household is shown cancelled (`Household::member_as_of`), as its cancel wrote it.
 pub(crate) fn household_view(
     household: &Household,
     members: &[Verification],

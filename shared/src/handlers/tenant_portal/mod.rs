@@ -14,9 +14,8 @@
 //! only in the local stack, which builds `LiveProvider::local_sandbox()` in code; those reports
 //! carry `local_sandbox: true`.
 //!
-//! A household member is shown as its household's cancel makes it (`Household::member_as_of`):
-//! the household is read beside the requester's name for a page, and before any provider call
-//! for the consent and connect POSTs (each member's own step also checks it in its write).
+//! A household member is a verification like any other: DELETE /households cancels its item in
+//! the same write as the household's, so the page needs no read of the household.
 //!
 //! The path carries the link token, so it is never logged; log lines name the verification id.
 
@@ -39,9 +38,12 @@ pub use crate::handlers::tenant_portal::live_provider::LiveProvider;
 use crate::handlers::tenant_portal::page::{
     connect_step, consent_body, expiry_note, not_found, page, provider_down, see_other, start_body,
 };
-use crate::handlers::tenant_portal::reads::{household_view, requester_name};
+use crate::handlers::tenant_portal::reads::requester_name;
 use crate::http::{ApiRequest, ApiResponse, parse_query};
-use crate::ports::{Clock, IncomeProvider, ProviderError, Store, StoreError, TransitionOutcome};
+use crate::ports::{
+    AccountStore, Clock, IncomeProvider, ProviderError, StoreError, TransitionOutcome,
+    VerificationStore,
+};
 
 /// Version of the consent text below; recorded with the consent.
 pub const CONSENT_VERSION: &str = "2026-11-v1";
@@ -73,7 +75,7 @@ impl From<StoreError> for PageError {
 }
 
 /// Entry point of the `tenant-portal` function.
-pub async fn tenant_portal<S: Store, C: Clock, P: IncomeProvider>(
+pub async fn tenant_portal<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     req: ApiRequest,
 ) -> ApiResponse {
@@ -105,7 +107,7 @@ struct Visit<'a> {
     request_id: &'a str,
 }
 
-async fn handle<S: Store, C: Clock, P: IncomeProvider>(
+async fn handle<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     req: &ApiRequest,
 ) -> Result<ApiResponse, PageError> {
@@ -191,26 +193,25 @@ fn needs_consent<S, C, P: IncomeProvider>(deps: &PortalDeps<S, C, P>, v: &Verifi
     v.consented_at.is_none() || (!uses_scenarios(deps, v) && v.provider_user.is_none())
 }
 
-/// The page as the verification now is (a member of a cancelled household: cancelled, as the
-/// stream writes it a moment later). The household is read beside the requester's name.
-async fn current_page<S: Store, C: Clock, P: IncomeProvider>(
+/// The page as the verification now is.
+async fn current_page<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: &Verification,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
-    let (requester, v) = tokio::join!(requester_name(deps, v), household_view(deps, v.clone()));
-    render(deps, &v?, &requester?, visit, None).await
+    let requester = requester_name(deps, v).await?;
+    render(deps, v, &requester, visit, None).await
 }
 
 /// The current page again with a notice, as a 400 (the tenant's form input was not usable).
-async fn refuse<S: Store, C: Clock, P: IncomeProvider>(
+async fn refuse<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: &Verification,
     visit: &Visit<'_>,
     notice: &str,
 ) -> Result<ApiResponse, PageError> {
-    let (requester, v) = tokio::join!(requester_name(deps, v), household_view(deps, v.clone()));
-    let page = render(deps, &v?, &requester?, visit, Some(notice)).await?;
+    let requester = requester_name(deps, v).await?;
+    let page = render(deps, v, &requester, visit, Some(notice)).await?;
     Ok(ApiResponse {
         status: 400,
         ..page
@@ -219,7 +220,7 @@ async fn refuse<S: Store, C: Clock, P: IncomeProvider>(
 
 /// After a write that did not apply (a cancel, an expiry or another tab got there first): the page
 /// as it now is, never a success redirect.
-async fn after_conflict<S: Store, C: Clock, P: IncomeProvider>(
+async fn after_conflict<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     fresh: Option<Verification>,
     visit: &Visit<'_>,
@@ -231,14 +232,12 @@ async fn after_conflict<S: Store, C: Clock, P: IncomeProvider>(
     }
 }
 
-async fn consent<S: Store, C: Clock, P: IncomeProvider>(
+async fn consent<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: Verification,
     form: &std::collections::HashMap<String, String>,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
-    // Before any provider call: a member of a cancelled household is shown cancelled.
-    let v = household_view(deps, v).await?;
     if !v.effective_status(visit.now).is_open() || !needs_consent(deps, &v) {
         // Nothing to record (closed, or consented already): show where things stand.
         return current_page(deps, &v, visit).await;
@@ -272,14 +271,12 @@ async fn consent<S: Store, C: Clock, P: IncomeProvider>(
     }
 }
 
-async fn connect<S: Store, C: Clock, P: IncomeProvider>(
+async fn connect<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: Verification,
     form: &std::collections::HashMap<String, String>,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
-    // Before any provider call: a member of a cancelled household is shown cancelled.
-    let v = household_view(deps, v).await?;
     if !v.effective_status(visit.now).is_open() {
         return current_page(deps, &v, visit).await;
     }
@@ -340,7 +337,7 @@ async fn connect<S: Store, C: Clock, P: IncomeProvider>(
 }
 
 /// The tenant's note on a completed verification: stored once (see `report_copy`).
-async fn add_note<S: Store, C: Clock, P: IncomeProvider>(
+async fn add_note<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: Verification,
     form: &std::collections::HashMap<String, String>,
@@ -376,7 +373,7 @@ fn banner<S, C, P: IncomeProvider>(deps: &PortalDeps<S, C, P>, v: &Verification)
     }
 }
 
-async fn render<S: Store, C: Clock, P: IncomeProvider>(
+async fn render<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: &Verification,
     requester: &str,
@@ -469,12 +466,11 @@ async fn render<S: Store, C: Clock, P: IncomeProvider>(
 
 /// The tenant starts the connection: only now is the live provider asked for a link token (a
 /// fresh one each time: nothing stored, nothing that can go stale). Writes nothing.
-async fn start<S: Store, C: Clock, P: IncomeProvider>(
+async fn start<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
     deps: &PortalDeps<S, C, P>,
     v: Verification,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
-    let v = household_view(deps, v).await?;
     if !v.effective_status(visit.now).is_open()
         || needs_consent(deps, &v)
         || uses_scenarios(deps, &v)

@@ -20,8 +20,9 @@ pub enum Metered<T, R> {
     /// answer.
     Done(Account, T),
     /// The operation was refused, `R` says why (read off the items its conditions saw). The
-    /// request alone was then counted, as `MeterStore::meter_api_request` counts one: the account
-    /// after that count. Nothing else was written.
+    /// request alone was then counted, as `MeterStore::meter_api_request` counts one, unless the
+    /// refusal says otherwise (`CountedRefusal`): the account after that count. Nothing else was
+    /// written.
     Refused(Account, R),
     /// The account refused the request: nothing was written or counted.
     AccountRefused(MeterRefusal),
@@ -66,6 +67,27 @@ pub enum HouseholdCancelRefusal {
     NotFound,
     /// The key's own household, decided or cancelled already: as it is.
     Closed(Box<Household>),
+    /// A member the caller read open was closed meanwhile (a tenant's step landed between the
+    /// read and the write). Nothing was written and, unlike every other refusal, the request was
+    /// not counted: the caller reads the members again and retries.
+    MembersChanged,
+}
+
+/// Whether a refusal counts its request (`Metered::Refused`): every refusal does, except a race
+/// the caller settles by retrying.
+pub trait CountedRefusal {
+    fn counts_the_request(&self) -> bool {
+        true
+    }
+}
+
+impl CountedRefusal for CreateRefusal {}
+impl CountedRefusal for VerificationRefusal {}
+impl CountedRefusal for RedeliveryRefusal {}
+impl CountedRefusal for HouseholdCancelRefusal {
+    fn counts_the_request(&self) -> bool {
+        !matches!(self, HouseholdCancelRefusal::MembersChanged)
+    }
 }
 
 /// Why a metered redelivery request was refused.
@@ -115,10 +137,11 @@ pub trait MeterStore: Send + Sync {
         cancel: &MeteredCancel<'_>,
     ) -> impl Future<Output = Result<Metered<(), VerificationRefusal>, StoreError>> + Send;
     /// An API household cancel: counts the request AND marks the household cancelled
-    /// (`Household::cancelled_at` = `now`), only if it is of the key's account and mode,
-    /// undecided and not cancelled yet. From then on no member's tenant step can succeed
-    /// (`VerificationStore::transition`), and `publish-events` cancels the open members from the
-    /// household's stream record.
+    /// (`Household::cancelled_at` = `now`) AND cancels each of `cancel.members` as
+    /// `meter_and_cancel` cancels one (counters moved with them), only if the household is of the
+    /// key's account and mode, undecided and not cancelled yet, and each of those members is still
+    /// open, not past its expiry and of the household. The caller names every member it read open
+    /// (a member read closed stays closed), so no member is open after the write, on any read.
     fn meter_and_cancel_household(
         &self,
         cancel: &MeteredHouseholdCancel<'_>,
@@ -197,4 +220,7 @@ pub struct MeteredHouseholdCancel<'a> {
     pub now: DateTime<Utc>,
     pub plans: &'a Plans,
     pub household_id: Uuid,
+    /// The members the caller read open, each cancelled in the same write; none when the caller
+    /// read the household as not its to cancel (the write's refusal then tells why).
+    pub members: &'a [Uuid],
 }

@@ -9,6 +9,7 @@ from ...client import AuthenticatedClient, Client
 from ...models.bad_request_query_error import BadRequestQueryError
 from ...models.cancel_household_response import CancelHouseholdResponse
 from ...models.forbidden_error import ForbiddenError
+from ...models.household_closed_error import HouseholdClosedError
 from ...models.internal_server_error import InternalServerError
 from ...models.not_found_error import NotFoundError
 from ...models.rate_limited_error import RateLimitedError
@@ -43,6 +44,7 @@ def _parse_response(
     BadRequestQueryError
     | CancelHouseholdResponse
     | ForbiddenError
+    | HouseholdClosedError
     | InternalServerError
     | NotFoundError
     | RateLimitedError
@@ -74,6 +76,11 @@ def _parse_response(
 
         return response_404
 
+    if response.status_code == 409:
+        response_409 = HouseholdClosedError.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 429:
         response_429 = RateLimitedError.from_dict(response.json())
 
@@ -96,6 +103,7 @@ def _build_response(
     BadRequestQueryError
     | CancelHouseholdResponse
     | ForbiddenError
+    | HouseholdClosedError
     | InternalServerError
     | NotFoundError
     | RateLimitedError
@@ -117,6 +125,7 @@ def sync_detailed(
     BadRequestQueryError
     | CancelHouseholdResponse
     | ForbiddenError
+    | HouseholdClosedError
     | InternalServerError
     | NotFoundError
     | RateLimitedError
@@ -124,13 +133,12 @@ def sync_detailed(
 ]:
     """Cancel every open member of a household
 
-     Cancels the household (undecided only; it is then never decided, unless every member had already
-    closed, when the cancel changes nothing) and with it each member that is pending or in progress;
-    completed, failed and expired members stay as they are. No tenant step of a member succeeds after
-    it. The members' own verifications are cancelled from the table's stream a moment later (GET
-    /households shows them cancelled at once; a member's own GET /verify may show it open for that
-    moment). Each member's status is reported. A second cancel, or one of a decided household, cancels
-    nothing and reports the members as they are.
+     Cancels the household (undecided only; it is then never decided) and, in the same write, each member
+    that is pending or in progress; completed, failed and expired members stay as they are. From that
+    moment no read shows a member open (its own GET /verify, the list, GET /households) and no tenant
+    step of one succeeds. Each member's status is reported. A second cancel cancels nothing and reports
+    the members as they are. A cancel of a household whose members have all finished (decided or not)
+    changes nothing and is a 409 `household_closed`.
 
     Args:
         household_id (UUID):
@@ -140,7 +148,7 @@ def sync_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[BadRequestQueryError | CancelHouseholdResponse | ForbiddenError | InternalServerError | NotFoundError | RateLimitedError | UnauthorizedError]
+        Response[BadRequestQueryError | CancelHouseholdResponse | ForbiddenError | HouseholdClosedError | InternalServerError | NotFoundError | RateLimitedError | UnauthorizedError]
     """
 
     kwargs = _get_kwargs(
@@ -162,6 +170,7 @@ def sync(
     BadRequestQueryError
     | CancelHouseholdResponse
     | ForbiddenError
+    | HouseholdClosedError
     | InternalServerError
     | NotFoundError
     | RateLimitedError
@@ -170,13 +179,12 @@ def sync(
 ):
     """Cancel every open member of a household
 
-     Cancels the household (undecided only; it is then never decided, unless every member had already
-    closed, when the cancel changes nothing) and with it each member that is pending or in progress;
-    completed, failed and expired members stay as they are. No tenant step of a member succeeds after
-    it. The members' own verifications are cancelled from the table's stream a moment later (GET
-    /households shows them cancelled at once; a member's own GET /verify may show it open for that
-    moment). Each member's status is reported. A second cancel, or one of a decided household, cancels
-    nothing and reports the members as they are.
+     Cancels the household (undecided only; it is then never decided) and, in the same write, each member
+    that is pending or in progress; completed, failed and expired members stay as they are. From that
+    moment no read shows a member open (its own GET /verify, the list, GET /households) and no tenant
+    step of one succeeds. Each member's status is reported. A second cancel cancels nothing and reports
+    the members as they are. A cancel of a household whose members have all finished (decided or not)
+    changes nothing and is a 409 `household_closed`.
 
     Args:
         household_id (UUID):
@@ -186,7 +194,7 @@ def sync(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        BadRequestQueryError | CancelHouseholdResponse | ForbiddenError | InternalServerError | NotFoundError | RateLimitedError | UnauthorizedError
+        BadRequestQueryError | CancelHouseholdResponse | ForbiddenError | HouseholdClosedError | InternalServerError | NotFoundError | RateLimitedError | UnauthorizedError
     """
 
     return sync_detailed(
@@ -203,6 +211,7 @@ async def asyncio_detailed(
     BadRequestQueryError
     | CancelHouseholdResponse
     | ForbiddenError
+    | HouseholdClosedError
     | InternalServerError
     | NotFoundError
     | RateLimitedError
@@ -210,13 +219,12 @@ async def asyncio_detailed(
 ]:
     """Cancel every open member of a household
 
-     Cancels the household (undecided only; it is then never decided, unless every member had already
-    closed, when the cancel changes nothing) and with it each member that is pending or in progress;
-    completed, failed and expired members stay as they are. No tenant step of a member succeeds after
-    it. The members' own verifications are cancelled from the table's stream a moment later (GET
-    /households shows them cancelled at once; a member's own GET /verify may show it open for that
-    moment). Each member's status is reported. A second cancel, or one of a decided household, cancels
-    nothing and reports the members as they are.
+     Cancels the household (undecided only; it is then never decided) and, in the same write, each member
+    that is pending or in progress; completed, failed and expired members stay as they are. From that
+    moment no read shows a member open (its own GET /verify, the list, GET /households) and no tenant
+    step of one succeeds. Each member's status is reported. A second cancel cancels nothing and reports
+    the members as they are. A cancel of a household whose members have all finished (decided or not)
+    changes nothing and is a 409 `household_closed`.
 
     Args:
         household_id (UUID):
@@ -226,7 +234,7 @@ async def asyncio_detailed(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        Response[BadRequestQueryError | CancelHouseholdResponse | ForbiddenError | InternalServerError | NotFoundError | RateLimitedError | UnauthorizedError]
+        Response[BadRequestQueryError | CancelHouseholdResponse | ForbiddenError | HouseholdClosedError | InternalServerError | NotFoundError | RateLimitedError | UnauthorizedError]
     """
 
     kwargs = _get_kwargs(
@@ -246,6 +254,7 @@ async def asyncio(
     BadRequestQueryError
     | CancelHouseholdResponse
     | ForbiddenError
+    | HouseholdClosedError
     | InternalServerError
     | NotFoundError
     | RateLimitedError
@@ -254,13 +263,12 @@ async def asyncio(
 ):
     """Cancel every open member of a household
 
-     Cancels the household (undecided only; it is then never decided, unless every member had already
-    closed, when the cancel changes nothing) and with it each member that is pending or in progress;
-    completed, failed and expired members stay as they are. No tenant step of a member succeeds after
-    it. The members' own verifications are cancelled from the table's stream a moment later (GET
-    /households shows them cancelled at once; a member's own GET /verify may show it open for that
-    moment). Each member's status is reported. A second cancel, or one of a decided household, cancels
-    nothing and reports the members as they are.
+     Cancels the household (undecided only; it is then never decided) and, in the same write, each member
+    that is pending or in progress; completed, failed and expired members stay as they are. From that
+    moment no read shows a member open (its own GET /verify, the list, GET /households) and no tenant
+    step of one succeeds. Each member's status is reported. A second cancel cancels nothing and reports
+    the members as they are. A cancel of a household whose members have all finished (decided or not)
+    changes nothing and is a 409 `household_closed`.
 
     Args:
         household_id (UUID):
@@ -270,7 +278,7 @@ async def asyncio(
         httpx.TimeoutException: If the request takes longer than Client.timeout.
 
     Returns:
-        BadRequestQueryError | CancelHouseholdResponse | ForbiddenError | InternalServerError | NotFoundError | RateLimitedError | UnauthorizedError
+        BadRequestQueryError | CancelHouseholdResponse | ForbiddenError | HouseholdClosedError | InternalServerError | NotFoundError | RateLimitedError | UnauthorizedError
     """
 
     return (

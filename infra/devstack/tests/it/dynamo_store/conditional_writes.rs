@@ -119,8 +119,8 @@ pub(super) async fn conditional_writes_refuse<S: Store>(store: S) {
         LinkTokenOutcome::NotFound
     );
     let absent = missing.verification_id;
-    let start = store.claim_email_and_bind(absent, None, "x", now()).await;
-    assert_eq!(start.unwrap(), EmailStart::NotPending);
+    let start = store.claim_message(absent, &INVITE, "x", now()).await;
+    assert_eq!(start.unwrap(), ClaimStart::Closed);
 
     // The tenant e-mail is claimed by one sender; its outcome is kept for good. (`v` is
     // completed by now and the claim binds only while pending: a fresh one is mailed.)
@@ -130,40 +130,43 @@ pub(super) async fn conditional_writes_refuse<S: Store>(store: S) {
         .await
         .unwrap();
     let id = mailed.verification_id;
-    let claim = |id, hash: &'static str, at| store.claim_email_and_bind(id, None, hash, at);
+    let claim = |id, hash: &'static str, at| store.claim_message(id, &INVITE, hash, at);
     assert_eq!(
         claim(id, "mail-1", now()).await.unwrap(),
-        EmailStart::Claimed
+        ClaimStart::Claimed
     );
     assert_eq!(
         claim(id, "mail-2", now()).await.unwrap(),
-        EmailStart::Refused(EmailClaim::Held)
+        ClaimStart::Refused(MessageClaim::Held)
     );
-    let after_lease = now() + items::EMAIL_LEASE + Duration::seconds(2);
+    let after_lease = now() + MESSAGE_LEASE + Duration::seconds(2);
     assert_eq!(
         claim(id, "mail-3", after_lease).await.unwrap(),
-        EmailStart::Claimed
+        ClaimStart::Claimed
     );
-    store.mark_email_sent(id, now()).await.unwrap();
+    store.mark_message_sent(id, &INVITE, now()).await.unwrap();
     assert_eq!(
         claim(id, "mail-4", after_lease).await.unwrap(),
-        EmailStart::Refused(EmailClaim::Sent)
+        ClaimStart::Refused(MessageClaim::Sent)
     );
-    assert!(store.release_email_send(id).await.is_err());
+    assert!(store.release_message(id, &INVITE).await.is_err());
     let other = first.verification_id;
     assert_eq!(
         claim(other, "mail-5", now()).await.unwrap(),
-        EmailStart::Claimed
+        ClaimStart::Claimed
     );
-    store.release_email_send(other).await.unwrap();
+    store.release_message(other, &INVITE).await.unwrap();
     assert_eq!(
         claim(other, "mail-6", now()).await.unwrap(),
-        EmailStart::Claimed
+        ClaimStart::Claimed
     );
-    store.mark_email_rejected(other, "bounced").await.unwrap();
+    store
+        .mark_message_rejected(other, &INVITE, "bounced")
+        .await
+        .unwrap();
     assert_eq!(
         claim(other, "mail-7", now()).await.unwrap(),
-        EmailStart::Refused(EmailClaim::Rejected("bounced".into()))
+        ClaimStart::Refused(MessageClaim::Rejected("bounced".into()))
     );
 }
 
@@ -181,31 +184,34 @@ pub(super) async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store
     let first = vec!["first-token-hash".to_string()];
 
     // Claimed: the claim and the token, together.
-    let start = store.claim_email_and_bind(id, None, "mail-1", now()).await;
-    assert_eq!(start.unwrap(), EmailStart::Claimed);
+    let start = store.claim_message(id, &INVITE, "mail-1", now()).await;
+    assert_eq!(start.unwrap(), ClaimStart::Claimed);
     let bound = tokens(store.get_verification(id).await.unwrap());
     assert_eq!(bound, (first.clone(), Some("mail-1".to_string())));
     // Held: neither (no token bound for an e-mail that is not sent by this attempt).
-    let start = store.claim_email_and_bind(id, None, "mail-2", now()).await;
-    assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Held));
+    let start = store.claim_message(id, &INVITE, "mail-2", now()).await;
+    assert_eq!(start.unwrap(), ClaimStart::Refused(MessageClaim::Held));
     assert_eq!(tokens(store.get_verification(id).await.unwrap()), bound);
     // Held for the whole lease, not only at the instant it was taken.
-    let within_lease = now() + items::EMAIL_LEASE - Duration::seconds(1);
+    let within_lease = now() + MESSAGE_LEASE - Duration::seconds(1);
     let start = store
-        .claim_email_and_bind(id, None, "mail-2", within_lease)
+        .claim_message(id, &INVITE, "mail-2", within_lease)
         .await;
-    assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Held));
+    assert_eq!(start.unwrap(), ClaimStart::Refused(MessageClaim::Held));
     assert_eq!(tokens(store.get_verification(id).await.unwrap()), bound);
-    let after_lease = now() + items::EMAIL_LEASE + Duration::seconds(2);
+    let after_lease = now() + MESSAGE_LEASE + Duration::seconds(2);
     let start = store
-        .claim_email_and_bind(id, None, "mail-3", after_lease)
+        .claim_message(id, &INVITE, "mail-3", after_lease)
         .await;
-    assert_eq!(start.unwrap(), EmailStart::Claimed);
-    store.mark_email_sent(id, after_lease).await.unwrap();
+    assert_eq!(start.unwrap(), ClaimStart::Claimed);
+    store
+        .mark_message_sent(id, &INVITE, after_lease)
+        .await
+        .unwrap();
     let start = store
-        .claim_email_and_bind(id, None, "mail-4", after_lease)
+        .claim_message(id, &INVITE, "mail-4", after_lease)
         .await;
-    assert_eq!(start.unwrap(), EmailStart::Refused(EmailClaim::Sent));
+    assert_eq!(start.unwrap(), ClaimStart::Refused(MessageClaim::Sent));
     // The attempt that took over bound its link in place of the crashed one's: nothing grows.
     let bound = tokens(store.get_verification(id).await.unwrap());
     assert_eq!(bound, (first, Some("mail-3".to_string())));
@@ -217,13 +223,16 @@ pub(super) async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store
         .await
         .unwrap();
     let rid = rejected.verification_id;
-    let start = store.claim_email_and_bind(rid, None, "mail-r", now()).await;
-    assert_eq!(start.unwrap(), EmailStart::Claimed);
-    store.mark_email_rejected(rid, "bounced").await.unwrap();
-    let start = store.claim_email_and_bind(rid, None, "mail", now()).await;
+    let start = store.claim_message(rid, &INVITE, "mail-r", now()).await;
+    assert_eq!(start.unwrap(), ClaimStart::Claimed);
+    store
+        .mark_message_rejected(rid, &INVITE, "bounced")
+        .await
+        .unwrap();
+    let start = store.claim_message(rid, &INVITE, "mail", now()).await;
     assert_eq!(
         start.unwrap(),
-        EmailStart::Refused(EmailClaim::Rejected("bounced".into()))
+        ClaimStart::Refused(MessageClaim::Rejected("bounced".into()))
     );
 
     // Not pending (cancelled, past its expiry, or absent): nothing is written, not even a claim.
@@ -238,10 +247,10 @@ pub(super) async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store
         .await
         .unwrap();
     assert!(matches!(outcome, TransitionOutcome::Applied(_)));
-    let start = store.claim_email_and_bind(cid, None, "mail", now()).await;
-    assert_eq!(start.unwrap(), EmailStart::NotPending);
+    let start = store.claim_message(cid, &INVITE, "mail", now()).await;
+    assert_eq!(start.unwrap(), ClaimStart::Closed);
     assert!(
-        store.release_email_send(cid).await.is_err(),
+        store.release_message(cid, &INVITE).await.is_err(),
         "no claim was left behind"
     );
     let expired = pending(Mode::Live);
@@ -250,9 +259,9 @@ pub(super) async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store
         .await
         .unwrap();
     let start = store
-        .claim_email_and_bind(expired.verification_id, None, "mail", expired.expires_at)
+        .claim_message(expired.verification_id, &INVITE, "mail", expired.expires_at)
         .await;
-    assert_eq!(start.unwrap(), EmailStart::NotPending);
+    assert_eq!(start.unwrap(), ClaimStart::Closed);
     let unchanged = tokens(
         store
             .get_verification(expired.verification_id)
@@ -261,10 +270,8 @@ pub(super) async fn the_e_mail_claim_binds_its_token_only_while_pending<S: Store
     );
     assert_eq!(unchanged, (vec!["first-token-hash".to_string()], None));
     let absent = pending(Mode::Live).verification_id;
-    let start = store
-        .claim_email_and_bind(absent, None, "mail", now())
-        .await;
-    assert_eq!(start.unwrap(), EmailStart::NotPending);
+    let start = store.claim_message(absent, &INVITE, "mail", now()).await;
+    assert_eq!(start.unwrap(), ClaimStart::Closed);
 }
 
 on_both_stores!(counters_move_with_the_writes);

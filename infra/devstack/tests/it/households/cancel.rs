@@ -1,4 +1,5 @@
-//! Cancelling a household, its retries, and the members tenant steps around it.
+//! Cancelling a household (its open members in the same write), and the members' tenant steps
+//! around it.
 
 use super::*;
 
@@ -38,8 +39,8 @@ pub(super) async fn cancel_stops_open_members_and_keeps_completed_ones() {
         .map(|m| m["status"].as_str().unwrap())
         .collect();
     assert_eq!(statuses, ["completed", "cancelled"]);
-    // The stream cancels the open member's own item; a cancelled household is never decided.
-    rig.drain(&w.outbox).await;
+    // The open member's own item was cancelled by the same write; the stream's records that
+    // follow change nothing, and a cancelled household is never decided.
     let member = |i: usize| -> Uuid {
         members[i]["verification_id"]
             .as_str()
@@ -64,6 +65,7 @@ pub(super) async fn cancel_stops_open_members_and_keeps_completed_ones() {
         .unwrap()
         .unwrap();
     assert_eq!(kept.status.as_str(), "completed");
+    rig.drain(&w.outbox).await;
     let r = rig
         .env
         .call("GET", &household_path(&id), Some(&test), None)
@@ -274,8 +276,7 @@ pub(super) fn member_id(member: &Value) -> Uuid {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-pub(super) async fn the_cancel_is_one_write_on_the_household_and_no_tenant_step_succeeds_after_it()
-{
+pub(super) async fn a_household_cancel_leaves_no_member_open_on_any_read() {
     let mut rig = rig().await;
     let test = rig.env.test_key.clone();
     let created = create(
@@ -319,11 +320,11 @@ pub(super) async fn the_cancel_is_one_write_on_the_household_and_no_tenant_step_
         .await;
     assert_eq!(r.status, 200, "{}", r.raw);
     let after_cancel = usage(&r);
-    // The one transaction wrote the household (and the count) only: the members are still open
-    // in their own items until the stream applies the cancel.
+    // The one transaction wrote the household, the count and both members: nothing of the
+    // stream has run (not drained), yet no read shows a member open.
     let household = rig.env.store.get_household(id).await.unwrap().unwrap();
     assert!(household.cancelled_at.is_some());
-    for (m, open) in members.iter().zip(["in_progress", "pending"]) {
+    for m in &members {
         let v = rig
             .env
             .store
@@ -331,9 +332,50 @@ pub(super) async fn the_cancel_is_one_write_on_the_household_and_no_tenant_step_
             .await
             .unwrap()
             .unwrap();
-        assert_eq!(v.status.as_str(), open);
+        assert_eq!(v.status.as_str(), "expired");
+        assert_eq!(v.cancelled_at, household.cancelled_at);
+        let path = format!("/api/v1/verify?verification_id={}", member_id(m));
+        let r = rig.env.call("GET", &path, Some(&test), None).await;
+        assert_eq!(r.status, 200, "{}", r.raw);
+        assert_eq!(
+            r.body["data"]["status"], "expired",
+            "GET /verify: {}",
+            r.raw
+        );
     }
-    // The tenant's next step is refused in its own transaction and shows the cancelled page.
+    let listed = rig
+        .env
+        .call(
+            "GET",
+            &format!("/api/v1/verifications?household_id={id}"),
+            Some(&test),
+            None,
+        )
+        .await;
+    assert_eq!(listed.status, 200, "{}", listed.raw);
+    let statuses: Vec<&str> = (listed.body["data"].as_array().unwrap().iter())
+        .map(|v| v["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["expired", "expired"], "{}", listed.raw);
+    for open in ["pending", "in_progress"] {
+        let listed = rig
+            .env
+            .call(
+                "GET",
+                &format!("/api/v1/verifications?status={open}"),
+                Some(&test),
+                None,
+            )
+            .await;
+        let ids: Vec<&str> = (listed.body["data"].as_array().unwrap().iter())
+            .map(|v| v["verification_id"].as_str().unwrap())
+            .collect();
+        for m in &members {
+            let id = m["verification_id"].as_str().unwrap();
+            assert!(!ids.contains(&id), "{open} lists a cancelled member");
+        }
+    }
+    // The tenant's next step is refused (the member is final) and shows the cancelled page.
     let (status, page) = tenant_post(&rig.env, &link, "action=connect&scenario=good").await;
     assert_eq!(status, 410, "the closed page: {page}");
     assert!(page.contains("This request was cancelled"), "{page}");
@@ -344,26 +386,22 @@ pub(super) async fn the_cancel_is_one_write_on_the_household_and_no_tenant_step_
     )
     .await;
     assert!(page.contains("This request was cancelled"), "{page}");
-    let v = rig
-        .env
-        .store
-        .get_verification(member_id(&members[0]))
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(
-        v.status.as_str(),
-        "in_progress",
-        "the refused step wrote nothing"
-    );
-    // GET shows the household and its open members cancelled at once.
+    // GET /households shows the household and its members cancelled.
     let r = rig
         .env
         .call("GET", &household_path(&id.to_string()), Some(&test), None)
         .await;
     assert_eq!(r.body["data"]["status"], "cancelled", "{}", r.raw);
-    assert_eq!(usage(&r), after_cancel - 1, "each request counted once");
-    // The stream cancels both members' own items.
+    let shown: Vec<&str> = (r.body["data"]["members"].as_array().unwrap().iter())
+        .map(|m| m["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(shown, ["expired", "expired"], "{}", r.raw);
+    assert_eq!(
+        usage(&r),
+        after_cancel - 1 - 2 - 1 - 2,
+        "each request counted once"
+    );
+    // The stream's records of the members then change nothing more.
     rig.drain(&w.outbox).await;
     for m in &members {
         let v = rig
@@ -376,13 +414,18 @@ pub(super) async fn the_cancel_is_one_write_on_the_household_and_no_tenant_step_
         assert_eq!(v.status.as_str(), "expired");
         assert_eq!(v.cancelled_at, household.cancelled_at);
     }
+    let household = rig.env.store.get_household(id).await.unwrap().unwrap();
+    assert!(
+        household.decision.is_none(),
+        "a cancelled household is never decided"
+    );
 }
 
 /// A cancel that reaches a household after every member has closed but before the outbox stored
-/// its decision (the stream lags the members by a moment) changes nothing: the household is
-/// still decided, once, and `household.completed` is still sent.
+/// its decision (the stream lags the members by a moment) changes nothing and says so: a 409
+/// `household_closed`, no `cancelled_at`; the household is still decided, once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-pub(super) async fn a_cancel_after_every_member_closed_keeps_the_decision() {
+pub(super) async fn a_cancel_after_every_member_closed_is_refused_and_keeps_the_decision() {
     let mut rig = rig().await;
     let test = rig.env.test_key.clone();
     let created = create(&rig.env, &test, &body("closedfirst", &["applicant"], None)).await;
@@ -405,12 +448,9 @@ pub(super) async fn a_cancel_after_every_member_closed_keeps_the_decision() {
         .env
         .call("DELETE", &household_path(&id), Some(&test), None)
         .await;
-    assert_eq!(r.status, 200, "{}", r.raw);
-    assert_eq!(
-        r.body["data"]["members"][0]["status"], "completed",
-        "{}",
-        r.raw
-    );
+    assert_eq!(r.status, 409, "{}", r.raw);
+    assert_eq!(r.body["code"], "household_closed", "{}", r.raw);
+    assert!(r.header("x-ratelimit-remaining").is_some(), "counted");
     rig.drain(&w.outbox).await;
     let household = rig
         .env
@@ -419,13 +459,19 @@ pub(super) async fn a_cancel_after_every_member_closed_keeps_the_decision() {
         .await
         .unwrap()
         .unwrap();
-    assert!(household.cancelled_at.is_some());
-    assert!(household.decision.is_some(), "decided as if not cancelled");
+    assert!(household.cancelled_at.is_none(), "nothing written");
+    assert!(household.decision.is_some(), "decided as usual");
     let r = rig
         .env
         .call("GET", &household_path(&id), Some(&test), None)
         .await;
     assert_eq!(r.body["data"]["status"], "decided", "{}", r.raw);
+    // Decided: a cancel still changes nothing.
+    let r = rig
+        .env
+        .call("DELETE", &household_path(&id), Some(&test), None)
+        .await;
+    assert_eq!(r.status, 409, "{}", r.raw);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -461,7 +507,6 @@ pub(super) async fn a_tenant_step_racing_the_cancel_either_lands_before_it_or_is
             tenant_post(&rig.env, &link, "action=connect&scenario=good"),
             rig.env.call("DELETE", &path, Some(&test), None)
         );
-        assert_eq!(cancel.status, 200, "{}", cancel.raw);
         rig.drain(&w.outbox).await;
         let v = rig
             .env
@@ -479,15 +524,19 @@ pub(super) async fn a_tenant_step_racing_the_cancel_either_lands_before_it_or_is
             .unwrap();
         if tenant.0 == 303 {
             // The tenant's step landed first: the member stays completed with its report, and
-            // the cancel, which found every member closed, changed nothing: the household is
-            // decided. The two timestamps do not order the writes (each is its request's start),
-            // so they are not compared.
+            // the cancel, which found every member closed, changed nothing and said so: the
+            // household is decided. The two timestamps do not order the writes (each is its
+            // request's start), so they are not compared.
+            assert_eq!(cancel.status, 409, "round {round}: {}", cancel.raw);
+            assert!(household.cancelled_at.is_none(), "round {round}");
             assert_eq!(v.status.as_str(), "completed", "round {round}");
             assert!(v.cancelled_at.is_none());
             assert!(v.income_report.is_some());
             assert!(household.decision.is_some(), "round {round}");
         } else {
             // The cancel landed first: the step was refused and the member is cancelled.
+            assert_eq!(cancel.status, 200, "round {round}: {}", cancel.raw);
+            assert!(household.decision.is_none(), "round {round}");
             assert!(
                 tenant.1.contains("This request was cancelled"),
                 "round {round}: {}",
@@ -500,106 +549,4 @@ pub(super) async fn a_tenant_step_racing_the_cancel_either_lands_before_it_or_is
         outcomes.push(tenant.0);
     }
     println!("tenant step outcomes: {outcomes:?}");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-pub(super) async fn a_failed_member_cancel_in_the_stream_is_retried_until_every_member_is_cancelled()
- {
-    let mut rig = rig().await;
-    let test = rig.env.test_key.clone();
-    let created = create(
-        &rig.env,
-        &test,
-        &body("sfault", &["applicant", "guarantor"], None),
-    )
-    .await;
-    let id = created.body["data"]["household_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let members = created.body["data"]["members"].as_array().unwrap().clone();
-    let faults = ArmedFaults::default();
-    let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
-    let faulty: OutboxDeps<
-        FaultyStore<DynamoStore, ArmedFaults>,
-        SesMailer,
-        SnsTexter,
-        EventBridgeScheduler,
-        SqsQueue,
-        SystemClock,
-    > = OutboxDeps {
-        store: FaultyStore {
-            inner: rig.env.store.clone(),
-            faults: faults.clone(),
-        },
-        mailer: SesMailer::new(
-            aws_sdk_sesv2::Client::new(&rig.env.sdk),
-            rig.env.names.sender.clone(),
-        ),
-        texter: rig.workers.outbox.texter.clone(),
-        scheduler: rig.workers.outbox.scheduler.clone(),
-        queue: SqsQueue::new(sqs.clone(), rig.env.created.webhook_queue_url.clone()),
-        retry_queue: SqsQueue::new(sqs.clone(), rig.env.created.retry_queue_url.clone()),
-        clock: SystemClock,
-        public_base_url: rig.env.base.clone(),
-        test_mode_delivery: TestModeDelivery::Send,
-        reminder_offsets: rig.workers.outbox.reminder_offsets.clone(),
-        retry_backoff: vec![0],
-    };
-    rig.drain(&faulty).await;
-    let queued_before = queue_depth(&rig.env, &rig.env.created.retry_queue_url).await;
-    faults.down(StoreOp::CancelOpen);
-    let r = rig
-        .env
-        .call("DELETE", &household_path(&id), Some(&test), None)
-        .await;
-    assert_eq!(r.status, 200, "{}", r.raw);
-    rig.drain(&faulty).await;
-    for m in &members {
-        let v = rig
-            .env
-            .store
-            .get_verification(member_id(m))
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(v.status.as_str(), "pending", "the stream's cancel failed");
-    }
-    assert!(
-        queue_depth(&rig.env, &rig.env.created.retry_queue_url).await > queued_before,
-        "not acknowledged as done: handed to the retry queue"
-    );
-    let w = Workers::new(
-        &rig.env.sdk,
-        &rig.env.names,
-        &rig.env.created,
-        &rig.env.base,
-        vec![0],
-        &rig.env.webhook_origins,
-    );
-    faults.restore(StoreOp::CancelOpen);
-    for _ in 0..5 {
-        if pump_retry_once(&sqs, &rig.env.created.retry_queue_url, &w.outbox, 0)
-            .await
-            .unwrap()
-            == 0
-        {
-            break;
-        }
-    }
-    for m in &members {
-        let v = rig
-            .env
-            .store
-            .get_verification(member_id(m))
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(v.status.as_str(), "expired", "the retry cancelled it");
-        assert!(v.cancelled_at.is_some());
-    }
-    assert_eq!(
-        queue_depth(&rig.env, &rig.env.created.retry_queue_url).await,
-        0
-    );
 }

@@ -343,7 +343,7 @@ impl Rig {
     /// The same with another publish-events (a faulty store around its own).
     pub async fn drain_with<S>(&mut self, publish: &Publish<S>)
     where
-        S: shared::ports::Store + shared::ports::NoticeStore,
+        S: shared::ports::Store,
     {
         drain(
             &mut self.pump,
@@ -366,7 +366,7 @@ async fn drain<S>(
     deliver_sqs: &aws_sdk_sqs::Client,
     created: &Created,
 ) where
-    S: shared::ports::Store + shared::ports::NoticeStore,
+    S: shared::ports::Store,
 {
     let expiry = &workers[&Function::ExpireVerifications].expiry;
     for _ in 0..30 {
@@ -668,22 +668,20 @@ pub async fn refusals(rig: &mut Rig) {
 /// Held claims: a reminder whose claim another attempt holds (send-reminders reads the stored
 /// event), and an invite e-mail refused for good (publish-events fails the verification).
 pub async fn held_claims(rig: &mut Rig) {
-    use shared::domain::reach::Notice;
+    use shared::domain::reach::Message;
     use shared::handlers::reach_events::ReminderPayload;
-    use shared::ports::NoticeStore;
     let key = rig.live_key.clone();
     let (_, phone) = common::fresh_number();
     let created = rig.expect("POST", VERIFY, Some(&key), Some(json!({"tenant_email": "iam.held+good@example.com", "tenant_phone": phone, "webhook_url": rig.receiver.url.clone()})), 201).await;
     let id: uuid::Uuid = created_id(&created, "verification_id").parse().unwrap();
     rig.drain().await;
     let now = chrono::Utc::now();
-    let lease = now + chrono::Duration::minutes(5);
-    for notice in [
-        Notice::ReminderEmail("72h".into()),
-        Notice::ReminderSms("72h".into()),
+    for message in [
+        Message::ReminderEmail("72h".into()),
+        Message::ReminderSms("72h".into()),
     ] {
         rig.store
-            .claim_notice(id, None, &notice, "other-attempt", now, lease)
+            .claim_message(id, &message, "other-attempt", now)
             .await
             .unwrap();
     }
@@ -694,6 +692,40 @@ pub async fn held_claims(rig: &mut Rig) {
     };
     let held = shared::handlers::send_reminders::send_reminders(reach, payload).await;
     assert!(held.is_err(), "another attempt holds the reminder");
+    // A reminder whose e-mail SES refuses for now: send-reminders gives its claim back (the
+    // retry may send at once) and reports the failure for its retry.
+    let created = rig
+        .expect(
+            "POST",
+            VERIFY,
+            Some(&key),
+            Some(json!({"tenant_email": "iam.release+good@example.com"})),
+            201,
+        )
+        .await;
+    let released: uuid::Uuid = created_id(&created, "verification_id").parse().unwrap();
+    rig.drain().await;
+    let reach = &rig.workers[&Function::SendReminders].reach;
+    let ses_down = shared::handlers::send_reminders::ReachDeps {
+        store: reach.store.clone(),
+        mailer: Flaky::new(reach.mailer.clone()),
+        texter: reach.texter.clone(),
+        queue: reach.queue.clone(),
+        clock: reach.clock,
+        public_base_url: reach.public_base_url.clone(),
+        test_mode_delivery: reach.test_mode_delivery,
+        reminder_offsets: reach.reminder_offsets.clone(),
+    };
+    ses_down.mailer.down.set(true);
+    let payload = ReminderPayload {
+        verification_id: released,
+        reminder: "72h".into(),
+    };
+    let failed = shared::handlers::send_reminders::send_reminders(&ses_down, payload).await;
+    assert!(
+        failed.is_err(),
+        "a transient SES failure is reported for a retry"
+    );
     // A permanent rejection of the invite: the verification fails.
     let (s, bounced) = rig
         .call(

@@ -206,7 +206,8 @@ pub(super) async fn drive_households(rec: &mut Recorder) {
     let r = env
         .call("DELETE", &household_path(household_id), Some(&test), None)
         .await;
-    assert_eq!(r.status, 200, "{}", r.raw);
+    assert_eq!(r.status, 409, "{}", r.raw);
+    assert_eq!(r.body["code"], "household_closed", "{}", r.raw);
     rec.op("household cancel when final", "DELETE", API_HOUSEHOLDS, &r);
     let open = post(
         rec,

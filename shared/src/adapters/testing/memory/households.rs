@@ -66,26 +66,6 @@ impl HouseholdStore for MemoryStore {
         Ok(Some((household, members)))
     }
 
-    async fn cancel_household(
-        &self,
-        household: &Household,
-        now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        let mut t = self.lock();
-        match t.households.get_mut(&household.household_id) {
-            Some(h)
-                if h.account_id == household.account_id
-                    && h.mode == household.mode
-                    && h.decision.is_none()
-                    && h.cancelled_at.is_none() =>
-            {
-                h.cancelled_at = Some(now);
-                Ok(true)
-            }
-            _ => Ok(false),
-        }
-    }
-
     async fn record_household_decision(
         &self,
         id: Uuid,
@@ -94,7 +74,7 @@ impl HouseholdStore for MemoryStore {
     ) -> Result<bool, StoreError> {
         let mut t = self.lock();
         match t.households.get_mut(&id) {
-            Some(h) if h.decision.is_none() => {
+            Some(h) if h.decision.is_none() && h.cancelled_at.is_none() => {
                 h.decision = Some(decision.clone());
                 h.decided_at = Some(decided_at);
                 Ok(true)
@@ -102,14 +82,6 @@ impl HouseholdStore for MemoryStore {
             _ => Ok(false),
         }
     }
-}
-
-/// As the adapter's check on the household item in a member's claim or resend: the member's
-/// household (if any) is cancelled. A missing household item passes the check, as in DynamoDB.
-pub(super) fn household_cancelled(t: &Tables, household_id: Option<Uuid>) -> bool {
-    household_id
-        .and_then(|h| t.households.get(&h))
-        .is_some_and(|h| h.cancelled_at.is_some())
 }
 
 /// A household create as one atomic step on the locked tables (the adapter's transaction).

@@ -114,25 +114,53 @@ impl MeterStore for MemoryStore {
             now,
             plans,
             household_id,
+            members,
         } = *cancel;
         let mut t = self.lock();
         let account = match allowed(&t, key, now, plans) {
             Ok(account) => account,
             Err(refusal) => return Ok(Metered::AccountRefused(*refusal)),
         };
-        // As the adapter's condition: the key's own household, undecided, not cancelled yet.
-        let done = match t.households.get_mut(&household_id) {
-            Some(h) if h.account_id == key.account_id && h.mode == key.mode => {
-                if h.decision.is_none() && h.cancelled_at.is_none() {
-                    h.cancelled_at = Some(now);
-                    Ok(())
-                } else {
-                    Err(HouseholdCancelRefusal::Closed(Box::new(h.clone())))
-                }
+        // As the adapter's conditions: the key's own household, undecided, not cancelled yet, and
+        // each named member of it, still open and unexpired.
+        let household = match t.households.get(&household_id) {
+            Some(h) if h.account_id == key.account_id && h.mode == key.mode => h.clone(),
+            _ => {
+                return Ok(settle(
+                    &mut t,
+                    &account,
+                    now,
+                    Err(HouseholdCancelRefusal::NotFound),
+                ));
             }
-            _ => Err(HouseholdCancelRefusal::NotFound),
         };
-        Ok(settle(&mut t, &account, now, done))
+        if household.decision.is_some() || household.cancelled_at.is_some() {
+            let closed = Err(HouseholdCancelRefusal::Closed(Box::new(household)));
+            return Ok(settle(&mut t, &account, now, closed));
+        }
+        let members_open = members.iter().all(|id| {
+            t.verifications.get(id).is_some_and(|v| {
+                v.household_id == Some(household_id)
+                    && v.status.is_open()
+                    && v.account_id == key.account_id
+                    && v.mode == key.mode
+                    && now < v.expires_at
+            })
+        });
+        if !members_open {
+            // A race the caller settles by reading again: nothing written, nothing counted.
+            return Ok(Metered::Refused(
+                account,
+                HouseholdCancelRefusal::MembersChanged,
+            ));
+        }
+        for id in members {
+            cancel_open_locked(&mut t, *id, &key.account_id, key.mode, now);
+        }
+        if let Some(household) = t.households.get_mut(&household_id) {
+            household.cancelled_at = Some(now);
+        }
+        Ok(settle(&mut t, &account, now, Ok(())))
     }
 
     async fn meter_and_resend(

@@ -1,0 +1,104 @@
+//! The message claims in memory, with the adapter's conditions (`adapters/dynamo/message_claims.rs`):
+//! one claim per verification and message, taken together with the binding of its link.
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use super::{MemoryStore, Tables, refused};
+use crate::domain::reach::{MESSAGE_LEASE, Message};
+use crate::ports::{ClaimStart, MessageClaim, MessageClaimStore, StoreError};
+
+/// A stored claim, as the adapter's claim item holds it.
+#[derive(Clone)]
+pub(super) enum ClaimState {
+    Sending { lease_until: DateTime<Utc> },
+    Sent,
+    Rejected(String),
+}
+
+impl MemoryStore {
+    /// The claim of `message` of `id` as stored: `Claimed` while a lease is held (live or not),
+    /// None when there is none. For tests.
+    pub fn message_claim(&self, id: Uuid, message: &Message) -> Option<MessageClaim> {
+        Some(match self.lock().claims.get(&(id, message.key()))? {
+            ClaimState::Sending { .. } => MessageClaim::Claimed,
+            ClaimState::Sent => MessageClaim::Sent,
+            ClaimState::Rejected(reason) => MessageClaim::Rejected(reason.clone()),
+        })
+    }
+}
+
+/// Why a claim is refused at `now`, if it is. The adapter compares whole seconds (the lease is
+/// stored as epoch seconds).
+fn refusal(t: &Tables, key: &(Uuid, String), now: DateTime<Utc>) -> Option<MessageClaim> {
+    match t.claims.get(key)? {
+        ClaimState::Sending { lease_until } if lease_until.timestamp() < now.timestamp() => None,
+        ClaimState::Sending { .. } => Some(MessageClaim::Held),
+        ClaimState::Sent => Some(MessageClaim::Sent),
+        ClaimState::Rejected(reason) => Some(MessageClaim::Rejected(reason.clone())),
+    }
+}
+
+impl MessageClaimStore for MemoryStore {
+    async fn claim_message(
+        &self,
+        id: Uuid,
+        message: &Message,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<ClaimStart, StoreError> {
+        let mut t = self.lock();
+        let key = (id, message.key());
+        let open = t
+            .verifications
+            .get(&id)
+            .is_some_and(|v| message.open_statuses().contains(&v.status) && v.expires_at > now);
+        // As the adapter reads the transaction's reasons: sent first, then the verification's.
+        match (refusal(&t, &key, now), open) {
+            (Some(MessageClaim::Sent), _) => return Ok(ClaimStart::Refused(MessageClaim::Sent)),
+            (_, false) => return Ok(ClaimStart::Closed),
+            (Some(refused), true) => return Ok(ClaimStart::Refused(refused)),
+            (None, true) => {}
+        }
+        let lease_until = now + MESSAGE_LEASE;
+        t.claims.insert(key, ClaimState::Sending { lease_until });
+        if let Some(v) = t.verifications.get_mut(&id) {
+            v.message_links
+                .insert(message.key(), token_hash.to_string());
+        }
+        Ok(ClaimStart::Claimed)
+    }
+
+    async fn mark_message_sent(
+        &self,
+        id: Uuid,
+        message: &Message,
+        _now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        (self.lock().claims).insert((id, message.key()), ClaimState::Sent);
+        Ok(())
+    }
+
+    async fn mark_message_rejected(
+        &self,
+        id: Uuid,
+        message: &Message,
+        reason: &str,
+    ) -> Result<(), StoreError> {
+        let rejected = ClaimState::Rejected(reason.to_string());
+        self.lock().claims.insert((id, message.key()), rejected);
+        Ok(())
+    }
+
+    async fn release_message(&self, id: Uuid, message: &Message) -> Result<(), StoreError> {
+        let mut t = self.lock();
+        let key = (id, message.key());
+        match t.claims.get(&key) {
+            Some(ClaimState::Sending { .. }) => {
+                t.claims.remove(&key);
+                Ok(())
+            }
+            _ => Err(refused("no claim being sent")),
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! What the outbox's pieces share (`publish-events`, `retry-events` and the modules of each
+//! piece): their deps, their error, the pieces of work as they wait on the retry queue, the
+//! hand-off to that queue and the one way a webhook is queued. Every outbox module imports this
+//! one, and it imports none of them, so the outbox's files form no circle.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::config::TestModeDelivery;
+use crate::domain::webhook::WebhookMessage;
+use crate::handlers::notices::{ReachError, Texting};
+use crate::handlers::webhook_archive;
+use crate::ports::{Clock, MailError, Queue, StoreError, WebhookHistoryStore};
+
+/// What `publish-events` and `retry-events` need.
+pub struct OutboxDeps<S, M, T, R, Q, C> {
+    pub store: S,
+    pub mailer: M,
+    /// The invite SMS, and a resent round's.
+    pub texter: T,
+    /// A new verification's reminder schedules.
+    pub scheduler: R,
+    /// The webhook queue.
+    pub queue: Q,
+    /// The durable retry queue (work that failed, redone by `retry-events`).
+    pub retry_queue: Q,
+    pub clock: C,
+    /// Base URL of the tenant page (links are `{base}/t/{id}/{token}`).
+    pub public_base_url: String,
+    /// Whether test-mode verifications reach the tenant (suppressed in a deployed stack).
+    pub test_mode_delivery: TestModeDelivery,
+    /// The reminder points, as durations before `expires_at` (at most two are used).
+    pub reminder_offsets: Vec<Duration>,
+    /// `retry-events`' delay before each further attempt (seconds; the last value repeats).
+    pub retry_backoff: Vec<u32>,
+}
+
+impl<S, M, T, R, Q, C> OutboxDeps<S, M, T, R, Q, C> {
+    /// What an SMS notice takes from these deps.
+    pub fn texting(&self) -> Texting<'_, S, T, C> {
+        Texting {
+            store: &self.store,
+            texter: &self.texter,
+            clock: &self.clock,
+            public_base_url: &self.public_base_url,
+            test_mode_delivery: self.test_mode_delivery,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OutboxError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("mail: {0}")]
+    Mail(MailError),
+    #[error("tenant e-mail claimed by another attempt that has not finished")]
+    Held,
+    #[error("unreadable stream record: {0}")]
+    Record(String),
+    /// An SMS or a reminder schedule.
+    #[error(transparent)]
+    Reach(#[from] ReachError),
+}
+
+/// Work that could not be done at once, as it waits on the retry queue.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum RetryWork {
+    /// Send the tenant e-mail of this verification (if still pending and not sent).
+    TenantEmail { verification_id: Uuid },
+    /// Put this webhook message on the webhook queue.
+    Webhook { message: WebhookMessage },
+    /// Text the invite SMS of this verification (once, while it is pending).
+    InviteSms { verification_id: Uuid },
+    /// Create this verification's reminder schedules (creating one again is success).
+    ReminderSchedules { verification_id: Uuid },
+    /// Send round `round` of the invite again (a resend), then its `verification.resent` webhook.
+    ResendInvite {
+        verification_id: Uuid,
+        round: u32,
+        #[serde(with = "crate::domain::ts")]
+        resent_at: DateTime<Utc>,
+    },
+    /// Text round `round`'s resent invite (once per round).
+    ResentSms { verification_id: Uuid, round: u32 },
+    /// Store this household's decision if every member is final (once; its stream record then
+    /// sends `household.completed`).
+    HouseholdDecision { household_id: Uuid },
+}
+
+impl RetryWork {
+    /// The piece's kind, as its message names it (for logs: no personal data).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RetryWork::TenantEmail { .. } => "tenant_email",
+            RetryWork::Webhook { .. } => "webhook",
+            RetryWork::InviteSms { .. } => "invite_sms",
+            RetryWork::ReminderSchedules { .. } => "reminder_schedules",
+            RetryWork::ResendInvite { .. } => "resend_invite",
+            RetryWork::ResentSms { .. } => "resent_sms",
+            RetryWork::HouseholdDecision { .. } => "household_decision",
+        }
+    }
+}
+
+/// A retry-queue message: the work, and when it first failed (the retry window starts there).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+pub struct RetryMessage {
+    pub work: RetryWork,
+    #[serde(with = "crate::domain::ts")]
+    pub first_failed_at: DateTime<Utc>,
+}
+
+/// Puts a webhook message on the webhook queue, once its event is stored for redelivery.
+pub(crate) async fn enqueue_webhook<S: WebhookHistoryStore, M, T, R, Q: Queue, C: Clock>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
+    message: &WebhookMessage,
+) -> Result<(), OutboxError> {
+    webhook_archive::archive_and_queue(&deps.store, &deps.queue, &deps.clock, message).await?;
+    Ok(())
+}
+
+/// Hands failed work to the durable retry queue.
+pub(crate) async fn hand_off<S, M, T, R, Q: Queue, C: Clock>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
+    work: RetryWork,
+) -> Result<(), StoreError> {
+    let message = RetryMessage {
+        work,
+        first_failed_at: deps.clock.now(),
+    };
+    let body = serde_json::to_string(&message).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    deps.retry_queue.send(&body).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What the logs name a piece is what its message says (`work.kind`), for every piece.
+    #[test]
+    fn a_pieces_kind_is_its_messages_kind() {
+        let id = Uuid::nil();
+        let at = "2026-11-25T21:00:00Z".parse().unwrap();
+        let message = WebhookMessage {
+            webhook_id: "msg_x".into(),
+            account_id: "acct".into(),
+            url: "https://hooks.example.com/h".into(),
+            body: "{}".into(),
+        };
+        let all = [
+            RetryWork::TenantEmail {
+                verification_id: id,
+            },
+            RetryWork::Webhook { message },
+            RetryWork::InviteSms {
+                verification_id: id,
+            },
+            RetryWork::ReminderSchedules {
+                verification_id: id,
+            },
+            RetryWork::ResendInvite {
+                verification_id: id,
+                round: 1,
+                resent_at: at,
+            },
+            RetryWork::ResentSms {
+                verification_id: id,
+                round: 1,
+            },
+            RetryWork::HouseholdDecision { household_id: id },
+        ];
+        for work in all {
+            let json = serde_json::to_value(&work).unwrap();
+            assert_eq!(json["kind"], work.kind());
+        }
+    }
+}
