@@ -42,7 +42,7 @@ pub const KEY_ATTRIBUTES: [&str; 8] = [PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, G
 /// may read (`dynamodb:Attributes` in template.yaml, with the key attributes).
 pub const WEBHOOK_SECRET_ATTRIBUTES: [&str; 3] = ["current", "previous", "previous_valid_until"];
 
-/// Key builders, one per item kind (see the table in `dynamo/mod.rs`), and their inverse where a
+/// Key builders, one per item kind (see the table in `dynamo.rs`), and their inverse where a
 /// caller reads an id out of a key (stream records).
 pub mod keys {
     use uuid::Uuid;
