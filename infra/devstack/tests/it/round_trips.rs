@@ -2,8 +2,8 @@
 //! follow one another, on a cold instance (fresh `ApiDeps`: no cache) and a warm one (its second
 //! request), against DynamoDB in moto.
 //!
-//! A client interceptor numbers the moment each call is sent and the moment its answer arrives
-//! from one shared sequence; a call that was sent before another one's answer arrived ran beside
+//! A client interceptor numbers the moment each call starts and the moment it finishes (once per
+//! call, however many attempts the SDK makes) from one shared sequence; a call that was sent before another one's answer arrived ran beside
 //! it. The longest chain of calls each sent after the previous one's answer is the number of
 //! sequential round trips (as `infra/bench`'s proxy counts them). Nothing here measures time.
 
@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use aws_sdk_dynamodb::config::interceptors::{
-    BeforeDeserializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
+    BeforeSerializationInterceptorContextRef, FinalizerInterceptorContextRef,
 };
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use common::{TestEnv, env};
@@ -47,10 +47,13 @@ impl Intercept for RoundTrips {
         "RoundTrips"
     }
 
-    fn read_before_transmit(
+    // Per operation, not per attempt: a call is "sent" when its future first runs and "answered"
+    // when it finishes. A transient retry inside one call (a slow, shared emulator) is not a
+    // round trip of the design, and a call two futures start together is sent before either
+    // finishes, whatever the scheduler does before the wire.
+    fn read_before_execution(
         &self,
-        _context: &BeforeTransmitInterceptorContextRef<'_>,
-        _components: &RuntimeComponents,
+        _context: &BeforeSerializationInterceptorContextRef<'_>,
         cfg: &mut ConfigBag,
     ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
         let sent = self.0.clock.fetch_add(1, Ordering::SeqCst);
@@ -59,9 +62,9 @@ impl Intercept for RoundTrips {
         Ok(())
     }
 
-    fn read_before_deserialization(
+    fn read_after_execution(
         &self,
-        _context: &BeforeDeserializationInterceptorContextRef<'_>,
+        _context: &FinalizerInterceptorContextRef<'_>,
         _components: &RuntimeComponents,
         cfg: &mut ConfigBag,
     ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
