@@ -63,7 +63,7 @@ mod webhook_history;
 
 pub use items::{Item, verification_from_item};
 pub use live_month::live_created_attribute;
-pub use schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};
+pub use schema::{ACCOUNT_NAME_ATTRIBUTE, WEBHOOK_SECRET_ATTRIBUTES, keys};
 pub use table::create_table;
 
 use items::{from_item, s};

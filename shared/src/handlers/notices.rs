@@ -51,9 +51,9 @@ pub(crate) async fn requester<S: AccountStore>(
     v: &Verification,
 ) -> Result<String, StoreError> {
     Ok(store
-        .get_account(&v.account_id)
+        .get_account_name(&v.account_id)
         .await?
-        .map_or_else(|| "A landlord".to_string(), |a| a.name))
+        .unwrap_or_else(|| "A landlord".to_string()))
 }
 
 /// Marks a sent message, retrying a failed write a few times (short pauses: a throttled table).

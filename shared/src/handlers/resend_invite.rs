@@ -105,7 +105,7 @@ async fn send_round<S: ResendStore, M: Mailer, T, R, Q: Queue, C: Clock>(
     let message = Message::InviteEmail(round);
     let (start, account) = tokio::join!(
         deps.store.claim_message(id, &message, &token_hash, now),
-        deps.store.get_account(&v.account_id),
+        deps.store.get_account_name(&v.account_id),
     );
     match start? {
         ClaimStart::Claimed => {}
@@ -116,7 +116,7 @@ async fn send_round<S: ResendStore, M: Mailer, T, R, Q: Queue, C: Clock>(
             return Err(OutboxError::Held);
         }
     }
-    let requester = account?.map_or_else(|| "A landlord".to_string(), |a| a.name);
+    let requester = account?.unwrap_or_else(|| "A landlord".to_string());
     let link = tenant_link(&deps.public_base_url, id, &token);
     match deps.mailer.send(&tenant_email(v, &requester, &link)).await {
         Ok(()) => {

@@ -116,7 +116,7 @@ where
     let message = Message::InviteEmail(0);
     let (start, account) = tokio::join!(
         deps.store.claim_message(id, &message, &token_hash, now),
-        deps.store.get_account(&v.account_id),
+        deps.store.get_account_name(&v.account_id),
     );
     match start? {
         ClaimStart::Claimed => {}
@@ -139,7 +139,7 @@ where
     }
     let sent = match account {
         Ok(account) => {
-            let requester = account.map_or_else(|| "A landlord".to_string(), |a| a.name);
+            let requester = account.unwrap_or_else(|| "A landlord".to_string());
             let link = tenant_link(&deps.public_base_url, id, &token);
             deps.mailer
                 .send(&tenant_email(v, &requester, &link))

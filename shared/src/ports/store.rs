@@ -114,6 +114,12 @@ pub trait AccountStore: Send + Sync {
         &self,
         account_id: &str,
     ) -> impl Future<Output = Result<Option<Account>, StoreError>> + Send;
+    /// The account's display name and nothing else of it: what the tenant page and the messages
+    /// to a tenant show. Their roles may read no other attribute of the account (template.yaml).
+    fn get_account_name(
+        &self,
+        account_id: &str,
+    ) -> impl Future<Output = Result<Option<String>, StoreError>> + Send;
     /// Changes plan and/or subscription; false when the account does not exist.
     fn update_account(
         &self,

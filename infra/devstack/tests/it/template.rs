@@ -587,6 +587,67 @@ fn only_deliver_webhook_reaches_the_signing_secrets() {
     );
 }
 
+/// The tenant-facing functions (the internet-facing tenant page, and the three that write to
+/// tenants) read the landlord's display name and nothing else of the account: every grant of
+/// theirs on `ACCOUNT#` is a GetItem limited to the key and `name` attributes, the one attribute
+/// `get_account_name` projects.
+#[test]
+fn tenant_facing_roles_read_only_the_account_name() {
+    let t = template();
+    let account = shared::adapters::dynamo::keys::account("acct_x").0;
+    for resource in [
+        "TenantPortalFunction",
+        "PublishEventsRole",
+        "SendRemindersRole",
+        "RetryEventsRole",
+    ] {
+        let props = &t["Resources"][resource]["Properties"];
+        let statements: Vec<Value> = props["Policies"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .flat_map(|p| {
+                let document = if p["PolicyDocument"].is_null() {
+                    p
+                } else {
+                    &p["PolicyDocument"]
+                };
+                document["Statement"].as_sequence().unwrap().clone()
+            })
+            .collect();
+        let reaching: Vec<&Value> = statements
+            .iter()
+            .filter(|st| {
+                let keys = &st["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"];
+                format!("{:?}", st["Action"]).contains("dynamodb:")
+                    && keys.is_sequence()
+                    && serde_yaml::to_string(&st["Resource"])
+                        .unwrap()
+                        .contains("Table.Arn")
+                    && strings(keys)
+                        .iter()
+                        .any(|k| account.starts_with(k.trim_end_matches('*')))
+            })
+            .collect();
+        assert!(!reaching.is_empty(), "{resource} reads the name");
+        for st in reaching {
+            if st["Action"] == "dynamodb:UpdateItem" {
+                continue; // retry-events' refund of a verification's count, never a read
+            }
+            assert_eq!(st["Action"], "dynamodb:GetItem", "{resource}");
+            assert_eq!(
+                strings(&st["Condition"]["ForAllValues:StringEquals"]["dynamodb:Attributes"]),
+                vec![
+                    schema::PK.to_string(),
+                    schema::SK.to_string(),
+                    shared::adapters::dynamo::ACCOUNT_NAME_ATTRIBUTE.to_string()
+                ],
+                "{resource}"
+            );
+        }
+    }
+}
+
 /// The table grants of a function (its SAM `Policies`) or of a role of its own (`Policies[].
 /// PolicyDocument`), as (action, resource, LeadingKeys prefix) triples; the resource is `table`
 /// or `index/<name>`.

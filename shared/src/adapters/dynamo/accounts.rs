@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use super::api_day::account_from_item;
 use super::contention::send_update;
 use super::items::{account_item, from_item, s, webhook_secrets_item};
-use super::schema::{WEBHOOK_SECRET_ATTRIBUTES, keys};
+use super::schema::{ACCOUNT_NAME_ATTRIBUTE, WEBHOOK_SECRET_ATTRIBUTES, keys};
 use super::{DynamoStore, Expr, unavailable};
 use crate::domain::{Account, SubscriptionStatus, format_ts};
 use crate::ports::{AccountStore, StoreError, WebhookSecretStore, WebhookSecrets};
@@ -21,6 +21,19 @@ impl AccountStore for DynamoStore {
     async fn get_account(&self, account_id: &str) -> Result<Option<Account>, StoreError> {
         let item = self.get(keys::account(account_id)).await?;
         item.map(account_from_item).transpose()
+    }
+
+    async fn get_account_name(&self, account_id: &str) -> Result<Option<String>, StoreError> {
+        let out = self
+            .get_item(&keys::account(account_id))
+            .projection_expression("#n")
+            .expression_attribute_names("#n", ACCOUNT_NAME_ATTRIBUTE)
+            .send()
+            .await
+            .map_err(unavailable)?;
+        Ok(out
+            .item
+            .and_then(|item| item.get(ACCOUNT_NAME_ATTRIBUTE)?.as_s().ok().cloned()))
     }
 
     async fn update_account(

@@ -40,6 +40,10 @@ pub const KEY_ATTRIBUTES: [&str; 8] = [PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, G
 
 /// The attributes of the webhook-secrets item: all that deliver-webhook reads, and all its role
 /// may read (`dynamodb:Attributes` in template.yaml, with the key attributes).
+/// The account attribute the tenant-facing functions may read (`dynamodb:Attributes` in
+/// template.yaml, with the key attributes): the landlord's display name.
+pub const ACCOUNT_NAME_ATTRIBUTE: &str = "name";
+
 pub const WEBHOOK_SECRET_ATTRIBUTES: [&str; 3] = ["current", "previous", "previous_valid_until"];
 
 /// Key builders, one per item kind (see the table in `dynamo.rs`), and their inverse where a

@@ -124,6 +124,10 @@ impl<S: AccountStore, F: FaultPlan> AccountStore for FaultyStore<S, F> {
         self.faults.check(StoreOp::GetAccount)?;
         self.inner.get_account(account_id).await
     }
+    async fn get_account_name(&self, account_id: &str) -> Result<Option<String>, StoreError> {
+        self.faults.check(StoreOp::GetAccount)?;
+        self.inner.get_account_name(account_id).await
+    }
     async fn update_account(
         &self,
         account_id: &str,

@@ -113,6 +113,10 @@ impl AccountStore for MemoryStore {
         Ok(self.lock().accounts.get(account_id).cloned())
     }
 
+    async fn get_account_name(&self, account_id: &str) -> Result<Option<String>, StoreError> {
+        Ok(self.lock().accounts.get(account_id).map(|a| a.name.clone()))
+    }
+
     async fn update_account(
         &self,
         account_id: &str,

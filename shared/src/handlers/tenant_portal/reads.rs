@@ -11,7 +11,7 @@ pub(super) async fn requester_name<S: AccountStore, C, P>(
 ) -> Result<String, StoreError> {
     Ok(deps
         .store
-        .get_account(&v.account_id)
+        .get_account_name(&v.account_id)
         .await?
-        .map_or_else(|| "the requester".to_string(), |a| a.name))
+        .unwrap_or_else(|| "the requester".to_string()))
 }
