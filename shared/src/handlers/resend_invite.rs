@@ -12,7 +12,7 @@ use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::webhook::WebhookMessage;
 use crate::domain::{Verification, format_ts, resend};
-use crate::handlers::notices::release;
+use crate::handlers::notices::{release, requester};
 use crate::handlers::outbox::{OutboxDeps, OutboxError, RetryWork, enqueue_webhook};
 use crate::handlers::tenant_email::tenant_email;
 use crate::ports::{
@@ -103,9 +103,9 @@ async fn send_round<S: ResendStore, M: Mailer, T, R, Q: Queue, C: Clock>(
     let id = v.verification_id;
     let (token, token_hash) = generate_link_token();
     let message = Message::InviteEmail(round);
-    let (start, account) = tokio::join!(
+    let (start, requester) = tokio::join!(
         deps.store.claim_message(id, &message, &token_hash, now),
-        deps.store.get_account_name(&v.account_id),
+        requester(&deps.store, v),
     );
     match start? {
         ClaimStart::Claimed => {}
@@ -116,7 +116,7 @@ async fn send_round<S: ResendStore, M: Mailer, T, R, Q: Queue, C: Clock>(
             return Err(OutboxError::Held);
         }
     }
-    let requester = account?.unwrap_or_else(|| "A landlord".to_string());
+    let requester = requester?;
     let link = tenant_link(&deps.public_base_url, id, &token);
     match deps.mailer.send(&tenant_email(v, &requester, &link)).await {
         Ok(()) => {

@@ -9,7 +9,7 @@ use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::{Status, Transition, Verification, format_ts};
 use crate::handlers::html::esc;
-use crate::handlers::notices::release;
+use crate::handlers::notices::{release, requester};
 use crate::handlers::outbox::{OutboxDeps, OutboxError};
 use crate::ports::{
     AccountStore, ClaimStart, Clock, Email, MailError, Mailer, MessageClaim, MessageClaimStore,
@@ -114,9 +114,9 @@ where
     // e-mail.
     let (token, token_hash) = generate_link_token();
     let message = Message::InviteEmail(0);
-    let (start, account) = tokio::join!(
+    let (start, requester) = tokio::join!(
         deps.store.claim_message(id, &message, &token_hash, now),
-        deps.store.get_account_name(&v.account_id),
+        requester(&deps.store, v),
     );
     match start? {
         ClaimStart::Claimed => {}
@@ -137,9 +137,8 @@ where
             return Err(OutboxError::Held);
         }
     }
-    let sent = match account {
-        Ok(account) => {
-            let requester = account.unwrap_or_else(|| "A landlord".to_string());
+    let sent = match requester {
+        Ok(requester) => {
             let link = tenant_link(&deps.public_base_url, id, &token);
             deps.mailer
                 .send(&tenant_email(v, &requester, &link))
