@@ -285,14 +285,20 @@ impl Receiver {
         receiver
     }
 
-    /// A receiver that is listening but not listed: webhooks must never reach it.
+    /// A receiver that is listening but not listed: webhooks must never reach it. Its port is
+    /// one no earlier receiver of this binary listed (the OS reuses the ports of dropped ones).
     pub async fn start_unlisted(statuses: Vec<u16>, delay: std::time::Duration) -> Receiver {
-        let respond = devstack::receiver::scripted(statuses);
-        Receiver(
-            devstack::receiver::Receiver::start(0, "/hook", delay, respond)
+        for _ in 0..50 {
+            let respond = devstack::receiver::scripted(statuses.clone());
+            let receiver = devstack::receiver::Receiver::start(0, "/hook", delay, respond)
                 .await
-                .unwrap(),
-        )
+                .unwrap();
+            let url = reqwest::Url::parse(&receiver.url).unwrap();
+            if !webhook_origins().allows(&url) {
+                return Receiver(receiver);
+            }
+        }
+        panic!("no loopback port free of the listed receivers after 50 tries")
     }
 }
 
