@@ -163,7 +163,6 @@ pub async fn rig() -> Rig {
     let created = stack::bootstrap(&sdk, &names).await.expect("bootstrap");
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), names.table.clone());
     let seed = |account, plan| stack::seed_account(&store, account, plan, false);
-    // Fixed keys: the demo account also has keys of the earlier format (found by their hash).
     let (live_key, test_key) = stack::seed_account(&store, stack::DEMO_ACCOUNT, "business", true)
         .await
         .unwrap();
