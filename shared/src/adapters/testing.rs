@@ -45,6 +45,8 @@ pub fn active_account(account_id: &str, plan: &str, now: DateTime<Utc>) -> Accou
         created_at: now,
         api_window: None,
         api_requests: 0,
+        sms_month: 0,
+        sms_sent: 0,
         revoked_keys: vec![],
         api_keys: Default::default(),
     }
