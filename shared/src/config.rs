@@ -18,7 +18,7 @@ pub use expire_verifications::ExpireVerificationsConfig;
 pub use live_income::{LiveIncome, SANDBOX_FOR_LIVE_REFUSED};
 pub use plans::Plans;
 pub use publish_events::{PublishEventsConfig, TestModeDelivery};
-pub use reach::{ReachConfig, ReminderSchedules, parse_offsets};
+pub use reach::{ReachConfig, ReminderSchedules, SmsBounds, parse_offsets, sms_countries};
 pub use tenant_portal::{PlaidVariables, TenantPortalConfig};
 
 use std::collections::HashMap;

@@ -9,6 +9,7 @@ pub mod reach;
 pub mod report;
 pub mod resend;
 pub mod secrets;
+pub mod sms;
 pub mod stability;
 pub mod tenant_link;
 pub mod transition;
@@ -360,6 +361,13 @@ pub struct Account {
     pub api_window: Option<String>,
     #[serde(skip)]
     pub api_requests: u32,
+    /// The UTC month (`yyyymm`, 0 for none) the SMS count below belongs to; stored its own
+    /// way, as the API count (DynamoDB: one attribute per month, `adapters::dynamo::sms_month`).
+    #[serde(skip)]
+    pub sms_month: u32,
+    /// Live SMS claimed in `sms_month` (`domain::sms::sms_used`).
+    #[serde(skip)]
+    pub sms_sent: u32,
     /// Key ids revoked for this account; checked in the same write that meters a request.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub revoked_keys: Vec<String>,
@@ -391,6 +399,10 @@ pub struct Plan {
     pub verifications_per_month: u32,
     pub api_requests_per_day: u32,
     pub api_access: bool,
+    /// SMS to tenants per UTC month (live verifications only); a plan that names none texts
+    /// nobody.
+    #[serde(default)]
+    pub sms_per_month: u32,
 }
 
 /// The API-request window is the UTC calendar day.

@@ -448,6 +448,8 @@ mod tests {
             created_at: at,
             api_window: None,
             api_requests: 0,
+            sms_month: 0,
+            sms_sent: 0,
             revoked_keys: vec![],
             api_keys: [(TOKEN_HASH.to_string(), Mode::Live)].into(),
         };

@@ -101,6 +101,7 @@ pub fn publish_events(config: PublishEventsConfig, sdk: &SdkConfig) -> Outbox {
         test_mode_delivery: config.test_mode_delivery,
         reminder_offsets: config.reminder_offsets,
         retry_backoff: DEFAULT_RETRY_BACKOFF.to_vec(),
+        sms: config.sms,
     }
 }
 
@@ -144,5 +145,6 @@ pub fn send_reminders(config: ReachConfig, sdk: &SdkConfig) -> Reach {
         public_base_url: config.public_base_url,
         test_mode_delivery: config.test_mode_delivery,
         reminder_offsets: config.reminder_offsets,
+        sms: config.sms,
     }
 }

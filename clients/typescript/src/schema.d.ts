@@ -541,7 +541,11 @@ export interface components {
              *     starts with `+` and a country code), the invite and the reminders also go by SMS
              *     (E.164, with "Reply STOP to opt out."). A number that passes this check but is no
              *     valid number is kept and not texted: the verification and its e-mail go ahead.
-             *     Test keys never send an SMS from a deployed stack.
+             *     A valid number of a country the service does not text (by default it texts the US
+             *     and Canada only, told apart from the other +1 countries by area code) is refused
+             *     with `validation_error`, code `country_not_allowed`, whose message lists the
+             *     countries. Texts also stop when the plan's monthly SMS allowance is used up; the
+             *     e-mail still goes. Test keys never send an SMS from a deployed stack.
              */
             tenant_phone?: string | null;
             /**
@@ -947,6 +951,13 @@ export interface components {
                 requests_remaining: number;
                 resets_at: components["schemas"]["Timestamp"];
             };
+            /** @description Texts to tenants this UTC month against the plan's monthly SMS allowance. They are the account's live texts, whichever key asks: test-mode texts are never counted. A text refused because the allowance was used up is not counted, and the e-mail still goes. */
+            sms: {
+                used_this_month: number;
+                /** @description Monthly SMS allowance of the plan. */
+                limit: number;
+                remaining: number;
+            };
             subscription: {
                 /** @enum {string} */
                 status: "active" | "trialing" | "past_due" | "canceled";
@@ -962,7 +973,7 @@ export interface components {
             /** @description The body field, query parameter or header at fault (`body` for the body as a whole). */
             field: string;
             /** @enum {string} */
-            code: "required" | "invalid" | "invalid_type" | "too_long" | "out_of_range" | "requires_monthly_rent" | "duplicate" | "applicant_required";
+            code: "required" | "invalid" | "invalid_type" | "too_long" | "out_of_range" | "requires_monthly_rent" | "duplicate" | "applicant_required" | "country_not_allowed";
             message: string;
         };
         /** @description The envelope of every error. Each error response has its own schema below, this envelope with the codes that response can carry. */

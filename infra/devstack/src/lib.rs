@@ -34,6 +34,7 @@ pub fn local_settings(table: &str, base_url: &str, lifetime: chrono::Duration) -
         // The local stack has no bank-data provider: live keys use the sandbox, marked as local.
         live_income: shared::config::LiveIncome::LocalSandbox,
         sms_region: Default::default(),
+        sms_countries: Default::default(),
     }
 }
 
@@ -106,6 +107,7 @@ impl Workers {
                     role_arn: names.scheduler_role_arn.clone(),
                 },
                 reminder_offsets: shared::domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
+                sms: Default::default(),
             },
             sdk,
         );
@@ -134,6 +136,7 @@ impl Workers {
             public_base_url: base_url.to_string(),
             test_mode_delivery: TestModeDelivery::Send,
             reminder_offsets: shared::domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
+            sms: Default::default(),
         };
         let reach = wiring::send_reminders(reach_config, sdk);
         Workers {

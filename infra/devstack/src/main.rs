@@ -90,6 +90,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         chrono::Duration::seconds(args.link_lifetime_seconds),
     );
     settings.plans = plans;
+    // SMS_COUNTRIES (and PLANS' SMS allowances), as a deployed stack reads them.
+    let sms = shared::config::SmsBounds::parse(&env)?;
+    settings.sms_countries = sms.countries.clone();
     // Webhooks may reach the demo receiver below and nothing else on this machine, except the
     // receivers `LOCAL_WEBHOOK_ORIGINS` names (infra/stack.sh: the client tests' own).
     settings.local_webhook_origins = extra_origins;
@@ -120,6 +123,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let offsets = shared::config::parse_offsets(args.reminder_offsets_seconds.as_deref())?;
     workers.outbox.reminder_offsets = offsets.clone();
     workers.reach.reminder_offsets = offsets;
+    workers.outbox.sms = sms.clone();
+    workers.reach.sms = sms;
     let workers = Arc::new(workers);
     let ttl = TtlDeletions::default();
     let mut pump = StreamPump::new(&sdk, &names.table, ttl.clone()).await?;

@@ -197,6 +197,8 @@ pub async fn seed_account(
                 created_at: now,
                 api_window: None,
                 api_requests: 0,
+                sms_month: 0,
+                sms_sent: 0,
                 revoked_keys: vec![],
                 api_keys: Default::default(),
             })

@@ -32,6 +32,7 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::DisplayErrorContext;
 use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
 use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
+use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
@@ -57,13 +58,14 @@ mod metered_create;
 mod metered_reach;
 mod metering;
 pub mod schema;
+mod sms_month;
 mod table;
 mod verifications;
 mod webhook_history;
 
 pub use items::{Item, verification_from_item};
 pub use live_month::live_created_attribute;
-pub use schema::{ACCOUNT_NAME_ATTRIBUTE, WEBHOOK_SECRET_ATTRIBUTES, keys};
+pub use schema::{ACCOUNT_NAME_ATTRIBUTE, ACCOUNT_PLAN_ATTRIBUTE, WEBHOOK_SECRET_ATTRIBUTES, keys};
 pub use table::create_table;
 
 use items::{from_item, s};
@@ -169,6 +171,23 @@ impl DynamoStore {
             .await
             .map_err(unavailable)?;
         Ok(())
+    }
+
+    /// Sends a conditional put whose refusal is an answer, not a failure: Ok(false) when its
+    /// condition refused it (nothing written).
+    async fn put_unless_refused(&self, put: PutItemFluentBuilder) -> Result<bool, StoreError> {
+        match put.send().await {
+            Ok(_) => Ok(true),
+            Err(e)
+                if matches!(
+                    e.as_service_error(),
+                    Some(PutItemError::ConditionalCheckFailedException(_))
+                ) =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(unavailable(e)),
+        }
     }
 
     /// An UpdateItem of one item; the caller adds the expressions.

@@ -1,5 +1,6 @@
 //! Test support (feature `test-support`, enabled by the test crates' dev-dependencies): the store
-//! in memory, a fault-injecting wrapper for any store, and a clock the test moves.
+//! in memory, a fault-injecting wrapper for any store, a clock the test moves, and the document
+//! fixtures (`documents`).
 
 use std::sync::{Arc, Mutex};
 
@@ -8,6 +9,7 @@ use chrono::{DateTime, Utc};
 use crate::domain::{Account, SubscriptionStatus};
 use crate::ports::Clock;
 
+pub mod documents;
 mod faulty;
 mod faulty_claims;
 mod memory;
@@ -45,6 +47,8 @@ pub fn active_account(account_id: &str, plan: &str, now: DateTime<Utc>) -> Accou
         created_at: now,
         api_window: None,
         api_requests: 0,
+        sms_month: 0,
+        sms_sent: 0,
         revoked_keys: vec![],
         api_keys: Default::default(),
     }

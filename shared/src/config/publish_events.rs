@@ -4,7 +4,7 @@
 
 use chrono::Duration;
 
-use super::{ConfigError, Env, ReminderSchedules, parse_offsets};
+use super::{ConfigError, Env, ReminderSchedules, SmsBounds, parse_offsets};
 use crate::domain::Mode;
 
 /// Whether test-mode verifications e-mail the tenant (`TEST_MODE_DELIVERY`). A deployed stack
@@ -52,6 +52,8 @@ pub struct PublishEventsConfig {
     pub schedules: ReminderSchedules,
     /// `REMINDER_OFFSETS_SECONDS` (see `ReachConfig`): when the reminders fall.
     pub reminder_offsets: Vec<Duration>,
+    /// The countries SMS may go to and the plans' SMS allowances.
+    pub sms: SmsBounds,
 }
 
 impl PublishEventsConfig {
@@ -71,6 +73,7 @@ impl PublishEventsConfig {
             test_mode_delivery: TestModeDelivery::from_env(env)?,
             schedules: ReminderSchedules::parse(env)?,
             reminder_offsets: parse_offsets(env.optional("REMINDER_OFFSETS_SECONDS").as_deref())?,
+            sms: SmsBounds::parse(env)?,
         })
     }
 }

@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::config::TestModeDelivery;
+use crate::config::{SmsBounds, TestModeDelivery};
 use crate::domain::webhook::WebhookMessage;
 use crate::handlers::notices::{ReachError, Texting};
 use crate::handlers::webhook_archive;
@@ -34,6 +34,8 @@ pub struct OutboxDeps<S, M, T, R, Q, C> {
     pub reminder_offsets: Vec<Duration>,
     /// `retry-events`' delay before each further attempt (seconds; the last value repeats).
     pub retry_backoff: Vec<u32>,
+    /// The countries texts may go to, and the plans' monthly SMS allowances.
+    pub sms: SmsBounds,
 }
 
 impl<S, M, T, R, Q, C> OutboxDeps<S, M, T, R, Q, C> {
@@ -45,6 +47,7 @@ impl<S, M, T, R, Q, C> OutboxDeps<S, M, T, R, Q, C> {
             clock: &self.clock,
             public_base_url: &self.public_base_url,
             test_mode_delivery: self.test_mode_delivery,
+            sms: &self.sms,
         }
     }
 }

@@ -105,6 +105,13 @@ impl WebhookSecrets {
     }
 }
 
+/// Who asks the tenant: the landlord's display name and plan (`AccountStore::get_requester`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Requester {
+    pub name: String,
+    pub plan: String,
+}
+
 /// Accounts: created by the admin tool, read by every authenticated request and every
 /// tenant page (the requester's name).
 pub trait AccountStore: Send + Sync {
@@ -120,6 +127,12 @@ pub trait AccountStore: Send + Sync {
         &self,
         account_id: &str,
     ) -> impl Future<Output = Result<Option<String>, StoreError>> + Send;
+    /// The account's display name and plan, and nothing else of it: what a sender of messages to
+    /// a tenant needs (the name for the text, the plan for its SMS allowance).
+    fn get_requester(
+        &self,
+        account_id: &str,
+    ) -> impl Future<Output = Result<Option<Requester>, StoreError>> + Send;
     /// Changes plan and/or subscription; false when the account does not exist.
     fn update_account(
         &self,

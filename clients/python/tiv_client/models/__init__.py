@@ -106,6 +106,7 @@ from .unsupported_media_type_error_code import UnsupportedMediaTypeErrorCode
 from .usage import Usage
 from .usage_api import UsageApi
 from .usage_response import UsageResponse
+from .usage_sms import UsageSms
 from .usage_subscription import UsageSubscription
 from .usage_subscription_status import UsageSubscriptionStatus
 from .usage_verifications import UsageVerifications
@@ -240,6 +241,7 @@ __all__ = (
     "Usage",
     "UsageApi",
     "UsageResponse",
+    "UsageSms",
     "UsageSubscription",
     "UsageSubscriptionStatus",
     "UsageVerifications",

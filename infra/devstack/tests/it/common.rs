@@ -101,6 +101,7 @@ pub fn small_plans() -> Plans {
         verifications_per_month: v,
         api_requests_per_day: r,
         api_access: api,
+        sms_per_month: Plans::defaults().get(name).map_or(3, |p| p.sms_per_month),
     };
     Plans::new(vec![
         plan("starter", 10, 0, false),

@@ -24,6 +24,7 @@ mod reminders;
 mod report_voucher;
 mod resend;
 mod round_trips;
+mod sms_bounds;
 mod template;
 mod webhook_history;
 mod webhook_targets;

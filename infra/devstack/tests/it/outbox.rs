@@ -209,6 +209,7 @@ async fn ses_failing_then_recovering_sends_once() {
         test_mode_delivery: shared::config::TestModeDelivery::Send,
         reminder_offsets: rig.workers.outbox.reminder_offsets.clone(),
         retry_backoff: vec![0],
+        sms: Default::default(),
     };
     let response =
         shared::handlers::publish_events::publish_events(&broken, event(records.clone())).await;

@@ -264,6 +264,7 @@ async fn rig() -> Rig {
         reminder_offsets: workers.outbox.reminder_offsets.clone(),
         // The test moves the clock by the real schedule; SQS makes messages visible at once.
         retry_backoff: vec![0],
+        sms: Default::default(),
     };
     let pump = StreamPump::new(&env.sdk, &env.names.table, TtlDeletions::default())
         .await

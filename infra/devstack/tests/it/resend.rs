@@ -311,6 +311,7 @@ async fn a_resend_whose_claim_fails_is_finished_by_the_retry_queue() {
         test_mode_delivery: o.test_mode_delivery,
         reminder_offsets: o.reminder_offsets.clone(),
         retry_backoff: vec![0],
+        sms: Default::default(),
     };
     let records: Vec<EventRecord> = rig
         .pump

@@ -504,5 +504,6 @@ fn wiring_outbox_with<S>(
         test_mode_delivery: o.test_mode_delivery,
         reminder_offsets: o.reminder_offsets.clone(),
         retry_backoff: vec![0],
+        sms: Default::default(),
     }
 }

@@ -43,6 +43,8 @@ pub const KEY_ATTRIBUTES: [&str; 8] = [PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, G
 /// The account attribute the tenant-facing functions may read (`dynamodb:Attributes` in
 /// template.yaml, with the key attributes): the landlord's display name.
 pub const ACCOUNT_NAME_ATTRIBUTE: &str = "name";
+/// The account's plan, read beside its name by the senders of SMS (their allowance).
+pub const ACCOUNT_PLAN_ATTRIBUTE: &str = "plan";
 
 pub const WEBHOOK_SECRET_ATTRIBUTES: [&str; 3] = ["current", "previous", "previous_valid_until"];
 

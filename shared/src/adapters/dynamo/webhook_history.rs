@@ -3,7 +3,6 @@
 //! partition per subject, a verification or a household, sorted by time, so a page is one Query
 //! read backwards).
 
-use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::Select;
 use chrono::{DateTime, Utc};
@@ -57,23 +56,12 @@ pub fn delivery_attempt_item(
 
 impl WebhookHistoryStore for DynamoStore {
     async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<(), StoreError> {
-        let result = self
+        let put = self
             .put_item(webhook_event_item(event)?)
-            .condition_expression("attribute_not_exists(PK)")
-            .send()
-            .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(PutItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(())
-            }
-            Err(e) => Err(unavailable(e)),
-        }
+            .condition_expression("attribute_not_exists(PK)");
+        // Stored already (a retry): the first one stands.
+        self.put_unless_refused(put).await?;
+        Ok(())
     }
 
     async fn get_webhook_event(

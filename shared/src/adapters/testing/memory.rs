@@ -22,8 +22,8 @@ use counted::{bump, cancel_open_locked, create_locked};
 
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, IdempotencyClaim, IdempotencyRecord,
-    IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery, StoreError, TransitionOutcome,
-    VerificationStore, WebhookSecretStore, WebhookSecrets,
+    IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery, Requester, StoreError,
+    TransitionOutcome, VerificationStore, WebhookSecretStore, WebhookSecrets,
 };
 
 mod households;
@@ -115,6 +115,13 @@ impl AccountStore for MemoryStore {
 
     async fn get_account_name(&self, account_id: &str) -> Result<Option<String>, StoreError> {
         Ok(self.lock().accounts.get(account_id).map(|a| a.name.clone()))
+    }
+
+    async fn get_requester(&self, account_id: &str) -> Result<Option<Requester>, StoreError> {
+        Ok(self.lock().accounts.get(account_id).map(|a| Requester {
+            name: a.name.clone(),
+            plan: a.plan.clone(),
+        }))
     }
 
     async fn update_account(

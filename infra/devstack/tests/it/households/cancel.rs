@@ -134,6 +134,7 @@ pub(super) async fn a_failed_decision_write_is_finished_by_the_retry_queue() {
         test_mode_delivery: TestModeDelivery::Send,
         reminder_offsets: rig.workers.outbox.reminder_offsets.clone(),
         retry_backoff: vec![0],
+        sms: Default::default(),
     };
     rig.drain(&faulty).await;
     faults.down(StoreOp::RecordHouseholdDecision);

@@ -124,6 +124,7 @@ fn flaky<S>(outbox: Outbox, store: S) -> Publish<S> {
         test_mode_delivery: outbox.test_mode_delivery,
         reminder_offsets: outbox.reminder_offsets,
         retry_backoff: vec![0],
+        sms: outbox.sms,
     }
 }
 
