@@ -10,6 +10,7 @@ use crate::ports::Clock;
 
 mod faulty;
 mod faulty_claims;
+mod faulty_erasure;
 mod memory;
 
 pub use faulty::{ArmedFaults, FaultPlan, FaultyStore, StoreOp};

@@ -48,9 +48,17 @@ fn changed_at(v: &Verification) -> DateTime<Utc> {
 /// The webhook for a verification that just reached its status, if it has a `webhook_url`.
 /// Deterministic: a duplicate stream record produces the same message and `webhook-id`.
 pub fn webhook_message(v: &Verification) -> Option<WebhookMessage> {
+    message_of(v, webhook_event_type(v)?, changed_at(v))
+}
+
+/// `verification.erased`, for a verification whose personal data was just erased, if it has a
+/// `webhook_url`. Its body shows the verification as GET does after the erasure.
+pub fn erased_webhook_message(v: &Verification) -> Option<WebhookMessage> {
+    message_of(v, "verification.erased", v.erased_at?)
+}
+
+fn message_of(v: &Verification, kind: &str, at: DateTime<Utc>) -> Option<WebhookMessage> {
     let url = v.webhook_url.clone()?;
-    let kind = webhook_event_type(v)?;
-    let at = changed_at(v);
     let body = serde_json::json!({
         "type": kind,
         "timestamp": format_ts(at),
@@ -135,6 +143,13 @@ pub(crate) fn work_of(record: &EventRecord) -> Result<Vec<Piece>, OutboxError> {
             };
             if let Some(work) = resend_work(&old, &new) {
                 return Ok(work);
+            }
+            if old.erased_at.is_none() && new.erased_at.is_some() {
+                let message = erased_webhook_message(&new);
+                return Ok(message
+                    .map(|message| (RetryWork::Webhook { message }, None))
+                    .into_iter()
+                    .collect());
             }
             if old.status == new.status {
                 return Ok(vec![]);

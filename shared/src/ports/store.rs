@@ -17,8 +17,10 @@ use crate::domain::{
 };
 
 mod claims;
+mod erasure;
 mod meter;
 pub use claims::*;
+pub use erasure::*;
 pub use meter::*;
 
 /// A failure of the store. The text is for logs only (it never reaches a response body).
@@ -337,6 +339,7 @@ pub trait Store:
     + WebhookSecretStore
     + MessageClaimStore
     + WebhookHistoryStore
+    + ErasureStore
 {
 }
 
@@ -350,6 +353,7 @@ impl<T> Store for T where
         + WebhookSecretStore
         + MessageClaimStore
         + WebhookHistoryStore
+        + ErasureStore
 {
 }
 
@@ -357,7 +361,8 @@ impl<T> Store for T where
 /// (the local stack, the admin tool, tests): `use shared::ports::store::prelude::*;`.
 pub mod prelude {
     pub use super::{
-        AccountStore, ApiKeyStore, HouseholdStore, IdempotencyStore, MessageClaimStore, MeterStore,
-        Store, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
+        AccountStore, ApiKeyStore, ErasureStore, HouseholdStore, IdempotencyStore,
+        MessageClaimStore, MeterStore, Store, VerificationStore, WebhookHistoryStore,
+        WebhookSecretStore,
     };
 }

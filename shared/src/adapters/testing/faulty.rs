@@ -70,6 +70,12 @@ pub enum StoreOp {
     MarkMessageSent,
     MarkMessageRejected,
     ReleaseMessage,
+    RetentionDays,
+    SetRetentionDays,
+    ArmErasure,
+    ClosedUnerased,
+    EraseVerification,
+    MeterAndErase,
 }
 
 /// Decides whether a call fails (and counts it).

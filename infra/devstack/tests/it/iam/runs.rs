@@ -29,6 +29,8 @@ use shared::routes::{Function, Trigger};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::common;
+mod erasure;
+pub use erasure::*;
 mod households_and_retries;
 pub use households_and_retries::*;
 mod refusals_and_claims;
@@ -615,6 +617,7 @@ fn api_routes(
         ("GET", format!("{HOUSEHOLDS}?household_id={household}")),
         ("DELETE", format!("{VERIFY}?verification_id={id}")),
         ("DELETE", format!("{HOUSEHOLDS}?household_id={household}")),
+        ("DELETE", format!("{VERIFY}/data?verification_id={id}")),
     ]
 }
 
