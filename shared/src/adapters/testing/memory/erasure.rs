@@ -17,6 +17,12 @@ impl MemoryStore {
     pub fn erasure_marker(&self, id: Uuid) -> Option<DateTime<Utc>> {
         self.lock().erasure_markers.get(&id).copied()
     }
+
+    /// Deletes the verification's erasure marker as the TTL service would (the stream's REMOVE
+    /// record is the test's to deliver); the time it named.
+    pub fn ttl_delete_erasure_marker(&self, id: Uuid) -> Option<DateTime<Utc>> {
+        self.lock().erasure_markers.remove(&id)
+    }
 }
 
 /// The adapter's conditional erasure of the verification itself: Ok(erased) when written, else
