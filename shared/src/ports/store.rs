@@ -77,7 +77,7 @@ pub enum TransitionOutcome {
 #[derive(Debug, Clone, PartialEq)]
 pub enum LinkTokenOutcome {
     Added,
-    /// The verification does not exist.
+    /// The verification does not exist, or its personal data was erased (it binds no link).
     NotFound,
     /// Concurrent writers kept changing the tokens; nothing was written by this call.
     Contended,

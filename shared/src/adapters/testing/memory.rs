@@ -210,6 +210,9 @@ impl VerificationStore for MemoryStore {
         let Some(v) = t.verifications.get_mut(&current.verification_id) else {
             return Ok(LinkTokenOutcome::NotFound);
         };
+        if v.erased_at.is_some() {
+            return Ok(LinkTokenOutcome::NotFound);
+        }
         // The adapter retries on the fresh lists; under the lock they are always fresh.
         let (tokens, recent) = rotated(&v.token_hashes, &v.recent_token_hashes, token_hash, keep);
         v.token_hashes = tokens;
