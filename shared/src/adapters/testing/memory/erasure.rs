@@ -6,7 +6,6 @@ use uuid::Uuid;
 
 use super::meter::{allowed, owned, settle};
 use super::{MemoryStore, Tables};
-use crate::domain::Verification;
 use crate::domain::retention::{RetentionDays, closed_at, erase};
 use crate::ports::{
     ErasureOutcome, ErasureRefusal, ErasureStore, Metered, MeteredErasure, StoreError,
@@ -25,21 +24,18 @@ impl MemoryStore {
     }
 }
 
-/// The adapter's conditional erasure of the verification itself: Ok(erased) when written, else
-/// the verification as the condition saw it (None: no such one).
-fn erase_locked(
-    t: &mut Tables,
-    id: Uuid,
-    now: DateTime<Utc>,
-) -> Result<Verification, Option<Verification>> {
-    let stored = t.verifications.get(&id).cloned();
-    match stored {
-        Some(v) if !v.effective_status(now).is_open() && v.erased_at.is_none() => {
+/// The adapter's conditional erasure of the verification itself: `Erased` when written, else the
+/// verification as the condition saw it.
+fn erase_locked(t: &mut Tables, id: Uuid, now: DateTime<Utc>) -> ErasureOutcome {
+    match t.verifications.get(&id).cloned() {
+        None => ErasureOutcome::NotFound,
+        Some(v) if v.erased_at.is_some() => ErasureOutcome::AlreadyErased(v),
+        Some(v) if v.effective_status(now).is_open() => ErasureOutcome::Open(v),
+        Some(v) => {
             let erased = erase(&v, now);
             t.verifications.insert(id, erased.clone());
-            Ok(erased)
+            ErasureOutcome::Erased(erased)
         }
-        other => Err(other),
     }
 }
 
@@ -89,13 +85,10 @@ impl ErasureStore for MemoryStore {
         id: Uuid,
         now: DateTime<Utc>,
     ) -> Result<ErasureOutcome, StoreError> {
-        let written = erase_locked(&mut self.lock(), id, now);
-        let outcome = match written {
-            Ok(v) => ErasureOutcome::Erased(v),
-            Err(None) => return Ok(ErasureOutcome::NotFound),
-            Err(Some(v)) if v.erased_at.is_some() => ErasureOutcome::AlreadyErased(v),
-            Err(Some(v)) => return Ok(ErasureOutcome::Open(v)),
-        };
+        let outcome = erase_locked(&mut self.lock(), id, now);
+        if matches!(outcome, ErasureOutcome::NotFound | ErasureOutcome::Open(_)) {
+            return Ok(outcome);
+        }
         self.remove_events_of(id);
         self.lock().erasure_markers.remove(&id);
         Ok(outcome)
@@ -123,10 +116,10 @@ impl ErasureStore for MemoryStore {
         let done = match theirs {
             false => Err(ErasureRefusal::NotFound),
             true => match erase_locked(&mut t, verification_id, now) {
-                Ok(_) => Ok(()),
-                Err(Some(v)) if v.erased_at.is_some() => Err(ErasureRefusal::AlreadyErased),
-                Err(Some(v)) => Err(ErasureRefusal::Open(Box::new(v))),
-                Err(None) => Err(ErasureRefusal::NotFound),
+                ErasureOutcome::Erased(_) => Ok(()),
+                ErasureOutcome::AlreadyErased(_) => Err(ErasureRefusal::AlreadyErased),
+                ErasureOutcome::Open(v) => Err(ErasureRefusal::Open(Box::new(v))),
+                ErasureOutcome::NotFound => Err(ErasureRefusal::NotFound),
             },
         };
         Ok(settle(&mut t, &account, now, done))
