@@ -18,6 +18,7 @@ pub mod list_webhook_deliveries;
 pub mod notices;
 pub mod outbox;
 pub mod outbox_work;
+pub mod provider_connection;
 pub mod publish_events;
 pub mod reach_events;
 pub mod redeliver_webhook;

@@ -91,7 +91,7 @@ impl Workers {
         backoff: Vec<u32>,
         local_origins: &LocalWebhookOrigins,
     ) -> Self {
-        let mut outbox = wiring::publish_events(
+        let mut outbox = wiring::publish_events_with(
             PublishEventsConfig {
                 table_name: names.table.clone(),
                 sender_email: names.sender.clone(),
@@ -106,8 +106,11 @@ impl Workers {
                     role_arn: names.scheduler_role_arn.clone(),
                 },
                 reminder_offsets: shared::domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
+                live_income: shared::config::LiveIncome::LocalSandbox,
+                plaid: Default::default(),
             },
             sdk,
+            LiveProvider::local_sandbox(),
         );
         // Same zeros as the webhook back-off in tests: a failed retry is visible at once.
         outbox.retry_backoff = backoff.clone();

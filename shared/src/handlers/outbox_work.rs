@@ -16,21 +16,32 @@ use crate::handlers::household_completed::{household_completed_webhook, record_d
 use crate::handlers::outbox::{OutboxDeps, OutboxError, enqueue_webhook};
 pub use crate::handlers::outbox::{RetryMessage, RetryWork};
 use crate::handlers::tenant_email::{send_tenant_email, send_tenant_email_of};
-use crate::handlers::{reach_events, resend_invite, webhook_archive};
+use crate::handlers::{provider_connection, reach_events, resend_invite, webhook_archive};
 use crate::ports::{
-    AccountStore, Clock, HouseholdStore, Mailer, MessageClaimStore, Queue, Scheduler, Texter,
-    VerificationStore, WebhookHistoryStore,
+    AccountStore, Clock, ErasureStore, HouseholdStore, Mailer, MessageClaimStore, Queue, Scheduler,
+    Texter, VerificationStore, WebhookHistoryStore,
 };
 
 /// The store roles the outbox's pieces call, together: the verification and the account it
-/// reads, each message's claim, the webhook history, and a household's decision.
+/// reads, each message's claim, the webhook history, a household's decision, and forgetting a
+/// closed provider user.
 pub trait OutboxStore:
-    AccountStore + VerificationStore + HouseholdStore + MessageClaimStore + WebhookHistoryStore
+    AccountStore
+    + VerificationStore
+    + HouseholdStore
+    + MessageClaimStore
+    + WebhookHistoryStore
+    + ErasureStore
 {
 }
 
 impl<T> OutboxStore for T where
-    T: AccountStore + VerificationStore + HouseholdStore + MessageClaimStore + WebhookHistoryStore
+    T: AccountStore
+        + VerificationStore
+        + HouseholdStore
+        + MessageClaimStore
+        + WebhookHistoryStore
+        + ErasureStore
 {
 }
 
@@ -164,6 +175,10 @@ pub(crate) fn work_of(record: &EventRecord) -> Result<Vec<Piece>, OutboxError> {
             {
                 work.push((RetryWork::HouseholdDecision { household_id }, None));
             }
+            // It ended with a user at the income provider: its bank connection is closed.
+            if let Some(work_piece) = provider_connection::close_work(&old, &new) {
+                work.push((work_piece, None));
+            }
             Ok(work)
         }
         _ => Ok(vec![]),
@@ -252,5 +267,8 @@ where
             Ok(reach_events::resent_sms(deps, &v, *round).await?)
         }
         RetryWork::HouseholdDecision { household_id } => record_decision(deps, *household_id).await,
+        RetryWork::CloseProviderUser { verification_id } => {
+            provider_connection::close_user(deps, *verification_id).await
+        }
     }
 }

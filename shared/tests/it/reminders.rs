@@ -31,6 +31,7 @@ use shared::ports::{
     Sms, StoreError, TextError, Texter,
 };
 mod invite_sms;
+mod provider_close;
 
 const ACCOUNT: &str = "acct_reach";
 
@@ -149,6 +150,7 @@ fn outbox_deps(deps: &Deps, outbox: &Outbox, retries: &Outbox) -> Publish {
         scheduler: outbox.clone(),
         queue: outbox.clone(),
         retry_queue: retries.clone(),
+        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
         clock: deps.clock.clone(),
         public_base_url: deps.public_base_url.clone(),
         test_mode_delivery: deps.test_mode_delivery,

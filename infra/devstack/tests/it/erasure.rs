@@ -31,14 +31,7 @@ async fn rig() -> Rig {
     let pump = StreamPump::new(&env.sdk, &env.names.table, ttl.clone())
         .await
         .unwrap();
-    let workers = Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    );
+    let workers = env.workers();
     let secret = shared::domain::secrets::generate_webhook_secret();
     let secrets = shared::ports::WebhookSecrets {
         current: Some(secret),

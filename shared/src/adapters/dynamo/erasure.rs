@@ -166,6 +166,20 @@ impl ErasureStore for DynamoStore {
         Ok(outcome)
     }
 
+    async fn forget_provider_user(&self, id: Uuid, provider_user: &str) -> Result<(), StoreError> {
+        let result = self
+            .update_item(&keys::verification(id))
+            .update_expression("REMOVE #user, #link")
+            .condition_expression("#user = :user")
+            .expression_attribute_names("#user", "provider_user")
+            .expression_attribute_names("#link", "provider_link_token")
+            .expression_attribute_values(":user", s(provider_user))
+            .send()
+            .await;
+        // Refused: forgotten already (or erased), which is what was asked.
+        written(result).map(|_| ())
+    }
+
     async fn meter_and_erase(
         &self,
         erasure: &MeteredErasure<'_>,

@@ -76,6 +76,7 @@ pub enum StoreOp {
     ClosedUnerased,
     EraseVerification,
     MeterAndErase,
+    ForgetProviderUser,
 }
 
 /// Decides whether a call fails (and counts it).

@@ -42,6 +42,10 @@ impl<S: ErasureStore, F: FaultPlan> ErasureStore for FaultyStore<S, F> {
         self.faults.check(StoreOp::EraseVerification)?;
         self.inner.erase_verification(id, now).await
     }
+    async fn forget_provider_user(&self, id: Uuid, provider_user: &str) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::ForgetProviderUser)?;
+        self.inner.forget_provider_user(id, provider_user).await
+    }
     async fn meter_and_erase(
         &self,
         erasure: &MeteredErasure<'_>,

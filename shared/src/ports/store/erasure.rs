@@ -86,6 +86,14 @@ pub trait ErasureStore: Send + Sync {
         id: Uuid,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<ErasureOutcome, StoreError>> + Send;
+    /// Forgets the verification's provider user (and the provider's link token) once it was
+    /// closed at the provider: one conditional write, only while the stored user is still
+    /// `provider_user`. Done also when there was none to forget.
+    fn forget_provider_user(
+        &self,
+        id: Uuid,
+        provider_user: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// An API erasure: counts the request as `MeterStore::meter_api_request` does AND erases the
     /// verification itself as `erase_verification`'s first write does, only if it is of the key's
     /// account and mode, closed (or past its expiry) and not erased yet, in ONE transaction (the one

@@ -94,6 +94,17 @@ impl ErasureStore for MemoryStore {
         Ok(outcome)
     }
 
+    async fn forget_provider_user(&self, id: Uuid, provider_user: &str) -> Result<(), StoreError> {
+        let mut t = self.lock();
+        if let Some(v) = t.verifications.get_mut(&id)
+            && v.provider_user.as_deref() == Some(provider_user)
+        {
+            v.provider_user = None;
+            v.provider_link_token = None;
+        }
+        Ok(())
+    }
+
     async fn meter_and_erase(
         &self,
         erasure: &MeteredErasure<'_>,
