@@ -100,6 +100,12 @@ CASES = {
         "404-other-account": event("GET", "/api/v1/verify", f"verification_id={OTHER}"),
         "401-unknown-key": event("GET", "/api/v1/verify", f"verification_id={PENDING}", auth=UNKNOWN),
     },
+    "erase-verification-data": {
+        "200-completed": event("DELETE", "/api/v1/verify/data", f"verification_id={COMPLETED}"),
+        "400-pending": event("DELETE", "/api/v1/verify/data", f"verification_id={PENDING}"),
+        "400-missing-id": event("DELETE", "/api/v1/verify/data"),
+        "404-other-account": event("DELETE", "/api/v1/verify/data", f"verification_id={OTHER}"),
+    },
     "cancel-verification": {
         "200-pending": event("DELETE", "/api/v1/verify", f"verification_id={PENDING}"),
         "200-in-progress": event("DELETE", "/api/v1/verify", f"verification_id={IN_PROGRESS}"),
@@ -307,10 +313,24 @@ CASES["publish-events"]["queued-webhook-redelivery"] = stream(
 CASES["publish-events"]["ignored-webhook-event-insert"] = stream(
     "INSERT", WEBHOOK_EVENT_KEYS, new=webhook_event_image(0))
 
+erasure_marker = {"PK": {"S": f"VERIFICATION#{COMPLETED}"}, "SK": {"S": "ERASURE"},
+                  "verification_id": {"S": COMPLETED}, "ttl": {"N": "1795256100"}}
 CASES["expire-verifications"] = {
     "expired-ttl-remove": stream("REMOVE", vkeys(EXPIRED, "EXPIRY"), old=marker, ttl=True),
     "ignored-user-remove": stream("REMOVE", vkeys(EXPIRED, "EXPIRY"), old=marker),
+    # The completed fixture closed just now: not due under the default retention, armed again.
+    "armed-erasure-not-due": stream("REMOVE", vkeys(COMPLETED, "ERASURE"), old=erasure_marker, ttl=True),
 }
+
+# The personal data of a completed verification erased: `verification.erased` is queued.
+ERASED_FIELDS = {"webhook_url": HOOK, "completed_at": "2026-11-21T10:09:00.000Z"}
+CASES["publish-events"]["queued-webhook-on-erasure"] = stream(
+    "MODIFY", vkeys(COMPLETED),
+    old=verification_image(COMPLETED, "completed", **ERASED_FIELDS, income_report=REPORT),
+    new={k: v for k, v in verification_image(
+        COMPLETED, "completed", **ERASED_FIELDS, tenant_email="", message_links={},
+        erased_at="2026-11-21T10:20:00.000Z").items()
+        if k not in ("tenant_name", "property_address", "monthly_rent")})
 
 
 def sqs(messages):

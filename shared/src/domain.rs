@@ -8,6 +8,7 @@ pub mod public_view;
 pub mod reach;
 pub mod report;
 pub mod resend;
+pub mod retention;
 pub mod secrets;
 pub mod sms;
 pub mod stability;
@@ -227,6 +228,10 @@ pub struct Verification {
     pub household_id: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub household_role: Option<household::MemberRole>,
+    /// When its personal data was erased (`retention::erase`): by the retention sweep, or at the
+    /// landlord's request.
+    #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
+    pub erased_at: Option<DateTime<Utc>>,
 }
 
 /// The longest note a tenant may add to a completed report, in characters.
@@ -280,6 +285,7 @@ impl Verification {
             last_resent_at: None,
             household_id: None,
             household_role: None,
+            erased_at: None,
         }
     }
 

@@ -118,6 +118,17 @@ pub trait IncomeProvider: Send + Sync {
         connection: &str,
     ) -> impl Future<Output = Result<ProviderIncome, ProviderError>> + Send;
 
+    /// Closes the tenant's connection at the provider once the report is built or the
+    /// verification ended: the user `create_user` gave (`provider_user`) and, with it, every bank
+    /// connection made for it. Nothing to close for providers without users.
+    fn close_user(
+        &self,
+        _verification: &Verification,
+        _provider_user: &str,
+    ) -> impl Future<Output = Result<(), ProviderError>> + Send {
+        async { Ok(()) }
+    }
+
     /// True when the income is invented (sandbox scenarios), not read from a real provider.
     fn simulated(&self) -> bool {
         false

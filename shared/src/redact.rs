@@ -90,6 +90,7 @@ impl Debug for Verification {
             .field("reminders_off", &self.reminders_off)
             .field("sms_phone", &presence(&self.sms_phone))
             .field("sms", &self.sms)
+            .field("erased_at", &self.erased_at)
             .finish_non_exhaustive()
     }
 }

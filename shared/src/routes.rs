@@ -24,6 +24,7 @@ pub enum Function {
     CreateHousehold,
     GetHousehold,
     CancelHousehold,
+    EraseVerificationData,
 }
 
 /// What invokes a function.
@@ -57,7 +58,7 @@ pub const HOUSEHOLDS: &str = "/api/v1/households";
 
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 18] = [
+    pub const ALL: [Function; 19] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -76,6 +77,7 @@ impl Function {
         Function::CreateHousehold,
         Function::GetHousehold,
         Function::CancelHousehold,
+        Function::EraseVerificationData,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -99,6 +101,7 @@ impl Function {
             Function::CreateHousehold => "create-household",
             Function::GetHousehold => "get-household",
             Function::CancelHousehold => "cancel-household",
+            Function::EraseVerificationData => "erase-verification-data",
         }
     }
 
@@ -165,6 +168,10 @@ impl Function {
             Function::CancelHousehold => Trigger::Http(&[Route {
                 method: "DELETE",
                 path: HOUSEHOLDS,
+            }]),
+            Function::EraseVerificationData => Trigger::Http(&[Route {
+                method: "DELETE",
+                path: "/api/v1/verify/data",
             }]),
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
             Function::RetryEvents | Function::DeliverWebhook => Trigger::Sqs,
@@ -297,6 +304,16 @@ mod tests {
             }
         );
         assert_eq!(resolve("GET", "/api/v1/verify/x"), Resolved::NotFound);
+        assert_eq!(
+            resolve("DELETE", "/api/v1/verify/data"),
+            Resolved::Function(Function::EraseVerificationData)
+        );
+        assert_eq!(
+            resolve("GET", "/api/v1/verify/data"),
+            Resolved::MethodNotAllowed {
+                allow: "DELETE".into()
+            }
+        );
         assert_eq!(
             resolve("GET", "/api/v1/verify/report"),
             Resolved::Function(Function::GetReport)

@@ -14,8 +14,8 @@ use crate::adapters::sns::SnsTexter;
 use crate::adapters::sqs::SqsQueue;
 use crate::adapters::webhook_client::WebhookClient;
 use crate::config::{
-    ConfigError, DeliverWebhookConfig, ExpireVerificationsConfig, LiveIncome, PublishEventsConfig,
-    ReachConfig, Settings, TenantPortalConfig,
+    ConfigError, DeliverWebhookConfig, ExpireVerificationsConfig, LiveIncome, PlaidVariables,
+    PublishEventsConfig, ReachConfig, Settings, TenantPortalConfig,
 };
 use crate::handlers::api::ApiDeps;
 use crate::handlers::deliver_webhook::{DEFAULT_BACKOFF, DeliveryDeps, WEBHOOK_MAX_ATTEMPTS};
@@ -44,10 +44,21 @@ pub async fn tenant_portal(
     config: TenantPortalConfig,
     sdk: &SdkConfig,
 ) -> Result<PortalDeps<DynamoStore, SystemClock, LiveProvider>, ConfigError> {
-    let live_provider = match config.live_income {
+    let live_provider = live_provider(config.live_income, &config.plaid, sdk).await?;
+    Ok(tenant_portal_with(&config, sdk, live_provider))
+}
+
+/// The income provider of live verifications: Plaid (credentials read from Secrets Manager here,
+/// once), none, or the local sandbox (set in code by the local stack only).
+async fn live_provider(
+    live_income: LiveIncome,
+    plaid: &PlaidVariables,
+    sdk: &SdkConfig,
+) -> Result<LiveProvider, ConfigError> {
+    Ok(match live_income {
         LiveIncome::Plaid => {
             let secrets = aws_sdk_secretsmanager::Client::new(sdk);
-            let plaid = PlaidConfig::load(&secrets, |name| config.plaid.get(name))
+            let plaid = PlaidConfig::load(&secrets, |name| plaid.get(name))
                 .await
                 .map_err(|e| ConfigError(e.to_string()))?;
             LiveProvider::Plaid(
@@ -56,8 +67,7 @@ pub async fn tenant_portal(
         }
         LiveIncome::None => LiveProvider::None,
         LiveIncome::LocalSandbox => LiveProvider::local_sandbox(),
-    };
-    Ok(tenant_portal_with(&config, sdk, live_provider))
+    })
 }
 
 /// `tenant-portal` with a provider already built (the local stack: a Plaid on loopback in tests).
@@ -80,8 +90,21 @@ pub fn tenant_portal_with(
 pub type Outbox =
     OutboxDeps<DynamoStore, SesMailer, SnsTexter, EventBridgeScheduler, SqsQueue, SystemClock>;
 
-/// `publish-events` and `retry-events`.
-pub fn publish_events(config: PublishEventsConfig, sdk: &SdkConfig) -> Outbox {
+/// `publish-events` and `retry-events`; the income provider closes tenant users at the provider.
+pub async fn publish_events(
+    config: PublishEventsConfig,
+    sdk: &SdkConfig,
+) -> Result<Outbox, ConfigError> {
+    let provider = live_provider(config.live_income, &config.plaid, sdk).await?;
+    Ok(publish_events_with(config, sdk, provider))
+}
+
+/// `publish-events` and `retry-events` with a provider already built (the local stack).
+pub fn publish_events_with(
+    config: PublishEventsConfig,
+    sdk: &SdkConfig,
+    provider: LiveProvider,
+) -> Outbox {
     let sqs = aws_sdk_sqs::Client::new(sdk);
     let schedules = config.schedules;
     OutboxDeps {
@@ -96,6 +119,7 @@ pub fn publish_events(config: PublishEventsConfig, sdk: &SdkConfig) -> Outbox {
         ),
         queue: SqsQueue::new(sqs.clone(), config.webhook_queue_url),
         retry_queue: SqsQueue::new(sqs, config.retry_queue_url),
+        provider,
         clock: SystemClock,
         public_base_url: config.public_base_url,
         test_mode_delivery: config.test_mode_delivery,

@@ -62,6 +62,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/verify/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase a verification's personal data
+         * @description Additive. Erases at once the personal and financial data of a closed verification
+         *     (completed, failed, expired or cancelled), as the account's retention period would later:
+         *     the tenant's name, e-mail, phone and address, the rent, the report, the tenant's note,
+         *     link tokens and the stored webhook events. Ids, status and timestamps stay; GET then shows
+         *     `erased_at`, and a `verification.erased` webhook follows. Asking again answers the same
+         *     200. A pending or in-progress verification (not past `expires_at`) is a 400
+         *     `verification_not_erasable`: cancel it first.
+         */
+        delete: operations["eraseVerificationData"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/verifications": {
         parameters: {
             query?: never;
@@ -440,6 +466,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "verification.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The verification's personal data was erased
+         * @description Sent once, after the account's retention period ended or `DELETE /api/v1/verify/data`. `data` is the verification as GET then shows it, with `erased_at`.
+         */
+        post: operations["webhookVerificationErased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "household.completed": {
         parameters: {
             query?: never;
@@ -600,11 +646,13 @@ export interface components {
                 expires_at: components["schemas"]["Timestamp"];
             };
         };
+        /** @description Its strings are empty once the verification's personal data is erased (`erased_at`). */
         Tenant: {
-            /** Format: email */
+            /** @description The tenant's e-mail address; empty once erased. */
             email: string;
             name: string | null;
         };
+        /** @description Once the verification's personal data is erased, `address` is empty and `monthly_rent` null. */
         Property: {
             address: string | null;
             monthly_rent: number | null;
@@ -630,6 +678,12 @@ export interface components {
             role?: components["schemas"]["MemberRole"];
             created_at: components["schemas"]["Timestamp"];
             completed_at: components["schemas"]["NullableTimestamp"];
+            /**
+             * @description When the verification's personal and financial data was erased: at the end of the
+             *     account's retention, or by `DELETE /api/v1/verify/data`. The tenant's strings are then
+             *     empty, the rent null, and no report, consent or income multiple is shown.
+             */
+            erased_at?: components["schemas"]["Timestamp"];
         };
         /**
          * @description Current monthly income, built by one set of income rules from each source's dated
@@ -836,9 +890,19 @@ export interface components {
                 status: "cancelled";
             };
         };
+        EraseVerificationDataResponse: {
+            /** @constant */
+            success: true;
+            /** @example Personal data erased */
+            message: string;
+            data: {
+                verification_id: components["schemas"]["VerificationId"];
+                erased_at: components["schemas"]["Timestamp"];
+            };
+        };
         VerificationListItem: {
             id: components["schemas"]["VerificationId"];
-            /** Format: email */
+            /** @description The tenant's e-mail address; empty once the verification's personal data is erased. */
             tenant_email: string;
             tenant_name: string | null;
             property_address: string | null;
@@ -1026,6 +1090,16 @@ export interface components {
             error: components["schemas"]["ErrorMessage"];
             /** @enum {string} */
             code: "validation_error" | "verification_not_cancellable";
+            details: components["schemas"]["FieldErrors"];
+            request_id: components["schemas"]["RequestId"];
+        };
+        /** @description The body of `components.responses.BadRequestErase`. */
+        BadRequestEraseError: {
+            /** @constant */
+            success: false;
+            error: components["schemas"]["ErrorMessage"];
+            /** @enum {string} */
+            code: "validation_error" | "verification_not_erasable";
             details: components["schemas"]["FieldErrors"];
             request_id: components["schemas"]["RequestId"];
         };
@@ -1405,6 +1479,12 @@ export interface components {
                 status?: "expired";
             };
         };
+        WebhookErased: {
+            /** @constant */
+            type: "verification.erased";
+            timestamp: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Verification"] & unknown;
+        };
     };
     responses: {
         /**
@@ -1451,6 +1531,19 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["BadRequestCancelError"];
+            };
+        };
+        /** @description `validation_error`: `verification_id` missing or not a UUID. `verification_not_erasable`: the verification is pending or in progress (cancel it first). */
+        BadRequestErase: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["BadRequestEraseError"];
             };
         };
         /**
@@ -1994,6 +2087,42 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequestCancel"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    eraseVerificationData: {
+        parameters: {
+            query: {
+                /**
+                 * @description The verification's id, as returned by create (a UUID; surrounding blanks are ignored). Missing, empty or not a UUID is a 400.
+                 * @example 2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081
+                 */
+                verification_id: components["parameters"]["VerificationId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erased (now, or before). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EraseVerificationDataResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestErase"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
@@ -2590,6 +2719,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookCancelled"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookAccepted"];
+            default: components["responses"]["WebhookRetry"];
+        };
+    };
+    webhookVerificationErased: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, the same on every retry and every redelivery of one event (`msg_<verification id, 32 hex>_<event suffix>`; a reminder's suffix names its point, e.g. `reminder_sent_72h`; `resent_<n>` for the n-th resend; `msg_<household id>_household_completed` for a household); use it to drop duplicates. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix seconds of this attempt; reject messages far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     keyed with the base64-decoded part of the account's `whsec_…` secret; during a secret
+                 *     rotation both secrets sign. Verify with any Standard Webhooks library.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookErased"];
             };
         };
         responses: {

@@ -92,7 +92,7 @@ impl Workers {
         backoff: Vec<u32>,
         local_origins: &LocalWebhookOrigins,
     ) -> Self {
-        let mut outbox = wiring::publish_events(
+        let mut outbox = wiring::publish_events_with(
             PublishEventsConfig {
                 table_name: names.table.clone(),
                 sender_email: names.sender.clone(),
@@ -108,8 +108,11 @@ impl Workers {
                 },
                 reminder_offsets: shared::domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
                 sms: Default::default(),
+                live_income: shared::config::LiveIncome::LocalSandbox,
+                plaid: Default::default(),
             },
             sdk,
+            LiveProvider::local_sandbox(),
         );
         // Same zeros as the webhook back-off in tests: a failed retry is visible at once.
         outbox.retry_backoff = backoff.clone();

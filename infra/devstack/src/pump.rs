@@ -330,8 +330,8 @@ where
     kept
 }
 
-/// Deletes expiry markers whose TTL has passed, as DynamoDB's TTL service would (it may be hours
-/// late in AWS; here it runs every few seconds). Returns how many it deleted.
+/// Deletes expiry and erasure markers whose TTL has passed, as DynamoDB's TTL service would (it
+/// may be hours late in AWS; here it runs every few seconds). Returns how many it deleted.
 pub async fn sweep_ttl(
     dynamo: &aws_sdk_dynamodb::Client,
     table: &str,
@@ -345,9 +345,10 @@ pub async fn sweep_ttl(
         let page = dynamo
             .scan()
             .table_name(table)
-            .filter_expression("SK = :expiry AND #ttl <= :now")
+            .filter_expression("SK IN (:expiry, :erasure) AND #ttl <= :now")
             .expression_attribute_names("#ttl", schema::TTL_ATTRIBUTE)
             .expression_attribute_values(":expiry", DynamoValue::S(schema::EXPIRY_SK.into()))
+            .expression_attribute_values(":erasure", DynamoValue::S(schema::ERASURE_SK.into()))
             .expression_attribute_values(":now", DynamoValue::N(now.to_string()))
             .set_exclusive_start_key(start)
             .send()

@@ -10,6 +10,7 @@
 //! | API key           | `APIKEY#<sha256>`           | `APIKEY`        | `KEYS#<account>` / created  |                                  |
 //! | verification      | `VERIFICATION#<id>`         | `VERIFICATION`  | `OWNER#<acct>#<mode>` / `<created>#<id>` | `OWNER#<acct>#<mode>#<status>` / same |
 //! | expiry marker     | `VERIFICATION#<id>`         | `EXPIRY`        | (TTL = expires_at)          |                                  |
+//! | erasure marker    | `VERIFICATION#<id>`         | `ERASURE`       | (TTL = closed + retention)  |                                  |
 //! | household         | `HOUSEHOLD#<id>`            | `HOUSEHOLD`     | (members: their verifications) |                           |
 //! | message claim     | `VERIFICATION#<id>`         | `MSG#<message key>` |                         |                                  |
 //! | owner counters    | `OWNER#<acct>#<mode>`       | `STATS`         |                             |                                  |
@@ -30,9 +31,9 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::DisplayErrorContext;
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
 use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
-use aws_sdk_dynamodb::operation::put_item::PutItemError;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
@@ -47,6 +48,7 @@ mod api_day;
 mod api_keys;
 pub mod capacity;
 mod contention;
+mod erasure;
 mod households;
 pub mod items;
 pub(crate) mod link_tokens;
@@ -72,6 +74,24 @@ use items::{from_item, s};
 
 fn unavailable<E: std::error::Error>(e: E) -> StoreError {
     StoreError::Unavailable(DisplayErrorContext(&e).to_string())
+}
+
+/// A single-item write's result: true when written, false when its condition refused it.
+fn written<O, E, R>(result: Result<O, SdkError<E, R>>) -> Result<bool, StoreError>
+where
+    E: ProvideErrorMetadata + std::error::Error + 'static,
+    R: std::fmt::Debug,
+{
+    match result {
+        Ok(_) => Ok(true),
+        Err(e)
+            if e.as_service_error().and_then(|e| e.code())
+                == Some("ConditionalCheckFailedException") =>
+        {
+            Ok(false)
+        }
+        Err(e) => Err(unavailable(e)),
+    }
 }
 
 /// The DynamoDB-backed store.
@@ -171,23 +191,6 @@ impl DynamoStore {
             .await
             .map_err(unavailable)?;
         Ok(())
-    }
-
-    /// Sends a conditional put whose refusal is an answer, not a failure: Ok(false) when its
-    /// condition refused it (nothing written).
-    async fn put_unless_refused(&self, put: PutItemFluentBuilder) -> Result<bool, StoreError> {
-        match put.send().await {
-            Ok(_) => Ok(true),
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(PutItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(false)
-            }
-            Err(e) => Err(unavailable(e)),
-        }
     }
 
     /// An UpdateItem of one item; the caller adds the expressions.

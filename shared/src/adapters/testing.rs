@@ -12,6 +12,7 @@ use crate::ports::Clock;
 pub mod documents;
 mod faulty;
 mod faulty_claims;
+mod faulty_erasure;
 mod memory;
 
 pub use faulty::{ArmedFaults, FaultPlan, FaultyStore, StoreOp};

@@ -4,7 +4,9 @@
 
 use chrono::Duration;
 
-use super::{ConfigError, Env, ReminderSchedules, SmsBounds, parse_offsets};
+use super::{
+    ConfigError, Env, LiveIncome, PlaidVariables, ReminderSchedules, SmsBounds, parse_offsets,
+};
 use crate::domain::Mode;
 
 /// Whether test-mode verifications e-mail the tenant (`TEST_MODE_DELIVERY`). A deployed stack
@@ -54,6 +56,10 @@ pub struct PublishEventsConfig {
     pub reminder_offsets: Vec<Duration>,
     /// The countries SMS may go to and the plans' SMS allowances.
     pub sms: SmsBounds,
+    /// `INCOME_PROVIDER`: the provider whose tenant users are closed once a verification ended.
+    pub live_income: LiveIncome,
+    /// Read only when `live_income` is Plaid; checked when the deps are built.
+    pub plaid: PlaidVariables,
 }
 
 impl PublishEventsConfig {
@@ -62,7 +68,10 @@ impl PublishEventsConfig {
     }
 
     pub fn parse(env: &Env) -> Result<Self, ConfigError> {
+        let (live_income, plaid) = PlaidVariables::with_live_income(env)?;
         Ok(PublishEventsConfig {
+            live_income,
+            plaid,
             table_name: env.required("TABLE_NAME")?,
             sender_email: env.required("SENDER_EMAIL")?,
             webhook_queue_url: env.required("WEBHOOK_QUEUE_URL")?,

@@ -21,6 +21,21 @@ impl PlaidVariables {
     }
 }
 
+impl PlaidVariables {
+    /// `INCOME_PROVIDER`, and where the Plaid credentials are when it is Plaid.
+    pub fn with_live_income(env: &Env) -> Result<(LiveIncome, Self), ConfigError> {
+        let live_income = LiveIncome::from_env(env)?;
+        let plaid = match live_income {
+            LiveIncome::Plaid => PlaidVariables {
+                base_url: env.optional("PLAID_BASE_URL"),
+                secret_arn: env.optional("PLAID_SECRET_ARN"),
+            },
+            LiveIncome::None | LiveIncome::LocalSandbox => PlaidVariables::default(),
+        };
+        Ok((live_income, plaid))
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct TenantPortalConfig {
     pub table_name: String,
@@ -37,14 +52,7 @@ impl TenantPortalConfig {
     }
 
     pub fn parse(env: &Env) -> Result<Self, ConfigError> {
-        let live_income = LiveIncome::from_env(env)?;
-        let plaid = match live_income {
-            LiveIncome::Plaid => PlaidVariables {
-                base_url: env.optional("PLAID_BASE_URL"),
-                secret_arn: env.optional("PLAID_SECRET_ARN"),
-            },
-            LiveIncome::None | LiveIncome::LocalSandbox => PlaidVariables::default(),
-        };
+        let (live_income, plaid) = PlaidVariables::with_live_income(env)?;
         Ok(TenantPortalConfig {
             table_name: env.required("TABLE_NAME")?,
             live_income,

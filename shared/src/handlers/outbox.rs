@@ -10,6 +10,7 @@ use uuid::Uuid;
 use crate::config::{SmsBounds, TestModeDelivery};
 use crate::domain::webhook::WebhookMessage;
 use crate::handlers::notices::{ReachError, Texting};
+use crate::handlers::tenant_portal::LiveProvider;
 use crate::handlers::webhook_archive;
 use crate::ports::{Clock, MailError, Queue, StoreError, WebhookHistoryStore};
 
@@ -25,6 +26,9 @@ pub struct OutboxDeps<S, M, T, R, Q, C> {
     pub queue: Q,
     /// The durable retry queue (work that failed, redone by `retry-events`).
     pub retry_queue: Q,
+    /// The income provider of live verifications, whose tenant users are closed once the report
+    /// is built or the verification ended (`provider_connection`).
+    pub provider: LiveProvider,
     pub clock: C,
     /// Base URL of the tenant page (links are `{base}/t/{id}/{token}`).
     pub public_base_url: String,
@@ -65,6 +69,9 @@ pub enum OutboxError {
     /// An SMS or a reminder schedule.
     #[error(transparent)]
     Reach(#[from] ReachError),
+    /// The income provider (closing a tenant's user).
+    #[error("income provider: {0}")]
+    Provider(String),
 }
 
 /// Work that could not be done at once, as it waits on the retry queue.
@@ -91,6 +98,8 @@ pub enum RetryWork {
     /// Store this household's decision if every member is final (once; its stream record then
     /// sends `household.completed`).
     HouseholdDecision { household_id: Uuid },
+    /// Close the tenant's user at the income provider once the verification ended, then forget it.
+    CloseProviderUser { verification_id: Uuid },
 }
 
 impl RetryWork {
@@ -104,6 +113,7 @@ impl RetryWork {
             RetryWork::ResendInvite { .. } => "resend_invite",
             RetryWork::ResentSms { .. } => "resent_sms",
             RetryWork::HouseholdDecision { .. } => "household_decision",
+            RetryWork::CloseProviderUser { .. } => "close_provider_user",
         }
     }
 }

@@ -210,6 +210,7 @@ mod tests {
             scheduler: (),
             queue: recorder.clone(),
             retry_queue: recorder.clone(),
+            provider: crate::handlers::tenant_portal::LiveProvider::None,
             clock: ManualClock::at(created),
             public_base_url: "https://verify.example.com".into(),
             test_mode_delivery: TestModeDelivery::Suppress,

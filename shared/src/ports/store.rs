@@ -17,8 +17,10 @@ use crate::domain::{
 };
 
 mod claims;
+mod erasure;
 mod meter;
 pub use claims::*;
+pub use erasure::*;
 pub use meter::*;
 
 /// A failure of the store. The text is for logs only (it never reaches a response body).
@@ -75,7 +77,7 @@ pub enum TransitionOutcome {
 #[derive(Debug, Clone, PartialEq)]
 pub enum LinkTokenOutcome {
     Added,
-    /// The verification does not exist.
+    /// The verification does not exist, or its personal data was erased (it binds no link).
     NotFound,
     /// Concurrent writers kept changing the tokens; nothing was written by this call.
     Contended,
@@ -350,6 +352,7 @@ pub trait Store:
     + WebhookSecretStore
     + MessageClaimStore
     + WebhookHistoryStore
+    + ErasureStore
 {
 }
 
@@ -363,6 +366,7 @@ impl<T> Store for T where
         + WebhookSecretStore
         + MessageClaimStore
         + WebhookHistoryStore
+        + ErasureStore
 {
 }
 
@@ -370,7 +374,8 @@ impl<T> Store for T where
 /// (the local stack, the admin tool, tests): `use shared::ports::store::prelude::*;`.
 pub mod prelude {
     pub use super::{
-        AccountStore, ApiKeyStore, HouseholdStore, IdempotencyStore, MessageClaimStore, MeterStore,
-        Store, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
+        AccountStore, ApiKeyStore, ErasureStore, HouseholdStore, IdempotencyStore,
+        MessageClaimStore, MeterStore, Store, VerificationStore, WebhookHistoryStore,
+        WebhookSecretStore,
     };
 }

@@ -22,15 +22,15 @@ use shared::ports::StoreError;
 use shared::ports::store::prelude::*;
 use uuid::Uuid;
 
-const ACCOUNT: &str = "acct_memory";
+pub(crate) const ACCOUNT: &str = "acct_memory";
 
 fn settings() -> Settings {
     settings_with(Plans::new(vec![plan("pro", 5, 1000), plan("tiny", 100, 2)]))
 }
 
-struct Keys {
-    live: GeneratedKey,
-    test: GeneratedKey,
+pub(crate) struct Keys {
+    pub(crate) live: GeneratedKey,
+    pub(crate) test: GeneratedKey,
 }
 
 /// An account on `plan` with a key per mode.
@@ -63,7 +63,7 @@ async fn seed_account<S: Store>(store: &S, account: shared::domain::Account) -> 
     keys
 }
 
-async fn deps_with<S: Store>(store: S, plan: &str) -> (ApiDeps<S, ManualClock>, Keys) {
+pub(crate) async fn deps_with<S: Store>(store: S, plan: &str) -> (ApiDeps<S, ManualClock>, Keys) {
     let keys = seed(&store, plan).await;
     (
         ApiDeps::new(store, ManualClock::at(now()), settings()),
@@ -82,13 +82,13 @@ fn post(key: &str, body: &Value) -> ApiRequest {
     anonymous_post(body).with_header("authorization", &format!("Bearer {key}"))
 }
 
-fn with_id(method: http::Method, key: &str, id: &str) -> ApiRequest {
+pub(crate) fn with_id(method: http::Method, key: &str, id: &str) -> ApiRequest {
     ApiRequest::new(method, &format!("/api/v1/verify?verification_id={id}"))
         .with_header("authorization", &format!("Bearer {key}"))
 }
 
 /// Status and `code` of an error answer.
-fn refusal(response: &ApiResponse) -> (u16, String) {
+pub(crate) fn refusal(response: &ApiResponse) -> (u16, String) {
     let body = body(response);
     assert_eq!(body["success"], false, "{body}");
     (
@@ -101,7 +101,7 @@ fn tenant() -> Value {
     json!({ "tenant_email": "tenant@example.com", "tenant_name": "Tess Tenant" })
 }
 
-async fn created_id<S: Store>(deps: &ApiDeps<S, ManualClock>, key: &str) -> Uuid {
+pub(crate) async fn created_id<S: Store>(deps: &ApiDeps<S, ManualClock>, key: &str) -> Uuid {
     let response = create_verification(deps, post(key, &tenant())).await;
     assert_eq!(response.status, 201, "{}", response.body);
     body(&response)["data"]["verification_id"]

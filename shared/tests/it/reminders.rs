@@ -32,6 +32,7 @@ use shared::ports::{
 };
 mod invite_sms;
 mod sms_bounds;
+mod provider_close;
 
 const ACCOUNT: &str = "acct_reach";
 
@@ -151,6 +152,7 @@ fn outbox_deps(deps: &Deps, outbox: &Outbox, retries: &Outbox) -> Publish {
         scheduler: outbox.clone(),
         queue: outbox.clone(),
         retry_queue: retries.clone(),
+        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
         clock: deps.clock.clone(),
         public_base_url: deps.public_base_url.clone(),
         test_mode_delivery: deps.test_mode_delivery,

@@ -5,6 +5,8 @@ from .bad_request_cancel_error import BadRequestCancelError
 from .bad_request_cancel_error_code import BadRequestCancelErrorCode
 from .bad_request_create_error import BadRequestCreateError
 from .bad_request_create_error_code import BadRequestCreateErrorCode
+from .bad_request_erase_error import BadRequestEraseError
+from .bad_request_erase_error_code import BadRequestEraseErrorCode
 from .bad_request_query_error import BadRequestQueryError
 from .bad_request_query_error_code import BadRequestQueryErrorCode
 from .bad_request_resend_error import BadRequestResendError
@@ -34,6 +36,8 @@ from .create_verification_response import CreateVerificationResponse
 from .create_verification_response_data import CreateVerificationResponseData
 from .deliveries_subject import DeliveriesSubject
 from .delivery_error import DeliveryError
+from .erase_verification_data_response import EraseVerificationDataResponse
+from .erase_verification_data_response_data import EraseVerificationDataResponseData
 from .error import Error
 from .error_code import ErrorCode
 from .excluded_source import ExcludedSource
@@ -122,6 +126,8 @@ from .webhook_completed_data import WebhookCompletedData
 from .webhook_completed_data_status import WebhookCompletedDataStatus
 from .webhook_delivery_attempt import WebhookDeliveryAttempt
 from .webhook_delivery_attempt_outcome import WebhookDeliveryAttemptOutcome
+from .webhook_erased import WebhookErased
+from .webhook_erased_data import WebhookErasedData
 from .webhook_expired import WebhookExpired
 from .webhook_expired_data import WebhookExpiredData
 from .webhook_expired_data_status import WebhookExpiredDataStatus
@@ -146,6 +152,8 @@ __all__ = (
     "BadRequestCancelErrorCode",
     "BadRequestCreateError",
     "BadRequestCreateErrorCode",
+    "BadRequestEraseError",
+    "BadRequestEraseErrorCode",
     "BadRequestQueryError",
     "BadRequestQueryErrorCode",
     "BadRequestResendError",
@@ -169,6 +177,8 @@ __all__ = (
     "CreateVerificationResponseData",
     "DeliveriesSubject",
     "DeliveryError",
+    "EraseVerificationDataResponse",
+    "EraseVerificationDataResponseData",
     "Error",
     "ErrorCode",
     "ExcludedSource",
@@ -257,6 +267,8 @@ __all__ = (
     "WebhookCompletedDataStatus",
     "WebhookDeliveryAttempt",
     "WebhookDeliveryAttemptOutcome",
+    "WebhookErased",
+    "WebhookErasedData",
     "WebhookExpired",
     "WebhookExpiredData",
     "WebhookExpiredDataStatus",

@@ -28,8 +28,9 @@ class WebhookReminderSentData:
     Attributes:
         verification_id (UUID): UUID v4.
         status (WebhookReminderSentDataStatus): `expired` also covers cancelled verifications.
-        tenant (Tenant):
-        property_ (Property):
+        tenant (Tenant): Its strings are empty once the verification's personal data is erased (`erased_at`).
+        property_ (Property): Once the verification's personal data is erased, `address` is empty and `monthly_rent`
+            null.
         created_at (datetime.datetime): RFC 3339 UTC with milliseconds and Z.
         completed_at (datetime.datetime | None):
         income_report (IncomeReport | Unset): Current monthly income, built by one set of income rules from each
@@ -43,6 +44,7 @@ class WebhookReminderSentData:
         consent (Consent | Unset): The tenant's consent to share their income summary, recorded on the page.
         household_id (UUID | Unset):
         role (MemberRole | Unset): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.
+        erased_at (datetime.datetime | Unset): RFC 3339 UTC with milliseconds and Z.
     """
 
     verification_id: UUID
@@ -56,6 +58,7 @@ class WebhookReminderSentData:
     consent: Consent | Unset = UNSET
     household_id: UUID | Unset = UNSET
     role: MemberRole | Unset = UNSET
+    erased_at: datetime.datetime | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,6 +96,10 @@ class WebhookReminderSentData:
         if not isinstance(self.role, Unset):
             role = self.role.value
 
+        erased_at: str | Unset = UNSET
+        if not isinstance(self.erased_at, Unset):
+            erased_at = self.erased_at.isoformat()
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -115,6 +122,8 @@ class WebhookReminderSentData:
             field_dict["household_id"] = household_id
         if role is not UNSET:
             field_dict["role"] = role
+        if erased_at is not UNSET:
+            field_dict["erased_at"] = erased_at
 
         return field_dict
 
@@ -183,6 +192,13 @@ class WebhookReminderSentData:
         else:
             role = MemberRole(_role)
 
+        _erased_at = d.pop("erased_at", UNSET)
+        erased_at: datetime.datetime | Unset
+        if isinstance(_erased_at, Unset):
+            erased_at = UNSET
+        else:
+            erased_at = datetime.datetime.fromisoformat(_erased_at)
+
         webhook_reminder_sent_data = cls(
             verification_id=verification_id,
             status=status,
@@ -195,6 +211,7 @@ class WebhookReminderSentData:
             consent=consent,
             household_id=household_id,
             role=role,
+            erased_at=erased_at,
         )
 
         webhook_reminder_sent_data.additional_properties = d

@@ -196,6 +196,17 @@ impl Reply {
 }
 
 impl TestEnv {
+    /// The stream, queue and schedule functions on this env's stack, retrying at once.
+    pub fn workers(&self) -> devstack::Workers {
+        devstack::Workers::new(
+            &self.sdk,
+            &self.names,
+            &self.created,
+            &self.base,
+            vec![0],
+            &self.webhook_origins,
+        )
+    }
     pub async fn call(
         &self,
         method: &str,

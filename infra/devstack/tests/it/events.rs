@@ -365,6 +365,17 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
             shared::domain::Status::Expired,
             "{function}/{name}"
         ),
+        // The completed fixture's erasure marker, put again at the end of the default retention.
+        "armed" => {
+            let completed = devstack::stack::FIXTURE_COMPLETED.parse().unwrap();
+            let marker = shared::adapters::dynamo::keys::erasure_marker(completed);
+            let ttl = common::stored_item(&env, marker)
+                .await
+                .and_then(|m| m.get("ttl")?.as_n().ok()?.parse::<i64>().ok())
+                .unwrap_or_else(|| panic!("{function}/{name}: the erasure marker is armed"));
+            let year = chrono::Utc::now() + chrono::Duration::days(364);
+            assert!(ttl > year.timestamp(), "{function}/{name}");
+        }
         "delivered" => {
             let got = receiver.received();
             assert_eq!(got.len(), 1, "{function}/{name}");

@@ -232,6 +232,7 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
     runs::households(&mut rig).await;
     runs::retries(&mut rig).await;
     runs::household_replay(&mut rig).await;
+    runs::erasure(&mut rig).await;
     let calls = rig.proxies.take();
 
     // IAM_TEMPLATE checks another copy (e.g. with a grant deleted, to see the test fail).

@@ -9,6 +9,7 @@ mod api;
 mod browser;
 mod dynamo_store;
 mod email_round_trips;
+mod erasure;
 mod events;
 mod households;
 mod iam;

@@ -203,6 +203,7 @@ async fn ses_failing_then_recovering_sends_once() {
         scheduler: rig.workers.outbox.scheduler.clone(),
         queue: rig.workers.outbox.queue.clone(),
         retry_queue: rig.workers.outbox.retry_queue.clone(),
+        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
         store: rig.env.store.clone(),
         clock: shared::ports::SystemClock,
         public_base_url: rig.env.base.clone(),

@@ -258,6 +258,7 @@ async fn rig() -> Rig {
         },
         queue: queue(workers.outbox.queue.clone(), Step::WebhookQueue),
         retry_queue: queue(workers.outbox.retry_queue.clone(), Step::RetryQueue),
+        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
         clock: clock.clone(),
         public_base_url: env.base.clone(),
         test_mode_delivery: TestModeDelivery::Send,

@@ -499,6 +499,7 @@ fn wiring_outbox_with<S>(
         scheduler: o.scheduler.clone(),
         queue: o.queue.clone(),
         retry_queue: o.retry_queue.clone(),
+        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
         clock: shared::ports::SystemClock,
         public_base_url: o.public_base_url.clone(),
         test_mode_delivery: o.test_mode_delivery,

@@ -1,7 +1,6 @@
 //! The account item and its webhook signing secrets (a sibling item). The daily API allowance
 //! counted on the account item is `metering`'s.
 
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use chrono::{DateTime, Utc};
 
 use super::api_day::account_from_item;
@@ -10,7 +9,7 @@ use super::items::{account_item, from_item, s, webhook_secrets_item};
 use super::schema::{
     ACCOUNT_NAME_ATTRIBUTE, ACCOUNT_PLAN_ATTRIBUTE, WEBHOOK_SECRET_ATTRIBUTES, keys,
 };
-use super::{DynamoStore, Expr, unavailable};
+use super::{DynamoStore, Expr, unavailable, written};
 use crate::domain::{Account, SubscriptionStatus, format_ts};
 use crate::ports::{AccountStore, Requester, StoreError, WebhookSecretStore, WebhookSecrets};
 
@@ -84,18 +83,7 @@ impl AccountStore for DynamoStore {
                 .set_expression_attribute_values(expr.values()),
         )
         .await?;
-        match result {
-            Ok(_) => Ok(true),
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(UpdateItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(false)
-            }
-            Err(e) => Err(unavailable(e)),
-        }
+        written(result)
     }
 }
 

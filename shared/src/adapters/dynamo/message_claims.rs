@@ -16,7 +16,7 @@ use uuid::Uuid;
 use super::items::{Item, n, s, with_key};
 use super::metering::refused_item;
 use super::schema::{self, keys};
-use super::{DynamoStore, unavailable};
+use super::{DynamoStore, unavailable, written};
 use crate::domain::format_ts;
 use crate::domain::reach::{MESSAGE_LEASE, Message};
 use crate::domain::sms::SMS_ALLOWANCE_USED;
@@ -292,15 +292,16 @@ impl MessageClaimStore for DynamoStore {
         let mut item = with_key(Item::new(), keys::message_claim(id, &message.key()));
         item.insert("state".into(), s(REJECTED));
         item.insert("reason".into(), s(reason));
-        let put = self
+        let result = self
             .put_item(item)
             .condition_expression(Taking::Any.condition())
             .expression_attribute_names("#state", "state")
             .expression_attribute_values(":sending", s(SENDING))
-            .expression_attribute_values(":now", n(now.timestamp()));
+            .expression_attribute_values(":now", n(now.timestamp()))
+            .send()
+            .await;
         // Refused: claimed, sent or refused by another attempt already, whose outcome stands.
-        self.put_unless_refused(put).await?;
-        Ok(())
+        written(result).map(|_| ())
     }
 
     async fn mark_message_sent(

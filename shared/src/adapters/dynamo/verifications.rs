@@ -91,6 +91,14 @@ impl VerificationStore for DynamoStore {
             };
             cond = format!("{cond} AND attribute_not_exists({})", expr.name(guarded));
         }
+        // An erased verification takes no more personal data; only its expiry is still recorded
+        // (one past `expires_at` may be erased before the TTL's sweep expires it).
+        if *transition != Transition::Expire {
+            cond = format!(
+                "{cond} AND attribute_not_exists({})",
+                expr.name("erased_at")
+            );
+        }
         let verification_update = Update::builder()
             .table_name(&self.table)
             .key(schema::PK, s(keys::verification(current.verification_id).0))
@@ -181,8 +189,9 @@ impl VerificationStore for DynamoStore {
         let set = expr.set("tenant_note", "note", s(note));
         let completed = expr.set("status", "completed", s(Status::Completed.as_str()));
         let cond = format!(
-            "{completed} AND attribute_not_exists({})",
-            expr.name("tenant_note")
+            "{completed} AND attribute_not_exists({}) AND attribute_not_exists({})",
+            expr.name("tenant_note"),
+            expr.name("erased_at")
         );
         let result = self
             .update_item(&keys::verification(id))

@@ -70,6 +70,13 @@ pub enum StoreOp {
     MarkMessageSent,
     MarkMessageRejected,
     ReleaseMessage,
+    RetentionDays,
+    SetRetentionDays,
+    ArmErasure,
+    ClosedUnerased,
+    EraseVerification,
+    MeterAndErase,
+    ForgetProviderUser,
 }
 
 /// Decides whether a call fails (and counts it).

@@ -16,6 +16,7 @@ use crate::domain::{
     Verification, format_ts, usage_month,
 };
 mod counted; // the writes that move the owner's counters
+mod erasure;
 mod meter;
 
 use counted::{bump, cancel_open_locked, create_locked};
@@ -46,6 +47,10 @@ struct Tables {
     /// By verification and message key (`Message::key`).
     claims: HashMap<(Uuid, String), claims::ClaimState>,
     households: HashMap<Uuid, crate::domain::household::Household>,
+    /// Retention periods set by the operator, by account (`ErasureStore`).
+    retention: HashMap<String, u32>,
+    /// Erasure markers: the time each one's TTL names, by verification.
+    erasure_markers: HashMap<Uuid, DateTime<Utc>>,
 }
 
 mod webhook_history;
@@ -212,6 +217,9 @@ impl VerificationStore for MemoryStore {
         let Some(v) = t.verifications.get_mut(&current.verification_id) else {
             return Ok(LinkTokenOutcome::NotFound);
         };
+        if v.erased_at.is_some() {
+            return Ok(LinkTokenOutcome::NotFound);
+        }
         // The adapter retries on the fresh lists; under the lock they are always fresh.
         let (tokens, recent) = rotated(&v.token_hashes, &v.recent_token_hashes, token_hash, keep);
         v.token_hashes = tokens;
@@ -241,7 +249,7 @@ impl VerificationStore for MemoryStore {
             } => stored.provider_user.is_none(),
             Transition::Consent { .. } => stored.consented_at.is_none(),
             _ => true,
-        };
+        } && (*transition == Transition::Expire || stored.erased_at.is_none());
         if stored.status != from || !guard_holds {
             return Ok(TransitionOutcome::Conflict(Some(stored)));
         }
@@ -292,7 +300,11 @@ impl VerificationStore for MemoryStore {
     ) -> Result<Option<Verification>, StoreError> {
         let mut t = self.lock();
         match t.verifications.get_mut(&id) {
-            Some(v) if v.status == Status::Completed && v.tenant_note.is_none() => {
+            Some(v)
+                if v.status == Status::Completed
+                    && v.tenant_note.is_none()
+                    && v.erased_at.is_none() =>
+            {
                 v.tenant_note = Some(note.to_string());
                 Ok(Some(v.clone()))
             }

@@ -164,6 +164,7 @@ async fn an_sms_whose_claim_was_not_given_back_waits_for_its_lease_and_is_not_dr
         scheduler: plain.scheduler,
         queue: plain.queue,
         retry_queue: plain.retry_queue,
+        provider: plain.provider,
         clock: plain.clock,
         public_base_url: plain.public_base_url,
         test_mode_delivery: plain.test_mode_delivery,

@@ -29,6 +29,8 @@ use shared::routes::{Function, Trigger};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::common;
+mod erasure;
+pub use erasure::*;
 mod households_and_retries;
 pub use households_and_retries::*;
 mod refusals_and_claims;
@@ -119,6 +121,7 @@ fn flaky<S>(outbox: Outbox, store: S) -> Publish<S> {
         scheduler: Flaky::new(outbox.scheduler),
         queue: Flaky::new(outbox.queue),
         retry_queue: Flaky::new(outbox.retry_queue),
+        provider: outbox.provider,
         clock: outbox.clock,
         public_base_url: outbox.public_base_url,
         test_mode_delivery: outbox.test_mode_delivery,
@@ -529,17 +532,24 @@ pub async fn success(rig: &mut Rig) {
     // An expiry: a verification past its time, its marker swept as TTL would.
     expiry(rig).await;
 
-    // tenant-portal's cold start with Plaid: the secret, read with its own role.
-    let sm = aws_sdk_secretsmanager::Client::new(&rig.function_sdk(Function::TenantPortal).await);
-    let arn = rig.plaid_secret_arn.clone();
-    let lookup = move |var: &str| match var {
-        "PLAID_BASE_URL" => Some("https://sandbox.plaid.com".to_string()),
-        "PLAID_SECRET_ARN" => Some(arn.clone()),
-        _ => None,
-    };
-    shared::adapters::plaid::PlaidConfig::load(&sm, lookup)
-        .await
-        .expect("the secret reads");
+    // The cold starts with Plaid: the secret, read with each function's own role (the tenant page
+    // uses Plaid; the outbox's functions remove a tenant's Plaid user once it ended).
+    for function in [
+        Function::TenantPortal,
+        Function::PublishEvents,
+        Function::RetryEvents,
+    ] {
+        let sm = aws_sdk_secretsmanager::Client::new(&rig.function_sdk(function).await);
+        let arn = rig.plaid_secret_arn.clone();
+        let lookup = move |var: &str| match var {
+            "PLAID_BASE_URL" => Some("https://sandbox.plaid.com".to_string()),
+            "PLAID_SECRET_ARN" => Some(arn.clone()),
+            _ => None,
+        };
+        shared::adapters::plaid::PlaidConfig::load(&sm, lookup)
+            .await
+            .expect("the secret reads");
+    }
 }
 
 /// send-reminders over every schedule of the group, at a time both reminder points are due.
@@ -615,6 +625,7 @@ fn api_routes(
         ("GET", format!("{HOUSEHOLDS}?household_id={household}")),
         ("DELETE", format!("{VERIFY}?verification_id={id}")),
         ("DELETE", format!("{HOUSEHOLDS}?household_id={household}")),
+        ("DELETE", format!("{VERIFY}/data?verification_id={id}")),
     ]
 }
 
