@@ -24,6 +24,7 @@ pub enum Function {
     CreateHousehold,
     GetHousehold,
     CancelHousehold,
+    AnalyzeDocument,
 }
 
 /// What invokes a function.
@@ -33,7 +34,7 @@ pub enum Trigger {
     Http(&'static [Route]),
     /// The table's DynamoDB stream (with the template's filter).
     DynamoDbStream,
-    /// An SQS queue.
+    /// An SQS queue (for `analyze-document`, the queue the documents bucket notifies).
     Sqs,
     /// One-time EventBridge Scheduler schedules (asynchronous invocation).
     Schedule,
@@ -57,7 +58,7 @@ pub const HOUSEHOLDS: &str = "/api/v1/households";
 
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 18] = [
+    pub const ALL: [Function; 19] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -76,6 +77,7 @@ impl Function {
         Function::CreateHousehold,
         Function::GetHousehold,
         Function::CancelHousehold,
+        Function::AnalyzeDocument,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -99,6 +101,7 @@ impl Function {
             Function::CreateHousehold => "create-household",
             Function::GetHousehold => "get-household",
             Function::CancelHousehold => "cancel-household",
+            Function::AnalyzeDocument => "analyze-document",
         }
     }
 
@@ -169,6 +172,7 @@ impl Function {
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
             Function::RetryEvents | Function::DeliverWebhook => Trigger::Sqs,
             Function::SendReminders => Trigger::Schedule,
+            Function::AnalyzeDocument => Trigger::Sqs,
         }
     }
 

@@ -120,6 +120,9 @@ pub(crate) fn bench_events(function: shared::routes::Function) -> Option<[&'stat
         // Runs the publish-events path again (same binary size class); its retry queue is
         // not part of the bench's stack.
         F::RetryEvents => return None,
+        // Its sample names an object the bench's stack does not upload; the analysis of a
+        // document is measured on its own (docs/documents.md).
+        F::AnalyzeDocument => return None,
         // The reached one has a number and a webhook URL: claim, SES, SNS, webhook store+queue.
         F::SendReminders => [
             "reached-reminder-of-in-progress.json",
@@ -296,6 +299,8 @@ mod tests {
             webhook_dlq_url: "d".into(),
             retry_queue_url: "r".into(),
             retry_dlq_url: "rd".into(),
+            documents_queue_url: "dq".into(),
+            documents_dlq_url: "dd".into(),
         };
         let env = process::lambda_env("send-reminders", "api", "aws", "t-table", &queues);
         let delivery = env.iter().find(|(k, _)| k == "TEST_MODE_DELIVERY");

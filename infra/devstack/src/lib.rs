@@ -54,10 +54,17 @@ pub fn app_with(
     settings: Settings,
     live_provider: LiveProvider,
 ) -> Arc<server::App> {
+    // The browser posts uploads straight to moto's S3, path-style.
+    let bucket = stack::documents_bucket_for(&settings.table_name);
     let portal = TenantPortalConfig {
         table_name: settings.table_name.clone(),
         live_income: settings.live_income,
         plaid: Default::default(),
+        documents: Some(shared::config::DocumentBucket {
+            upload_url: sdk.endpoint_url().map(|e| format!("{e}/{bucket}")),
+            bucket,
+        }),
+        public_base_url: settings.public_base_url.clone(),
     };
     Arc::new(server::App {
         api: wiring::api(settings, sdk),
@@ -78,6 +85,8 @@ pub struct Workers {
     pub reach: pump::Reach,
     pub expiry: pump::Expiry,
     pub delivery: pump::Delivery,
+    /// `analyze-document`, reading the local documents bucket.
+    pub analysis: shared::wiring::Analysis,
 }
 
 impl Workers {
@@ -136,11 +145,19 @@ impl Workers {
             reminder_offsets: shared::domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
         };
         let reach = wiring::send_reminders(reach_config, sdk);
+        let analysis = wiring::analyze_document(
+            shared::config::AnalyzeDocumentConfig {
+                table_name: names.table.clone(),
+                bucket: names.documents_bucket.clone(),
+            },
+            sdk,
+        );
         Workers {
             outbox,
             reach,
             expiry,
             delivery,
+            analysis,
         }
     }
 }

@@ -14,7 +14,6 @@ use shared::adapters::dynamo::DynamoStore;
 use shared::error::ApiError;
 use shared::handlers::api::{self, ApiDeps};
 use shared::handlers::households;
-use shared::handlers::tenant_portal::{LiveProvider, PortalDeps};
 use shared::http::{ApiRequest, ApiResponse, parse_query};
 use shared::ports::SystemClock;
 use shared::routes::{Function, Resolved, resolve};
@@ -25,7 +24,7 @@ pub struct App {
     pub api: ApiDeps<DynamoStore, SystemClock>,
     /// The local stack has no bank-data provider: live verifications use the local sandbox (or
     /// none, or a Plaid on loopback in tests).
-    pub portal: PortalDeps<DynamoStore, SystemClock, LiveProvider>,
+    pub portal: shared::wiring::Portal,
 }
 
 /// Which deps each HTTP function runs with: one `App` for all (the local stack), or one per
@@ -88,7 +87,8 @@ pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiRespon
         | Function::RetryEvents
         | Function::DeliverWebhook
         | Function::ExpireVerifications
-        | Function::SendReminders => {
+        | Function::SendReminders
+        | Function::AnalyzeDocument => {
             unreachable!("{} has no HTTP route", function.name())
         }
     }

@@ -46,6 +46,7 @@ mod api_day;
 mod api_keys;
 pub mod capacity;
 mod contention;
+mod documents;
 mod households;
 pub mod items;
 pub(crate) mod link_tokens;

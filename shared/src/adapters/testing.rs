@@ -8,10 +8,12 @@ use chrono::{DateTime, Utc};
 use crate::domain::{Account, SubscriptionStatus};
 use crate::ports::Clock;
 
+mod documents;
 mod faulty;
 mod faulty_claims;
 mod memory;
 
+pub use documents::{ExampleSigner, MemoryObjects};
 pub use faulty::{ArmedFaults, FaultPlan, FaultyStore, StoreOp};
 pub use memory::MemoryStore;
 

@@ -5,6 +5,7 @@
 mod support;
 
 mod documents;
+mod documents_flow;
 mod handlers_api;
 mod handlers_resend;
 mod households_api;
