@@ -644,7 +644,8 @@ export interface components {
              *     (payroll 0.95, bank 0.90, document 0.70, weighted by income), the provider's own
              *     confidence, history (0.7 + 0.3 x months observed / 12), fewer than three payments
              *     (1 - 0.15 x their share of income), irregular income (1 - 0.10 x its share), a
-             *     declining trend (0.90) and any source not counted (0.95). 0 without income.
+             *     declining trend (0.90), any source not counted (0.95) and, for documents, counted
+             *     income that rests on an undetermined document (0.80). 0 without income.
              */
             confidence_score: number;
             /**
@@ -676,6 +677,18 @@ export interface components {
             amounts_basis?: "net" | "gross";
             affordability?: components["schemas"]["Affordability"];
             stability?: components["schemas"]["Stability"];
+            /**
+             * @description Present when the tenant finished with uploaded documents (`verification_method`
+             *     `document`): each document with its verdict and every check, in upload order.
+             *     docs/documents.md states the checks and the verdict rule.
+             */
+            documents?: components["schemas"]["ReportDocument"][];
+            /**
+             * @description Present with `documents`. True when a document is `edited`, or counted income rests
+             *     on an `undetermined` document (a photo whose figures the tenant typed, a file the
+             *     analysis could not finish): a person should look at the originals.
+             */
+            needs_review?: boolean;
             /**
              * @description Present only on the local development stack (`make dev`), on a live verification whose
              *     income came from its sandbox scenarios: invented data. A deployed service never has it.
@@ -734,10 +747,43 @@ export interface components {
         };
         ConfidenceFactor: {
             /** @enum {string} */
-            factor: "method" | "provider" | "history" | "few_payments" | "irregular" | "declining" | "excluded";
+            factor: "method" | "provider" | "history" | "few_payments" | "irregular" | "declining" | "excluded" | "documents";
             /** @description The multiplier this factor applied, three decimals. */
             effect: number;
             detail: string;
+        };
+        /** @description One uploaded document, its verdict and the checks behind it. */
+        ReportDocument: {
+            /** @description `Document <n>`, by upload order. */
+            name: string;
+            /** @enum {string} */
+            kind: "pay_stub" | "bank_statement" | "benefit_letter" | "photo" | "unknown";
+            /**
+             * @description `edited`: a check found a sign of editing or another person's name; `undetermined`:
+             *     the document could not be checked (`reason` says why); `clean` otherwise.
+             * @enum {string}
+             */
+            verdict: "clean" | "edited" | "undetermined";
+            /** @description Why the verdict is `undetermined`; absent otherwise. */
+            reason?: string;
+            /** @description Whether its income counts; an `edited` document's never does. */
+            counted: boolean;
+            /**
+             * @description Present when the pay date, gross and net pay were typed by the tenant (a photo or scan).
+             * @constant
+             */
+            stated_by_tenant?: true;
+            /** @description The verdict in plain words, with the failed checks or the reason. */
+            summary: string;
+            checks: components["schemas"]["DocumentCheck"][];
+        };
+        DocumentCheck: {
+            /** @description The check's name, such as `incremental_updates` or `net_pay_arithmetic` (docs/documents.md). */
+            check: string;
+            /** @enum {string} */
+            result: "pass" | "fail" | "not_applicable" | "unknown";
+            /** @description What was compared, and the values found. */
+            evidence: string;
         };
         /**
          * @description Present when the verification has a monthly_rent. Exact arithmetic in cents (the multiple

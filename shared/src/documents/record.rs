@@ -188,6 +188,8 @@ pub struct ReportDocument {
     /// The pay date, gross and net were typed by the tenant (a photo or scan).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stated_by_tenant: bool,
+    /// The verdict in plain words, with the checks that failed or the reason.
+    pub summary: String,
     pub checks: Vec<Check>,
 }
 
@@ -198,6 +200,47 @@ pub fn verdict_words(verdict: Verdict) -> &'static str {
         Verdict::Edited => "signs of editing found",
         Verdict::Undetermined => "could not be checked",
     }
+}
+
+/// What a document was read as, in words.
+pub fn kind_words(kind: DocumentKind) -> &'static str {
+    match kind {
+        DocumentKind::PayStub => "pay stub",
+        DocumentKind::BankStatement => "bank statement",
+        DocumentKind::BenefitLetter => "benefit letter",
+        DocumentKind::Photo => "photo or scan",
+        DocumentKind::Unknown => "document of no known kind",
+    }
+}
+
+/// One document's verdict in a sentence: "Document 2 (pay stub): signs of editing found
+/// (incremental_updates, font_consistency); not counted."
+pub fn summary(name: &str, analysis: &Analysis, stated: bool) -> String {
+    let mut out = format!(
+        "{name} ({}): {}",
+        kind_words(analysis.kind),
+        verdict_words(analysis.verdict)
+    );
+    let failed: Vec<&str> = analysis
+        .checks
+        .iter()
+        .filter(|c| c.result == CheckResult::Fail)
+        .map(|c| c.check.as_str())
+        .collect();
+    match analysis.verdict {
+        Verdict::Edited => out.push_str(&format!(" ({}); not counted", failed.join(", "))),
+        Verdict::Undetermined => {
+            if let Some(reason) = &analysis.reason {
+                out.push_str(&format!(": {reason}"));
+            }
+        }
+        Verdict::Clean => {}
+    }
+    if stated {
+        out.push_str("; its pay date, gross and net pay were typed by the tenant");
+    }
+    out.push('.');
+    out
 }
 
 /// The documents of the report and whether a person should review them: any `edited`
@@ -212,6 +255,7 @@ pub fn report_documents(set: &[(DocumentRecord, Analysis)]) -> (Vec<ReportDocume
             reason: a.reason.clone(),
             counted: a.verdict != Verdict::Edited,
             stated_by_tenant: d.stated.is_some(),
+            summary: summary(&d.name(), a, d.stated.is_some()),
             checks: a.checks.clone(),
         })
         .collect();
@@ -286,6 +330,14 @@ mod tests {
         let (docs, review) = report_documents(&edited);
         assert!(review);
         assert!(!docs[1].counted);
+        assert_eq!(
+            docs[1].summary,
+            "Document 2 (benefit letter): signs of editing found (); not counted."
+        );
+        assert_eq!(
+            docs[0].summary,
+            "Document 1 (benefit letter): no sign of editing found."
+        );
         let undetermined = analysed_set(&[analysed(1, Verdict::Undetermined)]);
         assert!(report_documents(&undetermined).1);
     }

@@ -362,3 +362,43 @@ async fn finishing_waits_while_a_document_is_analysed() {
     let page = rig.page(None).await;
     assert!(page.body.contains("being checked; refresh this page"));
 }
+
+#[tokio::test]
+async fn the_report_pdf_and_the_tenant_s_copy_show_each_verdict_in_plain_words() {
+    let rig = rig().await;
+    let e = rig.upload("d1", &PNG, "e1");
+    analyze_documents(&rig.analysis(), e).await;
+    let form = "action=state_pay&document=d1&pay_date=2026-03-06&gross=2500&net=1900&frequency=biweekly";
+    assert_eq!(rig.page(Some(form)).await.status, 303);
+    assert_eq!(rig.page(Some("action=finish_documents")).await.status, 303);
+    let summary = "Document 1 (photo or scan): could not be checked: the document is a photo or a \
+                   scan without text: its figures can't be checked; its pay date, gross and net \
+                   pay were typed by the tenant.";
+    let copy = rig.page(None).await;
+    assert!(copy.body.contains("Your documents"), "{}", copy.body);
+    let escaped = shared::handlers::html::esc(summary);
+    assert!(copy.body.contains(&escaped), "{}", copy.body);
+    let v = rig.stored();
+    let pdf = shared::adapters::pdf::report_pdf(&v, now());
+    let path = crate::report_pdf::artifacts_dir().join("documents-report.pdf");
+    std::fs::write(&path, &pdf).unwrap();
+    let text = crate::report_pdf::squeeze(&crate::report_pdf::pdf_text(&path));
+    for expected in [
+        "Documents (1)",
+        "Needs review: a document shows signs of editing",
+        summary,
+        "text layer unknown a PNG image: no text to read",
+        "Verification method document",
+        "documents some counted income rests on documents that could not be checked",
+    ] {
+        assert!(text.contains(expected), "{expected:?} not in:\n{text}");
+    }
+    // Every page as a PNG beside it, for a person to look at.
+    let status = std::process::Command::new("pdftoppm")
+        .args(["-png", "-r", "80"])
+        .arg(&path)
+        .arg(path.with_extension(""))
+        .status()
+        .expect("pdftoppm runs");
+    assert!(status.success());
+}

@@ -34,6 +34,8 @@ from .create_verification_response import CreateVerificationResponse
 from .create_verification_response_data import CreateVerificationResponseData
 from .deliveries_subject import DeliveriesSubject
 from .delivery_error import DeliveryError
+from .document_check import DocumentCheck
+from .document_check_result import DocumentCheckResult
 from .error import Error
 from .error_code import ErrorCode
 from .excluded_source import ExcludedSource
@@ -83,6 +85,9 @@ from .rate_limited_error_code import RateLimitedErrorCode
 from .redeliver_webhook_response import RedeliverWebhookResponse
 from .redelivered_household_event import RedeliveredHouseholdEvent
 from .redelivered_verification_event import RedeliveredVerificationEvent
+from .report_document import ReportDocument
+from .report_document_kind import ReportDocumentKind
+from .report_document_verdict import ReportDocumentVerdict
 from .report_not_ready_error import ReportNotReadyError
 from .report_not_ready_error_code import ReportNotReadyErrorCode
 from .resend_limited_error import ResendLimitedError
@@ -168,6 +173,8 @@ __all__ = (
     "CreateVerificationResponseData",
     "DeliveriesSubject",
     "DeliveryError",
+    "DocumentCheck",
+    "DocumentCheckResult",
     "Error",
     "ErrorCode",
     "ExcludedSource",
@@ -217,6 +224,9 @@ __all__ = (
     "RedeliverWebhookResponse",
     "RedeliveredHouseholdEvent",
     "RedeliveredVerificationEvent",
+    "ReportDocument",
+    "ReportDocumentKind",
+    "ReportDocumentVerdict",
     "ReportNotReadyError",
     "ReportNotReadyErrorCode",
     "ResendLimitedError",
