@@ -368,7 +368,8 @@ async fn the_report_pdf_and_the_tenant_s_copy_show_each_verdict_in_plain_words()
     let rig = rig().await;
     let e = rig.upload("d1", &PNG, "e1");
     analyze_documents(&rig.analysis(), e).await;
-    let form = "action=state_pay&document=d1&pay_date=2026-03-06&gross=2500&net=1900&frequency=biweekly";
+    let form =
+        "action=state_pay&document=d1&pay_date=2026-03-06&gross=2500&net=1900&frequency=biweekly";
     assert_eq!(rig.page(Some(form)).await.status, 303);
     assert_eq!(rig.page(Some("action=finish_documents")).await.status, 303);
     let summary = "Document 1 (photo or scan): could not be checked: the document is a photo or a \
