@@ -128,6 +128,11 @@ CASES = {
         "404-other-account": event("GET", "/api/v1/verify/report", f"verification_id={OTHER}"),
         "401-unknown-key": event("GET", "/api/v1/verify/report", f"verification_id={COMPLETED}", auth=UNKNOWN),
     },
+    "list-documents": {
+        "200-in-progress": event("GET", "/api/v1/verify/documents", f"verification_id={IN_PROGRESS}"),
+        "400-missing-id": event("GET", "/api/v1/verify/documents"),
+        "404-other-account": event("GET", "/api/v1/verify/documents", f"verification_id={OTHER}"),
+    },
 }
 
 CASES["resend-verification"] = {

@@ -13,7 +13,7 @@ mod publish_events;
 mod reach;
 mod tenant_portal;
 
-pub use analyze_document::AnalyzeDocumentConfig;
+pub use analyze_document::{AnalyzeDocumentConfig, ListDocumentsConfig};
 pub use api::Settings;
 pub use deliver_webhook::{DEFAULT_WEBHOOK_TIMEOUT, DeliverWebhookConfig};
 pub use expire_verifications::ExpireVerificationsConfig;

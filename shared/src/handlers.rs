@@ -13,6 +13,7 @@ pub mod get_verification;
 pub mod household_completed;
 pub mod households;
 pub mod html;
+pub mod list_documents;
 pub mod list_verifications;
 pub mod list_webhook_deliveries;
 pub mod notices;

@@ -14,7 +14,9 @@ pub mod reach;
 pub mod store;
 
 pub use crate::domain::metering::MeterOutcome;
-pub use documents::{DocumentStore, ObjectError, ObjectStore, UploadSigner};
+pub use documents::{
+    DOWNLOAD_LINK_SECONDS, DocumentStore, DownloadSigner, ObjectError, ObjectStore, UploadSigner,
+};
 pub use list::{ListPage, ListQuery};
 pub use reach::*;
 pub use store::*;

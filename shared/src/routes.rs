@@ -25,6 +25,7 @@ pub enum Function {
     GetHousehold,
     CancelHousehold,
     AnalyzeDocument,
+    ListDocuments,
 }
 
 /// What invokes a function.
@@ -58,7 +59,7 @@ pub const HOUSEHOLDS: &str = "/api/v1/households";
 
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 19] = [
+    pub const ALL: [Function; 20] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -78,6 +79,7 @@ impl Function {
         Function::GetHousehold,
         Function::CancelHousehold,
         Function::AnalyzeDocument,
+        Function::ListDocuments,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -102,6 +104,7 @@ impl Function {
             Function::GetHousehold => "get-household",
             Function::CancelHousehold => "cancel-household",
             Function::AnalyzeDocument => "analyze-document",
+            Function::ListDocuments => "list-documents",
         }
     }
 
@@ -130,6 +133,10 @@ impl Function {
             Function::GetReport => Trigger::Http(&[Route {
                 method: "GET",
                 path: "/api/v1/verify/report",
+            }]),
+            Function::ListDocuments => Trigger::Http(&[Route {
+                method: "GET",
+                path: "/api/v1/verify/documents",
             }]),
             Function::TenantPortal => Trigger::Http(&[
                 Route {

@@ -175,3 +175,12 @@ pub fn send_reminders(config: ReachConfig, sdk: &SdkConfig) -> Reach {
         reminder_offsets: config.reminder_offsets,
     }
 }
+
+/// `list-documents`: the API's deps, and the bucket its download links are signed for.
+pub fn list_documents(
+    config: crate::config::ListDocumentsConfig,
+    sdk: &SdkConfig,
+) -> (ApiDeps<DynamoStore, SystemClock>, S3Objects) {
+    let links = S3Objects::new(sdk, &config.bucket);
+    (api(config.settings, sdk), links)
+}

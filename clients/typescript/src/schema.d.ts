@@ -134,6 +134,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/verify/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the uploaded documents, with download links
+         * @description The documents the tenant uploaded, in upload order, each with its state, its verdict once
+         *     analysed, and a link that downloads the original as an attachment for five minutes.
+         *     Authentication, metering and the rate headers are those of `GET /api/v1/verify`; another
+         *     account's (or the other key mode's) id is 404. A verification without uploads lists none.
+         *     Nothing changes on the verification.
+         */
+        get: operations["listVerificationDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/verify/resend": {
         parameters: {
             query?: never;
@@ -751,6 +775,39 @@ export interface components {
             /** @description The multiplier this factor applied, three decimals. */
             effect: number;
             detail: string;
+        };
+        ListDocumentsResponse: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                verification_id: string;
+                documents: components["schemas"]["UploadedDocument"][];
+            };
+        };
+        UploadedDocument: {
+            /** @description `Document <n>`, by upload order. */
+            name: string;
+            /** @enum {string} */
+            state: "analysing" | "analysed" | "refused";
+            /** @description Bytes, as the upload's notification stated them. */
+            size: number;
+            /** Format: date-time */
+            uploaded_at: string;
+            /** @enum {string} */
+            kind?: "pay_stub" | "bank_statement" | "benefit_letter" | "photo" | "unknown";
+            /** @enum {string} */
+            verdict?: "clean" | "edited" | "undetermined";
+            verdict_words?: string;
+            /** @description Why the file was not accepted (state `refused`). */
+            refusal?: string;
+            /**
+             * Format: uri
+             * @description Downloads the original as an attachment named `document-<n>`; signed for five minutes.
+             */
+            download_url: string;
+            /** Format: date-time */
+            download_expires_at: string;
         };
         /** @description One uploaded document, its verdict and the checks behind it. */
         ReportDocument: {
@@ -2144,6 +2201,42 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ReportNotReady"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listVerificationDocuments: {
+        parameters: {
+            query: {
+                /**
+                 * @description The verification's id, as returned by create (a UUID; surrounding blanks are ignored). Missing, empty or not a UUID is a 400.
+                 * @example 2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081
+                 */
+                verification_id: components["parameters"]["VerificationId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListDocumentsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

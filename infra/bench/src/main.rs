@@ -123,6 +123,7 @@ pub(crate) fn bench_events(function: shared::routes::Function) -> Option<[&'stat
         // Its sample names an object the bench's stack does not upload; the analysis of a
         // document is measured on its own (docs/documents.md).
         F::AnalyzeDocument => return None,
+        F::ListDocuments => ["200-in-progress.json", "200-in-progress.json"],
         // The reached one has a number and a webhook URL: claim, SES, SNS, webhook store+queue.
         F::SendReminders => [
             "reached-reminder-of-in-progress.json",

@@ -62,12 +62,14 @@ pub fn app_with(
         plaid: Default::default(),
         documents: Some(shared::config::DocumentBucket {
             upload_url: sdk.endpoint_url().map(|e| format!("{e}/{bucket}")),
-            bucket,
+            bucket: bucket.clone(),
         }),
         public_base_url: settings.public_base_url.clone(),
     };
+    let downloads = shared::adapters::s3::S3Objects::new(sdk, &bucket);
     Arc::new(server::App {
         api: wiring::api(settings, sdk),
+        downloads,
         portal: wiring::tenant_portal_with(&portal, sdk, live_provider),
     })
 }

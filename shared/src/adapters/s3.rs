@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::s3_upload::{SigningCredentials, UploadForm, UploadRules, upload_form};
 use crate::documents::record::MAX_UPLOAD_BYTES;
-use crate::ports::{ObjectError, ObjectStore, UploadSigner};
+use crate::ports::{DOWNLOAD_LINK_SECONDS, DownloadSigner, ObjectError, ObjectStore, UploadSigner};
 
 /// How long a signed upload form is accepted.
 pub const UPLOAD_FORM_LIFETIME: Duration = Duration::minutes(15);
@@ -130,5 +130,25 @@ impl UploadSigner for S3UploadSigner {
             &rules,
             now,
         ))
+    }
+}
+
+impl DownloadSigner for S3Objects {
+    async fn download_link(&self, key: &str, file_name: &str) -> Result<String, String> {
+        let config = aws_sdk_s3::presigning::PresigningConfig::expires_in(
+            std::time::Duration::from_secs(DOWNLOAD_LINK_SECONDS),
+        )
+        .map_err(|e| e.to_string())?;
+        let request = self
+            .client
+            .get_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .response_content_disposition(format!("attachment; filename=\"{file_name}\""))
+            .response_content_type(UPLOAD_CONTENT_TYPE)
+            .presigned(config)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(request.uri().to_string())
     }
 }

@@ -1,4 +1,5 @@
-//! Configuration of `analyze-document`.
+//! Configuration of `analyze-document` and `list-documents`: the functions that read the
+//! documents bucket.
 
 use super::{ConfigError, Env};
 
@@ -17,6 +18,27 @@ impl AnalyzeDocumentConfig {
     pub fn parse(env: &Env) -> Result<Self, ConfigError> {
         Ok(AnalyzeDocumentConfig {
             table_name: env.required("TABLE_NAME")?,
+            bucket: env.required("DOCUMENT_BUCKET")?,
+        })
+    }
+}
+
+/// `list-documents`: the API's settings and the documents bucket its links point into.
+#[derive(Debug, Clone)]
+pub struct ListDocumentsConfig {
+    pub settings: super::Settings,
+    /// `DOCUMENT_BUCKET`.
+    pub bucket: String,
+}
+
+impl ListDocumentsConfig {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::parse(&Env::process())
+    }
+
+    pub fn parse(env: &Env) -> Result<Self, ConfigError> {
+        Ok(ListDocumentsConfig {
+            settings: super::Settings::parse(env)?,
             bucket: env.required("DOCUMENT_BUCKET")?,
         })
     }

@@ -250,11 +250,8 @@ async fn run_analysis<S, O, C>(
 where
     S: VerificationStore,
 {
-    let tenant_name = deps
-        .store
-        .get_verification(arrival.verification_id)
-        .await
-        .map_err(|e| e.to_string())?
+    let tenant_name = read(&deps.store, arrival)
+        .await?
         .and_then(|v| v.tenant_name);
     let analyse = deps.analyse;
     let task = tokio::task::spawn_blocking(move || analyse(&bytes, tenant_name.as_deref()));
@@ -279,6 +276,17 @@ where
     }
 }
 
+/// The verification the upload belongs to, as stored now.
+async fn read<S: VerificationStore>(
+    store: &S,
+    arrival: &Arrival,
+) -> Result<Option<crate::domain::Verification>, String> {
+    store
+        .get_verification(arrival.verification_id)
+        .await
+        .map_err(|e| e.to_string())
+}
+
 /// Records the upload (step 3), or finds it recorded.
 async fn claim<S, O, C>(deps: &AnalysisDeps<S, O, C>, arrival: &Arrival) -> Result<Entry, String>
 where
@@ -287,12 +295,7 @@ where
 {
     for _ in 0..WRITE_TRIES {
         let now = deps.clock.now();
-        let Some(v) = deps
-            .store
-            .get_verification(arrival.verification_id)
-            .await
-            .map_err(|e| e.to_string())?
-        else {
+        let Some(v) = read(&deps.store, arrival).await? else {
             return Ok(Entry::Skip("no such verification"));
         };
         if v.effective_status(now) != Status::InProgress {
@@ -341,12 +344,7 @@ where
     C: Clock,
 {
     for _ in 0..WRITE_TRIES {
-        let Some(v) = deps
-            .store
-            .get_verification(arrival.verification_id)
-            .await
-            .map_err(|e| e.to_string())?
-        else {
+        let Some(v) = read(&deps.store, arrival).await? else {
             return Ok(());
         };
         let Some(current) = v

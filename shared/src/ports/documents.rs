@@ -58,3 +58,17 @@ pub trait UploadSigner: Send + Sync {
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<UploadForm, String>> + Send;
 }
+
+/// Links that download one uploaded object, signed for a few minutes.
+pub trait DownloadSigner: Send + Sync {
+    /// A GET link to `key`, valid `DOWNLOAD_LINK_SECONDS`, that S3 serves as an attachment named
+    /// `file_name`.
+    fn download_link(
+        &self,
+        key: &str,
+        file_name: &str,
+    ) -> impl Future<Output = Result<String, String>> + Send;
+}
+
+/// How long a download link works: five minutes.
+pub const DOWNLOAD_LINK_SECONDS: u64 = 300;

@@ -65,6 +65,8 @@ from .income_source import IncomeSource
 from .income_source_reason import IncomeSourceReason
 from .internal_server_error import InternalServerError
 from .internal_server_error_code import InternalServerErrorCode
+from .list_documents_response import ListDocumentsResponse
+from .list_documents_response_data import ListDocumentsResponseData
 from .list_verifications_response import ListVerificationsResponse
 from .list_webhook_deliveries_response import ListWebhookDeliveriesResponse
 from .member_outcome import MemberOutcome
@@ -108,6 +110,10 @@ from .unauthorized_error import UnauthorizedError
 from .unauthorized_error_code import UnauthorizedErrorCode
 from .unsupported_media_type_error import UnsupportedMediaTypeError
 from .unsupported_media_type_error_code import UnsupportedMediaTypeErrorCode
+from .uploaded_document import UploadedDocument
+from .uploaded_document_kind import UploadedDocumentKind
+from .uploaded_document_state import UploadedDocumentState
+from .uploaded_document_verdict import UploadedDocumentVerdict
 from .usage import Usage
 from .usage_api import UsageApi
 from .usage_response import UsageResponse
@@ -204,6 +210,8 @@ __all__ = (
     "IncomeSourceReason",
     "InternalServerError",
     "InternalServerErrorCode",
+    "ListDocumentsResponse",
+    "ListDocumentsResponseData",
     "ListVerificationsResponse",
     "ListWebhookDeliveriesResponse",
     "MemberOutcome",
@@ -247,6 +255,10 @@ __all__ = (
     "UnauthorizedErrorCode",
     "UnsupportedMediaTypeError",
     "UnsupportedMediaTypeErrorCode",
+    "UploadedDocument",
+    "UploadedDocumentKind",
+    "UploadedDocumentState",
+    "UploadedDocumentVerdict",
     "Usage",
     "UsageApi",
     "UsageResponse",

@@ -190,6 +190,18 @@ pub fn accesses(call: &Call) -> Vec<Access> {
                 "upload form POST (signed policy)".into(),
             )]
         }
+        // A download link: a GET presigned by the function (the credential in the query). S3
+        // authorizes it as s3:GetObject of the signer, on the key.
+        "?" if call.operation.starts_with("GET /")
+            && call.path_and_query.contains("X-Amz-Credential=") =>
+        {
+            let path = call.path_and_query.split('?').next().unwrap_or_default();
+            vec![Access::new(
+                "s3:GetObject",
+                format!("arn:aws:s3:::{}", path.trim_start_matches('/')),
+                "download link GET (presigned)".into(),
+            )]
+        }
         "secretsmanager" => {
             let id = body["SecretId"].as_str().unwrap_or_default();
             vec![Access::new(

@@ -126,13 +126,21 @@ fn only_uploads_are_reachable_and_each_role_has_the_one_s3_action_it_uses() {
         s3(&r["TenantPortalFunction"]),
         vec![(vec!["s3:PutObject".to_string()], vec![uploads.clone()])]
     );
-    assert_eq!(
-        s3(&r["AnalyzeDocumentRole"]),
-        vec![(vec!["s3:GetObject".to_string()], vec![uploads])]
-    );
+    for reader in ["AnalyzeDocumentRole", "ListDocumentsFunction"] {
+        assert_eq!(
+            s3(&r[reader]),
+            vec![(vec!["s3:GetObject".to_string()], vec![uploads.clone()])],
+            "{reader}"
+        );
+    }
     for (name, resource) in r.as_mapping().unwrap() {
         let name = name.as_str().unwrap();
-        if !matches!(name, "TenantPortalFunction" | "AnalyzeDocumentRole") {
+        let allowed = [
+            "TenantPortalFunction",
+            "AnalyzeDocumentRole",
+            "ListDocumentsFunction",
+        ];
+        if !allowed.contains(&name) {
             assert!(s3(resource).is_empty(), "{name} reaches S3");
         }
     }
@@ -149,7 +157,11 @@ fn only_uploads_are_reachable_and_each_role_has_the_one_s3_action_it_uses() {
         strings(&write["Condition"]["ForAllValues:StringEquals"]["dynamodb:Attributes"]),
         ["PK", "SK", "documents", "uploads", "documents_rev"]
     );
-    for function in ["TenantPortalFunction", "AnalyzeDocumentFunction"] {
+    for function in [
+        "TenantPortalFunction",
+        "AnalyzeDocumentFunction",
+        "ListDocumentsFunction",
+    ] {
         assert_eq!(
             text(&r[function]["Properties"]["Environment"]["Variables"]["DOCUMENT_BUCKET"]),
             "!Ref DocumentBucket",

@@ -74,6 +74,31 @@ pub async fn documents(rig: &mut Rig) {
     assert_eq!(rig.page(&link, Some(&form)).await, 303);
     assert_eq!(rig.page(&link, Some("action=finish_documents")).await, 303);
     rig.drain().await;
+    // The landlord lists the originals and downloads one through its link (signed by
+    // list-documents' role, so S3 authorizes the GET as that role).
+    let listed = rig
+        .expect(
+            "GET",
+            &format!("{VERIFY}/documents?verification_id={id}"),
+            Some(&key),
+            None,
+            200,
+        )
+        .await;
+    let url = listed["data"]["documents"][0]["download_url"]
+        .as_str()
+        .expect("a download link");
+    let download = rig.http.get(url).send().await.unwrap();
+    assert_eq!(download.status().as_u16(), 200);
+    assert!(
+        download
+            .headers()
+            .get("content-disposition")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("attachment")),
+        "served as an attachment"
+    );
+    assert_eq!(download.bytes().await.unwrap().as_ref(), &common::TINY_PNG);
 }
 
 use shared::ports::store::prelude::*;
