@@ -97,6 +97,9 @@ fn the_documents_bucket_is_private_encrypted_tls_only_and_expires_uploads() {
     );
     // The queue: the handler's last receive is the queue's, and Lambda's visibility advice.
     let q = &r["DocumentQueue"]["Properties"];
+    // S3 can't send to a queue under the AWS-managed aws/sqs key: SQS-managed encryption.
+    assert_eq!(q["SqsManagedSseEnabled"].as_bool(), Some(true));
+    assert!(q["KmsMasterKeyId"].is_null());
     assert_eq!(
         q["RedrivePolicy"]["maxReceiveCount"].as_i64(),
         Some(shared::handlers::analyze_document::DOCUMENT_MAX_RECEIVES as i64)
