@@ -232,6 +232,17 @@ pub struct Verification {
     /// landlord's request.
     #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
     pub erased_at: Option<DateTime<Utc>>,
+    /// The tenant's uploaded documents, by document id (`documents::record`). Always stored
+    /// (empty at create), so that the analysis can set its one entry.
+    #[serde(default)]
+    pub documents: BTreeMap<String, crate::documents::record::DocumentRecord>,
+    /// How many uploads the analysis has taken in (at most `record::MAX_UPLOADS`).
+    #[serde(default, skip_serializing_if = "resend::is_zero")]
+    pub uploads: u32,
+    /// Raised by every write to `documents`: finishing with documents is conditioned on it, so
+    /// the report covers the documents as the tenant saw them.
+    #[serde(default, skip_serializing_if = "resend::is_zero")]
+    pub documents_rev: u32,
 }
 
 /// The longest note a tenant may add to a completed report, in characters.
@@ -286,6 +297,9 @@ impl Verification {
             household_id: None,
             household_role: None,
             erased_at: None,
+            documents: BTreeMap::new(),
+            uploads: 0,
+            documents_rev: 0,
         }
     }
 

@@ -1,6 +1,7 @@
 //! One module per Lambda function, named like the function, generic over the ports; `api` holds
 //! what every `/api/v1` handler shares, `html` the escaping the tenant page and e-mail share.
 
+pub mod analyze_document;
 pub mod api;
 pub mod cancel_verification;
 pub mod create_verification;
@@ -13,6 +14,7 @@ pub mod get_verification;
 pub mod household_completed;
 pub mod households;
 pub mod html;
+pub mod list_documents;
 pub mod list_verifications;
 pub mod list_webhook_deliveries;
 pub mod notices;

@@ -8,11 +8,15 @@ use chrono::{DateTime, Utc};
 use crate::domain::Verification;
 use crate::domain::income::ProviderIncome;
 
+pub mod documents;
 pub mod list;
 pub mod reach;
 pub mod store;
 
 pub use crate::domain::metering::MeterOutcome;
+pub use documents::{
+    DOWNLOAD_LINK_SECONDS, DocumentStore, DownloadSigner, ObjectError, ObjectStore, UploadSigner,
+};
 pub use list::{ListPage, ListQuery};
 pub use reach::*;
 pub use store::*;

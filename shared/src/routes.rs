@@ -25,6 +25,8 @@ pub enum Function {
     GetHousehold,
     CancelHousehold,
     EraseVerificationData,
+    AnalyzeDocument,
+    ListDocuments,
 }
 
 /// What invokes a function.
@@ -34,7 +36,7 @@ pub enum Trigger {
     Http(&'static [Route]),
     /// The table's DynamoDB stream (with the template's filter).
     DynamoDbStream,
-    /// An SQS queue.
+    /// An SQS queue (for `analyze-document`, the queue the documents bucket notifies).
     Sqs,
     /// One-time EventBridge Scheduler schedules (asynchronous invocation).
     Schedule,
@@ -58,7 +60,7 @@ pub const HOUSEHOLDS: &str = "/api/v1/households";
 
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 19] = [
+    pub const ALL: [Function; 21] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -78,6 +80,8 @@ impl Function {
         Function::GetHousehold,
         Function::CancelHousehold,
         Function::EraseVerificationData,
+        Function::AnalyzeDocument,
+        Function::ListDocuments,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -102,6 +106,8 @@ impl Function {
             Function::GetHousehold => "get-household",
             Function::CancelHousehold => "cancel-household",
             Function::EraseVerificationData => "erase-verification-data",
+            Function::AnalyzeDocument => "analyze-document",
+            Function::ListDocuments => "list-documents",
         }
     }
 
@@ -130,6 +136,10 @@ impl Function {
             Function::GetReport => Trigger::Http(&[Route {
                 method: "GET",
                 path: "/api/v1/verify/report",
+            }]),
+            Function::ListDocuments => Trigger::Http(&[Route {
+                method: "GET",
+                path: "/api/v1/verify/documents",
             }]),
             Function::TenantPortal => Trigger::Http(&[
                 Route {
@@ -176,6 +186,7 @@ impl Function {
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
             Function::RetryEvents | Function::DeliverWebhook => Trigger::Sqs,
             Function::SendReminders => Trigger::Schedule,
+            Function::AnalyzeDocument => Trigger::Sqs,
         }
     }
 

@@ -7,22 +7,26 @@ use aws_config::SdkConfig;
 use crate::adapters::dynamo::DynamoStore;
 use crate::adapters::plaid::PlaidIncomeProvider;
 use crate::adapters::plaid::config::PlaidConfig;
+use crate::adapters::s3::{S3Objects, S3UploadSigner};
 use crate::adapters::sandbox::SandboxProvider;
 use crate::adapters::scheduler::EventBridgeScheduler;
 use crate::adapters::ses::SesMailer;
 use crate::adapters::sns::SnsTexter;
 use crate::adapters::sqs::SqsQueue;
 use crate::adapters::webhook_client::WebhookClient;
+use crate::config::AnalyzeDocumentConfig;
 use crate::config::{
     ConfigError, DeliverWebhookConfig, ExpireVerificationsConfig, LiveIncome, PlaidVariables,
     PublishEventsConfig, ReachConfig, Settings, TenantPortalConfig,
 };
+use crate::handlers::analyze_document::{ANALYSIS_TIME_LIMIT, AnalysisDeps, DOCUMENT_MAX_RECEIVES};
 use crate::handlers::api::ApiDeps;
 use crate::handlers::deliver_webhook::{DEFAULT_BACKOFF, DeliveryDeps, WEBHOOK_MAX_ATTEMPTS};
 use crate::handlers::expire_verifications::ExpiryDeps;
 use crate::handlers::outbox::OutboxDeps;
 use crate::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
 use crate::handlers::send_reminders::ReachDeps;
+use crate::handlers::tenant_portal::documents::DocumentUploads;
 use crate::handlers::tenant_portal::{LiveProvider, PortalDeps};
 use crate::ports::SystemClock;
 
@@ -43,7 +47,7 @@ pub fn api(config: Settings, sdk: &SdkConfig) -> ApiDeps<DynamoStore, SystemCloc
 pub async fn tenant_portal(
     config: TenantPortalConfig,
     sdk: &SdkConfig,
-) -> Result<PortalDeps<DynamoStore, SystemClock, LiveProvider>, ConfigError> {
+) -> Result<Portal, ConfigError> {
     let live_provider = live_provider(config.live_income, &config.plaid, sdk).await?;
     Ok(tenant_portal_with(&config, sdk, live_provider))
 }
@@ -75,12 +79,37 @@ pub fn tenant_portal_with(
     config: &TenantPortalConfig,
     sdk: &SdkConfig,
     live_provider: LiveProvider,
-) -> PortalDeps<DynamoStore, SystemClock, LiveProvider> {
+) -> Portal {
+    let uploads = config.documents.as_ref().and_then(|d| {
+        Some(DocumentUploads {
+            signer: S3UploadSigner::new(sdk, &d.bucket, d.upload_url.as_deref())?,
+            base_url: config.public_base_url.clone(),
+        })
+    });
     PortalDeps {
         store: store(sdk, &config.table_name),
         clock: SystemClock,
         live_provider,
         sandbox: SandboxProvider,
+        uploads,
+    }
+}
+
+/// `tenant-portal`'s deps.
+pub type Portal = PortalDeps<DynamoStore, SystemClock, LiveProvider, S3UploadSigner>;
+
+/// `analyze-document`.
+pub type Analysis = AnalysisDeps<DynamoStore, S3Objects, SystemClock>;
+
+/// `analyze-document`: the table, the bucket, the analysis of `documents`.
+pub fn analyze_document(config: AnalyzeDocumentConfig, sdk: &SdkConfig) -> Analysis {
+    AnalysisDeps {
+        store: store(sdk, &config.table_name),
+        objects: S3Objects::new(sdk, &config.bucket),
+        clock: SystemClock,
+        analyse: crate::documents::analyse,
+        time_limit: ANALYSIS_TIME_LIMIT,
+        max_receives: DOCUMENT_MAX_RECEIVES,
     }
 }
 
@@ -171,4 +200,13 @@ pub fn send_reminders(config: ReachConfig, sdk: &SdkConfig) -> Reach {
         reminder_offsets: config.reminder_offsets,
         sms: config.sms,
     }
+}
+
+/// `list-documents`: the API's deps, and the bucket its download links are signed for.
+pub fn list_documents(
+    config: crate::config::ListDocumentsConfig,
+    sdk: &SdkConfig,
+) -> (ApiDeps<DynamoStore, SystemClock>, S3Objects) {
+    let links = S3Objects::new(sdk, &config.bucket);
+    (api(config.settings, sdk), links)
 }

@@ -160,6 +160,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/verify/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the uploaded documents, with download links
+         * @description The documents the tenant uploaded, in upload order, each with its state, its verdict once
+         *     analysed, and a link that downloads the original as an attachment for five minutes.
+         *     Authentication, metering and the rate headers are those of `GET /api/v1/verify`; another
+         *     account's (or the other key mode's) id is 404. A verification without uploads lists none.
+         *     Nothing changes on the verification.
+         */
+        get: operations["listVerificationDocuments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/verify/resend": {
         parameters: {
             query?: never;
@@ -702,7 +726,8 @@ export interface components {
              *     (payroll 0.95, bank 0.90, document 0.70, weighted by income), the provider's own
              *     confidence, history (0.7 + 0.3 x months observed / 12), fewer than three payments
              *     (1 - 0.15 x their share of income), irregular income (1 - 0.10 x its share), a
-             *     declining trend (0.90) and any source not counted (0.95). 0 without income.
+             *     declining trend (0.90), any source not counted (0.95) and, for documents, counted
+             *     income that rests on an undetermined document (0.80). 0 without income.
              */
             confidence_score: number;
             /**
@@ -734,6 +759,18 @@ export interface components {
             amounts_basis?: "net" | "gross";
             affordability?: components["schemas"]["Affordability"];
             stability?: components["schemas"]["Stability"];
+            /**
+             * @description Present when the tenant finished with uploaded documents (`verification_method`
+             *     `document`): each document with its verdict and every check, in upload order.
+             *     docs/documents.md states the checks and the verdict rule.
+             */
+            documents?: components["schemas"]["ReportDocument"][];
+            /**
+             * @description Present with `documents`. True when a document is `edited`, or counted income rests
+             *     on an `undetermined` document (a photo whose figures the tenant typed, a file the
+             *     analysis could not finish): a person should look at the originals.
+             */
+            needs_review?: boolean;
             /**
              * @description Present only on the local development stack (`make dev`), on a live verification whose
              *     income came from its sandbox scenarios: invented data. A deployed service never has it.
@@ -792,10 +829,76 @@ export interface components {
         };
         ConfidenceFactor: {
             /** @enum {string} */
-            factor: "method" | "provider" | "history" | "few_payments" | "irregular" | "declining" | "excluded";
+            factor: "method" | "provider" | "history" | "few_payments" | "irregular" | "declining" | "excluded" | "documents";
             /** @description The multiplier this factor applied, three decimals. */
             effect: number;
             detail: string;
+        };
+        ListDocumentsResponse: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                verification_id: string;
+                documents: components["schemas"]["UploadedDocument"][];
+            };
+        };
+        UploadedDocument: {
+            /** @description `Document <n>`, by upload order. */
+            name: string;
+            /** @enum {string} */
+            state: "analysing" | "analysed" | "refused";
+            /** @description Bytes, as the upload's notification stated them. */
+            size: number;
+            /** Format: date-time */
+            uploaded_at: string;
+            /** @enum {string} */
+            kind?: "pay_stub" | "bank_statement" | "benefit_letter" | "photo" | "unknown";
+            /** @enum {string} */
+            verdict?: "clean" | "edited" | "undetermined";
+            verdict_words?: string;
+            /** @description Why the file was not accepted (state `refused`). */
+            refusal?: string;
+            /**
+             * Format: uri
+             * @description Downloads the original as an attachment named `document-<n>`; signed for five minutes.
+             */
+            download_url: string;
+            /** Format: date-time */
+            download_expires_at: string;
+        };
+        /** @description One uploaded document, its verdict and the checks behind it. */
+        ReportDocument: {
+            /** @description `Document <n>`, by upload order. */
+            name: string;
+            /** @enum {string} */
+            kind: "pay_stub" | "bank_statement" | "benefit_letter" | "photo" | "unknown";
+            /**
+             * @description `edited`: a check found a sign of editing or another person's name; `undetermined`:
+             *     the document could not be checked (`reason` says why); `clean` otherwise.
+             * @enum {string}
+             */
+            verdict: "clean" | "edited" | "undetermined";
+            /** @description Why the verdict is `undetermined`; absent otherwise. */
+            reason?: string;
+            /** @description Whether its income counts; an `edited` document's never does. */
+            counted: boolean;
+            /**
+             * @description Present when the pay date, gross and net pay were typed by the tenant (a photo or scan).
+             * @constant
+             */
+            stated_by_tenant?: true;
+            /** @description The verdict in plain words, with the failed checks or the reason. */
+            summary: string;
+            checks: components["schemas"]["DocumentCheck"][];
+        };
+        DocumentCheck: {
+            /** @description The check's name, such as `incremental_updates` or `net_pay_arithmetic` (docs/documents.md). */
+            check: string;
+            /** @enum {string} */
+            result: "pass" | "fail" | "not_applicable" | "unknown";
+            /** @description What was compared, and the values found. */
+            evidence: string;
         };
         /**
          * @description Present when the verification has a monthly_rent. Exact arithmetic in cents (the multiple
@@ -2238,6 +2341,42 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ReportNotReady"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listVerificationDocuments: {
+        parameters: {
+            query: {
+                /**
+                 * @description The verification's id, as returned by create (a UUID; surrounding blanks are ignored). Missing, empty or not a UUID is a 400.
+                 * @example 2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081
+                 */
+                verification_id: components["parameters"]["VerificationId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListDocumentsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -55,13 +55,22 @@ pub fn app_with(
     settings: Settings,
     live_provider: LiveProvider,
 ) -> Arc<server::App> {
+    // The browser posts uploads straight to moto's S3, path-style.
+    let bucket = stack::documents_bucket_for(&settings.table_name);
     let portal = TenantPortalConfig {
         table_name: settings.table_name.clone(),
         live_income: settings.live_income,
         plaid: Default::default(),
+        documents: Some(shared::config::DocumentBucket {
+            upload_url: sdk.endpoint_url().map(|e| format!("{e}/{bucket}")),
+            bucket: bucket.clone(),
+        }),
+        public_base_url: settings.public_base_url.clone(),
     };
+    let downloads = shared::adapters::s3::S3Objects::new(sdk, &bucket);
     Arc::new(server::App {
         api: wiring::api(settings, sdk),
+        downloads,
         portal: wiring::tenant_portal_with(&portal, sdk, live_provider),
     })
 }
@@ -79,6 +88,8 @@ pub struct Workers {
     pub reach: pump::Reach,
     pub expiry: pump::Expiry,
     pub delivery: pump::Delivery,
+    /// `analyze-document`, reading the local documents bucket.
+    pub analysis: shared::wiring::Analysis,
 }
 
 impl Workers {
@@ -142,11 +153,19 @@ impl Workers {
             sms: Default::default(),
         };
         let reach = wiring::send_reminders(reach_config, sdk);
+        let analysis = wiring::analyze_document(
+            shared::config::AnalyzeDocumentConfig {
+                table_name: names.table.clone(),
+                bucket: names.documents_bucket.clone(),
+            },
+            sdk,
+        );
         Workers {
             outbox,
             reach,
             expiry,
             delivery,
+            analysis,
         }
     }
 }

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use devstack::pump::{StreamPump, TtlDeletions, pump_retry_once, pump_sqs_once, sweep_ttl};
+use devstack::pump::{
+    StreamPump, TtlDeletions, pump_documents_once, pump_retry_once, pump_sqs_once, sweep_ttl,
+};
 use devstack::{Workers, moto, stack};
 use shared::adapters::dynamo::DynamoStore;
 use shared::ports::WebhookSecrets;
@@ -177,6 +179,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Ok(_) => {}
                 Err(e) => {
                     tracing::warn!(error = %e, "retry queue pump");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        }
+    });
+    // moto sends the documents bucket's notifications to the documents queue; this pump is its
+    // event source mapping to analyze-document.
+    let sqs = aws_sdk_sqs::Client::new(&sdk);
+    let documents_url = created.documents_queue_url.clone();
+    let document_workers = workers.clone();
+    tokio::spawn(async move {
+        loop {
+            match pump_documents_once(&sqs, &documents_url, &document_workers.analysis, 0).await {
+                Ok(0) => tokio::time::sleep(Duration::from_millis(500)).await,
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "documents queue pump");
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
             }

@@ -1,5 +1,6 @@
 //! What moto lacks, and nothing more: the event source mappings (stream -> Lambda, SQS -> Lambda,
-//! for the webhook and the retry queue) and TTL sweeping. The pumps read moto's stream and queue through the real AWS APIs, shape the
+//! for the webhook, retry and documents queues; moto itself sends the bucket's notifications to
+//! the documents queue) and TTL sweeping. The pumps read moto's stream and queue through the real AWS APIs, shape the
 //! records exactly as Lambda delivers them, apply the FilterCriteria of template.yaml itself, and
 //! call the functions' handlers. The sweeper deletes expired markers and tags the resulting REMOVE
 //! records with the TTL service's identity, as DynamoDB does.
@@ -402,6 +403,19 @@ pub async fn pump_retry_once(
 ) -> Result<usize, String> {
     pump_queue_once(sqs, queue_url, wait_seconds, |event| {
         shared::handlers::retry_events::retry_events(outbox, event)
+    })
+    .await
+}
+
+/// The same for the documents queue (the bucket's notifications) and `analyze-document`.
+pub async fn pump_documents_once(
+    sqs: &aws_sdk_sqs::Client,
+    queue_url: &str,
+    analysis: &shared::wiring::Analysis,
+    wait_seconds: i32,
+) -> Result<usize, String> {
+    pump_queue_once(sqs, queue_url, wait_seconds, |event| {
+        shared::handlers::analyze_document::analyze_documents(analysis, event)
     })
     .await
 }

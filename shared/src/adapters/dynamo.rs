@@ -48,6 +48,7 @@ mod api_day;
 mod api_keys;
 pub mod capacity;
 mod contention;
+mod documents;
 mod erasure;
 mod households;
 pub mod items;

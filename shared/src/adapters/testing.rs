@@ -14,7 +14,9 @@ mod faulty;
 mod faulty_claims;
 mod faulty_erasure;
 mod memory;
+mod uploads;
 
+pub use uploads::{ExampleSigner, MemoryObjects};
 pub use faulty::{ArmedFaults, FaultPlan, FaultyStore, StoreOp};
 pub use memory::MemoryStore;
 

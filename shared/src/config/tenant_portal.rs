@@ -36,9 +36,22 @@ impl PlaidVariables {
     }
 }
 
+/// The documents bucket (`DOCUMENT_BUCKET`) and the URL the browser posts uploads to
+/// (`DOCUMENT_UPLOAD_URL`; unset: the bucket's regional URL).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocumentBucket {
+    pub bucket: String,
+    pub upload_url: Option<String>,
+}
+
 #[derive(Debug, Clone)]
 pub struct TenantPortalConfig {
     pub table_name: String,
+    /// None: no documents bucket, so the page offers the bank only.
+    pub documents: Option<DocumentBucket>,
+    /// `PUBLIC_BASE_URL`: where S3 sends the browser back after an upload (unset: the request's
+    /// own host).
+    pub public_base_url: Option<String>,
     /// `INCOME_PROVIDER`: the income of live verifications (`plaid` or none; the local stack sets
     /// the local sandbox in code).
     pub live_income: LiveIncome,
@@ -55,6 +68,13 @@ impl TenantPortalConfig {
         let (live_income, plaid) = PlaidVariables::with_live_income(env)?;
         Ok(TenantPortalConfig {
             table_name: env.required("TABLE_NAME")?,
+            documents: env
+                .optional("DOCUMENT_BUCKET")
+                .map(|bucket| DocumentBucket {
+                    bucket,
+                    upload_url: env.optional("DOCUMENT_UPLOAD_URL"),
+                }),
+            public_base_url: env.optional("PUBLIC_BASE_URL"),
             live_income,
             plaid,
         })

@@ -6,6 +6,7 @@ mod support;
 
 mod documents;
 mod erasure;
+mod documents_flow;
 mod handlers_api;
 mod handlers_resend;
 mod households_api;

@@ -36,6 +36,8 @@ from .create_verification_response import CreateVerificationResponse
 from .create_verification_response_data import CreateVerificationResponseData
 from .deliveries_subject import DeliveriesSubject
 from .delivery_error import DeliveryError
+from .document_check import DocumentCheck
+from .document_check_result import DocumentCheckResult
 from .erase_verification_data_response import EraseVerificationDataResponse
 from .erase_verification_data_response_data import EraseVerificationDataResponseData
 from .error import Error
@@ -67,6 +69,8 @@ from .income_source import IncomeSource
 from .income_source_reason import IncomeSourceReason
 from .internal_server_error import InternalServerError
 from .internal_server_error_code import InternalServerErrorCode
+from .list_documents_response import ListDocumentsResponse
+from .list_documents_response_data import ListDocumentsResponseData
 from .list_verifications_response import ListVerificationsResponse
 from .list_webhook_deliveries_response import ListWebhookDeliveriesResponse
 from .member_outcome import MemberOutcome
@@ -87,6 +91,9 @@ from .rate_limited_error_code import RateLimitedErrorCode
 from .redeliver_webhook_response import RedeliverWebhookResponse
 from .redelivered_household_event import RedeliveredHouseholdEvent
 from .redelivered_verification_event import RedeliveredVerificationEvent
+from .report_document import ReportDocument
+from .report_document_kind import ReportDocumentKind
+from .report_document_verdict import ReportDocumentVerdict
 from .report_not_ready_error import ReportNotReadyError
 from .report_not_ready_error_code import ReportNotReadyErrorCode
 from .resend_limited_error import ResendLimitedError
@@ -107,6 +114,10 @@ from .unauthorized_error import UnauthorizedError
 from .unauthorized_error_code import UnauthorizedErrorCode
 from .unsupported_media_type_error import UnsupportedMediaTypeError
 from .unsupported_media_type_error_code import UnsupportedMediaTypeErrorCode
+from .uploaded_document import UploadedDocument
+from .uploaded_document_kind import UploadedDocumentKind
+from .uploaded_document_state import UploadedDocumentState
+from .uploaded_document_verdict import UploadedDocumentVerdict
 from .usage import Usage
 from .usage_api import UsageApi
 from .usage_response import UsageResponse
@@ -177,6 +188,8 @@ __all__ = (
     "CreateVerificationResponseData",
     "DeliveriesSubject",
     "DeliveryError",
+    "DocumentCheck",
+    "DocumentCheckResult",
     "EraseVerificationDataResponse",
     "EraseVerificationDataResponseData",
     "Error",
@@ -208,6 +221,8 @@ __all__ = (
     "IncomeSourceReason",
     "InternalServerError",
     "InternalServerErrorCode",
+    "ListDocumentsResponse",
+    "ListDocumentsResponseData",
     "ListVerificationsResponse",
     "ListWebhookDeliveriesResponse",
     "MemberOutcome",
@@ -228,6 +243,9 @@ __all__ = (
     "RedeliverWebhookResponse",
     "RedeliveredHouseholdEvent",
     "RedeliveredVerificationEvent",
+    "ReportDocument",
+    "ReportDocumentKind",
+    "ReportDocumentVerdict",
     "ReportNotReadyError",
     "ReportNotReadyErrorCode",
     "ResendLimitedError",
@@ -248,6 +266,10 @@ __all__ = (
     "UnauthorizedErrorCode",
     "UnsupportedMediaTypeError",
     "UnsupportedMediaTypeErrorCode",
+    "UploadedDocument",
+    "UploadedDocumentKind",
+    "UploadedDocumentState",
+    "UploadedDocumentVerdict",
     "Usage",
     "UsageApi",
     "UsageResponse",

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ..models.confidence_factor import ConfidenceFactor
     from ..models.excluded_source import ExcludedSource
     from ..models.income_source import IncomeSource
+    from ..models.report_document import ReportDocument
     from ..models.stability import Stability
 
 
@@ -39,7 +40,8 @@ class IncomeReport:
                 (payroll 0.95, bank 0.90, document 0.70, weighted by income), the provider's own
                 confidence, history (0.7 + 0.3 x months observed / 12), fewer than three payments
                 (1 - 0.15 x their share of income), irregular income (1 - 0.10 x its share), a
-                declining trend (0.90) and any source not counted (0.95). 0 without income.
+                declining trend (0.90), any source not counted (0.95) and, for documents, counted
+                income that rests on an undetermined document (0.80). 0 without income.
             rent_to_income_ratio (float | None): monthly_rent / total_monthly_income, 4 decimals; null without monthly_rent
                 or without
                 income. With `rent_subsidy_monthly`, the tenant's portion (rent minus subsidy) takes the
@@ -69,6 +71,13 @@ class IncomeReport:
                 rising/declining; insufficient_history with less than a month before. Overall: the
                 longest months_observed, the latest payment, the income-weighted regularity and the summed
                 rates of the sources.
+            documents (list[ReportDocument] | Unset): Present when the tenant finished with uploaded documents
+                (`verification_method`
+                `document`): each document with its verdict and every check, in upload order.
+                docs/documents.md states the checks and the verdict rule.
+            needs_review (bool | Unset): Present with `documents`. True when a document is `edited`, or counted income rests
+                on an `undetermined` document (a photo whose figures the tenant typed, a file the
+                analysis could not finish): a person should look at the originals.
             local_sandbox (bool | Unset): Present only on the local development stack (`make dev`), on a live verification
                 whose
                 income came from its sandbox scenarios: invented data. A deployed service never has it.
@@ -89,6 +98,8 @@ class IncomeReport:
     amounts_basis: IncomeReportAmountsBasis | Unset = UNSET
     affordability: Affordability | Unset = UNSET
     stability: Stability | Unset = UNSET
+    documents: list[ReportDocument] | Unset = UNSET
+    needs_review: bool | Unset = UNSET
     local_sandbox: bool | Unset = UNSET
     tenant_note: str | Unset = UNSET
 
@@ -134,6 +145,15 @@ class IncomeReport:
         if not isinstance(self.stability, Unset):
             stability = self.stability.to_dict()
 
+        documents: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.documents, Unset):
+            documents = []
+            for documents_item_data in self.documents:
+                documents_item = documents_item_data.to_dict()
+                documents.append(documents_item)
+
+        needs_review = self.needs_review
+
         local_sandbox = self.local_sandbox
 
         tenant_note = self.tenant_note
@@ -159,6 +179,10 @@ class IncomeReport:
             field_dict["affordability"] = affordability
         if stability is not UNSET:
             field_dict["stability"] = stability
+        if documents is not UNSET:
+            field_dict["documents"] = documents
+        if needs_review is not UNSET:
+            field_dict["needs_review"] = needs_review
         if local_sandbox is not UNSET:
             field_dict["local_sandbox"] = local_sandbox
         if tenant_note is not UNSET:
@@ -172,6 +196,7 @@ class IncomeReport:
         from ..models.confidence_factor import ConfidenceFactor
         from ..models.excluded_source import ExcludedSource
         from ..models.income_source import IncomeSource
+        from ..models.report_document import ReportDocument
         from ..models.stability import Stability
 
         d = dict(src_dict)
@@ -243,6 +268,17 @@ class IncomeReport:
         else:
             stability = Stability.from_dict(_stability)
 
+        _documents = d.pop("documents", UNSET)
+        documents: list[ReportDocument] | Unset = UNSET
+        if _documents is not UNSET:
+            documents = []
+            for documents_item_data in _documents:
+                documents_item = ReportDocument.from_dict(documents_item_data)
+
+                documents.append(documents_item)
+
+        needs_review = d.pop("needs_review", UNSET)
+
         local_sandbox = d.pop("local_sandbox", UNSET)
 
         tenant_note = d.pop("tenant_note", UNSET)
@@ -260,6 +296,8 @@ class IncomeReport:
             amounts_basis=amounts_basis,
             affordability=affordability,
             stability=stability,
+            documents=documents,
+            needs_review=needs_review,
             local_sandbox=local_sandbox,
             tenant_note=tenant_note,
         )

@@ -74,6 +74,12 @@ const KEPT: &[(&str, &str, &str, &str)] = &[
         "the SQS event source mapping reads its queue's attributes",
     ),
     (
+        "analyze-document",
+        "DocumentQueue",
+        "sqs:GetQueueAttributes",
+        "the SQS event source mapping reads its queue's attributes",
+    ),
+    (
         "send-reminders",
         "DeadLetters",
         "sqs:SendMessage",
@@ -89,6 +95,7 @@ struct LocalNames {
     group: String,
     scheduler_role: String,
     plaid_secret: String,
+    documents_bucket: String,
 }
 
 impl Names for LocalNames {
@@ -103,6 +110,7 @@ impl Names for LocalNames {
             "ReminderScheduleGroup" => self.group.clone(),
             "ReminderSchedulerRole.Arn" => self.scheduler_role.clone(),
             "PlaidSecretArn" => self.plaid_secret.clone(),
+            "DocumentBucket.Arn" => format!("arn:aws:s3:::{}", self.documents_bucket),
             "SendRemindersFunction.Arn" => devstack::LOCAL_REMINDER_FUNCTION_ARN.to_string(),
             other => {
                 let (resource, attribute) = other.split_once('.').unwrap_or((other, ""));
@@ -192,9 +200,10 @@ fn role_table(roles: &BTreeMap<String, Vec<Statement>>) -> String {
                             table.entry(prefix).or_default().insert(name.clone());
                         }
                     }
-                    "ses" | "sns" | "sqs" | "scheduler" | "secretsmanager" => {
+                    "ses" | "sns" | "sqs" | "s3" | "scheduler" | "secretsmanager" => {
                         services.insert(match service {
                             "ses" => "SES",
+                            "s3" => "S3",
                             "sns" => "SNS",
                             "sqs" => "SQS",
                             "scheduler" => "EventBridge Scheduler",
@@ -233,6 +242,7 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
     runs::retries(&mut rig).await;
     runs::household_replay(&mut rig).await;
     runs::erasure(&mut rig).await;
+    runs::documents(&mut rig).await;
     let calls = rig.proxies.take();
 
     // IAM_TEMPLATE checks another copy (e.g. with a grant deleted, to see the test fail).
@@ -251,6 +261,8 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
                 "StreamFailureQueue",
                 format!("{}-stream-failures", rig.names.table),
             ),
+            ("DocumentQueue", rig.names.documents_queue.clone()),
+            ("DocumentDeadLetterQueue", rig.names.documents_dlq.clone()),
             (
                 "ReminderDeadLetterQueue",
                 format!("{}-reminders-dlq", rig.names.table),
@@ -260,6 +272,7 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
         group: rig.names.schedule_group.clone(),
         scheduler_role: rig.names.scheduler_role_arn.clone(),
         plaid_secret: rig.plaid_secret_arn.clone(),
+        documents_bucket: rig.names.documents_bucket.clone(),
     };
     let roles = policy::roles(&template, &names);
 

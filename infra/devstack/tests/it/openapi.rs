@@ -42,6 +42,7 @@ const API_VERIFY: &str = "/api/v1/verify";
 const API_LIST: &str = "/api/v1/verifications";
 const API_USAGE: &str = "/api/v1/usage";
 const API_REPORT: &str = "/api/v1/verify/report";
+const API_DOCUMENTS: &str = "/api/v1/verify/documents";
 const API_RESEND: &str = "/api/v1/verify/resend";
 const API_DELIVERIES: &str = "/api/v1/webhooks/deliveries";
 const API_REDELIVER: &str = "/api/v1/webhooks/redeliver";
@@ -456,6 +457,11 @@ async fn every_operation(rec: &mut Recorder, env: &TestEnv, label: &str, key: Op
         ("GET", API_LIST.to_string(), None),
         ("GET", API_USAGE.to_string(), None),
         ("GET", report_path(&some_id), None),
+        (
+            "GET",
+            format!("{API_DOCUMENTS}?verification_id={some_id}"),
+            None,
+        ),
         (
             "POST",
             format!("{API_RESEND}?verification_id={some_id}"),

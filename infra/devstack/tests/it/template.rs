@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde_yaml::Value;
 use shared::adapters::dynamo::schema;
+mod documents;
 mod table_roles;
 
 fn template() -> Value {

@@ -99,6 +99,14 @@ impl VerificationStore for DynamoStore {
                 expr.name("erased_at")
             );
         }
+        // A completion covers the documents as read: an upload analysed meanwhile refuses it.
+        if matches!(transition, Transition::Complete { .. }) {
+            let rev = expr.name("documents_rev");
+            cond = match current.documents_rev {
+                0 => format!("{cond} AND attribute_not_exists({rev})"),
+                read => format!("{cond} AND {rev} = {}", expr.value("rev", n(read))),
+            };
+        }
         let verification_update = Update::builder()
             .table_name(&self.table)
             .key(schema::PK, s(keys::verification(current.verification_id).0))

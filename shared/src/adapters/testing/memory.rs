@@ -103,6 +103,28 @@ impl MemoryStore {
     }
 }
 
+impl crate::ports::DocumentStore for MemoryStore {
+    async fn put_document(
+        &self,
+        current: &Verification,
+        document_id: &str,
+        record: &crate::documents::record::DocumentRecord,
+    ) -> Result<bool, StoreError> {
+        let mut t = self.lock();
+        match t.verifications.get_mut(&current.verification_id) {
+            Some(v)
+                if v.status == Status::InProgress && v.documents_rev == current.documents_rev =>
+            {
+                v.documents.insert(document_id.to_string(), record.clone());
+                v.uploads = current.uploads.max(record.number);
+                v.documents_rev += 1;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
 impl AccountStore for MemoryStore {
     async fn put_account(&self, account: &Account) -> Result<(), StoreError> {
         let mut t = self.lock();
@@ -248,6 +270,8 @@ impl VerificationStore for MemoryStore {
                 ..
             } => stored.provider_user.is_none(),
             Transition::Consent { .. } => stored.consented_at.is_none(),
+            // A completion covers the documents as read (the adapter's `documents_rev` guard).
+            Transition::Complete { .. } => stored.documents_rev == current.documents_rev,
             _ => true,
         } && (*transition == Transition::Expire || stored.erased_at.is_none());
         if stored.status != from || !guard_holds {

@@ -35,6 +35,8 @@ mod households_and_retries;
 pub use households_and_retries::*;
 mod refusals_and_claims;
 pub use refusals_and_claims::*;
+mod documents;
+pub use documents::*;
 
 /// A switch a test flips to take one dependency down (an outage: transient errors).
 #[derive(Clone, Default)]
