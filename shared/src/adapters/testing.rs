@@ -16,9 +16,9 @@ mod faulty_erasure;
 mod memory;
 mod uploads;
 
-pub use uploads::{ExampleSigner, MemoryObjects};
 pub use faulty::{ArmedFaults, FaultPlan, FaultyStore, StoreOp};
 pub use memory::MemoryStore;
+pub use uploads::{ExampleSigner, MemoryObjects};
 
 /// A clock that stands still until the test moves it; clones share the time.
 #[derive(Clone)]

@@ -5,8 +5,8 @@
 mod support;
 
 mod documents;
-mod erasure;
 mod documents_flow;
+mod erasure;
 mod handlers_api;
 mod handlers_resend;
 mod households_api;

@@ -31,8 +31,8 @@ use shared::ports::{
     Sms, StoreError, TextError, Texter,
 };
 mod invite_sms;
-mod sms_bounds;
 mod provider_close;
+mod sms_bounds;
 
 const ACCOUNT: &str = "acct_reach";
 
