@@ -19,7 +19,7 @@ pub use live_income::{LiveIncome, SANDBOX_FOR_LIVE_REFUSED};
 pub use plans::Plans;
 pub use publish_events::{PublishEventsConfig, TestModeDelivery};
 pub use reach::{ReachConfig, ReminderSchedules, parse_offsets};
-pub use tenant_portal::{PlaidVariables, TenantPortalConfig};
+pub use tenant_portal::{PlaidVariables, ProviderVariables, TenantPortalConfig};
 
 use std::collections::HashMap;
 use std::str::FromStr;

@@ -88,6 +88,9 @@ pub enum ConnectStep {
     /// A provider's own widget (e.g. Plaid Link) opened with this short-lived token. A fresh one
     /// is made for every page, so an expired or used token never strands the tenant.
     Widget { link_token: String },
+    /// A payroll provider's widget (Argyle Link) opened with this short-lived user token; in
+    /// its sandbox environment when `sandbox` is set.
+    PayrollWidget { user_token: String, sandbox: bool },
 }
 
 /// Where income data comes from (sandbox scenarios, or a bank-income API).

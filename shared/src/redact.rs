@@ -232,6 +232,11 @@ impl Debug for ConnectStep {
                 .debug_struct("Widget")
                 .field("link_token", &Hidden)
                 .finish(),
+            ConnectStep::PayrollWidget { sandbox, .. } => f
+                .debug_struct("PayrollWidget")
+                .field("user_token", &Hidden)
+                .field("sandbox", sandbox)
+                .finish(),
         }
     }
 }

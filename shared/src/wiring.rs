@@ -4,6 +4,7 @@
 
 use aws_config::SdkConfig;
 
+use crate::adapters::argyle::{ArgyleConfig, ArgyleIncomeProvider};
 use crate::adapters::dynamo::DynamoStore;
 use crate::adapters::plaid::PlaidIncomeProvider;
 use crate::adapters::plaid::config::PlaidConfig;
@@ -37,8 +38,8 @@ pub fn api(config: Settings, sdk: &SdkConfig) -> ApiDeps<DynamoStore, SystemCloc
     ApiDeps::new(store(sdk, &config.table_name), SystemClock, config)
 }
 
-/// `tenant-portal`. The income provider of live verifications: Plaid (credentials read from
-/// Secrets Manager here, once), none, or the local sandbox (set in code by the local stack only:
+/// `tenant-portal`. The income provider of live verifications: Plaid or Argyle (credentials read
+/// from Secrets Manager here, once), none, or the local sandbox (set in code by the local stack only:
 /// no environment variable selects it).
 pub async fn tenant_portal(
     config: TenantPortalConfig,
@@ -52,6 +53,15 @@ pub async fn tenant_portal(
                 .map_err(|e| ConfigError(e.to_string()))?;
             LiveProvider::Plaid(
                 PlaidIncomeProvider::new(plaid).map_err(|e| ConfigError(e.to_string()))?,
+            )
+        }
+        LiveIncome::Argyle => {
+            let secrets = aws_sdk_secretsmanager::Client::new(sdk);
+            let argyle = ArgyleConfig::load(&secrets, |name| config.argyle.get(name))
+                .await
+                .map_err(|e| ConfigError(e.to_string()))?;
+            LiveProvider::Argyle(
+                ArgyleIncomeProvider::new(argyle).map_err(|e| ConfigError(e.to_string()))?,
             )
         }
         LiveIncome::None => LiveProvider::None,

@@ -58,6 +58,7 @@ pub fn app_with(
         table_name: settings.table_name.clone(),
         live_income: settings.live_income,
         plaid: Default::default(),
+        argyle: Default::default(),
     };
     Arc::new(server::App {
         api: wiring::api(settings, sdk),

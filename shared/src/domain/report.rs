@@ -13,7 +13,8 @@ use crate::domain::income::rules::{
     Assessment, CountReason, ExclusionReason, assess, window_payments,
 };
 use crate::domain::income::{
-    AmountsBasis, PayFrequency, ProviderIncome, VerificationMethod, normalise_category,
+    AmountsBasis, PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod,
+    normalise_category,
 };
 use crate::domain::stability::{Stability, overall_stability, source_stability};
 
@@ -42,6 +43,12 @@ pub struct IncomeSource {
     /// How steady this source is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stability: Option<Stability>,
+    /// Whether `monthly_income` is before (`gross`) or after (`net`) taxes and deductions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amounts_basis: Option<AmountsBasis>,
+    /// The same rule over the net pay the provider states beside gross pay (payroll, stubs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_monthly_income: Option<f64>,
 }
 
 /// A source listed but not counted, with what was seen of it.
@@ -144,6 +151,7 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         match assess(source, &category, &payments, as_of) {
             Assessment::Counted(c) => {
                 let stability = source_stability(&payments, source.pay_frequency, as_of);
+                let net_monthly_income = net_monthly(source, income.method, &category, as_of);
                 if let Some(st) = &stability {
                     weighted_stability.push((c.monthly_cents, st.clone()));
                 }
@@ -161,6 +169,8 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
                         payment_count: payments.len() as u32,
                         last_payment_date: last_payment_date.unwrap_or(as_of),
                         stability: stability.map(|s| s.stability),
+                        amounts_basis: Some(source.basis(income.method)),
+                        net_monthly_income,
                     },
                 ));
             }
@@ -212,6 +222,30 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         affordability: affordability(terms, total_cents),
         stability,
         local_sandbox: None,
+    }
+}
+
+/// The net figure of a source whose payments are gross and whose net pay is stated beside them:
+/// the same rule over the net payments of the same dates.
+fn net_monthly(
+    source: &ProviderIncomeSource,
+    report_method: VerificationMethod,
+    category: &str,
+    as_of: NaiveDate,
+) -> Option<f64> {
+    if source.net_payments.is_empty() || source.basis(report_method) == AmountsBasis::Net {
+        return None;
+    }
+    let net = ProviderIncomeSource {
+        payments: source.net_payments.clone(),
+        net_payments: vec![],
+        // A stated pay rate is gross: the net figure rests on the net payments alone.
+        pay_rate: None,
+        ..source.clone()
+    };
+    match assess(&net, category, &window_payments(&net, as_of), as_of) {
+        Assessment::Counted(c) => Some(from_cents(c.monthly_cents)),
+        Assessment::Excluded(_) => None,
     }
 }
 

@@ -21,6 +21,7 @@
 
 pub mod live_provider;
 pub mod page;
+mod payroll_widget;
 mod reads;
 pub mod report_copy;
 
