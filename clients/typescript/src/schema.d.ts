@@ -710,6 +710,16 @@ export interface components {
             /** Format: date */
             last_payment_date: string;
             stability?: components["schemas"]["Stability"];
+            /**
+             * @description Whether `monthly_income` is after (`net`) or before (`gross`) taxes and deductions. Bank deposits are net; payroll and pay stubs give gross.
+             * @enum {string}
+             */
+            amounts_basis?: "net" | "gross";
+            /**
+             * Format: double
+             * @description For a gross source whose net pay the provider states beside it (payroll, pay stubs), the same rule over the net pay.
+             */
+            net_monthly_income?: number;
         };
         /** @description A source seen in the data and not counted towards the income. */
         ExcludedSource: {

@@ -215,11 +215,8 @@ pub struct ProviderIncomeSource {
 impl ProviderIncomeSource {
     /// Whether this source's `payments` are gross or net, given the report's method.
     pub fn basis(&self, report_method: VerificationMethod) -> AmountsBasis {
-        self.amounts_basis.unwrap_or_else(|| {
-            self.method
-                .unwrap_or(report_method)
-                .amounts_basis()
-        })
+        self.amounts_basis
+            .unwrap_or_else(|| self.method.unwrap_or(report_method).amounts_basis())
     }
 }
 

@@ -1,9 +1,11 @@
 //! The shared crate's one integration-test binary: the handlers on the in-memory store and the
-//! Plaid adapter on its documented responses served on loopback, one module per area. Shared
+//! Plaid and Argyle adapters on their documented responses served on loopback, one module per area. Shared
 //! helpers live in `support`.
 
+mod fake_provider;
 mod support;
 
+mod argyle;
 mod documents;
 mod handlers_api;
 mod handlers_resend;

@@ -60,6 +60,7 @@ from .income_category import IncomeCategory
 from .income_report import IncomeReport
 from .income_report_amounts_basis import IncomeReportAmountsBasis
 from .income_source import IncomeSource
+from .income_source_amounts_basis import IncomeSourceAmountsBasis
 from .income_source_reason import IncomeSourceReason
 from .internal_server_error import InternalServerError
 from .internal_server_error_code import InternalServerErrorCode
@@ -194,6 +195,7 @@ __all__ = (
     "IncomeReport",
     "IncomeReportAmountsBasis",
     "IncomeSource",
+    "IncomeSourceAmountsBasis",
     "IncomeSourceReason",
     "InternalServerError",
     "InternalServerErrorCode",

@@ -89,6 +89,7 @@ struct LocalNames {
     group: String,
     scheduler_role: String,
     plaid_secret: String,
+    argyle_secret: String,
 }
 
 impl Names for LocalNames {
@@ -103,6 +104,7 @@ impl Names for LocalNames {
             "ReminderScheduleGroup" => self.group.clone(),
             "ReminderSchedulerRole.Arn" => self.scheduler_role.clone(),
             "PlaidSecretArn" => self.plaid_secret.clone(),
+            "ArgyleSecretArn" => self.argyle_secret.clone(),
             "SendRemindersFunction.Arn" => devstack::LOCAL_REMINDER_FUNCTION_ARN.to_string(),
             other => {
                 let (resource, attribute) = other.split_once('.').unwrap_or((other, ""));
@@ -259,6 +261,7 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
         group: rig.names.schedule_group.clone(),
         scheduler_role: rig.names.scheduler_role_arn.clone(),
         plaid_secret: rig.plaid_secret_arn.clone(),
+        argyle_secret: rig.argyle_secret_arn.clone(),
     };
     let roles = policy::roles(&template, &names);
 

@@ -130,7 +130,10 @@ impl ArgyleIncomeProvider {
         let mut url = first.to_string();
         let mut items = Vec::new();
         for _ in 0..MAX_PAGES {
-            match self.call::<Page<T>>(endpoint, Method::GET, &url, None).await? {
+            match self
+                .call::<Page<T>>(endpoint, Method::GET, &url, None)
+                .await?
+            {
                 Page::Bare(page) => {
                     items.extend(page);
                     return Ok(items);

@@ -100,19 +100,24 @@ pub(super) fn income_from_records(records: Records) -> Result<ProviderIncome, Pr
             ProviderError::Rejected("Argyle's accounts say nothing of when they were read".into())
         })?;
     let accounts: Vec<&str> = connected.iter().map(|a| a.id.as_str()).collect();
-    let of_connected = |account: &Option<String>| {
-        account
-            .as_deref()
-            .is_none_or(|id| accounts.contains(&id))
-    };
+    let of_connected =
+        |account: &Option<String>| account.as_deref().is_none_or(|id| accounts.contains(&id));
     // One source per employment; stubs naming no known employment are grouped by employer.
     let mut groups: BTreeMap<String, Group> = BTreeMap::new();
-    for e in records.employments.iter().filter(|e| of_connected(&e.account)) {
+    for e in records
+        .employments
+        .iter()
+        .filter(|e| of_connected(&e.account))
+    {
         let g = groups.entry(e.id.clone()).or_default();
         g.employer = g.employer.take().or_else(|| clean(e.employer.as_deref()));
         g.status = e.employment_status.clone();
     }
-    for i in records.identities.iter().filter(|i| of_connected(&i.account)) {
+    for i in records
+        .identities
+        .iter()
+        .filter(|i| of_connected(&i.account))
+    {
         let Some(employment) = i.employment.as_deref() else {
             continue;
         };
@@ -147,6 +152,9 @@ pub(super) fn income_from_records(records: Records) -> Result<ProviderIncome, Pr
     })
 }
 
+/// A pay stub's date, gross pay and net pay.
+type Stub = (NaiveDate, Option<f64>, Option<f64>);
+
 #[derive(Default)]
 struct Group<'a> {
     employer: Option<String>,
@@ -171,7 +179,7 @@ impl Group<'_> {
         let contractor = identity
             .and_then(|i| i.employment_type.as_deref())
             .is_some_and(|t| t.eq_ignore_ascii_case("contractor"));
-        let mut stubs: Vec<(NaiveDate, Option<f64>, Option<f64>)> = self
+        let mut stubs: Vec<Stub> = self
             .stubs
             .iter()
             .filter(|s| {
@@ -185,7 +193,7 @@ impl Group<'_> {
             })
             .collect();
         stubs.sort_by_key(|(date, _, _)| *date);
-        let dated = |pick: fn(&(NaiveDate, Option<f64>, Option<f64>)) -> Option<f64>| {
+        let dated = |pick: fn(&Stub) -> Option<f64>| {
             stubs
                 .iter()
                 .filter_map(|s| pick(s).map(|amount| Payment { date: s.0, amount }))
@@ -247,7 +255,9 @@ fn money(raw: &Option<String>) -> Option<f64> {
 }
 
 fn clean(raw: Option<&str>) -> Option<String> {
-    raw.map(str::trim).filter(|s| !s.is_empty()).map(String::from)
+    raw.map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
 }
 
 #[cfg(test)]
@@ -270,11 +280,17 @@ mod tests {
             Some(2417.69)
         );
         assert_eq!(
-            pay_rate(&identity("biweekly", "2000", "biweekly"), PayFrequency::Biweekly),
+            pay_rate(
+                &identity("biweekly", "2000", "biweekly"),
+                PayFrequency::Biweekly
+            ),
             Some(2000.0)
         );
         assert_eq!(
-            pay_rate(&identity("monthly", "18.08", "hourly"), PayFrequency::Monthly),
+            pay_rate(
+                &identity("monthly", "18.08", "hourly"),
+                PayFrequency::Monthly
+            ),
             None
         );
         assert_eq!(frequency("semimonthly"), Some(semi));

@@ -150,6 +150,7 @@ pub struct Rig {
     deliver_sqs: aws_sdk_sqs::Client,
     pub receiver: common::Receiver,
     pub plaid_secret_arn: String,
+    pub argyle_secret_arn: String,
 }
 
 pub async fn rig() -> Rig {
@@ -237,6 +238,15 @@ pub async fn rig() -> Rig {
         .unwrap()
         .arn
         .unwrap();
+    let argyle_secret_arn = sm
+        .create_secret()
+        .name(format!("{}-argyle", names.table))
+        .secret_string(json!({"api_key_id": "kid-iam", "api_key_secret": "iam-secret"}).to_string())
+        .send()
+        .await
+        .unwrap()
+        .arn
+        .unwrap();
     Rig {
         proxies,
         sdk,
@@ -258,6 +268,7 @@ pub async fn rig() -> Rig {
         deliver_sqs,
         receiver,
         plaid_secret_arn,
+        argyle_secret_arn,
     }
 }
 
@@ -400,7 +411,7 @@ fn created_id(reply: &Value, field: &str) -> String {
 
 /// Success: a live verification from create to completion, with every read and webhook on the
 /// way; its idempotent replay; a second one resent then cancelled; reminders; an expiry; the
-/// Plaid secret's cold-start read.
+/// Plaid and Argyle secrets' cold-start reads.
 pub async fn success(rig: &mut Rig) {
     let key = rig.live_key.clone();
     let (_, phone) = common::fresh_number();
@@ -540,6 +551,16 @@ pub async fn success(rig: &mut Rig) {
     shared::adapters::plaid::PlaidConfig::load(&sm, lookup)
         .await
         .expect("the secret reads");
+    // The same with Argyle as the live provider.
+    let arn = rig.argyle_secret_arn.clone();
+    let lookup = move |var: &str| match var {
+        "ARGYLE_BASE_URL" => Some("https://api-sandbox.argyle.com".to_string()),
+        "ARGYLE_SECRET_ARN" => Some(arn.clone()),
+        _ => None,
+    };
+    shared::adapters::argyle::ArgyleConfig::load(&sm, lookup)
+        .await
+        .expect("the Argyle secret reads");
 }
 
 /// send-reminders over every schedule of the group, at a time both reminder points are due.
