@@ -677,6 +677,11 @@ export interface components {
             affordability?: components["schemas"]["Affordability"];
             stability?: components["schemas"]["Stability"];
             /**
+             * Format: double
+             * @description The provider's own forecast of the monthly income of the sources it forecast (Plaid Check's Income Insights), beside `total_monthly_income`, which the income rules make.
+             */
+            provider_forecast_monthly_income?: number;
+            /**
              * @description Present only on the local development stack (`make dev`), on a live verification whose
              *     income came from its sandbox scenarios: invented data. A deployed service never has it.
              * @constant
@@ -720,6 +725,11 @@ export interface components {
              * @description For a gross source whose net pay the provider states beside it (payroll, pay stubs), the same rule over the net pay.
              */
             net_monthly_income?: number;
+            /**
+             * Format: double
+             * @description The provider's own forecast of this source's monthly income (Plaid Check), beside the rules' figure.
+             */
+            provider_forecast_monthly_income?: number;
         };
         /** @description A source seen in the data and not counted towards the income. */
         ExcludedSource: {

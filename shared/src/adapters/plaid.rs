@@ -13,10 +13,11 @@
 //!    the most recent report (all its Items) becomes one `ProviderIncomeSource` with its dated
 //!    deposits, as of the report's generation time (`income` gives the mapping).
 //!
-//! `client` makes the calls, `wire` holds their JSON shapes, `income` maps Plaid's report to the
+//! `check` is the Plaid Check (Consumer Report) adapter on the same client. `client` makes the calls, `wire` holds their JSON shapes, `income` maps Plaid's report to the
 //! domain's income data, `errors` decides what a Plaid error means for
 //! the verification (its docs give the table).
 
+pub mod check;
 mod client;
 pub mod config;
 mod errors;

@@ -210,6 +210,10 @@ pub struct ProviderIncomeSource {
     /// (payroll, pay stubs): the report counts it by the same rules, beside the gross figure.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub net_payments: Vec<Payment>,
+    /// The provider's own forecast of this source's monthly income (Plaid Check's Income
+    /// Insights), kept beside the rules' figure and never used to make it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_forecast_monthly: Option<f64>,
 }
 
 impl ProviderIncomeSource {

@@ -49,6 +49,9 @@ pub struct IncomeSource {
     /// The same rule over the net pay the provider states beside gross pay (payroll, stubs).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub net_monthly_income: Option<f64>,
+    /// The provider's own forecast of this source's monthly income, beside the rules' figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_forecast_monthly_income: Option<f64>,
 }
 
 /// A source listed but not counted, with what was seen of it.
@@ -100,6 +103,10 @@ pub struct IncomeReport {
     /// Stability of the counted income; absent without counted sources.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stability: Option<Stability>,
+    /// The provider's own forecast of the monthly income of every source it forecast (Plaid
+    /// Check), beside `total_monthly_income`; absent when the provider gives none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_forecast_monthly_income: Option<f64>,
     /// Present (true) only in the local stack, on a live verification whose income came from the
     /// sandbox scenarios there: invented data, never a deployed stack's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -171,6 +178,7 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
                         stability: stability.map(|s| s.stability),
                         amounts_basis: Some(source.basis(income.method)),
                         net_monthly_income,
+                        provider_forecast_monthly_income: source.provider_forecast_monthly,
                     },
                 ));
             }
@@ -221,8 +229,20 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         amounts_basis: Some(verification_method.amounts_basis()),
         affordability: affordability(terms, total_cents),
         stability,
+        provider_forecast_monthly_income: provider_forecast(income),
         local_sandbox: None,
     }
+}
+
+/// The sum of the provider's forecasts, in whole cents, when it forecast any source.
+fn provider_forecast(income: &ProviderIncome) -> Option<f64> {
+    let forecasts: Vec<f64> = income
+        .sources
+        .iter()
+        .filter_map(|s| s.provider_forecast_monthly)
+        .filter(|f| f.is_finite() && *f >= 0.0)
+        .collect();
+    (!forecasts.is_empty()).then(|| from_cents(forecasts.iter().map(|f| to_cents(*f)).sum()))
 }
 
 /// The net figure of a source whose payments are gross and whose net pay is stated beside them:

@@ -12,6 +12,7 @@ mod handlers_resend;
 mod households_api;
 mod households_cancel;
 mod plaid;
+mod plaid_check;
 mod portal_scanner;
 mod reminders;
 mod report_pdf;

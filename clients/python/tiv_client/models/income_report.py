@@ -69,6 +69,8 @@ class IncomeReport:
                 rising/declining; insufficient_history with less than a month before. Overall: the
                 longest months_observed, the latest payment, the income-weighted regularity and the summed
                 rates of the sources.
+            provider_forecast_monthly_income (float | Unset): The provider's own forecast of the monthly income of the
+                sources it forecast (Plaid Check's Income Insights), beside `total_monthly_income`, which the income rules make.
             local_sandbox (bool | Unset): Present only on the local development stack (`make dev`), on a live verification
                 whose
                 income came from its sandbox scenarios: invented data. A deployed service never has it.
@@ -89,6 +91,7 @@ class IncomeReport:
     amounts_basis: IncomeReportAmountsBasis | Unset = UNSET
     affordability: Affordability | Unset = UNSET
     stability: Stability | Unset = UNSET
+    provider_forecast_monthly_income: float | Unset = UNSET
     local_sandbox: bool | Unset = UNSET
     tenant_note: str | Unset = UNSET
 
@@ -134,6 +137,8 @@ class IncomeReport:
         if not isinstance(self.stability, Unset):
             stability = self.stability.to_dict()
 
+        provider_forecast_monthly_income = self.provider_forecast_monthly_income
+
         local_sandbox = self.local_sandbox
 
         tenant_note = self.tenant_note
@@ -159,6 +164,10 @@ class IncomeReport:
             field_dict["affordability"] = affordability
         if stability is not UNSET:
             field_dict["stability"] = stability
+        if provider_forecast_monthly_income is not UNSET:
+            field_dict["provider_forecast_monthly_income"] = (
+                provider_forecast_monthly_income
+            )
         if local_sandbox is not UNSET:
             field_dict["local_sandbox"] = local_sandbox
         if tenant_note is not UNSET:
@@ -243,6 +252,10 @@ class IncomeReport:
         else:
             stability = Stability.from_dict(_stability)
 
+        provider_forecast_monthly_income = d.pop(
+            "provider_forecast_monthly_income", UNSET
+        )
+
         local_sandbox = d.pop("local_sandbox", UNSET)
 
         tenant_note = d.pop("tenant_note", UNSET)
@@ -260,6 +273,7 @@ class IncomeReport:
             amounts_basis=amounts_basis,
             affordability=affordability,
             stability=stability,
+            provider_forecast_monthly_income=provider_forecast_monthly_income,
             local_sandbox=local_sandbox,
             tenant_note=tenant_note,
         )

@@ -58,6 +58,8 @@ class IncomeSource:
             taxes and deductions. Bank deposits are net; payroll and pay stubs give gross.
         net_monthly_income (float | Unset): For a gross source whose net pay the provider states beside it (payroll, pay
             stubs), the same rule over the net pay.
+        provider_forecast_monthly_income (float | Unset): The provider's own forecast of this source's monthly income
+            (Plaid Check), beside the rules' figure.
     """
 
     name: str
@@ -73,6 +75,7 @@ class IncomeSource:
     stability: Stability | Unset = UNSET
     amounts_basis: IncomeSourceAmountsBasis | Unset = UNSET
     net_monthly_income: float | Unset = UNSET
+    provider_forecast_monthly_income: float | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         name = self.name
@@ -109,6 +112,8 @@ class IncomeSource:
 
         net_monthly_income = self.net_monthly_income
 
+        provider_forecast_monthly_income = self.provider_forecast_monthly_income
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -133,6 +138,10 @@ class IncomeSource:
             field_dict["amounts_basis"] = amounts_basis
         if net_monthly_income is not UNSET:
             field_dict["net_monthly_income"] = net_monthly_income
+        if provider_forecast_monthly_income is not UNSET:
+            field_dict["provider_forecast_monthly_income"] = (
+                provider_forecast_monthly_income
+            )
 
         return field_dict
 
@@ -187,6 +196,10 @@ class IncomeSource:
 
         net_monthly_income = d.pop("net_monthly_income", UNSET)
 
+        provider_forecast_monthly_income = d.pop(
+            "provider_forecast_monthly_income", UNSET
+        )
+
         income_source = cls(
             name=name,
             income_category=income_category,
@@ -201,6 +214,7 @@ class IncomeSource:
             stability=stability,
             amounts_basis=amounts_basis,
             net_monthly_income=net_monthly_income,
+            provider_forecast_monthly_income=provider_forecast_monthly_income,
         )
 
         return income_source

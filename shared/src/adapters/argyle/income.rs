@@ -215,6 +215,7 @@ impl Group<'_> {
             payments: dated(|s| s.1),
             amounts_basis: Some(AmountsBasis::Gross),
             net_payments: dated(|s| s.2),
+            provider_forecast_monthly: None,
         }
     }
 }
