@@ -4,6 +4,7 @@ pub mod affordability;
 pub mod household;
 pub mod income;
 pub mod metering;
+pub mod methods;
 pub mod public_view;
 pub mod reach;
 pub mod report;
@@ -226,6 +227,10 @@ pub struct Verification {
     pub household_id: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub household_role: Option<household::MemberRole>,
+    /// The methods the tenant may use, in the landlord's order, when the create named them
+    /// (`domain::methods`); empty: the account's default set, else every method of the stack.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub methods: Vec<income::VerificationMethod>,
 }
 
 /// The longest note a tenant may add to a completed report, in characters.
@@ -279,6 +284,7 @@ impl Verification {
             last_resent_at: None,
             household_id: None,
             household_role: None,
+            methods: input.methods,
         }
     }
 
@@ -486,6 +492,8 @@ pub struct NewVerificationInput {
     pub reminders_off: bool,
     pub sms_phone: Option<String>,
     pub sms: Option<reach::SmsReach>,
+    /// `methods`, when the create named them.
+    pub methods: Vec<income::VerificationMethod>,
 }
 
 #[cfg(test)]

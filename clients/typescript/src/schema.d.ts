@@ -508,6 +508,11 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
+         * @description A verification method: `bank` (a bank connection), `payroll` (a payroll connection) or `document` (uploaded documents).
+         * @enum {string}
+         */
+        VerificationMethodName: "bank" | "payroll" | "document";
+        /**
          * @description `expired` also covers cancelled verifications.
          * @enum {string}
          */
@@ -551,6 +556,14 @@ export interface components {
              *     of the body an `Idempotency-Key` is bound to.
              */
             reminders?: boolean | null;
+            /**
+             * @description The methods the tenant may use to prove income, in order of preference; a repeat
+             *     counts once. Absent: the account's default set (admin `set-default-methods`), else
+             *     every method this stack has. A name that is no method is 400 `validation_error` with
+             *     detail code `unknown_method`; a method this stack does not offer for the key's mode
+             *     is detail code `unavailable_method`. Both messages name the methods.
+             */
+            methods?: components["schemas"]["VerificationMethodName"][] | null;
             /** @description The property's address; no control characters (an all-blank address counts as absent). */
             property_address?: string | null;
             /** @description Monthly rent, for the affordability figures of the report. */
@@ -624,6 +637,8 @@ export interface components {
             consent?: components["schemas"]["Consent"];
             household_id?: components["schemas"]["HouseholdId"];
             role?: components["schemas"]["MemberRole"];
+            /** @description Additive. The methods the create named, in order; absent when it named none. */
+            methods?: components["schemas"]["VerificationMethodName"][];
             created_at: components["schemas"]["Timestamp"];
             completed_at: components["schemas"]["NullableTimestamp"];
         };

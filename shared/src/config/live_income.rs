@@ -1,6 +1,7 @@
 //! `INCOME_PROVIDER`: where live verifications get their income.
 
 use super::{ConfigError, Env};
+use crate::domain::income::VerificationMethod;
 
 /// Where the income of live verifications comes from (test verifications always use the sandbox).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +37,16 @@ impl LiveIncome {
 
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         Self::parse(env.optional("INCOME_PROVIDER").as_deref())
+    }
+
+    /// The verification method this provider serves for live keys (the local sandbox stands
+    /// for a bank).
+    pub fn method(self) -> Option<VerificationMethod> {
+        match self {
+            LiveIncome::None => None,
+            LiveIncome::Plaid | LiveIncome::LocalSandbox => Some(VerificationMethod::Bank),
+            LiveIncome::Argyle => Some(VerificationMethod::Payroll),
+        }
     }
 }
 

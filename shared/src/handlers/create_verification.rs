@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::config::Settings;
 use crate::domain::metering::PresentedKey;
+use crate::domain::methods;
 use crate::domain::reach::resolve_sms;
 use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
@@ -16,7 +17,9 @@ use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::ownership::owned_verification;
 use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
-use crate::handlers::api::validate::{idempotency_claim, json_body, validate_create};
+use crate::handlers::api::validate::{
+    check_methods_available, idempotency_claim, json_body, validate_create,
+};
 use crate::handlers::api::views::created_response;
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{
@@ -133,6 +136,10 @@ fn prepare<S, C>(
     }
     let body = json_body(req, MAX_BODY_BYTES)?;
     let mut input = validate_create(&body, &deps.settings.local_webhook_origins)?;
+    check_methods_available(
+        &input.methods,
+        &methods::available(deps.settings.live_income.method(), key.mode),
+    )?;
     resolve_sms(&mut input, deps.settings.sms_region);
     let idempotency = idempotency_claim(req, &key.account_id, key.mode, &body)?;
     let (token, token_hash) = generate_link_token();

@@ -113,6 +113,7 @@ from .usage_verifications import UsageVerifications
 from .verification import Verification
 from .verification_list_item import VerificationListItem
 from .verification_method import VerificationMethod
+from .verification_method_name import VerificationMethodName
 from .verification_status import VerificationStatus
 from .webhook_cancelled import WebhookCancelled
 from .webhook_cancelled_data import WebhookCancelledData
@@ -248,6 +249,7 @@ __all__ = (
     "Verification",
     "VerificationListItem",
     "VerificationMethod",
+    "VerificationMethodName",
     "VerificationStatus",
     "WebhookCancelled",
     "WebhookCancelledData",

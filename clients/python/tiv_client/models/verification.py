@@ -8,6 +8,7 @@ from uuid import UUID
 from attrs import define as _attrs_define
 
 from ..models.member_role import MemberRole
+from ..models.verification_method_name import VerificationMethodName
 from ..models.verification_status import VerificationStatus
 from ..types import UNSET, Unset
 
@@ -42,6 +43,8 @@ class Verification:
         consent (Consent | Unset): The tenant's consent to share their income summary, recorded on the page.
         household_id (UUID | Unset):
         role (MemberRole | Unset): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.
+        methods (list[VerificationMethodName] | Unset): Additive. The methods the create named, in order; absent when it
+            named none.
     """
 
     verification_id: UUID
@@ -55,6 +58,7 @@ class Verification:
     consent: Consent | Unset = UNSET
     household_id: UUID | Unset = UNSET
     role: MemberRole | Unset = UNSET
+    methods: list[VerificationMethodName] | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         verification_id = str(self.verification_id)
@@ -91,6 +95,13 @@ class Verification:
         if not isinstance(self.role, Unset):
             role = self.role.value
 
+        methods: list[str] | Unset = UNSET
+        if not isinstance(self.methods, Unset):
+            methods = []
+            for methods_item_data in self.methods:
+                methods_item = methods_item_data.value
+                methods.append(methods_item)
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -113,6 +124,8 @@ class Verification:
             field_dict["household_id"] = household_id
         if role is not UNSET:
             field_dict["role"] = role
+        if methods is not UNSET:
+            field_dict["methods"] = methods
 
         return field_dict
 
@@ -181,6 +194,15 @@ class Verification:
         else:
             role = MemberRole(_role)
 
+        _methods = d.pop("methods", UNSET)
+        methods: list[VerificationMethodName] | Unset = UNSET
+        if _methods is not UNSET:
+            methods = []
+            for methods_item_data in _methods:
+                methods_item = VerificationMethodName(methods_item_data)
+
+                methods.append(methods_item)
+
         verification = cls(
             verification_id=verification_id,
             status=status,
@@ -193,6 +215,7 @@ class Verification:
             consent=consent,
             household_id=household_id,
             role=role,
+            methods=methods,
         )
 
         return verification

@@ -9,6 +9,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.member_role import MemberRole
+from ..models.verification_method_name import VerificationMethodName
 from ..models.webhook_resent_data_status import WebhookResentDataStatus
 from ..types import UNSET, Unset
 
@@ -43,6 +44,8 @@ class WebhookResentData:
         consent (Consent | Unset): The tenant's consent to share their income summary, recorded on the page.
         household_id (UUID | Unset):
         role (MemberRole | Unset): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.
+        methods (list[VerificationMethodName] | Unset): Additive. The methods the create named, in order; absent when it
+            named none.
     """
 
     verification_id: UUID
@@ -56,6 +59,7 @@ class WebhookResentData:
     consent: Consent | Unset = UNSET
     household_id: UUID | Unset = UNSET
     role: MemberRole | Unset = UNSET
+    methods: list[VerificationMethodName] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -93,6 +97,13 @@ class WebhookResentData:
         if not isinstance(self.role, Unset):
             role = self.role.value
 
+        methods: list[str] | Unset = UNSET
+        if not isinstance(self.methods, Unset):
+            methods = []
+            for methods_item_data in self.methods:
+                methods_item = methods_item_data.value
+                methods.append(methods_item)
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -115,6 +126,8 @@ class WebhookResentData:
             field_dict["household_id"] = household_id
         if role is not UNSET:
             field_dict["role"] = role
+        if methods is not UNSET:
+            field_dict["methods"] = methods
 
         return field_dict
 
@@ -183,6 +196,15 @@ class WebhookResentData:
         else:
             role = MemberRole(_role)
 
+        _methods = d.pop("methods", UNSET)
+        methods: list[VerificationMethodName] | Unset = UNSET
+        if _methods is not UNSET:
+            methods = []
+            for methods_item_data in _methods:
+                methods_item = VerificationMethodName(methods_item_data)
+
+                methods.append(methods_item)
+
         webhook_resent_data = cls(
             verification_id=verification_id,
             status=status,
@@ -195,6 +217,7 @@ class WebhookResentData:
             consent=consent,
             household_id=household_id,
             role=role,
+            methods=methods,
         )
 
         webhook_resent_data.additional_properties = d

@@ -37,6 +37,8 @@ type Owner = (String, Mode);
 #[derive(Default)]
 struct Tables {
     accounts: HashMap<String, Account>,
+    /// The accounts' default verification methods (an attribute of the account item).
+    default_methods: HashMap<String, Vec<crate::domain::income::VerificationMethod>>,
     api_keys: HashMap<String, ApiKeyRecord>,
     verifications: HashMap<Uuid, Verification>,
     stats: HashMap<Owner, OwnerStats>,
@@ -135,6 +137,32 @@ impl AccountStore for MemoryStore {
             account.current_period_end = end;
         }
         Ok(true)
+    }
+
+    async fn set_default_methods(
+        &self,
+        account_id: &str,
+        methods: &[crate::domain::income::VerificationMethod],
+    ) -> Result<bool, StoreError> {
+        let mut t = self.lock();
+        if !t.accounts.contains_key(account_id) {
+            return Ok(false);
+        }
+        t.default_methods
+            .insert(account_id.to_string(), methods.to_vec());
+        Ok(true)
+    }
+
+    async fn get_default_methods(
+        &self,
+        account_id: &str,
+    ) -> Result<Vec<crate::domain::income::VerificationMethod>, StoreError> {
+        Ok(self
+            .lock()
+            .default_methods
+            .get(account_id)
+            .cloned()
+            .unwrap_or_default())
     }
 }
 
