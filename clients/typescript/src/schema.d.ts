@@ -691,6 +691,8 @@ export interface components {
             amounts_basis?: "net" | "gross";
             affordability?: components["schemas"]["Affordability"];
             stability?: components["schemas"]["Stability"];
+            /** @description Additive. Every method that saw a source of the report, in the order first seen; `verification_method` is the one behind most of the counted income. */
+            methods_used?: components["schemas"]["VerificationMethodName"][];
             /**
              * Format: double
              * @description The provider's own forecast of the monthly income of the sources it forecast (Plaid Check's Income Insights), beside `total_monthly_income`, which the income rules make.

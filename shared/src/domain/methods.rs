@@ -49,10 +49,10 @@ pub fn parse_methods(raw: &[&str]) -> Result<Vec<VerificationMethod>, Vec<String
 }
 
 /// What a stack offers: the method of its live income provider for live keys, and the
-/// sandbox's, which stands for a bank, for test keys.
+/// sandbox's bank and payroll scenarios for test keys.
 pub fn available(live: Option<VerificationMethod>, mode: Mode) -> Vec<VerificationMethod> {
     match mode {
-        Mode::Test => vec![VerificationMethod::Bank],
+        Mode::Test => vec![VerificationMethod::Bank, VerificationMethod::Payroll],
         Mode::Live => live.into_iter().collect(),
     }
 }
@@ -117,6 +117,6 @@ mod tests {
         assert_eq!(effective(&[], &[Document, Bank], &stack), vec![Bank]);
         assert_eq!(available(Some(Payroll), Mode::Live), vec![Payroll]);
         assert_eq!(available(None, Mode::Live), vec![]);
-        assert_eq!(available(Some(Payroll), Mode::Test), vec![Bank]);
+        assert_eq!(available(Some(Payroll), Mode::Test), vec![Bank, Payroll]);
     }
 }

@@ -103,6 +103,10 @@ pub struct IncomeReport {
     /// Stability of the counted income; absent without counted sources.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stability: Option<Stability>,
+    /// Every method that saw a source of this report, counted or not, in the order first seen;
+    /// `verification_method` is the one behind most of the counted income.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub methods_used: Vec<VerificationMethod>,
     /// The provider's own forecast of the monthly income of every source it forecast (Plaid
     /// Check), beside `total_monthly_income`; absent when the provider gives none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -229,9 +233,25 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         amounts_basis: Some(verification_method.amounts_basis()),
         affordability: affordability(terms, total_cents),
         stability,
+        methods_used: methods_used(income),
         provider_forecast_monthly_income: provider_forecast(income),
         local_sandbox: None,
     }
+}
+
+/// The methods of the sources, once each, in the order first seen.
+fn methods_used(income: &ProviderIncome) -> Vec<VerificationMethod> {
+    let mut used = Vec::new();
+    for m in income
+        .sources
+        .iter()
+        .map(|s| s.method.unwrap_or(income.method))
+    {
+        if !used.contains(&m) {
+            used.push(m);
+        }
+    }
+    used
 }
 
 /// The sum of the provider's forecasts, in whole cents, when it forecast any source.

@@ -28,7 +28,7 @@ pub mod report_copy;
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
-use crate::adapters::sandbox::{SCENARIOS, SandboxProvider};
+use crate::adapters::sandbox::{SandboxProvider, is_scenario, offered};
 use crate::domain::affordability::RentTerms;
 use crate::domain::report::build_report_with;
 use crate::domain::secrets::sha256_hex;
@@ -158,7 +158,7 @@ async fn handle<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider
             if !known("agree", &["yes"]) {
                 return refuse(deps, &v, &visit, AGREE_NOTICE).await;
             }
-            if !known("scenario", &SCENARIOS.map(|(k, _)| k)) {
+            if form.get("scenario").is_some_and(|s| !is_scenario(s)) {
                 return refuse(deps, &v, &visit, SCENARIO_NOTICE).await;
             }
             match form.get("action").map(String::as_str) {
@@ -293,7 +293,8 @@ async fn connect<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvide
     let income = if uses_scenarios(deps, &v) {
         let Some(scenario) = form
             .get("scenario")
-            .filter(|s| SCENARIOS.iter().any(|(k, _)| k == s))
+            // Only a scenario of the verification's methods (the page offers no other).
+            .filter(|s| offered(&v).iter().any(|(k, _)| k == *s))
         else {
             return refuse(deps, &v, visit, SCENARIO_NOTICE).await;
         };

@@ -617,9 +617,9 @@ async fn a_create_names_its_methods_and_unknown_or_unavailable_ones_are_named_ba
         ),
         (
             &keys.test.secret,
-            json!(["payroll", "bank"]),
+            json!(["payroll", "document"]),
             "unavailable_method",
-            "payroll",
+            "document",
         ),
         (
             &keys.live.secret,

@@ -8,6 +8,7 @@ from attrs import define as _attrs_define
 
 from ..models.income_report_amounts_basis import IncomeReportAmountsBasis
 from ..models.verification_method import VerificationMethod
+from ..models.verification_method_name import VerificationMethodName
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -69,6 +70,8 @@ class IncomeReport:
                 rising/declining; insufficient_history with less than a month before. Overall: the
                 longest months_observed, the latest payment, the income-weighted regularity and the summed
                 rates of the sources.
+            methods_used (list[VerificationMethodName] | Unset): Additive. Every method that saw a source of the report, in
+                the order first seen; `verification_method` is the one behind most of the counted income.
             provider_forecast_monthly_income (float | Unset): The provider's own forecast of the monthly income of the
                 sources it forecast (Plaid Check's Income Insights), beside `total_monthly_income`, which the income rules make.
             local_sandbox (bool | Unset): Present only on the local development stack (`make dev`), on a live verification
@@ -91,6 +94,7 @@ class IncomeReport:
     amounts_basis: IncomeReportAmountsBasis | Unset = UNSET
     affordability: Affordability | Unset = UNSET
     stability: Stability | Unset = UNSET
+    methods_used: list[VerificationMethodName] | Unset = UNSET
     provider_forecast_monthly_income: float | Unset = UNSET
     local_sandbox: bool | Unset = UNSET
     tenant_note: str | Unset = UNSET
@@ -137,6 +141,13 @@ class IncomeReport:
         if not isinstance(self.stability, Unset):
             stability = self.stability.to_dict()
 
+        methods_used: list[str] | Unset = UNSET
+        if not isinstance(self.methods_used, Unset):
+            methods_used = []
+            for methods_used_item_data in self.methods_used:
+                methods_used_item = methods_used_item_data.value
+                methods_used.append(methods_used_item)
+
         provider_forecast_monthly_income = self.provider_forecast_monthly_income
 
         local_sandbox = self.local_sandbox
@@ -164,6 +175,8 @@ class IncomeReport:
             field_dict["affordability"] = affordability
         if stability is not UNSET:
             field_dict["stability"] = stability
+        if methods_used is not UNSET:
+            field_dict["methods_used"] = methods_used
         if provider_forecast_monthly_income is not UNSET:
             field_dict["provider_forecast_monthly_income"] = (
                 provider_forecast_monthly_income
@@ -252,6 +265,15 @@ class IncomeReport:
         else:
             stability = Stability.from_dict(_stability)
 
+        _methods_used = d.pop("methods_used", UNSET)
+        methods_used: list[VerificationMethodName] | Unset = UNSET
+        if _methods_used is not UNSET:
+            methods_used = []
+            for methods_used_item_data in _methods_used:
+                methods_used_item = VerificationMethodName(methods_used_item_data)
+
+                methods_used.append(methods_used_item)
+
         provider_forecast_monthly_income = d.pop(
             "provider_forecast_monthly_income", UNSET
         )
@@ -273,6 +295,7 @@ class IncomeReport:
             amounts_basis=amounts_basis,
             affordability=affordability,
             stability=stability,
+            methods_used=methods_used,
             provider_forecast_monthly_income=provider_forecast_monthly_income,
             local_sandbox=local_sandbox,
             tenant_note=tenant_note,
