@@ -231,6 +231,10 @@ pub struct Verification {
     /// (`domain::methods`); empty: the account's default set, else every method of the stack.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub methods: Vec<income::VerificationMethod>,
+    /// The methods the tenant tried and left (failed, no income, abandoned), oldest first; the
+    /// report records them with the one that succeeded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub method_attempts: Vec<methods::MethodAttempt>,
 }
 
 /// The longest note a tenant may add to a completed report, in characters.
@@ -285,6 +289,7 @@ impl Verification {
             household_id: None,
             household_role: None,
             methods: input.methods,
+            method_attempts: vec![],
         }
     }
 

@@ -121,6 +121,11 @@ pub trait IncomeProvider: Send + Sync {
         connection: &str,
     ) -> impl Future<Output = Result<ProviderIncome, ProviderError>> + Send;
 
+    /// The verification method this provider serves (the sandbox's depends on the scenario).
+    fn method(&self) -> crate::domain::income::VerificationMethod {
+        crate::domain::income::VerificationMethod::Bank
+    }
+
     /// True when the income is invented (sandbox scenarios), not read from a real provider.
     fn simulated(&self) -> bool {
         false

@@ -141,6 +141,9 @@ impl Debug for Transition {
                 .finish(),
             Transition::Cancel => f.write_str("Cancel"),
             Transition::Expire => f.write_str("Expire"),
+            Transition::Attempt { attempt } => {
+                f.debug_struct("Attempt").field("attempt", attempt).finish()
+            }
         }
     }
 }

@@ -507,6 +507,15 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        MethodAttempt: {
+            method: components["schemas"]["VerificationMethodName"];
+            /**
+             * @description `succeeded`: the report was made from it; `failed`: the provider refused; `no_income`: it found no income that counts; `abandoned`: the tenant left it for another.
+             * @enum {string}
+             */
+            outcome: "succeeded" | "failed" | "no_income" | "abandoned";
+            at: components["schemas"]["Timestamp"];
+        };
         /**
          * @description A verification method: `bank` (a bank connection), `payroll` (a payroll connection) or `document` (uploaded documents).
          * @enum {string}
@@ -691,6 +700,8 @@ export interface components {
             amounts_basis?: "net" | "gross";
             affordability?: components["schemas"]["Affordability"];
             stability?: components["schemas"]["Stability"];
+            /** @description Additive. Every method the tenant tried, oldest first, with how it ended and when, when the page routed between methods; absent when the first method was the only one tried. */
+            attempts?: components["schemas"]["MethodAttempt"][];
             /** @description Additive. Every method that saw a source of the report, in the order first seen; `verification_method` is the one behind most of the counted income. */
             methods_used?: components["schemas"]["VerificationMethodName"][];
             /**

@@ -188,15 +188,26 @@ pub fn scenarios_for(methods: &[VerificationMethod]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The scenarios offered to a verification's tenant: those of its own methods, else of every
-/// method the sandbox serves.
+/// The scenarios offered to a verification's tenant: those of the first of its methods (its
+/// own, else every method the sandbox serves) that no try has closed yet.
 pub fn offered(verification: &Verification) -> Vec<(String, String)> {
-    let methods = crate::domain::methods::effective(
+    use crate::domain::methods::{available, effective, remaining};
+    let methods = effective(
         &verification.methods,
         &[],
-        &crate::domain::methods::available(None, crate::domain::Mode::Test),
+        &available(None, crate::domain::Mode::Test),
     );
-    scenarios_for(&methods)
+    let open = remaining(&methods, &verification.method_attempts);
+    scenarios_for(open.first().map(std::slice::from_ref).unwrap_or_default())
+}
+
+/// The method a scenario stands for.
+pub fn scenario_method(scenario: &str) -> VerificationMethod {
+    if PAYROLL_SCENARIOS.iter().any(|(k, _)| *k == scenario) {
+        VerificationMethod::Payroll
+    } else {
+        VerificationMethod::Bank
+    }
 }
 
 /// The payments of one scenario, up to a few days before `as_of`, the end of its data window.

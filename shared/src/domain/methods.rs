@@ -5,8 +5,46 @@
 //! `set-default-methods`); otherwise every method the stack has applies. The order is the
 //! landlord's order of preference.
 
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
 use crate::domain::Mode;
 use crate::domain::income::VerificationMethod;
+
+/// How one try of a method ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttemptOutcome {
+    /// The income was read and counted: the report was made from it.
+    Succeeded,
+    /// The provider refused: the connection failed or nothing could be read.
+    Failed,
+    /// The connection worked and found no income that counts.
+    NoIncome,
+    /// The tenant left the method for another without finishing it.
+    Abandoned,
+}
+
+/// One try of a method on the tenant page, as the report records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MethodAttempt {
+    pub method: VerificationMethod,
+    pub outcome: AttemptOutcome,
+    #[serde(with = "crate::domain::ts")]
+    pub at: DateTime<Utc>,
+}
+
+/// The methods still open to the tenant: those of `methods` no attempt has closed, in order.
+pub fn remaining(
+    methods: &[VerificationMethod],
+    attempts: &[MethodAttempt],
+) -> Vec<VerificationMethod> {
+    methods
+        .iter()
+        .copied()
+        .filter(|m| !attempts.iter().any(|a| a.method == *m))
+        .collect()
+}
 
 /// Every method, in the order the service offers them by default.
 pub const ALL: [VerificationMethod; 3] = [
@@ -101,6 +139,31 @@ mod tests {
         assert_eq!(
             parse_methods(&["bank", "crypto", "Bank"]),
             Err(vec!["crypto".to_string(), "Bank".to_string()])
+        );
+    }
+
+    #[test]
+    fn a_tried_method_is_no_longer_open() {
+        let at = Utc::now();
+        let tried = |method, outcome| MethodAttempt {
+            method,
+            outcome,
+            at,
+        };
+        let methods = [Bank, Payroll, Document];
+        assert_eq!(
+            remaining(&methods, &[tried(Bank, AttemptOutcome::Failed)]),
+            vec![Payroll, Document]
+        );
+        assert_eq!(
+            remaining(
+                &methods,
+                &[
+                    tried(Payroll, AttemptOutcome::Abandoned),
+                    tried(Document, AttemptOutcome::NoIncome)
+                ]
+            ),
+            vec![Bank]
         );
     }
 

@@ -103,6 +103,10 @@ pub struct IncomeReport {
     /// Stability of the counted income; absent without counted sources.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stability: Option<Stability>,
+    /// Every method the tenant tried, with how it ended and when, oldest first: why the final
+    /// method was used. Empty when the first method succeeded without routing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<crate::domain::methods::MethodAttempt>,
     /// Every method that saw a source of this report, counted or not, in the order first seen;
     /// `verification_method` is the one behind most of the counted income.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -233,6 +237,7 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         amounts_basis: Some(verification_method.amounts_basis()),
         affordability: affordability(terms, total_cents),
         stability,
+        attempts: vec![],
         methods_used: methods_used(income),
         provider_forecast_monthly_income: provider_forecast(income),
         local_sandbox: None,

@@ -68,6 +68,8 @@ from .list_verifications_response import ListVerificationsResponse
 from .list_webhook_deliveries_response import ListWebhookDeliveriesResponse
 from .member_outcome import MemberOutcome
 from .member_role import MemberRole
+from .method_attempt import MethodAttempt
+from .method_attempt_outcome import MethodAttemptOutcome
 from .method_not_allowed_error import MethodNotAllowedError
 from .method_not_allowed_error_code import MethodNotAllowedErrorCode
 from .no_webhook_url_error import NoWebhookUrlError
@@ -204,6 +206,8 @@ __all__ = (
     "ListWebhookDeliveriesResponse",
     "MemberOutcome",
     "MemberRole",
+    "MethodAttempt",
+    "MethodAttemptOutcome",
     "MethodNotAllowedError",
     "MethodNotAllowedErrorCode",
     "NoWebhookUrlError",

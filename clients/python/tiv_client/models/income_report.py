@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from ..models.confidence_factor import ConfidenceFactor
     from ..models.excluded_source import ExcludedSource
     from ..models.income_source import IncomeSource
+    from ..models.method_attempt import MethodAttempt
     from ..models.stability import Stability
 
 
@@ -70,6 +71,8 @@ class IncomeReport:
                 rising/declining; insufficient_history with less than a month before. Overall: the
                 longest months_observed, the latest payment, the income-weighted regularity and the summed
                 rates of the sources.
+            attempts (list[MethodAttempt] | Unset): Additive. Every method the tenant tried, oldest first, with how it ended
+                and when, when the page routed between methods; absent when the first method was the only one tried.
             methods_used (list[VerificationMethodName] | Unset): Additive. Every method that saw a source of the report, in
                 the order first seen; `verification_method` is the one behind most of the counted income.
             provider_forecast_monthly_income (float | Unset): The provider's own forecast of the monthly income of the
@@ -94,6 +97,7 @@ class IncomeReport:
     amounts_basis: IncomeReportAmountsBasis | Unset = UNSET
     affordability: Affordability | Unset = UNSET
     stability: Stability | Unset = UNSET
+    attempts: list[MethodAttempt] | Unset = UNSET
     methods_used: list[VerificationMethodName] | Unset = UNSET
     provider_forecast_monthly_income: float | Unset = UNSET
     local_sandbox: bool | Unset = UNSET
@@ -141,6 +145,13 @@ class IncomeReport:
         if not isinstance(self.stability, Unset):
             stability = self.stability.to_dict()
 
+        attempts: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.attempts, Unset):
+            attempts = []
+            for attempts_item_data in self.attempts:
+                attempts_item = attempts_item_data.to_dict()
+                attempts.append(attempts_item)
+
         methods_used: list[str] | Unset = UNSET
         if not isinstance(self.methods_used, Unset):
             methods_used = []
@@ -175,6 +186,8 @@ class IncomeReport:
             field_dict["affordability"] = affordability
         if stability is not UNSET:
             field_dict["stability"] = stability
+        if attempts is not UNSET:
+            field_dict["attempts"] = attempts
         if methods_used is not UNSET:
             field_dict["methods_used"] = methods_used
         if provider_forecast_monthly_income is not UNSET:
@@ -194,6 +207,7 @@ class IncomeReport:
         from ..models.confidence_factor import ConfidenceFactor
         from ..models.excluded_source import ExcludedSource
         from ..models.income_source import IncomeSource
+        from ..models.method_attempt import MethodAttempt
         from ..models.stability import Stability
 
         d = dict(src_dict)
@@ -265,6 +279,15 @@ class IncomeReport:
         else:
             stability = Stability.from_dict(_stability)
 
+        _attempts = d.pop("attempts", UNSET)
+        attempts: list[MethodAttempt] | Unset = UNSET
+        if _attempts is not UNSET:
+            attempts = []
+            for attempts_item_data in _attempts:
+                attempts_item = MethodAttempt.from_dict(attempts_item_data)
+
+                attempts.append(attempts_item)
+
         _methods_used = d.pop("methods_used", UNSET)
         methods_used: list[VerificationMethodName] | Unset = UNSET
         if _methods_used is not UNSET:
@@ -295,6 +318,7 @@ class IncomeReport:
             amounts_basis=amounts_basis,
             affordability=affordability,
             stability=stability,
+            attempts=attempts,
             methods_used=methods_used,
             provider_forecast_monthly_income=provider_forecast_monthly_income,
             local_sandbox=local_sandbox,

@@ -278,13 +278,10 @@ async fn sandbox_scenarios_give_their_reports() {
         ("gig", Some(4482.0), Some(true), "completed"),
         ("fail", None, None, "failed"),
     ] {
-        let (id, link) = create(
-            &env,
-            &env.test_key,
-            &format!("t+{scenario}@example.com"),
-            Some(1400.0),
-        )
-        .await;
+        // Bank only: with another method left, a refusal would offer it instead of failing.
+        let body = json!({"tenant_email": format!("t+{scenario}@example.com"),
+            "property_address": "9 Oak Lane", "monthly_rent": 1400.0, "methods": ["bank"]});
+        let (id, link) = create_with(&env, &env.test_key, body).await;
         open_and_consent(&env, &link).await;
         let p = page(
             &env,

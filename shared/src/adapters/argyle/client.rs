@@ -153,6 +153,10 @@ impl ArgyleIncomeProvider {
 }
 
 impl IncomeProvider for ArgyleIncomeProvider {
+    fn method(&self) -> crate::domain::income::VerificationMethod {
+        crate::domain::income::VerificationMethod::Payroll
+    }
+
     async fn create_user(
         &self,
         verification: &Verification,

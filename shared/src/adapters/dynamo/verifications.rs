@@ -91,6 +91,17 @@ impl VerificationStore for DynamoStore {
             };
             cond = format!("{cond} AND attribute_not_exists({})", expr.name(guarded));
         }
+        // An attempt is recorded on the attempts as read: a concurrent one makes it conflict.
+        if let Transition::Attempt { .. } = transition {
+            let attempts = expr.name("method_attempts");
+            cond = match current.method_attempts.len() {
+                0 => format!("{cond} AND attribute_not_exists({attempts})"),
+                read => format!(
+                    "{cond} AND size({attempts}) = {}",
+                    expr.value("attempts_read", n(read as i64))
+                ),
+            };
+        }
         let verification_update = Update::builder()
             .table_name(&self.table)
             .key(schema::PK, s(keys::verification(current.verification_id).0))

@@ -261,6 +261,10 @@ impl VerificationStore for MemoryStore {
                 ..
             } => stored.provider_user.is_none(),
             Transition::Consent { .. } => stored.consented_at.is_none(),
+            // An attempt is recorded on the attempts as read: a concurrent one makes it conflict.
+            Transition::Attempt { .. } => {
+                stored.method_attempts.len() == current.method_attempts.len()
+            }
             _ => true,
         };
         if stored.status != from || !guard_holds {

@@ -64,6 +64,13 @@ impl IncomeProvider for LiveProvider {
         }
     }
 
+    fn method(&self) -> crate::domain::income::VerificationMethod {
+        match self {
+            LiveProvider::Argyle(p) => p.method(),
+            _ => crate::domain::income::VerificationMethod::Bank,
+        }
+    }
+
     fn simulated(&self) -> bool {
         matches!(self, LiveProvider::LocalSandbox(_))
     }
