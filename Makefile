@@ -18,7 +18,7 @@ export SAM_CLI_TELEMETRY := 0
 export MOTO_PYTHON := $(PY)
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: dev dev-reminders test tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
+.PHONY: dev dev-reminders test tools bench-tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
 
 $(VENV)/.installed: infra/requirements.txt infra/requirements-openapi.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -81,8 +81,19 @@ lint: tools
 schemathesis: tools
 	bash infra/schemathesis.sh
 
-## bench: release binaries, cold init vs a Python peer, RSS, sizes, DynamoDB round trips, list cost, webhook fan-out
-bench: tools
+## bench-tools: the document analysis's Python peer, pinned: .tools/bench-venv (infra/requirements-bench.txt)
+BENCH_VENV := $(TOOLS)/bench-venv
+
+$(BENCH_VENV)/.installed: infra/requirements-bench.txt
+	test -x $(BENCH_VENV)/bin/python || python3 -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r infra/requirements-bench.txt
+	touch $@
+
+bench-tools: $(BENCH_VENV)/.installed
+
+## bench: release binaries, cold init vs a Python peer, RSS, sizes, DynamoDB round trips, list cost, webhook fan-out,
+## a two-page pay stub's analysis vs a Python peer (pdfplumber, pikepdf)
+bench: tools bench-tools
 	bash infra/bench/run.sh
 
 ## build: `sam build` (release bootstrap of every function, x86_64); deploy: `sam deploy` (guided the first time)

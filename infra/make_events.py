@@ -100,6 +100,12 @@ CASES = {
         "404-other-account": event("GET", "/api/v1/verify", f"verification_id={OTHER}"),
         "401-unknown-key": event("GET", "/api/v1/verify", f"verification_id={PENDING}", auth=UNKNOWN),
     },
+    "erase-verification-data": {
+        "200-completed": event("DELETE", "/api/v1/verify/data", f"verification_id={COMPLETED}"),
+        "400-pending": event("DELETE", "/api/v1/verify/data", f"verification_id={PENDING}"),
+        "400-missing-id": event("DELETE", "/api/v1/verify/data"),
+        "404-other-account": event("DELETE", "/api/v1/verify/data", f"verification_id={OTHER}"),
+    },
     "cancel-verification": {
         "200-pending": event("DELETE", "/api/v1/verify", f"verification_id={PENDING}"),
         "200-in-progress": event("DELETE", "/api/v1/verify", f"verification_id={IN_PROGRESS}"),
@@ -127,6 +133,11 @@ CASES = {
         "400-missing-id": event("GET", "/api/v1/verify/report"),
         "404-other-account": event("GET", "/api/v1/verify/report", f"verification_id={OTHER}"),
         "401-unknown-key": event("GET", "/api/v1/verify/report", f"verification_id={COMPLETED}", auth=UNKNOWN),
+    },
+    "list-documents": {
+        "200-in-progress": event("GET", "/api/v1/verify/documents", f"verification_id={IN_PROGRESS}"),
+        "400-missing-id": event("GET", "/api/v1/verify/documents"),
+        "404-other-account": event("GET", "/api/v1/verify/documents", f"verification_id={OTHER}"),
     },
 }
 
@@ -307,10 +318,24 @@ CASES["publish-events"]["queued-webhook-redelivery"] = stream(
 CASES["publish-events"]["ignored-webhook-event-insert"] = stream(
     "INSERT", WEBHOOK_EVENT_KEYS, new=webhook_event_image(0))
 
+erasure_marker = {"PK": {"S": f"VERIFICATION#{COMPLETED}"}, "SK": {"S": "ERASURE"},
+                  "verification_id": {"S": COMPLETED}, "ttl": {"N": "1795256100"}}
 CASES["expire-verifications"] = {
     "expired-ttl-remove": stream("REMOVE", vkeys(EXPIRED, "EXPIRY"), old=marker, ttl=True),
     "ignored-user-remove": stream("REMOVE", vkeys(EXPIRED, "EXPIRY"), old=marker),
+    # The completed fixture closed just now: not due under the default retention, armed again.
+    "armed-erasure-not-due": stream("REMOVE", vkeys(COMPLETED, "ERASURE"), old=erasure_marker, ttl=True),
 }
+
+# The personal data of a completed verification erased: `verification.erased` is queued.
+ERASED_FIELDS = {"webhook_url": HOOK, "completed_at": "2026-11-21T10:09:00.000Z"}
+CASES["publish-events"]["queued-webhook-on-erasure"] = stream(
+    "MODIFY", vkeys(COMPLETED),
+    old=verification_image(COMPLETED, "completed", **ERASED_FIELDS, income_report=REPORT),
+    new={k: v for k, v in verification_image(
+        COMPLETED, "completed", **ERASED_FIELDS, tenant_email="", message_links={},
+        erased_at="2026-11-21T10:20:00.000Z").items()
+        if k not in ("tenant_name", "property_address", "monthly_rent")})
 
 
 def sqs(messages):
@@ -457,6 +482,42 @@ DECISION = {
 CASES["publish-events"]["queued-webhook-household-completed"] = stream(
     "MODIFY", {"PK": {"S": f"HOUSEHOLD#{HOUSEHOLD_DECIDED}"}, "SK": {"S": "HOUSEHOLD"}},
     old=household_image(), new=household_image(DECISION))
+
+
+def s3_notification(records):
+    """The documents queue's message: the bucket's notification, as S3 sends it to SQS."""
+    return {"Records": [{
+        "messageId": f"7a1c2e3d-4f5a-4b6c-8d7e-9f0a1b2c3d4{i}",
+        "receiptHandle": f"AQEBdocumentsSampleHandle{i}",
+        "body": json.dumps(body),
+        "attributes": {"ApproximateReceiveCount": "1", "SentTimestamp": "1795256100000",
+                       "SenderId": "AIDAJHIPRHEMV73VRJEBU", "ApproximateFirstReceiveTimestamp": "1795256100001"},
+        "messageAttributes": {},
+        "md5OfBody": "0f2d6c3e1b9a8f7e6d5c4b3a29180716",
+        "eventSource": "aws:sqs",
+        "eventSourceARN": "arn:aws:sqs:us-east-1:123456789012:tiv-local-documents",
+        "awsRegion": "us-east-1",
+    } for i, body in enumerate(records)]}
+
+
+def object_created(verification, document, size, etag):
+    return {"Records": [{
+        "eventVersion": "2.1", "eventSource": "aws:s3", "awsRegion": "us-east-1",
+        "eventTime": "2026-11-21T10:07:00.000Z", "eventName": "ObjectCreated:Post",
+        "s3": {"s3SchemaVersion": "1.0", "configurationId": "uploads",
+               "bucket": {"name": "tiv-local-documents", "arn": "arn:aws:s3:::tiv-local-documents"},
+               "object": {"key": f"uploads/{verification}/{document}", "size": size, "eTag": etag,
+                          "sequencer": "0065A1B2C3D4E5F601"}},
+    }]}
+
+
+# The events test puts a small PNG (a photo: undetermined, the tenant types its figures) at
+# uploads/<in-progress fixture>/sampledoc1 before it runs the first case.
+CASES["analyze-document"] = {
+    "analysed-photo-upload": s3_notification([object_created(IN_PROGRESS, "sampledoc1", 67, "9d3f2c1b0a")]),
+    "ignored-s3-test-event": s3_notification([{"Service": "Amazon S3", "Event": "s3:TestEvent",
+                                               "Time": "2026-11-21T10:00:00.000Z", "Bucket": "tiv-local-documents"}]),
+}
 
 if __name__ == "__main__":
     CASES["get-usage"]["401-not-bearer"]["headers"]["authorization"] = "Basic dXNlcjpwYXNz"

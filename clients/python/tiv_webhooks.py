@@ -25,6 +25,7 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 from tiv_client.models import (
     WebhookCancelled,
     WebhookCompleted,
+    WebhookErased,
     WebhookExpired,
     WebhookFailed,
     WebhookHouseholdCompleted,
@@ -41,6 +42,7 @@ WebhookEvent = (
     | WebhookFailed
     | WebhookExpired
     | WebhookCancelled
+    | WebhookErased
     | WebhookReminderSent
     | WebhookResent
     | WebhookHouseholdCompleted
@@ -53,6 +55,7 @@ EVENT_MODELS: dict[str, type[WebhookEvent]] = {
     "verification.failed": WebhookFailed,
     "verification.expired": WebhookExpired,
     "verification.cancelled": WebhookCancelled,
+    "verification.erased": WebhookErased,
     "verification.reminder_sent": WebhookReminderSent,
     "verification.resent": WebhookResent,
     "household.completed": WebhookHouseholdCompleted,

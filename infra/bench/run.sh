@@ -9,8 +9,9 @@ cd "$(dirname "$0")/../.."
 ROOT=$PWD
 VENV=$ROOT/.tools/venv
 
-# The pinned tools (moto, cargo-lambda with zig) the Makefile installs; a no-op when present.
-make --no-print-directory tools >/dev/null
+# The pinned tools (moto, cargo-lambda with zig; the document peer's pdfplumber and pikepdf) the
+# Makefile installs; a no-op when present.
+make --no-print-directory tools bench-tools >/dev/null
 
 # Every process started from here talks to loopback only: dummy credentials, no metadata probe,
 # and an endpoint that fails fast unless the bench points it at its moto.

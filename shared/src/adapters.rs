@@ -6,6 +6,7 @@ pub mod argyle;
 pub mod dynamo;
 pub mod pdf;
 pub mod plaid;
+pub mod s3;
 pub mod s3_upload;
 pub mod sandbox;
 pub mod scheduler;

@@ -3,6 +3,7 @@
 //! trimmed, blank means unset, and a value that does not parse is refused with a message naming
 //! the variable; only an unset variable falls back to its documented default.
 
+mod analyze_document;
 mod api;
 mod deliver_webhook;
 mod expire_verifications;
@@ -12,14 +13,15 @@ mod publish_events;
 mod reach;
 mod tenant_portal;
 
+pub use analyze_document::{AnalyzeDocumentConfig, ListDocumentsConfig};
 pub use api::Settings;
 pub use deliver_webhook::{DEFAULT_WEBHOOK_TIMEOUT, DeliverWebhookConfig};
 pub use expire_verifications::ExpireVerificationsConfig;
 pub use live_income::{LiveIncome, SANDBOX_FOR_LIVE_REFUSED};
 pub use plans::Plans;
 pub use publish_events::{PublishEventsConfig, TestModeDelivery};
-pub use reach::{ReachConfig, ReminderSchedules, parse_offsets};
-pub use tenant_portal::{PlaidVariables, ProviderVariables, TenantPortalConfig};
+pub use reach::{ReachConfig, ReminderSchedules, SmsBounds, parse_offsets, sms_countries};
+pub use tenant_portal::{DocumentBucket, PlaidVariables, ProviderVariables, TenantPortalConfig};
 
 use std::collections::HashMap;
 use std::str::FromStr;

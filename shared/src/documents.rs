@@ -8,7 +8,9 @@
 //! - `structure`, `arithmetic`, `identity`: the checks, each with its evidence;
 //! - `editing_tools`: the documented list of tools known for editing PDFs;
 //! - `reuse`: keyed fingerprints and matching stubs to bank deposits (the store does the rest);
-//! - `income`: the extracted figures as the one income-rules input.
+//! - `income`: the extracted figures as the one income-rules input;
+//! - `record`: an upload as the verification keeps it, and the upload's caps;
+//! - `finish`: the report of a verification finished with documents.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,10 +18,12 @@ pub mod arithmetic;
 pub mod editing_tools;
 pub mod extract;
 pub mod fields;
+pub mod finish;
 pub mod identity;
 pub mod income;
 pub mod intake;
 pub mod letter;
+pub mod record;
 pub mod reuse;
 pub mod statement;
 pub mod structure;

@@ -9,7 +9,9 @@ pub mod public_view;
 pub mod reach;
 pub mod report;
 pub mod resend;
+pub mod retention;
 pub mod secrets;
+pub mod sms;
 pub mod stability;
 pub mod tenant_link;
 pub mod transition;
@@ -235,6 +237,21 @@ pub struct Verification {
     /// report records them with the one that succeeded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub method_attempts: Vec<methods::MethodAttempt>,
+    /// When its personal data was erased (`retention::erase`): by the retention sweep, or at the
+    /// landlord's request.
+    #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
+    pub erased_at: Option<DateTime<Utc>>,
+    /// The tenant's uploaded documents, by document id (`documents::record`). Always stored
+    /// (empty at create), so that the analysis can set its one entry.
+    #[serde(default)]
+    pub documents: BTreeMap<String, crate::documents::record::DocumentRecord>,
+    /// How many uploads the analysis has taken in (at most `record::MAX_UPLOADS`).
+    #[serde(default, skip_serializing_if = "resend::is_zero")]
+    pub uploads: u32,
+    /// Raised by every write to `documents`: finishing with documents is conditioned on it, so
+    /// the report covers the documents as the tenant saw them.
+    #[serde(default, skip_serializing_if = "resend::is_zero")]
+    pub documents_rev: u32,
 }
 
 /// The longest note a tenant may add to a completed report, in characters.
@@ -290,6 +307,10 @@ impl Verification {
             household_role: None,
             methods: input.methods,
             method_attempts: vec![],
+            erased_at: None,
+            documents: BTreeMap::new(),
+            uploads: 0,
+            documents_rev: 0,
         }
     }
 
@@ -371,6 +392,13 @@ pub struct Account {
     pub api_window: Option<String>,
     #[serde(skip)]
     pub api_requests: u32,
+    /// The UTC month (`yyyymm`, 0 for none) the SMS count below belongs to; stored its own
+    /// way, as the API count (DynamoDB: one attribute per month, `adapters::dynamo::sms_month`).
+    #[serde(skip)]
+    pub sms_month: u32,
+    /// Live SMS claimed in `sms_month` (`domain::sms::sms_used`).
+    #[serde(skip)]
+    pub sms_sent: u32,
     /// Key ids revoked for this account; checked in the same write that meters a request.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub revoked_keys: Vec<String>,
@@ -402,6 +430,10 @@ pub struct Plan {
     pub verifications_per_month: u32,
     pub api_requests_per_day: u32,
     pub api_access: bool,
+    /// SMS to tenants per UTC month (live verifications only); a plan that names none texts
+    /// nobody.
+    #[serde(default)]
+    pub sms_per_month: u32,
 }
 
 /// The API-request window is the UTC calendar day.

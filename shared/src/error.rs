@@ -58,6 +58,10 @@ pub enum ApiError {
     #[error("Verification is {status}; only pending and in_progress verifications can be resent")]
     NotResendable { status: &'static str },
     #[error(
+        "Verification is {status}; cancel it first: only closed verifications can have their data erased"
+    )]
+    NotErasable { status: &'static str },
+    #[error(
         "The invite was already resent {limit} times today (UTC); it can be resent again in {retry_after} seconds"
     )]
     ResendLimitReached { limit: u32, retry_after: u64 },
@@ -85,7 +89,8 @@ impl ApiError {
             ApiError::Validation { .. }
             | ApiError::InvalidJson(_)
             | ApiError::NotCancellable { .. }
-            | ApiError::NotResendable { .. } => 400,
+            | ApiError::NotResendable { .. }
+            | ApiError::NotErasable { .. } => 400,
             ApiError::Unauthorized { .. } => 401,
             ApiError::Forbidden { .. } => 403,
             ApiError::NotFound(_) => 404,
@@ -108,6 +113,7 @@ impl ApiError {
             ApiError::InvalidJson(_) => "invalid_json",
             ApiError::NotCancellable { .. } => "verification_not_cancellable",
             ApiError::NotResendable { .. } => "verification_not_resendable",
+            ApiError::NotErasable { .. } => "verification_not_erasable",
             ApiError::ResendLimitReached { .. } => "resend_limit_reached",
             ApiError::Unauthorized { code, .. }
             | ApiError::Forbidden { code, .. }

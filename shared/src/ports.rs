@@ -8,11 +8,15 @@ use chrono::{DateTime, Utc};
 use crate::domain::Verification;
 use crate::domain::income::ProviderIncome;
 
+pub mod documents;
 pub mod list;
 pub mod reach;
 pub mod store;
 
 pub use crate::domain::metering::MeterOutcome;
+pub use documents::{
+    DOWNLOAD_LINK_SECONDS, DocumentStore, DownloadSigner, ObjectError, ObjectStore, UploadSigner,
+};
 pub use list::{ListPage, ListQuery};
 pub use reach::*;
 pub use store::*;
@@ -124,6 +128,17 @@ pub trait IncomeProvider: Send + Sync {
     /// The verification method this provider serves (the sandbox's depends on the scenario).
     fn method(&self) -> crate::domain::income::VerificationMethod {
         crate::domain::income::VerificationMethod::Bank
+    }
+
+    /// Closes the tenant's connection at the provider once the report is built or the
+    /// verification ended: the user `create_user` gave (`provider_user`) and, with it, every bank
+    /// connection made for it. Nothing to close for providers without users.
+    fn close_user(
+        &self,
+        _verification: &Verification,
+        _provider_user: &str,
+    ) -> impl Future<Output = Result<(), ProviderError>> + Send {
+        async { Ok(()) }
     }
 
     /// True when the income is invented (sandbox scenarios), not read from a real provider.

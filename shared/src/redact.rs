@@ -90,6 +90,7 @@ impl Debug for Verification {
             .field("reminders_off", &self.reminders_off)
             .field("sms_phone", &presence(&self.sms_phone))
             .field("sms", &self.sms)
+            .field("erased_at", &self.erased_at)
             .finish_non_exhaustive()
     }
 }
@@ -456,6 +457,8 @@ mod tests {
             created_at: at,
             api_window: None,
             api_requests: 0,
+            sms_month: 0,
+            sms_sent: 0,
             revoked_keys: vec![],
             api_keys: [(TOKEN_HASH.to_string(), Mode::Live)].into(),
         };

@@ -24,6 +24,9 @@ pub enum Function {
     CreateHousehold,
     GetHousehold,
     CancelHousehold,
+    EraseVerificationData,
+    AnalyzeDocument,
+    ListDocuments,
 }
 
 /// What invokes a function.
@@ -33,7 +36,7 @@ pub enum Trigger {
     Http(&'static [Route]),
     /// The table's DynamoDB stream (with the template's filter).
     DynamoDbStream,
-    /// An SQS queue.
+    /// An SQS queue (for `analyze-document`, the queue the documents bucket notifies).
     Sqs,
     /// One-time EventBridge Scheduler schedules (asynchronous invocation).
     Schedule,
@@ -57,7 +60,7 @@ pub const HOUSEHOLDS: &str = "/api/v1/households";
 
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 18] = [
+    pub const ALL: [Function; 21] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -76,6 +79,9 @@ impl Function {
         Function::CreateHousehold,
         Function::GetHousehold,
         Function::CancelHousehold,
+        Function::EraseVerificationData,
+        Function::AnalyzeDocument,
+        Function::ListDocuments,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -99,6 +105,9 @@ impl Function {
             Function::CreateHousehold => "create-household",
             Function::GetHousehold => "get-household",
             Function::CancelHousehold => "cancel-household",
+            Function::EraseVerificationData => "erase-verification-data",
+            Function::AnalyzeDocument => "analyze-document",
+            Function::ListDocuments => "list-documents",
         }
     }
 
@@ -127,6 +136,10 @@ impl Function {
             Function::GetReport => Trigger::Http(&[Route {
                 method: "GET",
                 path: "/api/v1/verify/report",
+            }]),
+            Function::ListDocuments => Trigger::Http(&[Route {
+                method: "GET",
+                path: "/api/v1/verify/documents",
             }]),
             Function::TenantPortal => Trigger::Http(&[
                 Route {
@@ -166,9 +179,14 @@ impl Function {
                 method: "DELETE",
                 path: HOUSEHOLDS,
             }]),
+            Function::EraseVerificationData => Trigger::Http(&[Route {
+                method: "DELETE",
+                path: "/api/v1/verify/data",
+            }]),
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
             Function::RetryEvents | Function::DeliverWebhook => Trigger::Sqs,
             Function::SendReminders => Trigger::Schedule,
+            Function::AnalyzeDocument => Trigger::Sqs,
         }
     }
 
@@ -297,6 +315,16 @@ mod tests {
             }
         );
         assert_eq!(resolve("GET", "/api/v1/verify/x"), Resolved::NotFound);
+        assert_eq!(
+            resolve("DELETE", "/api/v1/verify/data"),
+            Resolved::Function(Function::EraseVerificationData)
+        );
+        assert_eq!(
+            resolve("GET", "/api/v1/verify/data"),
+            Resolved::MethodNotAllowed {
+                allow: "DELETE".into()
+            }
+        );
         assert_eq!(
             resolve("GET", "/api/v1/verify/report"),
             Resolved::Function(Function::GetReport)

@@ -8,22 +8,26 @@ use crate::adapters::argyle::{ArgyleConfig, ArgyleIncomeProvider};
 use crate::adapters::dynamo::DynamoStore;
 use crate::adapters::plaid::PlaidIncomeProvider;
 use crate::adapters::plaid::config::PlaidConfig;
+use crate::adapters::s3::{S3Objects, S3UploadSigner};
 use crate::adapters::sandbox::SandboxProvider;
 use crate::adapters::scheduler::EventBridgeScheduler;
 use crate::adapters::ses::SesMailer;
 use crate::adapters::sns::SnsTexter;
 use crate::adapters::sqs::SqsQueue;
 use crate::adapters::webhook_client::WebhookClient;
+use crate::config::AnalyzeDocumentConfig;
 use crate::config::{
-    ConfigError, DeliverWebhookConfig, ExpireVerificationsConfig, LiveIncome, PublishEventsConfig,
-    ReachConfig, Settings, TenantPortalConfig,
+    ConfigError, DeliverWebhookConfig, ExpireVerificationsConfig, LiveIncome, PlaidVariables,
+    ProviderVariables, PublishEventsConfig, ReachConfig, Settings, TenantPortalConfig,
 };
+use crate::handlers::analyze_document::{ANALYSIS_TIME_LIMIT, AnalysisDeps, DOCUMENT_MAX_RECEIVES};
 use crate::handlers::api::ApiDeps;
 use crate::handlers::deliver_webhook::{DEFAULT_BACKOFF, DeliveryDeps, WEBHOOK_MAX_ATTEMPTS};
 use crate::handlers::expire_verifications::ExpiryDeps;
 use crate::handlers::outbox::OutboxDeps;
 use crate::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
 use crate::handlers::send_reminders::ReachDeps;
+use crate::handlers::tenant_portal::documents::DocumentUploads;
 use crate::handlers::tenant_portal::{LiveProvider, PortalDeps};
 use crate::ports::SystemClock;
 
@@ -44,11 +48,24 @@ pub fn api(config: Settings, sdk: &SdkConfig) -> ApiDeps<DynamoStore, SystemCloc
 pub async fn tenant_portal(
     config: TenantPortalConfig,
     sdk: &SdkConfig,
-) -> Result<PortalDeps<DynamoStore, SystemClock, LiveProvider>, ConfigError> {
-    let live_provider = match config.live_income {
+) -> Result<Portal, ConfigError> {
+    let live_provider =
+        live_provider(config.live_income, &config.plaid, &config.argyle, sdk).await?;
+    Ok(tenant_portal_with(&config, sdk, live_provider))
+}
+
+/// The income provider of live verifications: Plaid or Argyle (credentials read from Secrets
+/// Manager here, once), none, or the local sandbox (set in code by the local stack only).
+async fn live_provider(
+    live_income: LiveIncome,
+    plaid: &PlaidVariables,
+    argyle: &ProviderVariables,
+    sdk: &SdkConfig,
+) -> Result<LiveProvider, ConfigError> {
+    Ok(match live_income {
         LiveIncome::Plaid => {
             let secrets = aws_sdk_secretsmanager::Client::new(sdk);
-            let plaid = PlaidConfig::load(&secrets, |name| config.plaid.get(name))
+            let plaid = PlaidConfig::load(&secrets, |name| plaid.get(name))
                 .await
                 .map_err(|e| ConfigError(e.to_string()))?;
             LiveProvider::Plaid(
@@ -57,7 +74,7 @@ pub async fn tenant_portal(
         }
         LiveIncome::Argyle => {
             let secrets = aws_sdk_secretsmanager::Client::new(sdk);
-            let argyle = ArgyleConfig::load(&secrets, |name| config.argyle.get(name))
+            let argyle = ArgyleConfig::load(&secrets, |name| argyle.get(name))
                 .await
                 .map_err(|e| ConfigError(e.to_string()))?;
             LiveProvider::Argyle(
@@ -66,8 +83,7 @@ pub async fn tenant_portal(
         }
         LiveIncome::None => LiveProvider::None,
         LiveIncome::LocalSandbox => LiveProvider::local_sandbox(),
-    };
-    Ok(tenant_portal_with(&config, sdk, live_provider))
+    })
 }
 
 /// `tenant-portal` with a provider already built (the local stack: a Plaid on loopback in tests).
@@ -75,12 +91,37 @@ pub fn tenant_portal_with(
     config: &TenantPortalConfig,
     sdk: &SdkConfig,
     live_provider: LiveProvider,
-) -> PortalDeps<DynamoStore, SystemClock, LiveProvider> {
+) -> Portal {
+    let uploads = config.documents.as_ref().and_then(|d| {
+        Some(DocumentUploads {
+            signer: S3UploadSigner::new(sdk, &d.bucket, d.upload_url.as_deref())?,
+            base_url: config.public_base_url.clone(),
+        })
+    });
     PortalDeps {
         store: store(sdk, &config.table_name),
         clock: SystemClock,
         live_provider,
         sandbox: SandboxProvider,
+        uploads,
+    }
+}
+
+/// `tenant-portal`'s deps.
+pub type Portal = PortalDeps<DynamoStore, SystemClock, LiveProvider, S3UploadSigner>;
+
+/// `analyze-document`.
+pub type Analysis = AnalysisDeps<DynamoStore, S3Objects, SystemClock>;
+
+/// `analyze-document`: the table, the bucket, the analysis of `documents`.
+pub fn analyze_document(config: AnalyzeDocumentConfig, sdk: &SdkConfig) -> Analysis {
+    AnalysisDeps {
+        store: store(sdk, &config.table_name),
+        objects: S3Objects::new(sdk, &config.bucket),
+        clock: SystemClock,
+        analyse: crate::documents::analyse,
+        time_limit: ANALYSIS_TIME_LIMIT,
+        max_receives: DOCUMENT_MAX_RECEIVES,
     }
 }
 
@@ -90,8 +131,21 @@ pub fn tenant_portal_with(
 pub type Outbox =
     OutboxDeps<DynamoStore, SesMailer, SnsTexter, EventBridgeScheduler, SqsQueue, SystemClock>;
 
-/// `publish-events` and `retry-events`.
-pub fn publish_events(config: PublishEventsConfig, sdk: &SdkConfig) -> Outbox {
+/// `publish-events` and `retry-events`; the income provider closes tenant users at the provider.
+pub async fn publish_events(
+    config: PublishEventsConfig,
+    sdk: &SdkConfig,
+) -> Result<Outbox, ConfigError> {
+    let provider = live_provider(config.live_income, &config.plaid, &config.argyle, sdk).await?;
+    Ok(publish_events_with(config, sdk, provider))
+}
+
+/// `publish-events` and `retry-events` with a provider already built (the local stack).
+pub fn publish_events_with(
+    config: PublishEventsConfig,
+    sdk: &SdkConfig,
+    provider: LiveProvider,
+) -> Outbox {
     let sqs = aws_sdk_sqs::Client::new(sdk);
     let schedules = config.schedules;
     OutboxDeps {
@@ -106,11 +160,13 @@ pub fn publish_events(config: PublishEventsConfig, sdk: &SdkConfig) -> Outbox {
         ),
         queue: SqsQueue::new(sqs.clone(), config.webhook_queue_url),
         retry_queue: SqsQueue::new(sqs, config.retry_queue_url),
+        provider,
         clock: SystemClock,
         public_base_url: config.public_base_url,
         test_mode_delivery: config.test_mode_delivery,
         reminder_offsets: config.reminder_offsets,
         retry_backoff: DEFAULT_RETRY_BACKOFF.to_vec(),
+        sms: config.sms,
     }
 }
 
@@ -154,5 +210,15 @@ pub fn send_reminders(config: ReachConfig, sdk: &SdkConfig) -> Reach {
         public_base_url: config.public_base_url,
         test_mode_delivery: config.test_mode_delivery,
         reminder_offsets: config.reminder_offsets,
+        sms: config.sms,
     }
+}
+
+/// `list-documents`: the API's deps, and the bucket its download links are signed for.
+pub fn list_documents(
+    config: crate::config::ListDocumentsConfig,
+    sdk: &SdkConfig,
+) -> (ApiDeps<DynamoStore, SystemClock>, S3Objects) {
+    let links = S3Objects::new(sdk, &config.bucket);
+    (api(config.settings, sdk), links)
 }

@@ -62,6 +62,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/verify/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase a verification's personal data
+         * @description Additive. Erases at once the personal and financial data of a closed verification
+         *     (completed, failed, expired or cancelled), as the account's retention period would later:
+         *     the tenant's name, e-mail, phone and address, the rent, the report, the tenant's note,
+         *     link tokens and the stored webhook events. Ids, status and timestamps stay; GET then shows
+         *     `erased_at`, and a `verification.erased` webhook follows. Asking again answers the same
+         *     200. A pending or in-progress verification (not past `expires_at`) is a 400
+         *     `verification_not_erasable`: cancel it first.
+         */
+        delete: operations["eraseVerificationData"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/verifications": {
         parameters: {
             query?: never;
@@ -126,6 +152,30 @@ export interface paths {
          *     409 `report_not_ready`. Nothing changes on the verification.
          */
         get: operations["getVerificationReportPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/verify/documents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the uploaded documents, with download links
+         * @description The documents the tenant uploaded, in upload order, each with its state, its verdict once
+         *     analysed, and a link that downloads the original as an attachment for five minutes.
+         *     Authentication, metering and the rate headers are those of `GET /api/v1/verify`; another
+         *     account's (or the other key mode's) id is 404. A verification without uploads lists none.
+         *     Nothing changes on the verification.
+         */
+        get: operations["listVerificationDocuments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -440,6 +490,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "verification.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The verification's personal data was erased
+         * @description Sent once, after the account's retention period ended or `DELETE /api/v1/verify/data`. `data` is the verification as GET then shows it, with `erased_at`.
+         */
+        post: operations["webhookVerificationErased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "household.completed": {
         parameters: {
             query?: never;
@@ -555,7 +625,11 @@ export interface components {
              *     starts with `+` and a country code), the invite and the reminders also go by SMS
              *     (E.164, with "Reply STOP to opt out."). A number that passes this check but is no
              *     valid number is kept and not texted: the verification and its e-mail go ahead.
-             *     Test keys never send an SMS from a deployed stack.
+             *     A valid number of a country the service does not text (by default it texts the US
+             *     and Canada only, told apart from the other +1 countries by area code) is refused
+             *     with `validation_error`, code `country_not_allowed`, whose message lists the
+             *     countries. Texts also stop when the plan's monthly SMS allowance is used up; the
+             *     e-mail still goes. Test keys never send an SMS from a deployed stack.
              */
             tenant_phone?: string | null;
             /**
@@ -618,11 +692,13 @@ export interface components {
                 expires_at: components["schemas"]["Timestamp"];
             };
         };
+        /** @description Its strings are empty once the verification's personal data is erased (`erased_at`). */
         Tenant: {
-            /** Format: email */
+            /** @description The tenant's e-mail address; empty once erased. */
             email: string;
             name: string | null;
         };
+        /** @description Once the verification's personal data is erased, `address` is empty and `monthly_rent` null. */
         Property: {
             address: string | null;
             monthly_rent: number | null;
@@ -650,6 +726,12 @@ export interface components {
             methods?: components["schemas"]["VerificationMethodName"][];
             created_at: components["schemas"]["Timestamp"];
             completed_at: components["schemas"]["NullableTimestamp"];
+            /**
+             * @description When the verification's personal and financial data was erased: at the end of the
+             *     account's retention, or by `DELETE /api/v1/verify/data`. The tenant's strings are then
+             *     empty, the rent null, and no report, consent or income multiple is shown.
+             */
+            erased_at?: components["schemas"]["Timestamp"];
         };
         /**
          * @description Current monthly income, built by one set of income rules from each source's dated
@@ -668,7 +750,8 @@ export interface components {
              *     (payroll 0.95, bank 0.90, document 0.70, weighted by income), the provider's own
              *     confidence, history (0.7 + 0.3 x months observed / 12), fewer than three payments
              *     (1 - 0.15 x their share of income), irregular income (1 - 0.10 x its share), a
-             *     declining trend (0.90) and any source not counted (0.95). 0 without income.
+             *     declining trend (0.90), any source not counted (0.95) and, for documents, counted
+             *     income that rests on an undetermined document (0.80). 0 without income.
              */
             confidence_score: number;
             /**
@@ -709,6 +792,18 @@ export interface components {
              * @description The provider's own forecast of the monthly income of the sources it forecast (Plaid Check's Income Insights), beside `total_monthly_income`, which the income rules make.
              */
             provider_forecast_monthly_income?: number;
+            /**
+             * @description Present when the tenant finished with uploaded documents (`verification_method`
+             *     `document`): each document with its verdict and every check, in upload order.
+             *     docs/documents.md states the checks and the verdict rule.
+             */
+            documents?: components["schemas"]["ReportDocument"][];
+            /**
+             * @description Present with `documents`. True when a document is `edited`, or counted income rests
+             *     on an `undetermined` document (a photo whose figures the tenant typed, a file the
+             *     analysis could not finish): a person should look at the originals.
+             */
+            needs_review?: boolean;
             /**
              * @description Present only on the local development stack (`make dev`), on a live verification whose
              *     income came from its sandbox scenarios: invented data. A deployed service never has it.
@@ -782,10 +877,76 @@ export interface components {
         };
         ConfidenceFactor: {
             /** @enum {string} */
-            factor: "method" | "provider" | "history" | "few_payments" | "irregular" | "declining" | "excluded";
+            factor: "method" | "provider" | "history" | "few_payments" | "irregular" | "declining" | "excluded" | "documents";
             /** @description The multiplier this factor applied, three decimals. */
             effect: number;
             detail: string;
+        };
+        ListDocumentsResponse: {
+            /** @constant */
+            success: true;
+            data: {
+                /** Format: uuid */
+                verification_id: string;
+                documents: components["schemas"]["UploadedDocument"][];
+            };
+        };
+        UploadedDocument: {
+            /** @description `Document <n>`, by upload order. */
+            name: string;
+            /** @enum {string} */
+            state: "analysing" | "analysed" | "refused";
+            /** @description Bytes, as the upload's notification stated them. */
+            size: number;
+            /** Format: date-time */
+            uploaded_at: string;
+            /** @enum {string} */
+            kind?: "pay_stub" | "bank_statement" | "benefit_letter" | "photo" | "unknown";
+            /** @enum {string} */
+            verdict?: "clean" | "edited" | "undetermined";
+            verdict_words?: string;
+            /** @description Why the file was not accepted (state `refused`). */
+            refusal?: string;
+            /**
+             * Format: uri
+             * @description Downloads the original as an attachment named `document-<n>`; signed for five minutes.
+             */
+            download_url: string;
+            /** Format: date-time */
+            download_expires_at: string;
+        };
+        /** @description One uploaded document, its verdict and the checks behind it. */
+        ReportDocument: {
+            /** @description `Document <n>`, by upload order. */
+            name: string;
+            /** @enum {string} */
+            kind: "pay_stub" | "bank_statement" | "benefit_letter" | "photo" | "unknown";
+            /**
+             * @description `edited`: a check found a sign of editing or another person's name; `undetermined`:
+             *     the document could not be checked (`reason` says why); `clean` otherwise.
+             * @enum {string}
+             */
+            verdict: "clean" | "edited" | "undetermined";
+            /** @description Why the verdict is `undetermined`; absent otherwise. */
+            reason?: string;
+            /** @description Whether its income counts; an `edited` document's never does. */
+            counted: boolean;
+            /**
+             * @description Present when the pay date, gross and net pay were typed by the tenant (a photo or scan).
+             * @constant
+             */
+            stated_by_tenant?: true;
+            /** @description The verdict in plain words, with the failed checks or the reason. */
+            summary: string;
+            checks: components["schemas"]["DocumentCheck"][];
+        };
+        DocumentCheck: {
+            /** @description The check's name, such as `incremental_updates` or `net_pay_arithmetic` (docs/documents.md). */
+            check: string;
+            /** @enum {string} */
+            result: "pass" | "fail" | "not_applicable" | "unknown";
+            /** @description What was compared, and the values found. */
+            evidence: string;
         };
         /**
          * @description Present when the verification has a monthly_rent. Exact arithmetic in cents (the multiple
@@ -880,9 +1041,19 @@ export interface components {
                 status: "cancelled";
             };
         };
+        EraseVerificationDataResponse: {
+            /** @constant */
+            success: true;
+            /** @example Personal data erased */
+            message: string;
+            data: {
+                verification_id: components["schemas"]["VerificationId"];
+                erased_at: components["schemas"]["Timestamp"];
+            };
+        };
         VerificationListItem: {
             id: components["schemas"]["VerificationId"];
-            /** Format: email */
+            /** @description The tenant's e-mail address; empty once the verification's personal data is erased. */
             tenant_email: string;
             tenant_name: string | null;
             property_address: string | null;
@@ -995,6 +1166,13 @@ export interface components {
                 requests_remaining: number;
                 resets_at: components["schemas"]["Timestamp"];
             };
+            /** @description Texts to tenants this UTC month against the plan's monthly SMS allowance. They are the account's live texts, whichever key asks: test-mode texts are never counted. A text refused because the allowance was used up is not counted, and the e-mail still goes. */
+            sms: {
+                used_this_month: number;
+                /** @description Monthly SMS allowance of the plan. */
+                limit: number;
+                remaining: number;
+            };
             subscription: {
                 /** @enum {string} */
                 status: "active" | "trialing" | "past_due" | "canceled";
@@ -1010,7 +1188,7 @@ export interface components {
             /** @description The body field, query parameter or header at fault (`body` for the body as a whole). */
             field: string;
             /** @enum {string} */
-            code: "required" | "invalid" | "invalid_type" | "too_long" | "out_of_range" | "requires_monthly_rent" | "duplicate" | "applicant_required";
+            code: "required" | "invalid" | "invalid_type" | "too_long" | "out_of_range" | "requires_monthly_rent" | "duplicate" | "applicant_required" | "country_not_allowed";
             message: string;
         };
         /** @description The envelope of every error. Each error response has its own schema below, this envelope with the codes that response can carry. */
@@ -1063,6 +1241,16 @@ export interface components {
             error: components["schemas"]["ErrorMessage"];
             /** @enum {string} */
             code: "validation_error" | "verification_not_cancellable";
+            details: components["schemas"]["FieldErrors"];
+            request_id: components["schemas"]["RequestId"];
+        };
+        /** @description The body of `components.responses.BadRequestErase`. */
+        BadRequestEraseError: {
+            /** @constant */
+            success: false;
+            error: components["schemas"]["ErrorMessage"];
+            /** @enum {string} */
+            code: "validation_error" | "verification_not_erasable";
             details: components["schemas"]["FieldErrors"];
             request_id: components["schemas"]["RequestId"];
         };
@@ -1442,6 +1630,12 @@ export interface components {
                 status?: "expired";
             };
         };
+        WebhookErased: {
+            /** @constant */
+            type: "verification.erased";
+            timestamp: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Verification"] & unknown;
+        };
     };
     responses: {
         /**
@@ -1488,6 +1682,19 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["BadRequestCancelError"];
+            };
+        };
+        /** @description `validation_error`: `verification_id` missing or not a UUID. `verification_not_erasable`: the verification is pending or in progress (cancel it first). */
+        BadRequestErase: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["BadRequestEraseError"];
             };
         };
         /**
@@ -2038,6 +2245,42 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    eraseVerificationData: {
+        parameters: {
+            query: {
+                /**
+                 * @description The verification's id, as returned by create (a UUID; surrounding blanks are ignored). Missing, empty or not a UUID is a 400.
+                 * @example 2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081
+                 */
+                verification_id: components["parameters"]["VerificationId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Erased (now, or before). */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EraseVerificationDataResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestErase"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listVerifications: {
         parameters: {
             query?: {
@@ -2146,6 +2389,42 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["ReportNotReady"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listVerificationDocuments: {
+        parameters: {
+            query: {
+                /**
+                 * @description The verification's id, as returned by create (a UUID; surrounding blanks are ignored). Missing, empty or not a UUID is a 400.
+                 * @example 2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081
+                 */
+                verification_id: components["parameters"]["VerificationId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The documents. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListDocumentsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestQuery"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -2627,6 +2906,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookCancelled"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookAccepted"];
+            default: components["responses"]["WebhookRetry"];
+        };
+    };
+    webhookVerificationErased: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, the same on every retry and every redelivery of one event (`msg_<verification id, 32 hex>_<event suffix>`; a reminder's suffix names its point, e.g. `reminder_sent_72h`; `resent_<n>` for the n-th resend; `msg_<household id>_household_completed` for a household); use it to drop duplicates. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix seconds of this attempt; reject messages far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     keyed with the base64-decoded part of the account's `whsec_…` secret; during a secret
+                 *     rotation both secrets sign. Verify with any Standard Webhooks library.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookErased"];
             };
         };
         responses: {

@@ -20,6 +20,7 @@ export const WEBHOOK_TYPES = [
   "verification.failed",
   "verification.expired",
   "verification.cancelled",
+  "verification.erased",
   "verification.reminder_sent",
   "verification.resent",
   "household.completed",

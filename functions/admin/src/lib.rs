@@ -7,10 +7,12 @@ pub use income_report::{IncomeReportArgs, income_report, parse_payments};
 use chrono::{DateTime, Duration, Utc};
 use clap::{Subcommand, ValueEnum};
 use shared::domain::methods;
+use shared::domain::retention::{MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, RetentionDays};
 use shared::domain::secrets::{
     MAX_ACCOUNT_ID_LEN, generate_api_key, generate_webhook_secret, valid_account_id,
 };
 use shared::domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus, format_ts};
+use shared::handlers::retention::rearm_account;
 use shared::ports::WebhookSecrets;
 use shared::ports::store::prelude::*;
 
@@ -84,6 +86,16 @@ pub enum Command {
         #[arg(long)]
         period_end: String,
     },
+    /// Set how long the personal data of the account's closed verifications is kept (30 to
+    /// 2555 days; 365 unless set), and re-arm the erasure of every closed verification not yet
+    /// erased: a shorter period applies at the next sweep, a longer one when the earlier marker
+    /// fires and finds the erasure not due.
+    SetRetention {
+        #[arg(long)]
+        account: String,
+        #[arg(long)]
+        days: u32,
+    },
     /// Issue or rotate the account's webhook signing secret; the old one keeps signing for
     /// `--overlap-hours` so receivers can switch without missing a delivery.
     RotateWebhookSecret {
@@ -140,6 +152,8 @@ pub async fn run<S: Store>(
                     created_at: now,
                     api_window: None,
                     api_requests: 0,
+                    sms_month: 0,
+                    sms_sent: 0,
                     revoked_keys: vec![],
                     api_keys: Default::default(),
                 })
@@ -293,6 +307,22 @@ pub async fn run<S: Store>(
                 )),
                 false => Err("no such account".into()),
             }
+        }
+        Command::SetRetention { account, days } => {
+            let retention = RetentionDays::new(days).ok_or(format!(
+                "retention must be {MIN_RETENTION_DAYS} to {MAX_RETENTION_DAYS} days"
+            ))?;
+            if !store
+                .set_retention_days(&account, retention)
+                .await
+                .map_err(err)?
+            {
+                return Err("no such account".into());
+            }
+            let armed = rearm_account(store, &account).await.map_err(err)?;
+            Ok(format!(
+                "retention of {account}: {days} days\nerasure armed again for {armed} closed verifications"
+            ))
         }
         Command::RotateWebhookSecret {
             account,

@@ -27,6 +27,7 @@ fn roomy_plans() -> Plans {
         verifications_per_month: 10_000_000,
         api_requests_per_day: 10_000_000,
         api_access: true,
+        sms_per_month: 10_000_000,
     }])
 }
 

@@ -252,6 +252,7 @@ pub(crate) fn handler_throughput(seconds: u64) -> Result<HandlerRun, Error> {
                     verifications_per_month: u32::MAX,
                     api_requests_per_day: u32::MAX,
                     api_access: true,
+                    sms_per_month: u32::MAX,
                 }]),
                 ..devstack::local_settings(
                     "unused",

@@ -8,11 +8,13 @@
 //! 4. AWS calls per invocation, counted by a proxy between the function and moto, with the
 //!    length of the chain of sequential DynamoDB round trips;
 //! 5. list cost: items read for one page at a small and a large number of verifications;
-//! 6. webhook batch: 10 messages to a receiver that sleeps 200 ms per request, against one.
+//! 6. webhook batch: 10 messages to a receiver that sleeps 200 ms per request, against one;
+//! 7. document analysis: a two-page pay stub, p95 and peak RSS, beside a Python peer.
 //!
 //! No target is asserted here: the report states each target and whether it holds.
 
 mod cost;
+mod documents;
 mod flow;
 mod load;
 mod measure;
@@ -77,6 +79,21 @@ pub(crate) struct Args {
     /// Seconds of the handlers' own throughput run (one core, in-memory store).
     #[arg(long, default_value_t = 5)]
     pub(crate) handler_seconds: u64,
+    /// Analyses of the two-page pay stub per side (Rust, and the Python peer).
+    #[arg(long, default_value_t = 50)]
+    pub(crate) documents_runs: usize,
+    /// The Python of the document peer (pdfplumber and pikepdf: `make bench-tools`).
+    #[arg(long, default_value = ".tools/bench-venv/bin/python")]
+    pub(crate) documents_python: PathBuf,
+    /// The document peer's script.
+    #[arg(long, default_value = "infra/bench/peer/documents.py")]
+    pub(crate) documents_peer: PathBuf,
+    /// Only the document analysis: print its section and write nothing.
+    #[arg(long)]
+    pub(crate) only_documents: bool,
+    /// Internal: analyse this PDF in this process and print the times (the bench runs itself so).
+    #[arg(long, hide = true)]
+    pub(crate) analyse_pdf: Option<PathBuf>,
     /// How the binaries were built (for the report).
     #[arg(
         long,
@@ -120,6 +137,12 @@ pub(crate) fn bench_events(function: shared::routes::Function) -> Option<[&'stat
         // Runs the publish-events path again (same binary size class); its retry queue is
         // not part of the bench's stack.
         F::RetryEvents => return None,
+        // An erasure changes the seeded verification the other functions' events read.
+        F::EraseVerificationData => return None,
+        // Its sample names an object the bench's stack does not upload; the analysis of a
+        // document is measured on its own (docs/documents.md).
+        F::AnalyzeDocument => return None,
+        F::ListDocuments => ["200-in-progress.json", "200-in-progress.json"],
         // The reached one has a number and a webhook URL: claim, SES, SNS, webhook store+queue.
         F::SendReminders => [
             "reached-reminder-of-in-progress.json",
@@ -153,15 +176,45 @@ pub(crate) fn err(msg: impl Into<String>) -> Error {
     msg.into().into()
 }
 
-#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
-async fn main() {
-    if let Err(e) = run(Args::parse()).await {
+fn main() {
+    let args = Args::parse();
+    // The Rust side of the document analysis: this process does that alone, without a runtime.
+    let outcome = match &args.analyse_pdf {
+        Some(pdf) => documents::analyse_in_this_process(pdf, args.documents_runs),
+        None => tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(Error::from)
+            .and_then(|runtime| runtime.block_on(run(args))),
+    };
+    if let Err(e) = outcome {
         eprintln!("bench failed: {e}");
         std::process::exit(1);
     }
 }
 
+/// The document analysis's section of the report.
+fn document_analysis(args: &Args) -> String {
+    eprintln!(
+        "bench: document analysis ({} runs a side)",
+        args.documents_runs
+    );
+    let outcome = documents::measure(
+        &args.work_dir,
+        &args.documents_python,
+        &args.documents_peer,
+        args.documents_runs,
+    );
+    let versions = documents::peer_versions(&args.documents_python);
+    documents::section(&outcome, args.documents_runs, &versions)
+}
+
 async fn run(args: Args) -> Result<(), Error> {
+    if args.only_documents {
+        println!("{}", document_analysis(&args));
+        return Ok(());
+    }
     let begun = Instant::now();
     let load_before = loadavg();
     let root = std::env::current_dir()?;
@@ -235,6 +288,8 @@ async fn run(args: Args) -> Result<(), Error> {
     )
     .await?;
 
+    let documents = document_analysis(&args);
+
     eprintln!("bench: webhook batch");
     let hooks = webhook_batch(&root, &launch_of("deliver-webhook"), &moto, &sdk, 5).await?;
 
@@ -266,6 +321,7 @@ async fn run(args: Args) -> Result<(), Error> {
     );
     report.push_str(&cost::section(&flows, &cost::US_EAST_1));
     report.push_str(&load::section(&load_run, &handlers, args.handler_seconds));
+    report.push_str(&documents);
     println!("{report}");
     std::fs::write(&args.out, &report)?;
     eprintln!("bench: written to {}", args.out.display());
@@ -296,6 +352,8 @@ mod tests {
             webhook_dlq_url: "d".into(),
             retry_queue_url: "r".into(),
             retry_dlq_url: "rd".into(),
+            documents_queue_url: "dq".into(),
+            documents_dlq_url: "dd".into(),
         };
         let env = process::lambda_env("send-reminders", "api", "aws", "t-table", &queues);
         let delivery = env.iter().find(|(k, _)| k == "TEST_MODE_DELIVERY");

@@ -34,6 +34,9 @@ pub fn local_settings(table: &str, base_url: &str, lifetime: chrono::Duration) -
         // The local stack has no bank-data provider: live keys use the sandbox, marked as local.
         live_income: shared::config::LiveIncome::LocalSandbox,
         sms_region: Default::default(),
+        sms_countries: Default::default(),
+        // Every local stack has its documents bucket (`app_with`).
+        documents: true,
     }
 }
 
@@ -54,14 +57,23 @@ pub fn app_with(
     settings: Settings,
     live_provider: LiveProvider,
 ) -> Arc<server::App> {
+    // The browser posts uploads straight to moto's S3, path-style.
+    let bucket = stack::documents_bucket_for(&settings.table_name);
     let portal = TenantPortalConfig {
         table_name: settings.table_name.clone(),
         live_income: settings.live_income,
         plaid: Default::default(),
         argyle: Default::default(),
+        documents: Some(shared::config::DocumentBucket {
+            upload_url: sdk.endpoint_url().map(|e| format!("{e}/{bucket}")),
+            bucket: bucket.clone(),
+        }),
+        public_base_url: settings.public_base_url.clone(),
     };
+    let downloads = shared::adapters::s3::S3Objects::new(sdk, &bucket);
     Arc::new(server::App {
         api: wiring::api(settings, sdk),
+        downloads,
         portal: wiring::tenant_portal_with(&portal, sdk, live_provider),
     })
 }
@@ -79,6 +91,8 @@ pub struct Workers {
     pub reach: pump::Reach,
     pub expiry: pump::Expiry,
     pub delivery: pump::Delivery,
+    /// `analyze-document`, reading the local documents bucket.
+    pub analysis: shared::wiring::Analysis,
 }
 
 impl Workers {
@@ -92,7 +106,7 @@ impl Workers {
         backoff: Vec<u32>,
         local_origins: &LocalWebhookOrigins,
     ) -> Self {
-        let mut outbox = wiring::publish_events(
+        let mut outbox = wiring::publish_events_with(
             PublishEventsConfig {
                 table_name: names.table.clone(),
                 sender_email: names.sender.clone(),
@@ -107,8 +121,13 @@ impl Workers {
                     role_arn: names.scheduler_role_arn.clone(),
                 },
                 reminder_offsets: shared::domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
+                sms: Default::default(),
+                live_income: shared::config::LiveIncome::LocalSandbox,
+                plaid: Default::default(),
+                argyle: Default::default(),
             },
             sdk,
+            LiveProvider::local_sandbox(),
         );
         // Same zeros as the webhook back-off in tests: a failed retry is visible at once.
         outbox.retry_backoff = backoff.clone();
@@ -135,13 +154,22 @@ impl Workers {
             public_base_url: base_url.to_string(),
             test_mode_delivery: TestModeDelivery::Send,
             reminder_offsets: shared::domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
+            sms: Default::default(),
         };
         let reach = wiring::send_reminders(reach_config, sdk);
+        let analysis = wiring::analyze_document(
+            shared::config::AnalyzeDocumentConfig {
+                table_name: names.table.clone(),
+                bucket: names.documents_bucket.clone(),
+            },
+            sdk,
+        );
         Workers {
             outbox,
             reach,
             expiry,
             delivery,
+            analysis,
         }
     }
 }

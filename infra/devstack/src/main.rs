@@ -6,7 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Parser;
-use devstack::pump::{StreamPump, TtlDeletions, pump_retry_once, pump_sqs_once, sweep_ttl};
+use devstack::pump::{
+    StreamPump, TtlDeletions, pump_documents_once, pump_retry_once, pump_sqs_once, sweep_ttl,
+};
 use devstack::{Workers, moto, stack};
 use shared::adapters::dynamo::DynamoStore;
 use shared::ports::WebhookSecrets;
@@ -90,6 +92,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         chrono::Duration::seconds(args.link_lifetime_seconds),
     );
     settings.plans = plans;
+    // SMS_COUNTRIES (and PLANS' SMS allowances), as a deployed stack reads them.
+    let sms = shared::config::SmsBounds::parse(&env)?;
+    settings.sms_countries = sms.countries.clone();
     // Webhooks may reach the demo receiver below and nothing else on this machine, except the
     // receivers `LOCAL_WEBHOOK_ORIGINS` names (infra/stack.sh: the client tests' own).
     settings.local_webhook_origins = extra_origins;
@@ -120,6 +125,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let offsets = shared::config::parse_offsets(args.reminder_offsets_seconds.as_deref())?;
     workers.outbox.reminder_offsets = offsets.clone();
     workers.reach.reminder_offsets = offsets;
+    workers.outbox.sms = sms.clone();
+    workers.reach.sms = sms;
     let workers = Arc::new(workers);
     let ttl = TtlDeletions::default();
     let mut pump = StreamPump::new(&sdk, &names.table, ttl.clone()).await?;
@@ -172,6 +179,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 Ok(_) => {}
                 Err(e) => {
                     tracing::warn!(error = %e, "retry queue pump");
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+            }
+        }
+    });
+    // moto sends the documents bucket's notifications to the documents queue; this pump is its
+    // event source mapping to analyze-document.
+    let sqs = aws_sdk_sqs::Client::new(&sdk);
+    let documents_url = created.documents_queue_url.clone();
+    let document_workers = workers.clone();
+    tokio::spawn(async move {
+        loop {
+            match pump_documents_once(&sqs, &documents_url, &document_workers.analysis, 0).await {
+                Ok(0) => tokio::time::sleep(Duration::from_millis(500)).await,
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(error = %e, "documents queue pump");
                     tokio::time::sleep(Duration::from_secs(1)).await;
                 }
             }

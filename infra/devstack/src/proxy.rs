@@ -90,8 +90,10 @@ impl Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").await?;
         let endpoint = format!("http://{}", listener.local_addr()?);
         let calls: Arc<Mutex<Vec<Call>>> = Arc::default();
+        // A redirect (S3's answer to an upload form) goes back to the caller, as it would from AWS.
         let client = reqwest::Client::builder()
             .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(std::io::Error::other)?;
         let upstream = Arc::new(upstream.trim_end_matches('/').to_string());

@@ -1,5 +1,6 @@
 //! What moto lacks, and nothing more: the event source mappings (stream -> Lambda, SQS -> Lambda,
-//! for the webhook and the retry queue) and TTL sweeping. The pumps read moto's stream and queue through the real AWS APIs, shape the
+//! for the webhook, retry and documents queues; moto itself sends the bucket's notifications to
+//! the documents queue) and TTL sweeping. The pumps read moto's stream and queue through the real AWS APIs, shape the
 //! records exactly as Lambda delivers them, apply the FilterCriteria of template.yaml itself, and
 //! call the functions' handlers. The sweeper deletes expired markers and tags the resulting REMOVE
 //! records with the TTL service's identity, as DynamoDB does.
@@ -330,8 +331,8 @@ where
     kept
 }
 
-/// Deletes expiry markers whose TTL has passed, as DynamoDB's TTL service would (it may be hours
-/// late in AWS; here it runs every few seconds). Returns how many it deleted.
+/// Deletes expiry and erasure markers whose TTL has passed, as DynamoDB's TTL service would (it
+/// may be hours late in AWS; here it runs every few seconds). Returns how many it deleted.
 pub async fn sweep_ttl(
     dynamo: &aws_sdk_dynamodb::Client,
     table: &str,
@@ -345,9 +346,10 @@ pub async fn sweep_ttl(
         let page = dynamo
             .scan()
             .table_name(table)
-            .filter_expression("SK = :expiry AND #ttl <= :now")
+            .filter_expression("SK IN (:expiry, :erasure) AND #ttl <= :now")
             .expression_attribute_names("#ttl", schema::TTL_ATTRIBUTE)
             .expression_attribute_values(":expiry", DynamoValue::S(schema::EXPIRY_SK.into()))
+            .expression_attribute_values(":erasure", DynamoValue::S(schema::ERASURE_SK.into()))
             .expression_attribute_values(":now", DynamoValue::N(now.to_string()))
             .set_exclusive_start_key(start)
             .send()
@@ -401,6 +403,19 @@ pub async fn pump_retry_once(
 ) -> Result<usize, String> {
     pump_queue_once(sqs, queue_url, wait_seconds, |event| {
         shared::handlers::retry_events::retry_events(outbox, event)
+    })
+    .await
+}
+
+/// The same for the documents queue (the bucket's notifications) and `analyze-document`.
+pub async fn pump_documents_once(
+    sqs: &aws_sdk_sqs::Client,
+    queue_url: &str,
+    analysis: &shared::wiring::Analysis,
+    wait_seconds: i32,
+) -> Result<usize, String> {
+    pump_queue_once(sqs, queue_url, wait_seconds, |event| {
+        shared::handlers::analyze_document::analyze_documents(analysis, event)
     })
     .await
 }

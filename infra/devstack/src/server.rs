@@ -14,7 +14,6 @@ use shared::adapters::dynamo::DynamoStore;
 use shared::error::ApiError;
 use shared::handlers::api::{self, ApiDeps};
 use shared::handlers::households;
-use shared::handlers::tenant_portal::{LiveProvider, PortalDeps};
 use shared::http::{ApiRequest, ApiResponse, parse_query};
 use shared::ports::SystemClock;
 use shared::routes::{Function, Resolved, resolve};
@@ -25,7 +24,9 @@ pub struct App {
     pub api: ApiDeps<DynamoStore, SystemClock>,
     /// The local stack has no bank-data provider: live verifications use the local sandbox (or
     /// none, or a Plaid on loopback in tests).
-    pub portal: PortalDeps<DynamoStore, SystemClock, LiveProvider>,
+    pub portal: shared::wiring::Portal,
+    /// The documents bucket, for `list-documents`' download links.
+    pub downloads: shared::adapters::s3::S3Objects,
 }
 
 /// Which deps each HTTP function runs with: one `App` for all (the local stack), or one per
@@ -75,12 +76,14 @@ pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiRespon
         Function::ListVerifications => api::list_verifications(&app.api, req).await,
         Function::GetUsage => api::get_usage(&app.api, req).await,
         Function::GetReport => api::get_report(&app.api, req).await,
+        Function::ListDocuments => api::list_documents(&app.api, &app.downloads, req).await,
         Function::ListWebhookDeliveries => api::list_webhook_deliveries(&app.api, req).await,
         Function::RedeliverWebhook => api::redeliver_webhook(&app.api, req).await,
         Function::ResendVerification => api::resend_verification(&app.api, req).await,
         Function::CreateHousehold => households::create_household(&app.api, req).await,
         Function::GetHousehold => households::get_household(&app.api, req).await,
         Function::CancelHousehold => households::cancel_household(&app.api, req).await,
+        Function::EraseVerificationData => api::erase_verification_data(&app.api, req).await,
         Function::TenantPortal => {
             shared::handlers::tenant_portal::tenant_portal(&app.portal, req).await
         }
@@ -88,7 +91,8 @@ pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiRespon
         | Function::RetryEvents
         | Function::DeliverWebhook
         | Function::ExpireVerifications
-        | Function::SendReminders => {
+        | Function::SendReminders
+        | Function::AnalyzeDocument => {
             unreachable!("{} has no HTTP route", function.name())
         }
     }

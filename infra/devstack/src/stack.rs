@@ -22,6 +22,15 @@ pub struct Resources {
     /// The role the schedules would invoke `send-reminders` with (moto does not invoke; the
     /// local schedule pump does).
     pub scheduler_role_arn: String,
+    /// The documents bucket, and the queue its ObjectCreated notifications go to (with its DLQ).
+    pub documents_bucket: String,
+    pub documents_queue: String,
+    pub documents_dlq: String,
+}
+
+/// The documents bucket of the local stack whose table is `table` (`<prefix>-table`).
+pub fn documents_bucket_for(table: &str) -> String {
+    format!("{}-documents", table.trim_end_matches("-table"))
 }
 
 impl Resources {
@@ -37,6 +46,9 @@ impl Resources {
             scheduler_role_arn: format!(
                 "arn:aws:iam::123456789012:role/{prefix}-reminder-scheduler"
             ),
+            documents_bucket: documents_bucket_for(&format!("{prefix}-table")),
+            documents_queue: format!("{prefix}-documents"),
+            documents_dlq: format!("{prefix}-documents-dlq"),
         }
     }
 }
@@ -48,6 +60,8 @@ pub struct Created {
     pub webhook_dlq_url: String,
     pub retry_queue_url: String,
     pub retry_dlq_url: String,
+    pub documents_queue_url: String,
+    pub documents_dlq_url: String,
 }
 
 /// How many receives before a webhook message goes to the DLQ (matches template.yaml).
@@ -125,6 +139,14 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
         RETRY_MAX_RECEIVES,
     )
     .await?;
+    let (documents_queue_url, documents_dlq_url) = queue_with_dlq(
+        &sqs,
+        &names.documents_queue,
+        &names.documents_dlq,
+        DOCUMENTS_MAX_RECEIVES,
+    )
+    .await?;
+    documents_bucket(sdk, &names.documents_bucket, &names.documents_queue).await?;
     let scheduler = aws_sdk_scheduler::Client::new(sdk);
     let group = scheduler
         .create_schedule_group()
@@ -151,7 +173,97 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
         webhook_dlq_url: dlq_url,
         retry_queue_url,
         retry_dlq_url,
+        documents_queue_url,
+        documents_dlq_url,
     })
+}
+
+/// How many receives before a documents-queue message goes to its DLQ (matches template.yaml).
+pub const DOCUMENTS_MAX_RECEIVES: i32 =
+    shared::handlers::analyze_document::DOCUMENT_MAX_RECEIVES as i32;
+
+/// The documents bucket as template.yaml makes it: encrypted, public access blocked, and its
+/// uploads' ObjectCreated notifications sent to the documents queue. moto keeps the settings but
+/// enforces neither a POST policy nor a lifecycle rule.
+async fn documents_bucket(sdk: &SdkConfig, bucket: &str, queue: &str) -> Result<(), String> {
+    use aws_sdk_s3::types::{
+        Event, FilterRule, FilterRuleName, NotificationConfiguration,
+        NotificationConfigurationFilter, PublicAccessBlockConfiguration, QueueConfiguration,
+        S3KeyFilter, ServerSideEncryption, ServerSideEncryptionByDefault,
+        ServerSideEncryptionConfiguration, ServerSideEncryptionRule,
+    };
+    let s3 = shared::adapters::s3::s3_client(sdk);
+    if s3.head_bucket().bucket(bucket).send().await.is_ok() {
+        return Ok(());
+    }
+    s3.create_bucket()
+        .bucket(bucket)
+        .send()
+        .await
+        .map_err(|e| format!("create bucket: {e}"))?;
+    let encryption = ServerSideEncryptionConfiguration::builder()
+        .rules(
+            ServerSideEncryptionRule::builder()
+                .apply_server_side_encryption_by_default(
+                    ServerSideEncryptionByDefault::builder()
+                        .sse_algorithm(ServerSideEncryption::AwsKms)
+                        .build()
+                        .map_err(|e| e.to_string())?,
+                )
+                .build(),
+        )
+        .build()
+        .map_err(|e| e.to_string())?;
+    s3.put_bucket_encryption()
+        .bucket(bucket)
+        .server_side_encryption_configuration(encryption)
+        .send()
+        .await
+        .map_err(|e| format!("bucket encryption: {e}"))?;
+    s3.put_public_access_block()
+        .bucket(bucket)
+        .public_access_block_configuration(
+            PublicAccessBlockConfiguration::builder()
+                .block_public_acls(true)
+                .block_public_policy(true)
+                .ignore_public_acls(true)
+                .restrict_public_buckets(true)
+                .build(),
+        )
+        .send()
+        .await
+        .map_err(|e| format!("public access block: {e}"))?;
+    let queue_arn = format!("arn:aws:sqs:{}:123456789012:{queue}", crate::moto::REGION);
+    let notification = NotificationConfiguration::builder()
+        .queue_configurations(
+            QueueConfiguration::builder()
+                .queue_arn(queue_arn)
+                .events(Event::from("s3:ObjectCreated:*"))
+                .filter(
+                    NotificationConfigurationFilter::builder()
+                        .key(
+                            S3KeyFilter::builder()
+                                .filter_rules(
+                                    FilterRule::builder()
+                                        .name(FilterRuleName::Prefix)
+                                        .value(shared::documents::record::UPLOAD_PREFIX)
+                                        .build(),
+                                )
+                                .build(),
+                        )
+                        .build(),
+                )
+                .build()
+                .map_err(|e| e.to_string())?,
+        )
+        .build();
+    s3.put_bucket_notification_configuration()
+        .bucket(bucket)
+        .notification_configuration(notification)
+        .send()
+        .await
+        .map_err(|e| format!("bucket notification: {e}"))?;
+    Ok(())
 }
 
 pub const DEMO_ACCOUNT: &str = "acct_demo";
@@ -197,6 +309,8 @@ pub async fn seed_account(
                 created_at: now,
                 api_window: None,
                 api_requests: 0,
+                sms_month: 0,
+                sms_sent: 0,
                 revoked_keys: vec![],
                 api_keys: Default::default(),
             })

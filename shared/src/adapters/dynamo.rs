@@ -10,6 +10,7 @@
 //! | API key           | `APIKEY#<sha256>`           | `APIKEY`        | `KEYS#<account>` / created  |                                  |
 //! | verification      | `VERIFICATION#<id>`         | `VERIFICATION`  | `OWNER#<acct>#<mode>` / `<created>#<id>` | `OWNER#<acct>#<mode>#<status>` / same |
 //! | expiry marker     | `VERIFICATION#<id>`         | `EXPIRY`        | (TTL = expires_at)          |                                  |
+//! | erasure marker    | `VERIFICATION#<id>`         | `ERASURE`       | (TTL = closed + retention)  |                                  |
 //! | household         | `HOUSEHOLD#<id>`            | `HOUSEHOLD`     | (members: their verifications) |                           |
 //! | message claim     | `VERIFICATION#<id>`         | `MSG#<message key>` |                         |                                  |
 //! | owner counters    | `OWNER#<acct>#<mode>`       | `STATS`         |                             |                                  |
@@ -30,6 +31,7 @@ use std::collections::HashMap;
 
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::error::DisplayErrorContext;
+use aws_sdk_dynamodb::error::{ProvideErrorMetadata, SdkError};
 use aws_sdk_dynamodb::operation::delete_item::builders::DeleteItemFluentBuilder;
 use aws_sdk_dynamodb::operation::get_item::builders::GetItemFluentBuilder;
 use aws_sdk_dynamodb::operation::put_item::builders::PutItemFluentBuilder;
@@ -46,6 +48,8 @@ mod api_day;
 mod api_keys;
 pub mod capacity;
 mod contention;
+mod documents;
+mod erasure;
 mod households;
 pub mod items;
 pub(crate) mod link_tokens;
@@ -57,19 +61,38 @@ mod metered_create;
 mod metered_reach;
 mod metering;
 pub mod schema;
+mod sms_month;
 mod table;
 mod verifications;
 mod webhook_history;
 
 pub use items::{Item, verification_from_item};
 pub use live_month::live_created_attribute;
-pub use schema::{ACCOUNT_NAME_ATTRIBUTE, WEBHOOK_SECRET_ATTRIBUTES, keys};
+pub use schema::{ACCOUNT_NAME_ATTRIBUTE, ACCOUNT_PLAN_ATTRIBUTE, WEBHOOK_SECRET_ATTRIBUTES, keys};
 pub use table::create_table;
 
 use items::{from_item, s};
 
 fn unavailable<E: std::error::Error>(e: E) -> StoreError {
     StoreError::Unavailable(DisplayErrorContext(&e).to_string())
+}
+
+/// A single-item write's result: true when written, false when its condition refused it.
+fn written<O, E, R>(result: Result<O, SdkError<E, R>>) -> Result<bool, StoreError>
+where
+    E: ProvideErrorMetadata + std::error::Error + 'static,
+    R: std::fmt::Debug,
+{
+    match result {
+        Ok(_) => Ok(true),
+        Err(e)
+            if e.as_service_error().and_then(|e| e.code())
+                == Some("ConditionalCheckFailedException") =>
+        {
+            Ok(false)
+        }
+        Err(e) => Err(unavailable(e)),
+    }
 }
 
 /// The DynamoDB-backed store.

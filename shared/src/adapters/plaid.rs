@@ -12,6 +12,8 @@
 //! 3. `fetch_income`: `/credit/bank_income/get` with that user token; every bank income source of
 //!    the most recent report (all its Items) becomes one `ProviderIncomeSource` with its dated
 //!    deposits, as of the report's generation time (`income` gives the mapping).
+//! 4. `close_user` (once the verification closed): `/user/remove` with that user token, which
+//!    removes the user and every Item made for it, so the bank connection ends.
 //!
 //! `check` is the Plaid Check (Consumer Report) adapter on the same client. `client` makes the calls, `wire` holds their JSON shapes, `income` maps Plaid's report to the
 //! domain's income data, `errors` decides what a Plaid error means for

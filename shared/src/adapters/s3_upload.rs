@@ -35,6 +35,8 @@ pub struct UploadRules {
     pub content_type: String,
     pub max_bytes: u64,
     pub expires_at: DateTime<Utc>,
+    /// Where S3 sends the browser after a successful upload (`success_action_redirect`).
+    pub redirect: Option<String>,
 }
 
 /// The form the browser posts: its action URL, then these fields in order, then the file last
@@ -65,10 +67,15 @@ pub fn upload_form(
     let mut fields = vec![
         ("key".to_string(), rules.key.clone()),
         ("Content-Type".to_string(), rules.content_type.clone()),
+    ];
+    if let Some(redirect) = &rules.redirect {
+        fields.push(("success_action_redirect".to_string(), redirect.clone()));
+    }
+    fields.extend([
         ("x-amz-algorithm".to_string(), ALGORITHM.to_string()),
         ("x-amz-credential".to_string(), credential),
         ("x-amz-date".to_string(), amz_date),
-    ];
+    ]);
     if let Some(token) = &credentials.session_token {
         fields.push(("x-amz-security-token".to_string(), token.clone()));
     }
@@ -161,6 +168,7 @@ mod tests {
             content_type: "application/pdf".into(),
             max_bytes: 10 * 1024 * 1024,
             expires_at: Utc.with_ymd_and_hms(2026, 3, 10, 12, 5, 0).unwrap(),
+            redirect: Some("https://verify.example.com/t/v/tok".into()),
         }
     }
 
@@ -211,6 +219,7 @@ mod tests {
             json!({"x-amz-credential": "AKIAIOSFODNN7EXAMPLE/20260310/us-east-1/s3/aws4_request"}),
             json!({"x-amz-date": "20260310T120000Z"}),
             json!({"x-amz-security-token": "session-token"}),
+            json!({"success_action_redirect": "https://verify.example.com/t/v/tok"}),
         ] {
             assert!(
                 conditions.contains(&expected),

@@ -195,7 +195,8 @@ pub fn offered(verification: &Verification) -> Vec<(String, String)> {
     let methods = effective(
         &verification.methods,
         &[],
-        &available(None, crate::domain::Mode::Test),
+        // Uploaded documents are no scenario: the page offers them in a section of their own.
+        &available(None, crate::domain::Mode::Test, false),
     );
     let open = remaining(&methods, &verification.method_attempts);
     scenarios_for(open.first().map(std::slice::from_ref).unwrap_or_default())

@@ -1,5 +1,6 @@
 //! Test support (feature `test-support`, enabled by the test crates' dev-dependencies): the store
-//! in memory, a fault-injecting wrapper for any store, and a clock the test moves.
+//! in memory, a fault-injecting wrapper for any store, a clock the test moves, and the document
+//! fixtures (`documents`).
 
 use std::sync::{Arc, Mutex};
 
@@ -8,12 +9,16 @@ use chrono::{DateTime, Utc};
 use crate::domain::{Account, SubscriptionStatus};
 use crate::ports::Clock;
 
+pub mod documents;
 mod faulty;
 mod faulty_claims;
+mod faulty_erasure;
 mod memory;
+mod uploads;
 
 pub use faulty::{ArmedFaults, FaultPlan, FaultyStore, StoreOp};
 pub use memory::MemoryStore;
+pub use uploads::{ExampleSigner, MemoryObjects};
 
 /// A clock that stands still until the test moves it; clones share the time.
 #[derive(Clone)]
@@ -45,6 +50,8 @@ pub fn active_account(account_id: &str, plan: &str, now: DateTime<Utc>) -> Accou
         created_at: now,
         api_window: None,
         api_requests: 0,
+        sms_month: 0,
+        sms_sent: 0,
         revoked_keys: vec![],
         api_keys: Default::default(),
     }

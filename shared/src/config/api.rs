@@ -3,9 +3,10 @@
 
 use chrono::Duration;
 
-use super::{ConfigError, Env, LiveIncome, Plans};
+use super::{ConfigError, Env, LiveIncome, Plans, sms_countries};
 use crate::domain::VERIFICATION_LIFETIME;
 use crate::domain::reach::PhoneRegion;
+use crate::domain::sms::SmsCountries;
 use crate::domain::webhook::LocalWebhookOrigins;
 
 /// Settings of the HTTP API functions.
@@ -25,6 +26,11 @@ pub struct Settings {
     pub live_income: LiveIncome,
     /// The region a `tenant_phone` without a country code is read in (`SMS_DEFAULT_REGION`, US).
     pub sms_region: PhoneRegion,
+    /// The countries a `tenant_phone` may belong to (`SMS_COUNTRIES`, US and CA).
+    pub sms_countries: SmsCountries,
+    /// `DOCUMENT_BUCKET` set: the stack takes uploaded documents, so `document` is a method a
+    /// create may name.
+    pub documents: bool,
 }
 
 impl Settings {
@@ -51,6 +57,8 @@ impl Settings {
                     ))
                 })?,
             },
+            sms_countries: sms_countries(env)?,
+            documents: env.optional("DOCUMENT_BUCKET").is_some(),
         })
     }
 }
@@ -75,6 +83,7 @@ mod tests {
         assert_eq!(settings.verification_lifetime, VERIFICATION_LIFETIME);
         assert_eq!(settings.live_income, LiveIncome::None);
         assert_eq!(settings.sms_region, PhoneRegion::default());
+        assert_eq!(settings.sms_countries, SmsCountries::default());
     }
 
     #[test]
@@ -86,6 +95,7 @@ mod tests {
             ("INCOME_PROVIDER", "bank"),
             ("LOCAL_WEBHOOK_ORIGINS", "http://10.0.0.1:80"),
             ("SMS_DEFAULT_REGION", "Atlantis"),
+            ("SMS_COUNTRIES", "US,Atlantis"),
         ] {
             let mut vars = vec![("TABLE_NAME", "t")];
             vars.retain(|(n, _)| *n != name);

@@ -14,16 +14,19 @@ impl Plans {
     }
 
     pub fn defaults() -> Self {
-        let plan = |name: &str, verifications, requests, api_access| Plan {
+        let plan = |name: &str, verifications, requests, api_access, sms| Plan {
             name: name.to_string(),
             verifications_per_month: verifications,
             api_requests_per_day: requests,
             api_access,
+            sms_per_month: sms,
         };
+        // SMS: four or five texts per verification of the allowance (an invite, two reminders,
+        // a resend or two), starter at pro's ratio.
         Plans(vec![
-            plan("starter", 10, 0, false),
-            plan("pro", 50, 100, true),
-            plan("business", 200, 500, true),
+            plan("starter", 10, 0, false, 40),
+            plan("pro", 50, 100, true, 200),
+            plan("business", 200, 500, true, 1_000),
         ])
     }
 
@@ -74,12 +77,19 @@ mod tests {
             (200, 500)
         );
         assert!(!plans.get("starter").unwrap().api_access);
+        let sms = |name: &str| plans.get(name).unwrap().sms_per_month;
+        assert_eq!(
+            (sms("starter"), sms("pro"), sms("business")),
+            (40, 200, 1_000)
+        );
     }
 
     #[test]
     fn plans_parse_from_json() {
         let plans = Plans::parse(r#"[{"name":"x","verifications_per_month":1,"api_requests_per_day":2,"api_access":true}]"#).unwrap();
         assert_eq!(plans.get("x").unwrap().api_requests_per_day, 2);
+        // A plan that names no SMS allowance texts nobody.
+        assert_eq!(plans.get("x").unwrap().sms_per_month, 0);
         assert!(Plans::parse("[]").is_err());
         assert!(Plans::parse("nope").is_err());
     }

@@ -4,7 +4,10 @@
 
 use chrono::Duration;
 
-use super::{ConfigError, Env, ReminderSchedules, parse_offsets};
+use super::{
+    ConfigError, Env, LiveIncome, PlaidVariables, ProviderVariables, ReminderSchedules, SmsBounds,
+    parse_offsets,
+};
 use crate::domain::Mode;
 
 /// Whether test-mode verifications e-mail the tenant (`TEST_MODE_DELIVERY`). A deployed stack
@@ -52,6 +55,14 @@ pub struct PublishEventsConfig {
     pub schedules: ReminderSchedules,
     /// `REMINDER_OFFSETS_SECONDS` (see `ReachConfig`): when the reminders fall.
     pub reminder_offsets: Vec<Duration>,
+    /// The countries SMS may go to and the plans' SMS allowances.
+    pub sms: SmsBounds,
+    /// `INCOME_PROVIDER`: the provider whose tenant users are closed once a verification ended.
+    pub live_income: LiveIncome,
+    /// Read only when `live_income` is Plaid; checked when the deps are built.
+    pub plaid: PlaidVariables,
+    /// Read only when `live_income` is Argyle; checked when the deps are built.
+    pub argyle: ProviderVariables,
 }
 
 impl PublishEventsConfig {
@@ -60,7 +71,11 @@ impl PublishEventsConfig {
     }
 
     pub fn parse(env: &Env) -> Result<Self, ConfigError> {
+        let (live_income, plaid, argyle) = ProviderVariables::with_live_income(env)?;
         Ok(PublishEventsConfig {
+            live_income,
+            plaid,
+            argyle,
             table_name: env.required("TABLE_NAME")?,
             sender_email: env.required("SENDER_EMAIL")?,
             webhook_queue_url: env.required("WEBHOOK_QUEUE_URL")?,
@@ -71,6 +86,7 @@ impl PublishEventsConfig {
             test_mode_delivery: TestModeDelivery::from_env(env)?,
             schedules: ReminderSchedules::parse(env)?,
             reminder_offsets: parse_offsets(env.optional("REMINDER_OFFSETS_SECONDS").as_deref())?,
+            sms: SmsBounds::parse(env)?,
         })
     }
 }

@@ -3,8 +3,48 @@
 
 use chrono::Duration;
 
-use super::{ConfigError, Env, TestModeDelivery};
+use super::{ConfigError, Env, Plans, TestModeDelivery};
 use crate::domain::reach::DEFAULT_REMINDER_OFFSETS;
+use crate::domain::sms::SmsCountries;
+
+/// `SMS_COUNTRIES`: the destination countries SMS may go to, comma-separated region codes
+/// (default `US,CA`). Read by the API (a create refuses other numbers) and by every sender (a
+/// number the list no longer allows is not texted).
+pub fn sms_countries(env: &Env) -> Result<SmsCountries, ConfigError> {
+    match env.optional("SMS_COUNTRIES") {
+        None => Ok(SmsCountries::default()),
+        Some(raw) => SmsCountries::parse(&raw).ok_or_else(|| {
+            ConfigError(format!(
+                "SMS_COUNTRIES must be region codes such as US,CA, comma-separated, not '{raw}'"
+            ))
+        }),
+    }
+}
+
+/// What bounds the texts a sender sends: the countries, and each plan's monthly SMS allowance.
+#[derive(Debug, Clone)]
+pub struct SmsBounds {
+    pub countries: SmsCountries,
+    pub plans: Plans,
+}
+
+impl Default for SmsBounds {
+    fn default() -> Self {
+        SmsBounds {
+            countries: SmsCountries::default(),
+            plans: Plans::defaults(),
+        }
+    }
+}
+
+impl SmsBounds {
+    pub fn parse(env: &Env) -> Result<Self, ConfigError> {
+        Ok(SmsBounds {
+            countries: sms_countries(env)?,
+            plans: Plans::from_env(env)?,
+        })
+    }
+}
 
 /// Where the outbox puts the reminder schedules, and what they invoke.
 #[derive(Debug, Clone)]
@@ -43,6 +83,7 @@ pub struct ReachConfig {
     /// `REMINDER_OFFSETS_SECONDS`: comma-separated seconds before expiry (default 72 h and 24 h;
     /// the local stack shortens them with the lifetime).
     pub reminder_offsets: Vec<Duration>,
+    pub sms: SmsBounds,
 }
 
 /// Parses `REMINDER_OFFSETS_SECONDS` (at most two positive whole numbers of seconds).
@@ -87,6 +128,7 @@ impl ReachConfig {
                 .ok_or_else(|| ConfigError("PUBLIC_BASE_URL is not set".into()))?,
             test_mode_delivery: TestModeDelivery::from_env(env)?,
             reminder_offsets: parse_offsets(env.optional("REMINDER_OFFSETS_SECONDS").as_deref())?,
+            sms: SmsBounds::parse(env)?,
         })
     }
 }
@@ -112,6 +154,19 @@ mod tests {
                 "{bad}: {refused}"
             );
         }
+    }
+
+    #[test]
+    fn sms_countries_default_to_us_and_ca_and_refuse_unknown_codes() {
+        let unset = SmsBounds::parse(&Env::from_pairs([("SMS_COUNTRIES", " ")])).unwrap();
+        assert_eq!(unset.countries, SmsCountries::default());
+        assert_eq!(unset.plans, Plans::defaults());
+        let gb = sms_countries(&Env::from_pairs([("SMS_COUNTRIES", "gb")])).unwrap();
+        assert_eq!(gb.names(), "GB");
+        let refused = sms_countries(&Env::from_pairs([("SMS_COUNTRIES", "US,Mars")]))
+            .unwrap_err()
+            .to_string();
+        assert!(refused.contains("SMS_COUNTRIES"), "{refused}");
     }
 
     #[test]

@@ -35,9 +35,44 @@ impl ProviderVariables {
     }
 }
 
+impl ProviderVariables {
+    /// `INCOME_PROVIDER`, and where the Plaid and the Argyle credentials are: each pair read only
+    /// when its provider is the live one.
+    pub fn with_live_income(
+        env: &Env,
+    ) -> Result<(LiveIncome, PlaidVariables, ProviderVariables), ConfigError> {
+        let live_income = LiveIncome::from_env(env)?;
+        let of = |provider: LiveIncome, prefix: &str| {
+            if live_income == provider {
+                ProviderVariables::read(env, prefix)
+            } else {
+                ProviderVariables::default()
+            }
+        };
+        Ok((
+            live_income,
+            of(LiveIncome::Plaid, "PLAID"),
+            of(LiveIncome::Argyle, "ARGYLE"),
+        ))
+    }
+}
+
+/// The documents bucket (`DOCUMENT_BUCKET`) and the URL the browser posts uploads to
+/// (`DOCUMENT_UPLOAD_URL`; unset: the bucket's regional URL).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DocumentBucket {
+    pub bucket: String,
+    pub upload_url: Option<String>,
+}
+
 #[derive(Debug, Clone)]
 pub struct TenantPortalConfig {
     pub table_name: String,
+    /// None: no documents bucket, so the page offers the bank only.
+    pub documents: Option<DocumentBucket>,
+    /// `PUBLIC_BASE_URL`: where S3 sends the browser back after an upload (unset: the request's
+    /// own host).
+    pub public_base_url: Option<String>,
     /// `INCOME_PROVIDER`: the income of live verifications (`plaid` or none; the local stack sets
     /// the local sandbox in code).
     pub live_income: LiveIncome,
@@ -53,19 +88,19 @@ impl TenantPortalConfig {
     }
 
     pub fn parse(env: &Env) -> Result<Self, ConfigError> {
-        let live_income = LiveIncome::from_env(env)?;
-        let of = |provider: LiveIncome, prefix: &str| {
-            if live_income == provider {
-                ProviderVariables::read(env, prefix)
-            } else {
-                ProviderVariables::default()
-            }
-        };
+        let (live_income, plaid, argyle) = ProviderVariables::with_live_income(env)?;
         Ok(TenantPortalConfig {
             table_name: env.required("TABLE_NAME")?,
+            documents: env
+                .optional("DOCUMENT_BUCKET")
+                .map(|bucket| DocumentBucket {
+                    bucket,
+                    upload_url: env.optional("DOCUMENT_UPLOAD_URL"),
+                }),
+            public_base_url: env.optional("PUBLIC_BASE_URL"),
             live_income,
-            plaid: of(LiveIncome::Plaid, "PLAID"),
-            argyle: of(LiveIncome::Argyle, "ARGYLE"),
+            plaid,
+            argyle,
         })
     }
 }

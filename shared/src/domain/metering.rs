@@ -112,6 +112,8 @@ mod tests {
             created_at: t,
             api_window: window.map(str::to_string),
             api_requests: requests,
+            sms_month: 0,
+            sms_sent: 0,
             revoked_keys: vec!["old".into()],
             api_keys: ["k", "old"]
                 .map(|k| (format!("hash-of-{k}"), Mode::Live))
@@ -168,6 +170,7 @@ mod tests {
             verifications_per_month: 50,
             api_requests_per_day: 2,
             api_access,
+            sms_per_month: 0,
         }
     }
 

@@ -86,13 +86,22 @@ pub fn parse_methods(raw: &[&str]) -> Result<Vec<VerificationMethod>, Vec<String
     Ok(methods)
 }
 
-/// What a stack offers: the method of its live income provider for live keys, and the
-/// sandbox's bank and payroll scenarios for test keys.
-pub fn available(live: Option<VerificationMethod>, mode: Mode) -> Vec<VerificationMethod> {
-    match mode {
+/// What a stack offers: the method of its live income provider for live keys, the sandbox's
+/// bank and payroll scenarios for test keys, and uploaded documents for both where the stack
+/// has a documents bucket (`documents`).
+pub fn available(
+    live: Option<VerificationMethod>,
+    mode: Mode,
+    documents: bool,
+) -> Vec<VerificationMethod> {
+    let mut methods = match mode {
         Mode::Test => vec![VerificationMethod::Bank, VerificationMethod::Payroll],
         Mode::Live => live.into_iter().collect(),
+    };
+    if documents {
+        methods.push(VerificationMethod::Document);
     }
+    methods
 }
 
 /// The methods of a verification: its own, else the account's default set, else everything the
@@ -178,8 +187,17 @@ mod tests {
         assert_eq!(effective(&[], &[], &stack), vec![Bank, Payroll]);
         // An account default naming a method the stack lacks keeps the rest.
         assert_eq!(effective(&[], &[Document, Bank], &stack), vec![Bank]);
-        assert_eq!(available(Some(Payroll), Mode::Live), vec![Payroll]);
-        assert_eq!(available(None, Mode::Live), vec![]);
-        assert_eq!(available(Some(Payroll), Mode::Test), vec![Bank, Payroll]);
+        assert_eq!(available(Some(Payroll), Mode::Live, false), vec![Payroll]);
+        assert_eq!(available(None, Mode::Live, false), vec![]);
+        assert_eq!(
+            available(Some(Payroll), Mode::Test, false),
+            vec![Bank, Payroll]
+        );
+        // A documents bucket adds uploads for both kinds of key.
+        assert_eq!(available(None, Mode::Live, true), vec![Document]);
+        assert_eq!(
+            available(Some(Bank), Mode::Test, true),
+            vec![Bank, Payroll, Document]
+        );
     }
 }

@@ -9,6 +9,9 @@ use crate::domain::{Status, Verification, format_ts};
 /// The verification as GET /verify shows it (contract §2.3), as seen at `now`.
 pub fn render_verification(v: &Verification, now: DateTime<Utc>) -> Value {
     let status = v.effective_status(now);
+    if let Some(erased_at) = v.erased_at {
+        return erased_view(v, status, erased_at);
+    }
     let mut data = json!({
         "verification_id": v.verification_id,
         "status": status.as_str(),
@@ -49,6 +52,25 @@ pub fn render_verification(v: &Verification, now: DateTime<Utc>) -> Value {
     data
 }
 
+/// An erased verification (`retention::erase`): the contract's shape, its strings that held
+/// personal data empty, the rent null, no report, and `erased_at`.
+fn erased_view(v: &Verification, status: Status, erased_at: DateTime<Utc>) -> Value {
+    let mut data = json!({
+        "verification_id": v.verification_id,
+        "status": status.as_str(),
+        "tenant": { "email": "", "name": "" },
+        "property": { "address": "", "monthly_rent": null },
+        "created_at": format_ts(v.created_at),
+        "completed_at": v.completed_at.map(format_ts),
+        "erased_at": format_ts(erased_at),
+    });
+    if let (Some(household_id), Some(role)) = (v.household_id, v.household_role) {
+        data["household_id"] = json!(household_id);
+        data["role"] = json!(role.as_str());
+    }
+    data
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,5 +107,15 @@ mod tests {
         assert_eq!(data["income_multiple"], 2.5);
         assert_eq!(data["consent"]["consent_version"], "2026-11-v1");
         assert_eq!(data["consent"]["consented_at"], format_ts(now));
+
+        let erased = crate::domain::retention::erase(&v, now);
+        let data = render_verification(&erased, now);
+        assert_eq!(data["tenant"], json!({ "email": "", "name": "" }));
+        assert_eq!(
+            data["property"],
+            json!({ "address": "", "monthly_rent": null })
+        );
+        assert_eq!(data["erased_at"], format_ts(now));
+        assert!(data.get("consent").is_none() && data.get("income_report").is_none());
     }
 }

@@ -10,6 +10,7 @@ use chrono::{DateTime, Duration, Utc};
 use phonenumber::country::Id as Region;
 use serde::{Deserialize, Serialize};
 
+use crate::domain::sms::SmsCountries;
 use crate::domain::{Status, Verification, format_ts};
 
 /// The region a number without a country code is read in, unless configured (`SMS_DEFAULT_REGION`).
@@ -49,15 +50,27 @@ impl Default for PhoneRegion {
     }
 }
 
+/// A valid `tenant_phone` of a country SMS may not go to (`SmsCountries`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CountryNotAllowed;
+
 /// Sets `sms_phone` (E.164) or `sms: unusable` from `tenant_phone`. An unusable number keeps the
-/// verification and its e-mail; it is only not texted.
-pub fn resolve_sms(input: &mut super::NewVerificationInput, region: PhoneRegion) {
+/// verification and its e-mail; it is only not texted. A valid number of a country outside
+/// `countries` is refused, so the caller learns at once that it would never be texted.
+pub fn resolve_sms(
+    input: &mut super::NewVerificationInput,
+    region: PhoneRegion,
+    countries: &SmsCountries,
+) -> Result<(), CountryNotAllowed> {
     if let Some(phone) = input.tenant_phone.as_deref() {
         input.sms_phone = normalise_phone(phone, region);
-        if input.sms_phone.is_none() {
-            input.sms = Some(SmsReach::Unusable);
+        match &input.sms_phone {
+            None => input.sms = Some(SmsReach::Unusable),
+            Some(e164) if !countries.allows(e164) => return Err(CountryNotAllowed),
+            Some(_) => {}
         }
     }
+    Ok(())
 }
 
 /// The number in E.164 (`+15550109999`) if it is a valid number, read in `region` when it has no
@@ -256,6 +269,35 @@ mod tests {
         assert_eq!(normalise_phone("000-000-0000", us), None);
         assert_eq!(normalise_phone("1234567", us), None);
         assert!(PhoneRegion::parse("XX").is_none());
+    }
+
+    #[test]
+    fn a_create_refuses_a_valid_number_of_a_country_sms_may_not_reach() {
+        let resolve = |phone: &str| {
+            let mut input = NewVerificationInput {
+                tenant_phone: Some(phone.into()),
+                ..Default::default()
+            };
+            let outcome = resolve_sms(&mut input, PhoneRegion::default(), &SmsCountries::default());
+            (outcome, input.sms_phone, input.sms)
+        };
+        // US, CA (read in the default region without a country code).
+        assert_eq!(
+            resolve("(415) 555-2671"),
+            (Ok(()), Some("+14155552671".into()), None)
+        );
+        assert_eq!(
+            resolve("+1 416 555 0123"),
+            (Ok(()), Some("+14165550123".into()), None)
+        );
+        // Jamaica shares +1; the United Kingdom has its own code: both refused.
+        assert_eq!(resolve("+1 876 555 0123").0, Err(CountryNotAllowed));
+        assert_eq!(resolve("+44 20 7946 0958").0, Err(CountryNotAllowed));
+        // No valid number: accepted, e-mail only, as before.
+        assert_eq!(
+            resolve("000-000-0000"),
+            (Ok(()), None, Some(SmsReach::Unusable))
+        );
     }
 
     #[test]

@@ -119,6 +119,14 @@ pub struct IncomeReport {
     /// sandbox scenarios there: invented data, never a deployed stack's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub local_sandbox: Option<bool>,
+    /// The uploaded documents behind a `document` report, each with its verdict and checks
+    /// (`docs/documents.md`); absent for a bank or payroll connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub documents: Option<Vec<crate::documents::record::ReportDocument>>,
+    /// True when a person should look at the documents: one is `edited`, or counted income rests
+    /// on an `undetermined` one. Absent without documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub needs_review: Option<bool>,
 }
 
 impl IncomeReport {
@@ -241,6 +249,8 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         methods_used: methods_used(income),
         provider_forecast_monthly_income: provider_forecast(income),
         local_sandbox: None,
+        documents: None,
+        needs_review: None,
     }
 }
 

@@ -22,9 +22,11 @@ pub use crate::handlers::cancel_verification::cancel_verification;
 pub use crate::handlers::create_verification::{
     MAX_BODY_BYTES, MAX_REPLAY_LINK_TOKENS, create_verification,
 };
+pub use crate::handlers::erase_verification_data::erase_verification_data;
 pub use crate::handlers::get_report::get_report;
 pub use crate::handlers::get_usage::get_usage;
 pub use crate::handlers::get_verification::get_verification;
+pub use crate::handlers::list_documents::list_documents;
 pub use crate::handlers::list_verifications::{
     DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET, list_verifications,
 };

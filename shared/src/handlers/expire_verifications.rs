@@ -1,7 +1,12 @@
-//! `expire-verifications`: each verification has an expiry marker item whose TTL is `expires_at`.
-//! When DynamoDB's TTL service deletes it, the stream's REMOVE record (identity: the DynamoDB
-//! service principal) arrives here and an open verification moves to expired with a conditional
-//! write, which in turn makes `publish-events` send `verification.expired`.
+//! `expire-verifications`: the TTL service's deletions of the markers in a verification's
+//! partition. Their stream REMOVE records (identity: the DynamoDB service principal) arrive here.
+//!
+//! - The expiry marker (TTL = `expires_at`): an open verification moves to expired with a
+//!   conditional write, which in turn makes `publish-events` send `verification.expired`. By then
+//!   every verification has closed, so its erasure is armed at the end of its account's
+//!   retention (`retention::arm_erasure_of`).
+//! - The erasure marker (TTL = the erasure's time): the verification's personal data is erased,
+//!   or the marker armed again when the account's retention changed (`retention`).
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
@@ -10,7 +15,8 @@ use uuid::Uuid;
 
 use crate::adapters::dynamo::schema;
 use crate::domain::Transition;
-use crate::ports::{Clock, StoreError, TransitionOutcome, VerificationStore};
+use crate::handlers::retention::{arm_erasure_of, erasure_marker_fired};
+use crate::ports::{Clock, ErasureStore, StoreError, TransitionOutcome, VerificationStore};
 
 /// The identity DynamoDB puts on the stream records of its TTL deletions.
 pub const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";
@@ -27,10 +33,17 @@ fn string_attr<'a>(item: &'a serde_dynamo::Item, name: &str) -> Option<&'a str> 
     }
 }
 
-/// The verification whose marker the TTL service removed; None for anything else (a person's
-/// delete, another item, another event). The template's filter does the same; this is the check
-/// that holds wherever the function is invoked from.
-pub fn expired_marker(record: &EventRecord) -> Option<Uuid> {
+/// Which marker the TTL service removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    Expiry,
+    Erasure,
+}
+
+/// The verification whose marker the TTL service removed, and which marker; None for anything
+/// else (a person's delete, another item, another event). The template's filter does the same;
+/// this is the check that holds wherever the function is invoked from.
+pub fn removed_marker(record: &EventRecord) -> Option<(Marker, Uuid)> {
     let by_ttl = record
         .user_identity
         .as_ref()
@@ -38,14 +51,16 @@ pub fn expired_marker(record: &EventRecord) -> Option<Uuid> {
     if record.event_name != "REMOVE" || !by_ttl {
         return None;
     }
-    if string_attr(&record.change.keys, schema::SK) != Some(schema::EXPIRY_SK) {
-        return None;
-    }
+    let marker = match string_attr(&record.change.keys, schema::SK)? {
+        schema::EXPIRY_SK => Marker::Expiry,
+        schema::ERASURE_SK => Marker::Erasure,
+        _ => return None,
+    };
     let pk = string_attr(&record.change.keys, schema::PK)?;
-    crate::adapters::dynamo::keys::verification_id(pk)
+    Some((marker, crate::adapters::dynamo::keys::verification_id(pk)?))
 }
 
-async fn expire<S: VerificationStore, C: Clock>(
+async fn expire<S: VerificationStore + ErasureStore, C: Clock>(
     deps: &ExpiryDeps<S, C>,
     id: Uuid,
 ) -> Result<(), StoreError> {
@@ -56,7 +71,7 @@ async fn expire<S: VerificationStore, C: Clock>(
             return Ok(());
         };
         if !v.status.is_open() {
-            return Ok(());
+            return arm_erasure_of(&deps.store, &v).await;
         }
         // TTL deletes late, never early; a marker gone before its time was not the clock's doing.
         if v.expires_at > now + Duration::minutes(1) {
@@ -64,9 +79,9 @@ async fn expire<S: VerificationStore, C: Clock>(
             return Ok(());
         }
         match deps.store.transition(&v, &Transition::Expire, now).await? {
-            TransitionOutcome::Applied(_) => {
+            TransitionOutcome::Applied(expired) => {
                 tracing::info!(verification_id = %id, "verification expired");
-                return Ok(());
+                return arm_erasure_of(&deps.store, &expired).await;
             }
             TransitionOutcome::Conflict(_) => continue,
         }
@@ -75,17 +90,21 @@ async fn expire<S: VerificationStore, C: Clock>(
 }
 
 /// Handles one batch of TTL REMOVE records.
-pub async fn expire_verifications<S: VerificationStore, C: Clock>(
+pub async fn expire_verifications<S: VerificationStore + ErasureStore, C: Clock>(
     deps: &ExpiryDeps<S, C>,
     event: Event,
 ) -> DynamoDbEventResponse {
     let mut response = DynamoDbEventResponse::default();
     for record in &event.records {
-        let Some(id) = expired_marker(record) else {
+        let Some((marker, id)) = removed_marker(record) else {
             continue;
         };
-        if let Err(e) = expire(deps, id).await {
-            tracing::error!(error = %e, verification_id = %id, "expiry failed");
+        let done = match marker {
+            Marker::Expiry => expire(deps, id).await,
+            Marker::Erasure => erasure_marker_fired(&deps.store, id, deps.clock.now()).await,
+        };
+        if let Err(e) = done {
+            tracing::error!(error = %e, verification_id = %id, ?marker, "marker's work failed");
             let mut failure = DynamoDbBatchItemFailure::default();
             failure.item_identifier = record.change.sequence_number.clone();
             response.batch_item_failures.push(failure);

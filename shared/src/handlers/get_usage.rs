@@ -1,9 +1,11 @@
 //! `get-usage`: GET /api/v1/usage. The plan, this month's verifications and the API allowance,
-//! matching the `X-RateLimit-*` headers of every answer.
+//! matching the `X-RateLimit-*` headers of every answer, and this month's SMS against the plan's
+//! allowance (the account's live texts, whichever key asks: test-mode texts are never counted).
 
 use serde_json::json;
 
 use crate::domain::metering::PresentedKey;
+use crate::domain::sms::{sms_allowance, sms_used};
 use crate::domain::{format_ts, usage_month};
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::auth::RateInfo;
@@ -27,6 +29,8 @@ pub async fn get_usage<S: MeterStore + VerificationStore, C: Clock>(
         let (stats, month) = fetched?;
         let rate = RateInfo::of(&caller.account, &caller.plan, now);
         let limit = caller.plan.verifications_per_month as u64;
+        let sms_limit = sms_allowance(Some(&caller.plan));
+        let sms_used = sms_used(&caller.account, now);
         Ok(ApiResponse::json(
             200,
             &json!({
@@ -44,6 +48,11 @@ pub async fn get_usage<S: MeterStore + VerificationStore, C: Clock>(
                         "requests_limit": rate.limit,
                         "requests_remaining": rate.remaining,
                         "resets_at": format_ts(rate.reset),
+                    },
+                    "sms": {
+                        "used_this_month": sms_used,
+                        "limit": sms_limit,
+                        "remaining": sms_limit.saturating_sub(sms_used),
                     },
                     "subscription": {
                         "status": caller.account.subscription_status.as_str(),

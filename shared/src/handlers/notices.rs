@@ -9,14 +9,15 @@
 
 use uuid::Uuid;
 
-use crate::config::TestModeDelivery;
-use crate::domain::Verification;
+use crate::config::{SmsBounds, TestModeDelivery};
 use crate::domain::reach::Message;
 use crate::domain::secrets::generate_link_token;
+use crate::domain::sms::{SMS_COUNTRY_NOT_ALLOWED, sms_allowance, sms_month};
 use crate::domain::tenant_link::tenant_link;
+use crate::domain::{Mode, Verification};
 use crate::ports::{
-    AccountStore, ClaimStart, Clock, MailError, MessageClaim, MessageClaimStore, Sms, StoreError,
-    TextError, Texter,
+    AccountStore, ClaimStart, Clock, MailError, MessageClaim, MessageClaimStore, Requester, Sms,
+    SmsAllowance, StoreError, TextError, Texter,
 };
 
 /// Tries of marking a sent message (an unmarked one may go out again once its lease runs out).
@@ -43,17 +44,23 @@ pub struct Texting<'a, S, T, C> {
     /// Base URL of the tenant page (links are `{base}/t/{id}/{token}`).
     pub public_base_url: &'a str,
     pub test_mode_delivery: TestModeDelivery,
+    /// The countries texts may go to, and the plans' monthly SMS allowances.
+    pub sms: &'a SmsBounds,
 }
 
-/// The landlord's name as the messages show it.
+/// Who asks the tenant: the landlord's name as the messages show it, and the plan its SMS
+/// allowance comes from (an account gone reads "A landlord", with no plan: no SMS).
 pub(crate) async fn requester<S: AccountStore>(
     store: &S,
     v: &Verification,
-) -> Result<String, StoreError> {
+) -> Result<Requester, StoreError> {
     Ok(store
-        .get_account_name(&v.account_id)
+        .get_requester(&v.account_id)
         .await?
-        .unwrap_or_else(|| "A landlord".to_string()))
+        .unwrap_or_else(|| Requester {
+            name: "A landlord".to_string(),
+            plan: String::new(),
+        }))
 }
 
 /// Marks a sent message, retrying a failed write a few times (short pauses: a throttled table).
@@ -79,13 +86,16 @@ pub(crate) async fn mark_sent<S: MessageClaimStore, C: Clock>(
 
 /// Sends one SMS notice of `v` once; `text` makes the message from the attempt's link. `Ok` when
 /// sent, sent before, not needed (no usable number, test mode suppressed, closed) or refused for
-/// good by SNS; `Err` when worth retrying (the claim is given back first). A claim another attempt
-/// holds is not done (that attempt may fail, or its release may have failed): `Held`, retried
-/// after the lease. So the SMS goes out once, unless a sender crashed between SNS taking it and
-/// its mark.
+/// good (by SNS, by the country list, by the account's monthly allowance); `Err` when worth
+/// retrying (the claim is given back first). A claim another attempt holds is not done (that
+/// attempt may fail, or its release may have failed): `Held`, retried after the lease. So the SMS
+/// goes out once, unless a sender crashed between SNS taking it and its mark.
+///
+/// A live SMS is counted in its claim's write against the allowance of the requester's plan; a
+/// test-mode one (sent only by a local stack) is never counted.
 pub async fn send_sms_notice<S, T, C>(
     texting: Texting<'_, S, T, C>,
-    v: &Verification,
+    (v, requester): (&Verification, &Requester),
     notice: &Message,
     text: impl FnOnce(&str) -> String,
 ) -> Result<(), ReachError>
@@ -104,8 +114,25 @@ where
     }
     let store = texting.store;
     let now = texting.clock.now();
+    // The list may have changed since the create accepted the number.
+    if !texting.sms.countries.allows(&to) {
+        tracing::warn!(verification_id = %id, notice = %notice.key(), "SMS country not allowed; the e-mail still reaches the tenant");
+        store
+            .refuse_message(id, notice, SMS_COUNTRY_NOT_ALLOWED, now)
+            .await?;
+        return Ok(());
+    }
+    let allowance = (v.mode == Mode::Live).then(|| SmsAllowance {
+        account_id: v.account_id.clone(),
+        month: sms_month(now),
+        limit: sms_allowance(texting.sms.plans.get(&requester.plan)),
+    });
     let (token, token_hash) = generate_link_token();
-    match store.claim_message(id, notice, &token_hash, now).await? {
+    let start = match &allowance {
+        Some(a) => (store.claim_counted_sms(id, notice, &token_hash, now, a)).await?,
+        None => store.claim_message(id, notice, &token_hash, now).await?,
+    };
+    match start {
         ClaimStart::Claimed => {}
         ClaimStart::Refused(MessageClaim::Held | MessageClaim::Claimed) => {
             tracing::info!(verification_id = %id, notice = %notice.key(), "SMS held by another attempt; retried after its lease");
@@ -141,7 +168,10 @@ where
             Ok(())
         }
         Err(transient) => {
-            release(store, id, notice).await;
+            match &allowance {
+                Some(a) => release_counted(store, id, notice, a).await,
+                None => release(store, id, notice).await,
+            }
             tracing::warn!(verification_id = %id, notice = %notice.key(), error = %transient, "SMS not sent; will retry");
             Err(ReachError::Text(transient))
         }
@@ -153,5 +183,17 @@ where
 pub(crate) async fn release<S: MessageClaimStore>(store: &S, id: Uuid, message: &Message) {
     if let Err(e) = store.release_message(id, message).await {
         tracing::warn!(verification_id = %id, message = %message.key(), error = %e, "message claim not released; its lease runs out");
+    }
+}
+
+/// `release` of a counted SMS: its count goes back with the claim, so a retry counts it once.
+async fn release_counted<S: MessageClaimStore>(
+    store: &S,
+    id: Uuid,
+    message: &Message,
+    allowance: &SmsAllowance,
+) {
+    if let Err(e) = store.release_counted_sms(id, message, allowance).await {
+        tracing::warn!(verification_id = %id, message = %message.key(), error = %e, "SMS claim not released; its lease runs out, and its count stands");
     }
 }

@@ -7,9 +7,10 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::config::TestModeDelivery;
+use crate::config::{SmsBounds, TestModeDelivery};
 use crate::domain::webhook::WebhookMessage;
 use crate::handlers::notices::{ReachError, Texting};
+use crate::handlers::tenant_portal::LiveProvider;
 use crate::handlers::webhook_archive;
 use crate::ports::{Clock, MailError, Queue, StoreError, WebhookHistoryStore};
 
@@ -25,6 +26,9 @@ pub struct OutboxDeps<S, M, T, R, Q, C> {
     pub queue: Q,
     /// The durable retry queue (work that failed, redone by `retry-events`).
     pub retry_queue: Q,
+    /// The income provider of live verifications, whose tenant users are closed once the report
+    /// is built or the verification ended (`provider_connection`).
+    pub provider: LiveProvider,
     pub clock: C,
     /// Base URL of the tenant page (links are `{base}/t/{id}/{token}`).
     pub public_base_url: String,
@@ -34,6 +38,8 @@ pub struct OutboxDeps<S, M, T, R, Q, C> {
     pub reminder_offsets: Vec<Duration>,
     /// `retry-events`' delay before each further attempt (seconds; the last value repeats).
     pub retry_backoff: Vec<u32>,
+    /// The countries texts may go to, and the plans' monthly SMS allowances.
+    pub sms: SmsBounds,
 }
 
 impl<S, M, T, R, Q, C> OutboxDeps<S, M, T, R, Q, C> {
@@ -45,6 +51,7 @@ impl<S, M, T, R, Q, C> OutboxDeps<S, M, T, R, Q, C> {
             clock: &self.clock,
             public_base_url: &self.public_base_url,
             test_mode_delivery: self.test_mode_delivery,
+            sms: &self.sms,
         }
     }
 }
@@ -62,6 +69,9 @@ pub enum OutboxError {
     /// An SMS or a reminder schedule.
     #[error(transparent)]
     Reach(#[from] ReachError),
+    /// The income provider (closing a tenant's user).
+    #[error("income provider: {0}")]
+    Provider(String),
 }
 
 /// Work that could not be done at once, as it waits on the retry queue.
@@ -88,6 +98,8 @@ pub enum RetryWork {
     /// Store this household's decision if every member is final (once; its stream record then
     /// sends `household.completed`).
     HouseholdDecision { household_id: Uuid },
+    /// Close the tenant's user at the income provider once the verification ended, then forget it.
+    CloseProviderUser { verification_id: Uuid },
 }
 
 impl RetryWork {
@@ -101,6 +113,7 @@ impl RetryWork {
             RetryWork::ResendInvite { .. } => "resend_invite",
             RetryWork::ResentSms { .. } => "resent_sms",
             RetryWork::HouseholdDecision { .. } => "household_decision",
+            RetryWork::CloseProviderUser { .. } => "close_provider_user",
         }
     }
 }

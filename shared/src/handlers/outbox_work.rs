@@ -16,21 +16,32 @@ use crate::handlers::household_completed::{household_completed_webhook, record_d
 use crate::handlers::outbox::{OutboxDeps, OutboxError, enqueue_webhook};
 pub use crate::handlers::outbox::{RetryMessage, RetryWork};
 use crate::handlers::tenant_email::{send_tenant_email, send_tenant_email_of};
-use crate::handlers::{reach_events, resend_invite, webhook_archive};
+use crate::handlers::{provider_connection, reach_events, resend_invite, webhook_archive};
 use crate::ports::{
-    AccountStore, Clock, HouseholdStore, Mailer, MessageClaimStore, Queue, Scheduler, Texter,
-    VerificationStore, WebhookHistoryStore,
+    AccountStore, Clock, ErasureStore, HouseholdStore, Mailer, MessageClaimStore, Queue, Scheduler,
+    Texter, VerificationStore, WebhookHistoryStore,
 };
 
 /// The store roles the outbox's pieces call, together: the verification and the account it
-/// reads, each message's claim, the webhook history, and a household's decision.
+/// reads, each message's claim, the webhook history, a household's decision, and forgetting a
+/// closed provider user.
 pub trait OutboxStore:
-    AccountStore + VerificationStore + HouseholdStore + MessageClaimStore + WebhookHistoryStore
+    AccountStore
+    + VerificationStore
+    + HouseholdStore
+    + MessageClaimStore
+    + WebhookHistoryStore
+    + ErasureStore
 {
 }
 
 impl<T> OutboxStore for T where
-    T: AccountStore + VerificationStore + HouseholdStore + MessageClaimStore + WebhookHistoryStore
+    T: AccountStore
+        + VerificationStore
+        + HouseholdStore
+        + MessageClaimStore
+        + WebhookHistoryStore
+        + ErasureStore
 {
 }
 
@@ -48,9 +59,17 @@ fn changed_at(v: &Verification) -> DateTime<Utc> {
 /// The webhook for a verification that just reached its status, if it has a `webhook_url`.
 /// Deterministic: a duplicate stream record produces the same message and `webhook-id`.
 pub fn webhook_message(v: &Verification) -> Option<WebhookMessage> {
+    message_of(v, webhook_event_type(v)?, changed_at(v))
+}
+
+/// `verification.erased`, for a verification whose personal data was just erased, if it has a
+/// `webhook_url`. Its body shows the verification as GET does after the erasure.
+pub fn erased_webhook_message(v: &Verification) -> Option<WebhookMessage> {
+    message_of(v, "verification.erased", v.erased_at?)
+}
+
+fn message_of(v: &Verification, kind: &str, at: DateTime<Utc>) -> Option<WebhookMessage> {
     let url = v.webhook_url.clone()?;
-    let kind = webhook_event_type(v)?;
-    let at = changed_at(v);
     let body = serde_json::json!({
         "type": kind,
         "timestamp": format_ts(at),
@@ -136,6 +155,13 @@ pub(crate) fn work_of(record: &EventRecord) -> Result<Vec<Piece>, OutboxError> {
             if let Some(work) = resend_work(&old, &new) {
                 return Ok(work);
             }
+            if old.erased_at.is_none() && new.erased_at.is_some() {
+                let message = erased_webhook_message(&new);
+                return Ok(message
+                    .map(|message| (RetryWork::Webhook { message }, None))
+                    .into_iter()
+                    .collect());
+            }
             if old.status == new.status {
                 return Ok(vec![]);
             }
@@ -148,6 +174,10 @@ pub(crate) fn work_of(record: &EventRecord) -> Result<Vec<Piece>, OutboxError> {
                 && !new.status.is_open()
             {
                 work.push((RetryWork::HouseholdDecision { household_id }, None));
+            }
+            // It ended with a user at the income provider: its bank connection is closed.
+            if let Some(work_piece) = provider_connection::close_work(&old, &new) {
+                work.push((work_piece, None));
             }
             Ok(work)
         }
@@ -237,5 +267,8 @@ where
             Ok(reach_events::resent_sms(deps, &v, *round).await?)
         }
         RetryWork::HouseholdDecision { household_id } => record_decision(deps, *household_id).await,
+        RetryWork::CloseProviderUser { verification_id } => {
+            provider_connection::close_user(deps, *verification_id).await
+        }
     }
 }

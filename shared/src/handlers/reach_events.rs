@@ -99,9 +99,9 @@ where
     if v.sms_phone.is_none() || !deps.test_mode_delivery.delivers(v.mode) {
         return Ok(());
     }
-    let name = requester(&deps.store, v).await?;
-    send_sms_notice(deps.texting(), v, notice, |link| {
-        invite_sms_text(v, &name, link)
+    let requester = requester(&deps.store, v).await?;
+    send_sms_notice(deps.texting(), (v, &requester), notice, |link| {
+        invite_sms_text(v, &requester.name, link)
     })
     .await
 }

@@ -118,7 +118,11 @@ async fn send_round<S: ResendStore, M: Mailer, T, R, Q: Queue, C: Clock>(
     }
     let requester = requester?;
     let link = tenant_link(&deps.public_base_url, id, &token);
-    match deps.mailer.send(&tenant_email(v, &requester, &link)).await {
+    match deps
+        .mailer
+        .send(&tenant_email(v, &requester.name, &link))
+        .await
+    {
         Ok(()) => {
             if let Err(e) = deps.store.mark_message_sent(id, &message, now).await {
                 tracing::error!(verification_id = %id, round, error = %e, "resent invite sent but not marked sent");
@@ -206,11 +210,13 @@ mod tests {
             scheduler: (),
             queue: recorder.clone(),
             retry_queue: recorder.clone(),
+            provider: crate::handlers::tenant_portal::LiveProvider::None,
             clock: ManualClock::at(created),
             public_base_url: "https://verify.example.com".into(),
             test_mode_delivery: TestModeDelivery::Suppress,
             reminder_offsets: vec![],
             retry_backoff: vec![60],
+            sms: Default::default(),
         };
         send_resent_invite(&deps, v.verification_id, 1, created)
             .await

@@ -20,7 +20,7 @@
 use chrono::Duration;
 use uuid::Uuid;
 
-use crate::config::TestModeDelivery;
+use crate::config::{SmsBounds, TestModeDelivery};
 use crate::domain::public_view::render_verification;
 use crate::domain::reach::{
     Message, ReminderPoint, expiry_phrase, property_phrase, reminder_sms_text,
@@ -54,6 +54,8 @@ pub struct ReachDeps<S, M, T, Q, C> {
     pub test_mode_delivery: TestModeDelivery,
     /// The reminder points, as durations before `expires_at` (a schedule names its point's label).
     pub reminder_offsets: Vec<Duration>,
+    /// The countries texts may go to, and the plans' monthly SMS allowances.
+    pub sms: SmsBounds,
 }
 
 impl<S, M, T, Q, C> ReachDeps<S, M, T, Q, C> {
@@ -70,6 +72,7 @@ impl<S, M, T, Q, C> ReachDeps<S, M, T, Q, C> {
             clock: &self.clock,
             public_base_url: &self.public_base_url,
             test_mode_delivery: self.test_mode_delivery,
+            sms: &self.sms,
         }
     }
 }
@@ -243,13 +246,14 @@ where
         tracing::info!(verification_id = %id, status = %v.effective_status(now).as_str(), "no reminder for this verification");
         return Ok(());
     }
-    let name = requester(&deps.store, &v).await?;
-    let email = Box::pin(send_reminder_email(deps, &v, point, &name)).await;
+    let requester = requester(&deps.store, &v).await?;
+    let name = &requester.name;
+    let email = Box::pin(send_reminder_email(deps, &v, point, name)).await;
     let sms = send_sms_notice(
         deps.texting(),
-        &v,
+        (&v, &requester),
         &Message::ReminderSms(point.label()),
-        |link| reminder_sms_text(&v, &name, link),
+        |link| reminder_sms_text(&v, name, link),
     )
     .await;
     email.and(sms)

@@ -141,7 +141,7 @@ where
         Ok(requester) => {
             let link = tenant_link(&deps.public_base_url, id, &token);
             deps.mailer
-                .send(&tenant_email(v, &requester, &link))
+                .send(&tenant_email(v, &requester.name, &link))
                 .await
                 .map_err(OutboxError::Mail)
         }

@@ -19,6 +19,8 @@
 //!
 //! The path carries the link token, so it is never logged; log lines name the verification id.
 
+mod actions;
+pub mod documents;
 pub mod live_provider;
 pub mod page;
 mod payroll_widget;
@@ -43,25 +45,37 @@ use crate::handlers::tenant_portal::page::{
 use crate::handlers::tenant_portal::reads::requester_name;
 use crate::http::{ApiRequest, ApiResponse, parse_query};
 use crate::ports::{
-    AccountStore, Clock, IncomeProvider, StoreError, TransitionOutcome, VerificationStore,
+    AccountStore, Clock, DocumentStore, IncomeProvider, StoreError, TransitionOutcome,
+    UploadSigner, VerificationStore,
 };
+use actions::{add_note, finish_documents, page_url, state_pay, with_documents};
+use documents::DocumentUploads;
 
 /// Version of the consent text below; recorded with the consent.
-pub const CONSENT_VERSION: &str = "2026-11-v1";
+pub const CONSENT_VERSION: &str = "2026-11-v2";
 const AGREE_NOTICE: &str = "Please tick the box to agree before continuing.";
 const SCENARIO_NOTICE: &str = "Please choose one of the options.";
 const CONSENT_TEXT: &str = "I agree that the income verification service may read the income \
-deposits of the account I connect (employer or payer names, amounts and pay frequency) and share \
-an income summary with the requester named above, for this rental application only. Account \
-numbers, balances and individual purchases are not shared.";
+deposits of the account I connect (employer or payer names, amounts and pay frequency), or the \
+documents I upload (pay stubs, bank statements, benefit letters) and the figures I type from \
+them, and share an income summary, with each document's checks, with the requester named \
+above, for this rental application only. The requester may download the documents I upload. \
+Account numbers, balances and individual purchases are not shared.";
+
+/// The table as the tenant page uses it: the verification, the landlord's name, the documents.
+pub trait PortalStore: AccountStore + VerificationStore + DocumentStore {}
+
+impl<T: AccountStore + VerificationStore + DocumentStore> PortalStore for T {}
 
 /// What the tenant page needs.
-pub struct PortalDeps<S, C, P> {
+pub struct PortalDeps<S, C, P, U> {
     pub store: S,
     pub clock: C,
     /// Income provider of live verifications (test verifications always use the sandbox).
     pub live_provider: P,
     pub sandbox: SandboxProvider,
+    /// "Upload documents" beside the bank (None: no documents bucket, the bank only).
+    pub uploads: Option<DocumentUploads<U>>,
 }
 
 #[derive(Debug)]
@@ -76,8 +90,8 @@ impl From<StoreError> for PageError {
 }
 
 /// Entry point of the `tenant-portal` function.
-pub async fn tenant_portal<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
-    deps: &PortalDeps<S, C, P>,
+pub async fn tenant_portal<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
     req: ApiRequest,
 ) -> ApiResponse {
     let span = tracing::info_span!("tenant_page", request_id = %req.request_id, method = %req.method, verification_id = tracing::field::Empty);
@@ -106,10 +120,14 @@ struct Visit<'a> {
     link: &'a str,
     now: DateTime<Utc>,
     request_id: &'a str,
+    /// The page's absolute URL (S3 sends the browser back to it after an upload).
+    page_url: String,
+    /// The object key S3 names when it sends the browser back after an upload.
+    uploaded: Option<&'a str>,
 }
 
-async fn handle<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
-    deps: &PortalDeps<S, C, P>,
+async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
     req: &ApiRequest,
 ) -> Result<ApiResponse, PageError> {
     // `{link}/report.pdf` is the tenant's copy of the report, behind the same token.
@@ -130,6 +148,8 @@ async fn handle<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider
         link,
         now: deps.clock.now(),
         request_id: &req.request_id,
+        page_url: page_url(deps, req, link),
+        uploaded: req.query.get("key").map(String::as_str),
     };
     if wants_pdf {
         return Ok(match req.method {
@@ -166,6 +186,8 @@ async fn handle<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider
                 Some("start") => start(deps, v, &visit).await,
                 Some("connect") => connect(deps, v, &form, &visit).await,
                 Some("note") => add_note(deps, v, &form, &visit).await,
+                Some("finish_documents") => finish_documents(deps, v, &visit).await,
+                Some("state_pay") => state_pay(deps, v, &form, &visit).await,
                 _ => Ok(page(
                     400,
                     "Unknown action",
@@ -185,18 +207,24 @@ async fn handle<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider
 }
 
 /// Whether the tenant picks a sandbox scenario: test mode, or the local stack's live sandbox.
-fn uses_scenarios<S, C, P: IncomeProvider>(deps: &PortalDeps<S, C, P>, v: &Verification) -> bool {
+fn uses_scenarios<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> bool {
     v.mode == Mode::Test || deps.live_provider.simulated()
 }
 
 /// Whether the consent step (which also prepares the provider's user) is still to be done.
-fn needs_consent<S, C, P: IncomeProvider>(deps: &PortalDeps<S, C, P>, v: &Verification) -> bool {
+fn needs_consent<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> bool {
     v.consented_at.is_none() || (!uses_scenarios(deps, v) && v.provider_user.is_none())
 }
 
 /// The page as the verification now is.
-async fn current_page<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
-    deps: &PortalDeps<S, C, P>,
+async fn current_page<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
     v: &Verification,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
@@ -205,8 +233,8 @@ async fn current_page<S: AccountStore + VerificationStore, C: Clock, P: IncomePr
 }
 
 /// The current page again with a notice, as a 400 (the tenant's form input was not usable).
-async fn refuse<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
-    deps: &PortalDeps<S, C, P>,
+async fn refuse<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
     v: &Verification,
     visit: &Visit<'_>,
     notice: &str,
@@ -221,8 +249,8 @@ async fn refuse<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider
 
 /// After a write that did not apply (a cancel, an expiry or another tab got there first): the page
 /// as it now is, never a success redirect.
-async fn after_conflict<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
-    deps: &PortalDeps<S, C, P>,
+async fn after_conflict<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
     fresh: Option<Verification>,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
@@ -233,8 +261,8 @@ async fn after_conflict<S: AccountStore + VerificationStore, C: Clock, P: Income
     }
 }
 
-async fn consent<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
-    deps: &PortalDeps<S, C, P>,
+async fn consent<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
     v: Verification,
     form: &std::collections::HashMap<String, String>,
     visit: &Visit<'_>,
@@ -272,8 +300,8 @@ async fn consent<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvide
     }
 }
 
-async fn connect<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
-    deps: &PortalDeps<S, C, P>,
+async fn connect<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
     v: Verification,
     form: &std::collections::HashMap<String, String>,
     visit: &Visit<'_>,
@@ -309,14 +337,13 @@ async fn connect<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvide
         let income = deps.live_provider.fetch_income(&v, user).await;
         (income, deps.live_provider.method())
     };
-    let served = routing::served(uses_scenarios(deps, &v), deps.live_provider.method());
     let local = v.mode == Mode::Live && deps.live_provider.simulated();
     let build = |income: &_| {
         let mut report = build_report_with(income, &RentTerms::from(&v));
         report.local_sandbox = local.then_some(true);
         report
     };
-    let routable = routing::routable(&v, &served);
+    let routable = routing::routable(deps, &v);
     let Some(transition) = routing::decide(&v, method, &routable, income, visit.now, build) else {
         return Ok(provider_down(visit.request_id));
     };
@@ -330,34 +357,11 @@ async fn connect<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvide
     }
 }
 
-/// The tenant's note on a completed verification: stored once (see `report_copy`).
-async fn add_note<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
-    deps: &PortalDeps<S, C, P>,
-    v: Verification,
-    form: &std::collections::HashMap<String, String>,
-    visit: &Visit<'_>,
-) -> Result<ApiResponse, PageError> {
-    if v.effective_status(visit.now) != Status::Completed || v.tenant_note.is_some() {
-        return current_page(deps, &v, visit).await;
-    }
-    let note = match report_copy::parse_note(form) {
-        Ok(note) => note,
-        Err(problem) => return refuse(deps, &v, visit, &problem.message()).await,
-    };
-    match deps.store.add_tenant_note(v.verification_id, &note).await? {
-        Some(_) => {
-            tracing::info!(chars = note.chars().count(), "tenant added a note");
-            Ok(see_other(visit.link))
-        }
-        None => {
-            let fresh = deps.store.get_verification(v.verification_id).await?;
-            after_conflict(deps, fresh, visit).await
-        }
-    }
-}
-
 /// The line at the top of a page whose income is not real.
-fn banner<S, C, P: IncomeProvider>(deps: &PortalDeps<S, C, P>, v: &Verification) -> &'static str {
+fn banner<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> &'static str {
     match v.mode {
         Mode::Test => r#"<p class="sandbox">Sandbox request: no real bank data is used.</p>"#,
         Mode::Live if deps.live_provider.simulated() => {
@@ -367,8 +371,8 @@ fn banner<S, C, P: IncomeProvider>(deps: &PortalDeps<S, C, P>, v: &Verification)
     }
 }
 
-async fn render<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
-    deps: &PortalDeps<S, C, P>,
+async fn render<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
     v: &Verification,
     requester: &str,
     visit: &Visit<'_>,
@@ -440,29 +444,33 @@ async fn render<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider
         Status::Pending | Status::InProgress if uses_scenarios(deps, v) => {
             let step = deps.sandbox.begin(v, None).await;
             let retry = routing::retry_notice(v);
-            connect_step(
+            let connect = connect_step(
                 step,
                 banner,
                 v,
                 visit.link,
                 &format!("{retry}{notice}{expiry}"),
                 request_id,
-            )
+            );
+            with_documents(deps, v, visit, connect).await
         }
-        Status::Pending | Status::InProgress => page(
-            200,
-            "Connect your income",
-            &start_body(&format!("{notice}{expiry}"), visit.link),
-            request_id,
-        ),
+        Status::Pending | Status::InProgress => {
+            let start = page(
+                200,
+                "Connect your income",
+                &start_body(&format!("{notice}{expiry}"), visit.link),
+                request_id,
+            );
+            with_documents(deps, v, visit, start).await
+        }
     };
     Ok(resp)
 }
 
 /// The tenant starts the connection: only now is the live provider asked for a link token (a
 /// fresh one each time: nothing stored, nothing that can go stale). Writes nothing.
-async fn start<S: AccountStore + VerificationStore, C: Clock, P: IncomeProvider>(
-    deps: &PortalDeps<S, C, P>,
+async fn start<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
     v: Verification,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {

@@ -17,8 +17,10 @@ use crate::domain::{
 };
 
 mod claims;
+mod erasure;
 mod meter;
 pub use claims::*;
+pub use erasure::*;
 pub use meter::*;
 
 /// A failure of the store. The text is for logs only (it never reaches a response body).
@@ -75,7 +77,7 @@ pub enum TransitionOutcome {
 #[derive(Debug, Clone, PartialEq)]
 pub enum LinkTokenOutcome {
     Added,
-    /// The verification does not exist.
+    /// The verification does not exist, or its personal data was erased (it binds no link).
     NotFound,
     /// Concurrent writers kept changing the tokens; nothing was written by this call.
     Contended,
@@ -105,6 +107,13 @@ impl WebhookSecrets {
     }
 }
 
+/// Who asks the tenant: the landlord's display name and plan (`AccountStore::get_requester`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Requester {
+    pub name: String,
+    pub plan: String,
+}
+
 /// Accounts: created by the admin tool, read by every authenticated request and every
 /// tenant page (the requester's name).
 pub trait AccountStore: Send + Sync {
@@ -120,6 +129,12 @@ pub trait AccountStore: Send + Sync {
         &self,
         account_id: &str,
     ) -> impl Future<Output = Result<Option<String>, StoreError>> + Send;
+    /// The account's display name and plan, and nothing else of it: what a sender of messages to
+    /// a tenant needs (the name for the text, the plan for its SMS allowance).
+    fn get_requester(
+        &self,
+        account_id: &str,
+    ) -> impl Future<Output = Result<Option<Requester>, StoreError>> + Send;
     /// Changes plan and/or subscription; false when the account does not exist.
     fn update_account(
         &self,
@@ -349,6 +364,7 @@ pub trait Store:
     + WebhookSecretStore
     + MessageClaimStore
     + WebhookHistoryStore
+    + ErasureStore
 {
 }
 
@@ -362,6 +378,7 @@ impl<T> Store for T where
         + WebhookSecretStore
         + MessageClaimStore
         + WebhookHistoryStore
+        + ErasureStore
 {
 }
 
@@ -369,7 +386,8 @@ impl<T> Store for T where
 /// (the local stack, the admin tool, tests): `use shared::ports::store::prelude::*;`.
 pub mod prelude {
     pub use super::{
-        AccountStore, ApiKeyStore, HouseholdStore, IdempotencyStore, MessageClaimStore, MeterStore,
-        Store, VerificationStore, WebhookHistoryStore, WebhookSecretStore,
+        AccountStore, ApiKeyStore, ErasureStore, HouseholdStore, IdempotencyStore,
+        MessageClaimStore, MeterStore, Store, VerificationStore, WebhookHistoryStore,
+        WebhookSecretStore,
     };
 }

@@ -69,6 +69,27 @@ fn assert_genuine_structure(a: &Analysis, producer: &str) {
     );
 }
 
+/// The bench's fixture (`make bench`, document analysis): a stub on two pages reads as one clean
+/// stub with its figures.
+#[test]
+fn a_stub_on_two_pages_is_one_clean_stub_with_its_figures() {
+    if !browser_available() {
+        return;
+    }
+    let stub = Stub::new("2026-10-16", 21);
+    let pdf = chromium_pdf("two_page_stub", &stub.two_page_adp_html());
+    let a = analyse(&pdf, Some("Jane Q. Doe")).unwrap();
+    assert_eq!(
+        (a.kind, a.verdict, a.pages),
+        (DocumentKind::PayStub, Verdict::Clean, 2)
+    );
+    let Fields::PayStub(fields) = &a.fields else {
+        panic!("{:?}", a.fields)
+    };
+    assert_eq!(fields.gross_cents, Some(stub.gross));
+    assert_eq!(fields.net_cents, Some(stub.net()));
+}
+
 #[test]
 fn genuine_stubs_of_four_layouts_and_two_producers_are_clean_with_every_figure() {
     if !browser_available() {

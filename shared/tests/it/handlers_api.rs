@@ -22,23 +22,25 @@ use shared::ports::StoreError;
 use shared::ports::store::prelude::*;
 use uuid::Uuid;
 
-const ACCOUNT: &str = "acct_memory";
+pub(crate) const ACCOUNT: &str = "acct_memory";
 
 fn settings() -> Settings {
     settings_with(Plans::new(vec![plan("pro", 5, 1000), plan("tiny", 100, 2)]))
 }
 
-struct Keys {
-    live: GeneratedKey,
-    test: GeneratedKey,
+pub(crate) struct Keys {
+    pub(crate) live: GeneratedKey,
+    pub(crate) test: GeneratedKey,
 }
 
 /// An account on `plan` with a key per mode.
 async fn seed<S: Store>(store: &S, plan: &str) -> Keys {
-    store
-        .put_account(&active_account(ACCOUNT, plan, now()))
-        .await
-        .unwrap();
+    seed_account(store, active_account(ACCOUNT, plan, now())).await
+}
+
+/// `account` with a key per mode.
+async fn seed_account<S: Store>(store: &S, account: shared::domain::Account) -> Keys {
+    store.put_account(&account).await.unwrap();
     let key = |mode, random: &str| account_key_from_random(ACCOUNT, mode, random).unwrap();
     let keys = Keys {
         live: key(Mode::Live, "MemoryLiveKeyHandlerTests00001"),
@@ -61,7 +63,7 @@ async fn seed<S: Store>(store: &S, plan: &str) -> Keys {
     keys
 }
 
-async fn deps_with<S: Store>(store: S, plan: &str) -> (ApiDeps<S, ManualClock>, Keys) {
+pub(crate) async fn deps_with<S: Store>(store: S, plan: &str) -> (ApiDeps<S, ManualClock>, Keys) {
     let keys = seed(&store, plan).await;
     (
         ApiDeps::new(store, ManualClock::at(now()), settings()),
@@ -80,13 +82,13 @@ fn post(key: &str, body: &Value) -> ApiRequest {
     anonymous_post(body).with_header("authorization", &format!("Bearer {key}"))
 }
 
-fn with_id(method: http::Method, key: &str, id: &str) -> ApiRequest {
+pub(crate) fn with_id(method: http::Method, key: &str, id: &str) -> ApiRequest {
     ApiRequest::new(method, &format!("/api/v1/verify?verification_id={id}"))
         .with_header("authorization", &format!("Bearer {key}"))
 }
 
 /// Status and `code` of an error answer.
-fn refusal(response: &ApiResponse) -> (u16, String) {
+pub(crate) fn refusal(response: &ApiResponse) -> (u16, String) {
     let body = body(response);
     assert_eq!(body["success"], false, "{body}");
     (
@@ -99,7 +101,7 @@ fn tenant() -> Value {
     json!({ "tenant_email": "tenant@example.com", "tenant_name": "Tess Tenant" })
 }
 
-async fn created_id<S: Store>(deps: &ApiDeps<S, ManualClock>, key: &str) -> Uuid {
+pub(crate) async fn created_id<S: Store>(deps: &ApiDeps<S, ManualClock>, key: &str) -> Uuid {
     let response = create_verification(deps, post(key, &tenant())).await;
     assert_eq!(response.status, 201, "{}", response.body);
     body(&response)["data"]["verification_id"]
@@ -573,7 +575,7 @@ async fn a_create_names_its_methods_and_unknown_or_unavailable_ones_are_named_ba
     settings.live_income = shared::config::LiveIncome::Argyle;
     let store = MemoryStore::new();
     let keys = seed(&store, "pro").await;
-    let deps = ApiDeps::new(store, ManualClock::at(now()), settings);
+    let deps = ApiDeps::new(store, ManualClock::at(now()), settings.clone());
     let with_methods = |methods: Value| {
         let mut b = tenant();
         b["methods"] = methods;
@@ -645,4 +647,119 @@ async fn a_create_names_its_methods_and_unknown_or_unavailable_ones_are_named_ba
             "{methods}: {detail}"
         );
     }
+    // A stack with a documents bucket offers uploads to both kinds of key.
+    let mut with_bucket = settings;
+    with_bucket.documents = true;
+    let store = MemoryStore::new();
+    let keys = seed(&store, "pro").await;
+    let deps = ApiDeps::new(store, ManualClock::at(now()), with_bucket);
+    for (key, methods) in [
+        (&keys.test.secret, json!(["payroll", "document"])),
+        (&keys.live.secret, json!(["document", "payroll"])),
+    ] {
+        let response = create_verification(&deps, post(key, &with_methods(methods.clone()))).await;
+        assert_eq!(response.status, 201, "{methods}: {}", response.body);
+        let id = body(&response)["data"]["verification_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let shown = get_verification(&deps, with_id(http::Method::GET, key, &id)).await;
+        assert_eq!(body(&shown)["data"]["methods"], methods);
+    }
+}
+
+#[tokio::test]
+async fn a_number_of_a_country_sms_may_not_reach_is_a_400_naming_tenant_phone() {
+    let store = MemoryStore::new();
+    let (deps, keys) = deps_with(store.clone(), "pro").await;
+    let key = &keys.live.secret;
+    let with_phone = |phone: &str| {
+        let mut body = tenant();
+        body["tenant_phone"] = json!(phone);
+        body
+    };
+    // The UK has its own code; Jamaica and the Dominican Republic share +1 with the US.
+    for phone in ["+44 20 7946 0958", "+1 876 555 0123", "+1 (809) 555-0123"] {
+        let response = create_verification(&deps, post(key, &with_phone(phone))).await;
+        assert_eq!(
+            refusal(&response),
+            (400, "validation_error".into()),
+            "{phone}"
+        );
+        let e = body(&response);
+        assert_eq!(e["details"][0]["field"], "tenant_phone", "{e}");
+        assert_eq!(e["details"][0]["code"], "country_not_allowed", "{e}");
+        let message = e["error"].as_str().unwrap();
+        assert!(
+            message.contains("US, CA"),
+            "the countries allowed: {message}"
+        );
+        let digits = phone.replace(|c: char| !c.is_ascii_digit(), "");
+        assert!(
+            !response.body.contains(&digits[digits.len() - 7..]),
+            "no number echoed"
+        );
+    }
+    assert!(
+        store.verifications().is_empty(),
+        "nothing written for a 400"
+    );
+    // A US and a Canadian number are texted; no valid number at all still goes by e-mail.
+    for (phone, sms) in [
+        ("(415) 555-2671", Some("+14155552671")),
+        ("+1 416 555 0123", Some("+14165550123")),
+        ("000-000-0000", None),
+    ] {
+        let response = create_verification(&deps, post(key, &with_phone(phone))).await;
+        assert_eq!(response.status, 201, "{phone}: {}", response.body);
+        let id: Uuid = body(&response)["data"]["verification_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let stored = store.get_verification(id).await.unwrap().unwrap();
+        assert_eq!(stored.sms_phone.as_deref(), sms, "{phone}");
+    }
+}
+
+/// `GET /api/v1/usage`'s `sms` for `key`.
+async fn sms_of(deps: &ApiDeps<MemoryStore, ManualClock>, key: &str) -> Value {
+    let request = ApiRequest::new(http::Method::GET, "/api/v1/usage")
+        .with_header("authorization", &format!("Bearer {key}"));
+    let response = shared::handlers::api::get_usage(deps, request).await;
+    assert_eq!(response.status, 200, "{}", response.body);
+    body(&response)["data"]["sms"].clone()
+}
+
+#[tokio::test]
+async fn usage_reports_the_months_sms_against_the_plans_allowance() {
+    let mut texting = plan("pro", 5, 1000);
+    texting.sms_per_month = 10;
+    let settings = settings_with(Plans::new(vec![texting]));
+    let fresh = MemoryStore::new();
+    let keys = seed(&fresh, "pro").await;
+    let deps = ApiDeps::new(fresh, ManualClock::at(now()), settings.clone());
+    assert_eq!(
+        sms_of(&deps, &keys.live.secret).await,
+        json!({"used_this_month": 0, "limit": 10, "remaining": 10})
+    );
+    // Seven texts this month, counted on the account: both keys see the account's figures.
+    let mut account = active_account(ACCOUNT, "pro", now());
+    account.sms_month = shared::domain::sms::sms_month(now());
+    account.sms_sent = 7;
+    let store = MemoryStore::new();
+    let keys = seed_account(&store, account).await;
+    let deps = ApiDeps::new(store.clone(), ManualClock::at(now()), settings.clone());
+    for key in [&keys.live.secret, &keys.test.secret] {
+        assert_eq!(
+            sms_of(&deps, key).await,
+            json!({"used_this_month": 7, "limit": 10, "remaining": 3})
+        );
+    }
+    // Last month's count is no count this month.
+    let next_month = ApiDeps::new(store, ManualClock::at(now() + Duration::days(31)), settings);
+    assert_eq!(
+        sms_of(&next_month, &keys.live.secret).await["used_this_month"],
+        0
+    );
 }

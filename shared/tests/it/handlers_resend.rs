@@ -57,11 +57,14 @@ async fn deps() -> (
             verifications_per_month: 50,
             api_requests_per_day: 1000,
             api_access: true,
+            sms_per_month: 0,
         }]),
         local_webhook_origins: Default::default(),
         verification_lifetime: Duration::days(7),
         live_income: LiveIncome::LocalSandbox,
         sms_region: Default::default(),
+        sms_countries: Default::default(),
+        documents: false,
     };
     (
         ApiDeps::new(store, ManualClock::at(start()), settings),

@@ -454,3 +454,26 @@ async fn a_member_completed_while_the_household_is_cancelled_stays_completed() {
             .all(|v| v.status == Status::Completed && v.cancelled_at.is_none())
     );
 }
+
+#[tokio::test]
+async fn a_member_number_of_a_country_sms_may_not_reach_is_a_400_naming_the_member() {
+    let store = MemoryStore::new();
+    let (deps, key) = deps(store.clone()).await;
+    let mut body_ = household("phones", &["applicant", "guarantor"]);
+    body_["members"][0]["tenant_phone"] = json!("(415) 555-2671");
+    body_["members"][1]["tenant_phone"] = json!("+1 876 555 0123");
+    let r = create_household(&deps, post(&key, &body_)).await;
+    let e = body(&r);
+    assert_eq!(
+        (r.status, e["code"].clone()),
+        (400, json!("validation_error")),
+        "{e}"
+    );
+    assert_eq!(e["details"].as_array().unwrap().len(), 1, "{e}");
+    assert_eq!(e["details"][0]["field"], "members[1].tenant_phone", "{e}");
+    assert_eq!(e["details"][0]["code"], "country_not_allowed", "{e}");
+    assert!(store.verifications().is_empty(), "no household written");
+    body_["members"][1]["tenant_phone"] = json!("+1 416 555 0123");
+    let r = create_household(&deps, post(&key, &body_)).await;
+    assert_eq!(r.status, 201, "{}", r.body);
+}

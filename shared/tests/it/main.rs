@@ -7,6 +7,8 @@ mod support;
 
 mod argyle;
 mod documents;
+mod documents_flow;
+mod erasure;
 mod handlers_api;
 mod handlers_resend;
 mod households_api;

@@ -31,6 +31,7 @@ const INVALID_API_KEYS: &str = include_str!("../fixtures/plaid/error_invalid_api
 const ITEM_LOGIN_REQUIRED: &str = include_str!("../fixtures/plaid/error_item_login_required.json");
 const INTERNAL_SERVER_ERROR: &str =
     include_str!("../fixtures/plaid/error_internal_server_error.json");
+const USER_REMOVE: &str = include_str!("../fixtures/plaid/user_remove.json");
 
 // ---- A fake Plaid ------------------------------------------------------------------------------
 

@@ -7,11 +7,12 @@ use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use shared::adapters::sandbox::SandboxProvider;
-use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
+use shared::adapters::testing::{ExampleSigner, ManualClock, MemoryStore, active_account};
 use shared::domain::income::ProviderIncome;
 use shared::domain::report::build_report;
 use shared::domain::secrets::generate_link_token;
 use shared::domain::{Mode, NewVerificationInput, Status, VERIFICATION_LIFETIME, Verification};
+use shared::handlers::tenant_portal::documents::DocumentUploads;
 use shared::handlers::tenant_portal::{PortalDeps, tenant_portal};
 use shared::http::ApiRequest;
 use shared::ports::store::prelude::*;
@@ -120,6 +121,12 @@ async fn no_get_of_a_tenant_page_calls_the_provider_and_starting_the_connection_
         clock: ManualClock::at(created() + Duration::minutes(5)),
         live_provider: provider.clone(),
         sandbox: SandboxProvider,
+        uploads: Some(DocumentUploads {
+            signer: ExampleSigner {
+                bucket: "docs".into(),
+            },
+            base_url: None,
+        }),
     };
     let (token, token_hash) = generate_link_token();
     let all = verifications(&token_hash);

@@ -31,6 +31,8 @@ use shared::ports::{
     Sms, StoreError, TextError, Texter,
 };
 mod invite_sms;
+mod provider_close;
+mod sms_bounds;
 
 const ACCOUNT: &str = "acct_reach";
 
@@ -135,6 +137,7 @@ async fn setup(input: NewVerificationInput, mode: Mode) -> (Deps, Outbox, Verifi
         public_base_url: "https://verify.example.com".into(),
         test_mode_delivery: TestModeDelivery::Suppress,
         reminder_offsets: DEFAULT_REMINDER_OFFSETS.to_vec(),
+        sms: Default::default(),
     };
     (deps, outbox, v)
 }
@@ -149,11 +152,13 @@ fn outbox_deps(deps: &Deps, outbox: &Outbox, retries: &Outbox) -> Publish {
         scheduler: outbox.clone(),
         queue: outbox.clone(),
         retry_queue: retries.clone(),
+        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
         clock: deps.clock.clone(),
         public_base_url: deps.public_base_url.clone(),
         test_mode_delivery: deps.test_mode_delivery,
         reminder_offsets: deps.reminder_offsets.clone(),
         retry_backoff: vec![60],
+        sms: Default::default(),
     }
 }
 
@@ -343,6 +348,7 @@ async fn a_reminders_webhook_is_stored_before_it_is_queued_and_a_failed_store_is
         public_base_url: deps.public_base_url.clone(),
         test_mode_delivery: deps.test_mode_delivery,
         reminder_offsets: deps.reminder_offsets.clone(),
+        sms: Default::default(),
     };
     // The e-mail goes out, but its event cannot be stored: not queued unstored, and the
     // invocation fails so that Lambda retries it.
@@ -453,6 +459,7 @@ fn faulty(deps: &Deps, outbox: &Outbox, faults: &ArmedFaults) -> FaultyDeps {
         public_base_url: deps.public_base_url.clone(),
         test_mode_delivery: deps.test_mode_delivery,
         reminder_offsets: deps.reminder_offsets.clone(),
+        sms: Default::default(),
     }
 }
 

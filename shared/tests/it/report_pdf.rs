@@ -148,7 +148,7 @@ async fn completed_with(f: &Fixture, scenario: &str, extra: Value) -> Uuid {
     id
 }
 
-fn artifacts_dir() -> PathBuf {
+pub(crate) fn artifacts_dir() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
@@ -158,7 +158,7 @@ fn artifacts_dir() -> PathBuf {
 }
 
 /// The PDF's text as poppler reads it (layout kept, so a label and its value share a line).
-fn pdf_text(pdf: &Path) -> String {
+pub(crate) fn pdf_text(pdf: &Path) -> String {
     let out = Command::new("pdftotext")
         .args(["-layout", "-enc", "UTF-8"])
         .arg(pdf)
@@ -190,7 +190,7 @@ fn render_first_page(pdf: &Path) -> PathBuf {
 }
 
 /// Collapses runs of spaces, so layout columns don't matter to the assertions.
-fn squeeze(text: &str) -> String {
+pub(crate) fn squeeze(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

@@ -19,6 +19,7 @@ pub fn plan(name: &str, verifications_per_month: u32, api_requests_per_day: u32)
         verifications_per_month,
         api_requests_per_day,
         api_access: true,
+        sms_per_month: 0,
     }
 }
 
@@ -32,6 +33,8 @@ pub fn settings_with(plans: Plans) -> Settings {
         verification_lifetime: Duration::days(7),
         live_income: LiveIncome::LocalSandbox,
         sms_region: Default::default(),
+        sms_countries: Default::default(),
+        documents: false,
     }
 }
 

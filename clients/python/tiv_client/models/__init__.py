@@ -5,6 +5,8 @@ from .bad_request_cancel_error import BadRequestCancelError
 from .bad_request_cancel_error_code import BadRequestCancelErrorCode
 from .bad_request_create_error import BadRequestCreateError
 from .bad_request_create_error_code import BadRequestCreateErrorCode
+from .bad_request_erase_error import BadRequestEraseError
+from .bad_request_erase_error_code import BadRequestEraseErrorCode
 from .bad_request_query_error import BadRequestQueryError
 from .bad_request_query_error_code import BadRequestQueryErrorCode
 from .bad_request_resend_error import BadRequestResendError
@@ -34,6 +36,10 @@ from .create_verification_response import CreateVerificationResponse
 from .create_verification_response_data import CreateVerificationResponseData
 from .deliveries_subject import DeliveriesSubject
 from .delivery_error import DeliveryError
+from .document_check import DocumentCheck
+from .document_check_result import DocumentCheckResult
+from .erase_verification_data_response import EraseVerificationDataResponse
+from .erase_verification_data_response_data import EraseVerificationDataResponseData
 from .error import Error
 from .error_code import ErrorCode
 from .excluded_source import ExcludedSource
@@ -64,6 +70,8 @@ from .income_source_amounts_basis import IncomeSourceAmountsBasis
 from .income_source_reason import IncomeSourceReason
 from .internal_server_error import InternalServerError
 from .internal_server_error_code import InternalServerErrorCode
+from .list_documents_response import ListDocumentsResponse
+from .list_documents_response_data import ListDocumentsResponseData
 from .list_verifications_response import ListVerificationsResponse
 from .list_webhook_deliveries_response import ListWebhookDeliveriesResponse
 from .member_outcome import MemberOutcome
@@ -86,6 +94,9 @@ from .rate_limited_error_code import RateLimitedErrorCode
 from .redeliver_webhook_response import RedeliverWebhookResponse
 from .redelivered_household_event import RedeliveredHouseholdEvent
 from .redelivered_verification_event import RedeliveredVerificationEvent
+from .report_document import ReportDocument
+from .report_document_kind import ReportDocumentKind
+from .report_document_verdict import ReportDocumentVerdict
 from .report_not_ready_error import ReportNotReadyError
 from .report_not_ready_error_code import ReportNotReadyErrorCode
 from .resend_limited_error import ResendLimitedError
@@ -106,9 +117,14 @@ from .unauthorized_error import UnauthorizedError
 from .unauthorized_error_code import UnauthorizedErrorCode
 from .unsupported_media_type_error import UnsupportedMediaTypeError
 from .unsupported_media_type_error_code import UnsupportedMediaTypeErrorCode
+from .uploaded_document import UploadedDocument
+from .uploaded_document_kind import UploadedDocumentKind
+from .uploaded_document_state import UploadedDocumentState
+from .uploaded_document_verdict import UploadedDocumentVerdict
 from .usage import Usage
 from .usage_api import UsageApi
 from .usage_response import UsageResponse
+from .usage_sms import UsageSms
 from .usage_subscription import UsageSubscription
 from .usage_subscription_status import UsageSubscriptionStatus
 from .usage_verifications import UsageVerifications
@@ -125,6 +141,8 @@ from .webhook_completed_data import WebhookCompletedData
 from .webhook_completed_data_status import WebhookCompletedDataStatus
 from .webhook_delivery_attempt import WebhookDeliveryAttempt
 from .webhook_delivery_attempt_outcome import WebhookDeliveryAttemptOutcome
+from .webhook_erased import WebhookErased
+from .webhook_erased_data import WebhookErasedData
 from .webhook_expired import WebhookExpired
 from .webhook_expired_data import WebhookExpiredData
 from .webhook_expired_data_status import WebhookExpiredDataStatus
@@ -149,6 +167,8 @@ __all__ = (
     "BadRequestCancelErrorCode",
     "BadRequestCreateError",
     "BadRequestCreateErrorCode",
+    "BadRequestEraseError",
+    "BadRequestEraseErrorCode",
     "BadRequestQueryError",
     "BadRequestQueryErrorCode",
     "BadRequestResendError",
@@ -172,6 +192,10 @@ __all__ = (
     "CreateVerificationResponseData",
     "DeliveriesSubject",
     "DeliveryError",
+    "DocumentCheck",
+    "DocumentCheckResult",
+    "EraseVerificationDataResponse",
+    "EraseVerificationDataResponseData",
     "Error",
     "ErrorCode",
     "ExcludedSource",
@@ -202,6 +226,8 @@ __all__ = (
     "IncomeSourceReason",
     "InternalServerError",
     "InternalServerErrorCode",
+    "ListDocumentsResponse",
+    "ListDocumentsResponseData",
     "ListVerificationsResponse",
     "ListWebhookDeliveriesResponse",
     "MemberOutcome",
@@ -224,6 +250,9 @@ __all__ = (
     "RedeliverWebhookResponse",
     "RedeliveredHouseholdEvent",
     "RedeliveredVerificationEvent",
+    "ReportDocument",
+    "ReportDocumentKind",
+    "ReportDocumentVerdict",
     "ReportNotReadyError",
     "ReportNotReadyErrorCode",
     "ResendLimitedError",
@@ -244,9 +273,14 @@ __all__ = (
     "UnauthorizedErrorCode",
     "UnsupportedMediaTypeError",
     "UnsupportedMediaTypeErrorCode",
+    "UploadedDocument",
+    "UploadedDocumentKind",
+    "UploadedDocumentState",
+    "UploadedDocumentVerdict",
     "Usage",
     "UsageApi",
     "UsageResponse",
+    "UsageSms",
     "UsageSubscription",
     "UsageSubscriptionStatus",
     "UsageVerifications",
@@ -263,6 +297,8 @@ __all__ = (
     "WebhookCompletedDataStatus",
     "WebhookDeliveryAttempt",
     "WebhookDeliveryAttemptOutcome",
+    "WebhookErased",
+    "WebhookErasedData",
     "WebhookExpired",
     "WebhookExpiredData",
     "WebhookExpiredDataStatus",

@@ -3,6 +3,7 @@ from enum import StrEnum
 
 class ConfidenceFactorFactor(StrEnum):
     DECLINING = "declining"
+    DOCUMENTS = "documents"
     EXCLUDED = "excluded"
     FEW_PAYMENTS = "few_payments"
     HISTORY = "history"

@@ -27,7 +27,11 @@ class CreateVerificationRequest:
             starts with `+` and a country code), the invite and the reminders also go by SMS
             (E.164, with "Reply STOP to opt out."). A number that passes this check but is no
             valid number is kept and not texted: the verification and its e-mail go ahead.
-            Test keys never send an SMS from a deployed stack.
+            A valid number of a country the service does not text (by default it texts the US
+            and Canada only, told apart from the other +1 countries by area code) is refused
+            with `validation_error`, code `country_not_allowed`, whose message lists the
+            countries. Texts also stop when the plan's monthly SMS allowance is used up; the
+            e-mail still goes. Test keys never send an SMS from a deployed stack.
         reminders (bool | None | Unset): Reminders to the tenant (e-mail, and SMS with a usable `tenant_phone`) 72 h and
             24 h
             before `expires_at` while the verification is `pending` or `in_progress`; default

@@ -3,6 +3,7 @@ from enum import StrEnum
 
 class FieldErrorCode(StrEnum):
     APPLICANT_REQUIRED = "applicant_required"
+    COUNTRY_NOT_ALLOWED = "country_not_allowed"
     DUPLICATE = "duplicate"
     INVALID = "invalid"
     INVALID_TYPE = "invalid_type"

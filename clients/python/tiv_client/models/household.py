@@ -24,7 +24,8 @@ class Household:
     Attributes:
         household_id (UUID):
         status (HouseholdStatus):
-        property_ (Property):
+        property_ (Property): Once the verification's personal data is erased, `address` is empty and `monthly_rent`
+            null.
         income_multiple (float | None):
         guarantor_multiple (float | None):
         created_at (datetime.datetime): RFC 3339 UTC with milliseconds and Z.

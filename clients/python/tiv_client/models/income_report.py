@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ..models.excluded_source import ExcludedSource
     from ..models.income_source import IncomeSource
     from ..models.method_attempt import MethodAttempt
+    from ..models.report_document import ReportDocument
     from ..models.stability import Stability
 
 
@@ -41,7 +42,8 @@ class IncomeReport:
                 (payroll 0.95, bank 0.90, document 0.70, weighted by income), the provider's own
                 confidence, history (0.7 + 0.3 x months observed / 12), fewer than three payments
                 (1 - 0.15 x their share of income), irregular income (1 - 0.10 x its share), a
-                declining trend (0.90) and any source not counted (0.95). 0 without income.
+                declining trend (0.90), any source not counted (0.95) and, for documents, counted
+                income that rests on an undetermined document (0.80). 0 without income.
             rent_to_income_ratio (float | None): monthly_rent / total_monthly_income, 4 decimals; null without monthly_rent
                 or without
                 income. With `rent_subsidy_monthly`, the tenant's portion (rent minus subsidy) takes the
@@ -77,6 +79,13 @@ class IncomeReport:
                 the order first seen; `verification_method` is the one behind most of the counted income.
             provider_forecast_monthly_income (float | Unset): The provider's own forecast of the monthly income of the
                 sources it forecast (Plaid Check's Income Insights), beside `total_monthly_income`, which the income rules make.
+            documents (list[ReportDocument] | Unset): Present when the tenant finished with uploaded documents
+                (`verification_method`
+                `document`): each document with its verdict and every check, in upload order.
+                docs/documents.md states the checks and the verdict rule.
+            needs_review (bool | Unset): Present with `documents`. True when a document is `edited`, or counted income rests
+                on an `undetermined` document (a photo whose figures the tenant typed, a file the
+                analysis could not finish): a person should look at the originals.
             local_sandbox (bool | Unset): Present only on the local development stack (`make dev`), on a live verification
                 whose
                 income came from its sandbox scenarios: invented data. A deployed service never has it.
@@ -100,6 +109,8 @@ class IncomeReport:
     attempts: list[MethodAttempt] | Unset = UNSET
     methods_used: list[VerificationMethodName] | Unset = UNSET
     provider_forecast_monthly_income: float | Unset = UNSET
+    documents: list[ReportDocument] | Unset = UNSET
+    needs_review: bool | Unset = UNSET
     local_sandbox: bool | Unset = UNSET
     tenant_note: str | Unset = UNSET
 
@@ -161,6 +172,15 @@ class IncomeReport:
 
         provider_forecast_monthly_income = self.provider_forecast_monthly_income
 
+        documents: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.documents, Unset):
+            documents = []
+            for documents_item_data in self.documents:
+                documents_item = documents_item_data.to_dict()
+                documents.append(documents_item)
+
+        needs_review = self.needs_review
+
         local_sandbox = self.local_sandbox
 
         tenant_note = self.tenant_note
@@ -194,6 +214,10 @@ class IncomeReport:
             field_dict["provider_forecast_monthly_income"] = (
                 provider_forecast_monthly_income
             )
+        if documents is not UNSET:
+            field_dict["documents"] = documents
+        if needs_review is not UNSET:
+            field_dict["needs_review"] = needs_review
         if local_sandbox is not UNSET:
             field_dict["local_sandbox"] = local_sandbox
         if tenant_note is not UNSET:
@@ -208,6 +232,7 @@ class IncomeReport:
         from ..models.excluded_source import ExcludedSource
         from ..models.income_source import IncomeSource
         from ..models.method_attempt import MethodAttempt
+        from ..models.report_document import ReportDocument
         from ..models.stability import Stability
 
         d = dict(src_dict)
@@ -301,6 +326,17 @@ class IncomeReport:
             "provider_forecast_monthly_income", UNSET
         )
 
+        _documents = d.pop("documents", UNSET)
+        documents: list[ReportDocument] | Unset = UNSET
+        if _documents is not UNSET:
+            documents = []
+            for documents_item_data in _documents:
+                documents_item = ReportDocument.from_dict(documents_item_data)
+
+                documents.append(documents_item)
+
+        needs_review = d.pop("needs_review", UNSET)
+
         local_sandbox = d.pop("local_sandbox", UNSET)
 
         tenant_note = d.pop("tenant_note", UNSET)
@@ -321,6 +357,8 @@ class IncomeReport:
             attempts=attempts,
             methods_used=methods_used,
             provider_forecast_monthly_income=provider_forecast_monthly_income,
+            documents=documents,
+            needs_review=needs_review,
             local_sandbox=local_sandbox,
             tenant_note=tenant_note,
         )

@@ -12,7 +12,8 @@ T = TypeVar("T", bound="Property")
 
 @_attrs_define
 class Property:
-    """
+    """Once the verification's personal data is erased, `address` is empty and `monthly_rent` null.
+
     Attributes:
         address (None | str):
         monthly_rent (float | None):

@@ -10,9 +10,10 @@ T = TypeVar("T", bound="Tenant")
 
 @_attrs_define
 class Tenant:
-    """
+    """Its strings are empty once the verification's personal data is erased (`erased_at`).
+
     Attributes:
-        email (str):
+        email (str): The tenant's e-mail address; empty once erased.
         name (None | str):
     """
 

@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 
 if TYPE_CHECKING:
     from ..models.usage_api import UsageApi
+    from ..models.usage_sms import UsageSms
     from ..models.usage_subscription import UsageSubscription
     from ..models.usage_verifications import UsageVerifications
 
@@ -22,12 +23,16 @@ class Usage:
         verifications (UsageVerifications): Counts for the key's mode (a test key sees its test verifications, which are
             never charged against the live allowance); the month is the UTC calendar month.
         api (UsageApi):
+        sms (UsageSms): Texts to tenants this UTC month against the plan's monthly SMS allowance. They are the account's
+            live texts, whichever key asks: test-mode texts are never counted. A text refused because the allowance was used
+            up is not counted, and the e-mail still goes.
         subscription (UsageSubscription):
     """
 
     plan: str
     verifications: UsageVerifications
     api: UsageApi
+    sms: UsageSms
     subscription: UsageSubscription
 
     def to_dict(self) -> dict[str, Any]:
@@ -36,6 +41,8 @@ class Usage:
         verifications = self.verifications.to_dict()
 
         api = self.api.to_dict()
+
+        sms = self.sms.to_dict()
 
         subscription = self.subscription.to_dict()
 
@@ -46,6 +53,7 @@ class Usage:
                 "plan": plan,
                 "verifications": verifications,
                 "api": api,
+                "sms": sms,
                 "subscription": subscription,
             }
         )
@@ -55,6 +63,7 @@ class Usage:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.usage_api import UsageApi
+        from ..models.usage_sms import UsageSms
         from ..models.usage_subscription import UsageSubscription
         from ..models.usage_verifications import UsageVerifications
 
@@ -65,12 +74,15 @@ class Usage:
 
         api = UsageApi.from_dict(d.pop("api"))
 
+        sms = UsageSms.from_dict(d.pop("sms"))
+
         subscription = UsageSubscription.from_dict(d.pop("subscription"))
 
         usage = cls(
             plan=plan,
             verifications=verifications,
             api=api,
+            sms=sms,
             subscription=subscription,
         )
 

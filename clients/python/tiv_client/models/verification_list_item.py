@@ -23,7 +23,7 @@ class VerificationListItem:
     """
     Attributes:
         id (UUID): UUID v4.
-        tenant_email (str):
+        tenant_email (str): The tenant's e-mail address; empty once the verification's personal data is erased.
         tenant_name (None | str):
         property_address (None | str):
         monthly_rent (float | None):

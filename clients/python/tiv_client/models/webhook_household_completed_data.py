@@ -28,7 +28,8 @@ class WebhookHouseholdCompletedData:
     Attributes:
         household_id (UUID):
         status (Literal['decided']):
-        property_ (Property):
+        property_ (Property): Once the verification's personal data is erased, `address` is empty and `monthly_rent`
+            null.
         decided_at (datetime.datetime): RFC 3339 UTC with milliseconds and Z.
         decision (HouseholdDecision): Exact arithmetic in cents. `applicants_meet_requirement`: the completed
             applicants'

@@ -29,8 +29,9 @@ class WebhookReminderSentData:
     Attributes:
         verification_id (UUID): UUID v4.
         status (WebhookReminderSentDataStatus): `expired` also covers cancelled verifications.
-        tenant (Tenant):
-        property_ (Property):
+        tenant (Tenant): Its strings are empty once the verification's personal data is erased (`erased_at`).
+        property_ (Property): Once the verification's personal data is erased, `address` is empty and `monthly_rent`
+            null.
         created_at (datetime.datetime): RFC 3339 UTC with milliseconds and Z.
         completed_at (datetime.datetime | None):
         income_report (IncomeReport | Unset): Current monthly income, built by one set of income rules from each
@@ -46,6 +47,7 @@ class WebhookReminderSentData:
         role (MemberRole | Unset): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.
         methods (list[VerificationMethodName] | Unset): Additive. The methods the create named, in order; absent when it
             named none.
+        erased_at (datetime.datetime | Unset): RFC 3339 UTC with milliseconds and Z.
     """
 
     verification_id: UUID
@@ -60,6 +62,7 @@ class WebhookReminderSentData:
     household_id: UUID | Unset = UNSET
     role: MemberRole | Unset = UNSET
     methods: list[VerificationMethodName] | Unset = UNSET
+    erased_at: datetime.datetime | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -104,6 +107,10 @@ class WebhookReminderSentData:
                 methods_item = methods_item_data.value
                 methods.append(methods_item)
 
+        erased_at: str | Unset = UNSET
+        if not isinstance(self.erased_at, Unset):
+            erased_at = self.erased_at.isoformat()
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -128,6 +135,8 @@ class WebhookReminderSentData:
             field_dict["role"] = role
         if methods is not UNSET:
             field_dict["methods"] = methods
+        if erased_at is not UNSET:
+            field_dict["erased_at"] = erased_at
 
         return field_dict
 
@@ -205,6 +214,13 @@ class WebhookReminderSentData:
 
                 methods.append(methods_item)
 
+        _erased_at = d.pop("erased_at", UNSET)
+        erased_at: datetime.datetime | Unset
+        if isinstance(_erased_at, Unset):
+            erased_at = UNSET
+        else:
+            erased_at = datetime.datetime.fromisoformat(_erased_at)
+
         webhook_reminder_sent_data = cls(
             verification_id=verification_id,
             status=status,
@@ -218,6 +234,7 @@ class WebhookReminderSentData:
             household_id=household_id,
             role=role,
             methods=methods,
+            erased_at=erased_at,
         )
 
         webhook_reminder_sent_data.additional_properties = d

@@ -2,6 +2,7 @@
 
 mod income_report;
 mod methods;
+mod retention;
 
 use admin::{Command, KeyMode, run};
 use chrono::Utc;

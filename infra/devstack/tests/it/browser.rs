@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use common::{TestEnv, artifacts_dir, pdf_text};
 
+mod upload;
 mod webdriver;
 use webdriver::*;
 
@@ -320,7 +321,7 @@ async fn tenant_copy(env: &TestEnv, b: &Browser, link: &str, id: &str, artifacts
         "Total monthly income 4,482.00",
         "Rent-to-income ratio 0.3124",
         "3x rent rule Passes",
-        "Consent text version 2026-11-v1",
+        "Consent text version 2026-11-v2",
     ] {
         assert!(
             text.contains(expected),

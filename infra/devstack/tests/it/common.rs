@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use std::io::Write;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use aws_config::SdkConfig;
@@ -15,7 +16,7 @@ use shared::config::{Plans, Settings};
 use shared::domain::Plan;
 use shared::domain::webhook::LocalWebhookOrigins;
 
-static MOTO: OnceLock<Moto> = OnceLock::new();
+static MOTOS: OnceLock<Vec<Moto>> = OnceLock::new();
 static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
 static WEBHOOK_ORIGINS: OnceLock<LocalWebhookOrigins> = OnceLock::new();
 
@@ -25,8 +26,39 @@ pub fn webhook_origins() -> &'static LocalWebhookOrigins {
     WEBHOOK_ORIGINS.get_or_init(LocalWebhookOrigins::default)
 }
 
+/// How many moto servers this binary spreads its tests over. One moto serves one request at a
+/// time (Python), so a second one lets the tests use the machine's second core.
+const MOTO_SERVERS: usize = 2;
+
+fn motos() -> &'static [Moto] {
+    MOTOS.get_or_init(|| {
+        (0..MOTO_SERVERS)
+            .map(|_| Moto::start().expect("moto starts (run `make tools` first)"))
+            .collect()
+    })
+}
+
+/// A moto server for a new test table or stack: the servers in turn. Everything of one test
+/// stays on the server it got; what all tests read (sent e-mails and SMS) merges them all.
 pub fn moto() -> &'static Moto {
-    MOTO.get_or_init(|| Moto::start().expect("moto starts (run `make tools` first)"))
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let servers = motos();
+    &servers[NEXT.fetch_add(1, Ordering::Relaxed) % servers.len()]
+}
+
+/// moto's recorded state (`/moto-api/data.json`) of every server, one document each.
+async fn moto_data() -> Vec<Value> {
+    let mut all = Vec::new();
+    for moto in motos() {
+        let raw = reqwest::get(format!("{}/moto-api/data.json", moto.endpoint))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        all.push(serde_json::from_str(&raw).unwrap());
+    }
+    all
 }
 
 /// Everything the handlers log, from every test of this binary.
@@ -69,6 +101,7 @@ pub fn small_plans() -> Plans {
         verifications_per_month: v,
         api_requests_per_day: r,
         api_access: api,
+        sms_per_month: Plans::defaults().get(name).map_or(3, |p| p.sms_per_month),
     };
     Plans::new(vec![
         plan("starter", 10, 0, false),
@@ -94,7 +127,18 @@ pub struct TestEnv {
     pub other_test_key: String,
     /// The webhook receivers the API and the delivery worker may reach (`webhook_origins()`).
     pub webhook_origins: LocalWebhookOrigins,
+    /// The moto server this env's stack lives on.
+    pub moto: &'static Moto,
 }
+
+/// The smallest PNG (1 x 1 pixel, 67 bytes): a photo upload, which the analysis can't read.
+pub const TINY_PNG: [u8; 67] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00, 0x00, 0x00, 0x00, 0x3a, 0x7e, 0x9b,
+    0x55, 0x00, 0x00, 0x00, 0x0a, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x60, 0x00, 0x00, 0x00,
+    0x02, 0x00, 0x01, 0x48, 0xaf, 0xa4, 0x71, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
+    0x42, 0x60, 0x82,
+];
 
 pub async fn env() -> TestEnv {
     env_with(small_plans()).await
@@ -102,7 +146,8 @@ pub async fn env() -> TestEnv {
 
 pub async fn env_with(plans: Plans) -> TestEnv {
     logs();
-    let sdk = moto().sdk_config().await;
+    let moto = moto();
+    let sdk = moto.sdk_config().await;
     let names = Resources::named(&format!(
         "t{}",
         &uuid::Uuid::new_v4().simple().to_string()[..12]
@@ -140,6 +185,7 @@ pub async fn env_with(plans: Plans) -> TestEnv {
         other_live_key,
         other_test_key,
         webhook_origins: webhook_origins().clone(),
+        moto,
     }
 }
 
@@ -159,6 +205,17 @@ impl Reply {
 }
 
 impl TestEnv {
+    /// The stream, queue and schedule functions on this env's stack, retrying at once.
+    pub fn workers(&self) -> devstack::Workers {
+        devstack::Workers::new(
+            &self.sdk,
+            &self.names,
+            &self.created,
+            &self.base,
+            vec![0],
+            &self.webhook_origins,
+        )
+    }
     pub async fn call(
         &self,
         method: &str,
@@ -304,18 +361,15 @@ impl Receiver {
 
 /// E-mails moto's SES has accepted, to this recipient (subject, HTML body, destinations).
 pub async fn sent_emails(to: &str) -> Vec<Value> {
-    let raw = reqwest::get(format!("{}/moto-api/data.json", moto().endpoint))
+    moto_data()
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let data: Value = serde_json::from_str(&raw).unwrap();
-    data["ses"]["Message"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
         .into_iter()
+        .flat_map(|data| {
+            data["ses"]["Message"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
         .filter(|m| {
             m["destinations"]["ToAddresses"]
                 .as_array()
@@ -326,19 +380,11 @@ pub async fn sent_emails(to: &str) -> Vec<Value> {
 
 /// SMS moto's SNS recorded to `number` (`/moto-api/data.json` -> sns -> SMS), their texts.
 pub async fn sent_sms(number: &str) -> Vec<String> {
-    let raw = reqwest::get(format!("{}/moto-api/data.json", moto().endpoint))
+    // Each server's is a list of {phone_number, message, message_id}.
+    moto_data()
         .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let data: Value = serde_json::from_str(&raw).unwrap();
-    // A list of {phone_number, message, message_id}.
-    data["sns"]["SMS"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
         .into_iter()
+        .flat_map(|data| data["sns"]["SMS"].as_array().cloned().unwrap_or_default())
         .filter(|m| m["phone_number"] == number)
         .filter_map(|m| m["message"].as_str().map(String::from))
         .collect()

@@ -313,6 +313,38 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
                 .await
                 .unwrap_or_else(|e| panic!("{function}/{name}: {e}"));
         }
+        Function::AnalyzeDocument => {
+            // The object the sample names: a small PNG (a photo).
+            let key = format!(
+                "uploads/{}/sampledoc1",
+                devstack::stack::FIXTURE_IN_PROGRESS
+            );
+            shared::adapters::s3::s3_client(&env.sdk)
+                .put_object()
+                .bucket(&names.documents_bucket)
+                .key(&key)
+                .body(common::TINY_PNG.to_vec().into())
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("{function}/{name}: put the sample object: {e}"));
+            let response = shared::handlers::analyze_document::analyze_documents(
+                &workers.analysis,
+                sqs_event(),
+            )
+            .await;
+            assert!(response.batch_item_failures.is_empty(), "{function}/{name}");
+            let in_progress = devstack::stack::FIXTURE_IN_PROGRESS.parse().unwrap();
+            let documents = env
+                .store
+                .get_verification(in_progress)
+                .await
+                .unwrap()
+                .unwrap()
+                .documents;
+            let analysed = documents.get("sampledoc1").map(|d| d.state)
+                == Some(shared::documents::record::DocumentState::Analysed);
+            assert_eq!(analysed, outcome == "analysed", "{function}/{name}");
+        }
         http => unreachable!("{http} is an HTTP function"),
     }
     let queued = common::queue_depth(&env, &env.created.webhook_queue_url).await;
@@ -365,6 +397,17 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
             shared::domain::Status::Expired,
             "{function}/{name}"
         ),
+        // The completed fixture's erasure marker, put again at the end of the default retention.
+        "armed" => {
+            let completed = devstack::stack::FIXTURE_COMPLETED.parse().unwrap();
+            let marker = shared::adapters::dynamo::keys::erasure_marker(completed);
+            let ttl = common::stored_item(&env, marker)
+                .await
+                .and_then(|m| m.get("ttl")?.as_n().ok()?.parse::<i64>().ok())
+                .unwrap_or_else(|| panic!("{function}/{name}: the erasure marker is armed"));
+            let year = chrono::Utc::now() + chrono::Duration::days(364);
+            assert!(ttl > year.timestamp(), "{function}/{name}");
+        }
         "delivered" => {
             let got = receiver.received();
             assert_eq!(got.len(), 1, "{function}/{name}");
@@ -375,6 +418,7 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
                 "{function}/{name}: signed"
             );
         }
+        "analysed" => assert_eq!((mails, queued), (0, 0), "{function}/{name}"),
         "retried" | "dropped" => {
             assert!(receiver.received().is_empty(), "{function}/{name}")
         }

@@ -18,6 +18,8 @@ pub const PRODUCT_NOT_READY: &str =
     include_str!("../../../../shared/tests/fixtures/plaid/error_product_not_ready.json");
 pub const INTERNAL_SERVER_ERROR: &str =
     include_str!("../../../../shared/tests/fixtures/plaid/error_internal_server_error.json");
+pub const USER_REMOVE: &str =
+    include_str!("../../../../shared/tests/fixtures/plaid/user_remove.json");
 /// The link token of `LINK_TOKEN_CREATE`.
 pub const LINK_TOKEN: &str = "link-sandbox-af1a0311-da53-4636-b754-dd15cc058176";
 

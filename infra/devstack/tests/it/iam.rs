@@ -74,6 +74,12 @@ const KEPT: &[(&str, &str, &str, &str)] = &[
         "the SQS event source mapping reads its queue's attributes",
     ),
     (
+        "analyze-document",
+        "DocumentQueue",
+        "sqs:GetQueueAttributes",
+        "the SQS event source mapping reads its queue's attributes",
+    ),
+    (
         "send-reminders",
         "DeadLetters",
         "sqs:SendMessage",
@@ -90,6 +96,7 @@ struct LocalNames {
     scheduler_role: String,
     plaid_secret: String,
     argyle_secret: String,
+    documents_bucket: String,
 }
 
 impl Names for LocalNames {
@@ -105,6 +112,7 @@ impl Names for LocalNames {
             "ReminderSchedulerRole.Arn" => self.scheduler_role.clone(),
             "PlaidSecretArn" => self.plaid_secret.clone(),
             "ArgyleSecretArn" => self.argyle_secret.clone(),
+            "DocumentBucket.Arn" => format!("arn:aws:s3:::{}", self.documents_bucket),
             "SendRemindersFunction.Arn" => devstack::LOCAL_REMINDER_FUNCTION_ARN.to_string(),
             other => {
                 let (resource, attribute) = other.split_once('.').unwrap_or((other, ""));
@@ -194,9 +202,10 @@ fn role_table(roles: &BTreeMap<String, Vec<Statement>>) -> String {
                             table.entry(prefix).or_default().insert(name.clone());
                         }
                     }
-                    "ses" | "sns" | "sqs" | "scheduler" | "secretsmanager" => {
+                    "ses" | "sns" | "sqs" | "s3" | "scheduler" | "secretsmanager" => {
                         services.insert(match service {
                             "ses" => "SES",
+                            "s3" => "S3",
                             "sns" => "SNS",
                             "sqs" => "SQS",
                             "scheduler" => "EventBridge Scheduler",
@@ -234,6 +243,8 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
     runs::households(&mut rig).await;
     runs::retries(&mut rig).await;
     runs::household_replay(&mut rig).await;
+    runs::erasure(&mut rig).await;
+    runs::documents(&mut rig).await;
     let calls = rig.proxies.take();
 
     // IAM_TEMPLATE checks another copy (e.g. with a grant deleted, to see the test fail).
@@ -252,6 +263,8 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
                 "StreamFailureQueue",
                 format!("{}-stream-failures", rig.names.table),
             ),
+            ("DocumentQueue", rig.names.documents_queue.clone()),
+            ("DocumentDeadLetterQueue", rig.names.documents_dlq.clone()),
             (
                 "ReminderDeadLetterQueue",
                 format!("{}-reminders-dlq", rig.names.table),
@@ -262,6 +275,7 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
         scheduler_role: rig.names.scheduler_role_arn.clone(),
         plaid_secret: rig.plaid_secret_arn.clone(),
         argyle_secret: rig.argyle_secret_arn.clone(),
+        documents_bucket: rig.names.documents_bucket.clone(),
     };
     let roles = policy::roles(&template, &names);
 

@@ -55,7 +55,7 @@ async fn a_deep_page_holds_its_own_items_and_one_query_page_at_20000_items() {
     devstack::seed::seed_verifications(&client, &env.names.table, OWNER, 0, ITEMS)
         .await
         .unwrap();
-    let proxy = Proxy::start(&common::moto().endpoint).await.unwrap();
+    let proxy = Proxy::start(&env.moto.endpoint).await.unwrap();
     let sdk = devstack::moto::sdk_config(&proxy.endpoint).await;
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), env.names.table.clone());
     // One instant for every query: what is past expiry does not move between them.

@@ -260,12 +260,14 @@ async fn a_household_carrying_its_metering_writes_both_or_nothing<S: Store>(stor
             verifications_per_month: 3,
             api_requests_per_day: 7,
             api_access: true,
+            sms_per_month: 0,
         },
         Plan {
             name: "roomy".into(),
             verifications_per_month: 100,
             api_requests_per_day: 7,
             api_access: true,
+            sms_per_month: 0,
         },
     ]);
     for mode in [Mode::Live, Mode::Test] {

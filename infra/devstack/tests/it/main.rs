@@ -7,8 +7,10 @@ mod fake_plaid;
 
 mod api;
 mod browser;
+mod documents;
 mod dynamo_store;
 mod email_round_trips;
+mod erasure;
 mod events;
 mod households;
 mod iam;
@@ -24,6 +26,7 @@ mod reminders;
 mod report_voucher;
 mod resend;
 mod round_trips;
+mod sms_bounds;
 mod template;
 mod webhook_history;
 mod webhook_targets;

@@ -42,9 +42,11 @@ const API_VERIFY: &str = "/api/v1/verify";
 const API_LIST: &str = "/api/v1/verifications";
 const API_USAGE: &str = "/api/v1/usage";
 const API_REPORT: &str = "/api/v1/verify/report";
+const API_DOCUMENTS: &str = "/api/v1/verify/documents";
 const API_RESEND: &str = "/api/v1/verify/resend";
 const API_DELIVERIES: &str = "/api/v1/webhooks/deliveries";
 const API_REDELIVER: &str = "/api/v1/webhooks/redeliver";
+const API_ERASE: &str = "/api/v1/verify/data";
 const PAGE: &str = "/t/{verification_id}/{token}";
 const PAGE_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -456,6 +458,11 @@ async fn every_operation(rec: &mut Recorder, env: &TestEnv, label: &str, key: Op
         ("GET", API_USAGE.to_string(), None),
         ("GET", report_path(&some_id), None),
         (
+            "GET",
+            format!("{API_DOCUMENTS}?verification_id={some_id}"),
+            None,
+        ),
+        (
             "POST",
             format!("{API_RESEND}?verification_id={some_id}"),
             None,
@@ -477,6 +484,11 @@ async fn every_operation(rec: &mut Recorder, env: &TestEnv, label: &str, key: Op
         ),
         ("GET", households::household_path(&some_id), None),
         ("DELETE", households::household_path(&some_id), None),
+        (
+            "DELETE",
+            format!("{API_ERASE}?verification_id={some_id}"),
+            None,
+        ),
     ];
     for (method, path, body) in calls {
         let r = env.call(method, &path, key, body).await;

@@ -203,12 +203,14 @@ async fn ses_failing_then_recovering_sends_once() {
         scheduler: rig.workers.outbox.scheduler.clone(),
         queue: rig.workers.outbox.queue.clone(),
         retry_queue: rig.workers.outbox.retry_queue.clone(),
+        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
         store: rig.env.store.clone(),
         clock: shared::ports::SystemClock,
         public_base_url: rig.env.base.clone(),
         test_mode_delivery: shared::config::TestModeDelivery::Send,
         reminder_offsets: rig.workers.outbox.reminder_offsets.clone(),
         retry_backoff: vec![0],
+        sms: Default::default(),
     };
     let response =
         shared::handlers::publish_events::publish_events(&broken, event(records.clone())).await;

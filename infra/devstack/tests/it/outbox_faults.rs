@@ -258,12 +258,14 @@ async fn rig() -> Rig {
         },
         queue: queue(workers.outbox.queue.clone(), Step::WebhookQueue),
         retry_queue: queue(workers.outbox.retry_queue.clone(), Step::RetryQueue),
+        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
         clock: clock.clone(),
         public_base_url: env.base.clone(),
         test_mode_delivery: TestModeDelivery::Send,
         reminder_offsets: workers.outbox.reminder_offsets.clone(),
         // The test moves the clock by the real schedule; SQS makes messages visible at once.
         retry_backoff: vec![0],
+        sms: Default::default(),
     };
     let pump = StreamPump::new(&env.sdk, &env.names.table, TtlDeletions::default())
         .await

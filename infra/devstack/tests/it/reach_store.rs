@@ -64,6 +64,7 @@ fn plans() -> Plans {
         verifications_per_month: 50,
         api_requests_per_day: 40,
         api_access: true,
+        sms_per_month: 0,
     }])
 }
 

@@ -5,6 +5,7 @@
 //! the tenant's portion, the stability figures, the amounts basis and the consent record.
 
 use crate::common;
+use shared::handlers::tenant_portal::CONSENT_VERSION;
 
 use std::time::Duration;
 
@@ -142,7 +143,7 @@ async fn a_voucher_holders_report_applies_the_multiple_to_their_portion() {
         );
         assert_eq!(data["property"]["rent_subsidy_monthly"], 1000.0);
         assert_eq!(data["income_multiple"], 2.5);
-        assert_eq!(data["consent"]["consent_version"], "2026-11-v1");
+        assert_eq!(data["consent"]["consent_version"], CONSENT_VERSION);
         assert!(
             data["consent"]["consented_at"]
                 .as_str()
@@ -161,7 +162,10 @@ async fn a_voucher_holders_report_applies_the_multiple_to_their_portion() {
         .find(|v| v["id"] == id.as_str())
         .cloned()
         .expect("the verification is listed");
-    assert_eq!(item["consent"]["consent_version"], "2026-11-v1", "{item}");
+    assert_eq!(
+        item["consent"]["consent_version"], CONSENT_VERSION,
+        "{item}"
+    );
     let stored = env
         .store
         .get_verification(id.parse().unwrap())

@@ -306,11 +306,13 @@ async fn a_resend_whose_claim_fails_is_finished_by_the_retry_queue() {
         scheduler: o.scheduler.clone(),
         queue: o.queue.clone(),
         retry_queue: o.retry_queue.clone(),
+        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
         clock: shared::ports::SystemClock,
         public_base_url: o.public_base_url.clone(),
         test_mode_delivery: o.test_mode_delivery,
         reminder_offsets: o.reminder_offsets.clone(),
         retry_backoff: vec![0],
+        sms: Default::default(),
     };
     let records: Vec<EventRecord> = rig
         .pump

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde_yaml::Value;
 use shared::adapters::dynamo::schema;
+mod documents;
 mod table_roles;
 
 fn template() -> Value {
@@ -630,18 +631,33 @@ fn tenant_facing_roles_read_only_the_account_name() {
             })
             .collect();
         assert!(!reaching.is_empty(), "{resource} reads the name");
+        // The tenant page reads the name; the senders of SMS also the plan (its allowance).
+        let mut readable = vec![
+            schema::PK.to_string(),
+            schema::SK.to_string(),
+            shared::adapters::dynamo::ACCOUNT_NAME_ATTRIBUTE.to_string(),
+        ];
+        if resource != "TenantPortalFunction" {
+            readable.push(shared::adapters::dynamo::ACCOUNT_PLAN_ATTRIBUTE.to_string());
+        }
         for st in reaching {
+            if st["Sid"] == "SmsAllowance" {
+                // The month's SMS count and no other attribute.
+                assert_eq!(st["Action"], "dynamodb:UpdateItem", "{resource}");
+                assert_eq!(
+                    strings(&st["Condition"]["ForAllValues:StringLike"]["dynamodb:Attributes"]),
+                    vec!["PK", "SK", "sms_sent_*"],
+                    "{resource}"
+                );
+                continue;
+            }
             if st["Action"] == "dynamodb:UpdateItem" {
                 continue; // retry-events' refund of a verification's count, never a read
             }
             assert_eq!(st["Action"], "dynamodb:GetItem", "{resource}");
             assert_eq!(
                 strings(&st["Condition"]["ForAllValues:StringEquals"]["dynamodb:Attributes"]),
-                vec![
-                    schema::PK.to_string(),
-                    schema::SK.to_string(),
-                    shared::adapters::dynamo::ACCOUNT_NAME_ATTRIBUTE.to_string()
-                ],
+                readable,
                 "{resource}"
             );
         }

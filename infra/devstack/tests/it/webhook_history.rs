@@ -499,10 +499,12 @@ fn wiring_outbox_with<S>(
         scheduler: o.scheduler.clone(),
         queue: o.queue.clone(),
         retry_queue: o.retry_queue.clone(),
+        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
         clock: shared::ports::SystemClock,
         public_base_url: o.public_base_url.clone(),
         test_mode_delivery: o.test_mode_delivery,
         reminder_offsets: o.reminder_offsets.clone(),
         retry_backoff: vec![0],
+        sms: Default::default(),
     }
 }

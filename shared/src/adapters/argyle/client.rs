@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use reqwest::{Method, header, redirect};
+use reqwest::{Method, StatusCode, header, redirect};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -61,14 +61,14 @@ impl ArgyleIncomeProvider {
         })
     }
 
-    /// One call: Basic auth, JSON both ways.
-    async fn call<Resp: DeserializeOwned>(
+    /// One request with Basic auth (a JSON body when given): the status and the answer's bytes.
+    async fn send(
         &self,
         endpoint: &'static str,
         method: Method,
         url: &str,
         body: Option<Vec<u8>>,
-    ) -> Result<Resp, ProviderError> {
+    ) -> Result<(StatusCode, Vec<u8>), ProviderError> {
         let mut request = self
             .http
             .request(method, url)
@@ -88,6 +88,18 @@ impl ArgyleIncomeProvider {
             .bytes()
             .await
             .map_err(|e| transport_error(endpoint, &e))?;
+        Ok((status, bytes.to_vec()))
+    }
+
+    /// One call: Basic auth, JSON both ways.
+    async fn call<Resp: DeserializeOwned>(
+        &self,
+        endpoint: &'static str,
+        method: Method,
+        url: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<Resp, ProviderError> {
+        let (status, bytes) = self.send(endpoint, method, url, body).await?;
         if !status.is_success() {
             return Err(argyle_error(endpoint, status));
         }
@@ -232,6 +244,29 @@ impl IncomeProvider for ArgyleIncomeProvider {
             identities: identities?,
             paystubs: paystubs?,
         })
+    }
+
+    async fn close_user(
+        &self,
+        _verification: &Verification,
+        provider_user: &str,
+    ) -> Result<(), ProviderError> {
+        // Deleting the user deletes its accounts and every record read through them.
+        const ENDPOINT: &str = "/v2/users/{id}";
+        let user = provider_user.trim();
+        if !is_user_id(user) {
+            return Err(ProviderError::Rejected(
+                "Argyle: no user to delete for this verification".into(),
+            ));
+        }
+        let url = format!("{}/v2/users/{user}", self.base_url);
+        let (status, _) = self.send(ENDPOINT, Method::DELETE, &url, None).await?;
+        // A user already gone (a redone piece) is closed too.
+        if status.is_success() || status == StatusCode::NOT_FOUND {
+            Ok(())
+        } else {
+            Err(argyle_error(ENDPOINT, status))
+        }
     }
 }
 

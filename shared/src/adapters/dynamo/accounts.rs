@@ -1,18 +1,19 @@
 //! The account item and its webhook signing secrets (a sibling item). The daily API allowance
 //! counted on the account item is `metering`'s.
 
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Utc};
 
 use super::api_day::account_from_item;
 use super::contention::send_update;
 use super::items::{account_item, from_item, s, webhook_secrets_item};
-use super::schema::{ACCOUNT_NAME_ATTRIBUTE, WEBHOOK_SECRET_ATTRIBUTES, keys};
-use super::{DynamoStore, Expr, unavailable};
+use super::schema::{
+    ACCOUNT_NAME_ATTRIBUTE, ACCOUNT_PLAN_ATTRIBUTE, WEBHOOK_SECRET_ATTRIBUTES, keys,
+};
+use super::{DynamoStore, Expr, unavailable, written};
 use crate::domain::income::VerificationMethod;
 use crate::domain::{Account, SubscriptionStatus, format_ts};
-use crate::ports::{AccountStore, StoreError, WebhookSecretStore, WebhookSecrets};
+use crate::ports::{AccountStore, Requester, StoreError, WebhookSecretStore, WebhookSecrets};
 
 impl AccountStore for DynamoStore {
     async fn put_account(&self, account: &Account) -> Result<(), StoreError> {
@@ -36,6 +37,26 @@ impl AccountStore for DynamoStore {
         Ok(out
             .item
             .and_then(|item| item.get(ACCOUNT_NAME_ATTRIBUTE)?.as_s().ok().cloned()))
+    }
+
+    async fn get_requester(&self, account_id: &str) -> Result<Option<Requester>, StoreError> {
+        let out = self
+            .get_item(&keys::account(account_id))
+            .projection_expression("#n, #p")
+            .expression_attribute_names("#n", ACCOUNT_NAME_ATTRIBUTE)
+            .expression_attribute_names("#p", ACCOUNT_PLAN_ATTRIBUTE)
+            .send()
+            .await
+            .map_err(unavailable)?;
+        let text = |item: &super::items::Item, name: &str| {
+            item.get(name).and_then(|v| v.as_s().ok()).cloned()
+        };
+        Ok(out.item.and_then(|item| {
+            Some(Requester {
+                name: text(&item, ACCOUNT_NAME_ATTRIBUTE)?,
+                plan: text(&item, ACCOUNT_PLAN_ATTRIBUTE).unwrap_or_default(),
+            })
+        }))
     }
 
     async fn update_account(
@@ -114,18 +135,7 @@ impl DynamoStore {
                 .set_expression_attribute_values(expr.values()),
         )
         .await?;
-        match result {
-            Ok(_) => Ok(true),
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(UpdateItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(false)
-            }
-            Err(e) => Err(unavailable(e)),
-        }
+        written(result)
     }
 }
 

@@ -46,7 +46,11 @@ pub(super) fn account_from_item(item: Item) -> Result<Account, StoreError> {
         let value = item.get(attribute)?.as_n().ok()?;
         value.parse::<u32>().ok()
     });
+    let sms = super::sms_month::sms_count_of(&item);
     let mut account: Account = from_item(item)?;
+    if let Some((month, sent)) = sms {
+        (account.sms_month, account.sms_sent) = (month, sent);
+    }
     if let Some((day, _)) = latest {
         account.api_window = Some(day.format("%Y-%m-%d").to_string());
         account.api_requests = count.unwrap_or(0);

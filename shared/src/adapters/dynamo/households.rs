@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::{
     CancellationReason, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
 };
@@ -17,7 +16,7 @@ use super::items::{
 use super::live_month::MonthCheck;
 use super::metering::refused_item;
 use super::schema::{self, keys};
-use super::{DynamoStore, Expr, unavailable};
+use super::{DynamoStore, Expr, unavailable, written};
 use crate::domain::household::{Household, HouseholdDecision, MAX_MEMBERS};
 use crate::domain::{Mode, OwnerStats, Status, Verification, format_ts, usage_month};
 use crate::ports::{
@@ -274,18 +273,7 @@ impl HouseholdStore for DynamoStore {
             .expression_attribute_values(":d", value)
             .send()
             .await;
-        match result {
-            Ok(_) => Ok(true),
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(UpdateItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(false)
-            }
-            Err(e) => Err(unavailable(e)),
-        }
+        written(result)
     }
 }
 

@@ -66,8 +66,10 @@ impl DynamoStore {
             let mut expr = Expr::default();
             // Conditioned on both lists as read: a concurrent replay meanwhile fails this write
             // (nothing lost), and it is redone on the fresh lists that the failure returns.
+            // An erased verification binds no more links.
             let condition = format!(
-                "attribute_exists(PK) AND {} AND {}",
+                "attribute_exists(PK) AND attribute_not_exists({}) AND {} AND {}",
+                expr.name("erased_at"),
                 unchanged(&mut expr, "token_hashes", "tokens", &tokens),
                 unchanged(&mut expr, "recent_token_hashes", "recent", &recent),
             );
@@ -96,6 +98,9 @@ impl DynamoStore {
                             return Ok(LinkTokenOutcome::NotFound);
                         };
                         let fresh: Verification = from_item(item)?;
+                        if fresh.erased_at.is_some() {
+                            return Ok(LinkTokenOutcome::NotFound);
+                        }
                         tokens = fresh.token_hashes;
                         recent = fresh.recent_token_hashes;
                     }

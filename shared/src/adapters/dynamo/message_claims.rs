@@ -7,26 +7,54 @@
 
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{
-    AttributeValue, Put, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
+    AttributeValue, CancellationReason, Put, ReturnValuesOnConditionCheckFailure,
+    TransactWriteItem, Update,
 };
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::items::{Item, n, s, with_key};
+use super::metering::refused_item;
 use super::schema::{self, keys};
-use super::{DynamoStore, unavailable};
+use super::{DynamoStore, unavailable, written};
 use crate::domain::format_ts;
 use crate::domain::reach::{MESSAGE_LEASE, Message};
-use crate::ports::{ClaimStart, MessageClaim, MessageClaimStore, StoreError};
+use crate::domain::sms::SMS_ALLOWANCE_USED;
+use crate::ports::{ClaimStart, MessageClaim, MessageClaimStore, SmsAllowance, StoreError};
 
 /// Claim states, as stored in the item's `state` attribute.
 const SENDING: &str = "sending";
 const SENT: &str = "sent";
 const REJECTED: &str = "rejected";
 
-/// Who may take the claim: nobody holds it, or the holder's lease ran out.
-const CLAIM_CONDITION: &str =
-    "attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)";
+/// Who may take a claim.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Taking {
+    /// Nobody holds it, or the holder's lease ran out.
+    Any,
+    /// Nobody ever held it (a counted SMS: its first claim counts).
+    Fresh,
+    /// A holder's lease ran out (a counted SMS: that holder's count stands).
+    Lapsed,
+}
+
+impl Taking {
+    fn condition(self) -> &'static str {
+        match self {
+            Taking::Any => "attribute_not_exists(PK) OR (#state = :sending AND lease_until < :now)",
+            Taking::Fresh => "attribute_not_exists(PK)",
+            Taking::Lapsed => "#state = :sending AND lease_until < :now",
+        }
+    }
+}
+
+/// Whether a claim item is a lease that ran out by `now`.
+fn lapsed(item: &Item, now: DateTime<Utc>) -> bool {
+    let state = item.get("state").and_then(|v| v.as_s().ok());
+    let until =
+        (item.get("lease_until").and_then(|v| v.as_n().ok())).and_then(|v| v.parse::<i64>().ok());
+    state.is_some_and(|st| st == SENDING) && until.is_some_and(|u| u < now.timestamp())
+}
 
 /// A fresh claim on `message` of `id`: a lease that a crashed sender loses after
 /// `MESSAGE_LEASE`, so the retry sends. The same attributes on every attempt: the item never
@@ -58,22 +86,23 @@ impl DynamoStore {
     /// The claim item's put and the binding of the message's link, as one transaction's items.
     fn claim_items(
         &self,
-        id: Uuid,
-        message: &Message,
-        token_hash: &str,
+        (id, message, token_hash): (Uuid, &Message, &str),
         now: DateTime<Utc>,
+        taking: Taking,
     ) -> Result<Vec<TransactWriteItem>, StoreError> {
-        let claim = Put::builder()
+        let mut claim = Put::builder()
             .table_name(self.table())
             .set_item(Some(message_claim_item(id, message, now)))
-            .condition_expression(CLAIM_CONDITION)
-            .expression_attribute_names("#state", "state")
-            .expression_attribute_values(":sending", s(SENDING))
-            .expression_attribute_values(":now", n(now.timestamp()))
+            .condition_expression(taking.condition())
             // A refusal brings the claim item along: why it was refused costs no extra read.
-            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
-            .build()
-            .map_err(unavailable)?;
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld);
+        if taking != Taking::Fresh {
+            claim = claim
+                .expression_attribute_names("#state", "state")
+                .expression_attribute_values(":sending", s(SENDING))
+                .expression_attribute_values(":now", n(now.timestamp()));
+        }
+        let claim = claim.build().map_err(unavailable)?;
         let statuses = message.open_statuses();
         let placeholders: Vec<String> = (0..statuses.len()).map(|i| format!(":st{i}")).collect();
         let (pk, sk) = keys::verification(id);
@@ -105,15 +134,15 @@ impl DynamoStore {
     }
 }
 
-impl MessageClaimStore for DynamoStore {
-    async fn claim_message(
+impl DynamoStore {
+    /// The claim transaction (`taking` says who may take it), and what it found.
+    async fn claim_with(
         &self,
-        id: Uuid,
-        message: &Message,
-        token_hash: &str,
+        (id, message, token_hash): (Uuid, &Message, &str),
         now: DateTime<Utc>,
+        taking: Taking,
     ) -> Result<ClaimStart, StoreError> {
-        let items = self.claim_items(id, message, token_hash, now)?;
+        let items = self.claim_items((id, message, token_hash), now, taking)?;
         let err = match self
             .client()
             .transact_write_items()
@@ -156,6 +185,123 @@ impl MessageClaimStore for DynamoStore {
             // A conflicting concurrent transaction: not done, so the caller retries.
             (None, false) => Err(unavailable(err)),
         }
+    }
+
+    /// What a counted claim's refusal means: the claim item's or the verification's refusal as
+    /// for any claim, a lapsed lease taken over without a count, or the allowance used up.
+    async fn counted_refusal(
+        &self,
+        (id, message, token_hash): (Uuid, &Message, &str),
+        now: DateTime<Utc>,
+        reasons: &[CancellationReason],
+    ) -> Result<ClaimStart, StoreError> {
+        let closed = refused_item(reasons, 1).is_some();
+        if let Some(seen) = refused_item(reasons, 0) {
+            let item = match seen {
+                Some(item) => item.clone(),
+                None => {
+                    (self.get(keys::message_claim(id, &message.key())).await?).unwrap_or_default()
+                }
+            };
+            return Ok(match message_claim_refusal(&item) {
+                MessageClaim::Sent => ClaimStart::Refused(MessageClaim::Sent),
+                _ if closed => ClaimStart::Closed,
+                MessageClaim::Held if lapsed(&item, now) => {
+                    let claim = (id, message, token_hash);
+                    return self.claim_with(claim, now, Taking::Lapsed).await;
+                }
+                refusal => ClaimStart::Refused(refusal),
+            });
+        }
+        if closed {
+            return Ok(ClaimStart::Closed);
+        }
+        if refused_item(reasons, 2).is_some() {
+            self.refuse_message(id, message, SMS_ALLOWANCE_USED, now)
+                .await?;
+            let rejected = MessageClaim::Rejected(SMS_ALLOWANCE_USED.into());
+            return Ok(ClaimStart::Refused(rejected));
+        }
+        Err(StoreError::Unavailable(format!(
+            "SMS claim refused for no known reason: {:?}",
+            reasons.iter().map(|r| r.code()).collect::<Vec<_>>()
+        )))
+    }
+}
+
+impl MessageClaimStore for DynamoStore {
+    async fn claim_message(
+        &self,
+        id: Uuid,
+        message: &Message,
+        token_hash: &str,
+        now: DateTime<Utc>,
+    ) -> Result<ClaimStart, StoreError> {
+        self.claim_with((id, message, token_hash), now, Taking::Any)
+            .await
+    }
+
+    async fn claim_counted_sms(
+        &self,
+        id: Uuid,
+        message: &Message,
+        token_hash: &str,
+        now: DateTime<Utc>,
+        allowance: &SmsAllowance,
+    ) -> Result<ClaimStart, StoreError> {
+        let claim = (id, message, token_hash);
+        if allowance.limit == 0 {
+            // No clause could allow it: refused without a transaction.
+            self.refuse_message(id, message, SMS_ALLOWANCE_USED, now)
+                .await?;
+            return Ok(ClaimStart::Refused(MessageClaim::Rejected(
+                SMS_ALLOWANCE_USED.into(),
+            )));
+        }
+        let mut items = self.claim_items(claim, now, Taking::Fresh)?;
+        items.push(self.sms_count(allowance)?);
+        match self.transact_with_reasons(items).await? {
+            Ok(()) => Ok(ClaimStart::Claimed),
+            Err(reasons) => self.counted_refusal(claim, now, &reasons).await,
+        }
+    }
+
+    async fn release_counted_sms(
+        &self,
+        id: Uuid,
+        message: &Message,
+        allowance: &SmsAllowance,
+    ) -> Result<(), StoreError> {
+        let items = self.sms_release(keys::message_claim(id, &message.key()), allowance)?;
+        match self.transact_with_reasons(items).await? {
+            Ok(()) => Ok(()),
+            Err(reasons) => Err(StoreError::Unavailable(format!(
+                "SMS claim not released: {:?}",
+                reasons.iter().map(|r| r.code()).collect::<Vec<_>>()
+            ))),
+        }
+    }
+
+    async fn refuse_message(
+        &self,
+        id: Uuid,
+        message: &Message,
+        reason: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut item = with_key(Item::new(), keys::message_claim(id, &message.key()));
+        item.insert("state".into(), s(REJECTED));
+        item.insert("reason".into(), s(reason));
+        let result = self
+            .put_item(item)
+            .condition_expression(Taking::Any.condition())
+            .expression_attribute_names("#state", "state")
+            .expression_attribute_values(":sending", s(SENDING))
+            .expression_attribute_values(":now", n(now.timestamp()))
+            .send()
+            .await;
+        // Refused: claimed, sent or refused by another attempt already, whose outcome stands.
+        written(result).map(|_| ())
     }
 
     async fn mark_message_sent(

@@ -310,6 +310,7 @@ mod tests {
             verifications_per_month: 10,
             api_requests_per_day: 2,
             api_access: true,
+            sms_per_month: 0,
         }])
     }
 

@@ -21,6 +21,13 @@ pub const STREAM_VIEW: &str = "NEW_AND_OLD_IMAGES";
 /// SK of the expiry marker; the stream's TTL REMOVE of this item expires the verification.
 pub const EXPIRY_SK: &str = "EXPIRY";
 pub const VERIFICATION_SK: &str = "VERIFICATION";
+/// SK of the erasure marker, put when a verification has closed with its TTL at the end of the
+/// account's retention; the stream's TTL REMOVE of this item erases the verification's personal
+/// data (`expire-verifications`).
+pub const ERASURE_SK: &str = "ERASURE";
+/// The account attribute holding its retention period in days (`domain::retention`); unset
+/// means the default. The roles that read it may read no other attribute of the account.
+pub const RETENTION_ATTRIBUTE: &str = "retention_days";
 /// SK prefix of a message's claim item (`MSG#<message key>`, in the verification's partition).
 pub const MESSAGE_CLAIM_PREFIX: &str = "MSG#";
 /// SK of a stored outgoing webhook event; the stream's MODIFY of it (a redelivery request) is
@@ -43,6 +50,8 @@ pub const KEY_ATTRIBUTES: [&str; 8] = [PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, G
 /// The account attribute the tenant-facing functions may read (`dynamodb:Attributes` in
 /// template.yaml, with the key attributes): the landlord's display name.
 pub const ACCOUNT_NAME_ATTRIBUTE: &str = "name";
+/// The account's plan, read beside its name by the senders of SMS (their allowance).
+pub const ACCOUNT_PLAN_ATTRIBUTE: &str = "plan";
 
 pub const WEBHOOK_SECRET_ATTRIBUTES: [&str; 3] = ["current", "previous", "previous_valid_until"];
 
@@ -51,7 +60,7 @@ pub const WEBHOOK_SECRET_ATTRIBUTES: [&str; 3] = ["current", "previous", "previo
 pub mod keys {
     use uuid::Uuid;
 
-    use super::{EXPIRY_SK, HOUSEHOLD_SK, VERIFICATION_SK};
+    use super::{ERASURE_SK, EXPIRY_SK, HOUSEHOLD_SK, VERIFICATION_SK};
     use crate::domain::webhook_log::WebhookSubject;
     use crate::domain::{Mode, Status, Verification, format_ts};
 
@@ -77,6 +86,9 @@ pub mod keys {
     }
     pub fn expiry_marker(id: Uuid) -> (String, String) {
         (format!("{VERIFICATION_PREFIX}{id}"), EXPIRY_SK.into())
+    }
+    pub fn erasure_marker(id: Uuid) -> (String, String) {
+        (format!("{VERIFICATION_PREFIX}{id}"), ERASURE_SK.into())
     }
     /// The claim item of one message to the tenant (`reach::Message::key`).
     pub fn message_claim(id: Uuid, message_key: &str) -> (String, String) {
@@ -144,6 +156,7 @@ mod tests {
         for (pk, _) in [
             keys::verification(id),
             keys::expiry_marker(id),
+            keys::erasure_marker(id),
             keys::message_claim(id, "invite_email"),
         ] {
             assert_eq!(keys::verification_id(&pk), Some(id));

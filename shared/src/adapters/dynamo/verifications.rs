@@ -102,6 +102,22 @@ impl VerificationStore for DynamoStore {
                 ),
             };
         }
+        // An erased verification takes no more personal data; only its expiry is still recorded
+        // (one past `expires_at` may be erased before the TTL's sweep expires it).
+        if *transition != Transition::Expire {
+            cond = format!(
+                "{cond} AND attribute_not_exists({})",
+                expr.name("erased_at")
+            );
+        }
+        // A completion covers the documents as read: an upload analysed meanwhile refuses it.
+        if matches!(transition, Transition::Complete { .. }) {
+            let rev = expr.name("documents_rev");
+            cond = match current.documents_rev {
+                0 => format!("{cond} AND attribute_not_exists({rev})"),
+                read => format!("{cond} AND {rev} = {}", expr.value("rev", n(read))),
+            };
+        }
         let verification_update = Update::builder()
             .table_name(&self.table)
             .key(schema::PK, s(keys::verification(current.verification_id).0))
@@ -192,8 +208,9 @@ impl VerificationStore for DynamoStore {
         let set = expr.set("tenant_note", "note", s(note));
         let completed = expr.set("status", "completed", s(Status::Completed.as_str()));
         let cond = format!(
-            "{completed} AND attribute_not_exists({})",
-            expr.name("tenant_note")
+            "{completed} AND attribute_not_exists({}) AND attribute_not_exists({})",
+            expr.name("tenant_note"),
+            expr.name("erased_at")
         );
         let result = self
             .update_item(&keys::verification(id))

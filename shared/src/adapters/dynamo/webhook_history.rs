@@ -3,15 +3,13 @@
 //! partition per subject, a verification or a household, sorted by time, so a page is one Query
 //! read backwards).
 
-use aws_sdk_dynamodb::operation::put_item::PutItemError;
-use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
 use aws_sdk_dynamodb::types::Select;
 use chrono::{DateTime, Utc};
 
 use super::contention::send_update;
 use super::items::{Item, from_item, n, s, to_item};
 use super::schema::{self, keys};
-use super::{DynamoStore, unavailable};
+use super::{DynamoStore, unavailable, written};
 use crate::domain::format_ts;
 use crate::domain::webhook_log::{
     DeliveryAttempt, DeliveryPage, SHORT_LOG_ATTEMPTS, StoredWebhookEvent, WebhookSubject,
@@ -62,18 +60,8 @@ impl WebhookHistoryStore for DynamoStore {
             .condition_expression("attribute_not_exists(PK)")
             .send()
             .await;
-        match result {
-            Ok(_) => Ok(()),
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(PutItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(())
-            }
-            Err(e) => Err(unavailable(e)),
-        }
+        // Stored already (a retry): the first one stands.
+        written(result).map(|_| ())
     }
 
     async fn get_webhook_event(
@@ -97,18 +85,7 @@ impl WebhookHistoryStore for DynamoStore {
                 .expression_attribute_values(":now", s(format_ts(now))),
         )
         .await?;
-        match result {
-            Ok(_) => Ok(true),
-            Err(e)
-                if matches!(
-                    e.as_service_error(),
-                    Some(UpdateItemError::ConditionalCheckFailedException(_))
-                ) =>
-            {
-                Ok(false)
-            }
-            Err(e) => Err(unavailable(e)),
-        }
+        written(result)
     }
 
     async fn record_delivery_attempt(

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 
 use super::layout::Document;
+use crate::documents::CheckResult;
 use crate::domain::Verification;
 use crate::domain::income::PayFrequency;
 use crate::domain::report::{ExcludedSource, IncomeReport, IncomeSource};
@@ -18,6 +19,7 @@ pub fn render_report(doc: &mut Document, v: &Verification, now: DateTime<Utc>) {
         stability(doc, report);
         sources(doc, report);
         excluded(doc, report);
+        documents(doc, report);
         method(doc, report);
     }
     consent(doc, v);
@@ -235,6 +237,31 @@ fn excluded_rows(doc: &mut Document, source: &ExcludedSource) {
     doc.row("   category", &source.income_category);
     doc.row("   reason", &label(&source.reason));
     doc.paragraph(&source.explanation);
+}
+
+/// The uploaded documents: each verdict in words, and every check that did not pass with its
+/// evidence.
+fn documents(doc: &mut Document, report: &IncomeReport) {
+    let Some(documents) = &report.documents else {
+        return;
+    };
+    doc.heading(&format!("Documents ({})", documents.len()));
+    if report.needs_review == Some(true) {
+        doc.paragraph(
+            "Needs review: a document shows signs of editing, or counted income rests on a \
+             document that could not be checked.",
+        );
+    }
+    for d in documents {
+        doc.paragraph(&d.summary);
+        for c in d.checks.iter().filter(|c| c.result != CheckResult::Pass) {
+            doc.row(
+                &format!("   {} {}", c.check.replace('_', " "), label(&c.result)),
+                &c.evidence,
+            );
+        }
+        doc.space(4.0);
+    }
 }
 
 fn method(doc: &mut Document, report: &IncomeReport) {

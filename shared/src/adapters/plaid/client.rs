@@ -13,7 +13,7 @@ use crate::adapters::plaid::income::income_from_report;
 use crate::adapters::plaid::wire::{
     Authenticated, BankIncomeGetOptions, BankIncomeGetRequest, BankIncomeGetResponse,
     BankIncomeOptions, IncomeVerificationOptions, LinkTokenCreateRequest, LinkTokenCreateResponse,
-    LinkUser, UserCreateRequest, UserCreateResponse,
+    LinkUser, UserCreateRequest, UserCreateResponse, UserRemoveRequest, UserRemoveResponse,
 };
 use crate::domain::Verification;
 use crate::domain::income::ProviderIncome;
@@ -204,6 +204,24 @@ impl IncomeProvider for PlaidIncomeProvider {
             )
             .await?;
         income_from_report(response)
+    }
+
+    async fn close_user(
+        &self,
+        verification: &Verification,
+        provider_user: &str,
+    ) -> Result<(), ProviderError> {
+        // Bank Income's Items belong to the user and hold no access token of ours: removing the
+        // user removes them (`/item/remove` needs an access token this flow never gets).
+        let Some((_, user_token)) = parse_handle(verification, provider_user) else {
+            return Err(ProviderError::Rejected(
+                "Plaid: no user to remove for this verification".into(),
+            ));
+        };
+        let _: UserRemoveResponse = self
+            .call("/user/remove", &UserRemoveRequest { user_token })
+            .await?;
+        Ok(())
     }
 }
 

@@ -61,6 +61,16 @@ pub(super) struct BankIncomeGetOptions {
 
 // Responses: only the fields used; Plaid adds fields freely.
 
+/// `/user/remove`: the user and every Item made for it.
+#[derive(Serialize)]
+pub(super) struct UserRemoveRequest<'a> {
+    pub(super) user_token: &'a str,
+}
+
+/// Plaid answers only its `request_id`.
+#[derive(Deserialize)]
+pub(super) struct UserRemoveResponse {}
+
 #[derive(Deserialize)]
 pub(super) struct UserCreateResponse {
     #[serde(default)]

@@ -21,8 +21,8 @@ use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, CreateRefusal, HouseholdCancelRefusal,
     HouseholdStore, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome,
     ListPage, ListQuery, MeterStore, Metered, MeteredCancel, MeteredCreate, MeteredHousehold,
-    MeteredHouseholdCancel, MeteredRedelivery, MeteredResend, RedeliveryRefusal, StoreError,
-    TransitionOutcome, VerificationRefusal, VerificationStore, WebhookHistoryStore,
+    MeteredHouseholdCancel, MeteredRedelivery, MeteredResend, RedeliveryRefusal, Requester,
+    StoreError, TransitionOutcome, VerificationRefusal, VerificationStore, WebhookHistoryStore,
     WebhookSecretStore, WebhookSecrets,
 };
 
@@ -70,6 +70,13 @@ pub enum StoreOp {
     MarkMessageSent,
     MarkMessageRejected,
     ReleaseMessage,
+    RetentionDays,
+    SetRetentionDays,
+    ArmErasure,
+    ClosedUnerased,
+    EraseVerification,
+    MeterAndErase,
+    ForgetProviderUser,
 }
 
 /// Decides whether a call fails (and counts it).
@@ -127,6 +134,10 @@ impl<S: AccountStore, F: FaultPlan> AccountStore for FaultyStore<S, F> {
     async fn get_account_name(&self, account_id: &str) -> Result<Option<String>, StoreError> {
         self.faults.check(StoreOp::GetAccount)?;
         self.inner.get_account_name(account_id).await
+    }
+    async fn get_requester(&self, account_id: &str) -> Result<Option<Requester>, StoreError> {
+        self.faults.check(StoreOp::GetAccount)?;
+        self.inner.get_requester(account_id).await
     }
     async fn update_account(
         &self,

@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use super::faulty::{FaultPlan, FaultyStore, StoreOp};
 use crate::domain::reach::Message;
-use crate::ports::{ClaimStart, MessageClaimStore, StoreError};
+use crate::ports::{ClaimStart, MessageClaimStore, SmsAllowance, StoreError};
 
 impl<S: MessageClaimStore, F: FaultPlan> MessageClaimStore for FaultyStore<S, F> {
     /// Fails where either of the two writes it joins would (the claim item, the link's binding).
@@ -20,6 +20,39 @@ impl<S: MessageClaimStore, F: FaultPlan> MessageClaimStore for FaultyStore<S, F>
         self.faults.check(StoreOp::ClaimMessage)?;
         self.faults.check(StoreOp::AddLinkToken)?;
         self.inner.claim_message(id, message, token_hash, now).await
+    }
+    async fn claim_counted_sms(
+        &self,
+        id: Uuid,
+        message: &Message,
+        token_hash: &str,
+        now: DateTime<Utc>,
+        allowance: &SmsAllowance,
+    ) -> Result<ClaimStart, StoreError> {
+        self.faults.check(StoreOp::ClaimMessage)?;
+        self.faults.check(StoreOp::AddLinkToken)?;
+        (self.inner)
+            .claim_counted_sms(id, message, token_hash, now, allowance)
+            .await
+    }
+    async fn release_counted_sms(
+        &self,
+        id: Uuid,
+        message: &Message,
+        allowance: &SmsAllowance,
+    ) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::ReleaseMessage)?;
+        self.inner.release_counted_sms(id, message, allowance).await
+    }
+    async fn refuse_message(
+        &self,
+        id: Uuid,
+        message: &Message,
+        reason: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        self.faults.check(StoreOp::MarkMessageRejected)?;
+        self.inner.refuse_message(id, message, reason, now).await
     }
     async fn mark_message_sent(
         &self,

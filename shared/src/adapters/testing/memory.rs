@@ -16,14 +16,15 @@ use crate::domain::{
     Verification, format_ts, usage_month,
 };
 mod counted; // the writes that move the owner's counters
+mod erasure;
 mod meter;
 
 use counted::{bump, cancel_open_locked, create_locked};
 
 use crate::ports::{
     AccountStore, ApiKeyStore, CreateOutcome, IdempotencyClaim, IdempotencyRecord,
-    IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery, StoreError, TransitionOutcome,
-    VerificationStore, WebhookSecretStore, WebhookSecrets,
+    IdempotencyStore, LinkTokenOutcome, ListPage, ListQuery, Requester, StoreError,
+    TransitionOutcome, VerificationStore, WebhookSecretStore, WebhookSecrets,
 };
 
 mod households;
@@ -48,6 +49,10 @@ struct Tables {
     /// By verification and message key (`Message::key`).
     claims: HashMap<(Uuid, String), claims::ClaimState>,
     households: HashMap<Uuid, crate::domain::household::Household>,
+    /// Retention periods set by the operator, by account (`ErasureStore`).
+    retention: HashMap<String, u32>,
+    /// Erasure markers: the time each one's TTL names, by verification.
+    erasure_markers: HashMap<Uuid, DateTime<Utc>>,
 }
 
 mod webhook_history;
@@ -100,6 +105,28 @@ impl MemoryStore {
     }
 }
 
+impl crate::ports::DocumentStore for MemoryStore {
+    async fn put_document(
+        &self,
+        current: &Verification,
+        document_id: &str,
+        record: &crate::documents::record::DocumentRecord,
+    ) -> Result<bool, StoreError> {
+        let mut t = self.lock();
+        match t.verifications.get_mut(&current.verification_id) {
+            Some(v)
+                if v.status == Status::InProgress && v.documents_rev == current.documents_rev =>
+            {
+                v.documents.insert(document_id.to_string(), record.clone());
+                v.uploads = current.uploads.max(record.number);
+                v.documents_rev += 1;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
 impl AccountStore for MemoryStore {
     async fn put_account(&self, account: &Account) -> Result<(), StoreError> {
         let mut t = self.lock();
@@ -117,6 +144,13 @@ impl AccountStore for MemoryStore {
 
     async fn get_account_name(&self, account_id: &str) -> Result<Option<String>, StoreError> {
         Ok(self.lock().accounts.get(account_id).map(|a| a.name.clone()))
+    }
+
+    async fn get_requester(&self, account_id: &str) -> Result<Option<Requester>, StoreError> {
+        Ok(self.lock().accounts.get(account_id).map(|a| Requester {
+            name: a.name.clone(),
+            plan: a.plan.clone(),
+        }))
     }
 
     async fn update_account(
@@ -233,6 +267,9 @@ impl VerificationStore for MemoryStore {
         let Some(v) = t.verifications.get_mut(&current.verification_id) else {
             return Ok(LinkTokenOutcome::NotFound);
         };
+        if v.erased_at.is_some() {
+            return Ok(LinkTokenOutcome::NotFound);
+        }
         // The adapter retries on the fresh lists; under the lock they are always fresh.
         let (tokens, recent) = rotated(&v.token_hashes, &v.recent_token_hashes, token_hash, keep);
         v.token_hashes = tokens;
@@ -265,8 +302,10 @@ impl VerificationStore for MemoryStore {
             Transition::Attempt { .. } => {
                 stored.method_attempts.len() == current.method_attempts.len()
             }
+            // A completion covers the documents as read (the adapter's `documents_rev` guard).
+            Transition::Complete { .. } => stored.documents_rev == current.documents_rev,
             _ => true,
-        };
+        } && (*transition == Transition::Expire || stored.erased_at.is_none());
         if stored.status != from || !guard_holds {
             return Ok(TransitionOutcome::Conflict(Some(stored)));
         }
@@ -317,7 +356,11 @@ impl VerificationStore for MemoryStore {
     ) -> Result<Option<Verification>, StoreError> {
         let mut t = self.lock();
         match t.verifications.get_mut(&id) {
-            Some(v) if v.status == Status::Completed && v.tenant_note.is_none() => {
+            Some(v)
+                if v.status == Status::Completed
+                    && v.tenant_note.is_none()
+                    && v.erased_at.is_none() =>
+            {
                 v.tenant_note = Some(note.to_string());
                 Ok(Some(v.clone()))
             }

@@ -4,7 +4,9 @@
 use serde_json::Value;
 use uuid::Uuid;
 
+use crate::config::Settings;
 use crate::domain::affordability::{MAX_INCOME_MULTIPLE, MIN_INCOME_MULTIPLE};
+use crate::domain::reach::resolve_sms;
 use crate::domain::secrets::sha256_hex;
 use crate::domain::{Mode, NewVerificationInput};
 use crate::error::{ApiError, FieldError};
@@ -123,6 +125,48 @@ fn is_valid_phone(phone: &str) -> bool {
         .enumerate()
         .all(|(i, c)| c.is_ascii_digit() || " -().".contains(c) || (c == '+' && i == 0))
         && (7..=15).contains(&digits.len())
+}
+
+/// Sets the tenant's SMS number from `tenant_phone` (`resolve_sms`) with the API's settings. A
+/// valid number of a country texts may not go to is a problem of `field`, with the countries
+/// allowed: the caller learns at create that it would never be texted.
+pub(crate) fn resolve_phone(
+    input: &mut NewVerificationInput,
+    settings: &Settings,
+    field: &str,
+) -> Result<(), FieldError> {
+    let countries = &settings.sms_countries;
+    resolve_sms(input, settings.sms_region, countries).map_err(|_| {
+        field_error(
+            field,
+            "country_not_allowed",
+            format!(
+                "{field} must be a number in a country this service texts ({}); leave it out to reach the tenant by e-mail only",
+                countries.names()
+            ),
+        )
+    })
+}
+
+/// The enveloped 400 of field problems found at once (`message` names them).
+pub(crate) fn invalid_fields(errors: Vec<FieldError>) -> ApiError {
+    let message = if errors.len() == 1 {
+        errors[0].message.clone()
+    } else {
+        format!(
+            "{} fields are invalid: {}",
+            errors.len(),
+            errors
+                .iter()
+                .map(|e| e.field.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    ApiError::Validation {
+        message,
+        details: errors,
+    }
 }
 
 /// Validates a create body and collects every field problem at once.
@@ -265,25 +309,7 @@ pub fn validate_create(
             methods,
             ..Default::default()
         }),
-        _ => {
-            let message = if errors.len() == 1 {
-                errors[0].message.clone()
-            } else {
-                format!(
-                    "{} fields are invalid: {}",
-                    errors.len(),
-                    errors
-                        .iter()
-                        .map(|e| e.field.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            };
-            Err(ApiError::Validation {
-                message,
-                details: errors,
-            })
-        }
+        _ => Err(invalid_fields(errors)),
     }
 }
 

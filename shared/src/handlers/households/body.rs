@@ -9,6 +9,7 @@ use crate::domain::household::{
 };
 use crate::domain::webhook::LocalWebhookOrigins;
 use crate::error::{ApiError, FieldError};
+use crate::handlers::api::validate::invalid_fields;
 use crate::handlers::api::validate_create;
 
 /// A validated household request.
@@ -203,23 +204,7 @@ pub(crate) fn validate_household(
                 members,
             })
         }
-        _ => {
-            let message = match errors.as_slice() {
-                [one] => one.message.clone(),
-                many => format!(
-                    "{} fields are invalid: {}",
-                    many.len(),
-                    many.iter()
-                        .map(|e| e.field.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            };
-            Err(ApiError::Validation {
-                message,
-                details: errors,
-            })
-        }
+        _ => Err(invalid_fields(errors)),
     }
 }
 

@@ -12,13 +12,12 @@ use uuid::Uuid;
 use crate::config::{LiveIncome, Settings};
 use crate::domain::household::{Household, HouseholdMember};
 use crate::domain::metering::PresentedKey;
-use crate::domain::reach::resolve_sms;
 use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::{Mode, Status, Verification, format_ts, next_month_start};
 use crate::error::ApiError;
 use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
-use crate::handlers::api::validate::{idempotency_claim, json_body};
+use crate::handlers::api::validate::{idempotency_claim, invalid_fields, json_body, resolve_phone};
 use crate::handlers::api::{ApiDeps, MAX_REPLAY_LINK_TOKENS};
 use crate::handlers::households::body::validate_household;
 use crate::handlers::households::{not_found, owned_household};
@@ -135,14 +134,22 @@ fn prepare<S, C>(
         });
     }
     let body = json_body(req, MAX_BODY_BYTES)?;
-    let input = validate_household(&body, &deps.settings.local_webhook_origins)?;
+    let mut input = validate_household(&body, &deps.settings.local_webhook_origins)?;
+    let refused: Vec<_> = (input.members.iter_mut().enumerate())
+        .filter_map(|(i, (tenant, _))| {
+            let field = format!("members[{i}].tenant_phone");
+            resolve_phone(tenant, &deps.settings, &field).err()
+        })
+        .collect();
+    if !refused.is_empty() {
+        return Err(invalid_fields(refused));
+    }
     let idempotency = idempotency_claim(req, &key.account_id, key.mode, &body)?;
     let household_id = Uuid::new_v4();
     let mut tokens = Vec::new();
     let members: Vec<Verification> = (input.members.iter())
         .map(|(tenant, role)| {
-            let mut tenant = tenant.clone();
-            resolve_sms(&mut tenant, deps.settings.sms_region);
+            let tenant = tenant.clone();
             let mut v = Verification::new_pending(
                 &key.account_id,
                 key.mode,

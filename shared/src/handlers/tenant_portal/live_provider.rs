@@ -71,6 +71,15 @@ impl IncomeProvider for LiveProvider {
         }
     }
 
+    async fn close_user(&self, v: &Verification, provider_user: &str) -> Result<(), ProviderError> {
+        match self {
+            LiveProvider::Plaid(p) => p.close_user(v, provider_user).await,
+            LiveProvider::Argyle(p) => p.close_user(v, provider_user).await,
+            LiveProvider::None => Err(no_live_provider()),
+            LiveProvider::LocalSandbox(p) => p.close_user(v, provider_user).await,
+        }
+    }
+
     fn simulated(&self) -> bool {
         matches!(self, LiveProvider::LocalSandbox(_))
     }

@@ -5,8 +5,8 @@ use crate::domain::Verification;
 use crate::ports::{AccountStore, StoreError};
 
 /// Who asks, as the page names them (read only when a page is rendered).
-pub(super) async fn requester_name<S: AccountStore, C, P>(
-    deps: &PortalDeps<S, C, P>,
+pub(super) async fn requester_name<S: AccountStore, C, P, U>(
+    deps: &PortalDeps<S, C, P, U>,
     v: &Verification,
 ) -> Result<String, StoreError> {
     Ok(deps

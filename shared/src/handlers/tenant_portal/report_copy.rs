@@ -127,6 +127,13 @@ pub(crate) fn completed_body(
             "<p class=\"small\">Figures as of {}, the end of the data your provider shared.</p>",
             report.as_of
         );
+        if let Some(documents) = &report.documents {
+            out.push_str("<h2>Your documents</h2>\n<ul class=\"documents\">\n");
+            for d in documents {
+                let _ = writeln!(out, "<li>{}</li>", esc(&d.summary));
+            }
+            out.push_str("</ul>\n");
+        }
         if !report.excluded_sources.is_empty() {
             out.push_str("<h2>Money seen but not counted</h2>\n<ul class=\"excluded\">\n");
             for source in &report.excluded_sources {

@@ -10,21 +10,54 @@ use crate::domain::methods::{self, AttemptOutcome, MethodAttempt};
 use crate::domain::report::IncomeReport;
 use crate::domain::{Mode, Transition, Verification};
 use crate::handlers::html::esc;
-use crate::ports::ProviderError;
+use crate::ports::{IncomeProvider, ProviderError};
 
-/// The methods this page routes between: the verification's own, else every method the page
-/// can serve (`here`), in order.
-pub(super) fn routable(v: &Verification, here: &[VerificationMethod]) -> Vec<VerificationMethod> {
-    methods::effective(&v.methods, &[], here)
+use super::{PortalDeps, uses_scenarios};
+
+/// The methods this page routes `v` between: the verification's own, else every method the
+/// page can serve, in order. It serves the sandbox's methods where the tenant picks scenarios,
+/// else the live provider's, and uploaded documents where the stack has a documents bucket.
+pub(super) fn routable<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> Vec<VerificationMethod> {
+    let mode = if uses_scenarios(deps, v) {
+        Mode::Test
+    } else {
+        Mode::Live
+    };
+    let here = methods::available(
+        Some(deps.live_provider.method()),
+        mode,
+        deps.uploads.is_some(),
+    );
+    methods::effective(&v.methods, &[], &here)
 }
 
-/// What the page can serve: the sandbox's methods where the tenant picks scenarios, else the
-/// live provider's.
-pub(super) fn served(scenarios: bool, live: VerificationMethod) -> Vec<VerificationMethod> {
-    if scenarios {
-        methods::available(None, Mode::Test)
-    } else {
-        vec![live]
+/// Whether the page offers `v` uploaded documents: the stack takes them and they are one of
+/// the verification's methods.
+pub(super) fn offers_documents<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> bool {
+    routable(deps, v).contains(&VerificationMethod::Document)
+}
+
+/// A report made after routing records every try, `method`'s last with its `outcome`.
+pub(super) fn record_attempts(
+    v: &Verification,
+    report: &mut IncomeReport,
+    method: VerificationMethod,
+    outcome: AttemptOutcome,
+    now: DateTime<Utc>,
+) {
+    if !v.method_attempts.is_empty() {
+        report.attempts = v.method_attempts.clone();
+        report.attempts.push(MethodAttempt {
+            method,
+            outcome,
+            at: now,
+        });
     }
 }
 
@@ -56,14 +89,12 @@ pub(super) fn decide(
                     attempt: attempt(AttemptOutcome::NoIncome),
                 });
             }
-            if !v.method_attempts.is_empty() {
-                report.attempts = v.method_attempts.clone();
-                report.attempts.push(attempt(if no_income {
-                    AttemptOutcome::NoIncome
-                } else {
-                    AttemptOutcome::Succeeded
-                }));
-            }
+            let outcome = if no_income {
+                AttemptOutcome::NoIncome
+            } else {
+                AttemptOutcome::Succeeded
+            };
+            record_attempts(v, &mut report, method, outcome, now);
             Some(Transition::Complete {
                 report: Box::new(report),
             })

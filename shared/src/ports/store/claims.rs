@@ -36,6 +36,16 @@ pub enum ClaimStart {
     Refused(MessageClaim),
 }
 
+/// The account's monthly SMS allowance a live SMS claim counts against: the month's count on the
+/// account item (the claim's UTC month, `yyyymm`: `domain::sms::sms_month`), within `limit` (the
+/// plan's `sms_per_month`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SmsAllowance {
+    pub account_id: String,
+    pub month: u32,
+    pub limit: u32,
+}
+
 /// The claims of the messages to the tenant: at most one sender at a time per message, and its
 /// outcome for good.
 pub trait MessageClaimStore: Send + Sync {
@@ -52,6 +62,35 @@ pub trait MessageClaimStore: Send + Sync {
         token_hash: &str,
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<ClaimStart, StoreError>> + Send;
+    /// `claim_message` for a live SMS, counting it in the same write against `allowance`: a
+    /// first claim of the message counts one, a claim taken over from a crashed attempt's lapsed
+    /// lease counts nothing more (that attempt's count stands). With the allowance used up, the
+    /// message is recorded as refused for good (`SMS_ALLOWANCE_USED`), nothing is counted, and
+    /// the answer is `Refused(Rejected(..))`.
+    fn claim_counted_sms(
+        &self,
+        id: Uuid,
+        message: &Message,
+        token_hash: &str,
+        now: DateTime<Utc>,
+        allowance: &SmsAllowance,
+    ) -> impl Future<Output = Result<ClaimStart, StoreError>> + Send;
+    /// `release_message` of a counted SMS: gives its count back in the same write.
+    fn release_counted_sms(
+        &self,
+        id: Uuid,
+        message: &Message,
+        allowance: &SmsAllowance,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Records a message as refused for good before any provider saw it (`reason`), unless
+    /// another attempt claimed, sent or refused it already.
+    fn refuse_message(
+        &self,
+        id: Uuid,
+        message: &Message,
+        reason: &str,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Marks the message sent, for good.
     fn mark_message_sent(
         &self,

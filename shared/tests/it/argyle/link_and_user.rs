@@ -97,3 +97,38 @@ fn config_reads_the_secret_json_and_never_prints_the_secret() {
         assert!(matches!(e, ArgyleConfigError::InvalidBaseUrl), "{url}");
     }
 }
+
+#[tokio::test]
+async fn close_user_deletes_the_argyle_user_and_a_user_gone_is_closed_too() {
+    let path = format!("/v2/users/{USER}");
+    // The reference answers a deleted user with 204 and no body; a second delete finds none.
+    let argyle = FakeProvider::start(vec![(
+        path.as_str(),
+        Reply::Then(
+            Box::new(Reply::Body(204, String::new())),
+            Box::new(Reply::Body(404, NOT_FOUND.into())),
+        ),
+    )])
+    .await;
+    let p = provider(&argyle);
+    let v = verification(Some(USER));
+
+    p.close_user(&v, USER).await.unwrap();
+    p.close_user(&v, USER).await.unwrap();
+
+    let requests = argyle.requests();
+    assert_eq!(requests.len(), 2);
+    for request in &requests {
+        assert_eq!(request.method, "DELETE");
+        assert_eq!(request.path, path);
+        assert_authenticated(request);
+    }
+    // No user id, no call; a refused key is the provider's outage, not done.
+    assert!(rejected(p.close_user(&v, "").await).contains("no user"));
+    let refusing = FakeProvider::start(vec![(
+        path.as_str(),
+        Reply::Body(401, INVALID_CREDENTIALS.into()),
+    )])
+    .await;
+    assert!(unavailable(provider(&refusing).close_user(&v, USER).await).contains("HTTP 401"));
+}

@@ -155,3 +155,34 @@ async fn create_user_without_a_user_token_in_the_answer_is_unavailable() {
     assert!(text.contains("user_token"), "{text}");
     assert_eq!(plaid.requests().len(), 1);
 }
+
+#[tokio::test]
+async fn close_user_removes_the_user_and_with_it_its_bank_connections() {
+    let plaid = FakePlaid::start(vec![(
+        "/user/remove",
+        Reply::Then(
+            Box::new(ok(USER_REMOVE)),
+            Box::new(Reply::Body(500, INTERNAL_SERVER_ERROR.to_string())),
+        ),
+    )])
+    .await;
+    let provider = plaid.provider();
+    let handle = handle_of(&format!("{VERIFICATION_ID}-0a1b2c3d"));
+    let v = verification(Some(&handle));
+
+    provider.close_user(&v, &handle).await.unwrap();
+    let requests = plaid.requests();
+    assert_eq!(requests.len(), 1);
+    assert_authenticated(&requests[0], "/user/remove");
+    assert_eq!(requests[0].body["user_token"], USER_TOKEN);
+
+    // Plaid down: a transient error, for the retry road to try again.
+    let again = provider.close_user(&v, &handle).await;
+    assert!(
+        matches!(again, Err(ProviderError::Unavailable(_))),
+        "{again:?}"
+    );
+    // No user: nothing Plaid could remove.
+    let none = provider.close_user(&v, " ").await;
+    assert!(matches!(none, Err(ProviderError::Rejected(_))), "{none:?}");
+}

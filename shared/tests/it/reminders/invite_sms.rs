@@ -164,11 +164,13 @@ async fn an_sms_whose_claim_was_not_given_back_waits_for_its_lease_and_is_not_dr
         scheduler: plain.scheduler,
         queue: plain.queue,
         retry_queue: plain.retry_queue,
+        provider: plain.provider,
         clock: plain.clock,
         public_base_url: plain.public_base_url,
         test_mode_delivery: plain.test_mode_delivery,
         reminder_offsets: plain.reminder_offsets,
         retry_backoff: plain.retry_backoff,
+        sms: plain.sms,
     };
     // SNS fails once, and the claim cannot be given back: its lease stays live five minutes.
     *outbox.failing_sms.lock().unwrap() = 1;

@@ -10,6 +10,7 @@ pub(super) async fn metered_pro_key<S: Store>(store: &S) -> (PresentedKey, Plans
         verifications_per_month: 50,
         api_requests_per_day: 1000,
         api_access: true,
+        sms_per_month: 0,
     }]);
     let key = listed_key(store, "key_h1").await;
     assert!(matches!(
@@ -163,6 +164,7 @@ pub(super) async fn a_single_api_plan_meters<S: Store>(store: S) {
         verifications_per_month: 10,
         api_requests_per_day: 2,
         api_access: true,
+        sms_per_month: 0,
     }]);
     let key = listed_key(&store, "key_a").await;
     let meter = |at: DateTime<Utc>| {
@@ -195,6 +197,7 @@ pub(super) async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(st
         verifications_per_month: 10,
         api_requests_per_day: requests,
         api_access: true,
+        sms_per_month: 0,
     };
     let plans = Plans::new(vec![plan("tiny", 2), plan("pro", 1000)]);
     let keys = [

@@ -30,7 +30,10 @@ pub(super) fn sample_stream_events_carry_the_production_keys() {
                         let v = items::verification_from_item(image.clone()).unwrap();
                         items::verification_item(&v).unwrap()
                     } else {
-                        let (pk, sk) = keys::expiry_marker(id);
+                        let (pk, sk) = match text(schema::SK).as_str() {
+                            schema::ERASURE_SK => keys::erasure_marker(id),
+                            _ => keys::expiry_marker(id),
+                        };
                         assert_eq!(text(schema::SK), sk, "{}", path.display());
                         [(schema::PK, pk), (schema::SK, sk)]
                             .into_iter()

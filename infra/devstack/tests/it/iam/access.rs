@@ -162,6 +162,46 @@ pub fn accesses(call: &Call) -> Vec<Access> {
                 ),
             ]
         }
+        // The SDK's S3 calls, path-style through the proxy: `GET /<bucket>/<key>`.
+        "s3" => {
+            let path = call.path_and_query.split('?').next().unwrap_or_default();
+            let action = match call.operation.split(' ').next().unwrap_or_default() {
+                "GET" | "HEAD" => "GetObject",
+                "PUT" => "PutObject",
+                "DELETE" => "DeleteObject",
+                other => other,
+            };
+            vec![Access::new(
+                &format!("s3:{action}"),
+                format!("arn:aws:s3:::{}", path.trim_start_matches('/')),
+                call.operation.clone(),
+            )]
+        }
+        // A browser's upload: a form POST to the bucket with a policy signed by the function
+        // (no Authorization header). S3 authorizes it as s3:PutObject of the signer, on the key.
+        "?" if call.operation.starts_with("POST /")
+            && form_field(&call.body, "policy").is_some() =>
+        {
+            let bucket = call.operation.trim_start_matches("POST /");
+            let key = form_field(&call.body, "key").unwrap_or_default();
+            vec![Access::new(
+                "s3:PutObject",
+                format!("arn:aws:s3:::{bucket}/{key}"),
+                "upload form POST (signed policy)".into(),
+            )]
+        }
+        // A download link: a GET presigned by the function (the credential in the query). S3
+        // authorizes it as s3:GetObject of the signer, on the key.
+        "?" if call.operation.starts_with("GET /")
+            && call.path_and_query.contains("X-Amz-Credential=") =>
+        {
+            let path = call.path_and_query.split('?').next().unwrap_or_default();
+            vec![Access::new(
+                "s3:GetObject",
+                format!("arn:aws:s3:::{}", path.trim_start_matches('/')),
+                "download link GET (presigned)".into(),
+            )]
+        }
         "secretsmanager" => {
             let id = body["SecretId"].as_str().unwrap_or_default();
             vec![Access::new(
@@ -178,6 +218,15 @@ pub fn accesses(call: &Call) -> Vec<Access> {
     }
 }
 
+/// A text field of a multipart/form-data body.
+fn form_field(body: &[u8], name: &str) -> Option<String> {
+    let text = String::from_utf8_lossy(body);
+    let marker = format!("name=\"{name}\"\r\n\r\n");
+    let start = text.find(&marker)? + marker.len();
+    let end = text[start..].find("\r\n")?;
+    Some(text[start..start + end].to_string())
+}
+
 fn form_pairs(body: &[u8]) -> BTreeMap<String, String> {
     shared::http::parse_query(&String::from_utf8_lossy(body))
         .into_iter()
@@ -192,10 +241,13 @@ fn partition_attribute(index: Option<&str>) -> String {
     }
 }
 
-/// Attribute names a projection (or any expression) names: `#a` resolved, bare names kept.
+/// Attribute names a projection (or any expression) names: `#a` resolved, bare names kept. A
+/// document path (`#a.#b`, `a[0]`) names its top-level attribute only, as IAM's
+/// `dynamodb:Attributes` does.
 fn names_in(expression: &str, names: &Value) -> Vec<String> {
     let mut out: Vec<String> = expression
-        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '#' | '_' | ':')))
+        .split(|c: char| !(c.is_alphanumeric() || matches!(c, '#' | '_' | ':' | '.')))
+        .filter_map(|t| t.split('.').next())
         .filter(|t| !t.is_empty())
         .map(|t| match t.strip_prefix('#') {
             Some(_) => names[t].as_str().unwrap_or(t).to_string(),

@@ -29,10 +29,14 @@ use shared::routes::{Function, Trigger};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::common;
+mod erasure;
+pub use erasure::*;
 mod households_and_retries;
 pub use households_and_retries::*;
 mod refusals_and_claims;
 pub use refusals_and_claims::*;
+mod documents;
+pub use documents::*;
 
 /// A switch a test flips to take one dependency down (an outage: transient errors).
 #[derive(Clone, Default)]
@@ -119,11 +123,13 @@ fn flaky<S>(outbox: Outbox, store: S) -> Publish<S> {
         scheduler: Flaky::new(outbox.scheduler),
         queue: Flaky::new(outbox.queue),
         retry_queue: Flaky::new(outbox.retry_queue),
+        provider: outbox.provider,
         clock: outbox.clock,
         public_base_url: outbox.public_base_url,
         test_mode_delivery: outbox.test_mode_delivery,
         reminder_offsets: outbox.reminder_offsets,
         retry_backoff: vec![0],
+        sms: outbox.sms,
     }
 }
 
@@ -164,7 +170,6 @@ pub async fn rig() -> Rig {
     let created = stack::bootstrap(&sdk, &names).await.expect("bootstrap");
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), names.table.clone());
     let seed = |account, plan| stack::seed_account(&store, account, plan, false);
-    // Fixed keys: the demo account also has keys of the earlier format (found by their hash).
     let (live_key, test_key) = stack::seed_account(&store, stack::DEMO_ACCOUNT, "business", true)
         .await
         .unwrap();
@@ -540,27 +545,34 @@ pub async fn success(rig: &mut Rig) {
     // An expiry: a verification past its time, its marker swept as TTL would.
     expiry(rig).await;
 
-    // tenant-portal's cold start with Plaid: the secret, read with its own role.
-    let sm = aws_sdk_secretsmanager::Client::new(&rig.function_sdk(Function::TenantPortal).await);
-    let arn = rig.plaid_secret_arn.clone();
-    let lookup = move |var: &str| match var {
-        "PLAID_BASE_URL" => Some("https://sandbox.plaid.com".to_string()),
-        "PLAID_SECRET_ARN" => Some(arn.clone()),
-        _ => None,
-    };
-    shared::adapters::plaid::PlaidConfig::load(&sm, lookup)
-        .await
-        .expect("the secret reads");
-    // The same with Argyle as the live provider.
-    let arn = rig.argyle_secret_arn.clone();
-    let lookup = move |var: &str| match var {
-        "ARGYLE_BASE_URL" => Some("https://api-sandbox.argyle.com".to_string()),
-        "ARGYLE_SECRET_ARN" => Some(arn.clone()),
-        _ => None,
-    };
-    shared::adapters::argyle::ArgyleConfig::load(&sm, lookup)
-        .await
-        .expect("the Argyle secret reads");
+    // The cold starts with Plaid and with Argyle: each secret, read with each function's own role
+    // (the tenant page uses the provider; the outbox's functions close a tenant's provider user
+    // once it ended).
+    for function in [
+        Function::TenantPortal,
+        Function::PublishEvents,
+        Function::RetryEvents,
+    ] {
+        let sm = aws_sdk_secretsmanager::Client::new(&rig.function_sdk(function).await);
+        let arn = rig.plaid_secret_arn.clone();
+        let lookup = move |var: &str| match var {
+            "PLAID_BASE_URL" => Some("https://sandbox.plaid.com".to_string()),
+            "PLAID_SECRET_ARN" => Some(arn.clone()),
+            _ => None,
+        };
+        shared::adapters::plaid::PlaidConfig::load(&sm, lookup)
+            .await
+            .expect("the secret reads");
+        let arn = rig.argyle_secret_arn.clone();
+        let lookup = move |var: &str| match var {
+            "ARGYLE_BASE_URL" => Some("https://api-sandbox.argyle.com".to_string()),
+            "ARGYLE_SECRET_ARN" => Some(arn.clone()),
+            _ => None,
+        };
+        shared::adapters::argyle::ArgyleConfig::load(&sm, lookup)
+            .await
+            .expect("the Argyle secret reads");
+    }
 }
 
 /// send-reminders over every schedule of the group, at a time both reminder points are due.
@@ -636,6 +648,7 @@ fn api_routes(
         ("GET", format!("{HOUSEHOLDS}?household_id={household}")),
         ("DELETE", format!("{VERIFY}?verification_id={id}")),
         ("DELETE", format!("{HOUSEHOLDS}?household_id={household}")),
+        ("DELETE", format!("{VERIFY}/data?verification_id={id}")),
     ]
 }
 

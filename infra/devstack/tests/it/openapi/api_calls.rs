@@ -169,6 +169,24 @@ pub(super) async fn drive_api(rec: &mut Recorder) {
         .await;
     assert_eq!(r.status, 404, "{}", r.raw);
     rec.op("report of an unknown id", "GET", API_REPORT, &r);
+    let documents = |id: &str| format!("{API_DOCUMENTS}?verification_id={id}");
+    for (label, path, status) in [
+        (
+            "documents of a completed verification",
+            documents(&completed_id),
+            200,
+        ),
+        ("documents without id", API_DOCUMENTS.to_string(), 400),
+        (
+            "documents of an unknown id",
+            documents(&uuid::Uuid::new_v4().to_string()),
+            404,
+        ),
+    ] {
+        let r = env.call("GET", &path, Some(test), None).await;
+        assert_eq!(r.status, status, "{label}: {}", r.raw);
+        rec.op(label, "GET", API_DOCUMENTS, &r);
+    }
     let failed = create(
         rec,
         &env,

@@ -125,6 +125,7 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
     )
     .await;
     let id = id_of(&r);
+    let cancelled = id.clone();
     let link = link_of(&env, &r);
     let r = env
         .call("DELETE", &verify_path(&id), Some(&test), None)
@@ -223,6 +224,31 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
     drain(&mut pump, &workers).await;
     let p = page(&env, "GET", &late_link, None).await;
     rec.op("expired page after the sweep", "GET", PAGE, &p);
+
+    // The cancelled one's personal data erased (twice: the same answer); a pending one refused.
+    let erase = |id: &str| format!("{API_ERASE}?verification_id={id}");
+    for (label, id) in [
+        ("erase cancelled", cancelled.as_str()),
+        ("erase again", cancelled.as_str()),
+        ("erase pending", &id_of(&reminded)),
+        ("erase without id", ""),
+        ("erase unknown id", &uuid::Uuid::new_v4().to_string()),
+    ] {
+        let path = if id.is_empty() {
+            API_ERASE.to_string()
+        } else {
+            erase(id)
+        };
+        let r = env.call("DELETE", &path, Some(&test), None).await;
+        rec.op(label, "DELETE", API_ERASE, &r);
+    }
+    let r = env
+        .call("GET", &verify_path(&cancelled), Some(&test), None)
+        .await;
+    rec.op("get erased", "GET", API_VERIFY, &r);
+    let r = env.call("GET", API_LIST, Some(&test), None).await;
+    rec.op("list with an erased one", "GET", API_LIST, &r);
+    drain(&mut pump, &workers).await;
     let sqs = aws_sdk_sqs::Client::new(&env.sdk);
     for _ in 0..10 {
         if pump_sqs_once(&sqs, &env.created.webhook_queue_url, &workers.delivery, 0)
@@ -248,6 +274,7 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
         vec![
             "verification.cancelled",
             "verification.completed",
+            "verification.erased",
             "verification.expired",
             "verification.failed",
             "verification.in_progress",

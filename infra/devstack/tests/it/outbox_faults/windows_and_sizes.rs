@@ -267,6 +267,7 @@ async fn a_hundred_failed_attempts_at_one_message_leave_its_items_the_same_size(
         public_base_url: rig.deps.public_base_url.clone(),
         test_mode_delivery: TestModeDelivery::Send,
         reminder_offsets: rig.deps.reminder_offsets.clone(),
+        sms: Default::default(),
     };
     let retries = |work: Vec<RetryWork>| {
         let mut event = aws_lambda_events::event::sqs::SqsEvent::default();

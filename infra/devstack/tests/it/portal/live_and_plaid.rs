@@ -182,8 +182,19 @@ async fn the_local_stack_serves_live_keys_from_the_sandbox_marked_as_local() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_plaid_flow_recovers_from_a_failed_link_token_and_product_not_ready() {
     let env = env().await;
+    let ttl = devstack::pump::TtlDeletions::default();
+    let mut pump = devstack::pump::StreamPump::new(&env.sdk, &env.names.table, ttl)
+        .await
+        .unwrap();
     let plaid = fake_plaid::FakePlaid::start(vec![
         ("/user/create", vec![(200, fake_plaid::USER_CREATE)]),
+        (
+            "/user/remove",
+            vec![
+                (500, fake_plaid::INTERNAL_SERVER_ERROR),
+                (200, fake_plaid::USER_REMOVE),
+            ],
+        ),
         (
             "/link/token/create",
             vec![
@@ -276,6 +287,34 @@ async fn the_plaid_flow_recovers_from_a_failed_link_token_and_product_not_ready(
         plaid.count("/user/create"),
         1,
         "one Plaid user for the whole flow"
+    );
+
+    // The report is built: the outbox removes the Plaid user (and its Items). Plaid fails once;
+    // the retry queue finishes it, and the verification forgets the user.
+    let mut workers = env.workers();
+    workers.outbox.provider =
+        shared::handlers::tenant_portal::LiveProvider::Plaid(plaid.provider());
+    while pump
+        .pump_once(&workers.outbox, &workers.expiry)
+        .await
+        .unwrap()
+        > 0
+    {}
+    assert_eq!(plaid.count("/user/remove"), 1);
+    let sqs = aws_sdk_sqs::Client::new(&env.sdk);
+    let retry_queue = &env.created.retry_queue_url;
+    let retried = devstack::pump::pump_retry_once(&sqs, retry_queue, &workers.outbox, 0).await;
+    assert!(retried.unwrap() >= 1);
+    assert_eq!(plaid.count("/user/remove"), 2);
+    let stored = env
+        .store
+        .get_verification(id.parse().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        stored.unwrap().provider_user,
+        None,
+        "forgotten once removed at Plaid"
     );
 }
 

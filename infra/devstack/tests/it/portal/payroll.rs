@@ -95,8 +95,26 @@ async fn a_failed_bank_connection_is_followed_by_payroll() {
         serde_json::to_string_pretty(report).unwrap()
     );
 
-    // With every method tried, a refusal fails the verification as before.
-    let (id, link) = create(&env, &env.test_key, "rob@example.com", Some(1500.0)).await;
+    // The local stack has a documents bucket: after bank and payroll, uploads remain.
+    let (id, link) = create(&env, &env.test_key, "sam@example.com", Some(1500.0)).await;
+    open_and_consent(&env, &link).await;
+    page(&env, "POST", &link, Some("action=connect&scenario=fail")).await;
+    let form = "action=connect&scenario=payroll_terminated";
+    page(&env, "POST", &link, Some(form)).await;
+    assert_eq!(
+        api_get(&env, &env.test_key, &id).await["status"],
+        "in_progress"
+    );
+    let p = page(&env, "GET", &link, None).await;
+    assert!(p.html.contains("Or upload documents"), "{}", p.html);
+
+    // With every method tried, no income on the last completes the verification as before.
+    let (id, link) = create_with(
+        &env,
+        &env.test_key,
+        json!({"tenant_email": "rob@example.com", "monthly_rent": 1500, "methods": ["bank", "payroll"]}),
+    )
+    .await;
     open_and_consent(&env, &link).await;
     page(&env, "POST", &link, Some("action=connect&scenario=fail")).await;
     page(

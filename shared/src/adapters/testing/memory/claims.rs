@@ -6,7 +6,8 @@ use uuid::Uuid;
 
 use super::{MemoryStore, Tables, refused};
 use crate::domain::reach::{MESSAGE_LEASE, Message};
-use crate::ports::{ClaimStart, MessageClaim, MessageClaimStore, StoreError};
+use crate::domain::sms::SMS_ALLOWANCE_USED;
+use crate::ports::{ClaimStart, MessageClaim, MessageClaimStore, SmsAllowance, StoreError};
 
 /// A stored claim, as the adapter's claim item holds it.
 #[derive(Clone)]
@@ -39,6 +40,14 @@ fn refusal(t: &Tables, key: &(Uuid, String), now: DateTime<Utc>) -> Option<Messa
     }
 }
 
+impl MemoryStore {
+    /// Whether `message` of `id` may still go out at `now` (its verification open for it).
+    fn claim_is_open(&self, id: Uuid, message: &Message, now: DateTime<Utc>) -> bool {
+        (self.lock().verifications.get(&id))
+            .is_some_and(|v| message.open_statuses().contains(&v.status) && v.expires_at > now)
+    }
+}
+
 impl MessageClaimStore for MemoryStore {
     async fn claim_message(
         &self,
@@ -49,9 +58,7 @@ impl MessageClaimStore for MemoryStore {
     ) -> Result<ClaimStart, StoreError> {
         let mut t = self.lock();
         let key = (id, message.key());
-        let open = t
-            .verifications
-            .get(&id)
+        let open = (t.verifications.get(&id))
             .is_some_and(|v| message.open_statuses().contains(&v.status) && v.expires_at > now);
         // As the adapter reads the transaction's reasons: sent first, then the verification's.
         match (refusal(&t, &key, now), open) {
@@ -67,6 +74,89 @@ impl MessageClaimStore for MemoryStore {
                 .insert(message.key(), token_hash.to_string());
         }
         Ok(ClaimStart::Claimed)
+    }
+
+    async fn claim_counted_sms(
+        &self,
+        id: Uuid,
+        message: &Message,
+        token_hash: &str,
+        now: DateTime<Utc>,
+        allowance: &SmsAllowance,
+    ) -> Result<ClaimStart, StoreError> {
+        let key = (id, message.key());
+        // As the adapter: a lapsed lease is taken over without a count (its holder's stands).
+        let lapsed = matches!(
+            self.lock().claims.get(&key),
+            Some(ClaimState::Sending { lease_until }) if lease_until.timestamp() < now.timestamp()
+        );
+        if lapsed {
+            return self.claim_message(id, message, token_hash, now).await;
+        }
+        let room = {
+            let t = self.lock();
+            let used = (t.accounts.get(&allowance.account_id)).map(|a| {
+                if a.sms_month == allowance.month {
+                    a.sms_sent
+                } else {
+                    0
+                }
+            });
+            used.is_some_and(|used| used < allowance.limit)
+        };
+        if !room && refusal(&self.lock(), &key, now).is_none() {
+            let open = self.claim_is_open(id, message, now);
+            if !open {
+                return Ok(ClaimStart::Closed);
+            }
+            self.refuse_message(id, message, SMS_ALLOWANCE_USED, now)
+                .await?;
+            return Ok(ClaimStart::Refused(MessageClaim::Rejected(
+                SMS_ALLOWANCE_USED.into(),
+            )));
+        }
+        let start = self.claim_message(id, message, token_hash, now).await?;
+        if start == ClaimStart::Claimed
+            && let Some(a) = self.lock().accounts.get_mut(&allowance.account_id)
+        {
+            if a.sms_month != allowance.month {
+                (a.sms_month, a.sms_sent) = (allowance.month, 0);
+            }
+            a.sms_sent += 1;
+        }
+        Ok(start)
+    }
+
+    async fn release_counted_sms(
+        &self,
+        id: Uuid,
+        message: &Message,
+        allowance: &SmsAllowance,
+    ) -> Result<(), StoreError> {
+        self.release_message(id, message).await?;
+        let mut t = self.lock();
+        if let Some(a) = t.accounts.get_mut(&allowance.account_id)
+            && a.sms_month == allowance.month
+        {
+            a.sms_sent = a.sms_sent.saturating_sub(1);
+        }
+        Ok(())
+    }
+
+    async fn refuse_message(
+        &self,
+        id: Uuid,
+        message: &Message,
+        reason: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut t = self.lock();
+        let key = (id, message.key());
+        if refusal(&t, &key, now).is_none() {
+            t.claims
+                .insert(key, ClaimState::Rejected(reason.to_string()));
+        }
+        Ok(())
     }
 
     async fn mark_message_sent(

@@ -244,7 +244,7 @@ impl MeterStore for MemoryStore {
 
 /// The key's account when the domain's rule counts one more request of it, else why not
 /// (boxed: it is large).
-fn allowed(
+pub(super) fn allowed(
     t: &Tables,
     key: &PresentedKey,
     now: DateTime<Utc>,
@@ -268,7 +268,7 @@ fn monthly_limit(account: &Account, plans: &Plans, mode: Mode) -> Option<u32> {
 }
 
 /// Whether the verification is the key's own (account and mode).
-fn owned(v: &Verification, key: &PresentedKey) -> bool {
+pub(super) fn owned(v: &Verification, key: &PresentedKey) -> bool {
     v.account_id == key.account_id && v.mode == key.mode
 }
 
@@ -283,7 +283,7 @@ fn created_or(created: CreateOutcome) -> Result<(), CreateRefusal> {
 }
 
 /// Counts the (allowed) request, done or refused alike, and tells which.
-fn settle<T, R>(
+pub(super) fn settle<T, R>(
     t: &mut Tables,
     account: &Account,
     now: DateTime<Utc>,

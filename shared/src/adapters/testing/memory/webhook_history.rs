@@ -41,6 +41,13 @@ impl MemoryStore {
             _ => None,
         }
     }
+
+    /// Removes the verification's stored events but its `erased` one (`ErasureStore`).
+    pub(super) fn remove_events_of(&self, id: uuid::Uuid) {
+        self.history().events.retain(|event_id, event| {
+            event.subject != WebhookSubject::Verification(id) || event_id.ends_with("_erased")
+        });
+    }
 }
 
 impl WebhookHistoryStore for MemoryStore {

@@ -132,6 +132,7 @@ pub async fn held_claims(rig: &mut Rig) {
         public_base_url: reach.public_base_url.clone(),
         test_mode_delivery: reach.test_mode_delivery,
         reminder_offsets: reach.reminder_offsets.clone(),
+        sms: Default::default(),
     };
     ses_down.mailer.down.set(true);
     let payload = ReminderPayload {

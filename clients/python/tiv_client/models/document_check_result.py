@@ -1,0 +1,11 @@
+from enum import StrEnum
+
+
+class DocumentCheckResult(StrEnum):
+    FAIL = "fail"
+    NOT_APPLICABLE = "not_applicable"
+    PASS = "pass"
+    UNKNOWN = "unknown"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar
+
+from attrs import define as _attrs_define
+
+from ..models.report_document_kind import ReportDocumentKind
+from ..models.report_document_verdict import ReportDocumentVerdict
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.document_check import DocumentCheck
+
+
+T = TypeVar("T", bound="ReportDocument")
+
+
+@_attrs_define
+class ReportDocument:
+    """One uploaded document, its verdict and the checks behind it.
+
+    Attributes:
+        name (str): `Document <n>`, by upload order.
+        kind (ReportDocumentKind):
+        verdict (ReportDocumentVerdict): `edited`: a check found a sign of editing or another person's name;
+            `undetermined`:
+            the document could not be checked (`reason` says why); `clean` otherwise.
+        counted (bool): Whether its income counts; an `edited` document's never does.
+        summary (str): The verdict in plain words, with the failed checks or the reason.
+        checks (list[DocumentCheck]):
+        reason (str | Unset): Why the verdict is `undetermined`; absent otherwise.
+        stated_by_tenant (bool | Unset): Present when the pay date, gross and net pay were typed by the tenant (a photo
+            or scan).
+    """
+
+    name: str
+    kind: ReportDocumentKind
+    verdict: ReportDocumentVerdict
+    counted: bool
+    summary: str
+    checks: list[DocumentCheck]
+    reason: str | Unset = UNSET
+    stated_by_tenant: bool | Unset = UNSET
+
+    def to_dict(self) -> dict[str, Any]:
+        name = self.name
+
+        kind = self.kind.value
+
+        verdict = self.verdict.value
+
+        counted = self.counted
+
+        summary = self.summary
+
+        checks = []
+        for checks_item_data in self.checks:
+            checks_item = checks_item_data.to_dict()
+            checks.append(checks_item)
+
+        reason = self.reason
+
+        stated_by_tenant = self.stated_by_tenant
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update(
+            {
+                "name": name,
+                "kind": kind,
+                "verdict": verdict,
+                "counted": counted,
+                "summary": summary,
+                "checks": checks,
+            }
+        )
+        if reason is not UNSET:
+            field_dict["reason"] = reason
+        if stated_by_tenant is not UNSET:
+            field_dict["stated_by_tenant"] = stated_by_tenant
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.document_check import DocumentCheck
+
+        d = dict(src_dict)
+        name = d.pop("name")
+
+        kind = ReportDocumentKind(d.pop("kind"))
+
+        verdict = ReportDocumentVerdict(d.pop("verdict"))
+
+        counted = d.pop("counted")
+
+        summary = d.pop("summary")
+
+        checks = []
+        _checks = d.pop("checks")
+        for checks_item_data in _checks:
+            checks_item = DocumentCheck.from_dict(checks_item_data)
+
+            checks.append(checks_item)
+
+        reason = d.pop("reason", UNSET)
+
+        stated_by_tenant = d.pop("stated_by_tenant", UNSET)
+
+        report_document = cls(
+            name=name,
+            kind=kind,
+            verdict=verdict,
+            counted=counted,
+            summary=summary,
+            checks=checks,
+            reason=reason,
+            stated_by_tenant=stated_by_tenant,
+        )
+
+        return report_document

@@ -1,0 +1,22 @@
+//! SQS consumer of the documents bucket's notifications: analyses each upload, reporting only
+//! the failed messages.
+
+// The handler's future (S3, DynamoDB and a blocking analysis) is deep for the layout query.
+#![recursion_limit = "256"]
+
+use aws_lambda_events::event::sqs::SqsEvent;
+use lambda_runtime::{Error, LambdaEvent, run, service_fn};
+
+#[tokio::main]
+async fn main() -> Result<(), Error> {
+    shared::init_tracing();
+    let config = shared::config::AnalyzeDocumentConfig::from_env()?;
+    let deps = shared::wiring::analyze_document(config, &shared::aws_config().await);
+    let deps = &deps;
+    run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
+        Ok::<_, Error>(
+            shared::handlers::analyze_document::analyze_documents(deps, event.payload).await,
+        )
+    }))
+    .await
+}

@@ -1,0 +1,406 @@
+//! Retention and erasure against moto: a verification erased on request and one erased by its
+//! marker's TTL deletion leave none of their personal data in any item of the table; a marker that
+//! fires before its time (the retention grew) is armed again; concurrent erasures, and a note
+//! racing an erasure, are settled by conditional writes.
+
+use crate::common;
+
+use aws_sdk_dynamodb::types::AttributeValue;
+use chrono::{Duration, Utc};
+use common::{Receiver, TestEnv, env};
+use devstack::Workers;
+use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
+use serde_json::json;
+use shared::adapters::dynamo::keys;
+use shared::domain::Verification;
+use shared::ports::ErasureOutcome;
+use shared::ports::store::prelude::*;
+use uuid::Uuid;
+
+struct Rig {
+    env: TestEnv,
+    workers: Workers,
+    pump: StreamPump,
+    ttl: TtlDeletions,
+    receiver: Receiver,
+}
+
+async fn rig() -> Rig {
+    let env = env().await;
+    let ttl = TtlDeletions::default();
+    let pump = StreamPump::new(&env.sdk, &env.names.table, ttl.clone())
+        .await
+        .unwrap();
+    let workers = env.workers();
+    let secret = shared::domain::secrets::generate_webhook_secret();
+    let secrets = shared::ports::WebhookSecrets {
+        current: Some(secret),
+        previous: None,
+        previous_valid_until: None,
+    };
+    let account = devstack::stack::DEMO_ACCOUNT;
+    env.store
+        .put_webhook_secrets(account, &secrets)
+        .await
+        .unwrap();
+    let receiver = Receiver::start(vec![200], std::time::Duration::ZERO).await;
+    Rig {
+        env,
+        workers,
+        pump,
+        ttl,
+        receiver,
+    }
+}
+
+/// What a tenant gave and what the service derived from it: every value the erasure removes.
+struct Personal {
+    id: Uuid,
+    name: String,
+    email: String,
+    phone: String,
+    address: String,
+    rent: f64,
+    note: String,
+}
+
+impl Rig {
+    /// The stream to its functions until quiet, then the webhook queue to deliver-webhook.
+    async fn drain(&mut self) {
+        for _ in 0..30 {
+            let handed = self
+                .pump
+                .pump_once(&self.workers.outbox, &self.workers.expiry)
+                .await
+                .unwrap();
+            if handed == 0 {
+                break;
+            }
+        }
+        let sqs = aws_sdk_sqs::Client::new(&self.env.sdk);
+        let queue = &self.env.created.webhook_queue_url;
+        while pump_sqs_once(&sqs, queue, &self.workers.delivery, 0)
+            .await
+            .unwrap()
+            > 0
+        {}
+    }
+
+    /// A test verification with a phone, an address, a rent and a webhook, completed on the tenant
+    /// page with the good scenario and annotated with a note; its webhooks delivered.
+    async fn completed(&mut self, tag: &str) -> Personal {
+        let unique = Uuid::new_v4().simple().to_string();
+        let (_, phone) = common::fresh_number();
+        let p = Personal {
+            id: Uuid::nil(),
+            name: format!("Erin {tag} {}", &unique[..8]),
+            email: format!("erin.{}+good@example.com", &unique[..12]),
+            phone,
+            address: format!("{} Erasure Lane {tag}", &unique[..6]),
+            rent: 1234.56,
+            note: format!("New job from May {}", &unique[..8]),
+        };
+        let body = json!({
+            "tenant_email": p.email, "tenant_name": p.name, "tenant_phone": p.phone,
+            "property_address": p.address, "monthly_rent": p.rent,
+            "webhook_url": self.receiver.url.clone(),
+        });
+        let r = self.env.create_verification(&self.env.test_key, body).await;
+        assert_eq!(r.status, 201, "{}", r.raw);
+        let id: Uuid = r.body["data"]["verification_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let url = r.body["data"]["verification_url"].as_str().unwrap();
+        let link = url.strip_prefix(&self.env.base).unwrap().to_string();
+        self.drain().await;
+        let note = format!("action=note&note={}", p.note.replace(' ', "+"));
+        for form in [
+            "action=consent&agree=yes",
+            "action=connect&scenario=good",
+            note.as_str(),
+        ] {
+            let status = self.page(&link, form).await;
+            assert_eq!(status, 303, "{form}");
+        }
+        self.drain().await;
+        let v = self.stored(id).await;
+        assert!(v.income_report.is_some() && v.tenant_note.is_some());
+        Personal { id, ..p }
+    }
+
+    async fn page(&self, link: &str, form: &str) -> u16 {
+        let client = reqwest::Client::builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        let resp = client
+            .post(format!("{}{link}", self.env.base))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(form.to_string())
+            .send()
+            .await
+            .unwrap();
+        resp.status().as_u16()
+    }
+
+    async fn stored(&self, id: Uuid) -> Verification {
+        self.env.store.get_verification(id).await.unwrap().unwrap()
+    }
+
+    async fn erase(&self, id: Uuid) -> common::Reply {
+        let path = format!("/api/v1/verify/data?verification_id={id}");
+        self.env
+            .call("DELETE", &path, Some(&self.env.test_key), None)
+            .await
+    }
+
+    /// Sets the verification's close `days` back, as if it had completed then.
+    async fn closed_days_ago(&self, id: Uuid, days: i64) {
+        let at = shared::domain::format_ts(Utc::now() - Duration::days(days));
+        let (pk, sk) = keys::verification(id);
+        aws_sdk_dynamodb::Client::new(&self.env.sdk)
+            .update_item()
+            .table_name(&self.env.names.table)
+            .key("PK", AttributeValue::S(pk))
+            .key("SK", AttributeValue::S(sk))
+            .update_expression("SET completed_at = :at")
+            .expression_attribute_values(":at", AttributeValue::S(at))
+            .send()
+            .await
+            .unwrap();
+    }
+
+    /// Deletes the due markers as the TTL service would, and runs what their removal triggers.
+    async fn sweep(&mut self) {
+        let dynamo = aws_sdk_dynamodb::Client::new(&self.env.sdk);
+        sweep_ttl(&dynamo, &self.env.names.table, &self.ttl)
+            .await
+            .unwrap();
+        self.drain().await;
+    }
+}
+
+/// Every item of the table, as stored.
+async fn every_item(env: &TestEnv) -> Vec<std::collections::HashMap<String, AttributeValue>> {
+    let dynamo = aws_sdk_dynamodb::Client::new(&env.sdk);
+    let mut out = Vec::new();
+    let mut start = None;
+    loop {
+        let page = dynamo
+            .scan()
+            .table_name(&env.names.table)
+            .set_exclusive_start_key(start)
+            .send()
+            .await
+            .unwrap();
+        out.extend(page.items.unwrap_or_default());
+        start = page.last_evaluated_key;
+        if start.is_none() {
+            return out;
+        }
+    }
+}
+
+/// Every string and number of a stored value, depth first.
+fn leaves(value: &AttributeValue, out: &mut Vec<String>) {
+    match value {
+        AttributeValue::S(s) | AttributeValue::N(s) => out.push(s.clone()),
+        AttributeValue::Ss(v) | AttributeValue::Ns(v) => out.extend(v.iter().cloned()),
+        AttributeValue::L(v) => v.iter().for_each(|v| leaves(v, out)),
+        AttributeValue::M(m) => m.values().for_each(|v| leaves(v, out)),
+        _ => {}
+    }
+}
+
+/// The places in the table that still hold any of `secrets` (texts), or a number equal to one of
+/// `amounts`, or a report's fields: (item key, what was found). The items of `but` (a verification
+/// not erased, whose report and rent may equal the erased ones') are left out.
+async fn found(
+    env: &TestEnv,
+    secrets: &[String],
+    amounts: &[f64],
+    but: Option<Uuid>,
+) -> Vec<(String, String)> {
+    let mut hits = Vec::new();
+    for item in every_item(env).await {
+        let key = format!("{:?}|{:?}", item.get("PK"), item.get("SK"));
+        if but.is_some_and(|id| {
+            key.contains(&id.to_string()) || key.contains(&id.simple().to_string())
+        }) {
+            continue;
+        }
+        let mut values = Vec::new();
+        item.values().for_each(|v| leaves(v, &mut values));
+        for value in values {
+            let text = secrets.iter().find(|s| value.contains(s.as_str()));
+            let amount = value
+                .parse::<f64>()
+                .ok()
+                .filter(|n| amounts.iter().any(|a| (a - n).abs() < 1e-9));
+            let report = ["income_sources", "total_monthly_income"]
+                .iter()
+                .find(|f| value.contains(*f));
+            if let Some(what) = text.map(String::as_str).or(report.copied()) {
+                hits.push((key.clone(), what.to_string()));
+            } else if let Some(n) = amount {
+                hits.push((key.clone(), n.to_string()));
+            }
+        }
+    }
+    hits
+}
+
+/// The texts and amounts of a verification that must be gone once it is erased, read before.
+async fn secrets_of(rig: &Rig, p: &Personal) -> (Vec<String>, Vec<f64>) {
+    let v = rig.stored(p.id).await;
+    let mut texts = vec![
+        p.name.clone(),
+        p.email.clone(),
+        p.address.clone(),
+        p.note.clone(),
+    ];
+    texts.extend(v.sms_phone.clone());
+    texts.extend(v.token_hashes.iter().cloned());
+    texts.extend(v.message_links.values().cloned());
+    assert!(texts.len() >= 7, "the phone and the token hashes are known");
+    let total = v.income_report.as_ref().unwrap().total_monthly_income;
+    (texts, vec![p.rent, total])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_erasure_on_request_or_by_the_sweep_leaves_no_personal_data_in_the_table() {
+    let mut rig = rig().await;
+    let asked = rig.completed("asked").await;
+    let swept = rig.completed("swept").await;
+    let kept = rig.completed("kept").await;
+    let (mut texts, mut amounts) = secrets_of(&rig, &asked).await;
+    let (swept_texts, swept_amounts) = secrets_of(&rig, &swept).await;
+    texts.extend(swept_texts);
+    amounts.extend(swept_amounts);
+    let (kept_texts, _) = secrets_of(&rig, &kept).await;
+    assert!(
+        !found(&rig.env, &texts, &amounts, Some(kept.id))
+            .await
+            .is_empty(),
+        "the scan finds the data before the erasure"
+    );
+
+    // On request: at once, and the same answer again.
+    let first = rig.erase(asked.id).await;
+    assert_eq!(first.status, 200, "{}", first.raw);
+    let again = rig.erase(asked.id).await;
+    assert_eq!(again.status, 200, "{}", again.raw);
+    assert_eq!(
+        first.body["data"]["erased_at"],
+        again.body["data"]["erased_at"]
+    );
+    let shown = rig.env.get_verification(&rig.env.test_key, asked.id).await;
+    let data = &shown.body["data"];
+    assert_eq!(data["erased_at"], first.body["data"]["erased_at"]);
+    assert_eq!(data["status"], "completed");
+    assert_eq!(data["tenant"], json!({"email": "", "name": ""}));
+    assert_eq!(data["property"]["address"], "");
+    assert!(data.get("income_report").is_none(), "{data}");
+
+    // By the sweep: closed 400 days ago, its marker due.
+    rig.closed_days_ago(swept.id, 400).await;
+    rig.env
+        .store
+        .arm_erasure(swept.id, Utc::now() - Duration::days(35))
+        .await
+        .unwrap();
+    // Closed just now: its marker fires early (say, the retention grew) and is armed again.
+    rig.env
+        .store
+        .arm_erasure(kept.id, Utc::now() - Duration::seconds(5))
+        .await
+        .unwrap();
+    rig.sweep().await;
+    assert!(rig.stored(swept.id).await.erased_at.is_some());
+    let kept_now = rig.stored(kept.id).await;
+    assert!(kept_now.erased_at.is_none() && kept_now.tenant_note.is_some());
+    let marker = common::stored_item(&rig.env, keys::erasure_marker(kept.id))
+        .await
+        .expect("armed again");
+    let ttl: i64 = marker["ttl"].as_n().unwrap().parse().unwrap();
+    assert!(ttl > (Utc::now() + Duration::days(364)).timestamp());
+
+    let left = found(&rig.env, &texts, &amounts, Some(kept.id)).await;
+    assert!(
+        left.is_empty(),
+        "personal data left after the erasures: {left:?}"
+    );
+    assert!(
+        !found(&rig.env, &kept_texts, &[], None).await.is_empty(),
+        "a verification not erased keeps its data"
+    );
+
+    // Each erased verification sent `verification.erased`, once, holding none of it.
+    let erased: Vec<_> = (rig.receiver.received().into_iter())
+        .filter(|r| r.body.contains("verification.erased"))
+        .collect();
+    assert_eq!(erased.len(), 2, "one per erased verification");
+    for hook in &erased {
+        assert!(!texts.iter().any(|t| hook.body.contains(t.as_str())));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_erasures_write_once_and_a_racing_note_is_never_kept() {
+    let mut rig = rig().await;
+    let p = rig.completed("raced").await;
+    // Its note is already stored; a second verification gets its note raced against the erasure.
+    let (first, second, swept) = tokio::join!(
+        rig.erase(p.id),
+        rig.erase(p.id),
+        rig.env.store.erase_verification(p.id, Utc::now())
+    );
+    assert_eq!((first.status, second.status), (200, 200));
+    let stored = rig.stored(p.id).await;
+    let at = shared::domain::format_ts(stored.erased_at.unwrap());
+    assert_eq!(first.body["data"]["erased_at"], at.as_str());
+    assert_eq!(second.body["data"]["erased_at"], at.as_str());
+    match swept.unwrap() {
+        ErasureOutcome::Erased(v) | ErasureOutcome::AlreadyErased(v) => {
+            assert_eq!(v.erased_at, stored.erased_at)
+        }
+        other => panic!("{other:?}"),
+    }
+    rig.drain().await;
+    let erased = (rig.receiver.received().into_iter())
+        .filter(|r| r.body.contains("verification.erased"))
+        .count();
+    assert_eq!(erased, 1, "one write set erased_at: one webhook");
+
+    // A note and an erasure at once: whichever writes first, no note is kept.
+    let q = rig.completed("noted").await;
+    let id = q.id;
+    let (pk, sk) = keys::verification(id);
+    aws_sdk_dynamodb::Client::new(&rig.env.sdk)
+        .update_item()
+        .table_name(&rig.env.names.table)
+        .key("PK", AttributeValue::S(pk))
+        .key("SK", AttributeValue::S(sk))
+        .update_expression("REMOVE tenant_note")
+        .send()
+        .await
+        .unwrap();
+    let (noted, erased) = tokio::join!(
+        rig.env.store.add_tenant_note(id, "a late note"),
+        rig.erase(id)
+    );
+    assert_eq!(erased.status, 200);
+    let stored = rig.stored(id).await;
+    assert_eq!(stored.tenant_note, None, "noted first: {:?}", noted.is_ok());
+    assert!(
+        rig.env
+            .store
+            .add_tenant_note(id, "after")
+            .await
+            .unwrap()
+            .is_none()
+    );
+}

@@ -1,0 +1,64 @@
+//! Runs over retention and erasure: a closed verification erased on request (and the refusals of
+//! an open one and another account's), and one erased by its marker's TTL deletion.
+
+use super::*;
+
+/// `DELETE /api/v1/verify/data`: a cancelled verification with a stored webhook event and a
+/// delivery log, erased (then the `verification.erased` webhook); an open one refused; another
+/// account's not found. Then the sweep: a verification closed past its retention, its erasure
+/// marker swept as TTL would, erased by expire-verifications.
+pub async fn erasure(rig: &mut Rig) {
+    let key = rig.live_key.clone();
+    let body = json!({
+        "tenant_email": "iam.erased+good@example.com",
+        "tenant_name": "Erin Erased",
+        "webhook_url": rig.receiver.url.clone(),
+    });
+    let created = rig
+        .expect("POST", VERIFY, Some(&key), Some(body), 201)
+        .await;
+    let id = created_id(&created, "verification_id");
+    rig.drain().await;
+    let data = format!("{VERIFY}/data?verification_id={id}");
+    let open = rig.expect("DELETE", &data, Some(&key), None, 400).await;
+    assert_eq!(open["code"], "verification_not_erasable", "{open}");
+    let cancel = format!("{VERIFY}?verification_id={id}");
+    rig.expect("DELETE", &cancel, Some(&key), None, 200).await;
+    rig.drain().await;
+    let other = rig.other_live_key.clone();
+    rig.expect("DELETE", &data, Some(&other), None, 404).await;
+    let erased = rig.expect("DELETE", &data, Some(&key), None, 200).await;
+    assert!(erased["data"]["erased_at"].is_string(), "{erased}");
+    rig.drain().await;
+
+    // The sweep: closed 400 days ago, its marker due.
+    use shared::domain::{Mode, NewVerificationInput, Transition, Verification};
+    let long_ago = chrono::Utc::now() - chrono::Duration::days(400);
+    let input = NewVerificationInput {
+        tenant_email: "iam.swept+good@example.com".into(),
+        ..Default::default()
+    };
+    let v = Verification::new_pending(
+        stack::DEMO_ACCOUNT,
+        Mode::Test,
+        input,
+        long_ago,
+        chrono::Duration::days(7),
+    );
+    rig.store.create_verification(&v, None, None).await.unwrap();
+    let cancelled = rig.store.transition(&v, &Transition::Cancel, long_ago);
+    assert!(matches!(
+        cancelled.await.unwrap(),
+        shared::ports::TransitionOutcome::Applied(_)
+    ));
+    let id = v.verification_id;
+    rig.store.arm_erasure(id, long_ago).await.unwrap();
+    let dynamo = aws_sdk_dynamodb::Client::new(&rig.sdk);
+    let swept = devstack::pump::sweep_ttl(&dynamo, &rig.names.table, &rig.ttl)
+        .await
+        .unwrap();
+    assert!(swept >= 1, "the markers were due");
+    rig.drain().await;
+    let stored = rig.store.get_verification(id).await.unwrap().unwrap();
+    assert!(stored.erased_at.is_some(), "swept and erased");
+}

@@ -1,0 +1,154 @@
+//! The uploaded documents in S3: reading an upload (`ObjectStore`) and signing the browser's
+//! upload form with the function's own credentials (`UploadSigner`, through `s3_upload`).
+
+use aws_sdk_s3::config::{ProvideCredentials, SharedCredentialsProvider};
+use aws_sdk_s3::operation::get_object::GetObjectError;
+use chrono::{DateTime, Duration, Utc};
+
+use super::s3_upload::{SigningCredentials, UploadForm, UploadRules, upload_form};
+use crate::documents::record::MAX_UPLOAD_BYTES;
+use crate::ports::{DOWNLOAD_LINK_SECONDS, DownloadSigner, ObjectError, ObjectStore, UploadSigner};
+
+/// How long a signed upload form is accepted.
+pub const UPLOAD_FORM_LIFETIME: Duration = Duration::minutes(15);
+
+/// The Content-Type every upload is stored with: the analysis reads the first bytes, never a
+/// declared type, and downloads are served as attachments.
+pub const UPLOAD_CONTENT_TYPE: &str = "application/octet-stream";
+
+/// The documents bucket, read through the SDK.
+#[derive(Clone)]
+pub struct S3Objects {
+    pub client: aws_sdk_s3::Client,
+    pub bucket: String,
+}
+
+impl S3Objects {
+    pub fn new(sdk: &aws_config::SdkConfig, bucket: &str) -> Self {
+        S3Objects {
+            client: s3_client(sdk),
+            bucket: bucket.to_string(),
+        }
+    }
+}
+
+/// An S3 client; path-style addressing when an endpoint is set (a local emulator).
+pub fn s3_client(sdk: &aws_config::SdkConfig) -> aws_sdk_s3::Client {
+    let config = aws_sdk_s3::config::Builder::from(sdk)
+        .force_path_style(sdk.endpoint_url().is_some())
+        .build();
+    aws_sdk_s3::Client::from_conf(config)
+}
+
+impl ObjectStore for S3Objects {
+    async fn get_object(&self, key: &str, max_bytes: u64) -> Result<Vec<u8>, ObjectError> {
+        let out = self
+            .client
+            .get_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .send()
+            .await
+            .map_err(|e| match e.as_service_error() {
+                Some(GetObjectError::NoSuchKey(_)) => ObjectError::Missing,
+                _ => ObjectError::Unavailable(e.to_string()),
+            })?;
+        let length = u64::try_from(out.content_length().unwrap_or(0)).unwrap_or(0);
+        if length > max_bytes {
+            return Err(ObjectError::TooLarge(length));
+        }
+        let bytes = out
+            .body
+            .collect()
+            .await
+            .map_err(|e| ObjectError::Unavailable(e.to_string()))?
+            .into_bytes();
+        if bytes.len() as u64 > max_bytes {
+            return Err(ObjectError::TooLarge(bytes.len() as u64));
+        }
+        Ok(bytes.to_vec())
+    }
+}
+
+/// Signs upload forms for the documents bucket with the function's role credentials (fetched
+/// from the SDK's provider at each signature, so rotated credentials are used).
+#[derive(Clone)]
+pub struct S3UploadSigner {
+    pub credentials: SharedCredentialsProvider,
+    pub region: String,
+    pub bucket: String,
+    /// The form's action: the bucket's URL.
+    pub endpoint: String,
+}
+
+impl S3UploadSigner {
+    /// The signer for `bucket`; `endpoint` is the bucket's URL (None: the regional
+    /// virtual-hosted one).
+    pub fn new(sdk: &aws_config::SdkConfig, bucket: &str, endpoint: Option<&str>) -> Option<Self> {
+        let region = sdk.region()?.to_string();
+        let endpoint = endpoint
+            .map(String::from)
+            .unwrap_or_else(|| format!("https://{bucket}.s3.{region}.amazonaws.com"));
+        Some(S3UploadSigner {
+            credentials: sdk.credentials_provider()?,
+            region,
+            bucket: bucket.to_string(),
+            endpoint,
+        })
+    }
+}
+
+impl UploadSigner for S3UploadSigner {
+    async fn upload_form(
+        &self,
+        key: &str,
+        redirect: &str,
+        now: DateTime<Utc>,
+    ) -> Result<UploadForm, String> {
+        let credentials = self
+            .credentials
+            .provide_credentials()
+            .await
+            .map_err(|e| format!("credentials: {e}"))?;
+        let signing = SigningCredentials {
+            access_key_id: credentials.access_key_id().to_string(),
+            secret_access_key: credentials.secret_access_key().to_string(),
+            session_token: credentials.session_token().map(String::from),
+        };
+        let rules = UploadRules {
+            bucket: self.bucket.clone(),
+            key: key.to_string(),
+            content_type: UPLOAD_CONTENT_TYPE.to_string(),
+            max_bytes: MAX_UPLOAD_BYTES,
+            expires_at: now + UPLOAD_FORM_LIFETIME,
+            redirect: Some(redirect.to_string()),
+        };
+        Ok(upload_form(
+            &signing,
+            &self.region,
+            &self.endpoint,
+            &rules,
+            now,
+        ))
+    }
+}
+
+impl DownloadSigner for S3Objects {
+    async fn download_link(&self, key: &str, file_name: &str) -> Result<String, String> {
+        let config = aws_sdk_s3::presigning::PresigningConfig::expires_in(
+            std::time::Duration::from_secs(DOWNLOAD_LINK_SECONDS),
+        )
+        .map_err(|e| e.to_string())?;
+        let request = self
+            .client
+            .get_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .response_content_disposition(format!("attachment; filename=\"{file_name}\""))
+            .response_content_type(UPLOAD_CONTENT_TYPE)
+            .presigned(config)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(request.uri().to_string())
+    }
+}

@@ -1,0 +1,63 @@
+//! Configuration of `analyze-document` and `list-documents`: the functions that read the
+//! documents bucket.
+
+use super::{ConfigError, Env};
+
+#[derive(Debug, Clone)]
+pub struct AnalyzeDocumentConfig {
+    pub table_name: String,
+    /// `DOCUMENT_BUCKET`: where the uploads are.
+    pub bucket: String,
+}
+
+impl AnalyzeDocumentConfig {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::parse(&Env::process())
+    }
+
+    pub fn parse(env: &Env) -> Result<Self, ConfigError> {
+        Ok(AnalyzeDocumentConfig {
+            table_name: env.required("TABLE_NAME")?,
+            bucket: env.required("DOCUMENT_BUCKET")?,
+        })
+    }
+}
+
+/// `list-documents`: the API's settings and the documents bucket its links point into.
+#[derive(Debug, Clone)]
+pub struct ListDocumentsConfig {
+    pub settings: super::Settings,
+    /// `DOCUMENT_BUCKET`.
+    pub bucket: String,
+}
+
+impl ListDocumentsConfig {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::parse(&Env::process())
+    }
+
+    pub fn parse(env: &Env) -> Result<Self, ConfigError> {
+        Ok(ListDocumentsConfig {
+            settings: super::Settings::parse(env)?,
+            bucket: env.required("DOCUMENT_BUCKET")?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bucket_is_required() {
+        let refused =
+            AnalyzeDocumentConfig::parse(&Env::from_pairs([("TABLE_NAME", "t")])).unwrap_err();
+        assert!(refused.to_string().contains("DOCUMENT_BUCKET"), "{refused}");
+        let config = AnalyzeDocumentConfig::parse(&Env::from_pairs([
+            ("TABLE_NAME", "t"),
+            ("DOCUMENT_BUCKET", "b"),
+        ]))
+        .unwrap();
+        assert_eq!(config.bucket, "b");
+    }
+}

@@ -1,0 +1,50 @@
+//! The report of a verification the tenant finished with documents: the series checks over the
+//! set, the income of every document that counts through the one set of income rules (method
+//! `document`), the documents with their verdicts, `needs_review`, and the documents' confidence
+//! factor.
+
+use chrono::NaiveDate;
+
+use super::record::{DocumentRecord, analysed_set, report_documents};
+use super::{Analysis, Verdict};
+use crate::domain::Verification;
+use crate::domain::affordability::RentTerms;
+use crate::domain::income::{ProviderIncome, VerificationMethod};
+use crate::domain::report::confidence::documents_factor;
+use crate::domain::report::{IncomeReport, build_report_with};
+
+/// The report of `v`'s documents, as of `today` when no document shows a date.
+pub fn document_report(v: &Verification, today: NaiveDate) -> IncomeReport {
+    let set = analysed_set(v.documents.values());
+    let counted: Vec<&Analysis> = set
+        .iter()
+        .filter(|(_, a)| a.verdict != Verdict::Edited)
+        .map(|(_, a)| a)
+        .collect();
+    let income = super::income::provider_income(&counted)
+        .unwrap_or_else(|| ProviderIncome::empty(VerificationMethod::Document, today));
+    let mut report = build_report_with(&income, &RentTerms::from(v));
+    report.verification_method = VerificationMethod::Document;
+    report.amounts_basis = Some(VerificationMethod::Document.amounts_basis());
+    let (documents, needs_review) = report_documents(&set);
+    let on_undetermined = documents
+        .iter()
+        .any(|d| d.counted && d.verdict == Verdict::Undetermined);
+    if report.total_monthly_income > 0.0
+        && let Some(factor) = documents_factor(on_undetermined)
+    {
+        report.confidence_score =
+            ((report.confidence_score * factor.effect) * 100.0).round() / 100.0;
+        report.confidence_factors.push(factor);
+    }
+    report.documents = Some(documents);
+    report.needs_review = Some(needs_review);
+    report
+}
+
+/// The documents that count toward the set (not refused), in upload order.
+pub fn listed(v: &Verification) -> Vec<(&String, &DocumentRecord)> {
+    let mut out: Vec<(&String, &DocumentRecord)> = v.documents.iter().collect();
+    out.sort_by_key(|(_, d)| d.number);
+    out
+}

@@ -1,0 +1,408 @@
+//! `analyze-document`: analyses each uploaded document, from the bucket's ObjectCreated
+//! notifications (S3 -> SQS -> this function).
+//!
+//! Per object, in this order:
+//! 1. the key must be an upload's (`uploads/<verification>/<document>`), the verification in
+//!    progress, and the object one not recorded yet (idempotent per key and ETag: the same event
+//!    twice records once);
+//! 2. what arrived is checked before anything else: a size past 10 MB is refused from the
+//!    event's size, without a read (moto, like any emulator, enforces no POST policy);
+//! 3. the upload is recorded as `analysing` with one conditional write that also counts it
+//!    against `record::MAX_UPLOADS`; the verification stays `in_progress` meanwhile;
+//! 4. the object is read (bounded) and analysed, off the async runtime and within a time limit;
+//!    the first bytes decide its type (`documents::intake`);
+//! 5. the result is recorded with a conditional write, only if that upload is still the one
+//!    being analysed.
+//!
+//! A failure is retried by the queue. The queue's last receive (`max_receives`) does not try the
+//! analysis again: it records the document `undetermined`, with the reason, so no verification
+//! waits on a document for good.
+
+use std::time::Duration;
+
+use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
+use serde::Deserialize;
+use uuid::Uuid;
+
+use crate::adapters::sqs::receive_count;
+use crate::documents::record::{
+    self, DocumentRecord, DocumentState, MAX_UPLOAD_BYTES, MAX_UPLOADS, parse_object_key,
+};
+use crate::documents::{Analysis, Refusal};
+use crate::domain::Status;
+use crate::ports::{Clock, DocumentStore, ObjectError, ObjectStore, VerificationStore};
+
+/// The documents queue's maxReceiveCount (template.yaml and the local stack).
+pub const DOCUMENT_MAX_RECEIVES: usize = 3;
+
+/// The longest one analysis may run (the function's timeout leaves room for the writes).
+pub const ANALYSIS_TIME_LIMIT: Duration = Duration::from_secs(20);
+
+/// Conditional writes that meet a concurrent one read again and decide again, this many times.
+const WRITE_TRIES: usize = 4;
+
+/// The analysis itself: `documents::analyse` (a test puts a failing one in its place).
+pub type Analyse = fn(&[u8], Option<&str>) -> Result<Analysis, Refusal>;
+
+/// What `analyze-document` needs.
+pub struct AnalysisDeps<S, O, C> {
+    pub store: S,
+    pub objects: O,
+    pub clock: C,
+    pub analyse: Analyse,
+    pub time_limit: Duration,
+    pub max_receives: usize,
+}
+
+#[derive(Deserialize)]
+struct Notification {
+    #[serde(rename = "Records", default)]
+    records: Vec<S3Record>,
+}
+
+#[derive(Deserialize)]
+struct S3Record {
+    #[serde(rename = "eventName", default)]
+    event_name: String,
+    s3: S3Entity,
+}
+
+#[derive(Deserialize)]
+struct S3Entity {
+    object: S3Object,
+}
+
+#[derive(Deserialize)]
+struct S3Object {
+    key: String,
+    #[serde(default)]
+    size: u64,
+    #[serde(rename = "eTag", default)]
+    etag: String,
+}
+
+/// One object to analyse, from its notification.
+#[derive(Debug, Clone)]
+pub struct Arrival {
+    pub verification_id: Uuid,
+    pub document_id: String,
+    pub key: String,
+    pub size: u64,
+    pub etag: String,
+}
+
+/// Keys in notifications are URL-encoded, with `+` for a space.
+fn decode_key(raw: &str) -> String {
+    let spaced = raw.replace('+', " ");
+    let bytes = spaced.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match (bytes[i], bytes.get(i + 1..i + 3)) {
+            (b'%', Some(hex)) => match u8::from_str_radix(&String::from_utf8_lossy(hex), 16) {
+                Ok(b) => {
+                    out.push(b);
+                    i += 3;
+                }
+                Err(_) => {
+                    out.push(b'%');
+                    i += 1;
+                }
+            },
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The uploads a queue message announces (none for S3's test event or another event).
+pub fn arrivals(message: &SqsMessage) -> Vec<Arrival> {
+    let Some(notification) = message
+        .body
+        .as_deref()
+        .and_then(|b| serde_json::from_str::<Notification>(b).ok())
+    else {
+        return vec![];
+    };
+    notification
+        .records
+        .into_iter()
+        .filter(|r| r.event_name.starts_with("ObjectCreated:"))
+        .filter_map(|r| {
+            let key = decode_key(&r.s3.object.key);
+            let (verification_id, document_id) = parse_object_key(&key)?;
+            Some(Arrival {
+                verification_id,
+                document_id,
+                key,
+                size: r.s3.object.size,
+                etag: r.s3.object.etag,
+            })
+        })
+        .collect()
+}
+
+/// Entry point of the `analyze-document` function.
+pub async fn analyze_documents<S, O, C>(
+    deps: &AnalysisDeps<S, O, C>,
+    event: SqsEvent,
+) -> SqsBatchResponse
+where
+    S: VerificationStore + DocumentStore,
+    O: ObjectStore,
+    C: Clock,
+{
+    let mut response = SqsBatchResponse::default();
+    for message in &event.records {
+        let last = receive_count(message) >= deps.max_receives;
+        let mut failed = false;
+        for arrival in arrivals(message) {
+            let span = tracing::info_span!("document", verification_id = %arrival.verification_id, document_id = %arrival.document_id);
+            let _guard = span.enter();
+            if let Err(e) = analyse_one(deps, &arrival, last).await {
+                tracing::warn!(error = %e, "document not analysed; retried");
+                failed = true;
+            }
+        }
+        if failed {
+            let mut failure = BatchItemFailure::default();
+            failure.item_identifier = message.message_id.clone().unwrap_or_default();
+            response.batch_item_failures.push(failure);
+        }
+    }
+    response
+}
+
+/// What was found when the upload's entry was read.
+enum Entry {
+    /// Recorded before (this object, analysed or refused): nothing to do.
+    Done,
+    /// Not to be recorded (closed verification, cap reached, unknown verification).
+    Skip(&'static str),
+    /// Recorded as `analysing` (now or by an earlier attempt).
+    Analysing,
+}
+
+async fn analyse_one<S, O, C>(
+    deps: &AnalysisDeps<S, O, C>,
+    arrival: &Arrival,
+    last: bool,
+) -> Result<(), String>
+where
+    S: VerificationStore + DocumentStore,
+    O: ObjectStore,
+    C: Clock,
+{
+    match claim(deps, arrival).await? {
+        Entry::Done => {
+            tracing::info!("document recorded before; nothing to do");
+            return Ok(());
+        }
+        Entry::Skip(why) => {
+            tracing::info!(why, "document not taken in");
+            return Ok(());
+        }
+        Entry::Analysing => {}
+    }
+    let outcome = if last {
+        Outcome::Analysed(Box::new(record::unfinished(&format!(
+            "it failed {} times",
+            deps.max_receives - 1
+        ))))
+    } else {
+        match deps
+            .objects
+            .get_object(&arrival.key, MAX_UPLOAD_BYTES)
+            .await
+        {
+            Ok(bytes) => run_analysis(deps, bytes, arrival).await?,
+            Err(ObjectError::TooLarge(bytes)) => Outcome::Refused(too_large(bytes)),
+            Err(ObjectError::Missing) => Outcome::Refused("the file is no longer there".into()),
+            Err(e @ ObjectError::Unavailable(_)) => return Err(e.to_string()),
+        }
+    };
+    finish(deps, arrival, outcome).await
+}
+
+fn too_large(bytes: u64) -> String {
+    Refusal::TooLarge {
+        bytes: usize::try_from(bytes).unwrap_or(usize::MAX),
+        limit: MAX_UPLOAD_BYTES as usize,
+    }
+    .to_string()
+}
+
+enum Outcome {
+    Analysed(Box<Analysis>),
+    Refused(String),
+}
+
+/// Runs the analysis on a blocking thread within the time limit; a panic or a timeout is an
+/// error (retried).
+async fn run_analysis<S, O, C>(
+    deps: &AnalysisDeps<S, O, C>,
+    bytes: Vec<u8>,
+    arrival: &Arrival,
+) -> Result<Outcome, String>
+where
+    S: VerificationStore,
+{
+    let tenant_name = read(&deps.store, arrival)
+        .await?
+        .and_then(|v| v.tenant_name);
+    let analyse = deps.analyse;
+    let task = tokio::task::spawn_blocking(move || analyse(&bytes, tenant_name.as_deref()));
+    match tokio::time::timeout(deps.time_limit, task).await {
+        Ok(Ok(Ok(analysis))) => {
+            tracing::info!(
+                kind = ?analysis.kind,
+                verdict = ?analysis.verdict,
+                "document analysed"
+            );
+            Ok(Outcome::Analysed(Box::new(analysis)))
+        }
+        Ok(Ok(Err(refusal))) => {
+            tracing::info!(refusal = %refusal, "document refused");
+            Ok(Outcome::Refused(refusal.to_string()))
+        }
+        Ok(Err(e)) => Err(format!("the analysis stopped: {e}")),
+        Err(_) => Err(format!(
+            "the analysis ran past {} s",
+            deps.time_limit.as_secs()
+        )),
+    }
+}
+
+/// The verification the upload belongs to, as stored now.
+async fn read<S: VerificationStore>(
+    store: &S,
+    arrival: &Arrival,
+) -> Result<Option<crate::domain::Verification>, String> {
+    store
+        .get_verification(arrival.verification_id)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Records the upload (step 3), or finds it recorded.
+async fn claim<S, O, C>(deps: &AnalysisDeps<S, O, C>, arrival: &Arrival) -> Result<Entry, String>
+where
+    S: VerificationStore + DocumentStore,
+    C: Clock,
+{
+    for _ in 0..WRITE_TRIES {
+        let now = deps.clock.now();
+        let Some(v) = read(&deps.store, arrival).await? else {
+            return Ok(Entry::Skip("no such verification"));
+        };
+        if v.effective_status(now) != Status::InProgress {
+            return Ok(Entry::Skip("the verification is not in progress"));
+        }
+        let number = match v.documents.get(&arrival.document_id) {
+            Some(d) if d.etag == arrival.etag && d.state == DocumentState::Analysing => {
+                return Ok(Entry::Analysing);
+            }
+            Some(d) if d.etag == arrival.etag => return Ok(Entry::Done),
+            // The same form posted again within its lifetime: the new object replaces the old.
+            Some(d) => d.number,
+            None if v.uploads >= MAX_UPLOADS => {
+                return Ok(Entry::Skip("the verification's uploads are used up"));
+            }
+            None => v.uploads + 1,
+        };
+        let mut entry = DocumentRecord::arrived(number, &arrival.etag, arrival.size, now);
+        if arrival.size > MAX_UPLOAD_BYTES {
+            entry.state = DocumentState::Refused;
+            entry.refusal = Some(too_large(arrival.size));
+        }
+        if deps
+            .store
+            .put_document(&v, &arrival.document_id, &entry)
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            return Ok(match entry.state {
+                DocumentState::Analysing => Entry::Analysing,
+                _ => Entry::Done,
+            });
+        }
+    }
+    Err("the verification kept changing".into())
+}
+
+/// Records the outcome (step 5), while that upload is still the one being analysed.
+async fn finish<S, O, C>(
+    deps: &AnalysisDeps<S, O, C>,
+    arrival: &Arrival,
+    outcome: Outcome,
+) -> Result<(), String>
+where
+    S: VerificationStore + DocumentStore,
+    C: Clock,
+{
+    for _ in 0..WRITE_TRIES {
+        let Some(v) = read(&deps.store, arrival).await? else {
+            return Ok(());
+        };
+        let Some(current) = v
+            .documents
+            .get(&arrival.document_id)
+            .filter(|d| d.etag == arrival.etag && d.state == DocumentState::Analysing)
+        else {
+            // Recorded by another attempt, or replaced by a newer upload.
+            return Ok(());
+        };
+        if v.effective_status(deps.clock.now()) != Status::InProgress {
+            return Ok(());
+        }
+        let mut entry = current.clone();
+        match &outcome {
+            Outcome::Analysed(analysis) => {
+                entry.state = DocumentState::Analysed;
+                entry.analysis = Some(analysis.as_ref().clone());
+            }
+            Outcome::Refused(why) => {
+                entry.state = DocumentState::Refused;
+                entry.refusal = Some(why.clone());
+            }
+        }
+        if deps
+            .store
+            .put_document(&v, &arrival.document_id, &entry)
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            return Ok(());
+        }
+    }
+    Err("the verification kept changing".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_decoded_and_only_uploads_of_created_objects_count() {
+        assert_eq!(decode_key("uploads/a+b%2Fc"), "uploads/a b/c");
+        let id = Uuid::new_v4();
+        let body = serde_json::json!({"Records": [
+            {"eventName": "ObjectCreated:Post", "s3": {"object": {"key": format!("uploads/{id}/d1"), "size": 10, "eTag": "e1"}}},
+            {"eventName": "ObjectRemoved:Delete", "s3": {"object": {"key": format!("uploads/{id}/d2"), "size": 0, "eTag": "e2"}}},
+            {"eventName": "ObjectCreated:Put", "s3": {"object": {"key": "elsewhere/x", "size": 1, "eTag": "e3"}}},
+        ]});
+        let mut message = SqsMessage::default();
+        message.body = Some(body.to_string());
+        let found = arrivals(&message);
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            (found[0].verification_id, found[0].document_id.as_str()),
+            (id, "d1")
+        );
+        message.body = Some(r#"{"Service":"Amazon S3","Event":"s3:TestEvent"}"#.into());
+        assert!(arrivals(&message).is_empty());
+    }
+}

@@ -1,0 +1,69 @@
+//! `list-documents`: GET /api/v1/verify/documents?verification_id=... The caller's own
+//! verification's uploaded documents, each with its verdict and a download link valid five
+//! minutes, served as an attachment. Same authentication, metering and rate headers as
+//! GET /api/v1/verify; another owner's or an unknown id is 404. A GET: it changes nothing, and
+//! signing a link calls nothing.
+
+use chrono::Duration;
+use serde_json::{Value, json};
+
+use crate::documents::finish::listed;
+use crate::documents::record::{DocumentState, object_key, verdict_words};
+use crate::domain::format_ts;
+use crate::error::ApiError;
+use crate::handlers::api::ApiDeps;
+use crate::handlers::api::ownership::respond_on_named;
+use crate::http::{ApiRequest, ApiResponse};
+use crate::ports::{Clock, DOWNLOAD_LINK_SECONDS, DownloadSigner, MeterStore, VerificationStore};
+
+/// GET /api/v1/verify/documents?verification_id=...
+pub async fn list_documents<S: MeterStore + VerificationStore, C: Clock, L: DownloadSigner>(
+    deps: &ApiDeps<S, C>,
+    links: &L,
+    req: ApiRequest,
+) -> ApiResponse {
+    respond_on_named(deps, &req, |v, now| async move {
+        let expires_at = format_ts(now + Duration::seconds(DOWNLOAD_LINK_SECONDS as i64));
+        let mut documents = Vec::new();
+        for (id, d) in listed(&v) {
+            let file_name = format!("document-{}", d.number);
+            let link = links
+                .download_link(&object_key(v.verification_id, id), &file_name)
+                .await
+                .map_err(|e| {
+                    tracing::error!(error = %e, "download link could not be signed");
+                    ApiError::Internal
+                })?;
+            let state = match d.state {
+                DocumentState::Analysing => "analysing",
+                DocumentState::Analysed => "analysed",
+                DocumentState::Refused => "refused",
+            };
+            let mut entry = json!({
+                "name": d.name(),
+                "state": state,
+                "size": d.size,
+                "uploaded_at": format_ts(d.uploaded_at),
+                "download_url": link,
+                "download_expires_at": expires_at,
+            });
+            if let Some(a) = &d.analysis {
+                entry["kind"] = json!(a.kind);
+                entry["verdict"] = json!(a.verdict);
+                entry["verdict_words"] = Value::String(verdict_words(a.verdict).into());
+            }
+            if let Some(refusal) = &d.refusal {
+                entry["refusal"] = Value::String(refusal.clone());
+            }
+            documents.push(entry);
+        }
+        Ok(ApiResponse::json(
+            200,
+            &json!({"success": true, "data": {
+                "verification_id": v.verification_id,
+                "documents": documents,
+            }}),
+        ))
+    })
+    .await
+}

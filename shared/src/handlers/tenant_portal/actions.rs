@@ -1,0 +1,148 @@
+//! The tenant's steps besides consenting and connecting a bank: the "Upload documents" section
+//! added to the connection page (with the page's own URL, where S3 sends the browser back), the
+//! figures a tenant types from a photo or scan, finishing with the documents, and the note on a
+//! completed verification.
+
+use super::routing::{offers_documents, record_attempts};
+use super::{
+    PageError, PortalDeps, PortalStore, Visit, after_conflict, current_page, documents,
+    needs_consent, refuse, report_copy,
+};
+use crate::domain::income::VerificationMethod;
+use crate::domain::methods::AttemptOutcome;
+use crate::domain::{Status, Transition, Verification};
+use crate::handlers::tenant_portal::page::see_other;
+use crate::http::{ApiRequest, ApiResponse};
+use crate::ports::{Clock, IncomeProvider, TransitionOutcome, UploadSigner};
+
+/// The page's absolute URL: `PUBLIC_BASE_URL`, or the request's host over https, and the link.
+pub(super) fn page_url<S, C, P, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    req: &ApiRequest,
+    link: &str,
+) -> String {
+    let base = deps
+        .uploads
+        .as_ref()
+        .and_then(|u| u.base_url.clone())
+        .or_else(|| {
+            let host = req.headers.get("host")?.to_str().ok()?;
+            Some(format!("https://{host}"))
+        })
+        .unwrap_or_default();
+    format!("{}{link}", base.trim_end_matches('/'))
+}
+
+/// The connection page with "Upload documents" added, when the stack has a documents bucket.
+pub(super) async fn with_documents<S, C, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+    visit: &Visit<'_>,
+    resp: ApiResponse,
+) -> ApiResponse {
+    let Some(uploads) = deps.uploads.as_ref().filter(|_| offers_documents(deps, v)) else {
+        return resp;
+    };
+    let form = documents::upload_form(uploads, v, &visit.page_url, visit.now).await;
+    let section = documents::section(v, form.as_ref(), visit.link, visit.uploaded);
+    documents::with_section(resp, &section, form.as_ref())
+}
+
+/// The tenant finishes with the uploaded documents: the report from them, in one conditional
+/// write that also checks no document changed since this read.
+pub(super) async fn finish_documents<
+    S: PortalStore,
+    C: Clock,
+    P: IncomeProvider,
+    U: UploadSigner,
+>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: Verification,
+    visit: &Visit<'_>,
+) -> Result<ApiResponse, PageError> {
+    if !v.effective_status(visit.now).is_open() || !offers_documents(deps, &v) {
+        return current_page(deps, &v, visit).await;
+    }
+    if needs_consent(deps, &v) {
+        return refuse(
+            deps,
+            &v,
+            visit,
+            "Please agree to share your income summary first.",
+        )
+        .await;
+    }
+    if let Err(missing) = crate::documents::record::ready_to_finish(v.documents.values()) {
+        return refuse(deps, &v, visit, missing).await;
+    }
+    let mut report = crate::documents::finish::document_report(&v, visit.now.date_naive());
+    let (document, succeeded) = (VerificationMethod::Document, AttemptOutcome::Succeeded);
+    record_attempts(&v, &mut report, document, succeeded, visit.now);
+    let transition = Transition::Complete {
+        report: Box::new(report),
+    };
+    match deps.store.transition(&v, &transition, visit.now).await? {
+        TransitionOutcome::Applied(_) => {
+            tracing::info!(documents = v.documents.len(), "finished with documents");
+            Ok(see_other(visit.link))
+        }
+        TransitionOutcome::Conflict(fresh) => after_conflict(deps, fresh, visit).await,
+    }
+}
+
+/// The figures a tenant typed from a photo or scan: stored once on that document.
+pub(super) async fn state_pay<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: Verification,
+    form: &std::collections::HashMap<String, String>,
+    visit: &Visit<'_>,
+) -> Result<ApiResponse, PageError> {
+    let Some((id, document)) = form
+        .get("document")
+        .and_then(|id| v.documents.get_key_value(id))
+        .filter(|(_, d)| d.needs_stated_pay() && d.stated.is_none())
+    else {
+        return current_page(deps, &v, visit).await;
+    };
+    if v.effective_status(visit.now) != Status::InProgress {
+        return current_page(deps, &v, visit).await;
+    }
+    let Some(stated) = documents::parse_stated_pay(form, visit.now.date_naive()) else {
+        return refuse(deps, &v, visit, documents::STATED_PAY_NOTICE).await;
+    };
+    let mut entry = document.clone();
+    entry.stated = Some(stated);
+    if deps.store.put_document(&v, id, &entry).await? {
+        tracing::info!("tenant typed a document's figures");
+        Ok(see_other(visit.link))
+    } else {
+        let fresh = deps.store.get_verification(v.verification_id).await?;
+        after_conflict(deps, fresh, visit).await
+    }
+}
+
+/// The tenant's note on a completed verification: stored once (see `report_copy`).
+pub(super) async fn add_note<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: Verification,
+    form: &std::collections::HashMap<String, String>,
+    visit: &Visit<'_>,
+) -> Result<ApiResponse, PageError> {
+    if v.effective_status(visit.now) != Status::Completed || v.tenant_note.is_some() {
+        return current_page(deps, &v, visit).await;
+    }
+    let note = match report_copy::parse_note(form) {
+        Ok(note) => note,
+        Err(problem) => return refuse(deps, &v, visit, &problem.message()).await,
+    };
+    match deps.store.add_tenant_note(v.verification_id, &note).await? {
+        Some(_) => {
+            tracing::info!(chars = note.chars().count(), "tenant added a note");
+            Ok(see_other(visit.link))
+        }
+        None => {
+            let fresh = deps.store.get_verification(v.verification_id).await?;
+            after_conflict(deps, fresh, visit).await
+        }
+    }
+}

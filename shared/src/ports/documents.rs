@@ -1,0 +1,74 @@
+//! What the upload and the analysis of documents need: the documents' writes on the
+//! verification, the uploaded objects, and the signed upload form.
+
+use std::future::Future;
+
+use chrono::{DateTime, Utc};
+
+use crate::adapters::s3_upload::UploadForm;
+use crate::documents::record::DocumentRecord;
+use crate::domain::Verification;
+use crate::ports::StoreError;
+
+/// The documents of a verification, written one entry at a time.
+pub trait DocumentStore: Send + Sync {
+    /// One conditional write: sets `documents[document_id]` to `record`, `uploads` to at least
+    /// `record.number`, and raises `documents_rev`, only while the verification is in progress and
+    /// its `documents_rev` is still `current`'s. false when refused (nothing written): the caller
+    /// reads again and decides again.
+    fn put_document(
+        &self,
+        current: &Verification,
+        document_id: &str,
+        record: &DocumentRecord,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+}
+
+/// Why an uploaded object could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ObjectError {
+    /// Gone (deleted, or never there): nothing to analyse.
+    #[error("no such object")]
+    Missing,
+    /// Larger than the caller's limit: refused without reading it.
+    #[error("the object is {0} bytes")]
+    TooLarge(u64),
+    #[error("storage unavailable: {0}")]
+    Unavailable(String),
+}
+
+/// The uploaded objects.
+pub trait ObjectStore: Send + Sync {
+    /// The object's bytes, refused as `TooLarge` past `max_bytes` (never read whole then).
+    fn get_object(
+        &self,
+        key: &str,
+        max_bytes: u64,
+    ) -> impl Future<Output = Result<Vec<u8>, ObjectError>> + Send;
+}
+
+/// Signs the browser's upload form for one object key.
+pub trait UploadSigner: Send + Sync {
+    /// The form that lets a browser POST one file of at most `record::MAX_UPLOAD_BYTES` to
+    /// `key` until a few minutes after `now`; S3 then redirects the browser to `redirect`.
+    fn upload_form(
+        &self,
+        key: &str,
+        redirect: &str,
+        now: DateTime<Utc>,
+    ) -> impl Future<Output = Result<UploadForm, String>> + Send;
+}
+
+/// Links that download one uploaded object, signed for a few minutes.
+pub trait DownloadSigner: Send + Sync {
+    /// A GET link to `key`, valid `DOWNLOAD_LINK_SECONDS`, that S3 serves as an attachment named
+    /// `file_name`.
+    fn download_link(
+        &self,
+        key: &str,
+        file_name: &str,
+    ) -> impl Future<Output = Result<String, String>> + Send;
+}
+
+/// How long a download link works: five minutes.
+pub const DOWNLOAD_LINK_SECONDS: u64 = 300;
