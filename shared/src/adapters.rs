@@ -1,7 +1,8 @@
 //! The outside systems behind the ports: DynamoDB (the store), SES (mailer) and SQS (queues),
-//! the income providers (Plaid, and the sandbox for test mode and the local stack), the HTTP
+//! the income providers (Plaid, Argyle for payroll, and the sandbox for test mode and the local stack), the HTTP
 //! client that delivers webhooks, and the signed form of a browser upload to S3.
 
+pub mod argyle;
 pub mod dynamo;
 pub mod pdf;
 pub mod plaid;

@@ -21,7 +21,7 @@ pub use live_income::{LiveIncome, SANDBOX_FOR_LIVE_REFUSED};
 pub use plans::Plans;
 pub use publish_events::{PublishEventsConfig, TestModeDelivery};
 pub use reach::{ReachConfig, ReminderSchedules, SmsBounds, parse_offsets, sms_countries};
-pub use tenant_portal::{DocumentBucket, PlaidVariables, TenantPortalConfig};
+pub use tenant_portal::{DocumentBucket, PlaidVariables, ProviderVariables, TenantPortalConfig};
 
 use std::collections::HashMap;
 use std::str::FromStr;

@@ -4,6 +4,7 @@ pub mod affordability;
 pub mod household;
 pub mod income;
 pub mod metering;
+pub mod methods;
 pub mod public_view;
 pub mod reach;
 pub mod report;
@@ -228,6 +229,14 @@ pub struct Verification {
     pub household_id: Option<Uuid>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub household_role: Option<household::MemberRole>,
+    /// The methods the tenant may use, in the landlord's order, when the create named them
+    /// (`domain::methods`); empty: the account's default set, else every method of the stack.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub methods: Vec<income::VerificationMethod>,
+    /// The methods the tenant tried and left (failed, no income, abandoned), oldest first; the
+    /// report records them with the one that succeeded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub method_attempts: Vec<methods::MethodAttempt>,
     /// When its personal data was erased (`retention::erase`): by the retention sweep, or at the
     /// landlord's request.
     #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
@@ -296,6 +305,8 @@ impl Verification {
             last_resent_at: None,
             household_id: None,
             household_role: None,
+            methods: input.methods,
+            method_attempts: vec![],
             erased_at: None,
             documents: BTreeMap::new(),
             uploads: 0,
@@ -518,6 +529,8 @@ pub struct NewVerificationInput {
     pub reminders_off: bool,
     pub sms_phone: Option<String>,
     pub sms: Option<reach::SmsReach>,
+    /// `methods`, when the create named them.
+    pub methods: Vec<income::VerificationMethod>,
 }
 
 #[cfg(test)]

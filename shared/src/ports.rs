@@ -92,6 +92,9 @@ pub enum ConnectStep {
     /// A provider's own widget (e.g. Plaid Link) opened with this short-lived token. A fresh one
     /// is made for every page, so an expired or used token never strands the tenant.
     Widget { link_token: String },
+    /// A payroll provider's widget (Argyle Link) opened with this short-lived user token; in
+    /// its sandbox environment when `sandbox` is set.
+    PayrollWidget { user_token: String, sandbox: bool },
 }
 
 /// Where income data comes from (sandbox scenarios, or a bank-income API).
@@ -121,6 +124,11 @@ pub trait IncomeProvider: Send + Sync {
         verification: &Verification,
         connection: &str,
     ) -> impl Future<Output = Result<ProviderIncome, ProviderError>> + Send;
+
+    /// The verification method this provider serves (the sandbox's depends on the scenario).
+    fn method(&self) -> crate::domain::income::VerificationMethod {
+        crate::domain::income::VerificationMethod::Bank
+    }
 
     /// Closes the tenant's connection at the provider once the report is built or the
     /// verification ended: the user `create_user` gave (`provider_user`) and, with it, every bank

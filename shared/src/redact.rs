@@ -142,6 +142,9 @@ impl Debug for Transition {
                 .finish(),
             Transition::Cancel => f.write_str("Cancel"),
             Transition::Expire => f.write_str("Expire"),
+            Transition::Attempt { attempt } => {
+                f.debug_struct("Attempt").field("attempt", attempt).finish()
+            }
         }
     }
 }
@@ -232,6 +235,11 @@ impl Debug for ConnectStep {
             ConnectStep::Widget { .. } => f
                 .debug_struct("Widget")
                 .field("link_token", &Hidden)
+                .finish(),
+            ConnectStep::PayrollWidget { sandbox, .. } => f
+                .debug_struct("PayrollWidget")
+                .field("user_token", &Hidden)
+                .field("sandbox", sandbox)
                 .finish(),
         }
     }

@@ -4,6 +4,7 @@
 
 use aws_config::SdkConfig;
 
+use crate::adapters::argyle::{ArgyleConfig, ArgyleIncomeProvider};
 use crate::adapters::dynamo::DynamoStore;
 use crate::adapters::plaid::PlaidIncomeProvider;
 use crate::adapters::plaid::config::PlaidConfig;
@@ -17,7 +18,7 @@ use crate::adapters::webhook_client::WebhookClient;
 use crate::config::AnalyzeDocumentConfig;
 use crate::config::{
     ConfigError, DeliverWebhookConfig, ExpireVerificationsConfig, LiveIncome, PlaidVariables,
-    PublishEventsConfig, ReachConfig, Settings, TenantPortalConfig,
+    ProviderVariables, PublishEventsConfig, ReachConfig, Settings, TenantPortalConfig,
 };
 use crate::handlers::analyze_document::{ANALYSIS_TIME_LIMIT, AnalysisDeps, DOCUMENT_MAX_RECEIVES};
 use crate::handlers::api::ApiDeps;
@@ -41,22 +42,24 @@ pub fn api(config: Settings, sdk: &SdkConfig) -> ApiDeps<DynamoStore, SystemCloc
     ApiDeps::new(store(sdk, &config.table_name), SystemClock, config)
 }
 
-/// `tenant-portal`. The income provider of live verifications: Plaid (credentials read from
-/// Secrets Manager here, once), none, or the local sandbox (set in code by the local stack only:
+/// `tenant-portal`. The income provider of live verifications: Plaid or Argyle (credentials read
+/// from Secrets Manager here, once), none, or the local sandbox (set in code by the local stack only:
 /// no environment variable selects it).
 pub async fn tenant_portal(
     config: TenantPortalConfig,
     sdk: &SdkConfig,
 ) -> Result<Portal, ConfigError> {
-    let live_provider = live_provider(config.live_income, &config.plaid, sdk).await?;
+    let live_provider =
+        live_provider(config.live_income, &config.plaid, &config.argyle, sdk).await?;
     Ok(tenant_portal_with(&config, sdk, live_provider))
 }
 
-/// The income provider of live verifications: Plaid (credentials read from Secrets Manager here,
-/// once), none, or the local sandbox (set in code by the local stack only).
+/// The income provider of live verifications: Plaid or Argyle (credentials read from Secrets
+/// Manager here, once), none, or the local sandbox (set in code by the local stack only).
 async fn live_provider(
     live_income: LiveIncome,
     plaid: &PlaidVariables,
+    argyle: &ProviderVariables,
     sdk: &SdkConfig,
 ) -> Result<LiveProvider, ConfigError> {
     Ok(match live_income {
@@ -67,6 +70,15 @@ async fn live_provider(
                 .map_err(|e| ConfigError(e.to_string()))?;
             LiveProvider::Plaid(
                 PlaidIncomeProvider::new(plaid).map_err(|e| ConfigError(e.to_string()))?,
+            )
+        }
+        LiveIncome::Argyle => {
+            let secrets = aws_sdk_secretsmanager::Client::new(sdk);
+            let argyle = ArgyleConfig::load(&secrets, |name| argyle.get(name))
+                .await
+                .map_err(|e| ConfigError(e.to_string()))?;
+            LiveProvider::Argyle(
+                ArgyleIncomeProvider::new(argyle).map_err(|e| ConfigError(e.to_string()))?,
             )
         }
         LiveIncome::None => LiveProvider::None,
@@ -124,7 +136,7 @@ pub async fn publish_events(
     config: PublishEventsConfig,
     sdk: &SdkConfig,
 ) -> Result<Outbox, ConfigError> {
-    let provider = live_provider(config.live_income, &config.plaid, sdk).await?;
+    let provider = live_provider(config.live_income, &config.plaid, &config.argyle, sdk).await?;
     Ok(publish_events_with(config, sdk, provider))
 }
 

@@ -577,6 +577,20 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
+        MethodAttempt: {
+            method: components["schemas"]["VerificationMethodName"];
+            /**
+             * @description `succeeded`: the report was made from it; `failed`: the provider refused; `no_income`: it found no income that counts; `abandoned`: the tenant left it for another.
+             * @enum {string}
+             */
+            outcome: "succeeded" | "failed" | "no_income" | "abandoned";
+            at: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description A verification method: `bank` (a bank connection), `payroll` (a payroll connection) or `document` (uploaded documents).
+         * @enum {string}
+         */
+        VerificationMethodName: "bank" | "payroll" | "document";
         /**
          * @description `expired` also covers cancelled verifications.
          * @enum {string}
@@ -625,6 +639,14 @@ export interface components {
              *     of the body an `Idempotency-Key` is bound to.
              */
             reminders?: boolean | null;
+            /**
+             * @description The methods the tenant may use to prove income, in order of preference; a repeat
+             *     counts once. Absent: the account's default set (admin `set-default-methods`), else
+             *     every method this stack has. A name that is no method is 400 `validation_error` with
+             *     detail code `unknown_method`; a method this stack does not offer for the key's mode
+             *     is detail code `unavailable_method`. Both messages name the methods.
+             */
+            methods?: components["schemas"]["VerificationMethodName"][] | null;
             /** @description The property's address; no control characters (an all-blank address counts as absent). */
             property_address?: string | null;
             /** @description Monthly rent, for the affordability figures of the report. */
@@ -700,6 +722,8 @@ export interface components {
             consent?: components["schemas"]["Consent"];
             household_id?: components["schemas"]["HouseholdId"];
             role?: components["schemas"]["MemberRole"];
+            /** @description Additive. The methods the create named, in order; absent when it named none. */
+            methods?: components["schemas"]["VerificationMethodName"][];
             created_at: components["schemas"]["Timestamp"];
             completed_at: components["schemas"]["NullableTimestamp"];
             /**
@@ -759,6 +783,15 @@ export interface components {
             amounts_basis?: "net" | "gross";
             affordability?: components["schemas"]["Affordability"];
             stability?: components["schemas"]["Stability"];
+            /** @description Additive. Every method the tenant tried, oldest first, with how it ended and when, when the page routed between methods; absent when the first method was the only one tried. */
+            attempts?: components["schemas"]["MethodAttempt"][];
+            /** @description Additive. Every method that saw a source of the report, in the order first seen; `verification_method` is the one behind most of the counted income. */
+            methods_used?: components["schemas"]["VerificationMethodName"][];
+            /**
+             * Format: double
+             * @description The provider's own forecast of the monthly income of the sources it forecast (Plaid Check's Income Insights), beside `total_monthly_income`, which the income rules make.
+             */
+            provider_forecast_monthly_income?: number;
             /**
              * @description Present when the tenant finished with uploaded documents (`verification_method`
              *     `document`): each document with its verdict and every check, in upload order.
@@ -805,6 +838,21 @@ export interface components {
             /** Format: date */
             last_payment_date: string;
             stability?: components["schemas"]["Stability"];
+            /**
+             * @description Whether `monthly_income` is after (`net`) or before (`gross`) taxes and deductions. Bank deposits are net; payroll and pay stubs give gross.
+             * @enum {string}
+             */
+            amounts_basis?: "net" | "gross";
+            /**
+             * Format: double
+             * @description For a gross source whose net pay the provider states beside it (payroll, pay stubs), the same rule over the net pay.
+             */
+            net_monthly_income?: number;
+            /**
+             * Format: double
+             * @description The provider's own forecast of this source's monthly income (Plaid Check), beside the rules' figure.
+             */
+            provider_forecast_monthly_income?: number;
         };
         /** @description A source seen in the data and not counted towards the income. */
         ExcludedSource: {

@@ -6,6 +6,7 @@ pub use income_report::{IncomeReportArgs, income_report, parse_payments};
 
 use chrono::{DateTime, Duration, Utc};
 use clap::{Subcommand, ValueEnum};
+use shared::domain::methods;
 use shared::domain::retention::{MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, RetentionDays};
 use shared::domain::secrets::{
     MAX_ACCOUNT_ID_LEN, generate_api_key, generate_webhook_secret, valid_account_id,
@@ -103,6 +104,15 @@ pub enum Command {
         #[arg(long, default_value_t = 24)]
         overlap_hours: i64,
     },
+    /// Set the verification methods of creates that name none, in order of preference: a
+    /// comma-separated list of bank, payroll and document; `all` clears it (every method the
+    /// stack has).
+    SetDefaultMethods {
+        #[arg(long)]
+        account: String,
+        #[arg(long)]
+        methods: String,
+    },
     /// Print the income report of a file of raw income data, as the API would build it (no
     /// table needed).
     IncomeReport(IncomeReportArgs),
@@ -159,8 +169,9 @@ pub async fn run<S: Store>(
                 .await
                 .map_err(err)?
                 .ok_or("no such account")?;
+            let defaults = store.get_default_methods(&account).await.map_err(err)?;
             Ok(format!(
-                "account {}\nname {}\nplan {}\nsubscription {} until {}\napi requests today {}",
+                "account {}\nname {}\nplan {}\nsubscription {} until {}\napi requests today {}\ndefault methods {}",
                 a.account_id,
                 a.name,
                 a.plan,
@@ -170,6 +181,11 @@ pub async fn run<S: Store>(
                     a.api_requests
                 } else {
                     0
+                },
+                if defaults.is_empty() {
+                    "all".to_string()
+                } else {
+                    methods::names(&defaults)
                 }
             ))
         }
@@ -261,6 +277,33 @@ pub async fn run<S: Store>(
                     "subscription of {account}: {} until {}",
                     status.as_str(),
                     format_ts(end)
+                )),
+                false => Err("no such account".into()),
+            }
+        }
+        Command::SetDefaultMethods { account, methods } => {
+            let chosen = if methods.trim() == "all" {
+                vec![]
+            } else {
+                let names: Vec<&str> = methods.split(',').map(str::trim).collect();
+                methods::parse_methods(&names).map_err(|unknown| {
+                    format!(
+                        "unknown method(s) {}: use bank, payroll, document or all",
+                        unknown.join(", ")
+                    )
+                })?
+            };
+            match store
+                .set_default_methods(&account, &chosen)
+                .await
+                .map_err(err)?
+            {
+                true if chosen.is_empty() => Ok(format!(
+                    "account {account}: every method the stack has, by default"
+                )),
+                true => Ok(format!(
+                    "account {account}: default methods {}",
+                    methods::names(&chosen)
                 )),
                 false => Err("no such account".into()),
             }

@@ -35,6 +35,8 @@ pub fn local_settings(table: &str, base_url: &str, lifetime: chrono::Duration) -
         live_income: shared::config::LiveIncome::LocalSandbox,
         sms_region: Default::default(),
         sms_countries: Default::default(),
+        // Every local stack has its documents bucket (`app_with`).
+        documents: true,
     }
 }
 
@@ -61,6 +63,7 @@ pub fn app_with(
         table_name: settings.table_name.clone(),
         live_income: settings.live_income,
         plaid: Default::default(),
+        argyle: Default::default(),
         documents: Some(shared::config::DocumentBucket {
             upload_url: sdk.endpoint_url().map(|e| format!("{e}/{bucket}")),
             bucket: bucket.clone(),
@@ -121,6 +124,7 @@ impl Workers {
                 sms: Default::default(),
                 live_income: shared::config::LiveIncome::LocalSandbox,
                 plaid: Default::default(),
+                argyle: Default::default(),
             },
             sdk,
             LiveProvider::local_sandbox(),

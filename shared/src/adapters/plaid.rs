@@ -15,10 +15,11 @@
 //! 4. `close_user` (once the verification closed): `/user/remove` with that user token, which
 //!    removes the user and every Item made for it, so the bank connection ends.
 //!
-//! `client` makes the calls, `wire` holds their JSON shapes, `income` maps Plaid's report to the
+//! `check` is the Plaid Check (Consumer Report) adapter on the same client. `client` makes the calls, `wire` holds their JSON shapes, `income` maps Plaid's report to the
 //! domain's income data, `errors` decides what a Plaid error means for
 //! the verification (its docs give the table).
 
+pub mod check;
 mod client;
 pub mod config;
 mod errors;

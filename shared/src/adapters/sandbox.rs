@@ -22,6 +22,11 @@
 //! | `transfers` | salary biweekly 2,000.00 and monthly 1,000.00 moved in from the tenant's savings (not counted) | 4,333.33 |
 //! | `fail`      | the provider cannot read any income: the verification fails               | |
 //! | `outage`    | the provider is down: the tenant is asked to try again (nothing changes)  | |
+//!
+//! The payroll method has its own scenarios (`payroll`), offered as the verification's methods
+//! allow.
+
+mod payroll;
 
 use chrono::{Duration, NaiveDate};
 
@@ -159,8 +164,58 @@ fn weekly_delivery_payouts() -> Vec<(i64, f64)> {
     payouts
 }
 
+pub use payroll::PAYROLL_SCENARIOS;
+
+/// Whether `name` is a sandbox scenario of any method.
+pub fn is_scenario(name: &str) -> bool {
+    SCENARIOS
+        .iter()
+        .chain(PAYROLL_SCENARIOS.iter())
+        .any(|(k, _)| *k == name)
+}
+
+/// The scenarios a verification's tenant may pick: the bank ones and the payroll ones, as its
+/// methods allow (in the order of its methods).
+pub fn scenarios_for(methods: &[VerificationMethod]) -> Vec<(String, String)> {
+    methods
+        .iter()
+        .flat_map(|m| match m {
+            VerificationMethod::Bank => SCENARIOS.as_slice(),
+            VerificationMethod::Payroll => PAYROLL_SCENARIOS.as_slice(),
+            VerificationMethod::Document => &[],
+        })
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// The scenarios offered to a verification's tenant: those of the first of its methods (its
+/// own, else every method the sandbox serves) that no try has closed yet.
+pub fn offered(verification: &Verification) -> Vec<(String, String)> {
+    use crate::domain::methods::{available, effective, remaining};
+    let methods = effective(
+        &verification.methods,
+        &[],
+        // Uploaded documents are no scenario: the page offers them in a section of their own.
+        &available(None, crate::domain::Mode::Test, false),
+    );
+    let open = remaining(&methods, &verification.method_attempts);
+    scenarios_for(open.first().map(std::slice::from_ref).unwrap_or_default())
+}
+
+/// The method a scenario stands for.
+pub fn scenario_method(scenario: &str) -> VerificationMethod {
+    if PAYROLL_SCENARIOS.iter().any(|(k, _)| *k == scenario) {
+        VerificationMethod::Payroll
+    } else {
+        VerificationMethod::Bank
+    }
+}
+
 /// The payments of one scenario, up to a few days before `as_of`, the end of its data window.
 pub fn scenario_income(scenario: &str, as_of: NaiveDate) -> Result<ProviderIncome, ProviderError> {
+    if let Some(income) = payroll::payroll_income(scenario, as_of) {
+        return Ok(income);
+    }
     let last = as_of - Duration::days(3);
     let sources = match scenario {
         "good" => vec![ProviderIncomeSource::on_cycle(
@@ -306,14 +361,11 @@ pub fn scenario_income(scenario: &str, as_of: NaiveDate) -> Result<ProviderIncom
 impl IncomeProvider for SandboxProvider {
     async fn begin(
         &self,
-        _verification: &Verification,
+        verification: &Verification,
         _provider_user: Option<&str>,
     ) -> Result<ConnectStep, ProviderError> {
         Ok(ConnectStep::ChooseScenario {
-            scenarios: SCENARIOS
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            scenarios: offered(verification),
         })
     }
 

@@ -28,6 +28,9 @@ pub struct Settings {
     pub sms_region: PhoneRegion,
     /// The countries a `tenant_phone` may belong to (`SMS_COUNTRIES`, US and CA).
     pub sms_countries: SmsCountries,
+    /// `DOCUMENT_BUCKET` set: the stack takes uploaded documents, so `document` is a method a
+    /// create may name.
+    pub documents: bool,
 }
 
 impl Settings {
@@ -55,6 +58,7 @@ impl Settings {
                 })?,
             },
             sms_countries: sms_countries(env)?,
+            documents: env.optional("DOCUMENT_BUCKET").is_some(),
         })
     }
 }

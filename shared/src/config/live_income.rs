@@ -1,6 +1,7 @@
 //! `INCOME_PROVIDER`: where live verifications get their income.
 
 use super::{ConfigError, Env};
+use crate::domain::income::VerificationMethod;
 
 /// Where the income of live verifications comes from (test verifications always use the sandbox).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -9,28 +10,43 @@ pub enum LiveIncome {
     None,
     /// Bank income through Plaid.
     Plaid,
+    /// Payroll income through Argyle.
+    Argyle,
     /// The local stack only (`make dev`, tests): sandbox scenarios stand in for live data and the
     /// report says `local_sandbox: true`. Built in code; no environment variable selects it.
     LocalSandbox,
 }
 
 pub const SANDBOX_FOR_LIVE_REFUSED: &str = "INCOME_PROVIDER=sandbox is refused: live verifications \
-get income only from a real provider (plaid) or none (live creates are refused); the sandbox serves \
+get income only from a real provider (plaid, argyle) or none (live creates are refused); the sandbox serves \
 test keys, and live keys only in the local stack";
 
 impl LiveIncome {
-    /// `INCOME_PROVIDER`: `plaid`, or `none` / unset (live verifications refused).
+    /// `INCOME_PROVIDER`: `plaid`, `argyle`, or `none` / unset (live verifications refused).
     pub fn parse(raw: Option<&str>) -> Result<Self, ConfigError> {
         match raw.map(str::trim).unwrap_or("") {
             "" | "none" => Ok(LiveIncome::None),
             "plaid" => Ok(LiveIncome::Plaid),
+            "argyle" => Ok(LiveIncome::Argyle),
             "sandbox" => Err(ConfigError(SANDBOX_FOR_LIVE_REFUSED.into())),
-            _ => Err(ConfigError("INCOME_PROVIDER must be plaid or none".into())),
+            _ => Err(ConfigError(
+                "INCOME_PROVIDER must be plaid, argyle or none".into(),
+            )),
         }
     }
 
     pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
         Self::parse(env.optional("INCOME_PROVIDER").as_deref())
+    }
+
+    /// The verification method this provider serves for live keys (the local sandbox stands
+    /// for a bank).
+    pub fn method(self) -> Option<VerificationMethod> {
+        match self {
+            LiveIncome::None => None,
+            LiveIncome::Plaid | LiveIncome::LocalSandbox => Some(VerificationMethod::Bank),
+            LiveIncome::Argyle => Some(VerificationMethod::Payroll),
+        }
     }
 }
 
@@ -42,6 +58,10 @@ mod tests {
     fn the_sandbox_can_not_be_configured_for_live_verifications() {
         assert_eq!(LiveIncome::parse(Some("plaid")).unwrap(), LiveIncome::Plaid);
         assert_eq!(LiveIncome::parse(Some("none")).unwrap(), LiveIncome::None);
+        assert_eq!(
+            LiveIncome::parse(Some("argyle")).unwrap(),
+            LiveIncome::Argyle
+        );
         assert_eq!(LiveIncome::parse(None).unwrap(), LiveIncome::None);
         let refused = LiveIncome::parse(Some("sandbox")).unwrap_err();
         assert!(

@@ -5,7 +5,8 @@
 use chrono::Duration;
 
 use super::{
-    ConfigError, Env, LiveIncome, PlaidVariables, ReminderSchedules, SmsBounds, parse_offsets,
+    ConfigError, Env, LiveIncome, PlaidVariables, ProviderVariables, ReminderSchedules, SmsBounds,
+    parse_offsets,
 };
 use crate::domain::Mode;
 
@@ -60,6 +61,8 @@ pub struct PublishEventsConfig {
     pub live_income: LiveIncome,
     /// Read only when `live_income` is Plaid; checked when the deps are built.
     pub plaid: PlaidVariables,
+    /// Read only when `live_income` is Argyle; checked when the deps are built.
+    pub argyle: ProviderVariables,
 }
 
 impl PublishEventsConfig {
@@ -68,10 +71,11 @@ impl PublishEventsConfig {
     }
 
     pub fn parse(env: &Env) -> Result<Self, ConfigError> {
-        let (live_income, plaid) = PlaidVariables::with_live_income(env)?;
+        let (live_income, plaid, argyle) = ProviderVariables::with_live_income(env)?;
         Ok(PublishEventsConfig {
             live_income,
             plaid,
+            argyle,
             table_name: env.required("TABLE_NAME")?,
             sender_email: env.required("SENDER_EMAIL")?,
             webhook_queue_url: env.required("WEBHOOK_QUEUE_URL")?,

@@ -2,37 +2,58 @@
 
 use super::{ConfigError, Env, LiveIncome};
 
-/// Where the Plaid credentials are (`PLAID_BASE_URL`, `PLAID_SECRET_ARN`), read with the rest at
-/// cold start; the secret itself is fetched from Secrets Manager when the deps are built.
+/// Where a provider's credentials are (`PLAID_BASE_URL` and `PLAID_SECRET_ARN`, or the
+/// `ARGYLE_` pair), read with the rest at cold start; the secret itself is fetched from Secrets
+/// Manager when the deps are built.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PlaidVariables {
+pub struct ProviderVariables {
     pub base_url: Option<String>,
     pub secret_arn: Option<String>,
 }
 
-impl PlaidVariables {
-    /// The variable as the Plaid adapter asks for it.
+/// Plaid's pair of variables.
+pub type PlaidVariables = ProviderVariables;
+
+impl ProviderVariables {
+    fn read(env: &Env, prefix: &str) -> Self {
+        ProviderVariables {
+            base_url: env.optional(&format!("{prefix}_BASE_URL")),
+            secret_arn: env.optional(&format!("{prefix}_SECRET_ARN")),
+        }
+    }
+
+    /// The variable as the provider's adapter asks for it (`<PREFIX>_BASE_URL`,
+    /// `<PREFIX>_SECRET_ARN`).
     pub fn get(&self, name: &str) -> Option<String> {
-        match name {
-            "PLAID_BASE_URL" => self.base_url.clone(),
-            "PLAID_SECRET_ARN" => self.secret_arn.clone(),
-            _ => None,
+        if name.ends_with("_BASE_URL") {
+            self.base_url.clone()
+        } else if name.ends_with("_SECRET_ARN") {
+            self.secret_arn.clone()
+        } else {
+            None
         }
     }
 }
 
-impl PlaidVariables {
-    /// `INCOME_PROVIDER`, and where the Plaid credentials are when it is Plaid.
-    pub fn with_live_income(env: &Env) -> Result<(LiveIncome, Self), ConfigError> {
+impl ProviderVariables {
+    /// `INCOME_PROVIDER`, and where the Plaid and the Argyle credentials are: each pair read only
+    /// when its provider is the live one.
+    pub fn with_live_income(
+        env: &Env,
+    ) -> Result<(LiveIncome, PlaidVariables, ProviderVariables), ConfigError> {
         let live_income = LiveIncome::from_env(env)?;
-        let plaid = match live_income {
-            LiveIncome::Plaid => PlaidVariables {
-                base_url: env.optional("PLAID_BASE_URL"),
-                secret_arn: env.optional("PLAID_SECRET_ARN"),
-            },
-            LiveIncome::None | LiveIncome::LocalSandbox => PlaidVariables::default(),
+        let of = |provider: LiveIncome, prefix: &str| {
+            if live_income == provider {
+                ProviderVariables::read(env, prefix)
+            } else {
+                ProviderVariables::default()
+            }
         };
-        Ok((live_income, plaid))
+        Ok((
+            live_income,
+            of(LiveIncome::Plaid, "PLAID"),
+            of(LiveIncome::Argyle, "ARGYLE"),
+        ))
     }
 }
 
@@ -57,6 +78,8 @@ pub struct TenantPortalConfig {
     pub live_income: LiveIncome,
     /// Read only when `live_income` is Plaid; checked when the deps are built.
     pub plaid: PlaidVariables,
+    /// Read only when `live_income` is Argyle; checked when the deps are built.
+    pub argyle: ProviderVariables,
 }
 
 impl TenantPortalConfig {
@@ -65,7 +88,7 @@ impl TenantPortalConfig {
     }
 
     pub fn parse(env: &Env) -> Result<Self, ConfigError> {
-        let (live_income, plaid) = PlaidVariables::with_live_income(env)?;
+        let (live_income, plaid, argyle) = ProviderVariables::with_live_income(env)?;
         Ok(TenantPortalConfig {
             table_name: env.required("TABLE_NAME")?,
             documents: env
@@ -77,6 +100,7 @@ impl TenantPortalConfig {
             public_base_url: env.optional("PUBLIC_BASE_URL"),
             live_income,
             plaid,
+            argyle,
         })
     }
 }
@@ -103,6 +127,24 @@ mod tests {
         assert_eq!(
             plaid.plaid.get("PLAID_BASE_URL").as_deref(),
             Some("https://sandbox.plaid.com")
+        );
+    }
+
+    #[test]
+    fn argyle_variables_are_read_only_for_argyle() {
+        let vars = [
+            ("TABLE_NAME", "t"),
+            ("INCOME_PROVIDER", "argyle"),
+            ("ARGYLE_BASE_URL", "https://api-sandbox.argyle.com"),
+            ("ARGYLE_SECRET_ARN", "arn:aws:secretsmanager:x"),
+            ("PLAID_SECRET_ARN", "arn:aws:secretsmanager:y"),
+        ];
+        let argyle = TenantPortalConfig::parse(&Env::from_pairs(vars)).unwrap();
+        assert_eq!(argyle.live_income, LiveIncome::Argyle);
+        assert_eq!(argyle.plaid, PlaidVariables::default());
+        assert_eq!(
+            argyle.argyle.get("ARGYLE_SECRET_ARN").as_deref(),
+            Some("arn:aws:secretsmanager:x")
         );
     }
 

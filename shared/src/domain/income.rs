@@ -202,6 +202,26 @@ pub struct ProviderIncomeSource {
     /// The dated payments inside the provider's data window.
     #[serde(default)]
     pub payments: Vec<Payment>,
+    /// Whether `payments` are before or after taxes and deductions; absent means the method's
+    /// (`VerificationMethod::amounts_basis`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amounts_basis: Option<AmountsBasis>,
+    /// The net pay of the same pay dates, when the provider states it beside gross `payments`
+    /// (payroll, pay stubs): the report counts it by the same rules, beside the gross figure.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub net_payments: Vec<Payment>,
+    /// The provider's own forecast of this source's monthly income (Plaid Check's Income
+    /// Insights), kept beside the rules' figure and never used to make it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_forecast_monthly: Option<f64>,
+}
+
+impl ProviderIncomeSource {
+    /// Whether this source's `payments` are gross or net, given the report's method.
+    pub fn basis(&self, report_method: VerificationMethod) -> AmountsBasis {
+        self.amounts_basis
+            .unwrap_or_else(|| self.method.unwrap_or(report_method).amounts_basis())
+    }
 }
 
 /// What an income provider hands back for one tenant.

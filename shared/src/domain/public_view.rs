@@ -37,6 +37,9 @@ pub fn render_verification(v: &Verification, now: DateTime<Utc>) -> Value {
         data["household_id"] = json!(household_id);
         data["role"] = json!(role.as_str());
     }
+    if !v.methods.is_empty() {
+        data["methods"] = json!(v.methods);
+    }
     if status == Status::Completed
         && let Some(report) = &v.income_report
     {

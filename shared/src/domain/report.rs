@@ -13,7 +13,8 @@ use crate::domain::income::rules::{
     Assessment, CountReason, ExclusionReason, assess, window_payments,
 };
 use crate::domain::income::{
-    AmountsBasis, PayFrequency, ProviderIncome, VerificationMethod, normalise_category,
+    AmountsBasis, PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod,
+    normalise_category,
 };
 use crate::domain::stability::{Stability, overall_stability, source_stability};
 
@@ -42,6 +43,15 @@ pub struct IncomeSource {
     /// How steady this source is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stability: Option<Stability>,
+    /// Whether `monthly_income` is before (`gross`) or after (`net`) taxes and deductions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub amounts_basis: Option<AmountsBasis>,
+    /// The same rule over the net pay the provider states beside gross pay (payroll, stubs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub net_monthly_income: Option<f64>,
+    /// The provider's own forecast of this source's monthly income, beside the rules' figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_forecast_monthly_income: Option<f64>,
 }
 
 /// A source listed but not counted, with what was seen of it.
@@ -93,6 +103,18 @@ pub struct IncomeReport {
     /// Stability of the counted income; absent without counted sources.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stability: Option<Stability>,
+    /// Every method the tenant tried, with how it ended and when, oldest first: why the final
+    /// method was used. Empty when the first method succeeded without routing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<crate::domain::methods::MethodAttempt>,
+    /// Every method that saw a source of this report, counted or not, in the order first seen;
+    /// `verification_method` is the one behind most of the counted income.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub methods_used: Vec<VerificationMethod>,
+    /// The provider's own forecast of the monthly income of every source it forecast (Plaid
+    /// Check), beside `total_monthly_income`; absent when the provider gives none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider_forecast_monthly_income: Option<f64>,
     /// Present (true) only in the local stack, on a live verification whose income came from the
     /// sandbox scenarios there: invented data, never a deployed stack's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -152,6 +174,7 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         match assess(source, &category, &payments, as_of) {
             Assessment::Counted(c) => {
                 let stability = source_stability(&payments, source.pay_frequency, as_of);
+                let net_monthly_income = net_monthly(source, income.method, &category, as_of);
                 if let Some(st) = &stability {
                     weighted_stability.push((c.monthly_cents, st.clone()));
                 }
@@ -169,6 +192,9 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
                         payment_count: payments.len() as u32,
                         last_payment_date: last_payment_date.unwrap_or(as_of),
                         stability: stability.map(|s| s.stability),
+                        amounts_basis: Some(source.basis(income.method)),
+                        net_monthly_income,
+                        provider_forecast_monthly_income: source.provider_forecast_monthly,
                     },
                 ));
             }
@@ -219,9 +245,62 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         amounts_basis: Some(verification_method.amounts_basis()),
         affordability: affordability(terms, total_cents),
         stability,
+        attempts: vec![],
+        methods_used: methods_used(income),
+        provider_forecast_monthly_income: provider_forecast(income),
         local_sandbox: None,
         documents: None,
         needs_review: None,
+    }
+}
+
+/// The methods of the sources, once each, in the order first seen.
+fn methods_used(income: &ProviderIncome) -> Vec<VerificationMethod> {
+    let mut used = Vec::new();
+    for m in income
+        .sources
+        .iter()
+        .map(|s| s.method.unwrap_or(income.method))
+    {
+        if !used.contains(&m) {
+            used.push(m);
+        }
+    }
+    used
+}
+
+/// The sum of the provider's forecasts, in whole cents, when it forecast any source.
+fn provider_forecast(income: &ProviderIncome) -> Option<f64> {
+    let forecasts: Vec<f64> = income
+        .sources
+        .iter()
+        .filter_map(|s| s.provider_forecast_monthly)
+        .filter(|f| f.is_finite() && *f >= 0.0)
+        .collect();
+    (!forecasts.is_empty()).then(|| from_cents(forecasts.iter().map(|f| to_cents(*f)).sum()))
+}
+
+/// The net figure of a source whose payments are gross and whose net pay is stated beside them:
+/// the same rule over the net payments of the same dates.
+fn net_monthly(
+    source: &ProviderIncomeSource,
+    report_method: VerificationMethod,
+    category: &str,
+    as_of: NaiveDate,
+) -> Option<f64> {
+    if source.net_payments.is_empty() || source.basis(report_method) == AmountsBasis::Net {
+        return None;
+    }
+    let net = ProviderIncomeSource {
+        payments: source.net_payments.clone(),
+        net_payments: vec![],
+        // A stated pay rate is gross: the net figure rests on the net payments alone.
+        pay_rate: None,
+        ..source.clone()
+    };
+    match assess(&net, category, &window_payments(&net, as_of), as_of) {
+        Assessment::Counted(c) => Some(from_cents(c.monthly_cents)),
+        Assessment::Excluded(_) => None,
     }
 }
 

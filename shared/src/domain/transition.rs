@@ -31,12 +31,19 @@ pub enum Transition {
     },
     Cancel,
     Expire,
+    /// A method the tenant tried and left while another remains: recorded, and the
+    /// verification stays in progress for the next method.
+    Attempt {
+        attempt: crate::domain::methods::MethodAttempt,
+    },
 }
 
 impl Transition {
     pub fn target(&self) -> Status {
         match self {
-            Transition::Start | Transition::Consent { .. } => Status::InProgress,
+            Transition::Start | Transition::Consent { .. } | Transition::Attempt { .. } => {
+                Status::InProgress
+            }
             Transition::Complete { .. } => Status::Completed,
             Transition::Fail { .. } | Transition::FailRefunded { .. } => Status::Failed,
             Transition::Cancel | Transition::Expire => Status::Expired,
@@ -48,6 +55,7 @@ impl Transition {
         match self {
             Transition::Start => &[Status::Pending],
             Transition::Consent { .. } => &[Status::Pending, Status::InProgress],
+            Transition::Attempt { .. } => &[Status::InProgress],
             _ => &[Status::Pending, Status::InProgress],
         }
     }
@@ -87,6 +95,7 @@ impl Transition {
                 next.expired_at = Some(now);
             }
             Transition::Expire => next.expired_at = Some(now),
+            Transition::Attempt { attempt } => next.method_attempts.push(attempt.clone()),
         }
         next
     }

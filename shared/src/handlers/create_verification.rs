@@ -8,6 +8,7 @@ use uuid::Uuid;
 
 use crate::config::Settings;
 use crate::domain::metering::PresentedKey;
+use crate::domain::methods;
 use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
 use crate::domain::{Account, Mode, Verification, format_ts, next_month_start};
@@ -16,7 +17,8 @@ use crate::handlers::api::ApiDeps;
 use crate::handlers::api::ownership::owned_verification;
 use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::handlers::api::validate::{
-    idempotency_claim, invalid_fields, json_body, resolve_phone, validate_create,
+    check_methods_available, idempotency_claim, invalid_fields, json_body, resolve_phone,
+    validate_create,
 };
 use crate::handlers::api::views::created_response;
 use crate::http::{ApiRequest, ApiResponse};
@@ -134,6 +136,14 @@ fn prepare<S, C>(
     }
     let body = json_body(req, MAX_BODY_BYTES)?;
     let mut input = validate_create(&body, &deps.settings.local_webhook_origins)?;
+    check_methods_available(
+        &input.methods,
+        &methods::available(
+            deps.settings.live_income.method(),
+            key.mode,
+            deps.settings.documents,
+        ),
+    )?;
     resolve_phone(&mut input, &deps.settings, "tenant_phone")
         .map_err(|e| invalid_fields(vec![e]))?;
     let idempotency = idempotency_claim(req, &key.account_id, key.mode, &body)?;

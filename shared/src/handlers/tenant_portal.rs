@@ -23,13 +23,15 @@ mod actions;
 pub mod documents;
 pub mod live_provider;
 pub mod page;
+mod payroll_widget;
 mod reads;
 pub mod report_copy;
+mod routing;
 
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
-use crate::adapters::sandbox::{SCENARIOS, SandboxProvider};
+use crate::adapters::sandbox::{SandboxProvider, is_scenario, offered, scenario_method};
 use crate::domain::affordability::RentTerms;
 use crate::domain::report::build_report_with;
 use crate::domain::secrets::sha256_hex;
@@ -43,8 +45,8 @@ use crate::handlers::tenant_portal::page::{
 use crate::handlers::tenant_portal::reads::requester_name;
 use crate::http::{ApiRequest, ApiResponse, parse_query};
 use crate::ports::{
-    AccountStore, Clock, DocumentStore, IncomeProvider, ProviderError, StoreError,
-    TransitionOutcome, UploadSigner, VerificationStore,
+    AccountStore, Clock, DocumentStore, IncomeProvider, StoreError, TransitionOutcome,
+    UploadSigner, VerificationStore,
 };
 use actions::{add_note, finish_documents, page_url, state_pay, with_documents};
 use documents::DocumentUploads;
@@ -176,7 +178,7 @@ async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
             if !known("agree", &["yes"]) {
                 return refuse(deps, &v, &visit, AGREE_NOTICE).await;
             }
-            if !known("scenario", &SCENARIOS.map(|(k, _)| k)) {
+            if form.get("scenario").is_some_and(|s| !is_scenario(s)) {
                 return refuse(deps, &v, &visit, SCENARIO_NOTICE).await;
             }
             match form.get("action").map(String::as_str) {
@@ -316,42 +318,34 @@ async fn connect<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         )
         .await;
     }
-    let income = if uses_scenarios(deps, &v) {
+    let (income, method) = if uses_scenarios(deps, &v) {
         let Some(scenario) = form
             .get("scenario")
-            .filter(|s| SCENARIOS.iter().any(|(k, _)| k == s))
+            // Only a scenario of the verification's methods (the page offers no other).
+            .filter(|s| offered(&v).iter().any(|(k, _)| k == *s))
         else {
             return refuse(deps, &v, visit, SCENARIO_NOTICE).await;
         };
-        match v.mode {
+        let income = match v.mode {
             Mode::Test => deps.sandbox.fetch_income(&v, scenario).await,
             Mode::Live => deps.live_provider.fetch_income(&v, scenario).await,
-        }
+        };
+        (income, scenario_method(scenario))
     } else {
         // needs_consent is false, so the provider user is there; the form's fields are ignored.
         let user = v.provider_user.as_deref().unwrap_or_default();
-        deps.live_provider.fetch_income(&v, user).await
+        let income = deps.live_provider.fetch_income(&v, user).await;
+        (income, deps.live_provider.method())
     };
-    let transition = match income {
-        Ok(income) => {
-            let mut report = build_report_with(&income, &RentTerms::from(&v));
-            if v.mode == Mode::Live && deps.live_provider.simulated() {
-                report.local_sandbox = Some(true);
-            }
-            Transition::Complete {
-                report: Box::new(report),
-            }
-        }
-        Err(ProviderError::Rejected(reason)) => {
-            tracing::info!(reason = %reason, "income provider could not verify income");
-            Transition::Fail {
-                reason: "income_unverifiable".into(),
-            }
-        }
-        Err(ProviderError::Unavailable(reason)) => {
-            tracing::warn!(reason = %reason, "income provider unavailable");
-            return Ok(provider_down(visit.request_id));
-        }
+    let local = v.mode == Mode::Live && deps.live_provider.simulated();
+    let build = |income: &_| {
+        let mut report = build_report_with(income, &RentTerms::from(&v));
+        report.local_sandbox = local.then_some(true);
+        report
+    };
+    let routable = routing::routable(deps, &v);
+    let Some(transition) = routing::decide(&v, method, &routable, income, visit.now, build) else {
+        return Ok(provider_down(visit.request_id));
     };
     // One conditional write: if a cancel or an expiry got there first, it wins and the page shows it.
     match deps.store.transition(&v, &transition, visit.now).await? {
@@ -449,12 +443,13 @@ async fn render<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         // starts the connection (a POST): a link scanner's GET costs nothing.
         Status::Pending | Status::InProgress if uses_scenarios(deps, v) => {
             let step = deps.sandbox.begin(v, None).await;
+            let retry = routing::retry_notice(v);
             let connect = connect_step(
                 step,
                 banner,
                 v,
                 visit.link,
-                &format!("{notice}{expiry}"),
+                &format!("{retry}{notice}{expiry}"),
                 request_id,
             );
             with_documents(deps, v, visit, connect).await

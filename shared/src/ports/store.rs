@@ -142,6 +142,18 @@ pub trait AccountStore: Send + Sync {
         plan: Option<&str>,
         subscription: Option<(SubscriptionStatus, DateTime<Utc>)>,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Sets the account's default verification methods (empty: every method of the stack), an
+    /// attribute of the account item outside `Account`; false when the account does not exist.
+    fn set_default_methods(
+        &self,
+        account_id: &str,
+        methods: &[crate::domain::income::VerificationMethod],
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// The account's default verification methods (empty when none are set).
+    fn get_default_methods(
+        &self,
+        account_id: &str,
+    ) -> impl Future<Output = Result<Vec<crate::domain::income::VerificationMethod>, StoreError>> + Send;
 }
 
 /// API keys, stored under the hash of their secret (the secret itself is never stored) and listed

@@ -12,6 +12,7 @@ use shared::adapters::testing::{
 use shared::documents::record::{DocumentState, MAX_UPLOADS, object_key};
 use shared::documents::{Analysis, DocumentKind, Refusal, Verdict};
 use shared::domain::income::VerificationMethod;
+use shared::domain::methods::{AttemptOutcome, MethodAttempt};
 use shared::domain::{Mode, NewVerificationInput, Status, Transition, Verification};
 use shared::handlers::analyze_document::{AnalysisDeps, analyze_documents};
 use shared::handlers::tenant_portal::documents::DocumentUploads;
@@ -35,6 +36,11 @@ struct Rig {
 }
 
 async fn rig() -> Rig {
+    rig_with(vec![], vec![]).await
+}
+
+/// A rig whose verification names `methods` and has left the tries of `attempts`.
+async fn rig_with(methods: Vec<VerificationMethod>, attempts: Vec<MethodAttempt>) -> Rig {
     let store = MemoryStore::new();
     store
         .put_account(&active_account("acct_docs", "pro", now()))
@@ -47,6 +53,8 @@ async fn rig() -> Rig {
         ..Default::default()
     };
     let mut v = Verification::new_pending("acct_docs", Mode::Test, input, now(), Duration::days(7));
+    v.methods = methods;
+    v.method_attempts = attempts;
     let (token, hash) = shared::domain::secrets::generate_link_token();
     v.token_hashes = vec![hash];
     store.insert_verification(&v);
@@ -402,4 +410,53 @@ async fn the_report_pdf_and_the_tenant_s_copy_show_each_verdict_in_plain_words()
         .status()
         .expect("pdftoppm runs");
     assert!(status.success());
+}
+
+#[tokio::test]
+async fn uploads_are_a_method_a_verification_without_document_is_not_offered() {
+    let rig = rig_with(vec![VerificationMethod::Bank], vec![]).await;
+    let page = rig.page(None).await;
+    assert_eq!(page.status, 200);
+    assert!(!page.body.contains("Or upload documents"));
+    let e = rig.upload("d1", &PNG, "e1");
+    analyze_documents(&rig.analysis(), e).await;
+    let typed =
+        "action=state_pay&document=d1&pay_date=2026-03-06&gross=2500&net=1900&frequency=biweekly";
+    rig.page(Some(typed)).await;
+    // Finishing with documents is no way out of the landlord's methods.
+    rig.page(Some("action=finish_documents")).await;
+    assert_eq!(rig.stored().status, Status::InProgress);
+}
+
+#[tokio::test]
+async fn documents_after_a_failed_bank_try_make_a_document_report_with_every_try() {
+    use VerificationMethod::{Bank, Document};
+    let failed = MethodAttempt {
+        method: Bank,
+        outcome: AttemptOutcome::Failed,
+        at: now(),
+    };
+    let rig = rig_with(vec![Bank, Document], vec![failed]).await;
+    assert!(rig.page(None).await.body.contains("Or upload documents"));
+    let e = rig.upload("d1", &PNG, "e1");
+    analyze_documents(&rig.analysis(), e).await;
+    let typed =
+        "action=state_pay&document=d1&pay_date=2026-03-06&gross=2500&net=1900&frequency=biweekly";
+    assert_eq!(rig.page(Some(typed)).await.status, 303);
+    assert_eq!(rig.page(Some("action=finish_documents")).await.status, 303);
+    let report = rig.stored().income_report.unwrap();
+    assert_eq!(report.verification_method, Document);
+    assert_eq!(report.methods_used, vec![Document]);
+    let tries: Vec<_> = report
+        .attempts
+        .iter()
+        .map(|a| (a.method, a.outcome))
+        .collect();
+    assert_eq!(
+        tries,
+        vec![
+            (Bank, AttemptOutcome::Failed),
+            (Document, AttemptOutcome::Succeeded)
+        ]
+    );
 }

@@ -570,6 +570,105 @@ async fn rent_terms_are_validated_stored_and_shown_and_bound_to_the_idempotency_
 }
 
 #[tokio::test]
+async fn a_create_names_its_methods_and_unknown_or_unavailable_ones_are_named_back() {
+    let mut settings = settings();
+    settings.live_income = shared::config::LiveIncome::Argyle;
+    let store = MemoryStore::new();
+    let keys = seed(&store, "pro").await;
+    let deps = ApiDeps::new(store, ManualClock::at(now()), settings.clone());
+    let with_methods = |methods: Value| {
+        let mut b = tenant();
+        b["methods"] = methods;
+        b
+    };
+
+    // Live keys here have payroll (Argyle); the order is kept, a repeat dropped.
+    let response = create_verification(
+        &deps,
+        post(
+            &keys.live.secret,
+            &with_methods(json!(["payroll", "payroll"])),
+        ),
+    )
+    .await;
+    assert_eq!(response.status, 201, "{}", response.body);
+    let id = body(&response)["data"]["verification_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let shown = get_verification(&deps, with_id(http::Method::GET, &keys.live.secret, &id)).await;
+    assert_eq!(body(&shown)["data"]["methods"], json!(["payroll"]));
+
+    // Without `methods` nothing is stored, and GET shows none (the defaults apply).
+    let id = created_id(&deps, &keys.test.secret).await.to_string();
+    let shown = get_verification(&deps, with_id(http::Method::GET, &keys.test.secret, &id)).await;
+    assert!(body(&shown)["data"].get("methods").is_none());
+
+    for (key, methods, code, named) in [
+        (
+            &keys.live.secret,
+            json!(["bank", "crypto"]),
+            "unknown_method",
+            "crypto",
+        ),
+        (
+            &keys.live.secret,
+            json!(["bank"]),
+            "unavailable_method",
+            "bank",
+        ),
+        (
+            &keys.test.secret,
+            json!(["payroll", "document"]),
+            "unavailable_method",
+            "document",
+        ),
+        (
+            &keys.live.secret,
+            json!(["document"]),
+            "unavailable_method",
+            "document",
+        ),
+        (&keys.live.secret, json!([]), "invalid_type", "methods"),
+        (&keys.live.secret, json!("bank"), "invalid_type", "methods"),
+        (&keys.live.secret, json!([1]), "invalid_type", "methods"),
+    ] {
+        let response = create_verification(&deps, post(key, &with_methods(methods.clone()))).await;
+        assert_eq!(
+            refusal(&response),
+            (400, "validation_error".into()),
+            "{methods}"
+        );
+        let detail = &body(&response)["details"][0];
+        assert_eq!(detail["field"], "methods", "{methods}");
+        assert_eq!(detail["code"], code, "{methods}");
+        assert!(
+            detail["message"].as_str().unwrap().contains(named),
+            "{methods}: {detail}"
+        );
+    }
+    // A stack with a documents bucket offers uploads to both kinds of key.
+    let mut with_bucket = settings;
+    with_bucket.documents = true;
+    let store = MemoryStore::new();
+    let keys = seed(&store, "pro").await;
+    let deps = ApiDeps::new(store, ManualClock::at(now()), with_bucket);
+    for (key, methods) in [
+        (&keys.test.secret, json!(["payroll", "document"])),
+        (&keys.live.secret, json!(["document", "payroll"])),
+    ] {
+        let response = create_verification(&deps, post(key, &with_methods(methods.clone()))).await;
+        assert_eq!(response.status, 201, "{methods}: {}", response.body);
+        let id = body(&response)["data"]["verification_id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let shown = get_verification(&deps, with_id(http::Method::GET, key, &id)).await;
+        assert_eq!(body(&shown)["data"]["methods"], methods);
+    }
+}
+
+#[tokio::test]
 async fn a_number_of_a_country_sms_may_not_reach_is_a_400_naming_tenant_phone() {
     let store = MemoryStore::new();
     let (deps, keys) = deps_with(store.clone(), "pro").await;

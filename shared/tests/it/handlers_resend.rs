@@ -64,6 +64,7 @@ async fn deps() -> (
         live_income: LiveIncome::LocalSandbox,
         sms_region: Default::default(),
         sms_countries: Default::default(),
+        documents: false,
     };
     (
         ApiDeps::new(store, ManualClock::at(start()), settings),

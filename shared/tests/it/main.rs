@@ -1,9 +1,11 @@
 //! The shared crate's one integration-test binary: the handlers on the in-memory store and the
-//! Plaid adapter on its documented responses served on loopback, one module per area. Shared
+//! Plaid and Argyle adapters on their documented responses served on loopback, one module per area. Shared
 //! helpers live in `support`.
 
+mod fake_provider;
 mod support;
 
+mod argyle;
 mod documents;
 mod documents_flow;
 mod erasure;
@@ -12,6 +14,7 @@ mod handlers_resend;
 mod households_api;
 mod households_cancel;
 mod plaid;
+mod plaid_check;
 mod portal_scanner;
 mod reminders;
 mod report_pdf;

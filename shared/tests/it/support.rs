@@ -34,6 +34,7 @@ pub fn settings_with(plans: Plans) -> Settings {
         live_income: LiveIncome::LocalSandbox,
         sms_region: Default::default(),
         sms_countries: Default::default(),
+        documents: false,
     }
 }
 

@@ -66,6 +66,7 @@ from .income_category import IncomeCategory
 from .income_report import IncomeReport
 from .income_report_amounts_basis import IncomeReportAmountsBasis
 from .income_source import IncomeSource
+from .income_source_amounts_basis import IncomeSourceAmountsBasis
 from .income_source_reason import IncomeSourceReason
 from .internal_server_error import InternalServerError
 from .internal_server_error_code import InternalServerErrorCode
@@ -75,6 +76,8 @@ from .list_verifications_response import ListVerificationsResponse
 from .list_webhook_deliveries_response import ListWebhookDeliveriesResponse
 from .member_outcome import MemberOutcome
 from .member_role import MemberRole
+from .method_attempt import MethodAttempt
+from .method_attempt_outcome import MethodAttemptOutcome
 from .method_not_allowed_error import MethodNotAllowedError
 from .method_not_allowed_error_code import MethodNotAllowedErrorCode
 from .no_webhook_url_error import NoWebhookUrlError
@@ -128,6 +131,7 @@ from .usage_verifications import UsageVerifications
 from .verification import Verification
 from .verification_list_item import VerificationListItem
 from .verification_method import VerificationMethod
+from .verification_method_name import VerificationMethodName
 from .verification_status import VerificationStatus
 from .webhook_cancelled import WebhookCancelled
 from .webhook_cancelled_data import WebhookCancelledData
@@ -218,6 +222,7 @@ __all__ = (
     "IncomeReport",
     "IncomeReportAmountsBasis",
     "IncomeSource",
+    "IncomeSourceAmountsBasis",
     "IncomeSourceReason",
     "InternalServerError",
     "InternalServerErrorCode",
@@ -227,6 +232,8 @@ __all__ = (
     "ListWebhookDeliveriesResponse",
     "MemberOutcome",
     "MemberRole",
+    "MethodAttempt",
+    "MethodAttemptOutcome",
     "MethodNotAllowedError",
     "MethodNotAllowedErrorCode",
     "NoWebhookUrlError",
@@ -280,6 +287,7 @@ __all__ = (
     "Verification",
     "VerificationListItem",
     "VerificationMethod",
+    "VerificationMethodName",
     "VerificationStatus",
     "WebhookCancelled",
     "WebhookCancelledData",

@@ -6,6 +6,7 @@ from typing import Any, Self, TypeVar, cast
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
+from ..models.verification_method_name import VerificationMethodName
 from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="CreateVerificationRequest")
@@ -36,6 +37,12 @@ class CreateVerificationRequest:
             before `expires_at` while the verification is `pending` or `in_progress`; default
             `true`. `false` turns them off. A boolean only (otherwise 400 `invalid_type`); part
             of the body an `Idempotency-Key` is bound to.
+        methods (list[VerificationMethodName] | None | Unset): The methods the tenant may use to prove income, in order
+            of preference; a repeat
+            counts once. Absent: the account's default set (admin `set-default-methods`), else
+            every method this stack has. A name that is no method is 400 `validation_error` with
+            detail code `unknown_method`; a method this stack does not offer for the key's mode
+            is detail code `unavailable_method`. Both messages name the methods.
         property_address (None | str | Unset): The property's address; no control characters (an all-blank address
             counts as absent).
         monthly_rent (float | None | Unset): Monthly rent, for the affordability figures of the report.
@@ -61,6 +68,7 @@ class CreateVerificationRequest:
     tenant_name: None | str | Unset = UNSET
     tenant_phone: None | str | Unset = UNSET
     reminders: bool | None | Unset = UNSET
+    methods: list[VerificationMethodName] | None | Unset = UNSET
     property_address: None | str | Unset = UNSET
     monthly_rent: float | None | Unset = UNSET
     rent_subsidy_monthly: float | None | Unset = UNSET
@@ -88,6 +96,18 @@ class CreateVerificationRequest:
             reminders = UNSET
         else:
             reminders = self.reminders
+
+        methods: list[str] | None | Unset
+        if isinstance(self.methods, Unset):
+            methods = UNSET
+        elif isinstance(self.methods, list):
+            methods = []
+            for methods_type_0_item_data in self.methods:
+                methods_type_0_item = methods_type_0_item_data.value
+                methods.append(methods_type_0_item)
+
+        else:
+            methods = self.methods
 
         property_address: None | str | Unset
         if isinstance(self.property_address, Unset):
@@ -132,6 +152,8 @@ class CreateVerificationRequest:
             field_dict["tenant_phone"] = tenant_phone
         if reminders is not UNSET:
             field_dict["reminders"] = reminders
+        if methods is not UNSET:
+            field_dict["methods"] = methods
         if property_address is not UNSET:
             field_dict["property_address"] = property_address
         if monthly_rent is not UNSET:
@@ -176,6 +198,30 @@ class CreateVerificationRequest:
             return cast(bool | None | Unset, data)
 
         reminders = _parse_reminders(d.pop("reminders", UNSET))
+
+        def _parse_methods(data: object) -> list[VerificationMethodName] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                methods_type_0 = []
+                _methods_type_0 = data
+                for methods_type_0_item_data in _methods_type_0:
+                    methods_type_0_item = VerificationMethodName(
+                        methods_type_0_item_data
+                    )
+
+                    methods_type_0.append(methods_type_0_item)
+
+                return methods_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[VerificationMethodName] | None | Unset, data)
+
+        methods = _parse_methods(d.pop("methods", UNSET))
 
         def _parse_property_address(data: object) -> None | str | Unset:
             if data is None:
@@ -229,6 +275,7 @@ class CreateVerificationRequest:
             tenant_name=tenant_name,
             tenant_phone=tenant_phone,
             reminders=reminders,
+            methods=methods,
             property_address=property_address,
             monthly_rent=monthly_rent,
             rent_subsidy_monthly=rent_subsidy_monthly,

@@ -8,6 +8,7 @@ from attrs import define as _attrs_define
 
 from ..models.income_report_amounts_basis import IncomeReportAmountsBasis
 from ..models.verification_method import VerificationMethod
+from ..models.verification_method_name import VerificationMethodName
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from ..models.confidence_factor import ConfidenceFactor
     from ..models.excluded_source import ExcludedSource
     from ..models.income_source import IncomeSource
+    from ..models.method_attempt import MethodAttempt
     from ..models.report_document import ReportDocument
     from ..models.stability import Stability
 
@@ -71,6 +73,12 @@ class IncomeReport:
                 rising/declining; insufficient_history with less than a month before. Overall: the
                 longest months_observed, the latest payment, the income-weighted regularity and the summed
                 rates of the sources.
+            attempts (list[MethodAttempt] | Unset): Additive. Every method the tenant tried, oldest first, with how it ended
+                and when, when the page routed between methods; absent when the first method was the only one tried.
+            methods_used (list[VerificationMethodName] | Unset): Additive. Every method that saw a source of the report, in
+                the order first seen; `verification_method` is the one behind most of the counted income.
+            provider_forecast_monthly_income (float | Unset): The provider's own forecast of the monthly income of the
+                sources it forecast (Plaid Check's Income Insights), beside `total_monthly_income`, which the income rules make.
             documents (list[ReportDocument] | Unset): Present when the tenant finished with uploaded documents
                 (`verification_method`
                 `document`): each document with its verdict and every check, in upload order.
@@ -98,6 +106,9 @@ class IncomeReport:
     amounts_basis: IncomeReportAmountsBasis | Unset = UNSET
     affordability: Affordability | Unset = UNSET
     stability: Stability | Unset = UNSET
+    attempts: list[MethodAttempt] | Unset = UNSET
+    methods_used: list[VerificationMethodName] | Unset = UNSET
+    provider_forecast_monthly_income: float | Unset = UNSET
     documents: list[ReportDocument] | Unset = UNSET
     needs_review: bool | Unset = UNSET
     local_sandbox: bool | Unset = UNSET
@@ -145,6 +156,22 @@ class IncomeReport:
         if not isinstance(self.stability, Unset):
             stability = self.stability.to_dict()
 
+        attempts: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.attempts, Unset):
+            attempts = []
+            for attempts_item_data in self.attempts:
+                attempts_item = attempts_item_data.to_dict()
+                attempts.append(attempts_item)
+
+        methods_used: list[str] | Unset = UNSET
+        if not isinstance(self.methods_used, Unset):
+            methods_used = []
+            for methods_used_item_data in self.methods_used:
+                methods_used_item = methods_used_item_data.value
+                methods_used.append(methods_used_item)
+
+        provider_forecast_monthly_income = self.provider_forecast_monthly_income
+
         documents: list[dict[str, Any]] | Unset = UNSET
         if not isinstance(self.documents, Unset):
             documents = []
@@ -179,6 +206,14 @@ class IncomeReport:
             field_dict["affordability"] = affordability
         if stability is not UNSET:
             field_dict["stability"] = stability
+        if attempts is not UNSET:
+            field_dict["attempts"] = attempts
+        if methods_used is not UNSET:
+            field_dict["methods_used"] = methods_used
+        if provider_forecast_monthly_income is not UNSET:
+            field_dict["provider_forecast_monthly_income"] = (
+                provider_forecast_monthly_income
+            )
         if documents is not UNSET:
             field_dict["documents"] = documents
         if needs_review is not UNSET:
@@ -196,6 +231,7 @@ class IncomeReport:
         from ..models.confidence_factor import ConfidenceFactor
         from ..models.excluded_source import ExcludedSource
         from ..models.income_source import IncomeSource
+        from ..models.method_attempt import MethodAttempt
         from ..models.report_document import ReportDocument
         from ..models.stability import Stability
 
@@ -268,6 +304,28 @@ class IncomeReport:
         else:
             stability = Stability.from_dict(_stability)
 
+        _attempts = d.pop("attempts", UNSET)
+        attempts: list[MethodAttempt] | Unset = UNSET
+        if _attempts is not UNSET:
+            attempts = []
+            for attempts_item_data in _attempts:
+                attempts_item = MethodAttempt.from_dict(attempts_item_data)
+
+                attempts.append(attempts_item)
+
+        _methods_used = d.pop("methods_used", UNSET)
+        methods_used: list[VerificationMethodName] | Unset = UNSET
+        if _methods_used is not UNSET:
+            methods_used = []
+            for methods_used_item_data in _methods_used:
+                methods_used_item = VerificationMethodName(methods_used_item_data)
+
+                methods_used.append(methods_used_item)
+
+        provider_forecast_monthly_income = d.pop(
+            "provider_forecast_monthly_income", UNSET
+        )
+
         _documents = d.pop("documents", UNSET)
         documents: list[ReportDocument] | Unset = UNSET
         if _documents is not UNSET:
@@ -296,6 +354,9 @@ class IncomeReport:
             amounts_basis=amounts_basis,
             affordability=affordability,
             stability=stability,
+            attempts=attempts,
+            methods_used=methods_used,
+            provider_forecast_monthly_income=provider_forecast_monthly_income,
             documents=documents,
             needs_review=needs_review,
             local_sandbox=local_sandbox,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Self, TypeVar
 from attrs import define as _attrs_define
 
 from ..models.income_category import IncomeCategory
+from ..models.income_source_amounts_basis import IncomeSourceAmountsBasis
 from ..models.income_source_reason import IncomeSourceReason
 from ..models.pay_frequency import PayFrequency
 from ..models.verification_method import VerificationMethod
@@ -53,6 +54,12 @@ class IncomeSource:
             rising/declining; insufficient_history with less than a month before. Overall: the
             longest months_observed, the latest payment, the income-weighted regularity and the summed
             rates of the sources.
+        amounts_basis (IncomeSourceAmountsBasis | Unset): Whether `monthly_income` is after (`net`) or before (`gross`)
+            taxes and deductions. Bank deposits are net; payroll and pay stubs give gross.
+        net_monthly_income (float | Unset): For a gross source whose net pay the provider states beside it (payroll, pay
+            stubs), the same rule over the net pay.
+        provider_forecast_monthly_income (float | Unset): The provider's own forecast of this source's monthly income
+            (Plaid Check), beside the rules' figure.
     """
 
     name: str
@@ -66,6 +73,9 @@ class IncomeSource:
     pay_frequency: PayFrequency | Unset = UNSET
     reason: IncomeSourceReason | Unset = UNSET
     stability: Stability | Unset = UNSET
+    amounts_basis: IncomeSourceAmountsBasis | Unset = UNSET
+    net_monthly_income: float | Unset = UNSET
+    provider_forecast_monthly_income: float | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         name = self.name
@@ -96,6 +106,14 @@ class IncomeSource:
         if not isinstance(self.stability, Unset):
             stability = self.stability.to_dict()
 
+        amounts_basis: str | Unset = UNSET
+        if not isinstance(self.amounts_basis, Unset):
+            amounts_basis = self.amounts_basis.value
+
+        net_monthly_income = self.net_monthly_income
+
+        provider_forecast_monthly_income = self.provider_forecast_monthly_income
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -116,6 +134,14 @@ class IncomeSource:
             field_dict["reason"] = reason
         if stability is not UNSET:
             field_dict["stability"] = stability
+        if amounts_basis is not UNSET:
+            field_dict["amounts_basis"] = amounts_basis
+        if net_monthly_income is not UNSET:
+            field_dict["net_monthly_income"] = net_monthly_income
+        if provider_forecast_monthly_income is not UNSET:
+            field_dict["provider_forecast_monthly_income"] = (
+                provider_forecast_monthly_income
+            )
 
         return field_dict
 
@@ -161,6 +187,19 @@ class IncomeSource:
         else:
             stability = Stability.from_dict(_stability)
 
+        _amounts_basis = d.pop("amounts_basis", UNSET)
+        amounts_basis: IncomeSourceAmountsBasis | Unset
+        if isinstance(_amounts_basis, Unset):
+            amounts_basis = UNSET
+        else:
+            amounts_basis = IncomeSourceAmountsBasis(_amounts_basis)
+
+        net_monthly_income = d.pop("net_monthly_income", UNSET)
+
+        provider_forecast_monthly_income = d.pop(
+            "provider_forecast_monthly_income", UNSET
+        )
+
         income_source = cls(
             name=name,
             income_category=income_category,
@@ -173,6 +212,9 @@ class IncomeSource:
             pay_frequency=pay_frequency,
             reason=reason,
             stability=stability,
+            amounts_basis=amounts_basis,
+            net_monthly_income=net_monthly_income,
+            provider_forecast_monthly_income=provider_forecast_monthly_income,
         )
 
         return income_source

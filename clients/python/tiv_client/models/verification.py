@@ -8,6 +8,7 @@ from uuid import UUID
 from attrs import define as _attrs_define
 
 from ..models.member_role import MemberRole
+from ..models.verification_method_name import VerificationMethodName
 from ..models.verification_status import VerificationStatus
 from ..types import UNSET, Unset
 
@@ -43,6 +44,8 @@ class Verification:
         consent (Consent | Unset): The tenant's consent to share their income summary, recorded on the page.
         household_id (UUID | Unset):
         role (MemberRole | Unset): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.
+        methods (list[VerificationMethodName] | Unset): Additive. The methods the create named, in order; absent when it
+            named none.
         erased_at (datetime.datetime | Unset): RFC 3339 UTC with milliseconds and Z.
     """
 
@@ -57,6 +60,7 @@ class Verification:
     consent: Consent | Unset = UNSET
     household_id: UUID | Unset = UNSET
     role: MemberRole | Unset = UNSET
+    methods: list[VerificationMethodName] | Unset = UNSET
     erased_at: datetime.datetime | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -94,6 +98,13 @@ class Verification:
         if not isinstance(self.role, Unset):
             role = self.role.value
 
+        methods: list[str] | Unset = UNSET
+        if not isinstance(self.methods, Unset):
+            methods = []
+            for methods_item_data in self.methods:
+                methods_item = methods_item_data.value
+                methods.append(methods_item)
+
         erased_at: str | Unset = UNSET
         if not isinstance(self.erased_at, Unset):
             erased_at = self.erased_at.isoformat()
@@ -120,6 +131,8 @@ class Verification:
             field_dict["household_id"] = household_id
         if role is not UNSET:
             field_dict["role"] = role
+        if methods is not UNSET:
+            field_dict["methods"] = methods
         if erased_at is not UNSET:
             field_dict["erased_at"] = erased_at
 
@@ -190,6 +203,15 @@ class Verification:
         else:
             role = MemberRole(_role)
 
+        _methods = d.pop("methods", UNSET)
+        methods: list[VerificationMethodName] | Unset = UNSET
+        if _methods is not UNSET:
+            methods = []
+            for methods_item_data in _methods:
+                methods_item = VerificationMethodName(methods_item_data)
+
+                methods.append(methods_item)
+
         _erased_at = d.pop("erased_at", UNSET)
         erased_at: datetime.datetime | Unset
         if isinstance(_erased_at, Unset):
@@ -209,6 +231,7 @@ class Verification:
             consent=consent,
             household_id=household_id,
             role=role,
+            methods=methods,
             erased_at=erased_at,
         )
 

@@ -9,6 +9,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.member_role import MemberRole
+from ..models.verification_method_name import VerificationMethodName
 from ..models.webhook_completed_data_status import WebhookCompletedDataStatus
 from ..types import UNSET, Unset
 
@@ -44,6 +45,8 @@ class WebhookCompletedData:
         consent (Consent | Unset): The tenant's consent to share their income summary, recorded on the page.
         household_id (UUID | Unset):
         role (MemberRole | Unset): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.
+        methods (list[VerificationMethodName] | Unset): Additive. The methods the create named, in order; absent when it
+            named none.
         erased_at (datetime.datetime | Unset): RFC 3339 UTC with milliseconds and Z.
     """
 
@@ -58,6 +61,7 @@ class WebhookCompletedData:
     consent: Consent | Unset = UNSET
     household_id: UUID | Unset = UNSET
     role: MemberRole | Unset = UNSET
+    methods: list[VerificationMethodName] | Unset = UNSET
     erased_at: datetime.datetime | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -96,6 +100,13 @@ class WebhookCompletedData:
         if not isinstance(self.role, Unset):
             role = self.role.value
 
+        methods: list[str] | Unset = UNSET
+        if not isinstance(self.methods, Unset):
+            methods = []
+            for methods_item_data in self.methods:
+                methods_item = methods_item_data.value
+                methods.append(methods_item)
+
         erased_at: str | Unset = UNSET
         if not isinstance(self.erased_at, Unset):
             erased_at = self.erased_at.isoformat()
@@ -122,6 +133,8 @@ class WebhookCompletedData:
             field_dict["household_id"] = household_id
         if role is not UNSET:
             field_dict["role"] = role
+        if methods is not UNSET:
+            field_dict["methods"] = methods
         if erased_at is not UNSET:
             field_dict["erased_at"] = erased_at
 
@@ -192,6 +205,15 @@ class WebhookCompletedData:
         else:
             role = MemberRole(_role)
 
+        _methods = d.pop("methods", UNSET)
+        methods: list[VerificationMethodName] | Unset = UNSET
+        if _methods is not UNSET:
+            methods = []
+            for methods_item_data in _methods:
+                methods_item = VerificationMethodName(methods_item_data)
+
+                methods.append(methods_item)
+
         _erased_at = d.pop("erased_at", UNSET)
         erased_at: datetime.datetime | Unset
         if isinstance(_erased_at, Unset):
@@ -211,6 +233,7 @@ class WebhookCompletedData:
             consent=consent,
             household_id=household_id,
             role=role,
+            methods=methods,
             erased_at=erased_at,
         )
 

@@ -9,6 +9,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.member_role import MemberRole
+from ..models.verification_method_name import VerificationMethodName
 from ..models.verification_status import VerificationStatus
 from ..types import UNSET, Unset
 
@@ -45,6 +46,8 @@ class WebhookErasedData:
         consent (Consent | Unset): The tenant's consent to share their income summary, recorded on the page.
         household_id (UUID | Unset):
         role (MemberRole | Unset): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.
+        methods (list[VerificationMethodName] | Unset): Additive. The methods the create named, in order; absent when it
+            named none.
     """
 
     verification_id: UUID
@@ -59,6 +62,7 @@ class WebhookErasedData:
     consent: Consent | Unset = UNSET
     household_id: UUID | Unset = UNSET
     role: MemberRole | Unset = UNSET
+    methods: list[VerificationMethodName] | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -98,6 +102,13 @@ class WebhookErasedData:
         if not isinstance(self.role, Unset):
             role = self.role.value
 
+        methods: list[str] | Unset = UNSET
+        if not isinstance(self.methods, Unset):
+            methods = []
+            for methods_item_data in self.methods:
+                methods_item = methods_item_data.value
+                methods.append(methods_item)
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -121,6 +132,8 @@ class WebhookErasedData:
             field_dict["household_id"] = household_id
         if role is not UNSET:
             field_dict["role"] = role
+        if methods is not UNSET:
+            field_dict["methods"] = methods
 
         return field_dict
 
@@ -191,6 +204,15 @@ class WebhookErasedData:
         else:
             role = MemberRole(_role)
 
+        _methods = d.pop("methods", UNSET)
+        methods: list[VerificationMethodName] | Unset = UNSET
+        if _methods is not UNSET:
+            methods = []
+            for methods_item_data in _methods:
+                methods_item = VerificationMethodName(methods_item_data)
+
+                methods.append(methods_item)
+
         webhook_erased_data = cls(
             verification_id=verification_id,
             status=status,
@@ -204,6 +226,7 @@ class WebhookErasedData:
             consent=consent,
             household_id=household_id,
             role=role,
+            methods=methods,
         )
 
         webhook_erased_data.additional_properties = d

@@ -1,6 +1,7 @@
 //! The admin commands: against DynamoDB in moto, and the offline income report.
 
 mod income_report;
+mod methods;
 mod retention;
 
 use admin::{Command, KeyMode, run};

@@ -95,6 +95,7 @@ struct LocalNames {
     group: String,
     scheduler_role: String,
     plaid_secret: String,
+    argyle_secret: String,
     documents_bucket: String,
 }
 
@@ -110,6 +111,7 @@ impl Names for LocalNames {
             "ReminderScheduleGroup" => self.group.clone(),
             "ReminderSchedulerRole.Arn" => self.scheduler_role.clone(),
             "PlaidSecretArn" => self.plaid_secret.clone(),
+            "ArgyleSecretArn" => self.argyle_secret.clone(),
             "DocumentBucket.Arn" => format!("arn:aws:s3:::{}", self.documents_bucket),
             "SendRemindersFunction.Arn" => devstack::LOCAL_REMINDER_FUNCTION_ARN.to_string(),
             other => {
@@ -272,6 +274,7 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
         group: rig.names.schedule_group.clone(),
         scheduler_role: rig.names.scheduler_role_arn.clone(),
         plaid_secret: rig.plaid_secret_arn.clone(),
+        argyle_secret: rig.argyle_secret_arn.clone(),
         documents_bucket: rig.names.documents_bucket.clone(),
     };
     let roles = policy::roles(&template, &names);

@@ -11,6 +11,7 @@ use shared::domain::{Status, Transition};
 use shared::ports::TransitionOutcome;
 use shared::ports::store::prelude::*;
 mod live_and_plaid;
+mod payroll;
 
 struct Page {
     status: u16,
@@ -66,6 +67,11 @@ async fn create(env: &TestEnv, key: &str, email: &str, rent: Option<f64>) -> (St
     if let Some(rent) = rent {
         body["monthly_rent"] = json!(rent);
     }
+    create_with(env, key, body).await
+}
+
+/// Creates a verification from `body` and returns (id, link path).
+async fn create_with(env: &TestEnv, key: &str, body: Value) -> (String, String) {
     let r = env.create_verification(key, body).await;
     assert_eq!(r.status, 201, "{}", r.raw);
     let id = r.body["data"]["verification_id"]
@@ -272,13 +278,10 @@ async fn sandbox_scenarios_give_their_reports() {
         ("gig", Some(4482.0), Some(true), "completed"),
         ("fail", None, None, "failed"),
     ] {
-        let (id, link) = create(
-            &env,
-            &env.test_key,
-            &format!("t+{scenario}@example.com"),
-            Some(1400.0),
-        )
-        .await;
+        // Bank only: with another method left, a refusal would offer it instead of failing.
+        let body = json!({"tenant_email": format!("t+{scenario}@example.com"),
+            "property_address": "9 Oak Lane", "monthly_rent": 1400.0, "methods": ["bank"]});
+        let (id, link) = create_with(&env, &env.test_key, body).await;
         open_and_consent(&env, &link).await;
         let p = page(
             &env,

@@ -1,6 +1,7 @@
 //! The account item and its webhook signing secrets (a sibling item). The daily API allowance
 //! counted on the account item is `metering`'s.
 
+use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Utc};
 
 use super::api_day::account_from_item;
@@ -10,6 +11,7 @@ use super::schema::{
     ACCOUNT_NAME_ATTRIBUTE, ACCOUNT_PLAN_ATTRIBUTE, WEBHOOK_SECRET_ATTRIBUTES, keys,
 };
 use super::{DynamoStore, Expr, unavailable, written};
+use crate::domain::income::VerificationMethod;
 use crate::domain::{Account, SubscriptionStatus, format_ts};
 use crate::ports::{AccountStore, Requester, StoreError, WebhookSecretStore, WebhookSecrets};
 
@@ -75,9 +77,59 @@ impl AccountStore for DynamoStore {
         if sets.is_empty() {
             return Ok(self.get_account(account_id).await?.is_some());
         }
+        self.update_existing_account(account_id, format!("SET {}", sets.join(", ")), expr)
+            .await
+    }
+
+    async fn set_default_methods(
+        &self,
+        account_id: &str,
+        methods: &[VerificationMethod],
+    ) -> Result<bool, StoreError> {
+        let mut expr = Expr::default();
+        let update = if methods.is_empty() {
+            format!("REMOVE {}", expr.name("default_methods"))
+        } else {
+            let list = AttributeValue::L(methods.iter().map(|m| s(m.as_str())).collect());
+            format!("SET {}", expr.set("default_methods", "methods", list))
+        };
+        self.update_existing_account(account_id, update, expr).await
+    }
+
+    async fn get_default_methods(
+        &self,
+        account_id: &str,
+    ) -> Result<Vec<VerificationMethod>, StoreError> {
+        let out = self
+            .get_item(&keys::account(account_id))
+            .projection_expression("#m")
+            .expression_attribute_names("#m", "default_methods")
+            .send()
+            .await
+            .map_err(unavailable)?;
+        let listed = out
+            .item
+            .and_then(|item| item.get("default_methods")?.as_l().ok().cloned())
+            .unwrap_or_default();
+        // A name no method has (written by a later version) is skipped, not an error.
+        Ok(listed
+            .iter()
+            .filter_map(|v| VerificationMethod::parse(v.as_s().ok()?))
+            .collect())
+    }
+}
+
+impl DynamoStore {
+    /// One UpdateItem of an account that must exist; false when it does not.
+    async fn update_existing_account(
+        &self,
+        account_id: &str,
+        update: String,
+        expr: Expr,
+    ) -> Result<bool, StoreError> {
         let result = send_update(
             self.update_item(&keys::account(account_id))
-                .update_expression(format!("SET {}", sets.join(", ")))
+                .update_expression(update)
                 .condition_expression("attribute_exists(PK)")
                 .set_expression_attribute_names(expr.names())
                 .set_expression_attribute_values(expr.values()),

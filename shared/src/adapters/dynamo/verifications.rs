@@ -91,6 +91,17 @@ impl VerificationStore for DynamoStore {
             };
             cond = format!("{cond} AND attribute_not_exists({})", expr.name(guarded));
         }
+        // An attempt is recorded on the attempts as read: a concurrent one makes it conflict.
+        if let Transition::Attempt { .. } = transition {
+            let attempts = expr.name("method_attempts");
+            cond = match current.method_attempts.len() {
+                0 => format!("{cond} AND attribute_not_exists({attempts})"),
+                read => format!(
+                    "{cond} AND size({attempts}) = {}",
+                    expr.value("attempts_read", n(read as i64))
+                ),
+            };
+        }
         // An erased verification takes no more personal data; only its expiry is still recorded
         // (one past `expires_at` may be erased before the TTL's sweep expires it).
         if *transition != Transition::Expire {

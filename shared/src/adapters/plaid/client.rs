@@ -62,7 +62,7 @@ impl PlaidIncomeProvider {
     }
 
     /// One Plaid call: POST JSON with the credentials in the body, JSON back.
-    async fn call<Req: Serialize, Resp: DeserializeOwned>(
+    pub(super) async fn call<Req: Serialize, Resp: DeserializeOwned>(
         &self,
         endpoint: &'static str,
         request: &Req,
@@ -100,6 +100,22 @@ impl PlaidIncomeProvider {
                 "malformed answer from Plaid"
             );
             unavailable(endpoint, "malformed answer")
+        })
+    }
+}
+
+impl PlaidIncomeProvider {
+    /// `/link/token/create`, and Plaid Link opened with the token (Bank Income and Plaid Check).
+    pub(super) async fn link_widget<Req: Serialize>(
+        &self,
+        request: &Req,
+    ) -> Result<ConnectStep, ProviderError> {
+        let link: LinkTokenCreateResponse = self.call("/link/token/create", request).await?;
+        if link.link_token.trim().is_empty() {
+            return Err(unavailable("/link/token/create", "empty link_token"));
+        }
+        Ok(ConnectStep::Widget {
+            link_token: link.link_token,
         })
     }
 }
@@ -149,33 +165,23 @@ impl IncomeProvider for PlaidIncomeProvider {
                 "no Plaid user for this verification",
             ));
         };
-        let link: LinkTokenCreateResponse = self
-            .call(
-                "/link/token/create",
-                &LinkTokenCreateRequest {
-                    client_name: CLIENT_NAME,
-                    language: "en",
-                    country_codes: ["US"],
-                    user: LinkUser {
-                        client_user_id: &client_user_id,
-                    },
-                    user_token,
-                    products: ["income_verification"],
-                    income_verification: IncomeVerificationOptions {
-                        income_source_types: ["bank"],
-                        bank_income: BankIncomeOptions {
-                            days_requested: DAYS_REQUESTED,
-                        },
-                    },
+        self.link_widget(&LinkTokenCreateRequest {
+            client_name: CLIENT_NAME,
+            language: "en",
+            country_codes: ["US"],
+            user: LinkUser {
+                client_user_id: &client_user_id,
+            },
+            user_token,
+            products: ["income_verification"],
+            income_verification: IncomeVerificationOptions {
+                income_source_types: ["bank"],
+                bank_income: BankIncomeOptions {
+                    days_requested: DAYS_REQUESTED,
                 },
-            )
-            .await?;
-        if link.link_token.trim().is_empty() {
-            return Err(unavailable("/link/token/create", "empty link_token"));
-        }
-        Ok(ConnectStep::Widget {
-            link_token: link.link_token,
+            },
         })
+        .await
     }
 
     async fn fetch_income(
@@ -221,7 +227,10 @@ impl IncomeProvider for PlaidIncomeProvider {
 
 /// The stored handle of a Plaid user: `"{client_user_id} {user_token}"`. A bare user token (stored
 /// before the handle had two parts) belongs to the client_user_id that was the verification id.
-fn parse_handle<'a>(verification: &Verification, handle: &'a str) -> Option<(String, &'a str)> {
+pub(super) fn parse_handle<'a>(
+    verification: &Verification,
+    handle: &'a str,
+) -> Option<(String, &'a str)> {
     let handle = handle.trim();
     let (client_user_id, user_token) = match handle.split_once(' ') {
         Some((id, token)) => (id.to_string(), token.trim()),

@@ -118,6 +118,7 @@ fn map_source(
         pay_rate: None,
         employment_status: None,
         payments: payments(source),
+        ..Default::default()
     }
 }
 

@@ -150,6 +150,21 @@ impl<S: AccountStore, F: FaultPlan> AccountStore for FaultyStore<S, F> {
             .update_account(account_id, plan, subscription)
             .await
     }
+    async fn set_default_methods(
+        &self,
+        account_id: &str,
+        methods: &[crate::domain::income::VerificationMethod],
+    ) -> Result<bool, StoreError> {
+        self.faults.check(StoreOp::UpdateAccount)?;
+        self.inner.set_default_methods(account_id, methods).await
+    }
+    async fn get_default_methods(
+        &self,
+        account_id: &str,
+    ) -> Result<Vec<crate::domain::income::VerificationMethod>, StoreError> {
+        self.faults.check(StoreOp::GetAccount)?;
+        self.inner.get_default_methods(account_id).await
+    }
 }
 
 impl<S: ApiKeyStore, F: FaultPlan> ApiKeyStore for FaultyStore<S, F> {

@@ -38,6 +38,8 @@ type Owner = (String, Mode);
 #[derive(Default)]
 struct Tables {
     accounts: HashMap<String, Account>,
+    /// The accounts' default verification methods (an attribute of the account item).
+    default_methods: HashMap<String, Vec<crate::domain::income::VerificationMethod>>,
     api_keys: HashMap<String, ApiKeyRecord>,
     verifications: HashMap<Uuid, Verification>,
     stats: HashMap<Owner, OwnerStats>,
@@ -170,6 +172,32 @@ impl AccountStore for MemoryStore {
         }
         Ok(true)
     }
+
+    async fn set_default_methods(
+        &self,
+        account_id: &str,
+        methods: &[crate::domain::income::VerificationMethod],
+    ) -> Result<bool, StoreError> {
+        let mut t = self.lock();
+        if !t.accounts.contains_key(account_id) {
+            return Ok(false);
+        }
+        t.default_methods
+            .insert(account_id.to_string(), methods.to_vec());
+        Ok(true)
+    }
+
+    async fn get_default_methods(
+        &self,
+        account_id: &str,
+    ) -> Result<Vec<crate::domain::income::VerificationMethod>, StoreError> {
+        Ok(self
+            .lock()
+            .default_methods
+            .get(account_id)
+            .cloned()
+            .unwrap_or_default())
+    }
 }
 
 impl ApiKeyStore for MemoryStore {
@@ -270,6 +298,10 @@ impl VerificationStore for MemoryStore {
                 ..
             } => stored.provider_user.is_none(),
             Transition::Consent { .. } => stored.consented_at.is_none(),
+            // An attempt is recorded on the attempts as read: a concurrent one makes it conflict.
+            Transition::Attempt { .. } => {
+                stored.method_attempts.len() == current.method_attempts.len()
+            }
             // A completion covers the documents as read (the adapter's `documents_rev` guard).
             Transition::Complete { .. } => stored.documents_rev == current.documents_rev,
             _ => true,

@@ -12,6 +12,10 @@ use crate::domain::{Mode, NewVerificationInput};
 use crate::error::{ApiError, FieldError};
 use crate::http::ApiRequest;
 use crate::ports::IdempotencyClaim;
+pub(crate) use methods::check_methods_available;
+use methods::methods_field;
+
+mod methods;
 
 fn field_error(field: &str, code: &'static str, message: impl Into<String>) -> FieldError {
     FieldError::new(field, code, message)
@@ -290,6 +294,7 @@ pub fn validate_create(
             false
         }
     };
+    let methods = methods_field(body.get("methods"), &mut errors);
     match (tenant_email, errors.is_empty()) {
         (Some(tenant_email), true) => Ok(NewVerificationInput {
             tenant_email,
@@ -301,6 +306,7 @@ pub fn validate_create(
             income_multiple,
             webhook_url,
             reminders_off,
+            methods,
             ..Default::default()
         }),
         _ => Err(invalid_fields(errors)),

@@ -3,10 +3,13 @@
 //! figures a tenant types from a photo or scan, finishing with the documents, and the note on a
 //! completed verification.
 
+use super::routing::{offers_documents, record_attempts};
 use super::{
     PageError, PortalDeps, PortalStore, Visit, after_conflict, current_page, documents,
     needs_consent, refuse, report_copy,
 };
+use crate::domain::income::VerificationMethod;
+use crate::domain::methods::AttemptOutcome;
 use crate::domain::{Status, Transition, Verification};
 use crate::handlers::tenant_portal::page::see_other;
 use crate::http::{ApiRequest, ApiResponse};
@@ -31,13 +34,13 @@ pub(super) fn page_url<S, C, P, U>(
 }
 
 /// The connection page with "Upload documents" added, when the stack has a documents bucket.
-pub(super) async fn with_documents<S, C, P, U: UploadSigner>(
+pub(super) async fn with_documents<S, C, P: IncomeProvider, U: UploadSigner>(
     deps: &PortalDeps<S, C, P, U>,
     v: &Verification,
     visit: &Visit<'_>,
     resp: ApiResponse,
 ) -> ApiResponse {
-    let Some(uploads) = &deps.uploads else {
+    let Some(uploads) = deps.uploads.as_ref().filter(|_| offers_documents(deps, v)) else {
         return resp;
     };
     let form = documents::upload_form(uploads, v, &visit.page_url, visit.now).await;
@@ -57,7 +60,7 @@ pub(super) async fn finish_documents<
     v: Verification,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
-    if !v.effective_status(visit.now).is_open() || deps.uploads.is_none() {
+    if !v.effective_status(visit.now).is_open() || !offers_documents(deps, &v) {
         return current_page(deps, &v, visit).await;
     }
     if needs_consent(deps, &v) {
@@ -72,7 +75,9 @@ pub(super) async fn finish_documents<
     if let Err(missing) = crate::documents::record::ready_to_finish(v.documents.values()) {
         return refuse(deps, &v, visit, missing).await;
     }
-    let report = crate::documents::finish::document_report(&v, visit.now.date_naive());
+    let mut report = crate::documents::finish::document_report(&v, visit.now.date_naive());
+    let (document, succeeded) = (VerificationMethod::Document, AttemptOutcome::Succeeded);
+    record_attempts(&v, &mut report, document, succeeded, visit.now);
     let transition = Transition::Complete {
         report: Box::new(report),
     };

@@ -1,15 +1,16 @@
-//! The income provider of live verifications, chosen once per cold start: Plaid, none, or (only
-//! in the local stack) the sandbox standing in for a bank.
+//! The income provider of live verifications, chosen once per cold start: Plaid (bank), Argyle
+//! (payroll), none, or (only in the local stack) the sandbox standing in for a bank.
 
 use crate::adapters::sandbox::SandboxProvider;
 use crate::domain::Verification;
 use crate::domain::income::ProviderIncome;
 use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
 
-/// The income provider of live verifications. A deployment chooses `Plaid` or `None` through
-/// `INCOME_PROVIDER`; `LocalSandbox` is built only in code, by the local stack.
+/// The income provider of live verifications. A deployment chooses `Plaid`, `Argyle` or `None`
+/// through `INCOME_PROVIDER`; `LocalSandbox` is built only in code, by the local stack.
 pub enum LiveProvider {
     Plaid(crate::adapters::plaid::PlaidIncomeProvider),
+    Argyle(crate::adapters::argyle::ArgyleIncomeProvider),
     /// No provider: live verifications cannot be completed (and are refused at create).
     None,
     LocalSandbox(SandboxProvider),
@@ -31,6 +32,7 @@ impl IncomeProvider for LiveProvider {
     async fn create_user(&self, v: &Verification) -> Result<Option<String>, ProviderError> {
         match self {
             LiveProvider::Plaid(p) => p.create_user(v).await,
+            LiveProvider::Argyle(p) => p.create_user(v).await,
             LiveProvider::None => Err(no_live_provider()),
             LiveProvider::LocalSandbox(p) => p.create_user(v).await,
         }
@@ -43,6 +45,7 @@ impl IncomeProvider for LiveProvider {
     ) -> Result<ConnectStep, ProviderError> {
         match self {
             LiveProvider::Plaid(p) => p.begin(v, provider_user).await,
+            LiveProvider::Argyle(p) => p.begin(v, provider_user).await,
             LiveProvider::None => Err(no_live_provider()),
             LiveProvider::LocalSandbox(p) => p.begin(v, provider_user).await,
         }
@@ -55,14 +58,23 @@ impl IncomeProvider for LiveProvider {
     ) -> Result<ProviderIncome, ProviderError> {
         match self {
             LiveProvider::Plaid(p) => p.fetch_income(v, connection).await,
+            LiveProvider::Argyle(p) => p.fetch_income(v, connection).await,
             LiveProvider::None => Err(no_live_provider()),
             LiveProvider::LocalSandbox(p) => p.fetch_income(v, connection).await,
+        }
+    }
+
+    fn method(&self) -> crate::domain::income::VerificationMethod {
+        match self {
+            LiveProvider::Argyle(p) => p.method(),
+            _ => crate::domain::income::VerificationMethod::Bank,
         }
     }
 
     async fn close_user(&self, v: &Verification, provider_user: &str) -> Result<(), ProviderError> {
         match self {
             LiveProvider::Plaid(p) => p.close_user(v, provider_user).await,
+            LiveProvider::Argyle(p) => p.close_user(v, provider_user).await,
             LiveProvider::None => Err(no_live_provider()),
             LiveProvider::LocalSandbox(p) => p.close_user(v, provider_user).await,
         }

@@ -99,6 +99,16 @@ pub(crate) fn connect_step(
         Ok(ConnectStep::Widget { link_token }) => {
             widget_page(&link_token, link, notice, request_id)
         }
+        Ok(ConnectStep::PayrollWidget {
+            user_token,
+            sandbox,
+        }) => super::payroll_widget::payroll_widget_page(
+            &user_token,
+            sandbox,
+            link,
+            notice,
+            request_id,
+        ),
         Err(e) => {
             tracing::warn!(error = %e, "income provider could not start");
             provider_down(request_id)

@@ -188,7 +188,7 @@ async fn error_texts_never_echo_what_plaid_echoes() {
 #[tokio::test]
 async fn a_connection_refused_is_unavailable() {
     // Bind then drop a listener: nothing listens on that port any more.
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base_url = format!("http://{}", listener.local_addr().unwrap());
     drop(listener);
     let provider = PlaidIncomeProvider::new(PlaidConfig {

@@ -322,3 +322,70 @@ pub(super) async fn counters_move_with_the_writes<S: Store>(store: S) {
     let (test_stats, _) = store.owner_stats(ACCOUNT, Mode::Test, month).await.unwrap();
     assert_eq!(test_stats.total, 0);
 }
+
+on_both_stores!(an_attempt_is_recorded_once_on_the_attempts_it_read);
+pub(super) async fn an_attempt_is_recorded_once_on_the_attempts_it_read<S: Store>(store: S) {
+    use shared::domain::income::VerificationMethod;
+    use shared::domain::methods::{AttemptOutcome, MethodAttempt};
+    store.put_account(&account("pro")).await.unwrap();
+    let v = pending(Mode::Test);
+    store.create_verification(&v, None, None).await.unwrap();
+    let attempt = |method, outcome| Transition::Attempt {
+        attempt: MethodAttempt {
+            method,
+            outcome,
+            at: now(),
+        },
+    };
+    // Only an in-progress verification takes an attempt.
+    let bank_failed = attempt(VerificationMethod::Bank, AttemptOutcome::Failed);
+    assert!(matches!(
+        store.transition(&v, &bank_failed, now()).await.unwrap(),
+        TransitionOutcome::Conflict(_)
+    ));
+    let TransitionOutcome::Applied(started) = store
+        .transition(&v, &Transition::Start, now())
+        .await
+        .unwrap()
+    else {
+        panic!("start")
+    };
+    // Two tries recorded at once from the same read (two tabs): exactly one is kept.
+    let payroll_left = attempt(VerificationMethod::Payroll, AttemptOutcome::Abandoned);
+    let (a, b) = tokio::join!(
+        store.transition(&started, &bank_failed, now()),
+        store.transition(&started, &payroll_left, now()),
+    );
+    let applied = [a.unwrap(), b.unwrap()]
+        .iter()
+        .filter(|o| matches!(o, TransitionOutcome::Applied(_)))
+        .count();
+    assert_eq!(applied, 1);
+    let stored = store
+        .get_verification(v.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.method_attempts.len(), 1);
+    assert_eq!(stored.status, Status::InProgress);
+    // The next try reads the one recorded, and adds to it.
+    let next = attempt(VerificationMethod::Document, AttemptOutcome::NoIncome);
+    assert!(matches!(
+        store.transition(&stored, &next, now()).await.unwrap(),
+        TransitionOutcome::Applied(_)
+    ));
+    let stored = store
+        .get_verification(v.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.method_attempts.len(), 2);
+    assert_eq!(
+        stored.method_attempts[1],
+        MethodAttempt {
+            method: VerificationMethod::Document,
+            outcome: AttemptOutcome::NoIncome,
+            at: stored.method_attempts[1].at,
+        }
+    );
+}

@@ -156,6 +156,7 @@ pub struct Rig {
     deliver_sqs: aws_sdk_sqs::Client,
     pub receiver: common::Receiver,
     pub plaid_secret_arn: String,
+    pub argyle_secret_arn: String,
 }
 
 pub async fn rig() -> Rig {
@@ -242,6 +243,15 @@ pub async fn rig() -> Rig {
         .unwrap()
         .arn
         .unwrap();
+    let argyle_secret_arn = sm
+        .create_secret()
+        .name(format!("{}-argyle", names.table))
+        .secret_string(json!({"api_key_id": "kid-iam", "api_key_secret": "iam-secret"}).to_string())
+        .send()
+        .await
+        .unwrap()
+        .arn
+        .unwrap();
     Rig {
         proxies,
         sdk,
@@ -263,6 +273,7 @@ pub async fn rig() -> Rig {
         deliver_sqs,
         receiver,
         plaid_secret_arn,
+        argyle_secret_arn,
     }
 }
 
@@ -405,7 +416,7 @@ fn created_id(reply: &Value, field: &str) -> String {
 
 /// Success: a live verification from create to completion, with every read and webhook on the
 /// way; its idempotent replay; a second one resent then cancelled; reminders; an expiry; the
-/// Plaid secret's cold-start read.
+/// Plaid and Argyle secrets' cold-start reads.
 pub async fn success(rig: &mut Rig) {
     let key = rig.live_key.clone();
     let (_, phone) = common::fresh_number();
@@ -534,8 +545,9 @@ pub async fn success(rig: &mut Rig) {
     // An expiry: a verification past its time, its marker swept as TTL would.
     expiry(rig).await;
 
-    // The cold starts with Plaid: the secret, read with each function's own role (the tenant page
-    // uses Plaid; the outbox's functions remove a tenant's Plaid user once it ended).
+    // The cold starts with Plaid and with Argyle: each secret, read with each function's own role
+    // (the tenant page uses the provider; the outbox's functions close a tenant's provider user
+    // once it ended).
     for function in [
         Function::TenantPortal,
         Function::PublishEvents,
@@ -551,6 +563,15 @@ pub async fn success(rig: &mut Rig) {
         shared::adapters::plaid::PlaidConfig::load(&sm, lookup)
             .await
             .expect("the secret reads");
+        let arn = rig.argyle_secret_arn.clone();
+        let lookup = move |var: &str| match var {
+            "ARGYLE_BASE_URL" => Some("https://api-sandbox.argyle.com".to_string()),
+            "ARGYLE_SECRET_ARN" => Some(arn.clone()),
+            _ => None,
+        };
+        shared::adapters::argyle::ArgyleConfig::load(&sm, lookup)
+            .await
+            .expect("the Argyle secret reads");
     }
 }
 

@@ -45,6 +45,10 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
         if let Some(rent) = rent {
             body["monthly_rent"] = json!(rent);
         }
+        if scenario == "fail" {
+            // Bank only: with another method left, a refusal would offer it instead of failing.
+            body["methods"] = json!(["bank"]);
+        }
         if scenario == "voucher" {
             body["rent_subsidy_monthly"] = json!(1000);
             body["income_multiple"] = json!(2.5);

@@ -1,0 +1,245 @@
+//! Routing between methods on the tenant page: when a connection fails or finds no income and
+//! another of the verification's methods remains, the try is recorded (`Transition::Attempt`)
+//! and the page offers the next method, consent kept. Otherwise the verification completes or
+//! fails as the connection decides, and a report made after routing records every try.
+
+use chrono::{DateTime, Utc};
+
+use crate::domain::income::{ProviderIncome, VerificationMethod};
+use crate::domain::methods::{self, AttemptOutcome, MethodAttempt};
+use crate::domain::report::IncomeReport;
+use crate::domain::{Mode, Transition, Verification};
+use crate::handlers::html::esc;
+use crate::ports::{IncomeProvider, ProviderError};
+
+use super::{PortalDeps, uses_scenarios};
+
+/// The methods this page routes `v` between: the verification's own, else every method the
+/// page can serve, in order. It serves the sandbox's methods where the tenant picks scenarios,
+/// else the live provider's, and uploaded documents where the stack has a documents bucket.
+pub(super) fn routable<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> Vec<VerificationMethod> {
+    let mode = if uses_scenarios(deps, v) {
+        Mode::Test
+    } else {
+        Mode::Live
+    };
+    let here = methods::available(
+        Some(deps.live_provider.method()),
+        mode,
+        deps.uploads.is_some(),
+    );
+    methods::effective(&v.methods, &[], &here)
+}
+
+/// Whether the page offers `v` uploaded documents: the stack takes them and they are one of
+/// the verification's methods.
+pub(super) fn offers_documents<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> bool {
+    routable(deps, v).contains(&VerificationMethod::Document)
+}
+
+/// A report made after routing records every try, `method`'s last with its `outcome`.
+pub(super) fn record_attempts(
+    v: &Verification,
+    report: &mut IncomeReport,
+    method: VerificationMethod,
+    outcome: AttemptOutcome,
+    now: DateTime<Utc>,
+) {
+    if !v.method_attempts.is_empty() {
+        report.attempts = v.method_attempts.clone();
+        report.attempts.push(MethodAttempt {
+            method,
+            outcome,
+            at: now,
+        });
+    }
+}
+
+/// What a connection of `method` leads to: a transition, or None when the provider is
+/// unavailable (the tenant tries again later; nothing is written).
+pub(super) fn decide(
+    v: &Verification,
+    method: VerificationMethod,
+    routable: &[VerificationMethod],
+    income: Result<ProviderIncome, ProviderError>,
+    now: DateTime<Utc>,
+    build: impl FnOnce(&ProviderIncome) -> IncomeReport,
+) -> Option<Transition> {
+    let others_remain = methods::remaining(routable, &v.method_attempts)
+        .iter()
+        .any(|m| *m != method);
+    let attempt = |outcome| MethodAttempt {
+        method,
+        outcome,
+        at: now,
+    };
+    match income {
+        Ok(income) => {
+            let mut report = build(&income);
+            let no_income = report.income_sources.is_empty();
+            if no_income && others_remain {
+                tracing::info!(method = method.as_str(), "no income: next method offered");
+                return Some(Transition::Attempt {
+                    attempt: attempt(AttemptOutcome::NoIncome),
+                });
+            }
+            let outcome = if no_income {
+                AttemptOutcome::NoIncome
+            } else {
+                AttemptOutcome::Succeeded
+            };
+            record_attempts(v, &mut report, method, outcome, now);
+            Some(Transition::Complete {
+                report: Box::new(report),
+            })
+        }
+        Err(ProviderError::Rejected(reason)) => {
+            tracing::info!(reason = %reason, method = method.as_str(), "income provider could not verify income");
+            Some(if others_remain {
+                Transition::Attempt {
+                    attempt: attempt(AttemptOutcome::Failed),
+                }
+            } else {
+                Transition::Fail {
+                    reason: "income_unverifiable".into(),
+                }
+            })
+        }
+        Err(ProviderError::Unavailable(reason)) => {
+            tracing::warn!(reason = %reason, "income provider unavailable");
+            None
+        }
+    }
+}
+
+/// The line above the next method's choices, after a method was tried and left.
+pub(super) fn retry_notice(v: &Verification) -> String {
+    let Some(last) = v.method_attempts.last() else {
+        return String::new();
+    };
+    let what = match last.outcome {
+        AttemptOutcome::NoIncome => "found no income we could count",
+        _ => "did not work",
+    };
+    format!(
+        r#"<p class="notice" role="status">Connecting by {} {what}. Nothing is lost: try another way below.</p>"#,
+        esc(words(last.method))
+    )
+}
+
+fn words(method: VerificationMethod) -> &'static str {
+    match method {
+        VerificationMethod::Bank => "bank",
+        VerificationMethod::Payroll => "payroll",
+        VerificationMethod::Document => "documents",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::income::ProviderIncomeSource;
+    use crate::domain::report::build_report;
+    use crate::domain::{NewVerificationInput, VERIFICATION_LIFETIME};
+    use VerificationMethod::*;
+
+    fn verification() -> Verification {
+        Verification::new_pending(
+            "a",
+            Mode::Test,
+            NewVerificationInput {
+                tenant_email: "t@example.com".into(),
+                ..Default::default()
+            },
+            Utc::now(),
+            VERIFICATION_LIFETIME,
+        )
+    }
+
+    fn refused() -> Result<ProviderIncome, ProviderError> {
+        Err(ProviderError::Rejected("x".into()))
+    }
+
+    fn build(income: &ProviderIncome) -> IncomeReport {
+        build_report(income, None)
+    }
+
+    #[test]
+    fn a_refusal_routes_while_a_method_remains_then_fails() {
+        let v = verification();
+        let now = Utc::now();
+        let t = decide(&v, Bank, &[Bank, Payroll], refused(), now, build).unwrap();
+        let Transition::Attempt { attempt } = &t else {
+            panic!("{t:?}")
+        };
+        assert_eq!(
+            (attempt.method, attempt.outcome),
+            (Bank, AttemptOutcome::Failed)
+        );
+        let tried = t.apply(&v, now);
+        assert!(retry_notice(&tried).contains("by bank did not work"));
+        let t = decide(&tried, Payroll, &[Bank, Payroll], refused(), now, build).unwrap();
+        assert!(matches!(t, Transition::Fail { .. }), "{t:?}");
+        assert!(
+            decide(&v, Bank, &[Bank], refused(), now, build)
+                .is_some_and(|t| matches!(t, Transition::Fail { .. }))
+        );
+    }
+
+    #[test]
+    fn no_income_routes_and_the_report_after_routing_records_every_try() {
+        let v = verification();
+        let now = Utc::now();
+        let empty = Ok(ProviderIncome::empty(Bank, now.date_naive()));
+        let t = decide(&v, Bank, &[Bank, Payroll], empty, now, build).unwrap();
+        let tried = t.apply(&v, now);
+        assert_eq!(tried.method_attempts[0].outcome, AttemptOutcome::NoIncome);
+        let paid = ProviderIncome {
+            sources: vec![ProviderIncomeSource::on_cycle(
+                "Job",
+                "SALARY",
+                crate::domain::income::PayFrequency::Monthly,
+                now.date_naive(),
+                6,
+                |_| 1000.0,
+            )],
+            ..ProviderIncome::empty(Payroll, now.date_naive())
+        };
+        let Transition::Complete { report } =
+            decide(&tried, Payroll, &[Bank, Payroll], Ok(paid), now, build).unwrap()
+        else {
+            panic!()
+        };
+        let tries: Vec<_> = report
+            .attempts
+            .iter()
+            .map(|a| (a.method, a.outcome))
+            .collect();
+        assert_eq!(
+            tries,
+            vec![
+                (Bank, AttemptOutcome::NoIncome),
+                (Payroll, AttemptOutcome::Succeeded)
+            ]
+        );
+        // Without routing the report names no tries.
+        assert!(report.attempts.len() == 2 && v.method_attempts.is_empty());
+        assert!(
+            decide(
+                &v,
+                Bank,
+                &[Bank],
+                Err(ProviderError::Unavailable("x".into())),
+                now,
+                build
+            )
+            .is_none()
+        );
+    }
+}
