@@ -1188,7 +1188,7 @@ export interface components {
             /** @description The body field, query parameter or header at fault (`body` for the body as a whole). */
             field: string;
             /** @enum {string} */
-            code: "required" | "invalid" | "invalid_type" | "too_long" | "out_of_range" | "requires_monthly_rent" | "duplicate" | "applicant_required" | "country_not_allowed";
+            code: "required" | "invalid" | "invalid_type" | "too_long" | "out_of_range" | "requires_monthly_rent" | "duplicate" | "applicant_required" | "country_not_allowed" | "unknown_method" | "unavailable_method";
             message: string;
         };
         /** @description The envelope of every error. Each error response has its own schema below, this envelope with the codes that response can carry. */

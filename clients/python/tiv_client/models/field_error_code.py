@@ -11,6 +11,8 @@ class FieldErrorCode(StrEnum):
     REQUIRED = "required"
     REQUIRES_MONTHLY_RENT = "requires_monthly_rent"
     TOO_LONG = "too_long"
+    UNAVAILABLE_METHOD = "unavailable_method"
+    UNKNOWN_METHOD = "unknown_method"
 
     def __str__(self) -> str:
         return str(self.value)
