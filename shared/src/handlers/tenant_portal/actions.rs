@@ -4,8 +4,8 @@
 //! completed verification.
 
 use super::{
-    PageError, PortalDeps, PortalStore, Visit, after_conflict, current_page, documents,
-    needs_consent, refuse, report_copy,
+    CONSENT_FIRST, PageError, PortalDeps, PortalStore, Visit, after_conflict, current_page,
+    documents, needs_consent, refuse, report_copy,
 };
 use crate::domain::{Status, Transition, Verification};
 use crate::handlers::tenant_portal::page::see_other;
@@ -61,13 +61,7 @@ pub(super) async fn finish_documents<
         return current_page(deps, &v, visit).await;
     }
     if needs_consent(deps, &v) {
-        return refuse(
-            deps,
-            &v,
-            visit,
-            "Please agree to share your income summary first.",
-        )
-        .await;
+        return refuse(deps, &v, visit, CONSENT_FIRST).await;
     }
     if let Err(missing) = crate::documents::record::ready_to_finish(v.documents.values()) {
         return refuse(deps, &v, visit, missing).await;
