@@ -214,6 +214,9 @@ fn uses_scenarios<S, C, P: IncomeProvider, U>(
     v.mode == Mode::Test || deps.live_provider.simulated()
 }
 
+/// The notice of a step that needs the consent first (`needs_consent`).
+const CONSENT_FIRST: &str = "Please agree to share your income summary first.";
+
 /// Whether the consent step (which also prepares the provider's user) is still to be done.
 fn needs_consent<S, C, P: IncomeProvider, U>(
     deps: &PortalDeps<S, C, P, U>,
@@ -310,13 +313,7 @@ async fn connect<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         return current_page(deps, &v, visit).await;
     }
     if needs_consent(deps, &v) {
-        return refuse(
-            deps,
-            &v,
-            visit,
-            "Please agree to share your income summary first.",
-        )
-        .await;
+        return refuse(deps, &v, visit, CONSENT_FIRST).await;
     }
     let (income, method) = if uses_scenarios(deps, &v) {
         let Some(scenario) = form

@@ -98,17 +98,6 @@ async fn pump_until_recorded(env: &TestEnv, workers: &devstack::Workers, id: Uui
     panic!("no document of {id} was analysed");
 }
 
-fn workers(env: &TestEnv) -> devstack::Workers {
-    devstack::Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    )
-}
-
 /// The bucket's notification for one object, as the documents queue delivers it.
 fn notification(key: &str, size: u64, etag: &str, receive: u32) -> SqsEvent {
     let body = json!({"Records": [{
@@ -129,7 +118,7 @@ fn notification(key: &str, size: u64, etag: &str, receive: u32) -> SqsEvent {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upload_goes_from_the_page_through_the_bucket_to_the_report() {
     let env = common::env().await;
-    let workers = workers(&env);
+    let workers = env.workers();
     let (id, link) = consented(&env).await;
     let html = get_page(&env, &link).await;
     let (action, fields) = upload_form(&html).expect("the page offers an upload");
@@ -214,7 +203,7 @@ async fn an_upload_goes_from_the_page_through_the_bucket_to_the_report() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_same_object_event_twice_records_once_and_a_fault_ends_undetermined() {
     let env = common::env().await;
-    let mut workers = workers(&env);
+    let mut workers = env.workers();
     let (id, _) = consented(&env).await;
     let s3 = shared::adapters::s3::s3_client(&env.sdk);
     let put = |doc: &'static str| {
@@ -289,7 +278,7 @@ async fn the_same_object_event_twice_records_once_and_a_fault_ends_undetermined(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_completion_from_a_stale_read_of_the_documents_is_refused() {
     let env = common::env().await;
-    let workers = workers(&env);
+    let workers = env.workers();
     let (id, _) = consented(&env).await;
     let read = stored(&env, id).await;
     // An upload is recorded after the read.

@@ -128,14 +128,7 @@ fn counted_outbox(env: &common::TestEnv) -> (Outbox, RoundTripCounter) {
         aws_sdk_dynamodb::Client::from_conf(conf),
         env.names.table.clone(),
     );
-    let workers = devstack::Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    );
+    let workers = env.workers();
     let deps = OutboxDeps {
         store,
         ..workers.outbox

@@ -71,14 +71,7 @@ async fn rig() -> Rig {
     let pump = StreamPump::new(&env.sdk, &env.names.table, TtlDeletions::default())
         .await
         .unwrap();
-    let workers = Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    );
+    let workers = env.workers();
     env.store
         .put_webhook_secrets(
             devstack::stack::DEMO_ACCOUNT,

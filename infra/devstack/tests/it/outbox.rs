@@ -33,14 +33,7 @@ async fn rig() -> Rig {
         .await
         .unwrap();
     // Zero back-off: a failed webhook is visible again at once, so retries run without waiting.
-    let workers = Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    );
+    let workers = env.workers();
     for account in [
         devstack::stack::DEMO_ACCOUNT,
         devstack::stack::OTHER_ACCOUNT,

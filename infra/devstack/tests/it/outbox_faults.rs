@@ -225,14 +225,7 @@ async fn rig() -> Rig {
     env.webhook_origins.allow("http://127.0.0.1:9").unwrap();
     let faults = Faults::default();
     let clock = TestClock(Arc::new(Mutex::new(Utc::now())));
-    let workers = devstack::Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    );
+    let workers = env.workers();
     let queue = |inner: SqsQueue, step| FaultyQueue {
         inner,
         faults: faults.clone(),

@@ -35,14 +35,7 @@ async fn rig() -> Rig {
     let pump = StreamPump::new(&env.sdk, &env.names.table, TtlDeletions::default())
         .await
         .unwrap();
-    let workers = Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    );
+    let workers = env.workers();
     let scheduler = aws_sdk_scheduler::Client::new(&env.sdk);
     Rig {
         env,

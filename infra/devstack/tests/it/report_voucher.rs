@@ -10,7 +10,6 @@ use shared::handlers::tenant_portal::CONSENT_VERSION;
 use std::time::Duration;
 
 use common::{Receiver, env};
-use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once};
 use serde_json::{Value, json};
 use shared::ports::WebhookSecrets;
@@ -23,14 +22,7 @@ async fn a_voucher_holders_report_applies_the_multiple_to_their_portion() {
     let mut pump = StreamPump::new(&env.sdk, &env.names.table, ttl.clone())
         .await
         .unwrap();
-    let workers = Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    );
+    let workers = env.workers();
     env.store
         .put_webhook_secrets(
             devstack::stack::DEMO_ACCOUNT,

@@ -36,7 +36,8 @@ use shared::ports::store::prelude::*;
 struct Calls {
     clock: AtomicU64,
     open: Mutex<Vec<u64>>,
-    done: Mutex<Vec<(u64, u64)>>,
+    /// (sent, answered, operation) of each answered call.
+    done: Mutex<Vec<(u64, u64, String)>>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -70,8 +71,16 @@ impl Intercept for RoundTrips {
     ) -> Result<(), aws_sdk_dynamodb::error::BoxError> {
         let answered = self.0.clock.fetch_add(1, Ordering::SeqCst);
         if let Some(Sent(sent)) = cfg.load::<Sent>().cloned() {
+            let operation = cfg
+                .load::<aws_smithy_runtime_api::client::orchestrator::Metadata>()
+                .map_or("?", |m| m.name())
+                .to_string();
             self.0.open.lock().unwrap().retain(|s| *s != sent);
-            self.0.done.lock().unwrap().push((sent, answered));
+            self.0
+                .done
+                .lock()
+                .unwrap()
+                .push((sent, answered, operation));
         }
         Ok(())
     }
@@ -85,8 +94,9 @@ impl aws_smithy_types::config_bag::Storable for Sent {
 }
 
 impl RoundTrips {
-    /// (calls, sequential round trips) since the last call.
-    fn take(&self) -> (usize, usize) {
+    /// (calls, sequential round trips, the calls as `operation sent-answered`) since the last
+    /// call: the calls say which chain a count that differs from the expected one came from.
+    fn take(&self) -> (usize, usize, String) {
         assert!(
             self.0.open.lock().unwrap().is_empty(),
             "a call is unanswered"
@@ -102,7 +112,12 @@ impl RoundTrips {
                     .max()
                     .unwrap_or(0);
         }
-        (calls.len(), depth.into_iter().max().unwrap_or(0))
+        let trace = calls
+            .iter()
+            .map(|(sent, answered, op)| format!("{op} {sent}-{answered}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        (calls.len(), depth.into_iter().max().unwrap_or(0), trace)
     }
 }
 
@@ -159,21 +174,27 @@ struct Measured {
     name: &'static str,
     cold: usize,
     warm: usize,
+    /// The calls of both requests, for a count that differs from the expected one.
+    calls: String,
 }
 
 macro_rules! measure {
     ($env:expr, $counter:expr, $name:expr, $status:expr, $call:expr) => {{
         let deps = instance($env, $counter);
         let mut trips = Vec::new();
+        let mut calls = Vec::new();
         for round in 0..2usize {
             let resp: ApiResponse = $call(&deps, round).await;
             assert_eq!(resp.status, $status, "{} ({round}): {}", $name, resp.body);
-            trips.push($counter.take().1);
+            let (_, depth, trace) = $counter.take();
+            trips.push(depth);
+            calls.push(trace);
         }
         Measured {
             name: $name,
             cold: trips[0],
             warm: trips[1],
+            calls: calls.join(" | "),
         }
     }};
 }
@@ -593,7 +614,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     ];
     let table: Vec<String> = measured
         .iter()
-        .map(|m| format!("{}: cold {}, warm {}", m.name, m.cold, m.warm))
+        .map(|m| format!("{}: cold {}, warm {} ({})", m.name, m.cold, m.warm, m.calls))
         .collect();
     println!("sequential DynamoDB round trips\n{}", table.join("\n"));
     // What holds today: one round trip for every read and for a create (a verification or a

@@ -39,14 +39,7 @@ fn plans(sms: u32) -> Plans {
 /// The stack with the business plan allowing `sms` texts, in the API and in the senders alike.
 async fn rig(sms: u32) -> (TestEnv, Workers) {
     let env = env_with(plans(sms)).await;
-    let mut workers = Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    );
+    let mut workers = env.workers();
     workers.outbox.sms = SmsBounds {
         plans: plans(sms),
         ..Default::default()

@@ -37,14 +37,7 @@ async fn rig() -> Rig {
         .await
         .unwrap();
     // Zero back-off: a failed webhook is visible again at once.
-    let workers = Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    );
+    let workers = env.workers();
     env.store
         .put_webhook_secrets(
             devstack::stack::DEMO_ACCOUNT,

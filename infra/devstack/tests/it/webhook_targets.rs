@@ -51,14 +51,7 @@ async fn another_loopback_port_is_refused_at_create_and_at_delivery() {
         assert_eq!(refused.body["details"][0]["field"], "webhook_url", "{url}");
     }
 
-    let workers = devstack::Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    );
+    let workers = env.workers();
     let client = &workers.delivery.client;
     assert_eq!(
         client.post(&message(&unlisted.url), &[SECRET], 0).await,

@@ -117,6 +117,10 @@ impl MeterStore for DynamoStore {
             if let Some(refused) = refused_meter(old.as_ref(), presented, now, plans)? {
                 return Ok(MeterOutcome::Refused(refused));
             }
+            // Rare by design (it costs a round trip): say so, so a pattern shows in the logs.
+            tracing::warn!(
+                "API allowance count refused on an item the rule allows; counting again"
+            );
         }
         Err(StoreError::Unavailable(
             "API allowance update kept conflicting".into(),

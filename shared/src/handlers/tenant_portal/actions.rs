@@ -5,8 +5,8 @@
 
 use super::routing::{offers_documents, record_attempts};
 use super::{
-    PageError, PortalDeps, PortalStore, Visit, after_conflict, current_page, documents,
-    needs_consent, refuse, report_copy,
+    CONSENT_FIRST, PageError, PortalDeps, PortalStore, Visit, after_conflict, current_page,
+    documents, needs_consent, refuse, report_copy,
 };
 use crate::domain::income::VerificationMethod;
 use crate::domain::methods::AttemptOutcome;
@@ -64,13 +64,7 @@ pub(super) async fn finish_documents<
         return current_page(deps, &v, visit).await;
     }
     if needs_consent(deps, &v) {
-        return refuse(
-            deps,
-            &v,
-            visit,
-            "Please agree to share your income summary first.",
-        )
-        .await;
+        return refuse(deps, &v, visit, CONSENT_FIRST).await;
     }
     if let Err(missing) = crate::documents::record::ready_to_finish(v.documents.values()) {
         return refuse(deps, &v, visit, missing).await;

@@ -35,14 +35,7 @@ async fn a_tenant_uploads_a_photo_on_a_phone_and_finishes_with_it() {
         .to_string();
     let photo = artifacts.join("browser-upload-stub.png");
     std::fs::write(&photo, TINY_PNG).unwrap();
-    let workers = devstack::Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    );
+    let workers = env.workers();
 
     let b = Browser::start(&artifacts).await;
     let run = tokio::time::timeout(WHOLE_RUN, async {

@@ -33,14 +33,7 @@ pub(super) async fn drive_households(rec: &mut Recorder) {
     let mut pump = StreamPump::new(&env.sdk, &env.names.table, ttl)
         .await
         .unwrap();
-    let workers = Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    );
+    let workers = env.workers();
     env.store
         .put_webhook_secrets(
             devstack::stack::DEMO_ACCOUNT,

@@ -9,14 +9,7 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
     let mut pump = StreamPump::new(&env.sdk, &env.names.table, ttl.clone())
         .await
         .unwrap();
-    let workers = Workers::new(
-        &env.sdk,
-        &env.names,
-        &env.created,
-        &env.base,
-        vec![0],
-        &env.webhook_origins,
-    );
+    let workers = env.workers();
     env.store
         .put_webhook_secrets(
             devstack::stack::DEMO_ACCOUNT,

@@ -71,14 +71,14 @@ async fn a_request_its_account_refuses_is_one_sequential_round_trip() {
             api::cancel_verification(deps, cancel(key))
         });
         for m in [create, cancelled] {
-            measured.push((format!("{}, {why}", m.name), m.cold, m.warm));
+            measured.push((format!("{}, {why}", m.name), m.cold, m.warm, m.calls));
         }
     }
     let table: Vec<String> = (measured.iter())
-        .map(|(name, cold, warm)| format!("{name}: cold {cold}, warm {warm}"))
+        .map(|(name, cold, warm, calls)| format!("{name}: cold {cold}, warm {warm} ({calls})"))
         .collect();
     println!("sequential DynamoDB round trips\n{}", table.join("\n"));
-    for (name, cold, warm) in &measured {
+    for (name, cold, warm, _) in &measured {
         assert_eq!((*cold, *warm), (1, 1), "{name}: {}", table.join("; "));
     }
     // Refused: nothing was counted on the used-up account, nor created on any.
@@ -155,15 +155,18 @@ async fn the_first_request_of_a_utc_day_is_one_sequential_round_trip() {
             let deps = instance(&env, &counter);
             deps.clock.advance(chrono::Duration::days(day));
             let mut trips = Vec::new();
+            let mut calls = Vec::new();
             for round in 0..2usize {
                 day += 1;
                 deps.clock.advance(chrono::Duration::days(1));
                 last_at = deps.clock.now();
                 let resp: ApiResponse = $call(&deps, round).await;
                 assert_eq!(resp.status, $status, "{} ({round}): {}", $name, resp.body);
-                trips.push(counter.take().1);
+                let (_, depth, trace) = counter.take();
+                trips.push(depth);
+                calls.push(trace);
             }
-            measured.push(($name, trips[0], trips[1]));
+            measured.push(($name, trips[0], trips[1], calls.join(" | ")));
         }};
     }
     first_of_day!("cancel-verification", 200, |deps, n: usize| {
@@ -224,7 +227,7 @@ async fn the_first_request_of_a_utc_day_is_one_sequential_round_trip() {
         )
     });
     let table: Vec<String> = (measured.iter())
-        .map(|(name, cold, warm)| format!("{name}: cold {cold}, warm {warm}"))
+        .map(|(name, cold, warm, calls)| format!("{name}: cold {cold}, warm {warm} ({calls})"))
         .collect();
     println!(
         "sequential DynamoDB round trips, first request of a UTC day\n{}",
@@ -232,7 +235,7 @@ async fn the_first_request_of_a_utc_day_is_one_sequential_round_trip() {
     );
     // A household's cancel reads its members first, then writes them with the count (as on any
     // other day).
-    for (name, cold, warm) in &measured {
+    for (name, cold, warm, _) in &measured {
         let expected = if *name == "cancel-household" { 2 } else { 1 };
         assert_eq!(
             (*cold, *warm),
