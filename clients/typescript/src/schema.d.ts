@@ -2294,7 +2294,7 @@ export interface operations {
                  * @example 0
                  */
                 offset?: number;
-                /** @description Only verifications showing this status (an open verification past `expires_at` shows `expired`). Absent or empty means no filter; `cancelled` is not a status (cancelled verifications are `expired`). */
+                /** @description Only verifications showing this status (an open verification past `expires_at` shows `expired`). Absent means no filter; an empty value is refused like any other outside the enum; `cancelled` is not a status (cancelled verifications are `expired`). */
                 status?: components["schemas"]["VerificationStatus"];
                 /** @description Additive. Only the members of this household (another account's household lists nothing). Not a UUID is a 400. */
                 household_id?: string;
@@ -2703,7 +2703,7 @@ export interface operations {
                 "application/x-www-form-urlencoded": {
                     /** @enum {string} */
                     action: "consent" | "start" | "connect" | "note";
-                    /** @description The tenant's note to the landlord (action=note, completed verifications only; once). */
+                    /** @description The tenant's note to the landlord (action=note, completed verifications only; once): at most 500 characters once trimmed, with each line break counted once. A browser sends a line break as two characters, so up to 1000 may arrive; a longer note is refused with 400 whatever the page's state. */
                     note?: string;
                     /**
                      * @description `yes` when the consent box is ticked (action=consent).

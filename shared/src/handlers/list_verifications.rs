@@ -45,13 +45,16 @@ fn list_query(
             format!("offset must be at most {MAX_OFFSET}; filter by status to narrow the list"),
         ));
     }
+    // An empty `status=` is refused like any other value outside the five: leaving the
+    // parameter out is how to list every status.
     let status = match req.query.get("status").map(|s| s.trim()) {
-        None | Some("") => None,
+        None => None,
         Some(raw) => Some(Status::parse(raw).ok_or_else(|| {
             ApiError::validation(
                 "status",
                 "invalid",
-                "status must be one of pending, in_progress, completed, expired, failed",
+                "status must be one of pending, in_progress, completed, expired, failed; \
+                 leave it out to list every status",
             )
         })?),
     };

@@ -181,6 +181,18 @@ async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
             if form.get("scenario").is_some_and(|s| !is_scenario(s)) {
                 return refuse(deps, &v, &visit, SCENARIO_NOTICE).await;
             }
+            if form
+                .get("note")
+                .is_some_and(|n| !report_copy::note_fits_form(n))
+            {
+                return refuse(
+                    deps,
+                    &v,
+                    &visit,
+                    &report_copy::NoteProblem::TooLong.message(),
+                )
+                .await;
+            }
             match form.get("action").map(String::as_str) {
                 Some("consent") => consent(deps, v, &form, &visit).await,
                 Some("start") => start(deps, v, &visit).await,

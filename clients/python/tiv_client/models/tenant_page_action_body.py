@@ -19,7 +19,9 @@ class TenantPageActionBody:
     """
     Attributes:
         action (TenantPageActionBodyAction):
-        note (str | Unset): The tenant's note to the landlord (action=note, completed verifications only; once).
+        note (str | Unset): The tenant's note to the landlord (action=note, completed verifications only; once): at most
+            500 characters once trimmed, with each line break counted once. A browser sends a line break as two characters,
+            so up to 1000 may arrive; a longer note is refused with 400 whatever the page's state.
         agree (TenantPageActionBodyAgree | Unset): `yes` when the consent box is ticked (action=consent).
         scenario (TenantPageActionBodyScenario | Unset): Sandbox scenario (test verifications; action=connect).
     """

@@ -414,13 +414,19 @@ async fn links_need_the_token_and_closed_states_have_their_pages() {
     )
     .await;
     assert_eq!(p.status, 410);
-    // An `agree` or `scenario` outside the form's own is refused whatever the state (the
-    // OpenAPI file's enums), with the page as it is: closed, or open with the form not fitting.
+    // An `agree` or `scenario` outside the form's own, or a note longer than the form can send
+    // (the OpenAPI file's enums and bounds), is refused whatever the state, with the page as it
+    // is: closed, or open with the form not fitting.
     let gone = "This request was cancelled";
+    let too_long = format!("action=note&note={}", "a".repeat(1001));
+    let consent_too_long = format!("action=consent&agree=yes&note={}", "a".repeat(1001));
     for (at, form, shown) in [
         (&cancelled, "action=consent&agree=no", gone),
         (&cancelled, "action=connect&scenario=nope", gone),
         (&link, "action=note&agree=maybe", "tick the box"),
+        (&cancelled, too_long.as_str(), gone),
+        (&link, too_long.as_str(), "note is too long"),
+        (&link, consent_too_long.as_str(), "note is too long"),
     ] {
         let p = page(&env, "POST", at, Some(form)).await;
         assert_eq!(p.status, 400, "{form}");

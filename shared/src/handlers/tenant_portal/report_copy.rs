@@ -50,6 +50,12 @@ impl NoteProblem {
     }
 }
 
+/// Whether a sent note is within what the form can send: its 500 characters with each line
+/// break sent as two (`\r\n`). A longer one is refused whatever the page's state.
+pub(crate) fn note_fits_form(sent: &str) -> bool {
+    sent.chars().count() <= 2 * TENANT_NOTE_MAX_CHARS
+}
+
 /// The note of a form as it is stored: trimmed, `\r\n` as `\n`, at most 500 characters.
 pub(crate) fn parse_note(form: &HashMap<String, String>) -> Result<String, NoteProblem> {
     let note = form
@@ -208,5 +214,14 @@ mod tests {
             parse_note(&form("bell\u{7}")),
             Err(NoteProblem::ControlCharacters)
         );
+    }
+
+    #[test]
+    fn a_full_note_of_line_breaks_as_a_browser_sends_it_fits_the_form() {
+        // 500 line breaks typed, 1,000 characters sent.
+        let sent = format!("a{}b", "\r\n".repeat(498));
+        assert!(note_fits_form(&sent));
+        assert_eq!(parse_note(&form(&sent)).map(|n| n.chars().count()), Ok(500));
+        assert!(!note_fits_form(&"a".repeat(1001)));
     }
 }

@@ -126,6 +126,8 @@ async fn list_pages_newest_first_with_filter_clamp_and_total() {
         ("offset=10001", "offset"),
         ("offset=4294967301", "offset"),
         ("status=cancelled", "status"),
+        ("status=", "status"),
+        ("status=%20", "status"),
     ] {
         let r = env
             .call(
