@@ -2702,7 +2702,7 @@ export interface operations {
             content: {
                 "application/x-www-form-urlencoded": {
                     /** @enum {string} */
-                    action: "consent" | "start" | "connect" | "note";
+                    action: "consent" | "start" | "connect" | "note" | "finish_documents" | "state_pay";
                     /** @description The tenant's note to the landlord (action=note, completed verifications only; once): at most 500 characters once trimmed, with each line break counted once. A browser sends a line break as two characters, so up to 1000 may arrive; a longer note is refused with 400 whatever the page's state. */
                     note?: string;
                     /**
@@ -2710,12 +2710,28 @@ export interface operations {
                      * @enum {string}
                      */
                     agree?: "yes";
+                    /** @description The uploaded document whose figures the tenant typed (action=state_pay). */
+                    document?: string;
+                    /**
+                     * Format: date
+                     * @description The pay date the document shows (action=state_pay).
+                     */
+                    pay_date?: string;
+                    /** @description The gross pay the document shows, in dollars (action=state_pay). */
+                    gross?: string;
+                    /** @description The net pay the document shows, in dollars (action=state_pay). */
+                    net?: string;
+                    /**
+                     * @description How often the tenant is paid (action=state_pay).
+                     * @enum {string}
+                     */
+                    frequency?: "weekly" | "biweekly" | "semi_monthly" | "monthly";
                     /**
                      * @description Sandbox scenario (test verifications; action=connect).
                      * @enum {string}
                      */
-                    scenario?: "good" | "lowincome" | "gig" | "voucher" | "declining" | "irregular" | "oneoff" | "ended" | "transfers" | "fail" | "outage";
-                } & (unknown & unknown);
+                    scenario?: "good" | "lowincome" | "gig" | "voucher" | "declining" | "irregular" | "oneoff" | "ended" | "transfers" | "fail" | "outage" | "payroll_active" | "payroll_terminated" | "payroll_gig";
+                } & (unknown & unknown & unknown);
             };
         };
         responses: {

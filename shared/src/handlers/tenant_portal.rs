@@ -21,6 +21,7 @@
 
 mod actions;
 pub mod documents;
+mod form;
 pub mod live_provider;
 pub mod page;
 mod payroll_widget;
@@ -31,7 +32,7 @@ mod routing;
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
-use crate::adapters::sandbox::{SandboxProvider, is_scenario, offered, scenario_method};
+use crate::adapters::sandbox::{SandboxProvider, offered, scenario_method};
 use crate::domain::affordability::RentTerms;
 use crate::domain::report::build_report_with;
 use crate::domain::secrets::sha256_hex;
@@ -50,11 +51,10 @@ use crate::ports::{
 };
 use actions::{add_note, finish_documents, page_url, state_pay, with_documents};
 use documents::DocumentUploads;
+use form::SCENARIO_NOTICE;
 
 /// Version of the consent text below; recorded with the consent.
 pub const CONSENT_VERSION: &str = "2026-11-v2";
-const AGREE_NOTICE: &str = "Please tick the box to agree before continuing.";
-const SCENARIO_NOTICE: &str = "Please choose one of the options.";
 const CONSENT_TEXT: &str = "I agree that the income verification service may read the income \
 deposits of the account I connect (employer or payer names, amounts and pay frequency), or the \
 documents I upload (pay stubs, bank statements, benefit letters) and the figures I type from \
@@ -170,31 +170,13 @@ async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         http::Method::GET | http::Method::HEAD => current_page(deps, &v, &visit).await,
         http::Method::POST => {
             let form = parse_query(&String::from_utf8_lossy(&req.body));
-            // A value outside the form's own (the documented enums) is refused whatever the
-            // state: the page as it is, with the notice, as a 400.
-            let known = |field: &str, values: &[&str]| {
-                form.get(field).is_none_or(|v| values.contains(&v.as_str()))
-            };
-            if !known("agree", &["yes"]) {
-                return refuse(deps, &v, &visit, AGREE_NOTICE).await;
-            }
-            if form.get("scenario").is_some_and(|s| !is_scenario(s)) {
-                return refuse(deps, &v, &visit, SCENARIO_NOTICE).await;
-            }
-            if form
-                .get("note")
-                .is_some_and(|n| !report_copy::note_fits_form(n))
-            {
-                return refuse(
-                    deps,
-                    &v,
-                    &visit,
-                    &report_copy::NoteProblem::TooLong.message(),
-                )
-                .await;
+            // A form outside the page's own is refused whatever the state (`form`).
+            if let Some(notice) = form::out_of_form(&form) {
+                return refuse(deps, &v, &visit, &notice).await;
             }
             match form.get("action").map(String::as_str) {
-                Some("consent") => consent(deps, v, &form, &visit).await,
+                // The tick is there: `out_of_form` refused a consent without it.
+                Some("consent") => consent(deps, v, &visit).await,
                 Some("start") => start(deps, v, &visit).await,
                 Some("connect") => connect(deps, v, &form, &visit).await,
                 Some("note") => add_note(deps, v, &form, &visit).await,
@@ -279,15 +261,11 @@ async fn after_conflict<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSi
 async fn consent<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     deps: &PortalDeps<S, C, P, U>,
     v: Verification,
-    form: &std::collections::HashMap<String, String>,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
     if !v.effective_status(visit.now).is_open() || !needs_consent(deps, &v) {
         // Nothing to record (closed, or consented already): show where things stand.
         return current_page(deps, &v, visit).await;
-    }
-    if form.get("agree").map(String::as_str) != Some("yes") {
-        return refuse(deps, &v, visit, AGREE_NOTICE).await;
     }
     // The provider's user is created before the write that stores it, and only then: a failure
     // here writes nothing, and the tenant simply agrees again.

@@ -112,6 +112,7 @@ from .tenant import Tenant
 from .tenant_page_action_body import TenantPageActionBody
 from .tenant_page_action_body_action import TenantPageActionBodyAction
 from .tenant_page_action_body_agree import TenantPageActionBodyAgree
+from .tenant_page_action_body_frequency import TenantPageActionBodyFrequency
 from .tenant_page_action_body_scenario import TenantPageActionBodyScenario
 from .unauthorized_error import UnauthorizedError
 from .unauthorized_error_code import UnauthorizedErrorCode
@@ -268,6 +269,7 @@ __all__ = (
     "TenantPageActionBody",
     "TenantPageActionBodyAction",
     "TenantPageActionBodyAgree",
+    "TenantPageActionBodyFrequency",
     "TenantPageActionBodyScenario",
     "UnauthorizedError",
     "UnauthorizedErrorCode",

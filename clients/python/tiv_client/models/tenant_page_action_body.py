@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import Any, Self, TypeVar
 
@@ -8,6 +9,7 @@ from attrs import field as _attrs_field
 
 from ..models.tenant_page_action_body_action import TenantPageActionBodyAction
 from ..models.tenant_page_action_body_agree import TenantPageActionBodyAgree
+from ..models.tenant_page_action_body_frequency import TenantPageActionBodyFrequency
 from ..models.tenant_page_action_body_scenario import TenantPageActionBodyScenario
 from ..types import UNSET, Unset
 
@@ -23,12 +25,22 @@ class TenantPageActionBody:
             500 characters once trimmed, with each line break counted once. A browser sends a line break as two characters,
             so up to 1000 may arrive; a longer note is refused with 400 whatever the page's state.
         agree (TenantPageActionBodyAgree | Unset): `yes` when the consent box is ticked (action=consent).
+        document (str | Unset): The uploaded document whose figures the tenant typed (action=state_pay).
+        pay_date (datetime.date | Unset): The pay date the document shows (action=state_pay).
+        gross (str | Unset): The gross pay the document shows, in dollars (action=state_pay).
+        net (str | Unset): The net pay the document shows, in dollars (action=state_pay).
+        frequency (TenantPageActionBodyFrequency | Unset): How often the tenant is paid (action=state_pay).
         scenario (TenantPageActionBodyScenario | Unset): Sandbox scenario (test verifications; action=connect).
     """
 
     action: TenantPageActionBodyAction
     note: str | Unset = UNSET
     agree: TenantPageActionBodyAgree | Unset = UNSET
+    document: str | Unset = UNSET
+    pay_date: datetime.date | Unset = UNSET
+    gross: str | Unset = UNSET
+    net: str | Unset = UNSET
+    frequency: TenantPageActionBodyFrequency | Unset = UNSET
     scenario: TenantPageActionBodyScenario | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -40,6 +52,20 @@ class TenantPageActionBody:
         agree: str | Unset = UNSET
         if not isinstance(self.agree, Unset):
             agree = self.agree.value
+
+        document = self.document
+
+        pay_date: str | Unset = UNSET
+        if not isinstance(self.pay_date, Unset):
+            pay_date = self.pay_date.isoformat()
+
+        gross = self.gross
+
+        net = self.net
+
+        frequency: str | Unset = UNSET
+        if not isinstance(self.frequency, Unset):
+            frequency = self.frequency.value
 
         scenario: str | Unset = UNSET
         if not isinstance(self.scenario, Unset):
@@ -56,6 +82,16 @@ class TenantPageActionBody:
             field_dict["note"] = note
         if agree is not UNSET:
             field_dict["agree"] = agree
+        if document is not UNSET:
+            field_dict["document"] = document
+        if pay_date is not UNSET:
+            field_dict["pay_date"] = pay_date
+        if gross is not UNSET:
+            field_dict["gross"] = gross
+        if net is not UNSET:
+            field_dict["net"] = net
+        if frequency is not UNSET:
+            field_dict["frequency"] = frequency
         if scenario is not UNSET:
             field_dict["scenario"] = scenario
 
@@ -75,6 +111,26 @@ class TenantPageActionBody:
         else:
             agree = TenantPageActionBodyAgree(_agree)
 
+        document = d.pop("document", UNSET)
+
+        _pay_date = d.pop("pay_date", UNSET)
+        pay_date: datetime.date | Unset
+        if isinstance(_pay_date, Unset):
+            pay_date = UNSET
+        else:
+            pay_date = datetime.date.fromisoformat(_pay_date)
+
+        gross = d.pop("gross", UNSET)
+
+        net = d.pop("net", UNSET)
+
+        _frequency = d.pop("frequency", UNSET)
+        frequency: TenantPageActionBodyFrequency | Unset
+        if isinstance(_frequency, Unset):
+            frequency = UNSET
+        else:
+            frequency = TenantPageActionBodyFrequency(_frequency)
+
         _scenario = d.pop("scenario", UNSET)
         scenario: TenantPageActionBodyScenario | Unset
         if isinstance(_scenario, Unset):
@@ -86,6 +142,11 @@ class TenantPageActionBody:
             action=action,
             note=note,
             agree=agree,
+            document=document,
+            pay_date=pay_date,
+            gross=gross,
+            net=net,
+            frequency=frequency,
             scenario=scenario,
         )
 

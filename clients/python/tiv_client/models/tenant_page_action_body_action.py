@@ -4,8 +4,10 @@ from enum import StrEnum
 class TenantPageActionBodyAction(StrEnum):
     CONNECT = "connect"
     CONSENT = "consent"
+    FINISH_DOCUMENTS = "finish_documents"
     NOTE = "note"
     START = "start"
+    STATE_PAY = "state_pay"
 
     def __str__(self) -> str:
         return str(self.value)

@@ -11,6 +11,9 @@ class TenantPageActionBodyScenario(StrEnum):
     LOWINCOME = "lowincome"
     ONEOFF = "oneoff"
     OUTAGE = "outage"
+    PAYROLL_ACTIVE = "payroll_active"
+    PAYROLL_GIG = "payroll_gig"
+    PAYROLL_TERMINATED = "payroll_terminated"
     TRANSFERS = "transfers"
     VOUCHER = "voucher"
 

@@ -427,6 +427,14 @@ async fn links_need_the_token_and_closed_states_have_their_pages() {
         (&cancelled, too_long.as_str(), gone),
         (&link, too_long.as_str(), "note is too long"),
         (&link, consent_too_long.as_str(), "note is too long"),
+        (&link, "action=note", "write your note"),
+        (&link, "action=consent", "tick the box"),
+        (&cancelled, "action=state_pay&document=d1", gone),
+        (
+            &link,
+            "action=state_pay&frequency=daily",
+            "how often you are paid",
+        ),
     ] {
         let p = page(&env, "POST", at, Some(form)).await;
         assert_eq!(p.status, 400, "{form}");

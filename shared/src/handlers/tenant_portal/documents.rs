@@ -192,6 +192,11 @@ fn origin_of(url: &str) -> Option<String> {
 pub const STATED_PAY_NOTICE: &str = "Please type the pay date, the gross and net pay in dollars \
 (net no more than gross), and how often you are paid.";
 
+/// Whether a typed amount reads as dollars (`cents` takes it).
+pub(super) fn is_amount(raw: &str) -> bool {
+    cents(raw).is_some()
+}
+
 fn cents(raw: &str) -> Option<i64> {
     let cleaned: String = raw
         .trim()
@@ -218,6 +223,7 @@ pub fn parse_stated_pay(form: &HashMap<String, String>, today: NaiveDate) -> Opt
     let pay_date = NaiveDate::parse_from_str(form.get("pay_date")?.trim(), "%Y-%m-%d").ok()?;
     let gross_cents = cents(form.get("gross")?)?;
     let net_cents = cents(form.get("net")?)?;
+    // The form's frequencies (`form::FREQUENCIES`).
     let pay_frequency = match form.get("frequency")?.as_str() {
         "weekly" => PayFrequency::Weekly,
         "biweekly" => PayFrequency::Biweekly,

@@ -270,3 +270,25 @@ pub(super) fn the_validator_catches_deviations() {
         }
     }
 }
+
+/// The tenant page's form in the OpenAPI file offers exactly the sandbox's scenarios: the page
+/// refuses any other whatever its state, so a scenario missing there would be a documented
+/// value refused.
+#[test]
+pub(super) fn the_tenant_form_s_scenarios_are_the_sandbox_s() {
+    let spec: Value = serde_yaml::from_str(&std::fs::read_to_string(spec_path()).unwrap()).unwrap();
+    let form = &spec["paths"]["/t/{verification_id}/{token}"]["post"]["requestBody"]["content"]["application/x-www-form-urlencoded"]
+        ["schema"];
+    let documented: BTreeSet<&str> = form["properties"]["scenario"]["enum"]
+        .as_array()
+        .expect("the scenario enum")
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    let offered: BTreeSet<&str> = shared::adapters::sandbox::SCENARIOS
+        .iter()
+        .chain(shared::adapters::sandbox::PAYROLL_SCENARIOS.iter())
+        .map(|(name, _)| *name)
+        .collect();
+    assert_eq!(documented, offered);
+}
