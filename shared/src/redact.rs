@@ -126,10 +126,13 @@ impl Debug for Transition {
         match self {
             Transition::Start => f.write_str("Start"),
             // The provider user is a credential at the provider.
-            Transition::Consent { version, .. } => f
+            Transition::Consent {
+                version, methods, ..
+            } => f
                 .debug_struct("Consent")
                 .field("version", version)
                 .field("provider_user", &Hidden)
+                .field("methods", methods)
                 .finish(),
             // The report is the tenant's income.
             Transition::Complete { .. } => {
@@ -524,6 +527,7 @@ mod tests {
         let consent = Transition::Consent {
             version: "v1".into(),
             provider_user: Some(PLAID_USER.into()),
+            methods: vec![],
         };
         assert_hides(&consent, &[PLAID_USER]);
     }

@@ -641,8 +641,9 @@ export interface components {
             reminders?: boolean | null;
             /**
              * @description The methods the tenant may use to prove income, in order of preference; a repeat
-             *     counts once. Absent: the account's default set (admin `set-default-methods`), else
-             *     every method this stack has. A name that is no method is 400 `validation_error` with
+             *     counts once. Absent: the account's default set (admin `set-default-methods`), taken
+             *     when the tenant consents and less any method this stack lacks, else every method this
+             *     stack has. A name that is no method is 400 `validation_error` with
              *     detail code `unknown_method`; a method this stack does not offer for the key's mode
              *     is detail code `unavailable_method`. Both messages name the methods.
              */
@@ -722,7 +723,7 @@ export interface components {
             consent?: components["schemas"]["Consent"];
             household_id?: components["schemas"]["HouseholdId"];
             role?: components["schemas"]["MemberRole"];
-            /** @description Additive. The methods the create named, in order; absent when it named none. */
+            /** @description Additive. The methods the create named, in order; for a create that named none, the account's default set once the tenant consented (less any method this stack lacks); absent otherwise. */
             methods?: components["schemas"]["VerificationMethodName"][];
             created_at: components["schemas"]["Timestamp"];
             completed_at: components["schemas"]["NullableTimestamp"];

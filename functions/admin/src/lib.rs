@@ -106,7 +106,8 @@ pub enum Command {
     },
     /// Set the verification methods of creates that name none, in order of preference: a
     /// comma-separated list of bank, payroll and document; `all` clears it (every method the
-    /// stack has).
+    /// stack has). The tenant page takes it at consent and skips a method the stack lacks, so
+    /// any method is accepted here.
     SetDefaultMethods {
         #[arg(long)]
         account: String,

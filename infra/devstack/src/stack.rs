@@ -421,6 +421,7 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
                 let consent = Transition::Consent {
                     version: "2026-11-v1".into(),
                     provider_user: None,
+                    methods: vec![],
                 };
                 store.transition(&v, &consent, now).await?;
             }

@@ -68,7 +68,10 @@ mod webhook_history;
 
 pub use items::{Item, verification_from_item};
 pub use live_month::live_created_attribute;
-pub use schema::{ACCOUNT_NAME_ATTRIBUTE, ACCOUNT_PLAN_ATTRIBUTE, WEBHOOK_SECRET_ATTRIBUTES, keys};
+pub use schema::{
+    ACCOUNT_DEFAULT_METHODS_ATTRIBUTE, ACCOUNT_NAME_ATTRIBUTE, ACCOUNT_PLAN_ATTRIBUTE,
+    WEBHOOK_SECRET_ATTRIBUTES, keys,
+};
 pub use table::create_table;
 
 use items::{from_item, s};

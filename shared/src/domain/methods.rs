@@ -125,6 +125,22 @@ pub fn effective(
         .collect()
 }
 
+/// The methods a verification created without its own takes from the account's default set
+/// when the tenant consents: those of the default the page serves (`available`), in the
+/// default's order. A method the stack lacks is skipped (a default spans live and test keys, whose
+/// methods differ); empty when there is no default or it names nothing the page serves, and then
+/// every method the page serves applies, as without a default.
+pub fn from_account_default(
+    default: &[VerificationMethod],
+    available: &[VerificationMethod],
+) -> Vec<VerificationMethod> {
+    default
+        .iter()
+        .copied()
+        .filter(|m| available.contains(m))
+        .collect()
+}
+
 /// Names, comma-separated, for messages.
 pub fn names(methods: &[VerificationMethod]) -> String {
     methods
@@ -193,6 +209,13 @@ mod tests {
             available(Some(Payroll), Mode::Test, false),
             vec![Bank, Payroll]
         );
+        // At consent, the account's default less what the stack lacks; nothing when none is left.
+        assert_eq!(
+            from_account_default(&[Document, Payroll], &stack),
+            vec![Payroll]
+        );
+        assert_eq!(from_account_default(&[Document], &stack), vec![]);
+        assert_eq!(from_account_default(&[], &stack), vec![]);
         // A documents bucket adds uploads for both kinds of key.
         assert_eq!(available(None, Mode::Live, true), vec![Document]);
         assert_eq!(

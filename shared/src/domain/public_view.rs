@@ -100,6 +100,7 @@ mod tests {
         let v = Transition::Consent {
             version: "2026-11-v1".into(),
             provider_user: None,
+            methods: vec![],
         }
         .apply(&v, now);
         let data = render_verification(&v, now);

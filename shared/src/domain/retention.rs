@@ -125,6 +125,7 @@ mod tests {
         let mut v = Transition::Consent {
             version: "v1".into(),
             provider_user: Some("user-token".into()),
+            methods: vec![],
         }
         .apply(&v, now);
         v.provider_link_token = Some("link".into());

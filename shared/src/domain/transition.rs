@@ -16,6 +16,9 @@ pub enum Transition {
     Consent {
         version: String,
         provider_user: Option<String>,
+        /// The methods a verification created without its own takes from the account's default
+        /// set (`methods::from_account_default`); empty: none to store.
+        methods: Vec<crate::domain::income::VerificationMethod>,
     },
     /// Boxed: the report is far larger than every other transition.
     Complete {
@@ -74,8 +77,13 @@ impl Transition {
             Transition::Consent {
                 version,
                 provider_user,
+                methods,
             } => {
                 next.started_at = next.started_at.or(Some(now));
+                // A verification's own methods are never replaced.
+                if next.methods.is_empty() {
+                    next.methods = methods.clone();
+                }
                 next.consented_at = Some(now);
                 next.consent_version = Some(version.clone());
                 if provider_user.is_some() {

@@ -268,21 +268,26 @@ async fn consent<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         return current_page(deps, &v, visit).await;
     }
     // The provider's user is created before the write that stores it, and only then: a failure
-    // here writes nothing, and the tenant simply agrees again.
-    let provider_user = if uses_scenarios(deps, &v) {
-        None
-    } else {
-        match deps.live_provider.create_user(&v).await {
-            Ok(user) => user,
-            Err(e) => {
-                tracing::warn!(error = %e, "income provider could not start");
-                return Ok(provider_down(visit.request_id));
-            }
+    // here writes nothing, and the tenant simply agrees again. The account's default methods are
+    // read beside it, for a verification created without its own.
+    let user = async {
+        match uses_scenarios(deps, &v) {
+            true => Ok(None),
+            false => deps.live_provider.create_user(&v).await,
+        }
+    };
+    let (user, methods) = tokio::join!(user, routing::methods_at_consent(deps, &v));
+    let provider_user = match user {
+        Ok(user) => user,
+        Err(e) => {
+            tracing::warn!(error = %e, "income provider could not start");
+            return Ok(provider_down(visit.request_id));
         }
     };
     let transition = Transition::Consent {
         version: CONSENT_VERSION.to_string(),
         provider_user,
+        methods: methods?,
     };
     match deps.store.transition(&v, &transition, visit.now).await? {
         TransitionOutcome::Applied(_) => {

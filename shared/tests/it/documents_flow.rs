@@ -61,6 +61,7 @@ async fn rig_with(methods: Vec<VerificationMethod>, attempts: Vec<MethodAttempt>
     let consent = Transition::Consent {
         version: "test".into(),
         provider_user: None,
+        methods: vec![],
     };
     store.transition(&v, &consent, now()).await.unwrap();
     let v = store.verification(v.verification_id).unwrap();

@@ -86,6 +86,7 @@ async fn complete_in_sandbox(store: &MemoryStore, id: Uuid, scenario: &str) {
     let consent = Transition::Consent {
         version: "2026-11-v1".into(),
         provider_user: None,
+        methods: vec![],
     };
     let TransitionOutcome::Applied(v) = store.transition(&v, &consent, now()).await.unwrap() else {
         panic!("consent applies")

@@ -114,6 +114,7 @@ fn consent() -> Transition {
     Transition::Consent {
         version: "2026-11-v1".into(),
         provider_user: None,
+        methods: vec![],
     }
 }
 

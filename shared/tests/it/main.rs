@@ -15,6 +15,7 @@ mod households_api;
 mod households_cancel;
 mod plaid;
 mod plaid_check;
+mod portal_routing;
 mod portal_scanner;
 mod reminders;
 mod report_pdf;

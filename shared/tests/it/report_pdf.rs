@@ -131,6 +131,7 @@ async fn completed_with(f: &Fixture, scenario: &str, extra: Value) -> Uuid {
     let consent = Transition::Consent {
         version: "2026-11-v1".into(),
         provider_user: None,
+        methods: vec![],
     };
     let TransitionOutcome::Applied(v) = f.store.transition(&v, &consent, now()).await.unwrap()
     else {

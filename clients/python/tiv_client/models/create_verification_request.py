@@ -39,8 +39,9 @@ class CreateVerificationRequest:
             of the body an `Idempotency-Key` is bound to.
         methods (list[VerificationMethodName] | None | Unset): The methods the tenant may use to prove income, in order
             of preference; a repeat
-            counts once. Absent: the account's default set (admin `set-default-methods`), else
-            every method this stack has. A name that is no method is 400 `validation_error` with
+            counts once. Absent: the account's default set (admin `set-default-methods`), taken
+            when the tenant consents and less any method this stack lacks, else every method this
+            stack has. A name that is no method is 400 `validation_error` with
             detail code `unknown_method`; a method this stack does not offer for the key's mode
             is detail code `unavailable_method`. Both messages name the methods.
         property_address (None | str | Unset): The property's address; no control characters (an all-blank address

@@ -45,8 +45,9 @@ class WebhookResentData:
         consent (Consent | Unset): The tenant's consent to share their income summary, recorded on the page.
         household_id (UUID | Unset):
         role (MemberRole | Unset): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.
-        methods (list[VerificationMethodName] | Unset): Additive. The methods the create named, in order; absent when it
-            named none.
+        methods (list[VerificationMethodName] | Unset): Additive. The methods the create named, in order; for a create
+            that named none, the account's default set once the tenant consented (less any method this stack lacks); absent
+            otherwise.
         erased_at (datetime.datetime | Unset): RFC 3339 UTC with milliseconds and Z.
     """
 

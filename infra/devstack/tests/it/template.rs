@@ -591,7 +591,8 @@ fn only_deliver_webhook_reaches_the_signing_secrets() {
 /// The tenant-facing functions (the internet-facing tenant page, and the three that write to
 /// tenants) read the landlord's display name and nothing else of the account: every grant of
 /// theirs on `ACCOUNT#` is a GetItem limited to the key and `name` attributes, the one attribute
-/// `get_account_name` projects.
+/// `get_account_name` projects, beside the tenant page's `default_methods` (read at consent) and
+/// the senders' `plan`.
 #[test]
 fn tenant_facing_roles_read_only_the_account_name() {
     let t = template();
@@ -631,15 +632,18 @@ fn tenant_facing_roles_read_only_the_account_name() {
             })
             .collect();
         assert!(!reaching.is_empty(), "{resource} reads the name");
-        // The tenant page reads the name; the senders of SMS also the plan (its allowance).
+        // The tenant page reads the name, and at consent the default methods; the senders of
+        // SMS the name and the plan (its allowance).
         let mut readable = vec![
             schema::PK.to_string(),
             schema::SK.to_string(),
             shared::adapters::dynamo::ACCOUNT_NAME_ATTRIBUTE.to_string(),
         ];
-        if resource != "TenantPortalFunction" {
-            readable.push(shared::adapters::dynamo::ACCOUNT_PLAN_ATTRIBUTE.to_string());
-        }
+        readable.push(if resource == "TenantPortalFunction" {
+            shared::adapters::dynamo::ACCOUNT_DEFAULT_METHODS_ATTRIBUTE.to_string()
+        } else {
+            shared::adapters::dynamo::ACCOUNT_PLAN_ATTRIBUTE.to_string()
+        });
         for st in reaching {
             if st["Sid"] == "SmsAllowance" {
                 // The month's SMS count and no other attribute.

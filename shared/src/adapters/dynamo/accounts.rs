@@ -8,7 +8,8 @@ use super::api_day::account_from_item;
 use super::contention::send_update;
 use super::items::{account_item, from_item, s, webhook_secrets_item};
 use super::schema::{
-    ACCOUNT_NAME_ATTRIBUTE, ACCOUNT_PLAN_ATTRIBUTE, WEBHOOK_SECRET_ATTRIBUTES, keys,
+    ACCOUNT_DEFAULT_METHODS_ATTRIBUTE, ACCOUNT_NAME_ATTRIBUTE, ACCOUNT_PLAN_ATTRIBUTE,
+    WEBHOOK_SECRET_ATTRIBUTES, keys,
 };
 use super::{DynamoStore, Expr, unavailable, written};
 use crate::domain::income::VerificationMethod;
@@ -88,10 +89,13 @@ impl AccountStore for DynamoStore {
     ) -> Result<bool, StoreError> {
         let mut expr = Expr::default();
         let update = if methods.is_empty() {
-            format!("REMOVE {}", expr.name("default_methods"))
+            format!("REMOVE {}", expr.name(ACCOUNT_DEFAULT_METHODS_ATTRIBUTE))
         } else {
             let list = AttributeValue::L(methods.iter().map(|m| s(m.as_str())).collect());
-            format!("SET {}", expr.set("default_methods", "methods", list))
+            format!(
+                "SET {}",
+                expr.set(ACCOUNT_DEFAULT_METHODS_ATTRIBUTE, "methods", list)
+            )
         };
         self.update_existing_account(account_id, update, expr).await
     }
@@ -103,13 +107,18 @@ impl AccountStore for DynamoStore {
         let out = self
             .get_item(&keys::account(account_id))
             .projection_expression("#m")
-            .expression_attribute_names("#m", "default_methods")
+            .expression_attribute_names("#m", ACCOUNT_DEFAULT_METHODS_ATTRIBUTE)
             .send()
             .await
             .map_err(unavailable)?;
         let listed = out
             .item
-            .and_then(|item| item.get("default_methods")?.as_l().ok().cloned())
+            .and_then(|item| {
+                item.get(ACCOUNT_DEFAULT_METHODS_ATTRIBUTE)?
+                    .as_l()
+                    .ok()
+                    .cloned()
+            })
             .unwrap_or_default();
         // A name no method has (written by a later version) is skipped, not an error.
         Ok(listed

@@ -192,6 +192,7 @@ mod tests {
         let consent = Transition::Consent {
             version: "v1".into(),
             provider_user: Some("user-1".into()),
+            methods: vec![],
         };
         assert_eq!(
             names(consent.clone(), &v),

@@ -52,6 +52,9 @@ pub const KEY_ATTRIBUTES: [&str; 8] = [PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, G
 pub const ACCOUNT_NAME_ATTRIBUTE: &str = "name";
 /// The account's plan, read beside its name by the senders of SMS (their allowance).
 pub const ACCOUNT_PLAN_ATTRIBUTE: &str = "plan";
+/// The account's default verification methods (admin `set-default-methods`), which the tenant
+/// page reads at consent for a verification created without its own (`dynamodb:Attributes`).
+pub const ACCOUNT_DEFAULT_METHODS_ATTRIBUTE: &str = "default_methods";
 
 pub const WEBHOOK_SECRET_ATTRIBUTES: [&str; 3] = ["current", "previous", "previous_valid_until"];
 

@@ -10,14 +10,13 @@ use crate::domain::methods::{self, AttemptOutcome, MethodAttempt};
 use crate::domain::report::IncomeReport;
 use crate::domain::{Mode, Transition, Verification};
 use crate::handlers::html::esc;
-use crate::ports::{IncomeProvider, ProviderError};
+use crate::ports::{AccountStore, IncomeProvider, ProviderError, StoreError};
 
 use super::{PortalDeps, uses_scenarios};
 
-/// The methods this page routes `v` between: the verification's own, else every method the
-/// page can serve, in order. It serves the sandbox's methods where the tenant picks scenarios,
-/// else the live provider's, and uploaded documents where the stack has a documents bucket.
-pub(super) fn routable<S, C, P: IncomeProvider, U>(
+/// The methods this page can serve `v`: the sandbox's where the tenant picks scenarios, else the
+/// live provider's, and uploaded documents where the stack has a documents bucket.
+fn served<S, C, P: IncomeProvider, U>(
     deps: &PortalDeps<S, C, P, U>,
     v: &Verification,
 ) -> Vec<VerificationMethod> {
@@ -26,12 +25,34 @@ pub(super) fn routable<S, C, P: IncomeProvider, U>(
     } else {
         Mode::Live
     };
-    let here = methods::available(
+    methods::available(
         Some(deps.live_provider.method()),
         mode,
         deps.uploads.is_some(),
-    );
-    methods::effective(&v.methods, &[], &here)
+    )
+}
+
+/// The methods this page routes `v` between: the verification's own (named at create, or the
+/// account's default stored at consent), else every method the page can serve, in order.
+pub(super) fn routable<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> Vec<VerificationMethod> {
+    methods::effective(&v.methods, &[], &served(deps, v))
+}
+
+/// The methods the consent stores on `v`: for a verification created without its own, its
+/// account's default set less what this page cannot serve (`methods::from_account_default`);
+/// nothing to store otherwise. The account is read only then.
+pub(super) async fn methods_at_consent<S: AccountStore, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> Result<Vec<VerificationMethod>, StoreError> {
+    if !v.methods.is_empty() {
+        return Ok(vec![]);
+    }
+    let default = deps.store.get_default_methods(&v.account_id).await?;
+    Ok(methods::from_account_default(&default, &served(deps, v)))
 }
 
 /// Whether the page offers `v` uploaded documents: the stack takes them and they are one of

@@ -16,6 +16,7 @@ async fn an_ended_verification_closes_its_provider_user_through_the_retry_road()
     let consent = Transition::Consent {
         version: "v1".into(),
         provider_user: Some("cuid-1 user-token-1".into()),
+        methods: vec![],
     };
     let Ok(TransitionOutcome::Applied(started)) =
         deps.store.transition(&v, &consent, created()).await

@@ -59,6 +59,7 @@ pub(super) async fn conditional_writes_refuse<S: Store>(store: S) {
     let consent = |user: &str| Transition::Consent {
         version: "v1".into(),
         provider_user: Some(user.into()),
+        methods: vec![],
     };
     let outcome = store
         .transition(&started, &consent("user-1"), now())
@@ -107,6 +108,7 @@ pub(super) async fn conditional_writes_refuse<S: Store>(store: S) {
     let late = Transition::Consent {
         version: "v1".into(),
         provider_user: None,
+        methods: vec![],
     };
     assert!(matches!(
         store.transition(&stored, &late, now()).await.unwrap(),

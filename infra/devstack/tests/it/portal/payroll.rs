@@ -2,6 +2,7 @@
 //! scenarios offered alone, and a payroll report with gross pay, net beside it, and its methods.
 
 use super::*;
+use shared::domain::income::VerificationMethod;
 
 /// Connects the `payroll_active` scenario; the verification is then completed by payroll.
 async fn connect_payroll_active(env: &TestEnv, link: &str, id: &str) -> Value {
@@ -132,4 +133,42 @@ async fn a_failed_bank_connection_is_followed_by_payroll() {
     let tries = data["income_report"]["attempts"].as_array().unwrap().len();
     assert_eq!(tries, 2);
     assert_eq!(data["income_report"]["total_monthly_income"], 0.0);
+}
+
+/// The account's default set (admin `set-default-methods`) applies to a create that names no
+/// methods: the tenant page takes it at consent, and GET shows it from then on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_create_without_methods_takes_the_accounts_default_set() {
+    let env = env().await;
+    let account = devstack::stack::DEMO_ACCOUNT;
+    let default = [VerificationMethod::Payroll, VerificationMethod::Bank];
+    assert!(
+        env.store
+            .set_default_methods(account, &default)
+            .await
+            .unwrap()
+    );
+    let (id, link) = create(&env, &env.test_key, "dee@example.com", Some(1500.0)).await;
+    assert!(
+        api_get(&env, &env.test_key, &id)
+            .await
+            .get("methods")
+            .is_none()
+    );
+
+    open_and_consent(&env, &link).await;
+    let data = api_get(&env, &env.test_key, &id).await;
+    assert_eq!(data["methods"], json!(["payroll", "bank"]));
+    let p = page(&env, "GET", &link, None).await;
+    assert!(p.html.contains("value=\"payroll_active\"") && !p.html.contains("value=\"good\""));
+
+    // The create's own methods win over the default.
+    let body =
+        json!({"tenant_email": "eve@example.com", "monthly_rent": 1500, "methods": ["bank"]});
+    let (id, link) = create_with(&env, &env.test_key, body).await;
+    open_and_consent(&env, &link).await;
+    assert_eq!(
+        api_get(&env, &env.test_key, &id).await["methods"],
+        json!(["bank"])
+    );
 }
