@@ -352,7 +352,13 @@ export interface paths {
          *     conditional write (completed and no note yet), and answers 303; an empty, too long or
          *     control-character note answers 400 with a notice; a second note (or one racing another
          *     tab) answers the page as it now is, showing the note that was kept. The landlord reads it
-         *     as `income_report.tenant_note` and in the report PDF.
+         *     as `income_report.tenant_note` and in the report PDF. `action=switch_method` ("use another
+         *     way", after consent) names in `method` the next of the verification's open methods: it
+         *     records the method offered now as `abandoned` in the report's `attempts`, in one
+         *     conditional write on the tries as read, keeps the consent, and answers 303; the page then
+         *     offers `method`. A `method` that is not the next one (another tab switched first) answers
+         *     the page as it now is; a missing `method`, or one outside the enum, answers 400 with the
+         *     page and a notice, whatever the state.
          */
         post: operations["tenantPageAction"];
         delete?: never;
@@ -2703,7 +2709,7 @@ export interface operations {
             content: {
                 "application/x-www-form-urlencoded": {
                     /** @enum {string} */
-                    action: "consent" | "start" | "connect" | "note" | "finish_documents" | "state_pay";
+                    action: "consent" | "start" | "connect" | "note" | "finish_documents" | "state_pay" | "switch_method";
                     /** @description The tenant's note to the landlord (action=note, completed verifications only; once): at most 500 characters once trimmed, with each line break counted once. A browser sends a line break as two characters, so up to 1000 may arrive; a longer note is refused with 400 whatever the page's state. */
                     note?: string;
                     /**
@@ -2728,11 +2734,16 @@ export interface operations {
                      */
                     frequency?: "weekly" | "biweekly" | "semi_monthly" | "monthly";
                     /**
+                     * @description The method the tenant switches to, the next of the verification's open methods (action=switch_method).
+                     * @enum {string}
+                     */
+                    method?: "bank" | "payroll" | "document";
+                    /**
                      * @description Sandbox scenario (test verifications; action=connect).
                      * @enum {string}
                      */
                     scenario?: "good" | "lowincome" | "gig" | "voucher" | "declining" | "irregular" | "oneoff" | "ended" | "transfers" | "fail" | "outage" | "payroll_active" | "payroll_terminated" | "payroll_gig";
-                } & (unknown & unknown & unknown);
+                } & (unknown & unknown & unknown & unknown);
             };
         };
         responses: {

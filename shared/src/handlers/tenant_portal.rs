@@ -41,15 +41,16 @@ use crate::domain::{Mode, Status, Transition, Verification};
 use crate::handlers::html::esc;
 pub use crate::handlers::tenant_portal::live_provider::LiveProvider;
 use crate::handlers::tenant_portal::page::{
-    connect_step, consent_body, expiry_note, not_found, page, provider_down, see_other, start_body,
+    connect_step, consent_body, expiry_note, not_found, page, provider_down, start_body,
 };
 use crate::handlers::tenant_portal::reads::requester_name;
 use crate::http::{ApiRequest, ApiResponse, parse_query};
 use crate::ports::{
-    AccountStore, Clock, DocumentStore, IncomeProvider, StoreError, TransitionOutcome,
-    UploadSigner, VerificationStore,
+    AccountStore, Clock, DocumentStore, IncomeProvider, StoreError, UploadSigner, VerificationStore,
 };
-use actions::{add_note, finish_documents, page_url, state_pay, with_documents};
+use actions::{
+    add_note, finish_documents, not_now, page_url, state_pay, with_documents, write_then_show,
+};
 use documents::DocumentUploads;
 use form::SCENARIO_NOTICE;
 
@@ -182,6 +183,7 @@ async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
                 Some("note") => add_note(deps, v, &form, &visit).await,
                 Some("finish_documents") => finish_documents(deps, v, &visit).await,
                 Some("state_pay") => state_pay(deps, v, &form, &visit).await,
+                Some("switch_method") => routing::switch_method(deps, v, &form, &visit).await,
                 _ => Ok(page(
                     400,
                     "Unknown action",
@@ -289,13 +291,10 @@ async fn consent<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         provider_user,
         methods: methods?,
     };
-    match deps.store.transition(&v, &transition, visit.now).await? {
-        TransitionOutcome::Applied(_) => {
-            tracing::info!(consent_version = CONSENT_VERSION, "tenant consented");
-            Ok(see_other(visit.link))
-        }
-        TransitionOutcome::Conflict(fresh) => after_conflict(deps, fresh, visit).await,
-    }
+    write_then_show(deps, &v, &transition, visit, |_| {
+        tracing::info!(consent_version = CONSENT_VERSION, "tenant consented");
+    })
+    .await
 }
 
 async fn connect<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
@@ -304,11 +303,8 @@ async fn connect<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     form: &std::collections::HashMap<String, String>,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
-    if !v.effective_status(visit.now).is_open() {
-        return current_page(deps, &v, visit).await;
-    }
-    if needs_consent(deps, &v) {
-        return refuse(deps, &v, visit, CONSENT_FIRST).await;
+    if let Some(page) = not_now(deps, &v, visit).await {
+        return page;
     }
     let (income, method) = if uses_scenarios(deps, &v) {
         let Some(scenario) = form
@@ -340,13 +336,10 @@ async fn connect<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         return Ok(provider_down(visit.request_id));
     };
     // One conditional write: if a cancel or an expiry got there first, it wins and the page shows it.
-    match deps.store.transition(&v, &transition, visit.now).await? {
-        TransitionOutcome::Applied(done) => {
-            tracing::info!(status = done.status.as_str(), "verification finished");
-            Ok(see_other(visit.link))
-        }
-        TransitionOutcome::Conflict(fresh) => after_conflict(deps, fresh, visit).await,
-    }
+    write_then_show(deps, &v, &transition, visit, |done| {
+        tracing::info!(status = done.status.as_str(), "verification finished");
+    })
+    .await
 }
 
 /// The line at the top of a page whose income is not real.
@@ -431,28 +424,32 @@ async fn render<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
             ),
             request_id,
         ),
+        // Only uploads remain: the page offers them alone.
+        Status::Pending | Status::InProgress if routing::current(deps, v).is_none() => {
+            let retry = routing::retry_notice(v);
+            let body = format!("{banner}{retry}{notice}{expiry}");
+            let uploads = page(200, "Upload your documents", &body, request_id);
+            with_documents(deps, v, visit, uploads).await
+        }
         // The connection step says it too. A real provider is asked nothing until the tenant
         // starts the connection (a POST): a link scanner's GET costs nothing.
         Status::Pending | Status::InProgress if uses_scenarios(deps, v) => {
             let step = deps.sandbox.begin(v, None).await;
-            let retry = routing::retry_notice(v);
-            let connect = connect_step(
-                step,
-                banner,
-                v,
-                visit.link,
-                &format!("{retry}{notice}{expiry}"),
-                request_id,
+            let (retry, switch) = (
+                routing::retry_notice(v),
+                routing::switch_form(deps, v, visit.link),
             );
+            let notices = format!("{retry}{notice}{switch}{expiry}");
+            let connect = connect_step(step, banner, v, visit.link, &notices, request_id);
             with_documents(deps, v, visit, connect).await
         }
         Status::Pending | Status::InProgress => {
-            let start = page(
-                200,
-                "Connect your income",
-                &start_body(&format!("{notice}{expiry}"), visit.link),
-                request_id,
+            let (retry, switch) = (
+                routing::retry_notice(v),
+                routing::switch_form(deps, v, visit.link),
             );
+            let body = start_body(&format!("{retry}{notice}{switch}{expiry}"), visit.link);
+            let start = page(200, "Connect your income", &body, request_id);
             with_documents(deps, v, visit, start).await
         }
     };
@@ -479,12 +476,14 @@ async fn start<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     let who = esc(&requester?);
     let expiry = expiry_note(&who, &crate::domain::reach::expiry_phrase(&v));
     let (link, request_id) = (visit.link, visit.request_id);
+    // Who leaves the provider's window without finishing comes back to another way.
+    let notices = format!("{}{expiry}", routing::switch_form(deps, &v, link));
     Ok(connect_step(
         step,
         banner(deps, &v),
         &v,
         link,
-        &expiry,
+        &notices,
         request_id,
     ))
 }

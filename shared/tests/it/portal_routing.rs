@@ -5,7 +5,8 @@ use chrono::Duration;
 use shared::adapters::sandbox::SandboxProvider;
 use shared::adapters::testing::{ExampleSigner, ManualClock, MemoryStore, active_account};
 use shared::domain::income::VerificationMethod::{self, *};
-use shared::domain::{Mode, NewVerificationInput, VERIFICATION_LIFETIME, Verification};
+use shared::domain::methods::AttemptOutcome;
+use shared::domain::{Mode, NewVerificationInput, Status, VERIFICATION_LIFETIME, Verification};
 use shared::handlers::tenant_portal::documents::DocumentUploads;
 use shared::handlers::tenant_portal::{LiveProvider, PortalDeps, tenant_portal};
 use shared::http::{ApiRequest, ApiResponse};
@@ -120,4 +121,116 @@ async fn a_default_naming_nothing_the_stack_has_leaves_every_method() {
     let (v, link) = pending(&deps, &[]);
     consent(&deps, &link).await;
     assert!(stored(&deps, &v).methods.is_empty());
+}
+
+/// The tries as the store holds them: (method, outcome) pairs.
+fn tries(deps: &Deps, v: &Verification) -> Vec<(VerificationMethod, AttemptOutcome)> {
+    let stored = stored(deps, v);
+    stored
+        .method_attempts
+        .iter()
+        .map(|a| (a.method, a.outcome))
+        .collect()
+}
+
+#[tokio::test]
+async fn use_another_way_records_the_method_left_and_offers_the_next() {
+    let deps = page_deps(&[], false).await;
+    let (v, link) = pending(&deps, &[Bank, Payroll]);
+    // Before consent the switch is refused like any step.
+    let p = page(&deps, &link, Some("action=switch_method&method=payroll")).await;
+    assert_eq!(p.status, 400, "{}", p.body);
+    consent(&deps, &link).await;
+    let p = page(&deps, &link, None).await;
+    assert!(
+        p.body.contains(r#"name="method" value="payroll""#),
+        "{}",
+        p.body
+    );
+    assert!(
+        p.body
+            .contains("Use another way: connect your payroll account")
+    );
+
+    // A method outside the form's own is refused whatever the state; one that is not next
+    // shows the page as it is.
+    let p = page(&deps, &link, Some("action=switch_method&method=crypto")).await;
+    assert_eq!(p.status, 400);
+    let p = page(&deps, &link, Some("action=switch_method&method=bank")).await;
+    assert_eq!(p.status, 200);
+    assert!(tries(&deps, &v).is_empty());
+
+    let p = page(&deps, &link, Some("action=switch_method&method=payroll")).await;
+    assert_eq!(p.status, 303, "{}", p.body);
+    assert_eq!(tries(&deps, &v), vec![(Bank, AttemptOutcome::Abandoned)]);
+    let after = stored(&deps, &v);
+    assert_eq!(after.status, Status::InProgress);
+    assert!(after.consented_at.is_some(), "consent kept");
+    let p = page(&deps, &link, None).await;
+    assert!(p.body.contains("You left connecting by bank"), "{}", p.body);
+    assert!(p.body.contains("value=\"payroll_active\"") && !p.body.contains("value=\"good\""));
+    assert!(
+        !p.body.contains("switch_method"),
+        "payroll is the last method"
+    );
+    // The same click again (another tab) changes nothing.
+    let p = page(&deps, &link, Some("action=switch_method&method=payroll")).await;
+    assert_eq!(p.status, 200);
+    assert_eq!(tries(&deps, &v).len(), 1);
+
+    let p = page(&deps, &link, Some("action=connect&scenario=payroll_active")).await;
+    assert_eq!(p.status, 303, "{}", p.body);
+    let report = stored(&deps, &v).income_report.unwrap();
+    let recorded: Vec<_> = report
+        .attempts
+        .iter()
+        .map(|a| (a.method, a.outcome))
+        .collect();
+    assert_eq!(
+        recorded,
+        vec![
+            (Bank, AttemptOutcome::Abandoned),
+            (Payroll, AttemptOutcome::Succeeded)
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_refusal_after_every_other_method_was_left_fails_the_verification() {
+    let deps = page_deps(&[], true).await;
+    let (v, link) = pending(&deps, &[Payroll, Bank, Document]);
+    consent(&deps, &link).await;
+    let switch = "action=switch_method&method=bank";
+    assert_eq!(page(&deps, &link, Some(switch)).await.status, 303);
+    // Uploads follow the bank: the switch leaves the bank for them.
+    let p = page(&deps, &link, None).await;
+    assert!(
+        p.body.contains("Use another way: upload documents"),
+        "{}",
+        p.body
+    );
+    let switch = "action=switch_method&method=document";
+    assert_eq!(page(&deps, &link, Some(switch)).await.status, 303);
+    let p = page(&deps, &link, None).await;
+    assert!(p.body.contains("Upload your documents"), "{}", p.body);
+    assert!(
+        !p.body.contains("Connect and share"),
+        "no bank is offered any more"
+    );
+    assert_eq!(
+        tries(&deps, &v),
+        vec![
+            (Payroll, AttemptOutcome::Abandoned),
+            (Bank, AttemptOutcome::Abandoned)
+        ]
+    );
+
+    // Without documents, the bank's refusal after payroll was left fails it.
+    let (v, link) = pending(&deps, &[Payroll, Bank]);
+    consent(&deps, &link).await;
+    let switch = "action=switch_method&method=bank";
+    assert_eq!(page(&deps, &link, Some(switch)).await.status, 303);
+    let p = page(&deps, &link, Some("action=connect&scenario=fail")).await;
+    assert_eq!(p.status, 303);
+    assert_eq!(stored(&deps, &v).status, Status::Failed);
 }

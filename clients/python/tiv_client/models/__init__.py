@@ -113,6 +113,7 @@ from .tenant_page_action_body import TenantPageActionBody
 from .tenant_page_action_body_action import TenantPageActionBodyAction
 from .tenant_page_action_body_agree import TenantPageActionBodyAgree
 from .tenant_page_action_body_frequency import TenantPageActionBodyFrequency
+from .tenant_page_action_body_method import TenantPageActionBodyMethod
 from .tenant_page_action_body_scenario import TenantPageActionBodyScenario
 from .unauthorized_error import UnauthorizedError
 from .unauthorized_error_code import UnauthorizedErrorCode
@@ -270,6 +271,7 @@ __all__ = (
     "TenantPageActionBodyAction",
     "TenantPageActionBodyAgree",
     "TenantPageActionBodyFrequency",
+    "TenantPageActionBodyMethod",
     "TenantPageActionBodyScenario",
     "UnauthorizedError",
     "UnauthorizedErrorCode",

@@ -10,6 +10,7 @@ from attrs import field as _attrs_field
 from ..models.tenant_page_action_body_action import TenantPageActionBodyAction
 from ..models.tenant_page_action_body_agree import TenantPageActionBodyAgree
 from ..models.tenant_page_action_body_frequency import TenantPageActionBodyFrequency
+from ..models.tenant_page_action_body_method import TenantPageActionBodyMethod
 from ..models.tenant_page_action_body_scenario import TenantPageActionBodyScenario
 from ..types import UNSET, Unset
 
@@ -30,6 +31,8 @@ class TenantPageActionBody:
         gross (str | Unset): The gross pay the document shows, in dollars (action=state_pay).
         net (str | Unset): The net pay the document shows, in dollars (action=state_pay).
         frequency (TenantPageActionBodyFrequency | Unset): How often the tenant is paid (action=state_pay).
+        method (TenantPageActionBodyMethod | Unset): The method the tenant switches to, the next of the verification's
+            open methods (action=switch_method).
         scenario (TenantPageActionBodyScenario | Unset): Sandbox scenario (test verifications; action=connect).
     """
 
@@ -41,6 +44,7 @@ class TenantPageActionBody:
     gross: str | Unset = UNSET
     net: str | Unset = UNSET
     frequency: TenantPageActionBodyFrequency | Unset = UNSET
+    method: TenantPageActionBodyMethod | Unset = UNSET
     scenario: TenantPageActionBodyScenario | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -67,6 +71,10 @@ class TenantPageActionBody:
         if not isinstance(self.frequency, Unset):
             frequency = self.frequency.value
 
+        method: str | Unset = UNSET
+        if not isinstance(self.method, Unset):
+            method = self.method.value
+
         scenario: str | Unset = UNSET
         if not isinstance(self.scenario, Unset):
             scenario = self.scenario.value
@@ -92,6 +100,8 @@ class TenantPageActionBody:
             field_dict["net"] = net
         if frequency is not UNSET:
             field_dict["frequency"] = frequency
+        if method is not UNSET:
+            field_dict["method"] = method
         if scenario is not UNSET:
             field_dict["scenario"] = scenario
 
@@ -131,6 +141,13 @@ class TenantPageActionBody:
         else:
             frequency = TenantPageActionBodyFrequency(_frequency)
 
+        _method = d.pop("method", UNSET)
+        method: TenantPageActionBodyMethod | Unset
+        if isinstance(_method, Unset):
+            method = UNSET
+        else:
+            method = TenantPageActionBodyMethod(_method)
+
         _scenario = d.pop("scenario", UNSET)
         scenario: TenantPageActionBodyScenario | Unset
         if isinstance(_scenario, Unset):
@@ -147,6 +164,7 @@ class TenantPageActionBody:
             gross=gross,
             net=net,
             frequency=frequency,
+            method=method,
             scenario=scenario,
         )
 

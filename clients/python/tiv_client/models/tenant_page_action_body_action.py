@@ -8,6 +8,7 @@ class TenantPageActionBodyAction(StrEnum):
     NOTE = "note"
     START = "start"
     STATE_PAY = "state_pay"
+    SWITCH_METHOD = "switch_method"
 
     def __str__(self) -> str:
         return str(self.value)

@@ -15,6 +15,46 @@ use crate::handlers::tenant_portal::page::see_other;
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, IncomeProvider, TransitionOutcome, UploadSigner};
 
+/// Writes `transition` in one conditional write: 303 back to the link once applied (`applied`
+/// logs it), else the page as it now is (`after_conflict`).
+pub(super) async fn write_then_show<
+    S: PortalStore,
+    C: Clock,
+    P: IncomeProvider,
+    U: UploadSigner,
+>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+    transition: &Transition,
+    visit: &Visit<'_>,
+    applied: impl FnOnce(&Verification),
+) -> Result<ApiResponse, PageError> {
+    match deps.store.transition(v, transition, visit.now).await? {
+        TransitionOutcome::Applied(done) => {
+            applied(&done);
+            Ok(see_other(visit.link))
+        }
+        TransitionOutcome::Conflict(fresh) => after_conflict(deps, fresh, visit).await,
+    }
+}
+
+/// The answer to a step that the verification's state does not allow: the page as it is once
+/// closed, the consent notice while the consent is still to be given; None when the step may go
+/// on.
+pub(super) async fn not_now<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+    visit: &Visit<'_>,
+) -> Option<Result<ApiResponse, PageError>> {
+    if !v.effective_status(visit.now).is_open() {
+        return Some(current_page(deps, v, visit).await);
+    }
+    if needs_consent(deps, v) {
+        return Some(refuse(deps, v, visit, CONSENT_FIRST).await);
+    }
+    None
+}
+
 /// The page's absolute URL: `PUBLIC_BASE_URL`, or the request's host over https, and the link.
 pub(super) fn page_url<S, C, P, U>(
     deps: &PortalDeps<S, C, P, U>,
@@ -75,13 +115,10 @@ pub(super) async fn finish_documents<
     let transition = Transition::Complete {
         report: Box::new(report),
     };
-    match deps.store.transition(&v, &transition, visit.now).await? {
-        TransitionOutcome::Applied(_) => {
-            tracing::info!(documents = v.documents.len(), "finished with documents");
-            Ok(see_other(visit.link))
-        }
-        TransitionOutcome::Conflict(fresh) => after_conflict(deps, fresh, visit).await,
-    }
+    write_then_show(deps, &v, &transition, visit, |_| {
+        tracing::info!(documents = v.documents.len(), "finished with documents");
+    })
+    .await
 }
 
 /// The figures a tenant typed from a photo or scan: stored once on that document.

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use chrono::NaiveDate;
 
 use crate::adapters::sandbox::is_scenario;
+use crate::domain::income::VerificationMethod;
 use crate::handlers::tenant_portal::documents::{STATED_PAY_NOTICE, is_amount};
 use crate::handlers::tenant_portal::report_copy::{NoteProblem, note_fits_form};
 
@@ -16,6 +17,9 @@ use crate::handlers::tenant_portal::report_copy::{NoteProblem, note_fits_form};
 const AGREE_NOTICE: &str = "Please tick the box to agree before continuing.";
 /// The notice of a scenario outside the sandbox's.
 pub(super) const SCENARIO_NOTICE: &str = "Please choose one of the options.";
+
+/// The notice of a "use another way" form without one of the methods.
+const METHOD_NOTICE: &str = "Please use one of the buttons on the page.";
 
 /// The pay frequencies the stated-pay form offers.
 pub(super) const FREQUENCIES: [&str; 4] = ["weekly", "biweekly", "semi_monthly", "monthly"];
@@ -31,6 +35,11 @@ pub(super) fn out_of_form(form: &HashMap<String, String>) -> Option<String> {
     }
     if field("scenario").is_some_and(|s| !is_scenario(s)) {
         return Some(SCENARIO_NOTICE.into());
+    }
+    if field("method").is_none_or(|m| VerificationMethod::parse(m).is_none())
+        && (action == Some("switch_method") || field("method").is_some())
+    {
+        return Some(METHOD_NOTICE.into());
     }
     if field("note").is_some_and(|n| !note_fits_form(n)) {
         return Some(NoteProblem::TooLong.message());
@@ -73,6 +82,8 @@ mod tests {
             vec![("action", "start")],
             vec![("action", "note"), ("note", "Job starts in May")],
             vec![("action", "finish_documents")],
+            vec![("action", "switch_method"), ("method", "payroll")],
+            vec![("action", "switch_method"), ("method", "document")],
             vec![
                 ("action", "state_pay"),
                 ("document", "d1"),
@@ -111,6 +122,15 @@ mod tests {
                 SCENARIO_NOTICE.into(),
             ),
             (form(&[("action", "note")]), NoteProblem::Empty.message()),
+            (form(&[("action", "switch_method")]), METHOD_NOTICE.into()),
+            (
+                form(&[("action", "switch_method"), ("method", "Payroll")]),
+                METHOD_NOTICE.into(),
+            ),
+            (
+                form(&[("action", "start"), ("method", "crypto")]),
+                METHOD_NOTICE.into(),
+            ),
             (
                 form(&[("action", "note"), ("note", "")]),
                 NoteProblem::Empty.message(),

@@ -10,9 +10,11 @@ use crate::domain::methods::{self, AttemptOutcome, MethodAttempt};
 use crate::domain::report::IncomeReport;
 use crate::domain::{Mode, Transition, Verification};
 use crate::handlers::html::esc;
-use crate::ports::{AccountStore, IncomeProvider, ProviderError, StoreError};
+use crate::http::ApiResponse;
+use crate::ports::{AccountStore, Clock, IncomeProvider, ProviderError, StoreError, UploadSigner};
 
-use super::{PortalDeps, uses_scenarios};
+use super::actions::{not_now, write_then_show};
+use super::{PageError, PortalDeps, PortalStore, Visit, current_page, uses_scenarios};
 
 /// The methods this page can serve `v`: the sandbox's where the tenant picks scenarios, else the
 /// live provider's, and uploaded documents where the stack has a documents bucket.
@@ -62,6 +64,87 @@ pub(super) fn offers_documents<S, C, P: IncomeProvider, U>(
     v: &Verification,
 ) -> bool {
     routable(deps, v).contains(&VerificationMethod::Document)
+}
+
+/// The method the page offers to connect now: the first of `v`'s open methods other than
+/// uploaded documents, which the page offers beside it. None when only documents remain.
+pub(super) fn current<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> Option<VerificationMethod> {
+    methods::remaining(&routable(deps, v), &v.method_attempts)
+        .into_iter()
+        .find(|m| *m != VerificationMethod::Document)
+}
+
+/// Where "use another way" leads from the method offered now: the next of `v`'s open methods.
+/// None when nothing is offered now or nothing follows it.
+pub(super) fn next_way<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> Option<(VerificationMethod, VerificationMethod)> {
+    let now = current(deps, v)?;
+    let next = methods::remaining(&routable(deps, v), &v.method_attempts)
+        .into_iter()
+        .find(|m| *m != now)?;
+    Some((now, next))
+}
+
+/// The "use another way" button: one click records the method offered now as `abandoned` and
+/// offers the next one, consent kept. Empty when no other method remains.
+pub(super) fn switch_form<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+    link: &str,
+) -> String {
+    let Some((_, next)) = next_way(deps, v) else {
+        return String::new();
+    };
+    let label = match next {
+        VerificationMethod::Bank => "connect your bank instead",
+        VerificationMethod::Payroll => "connect your payroll account instead",
+        VerificationMethod::Document => "upload documents instead",
+    };
+    format!(
+        r#"<form method="post" action="{link}" class="switch">
+<input type="hidden" name="action" value="switch_method">
+<input type="hidden" name="method" value="{method}">
+<p>Did not finish, or prefer another way? <button type="submit">Use another way: {label}</button></p>
+</form>"#,
+        link = esc(link),
+        method = next.as_str(),
+    )
+}
+
+/// The "use another way" POST: the method offered now is recorded as `abandoned` (one
+/// conditional write on the tries as read, consent kept) when `method` is the next one; a form
+/// that no longer fits (another tab switched, or nothing follows) shows the page as it now is.
+pub(super) async fn switch_method<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: Verification,
+    form: &std::collections::HashMap<String, String>,
+    visit: &Visit<'_>,
+) -> Result<ApiResponse, PageError> {
+    if let Some(page) = not_now(deps, &v, visit).await {
+        return page;
+    }
+    let asked = form
+        .get("method")
+        .and_then(|m| VerificationMethod::parse(m));
+    let Some((left, _)) = next_way(deps, &v).filter(|(_, next)| Some(*next) == asked) else {
+        return current_page(deps, &v, visit).await;
+    };
+    let transition = Transition::Attempt {
+        attempt: MethodAttempt {
+            method: left,
+            outcome: AttemptOutcome::Abandoned,
+            at: visit.now,
+        },
+    };
+    write_then_show(deps, &v, &transition, visit, |_| {
+        tracing::info!(method = left.as_str(), "tenant chose another way");
+    })
+    .await
 }
 
 /// A report made after routing records every try, `method`'s last with its `outcome`.
@@ -144,14 +227,17 @@ pub(super) fn retry_notice(v: &Verification) -> String {
     let Some(last) = v.method_attempts.last() else {
         return String::new();
     };
-    let what = match last.outcome {
-        AttemptOutcome::NoIncome => "found no income we could count",
-        _ => "did not work",
+    let how = esc(words(last.method));
+    let line = match last.outcome {
+        AttemptOutcome::Abandoned => {
+            format!("You left connecting by {how}. Your consent stands: carry on below.")
+        }
+        AttemptOutcome::NoIncome => format!(
+            "Connecting by {how} found no income we could count. Nothing is lost: try another way below."
+        ),
+        _ => format!("Connecting by {how} did not work. Nothing is lost: try another way below."),
     };
-    format!(
-        r#"<p class="notice" role="status">Connecting by {} {what}. Nothing is lost: try another way below.</p>"#,
-        esc(words(last.method))
-    )
+    format!(r#"<p class="notice" role="status">{line}</p>"#)
 }
 
 fn words(method: VerificationMethod) -> &'static str {
@@ -210,6 +296,30 @@ mod tests {
         assert!(
             decide(&v, Bank, &[Bank], refused(), now, build)
                 .is_some_and(|t| matches!(t, Transition::Fail { .. }))
+        );
+    }
+
+    #[test]
+    fn every_method_failed_or_abandoned_fails_the_verification() {
+        let now = Utc::now();
+        let mut v = verification();
+        v.method_attempts = vec![MethodAttempt {
+            method: Bank,
+            outcome: AttemptOutcome::Abandoned,
+            at: now,
+        }];
+        assert!(retry_notice(&v).contains("You left connecting by bank"));
+        let all = [Bank, Payroll, Document];
+        // Documents remain after payroll: a refusal routes to them.
+        let t = decide(&v, Payroll, &all, refused(), now, build).unwrap();
+        assert!(matches!(t, Transition::Attempt { .. }), "{t:?}");
+        // With bank abandoned, payroll's refusal leaves nothing: the verification fails.
+        let t = decide(&v, Payroll, &[Bank, Payroll], refused(), now, build).unwrap();
+        assert!(matches!(t, Transition::Fail { .. }), "{t:?}");
+        // An abandoned method is no longer open.
+        assert_eq!(
+            methods::remaining(&all, &v.method_attempts),
+            vec![Payroll, Document]
         );
     }
 

@@ -109,7 +109,13 @@ def sync_detailed(
     conditional write (completed and no note yet), and answers 303; an empty, too long or
     control-character note answers 400 with a notice; a second note (or one racing another
     tab) answers the page as it now is, showing the note that was kept. The landlord reads it
-    as `income_report.tenant_note` and in the report PDF.
+    as `income_report.tenant_note` and in the report PDF. `action=switch_method` ("use another
+    way", after consent) names in `method` the next of the verification's open methods: it
+    records the method offered now as `abandoned` in the report's `attempts`, in one
+    conditional write on the tries as read, keeps the consent, and answers 303; the page then
+    offers `method`. A `method` that is not the next one (another tab switched first) answers
+    the page as it now is; a missing `method`, or one outside the enum, answers 400 with the
+    page and a notice, whatever the state.
 
     Args:
         verification_id (UUID):
@@ -164,7 +170,13 @@ def sync(
     conditional write (completed and no note yet), and answers 303; an empty, too long or
     control-character note answers 400 with a notice; a second note (or one racing another
     tab) answers the page as it now is, showing the note that was kept. The landlord reads it
-    as `income_report.tenant_note` and in the report PDF.
+    as `income_report.tenant_note` and in the report PDF. `action=switch_method` ("use another
+    way", after consent) names in `method` the next of the verification's open methods: it
+    records the method offered now as `abandoned` in the report's `attempts`, in one
+    conditional write on the tries as read, keeps the consent, and answers 303; the page then
+    offers `method`. A `method` that is not the next one (another tab switched first) answers
+    the page as it now is; a missing `method`, or one outside the enum, answers 400 with the
+    page and a notice, whatever the state.
 
     Args:
         verification_id (UUID):
@@ -214,7 +226,13 @@ async def asyncio_detailed(
     conditional write (completed and no note yet), and answers 303; an empty, too long or
     control-character note answers 400 with a notice; a second note (or one racing another
     tab) answers the page as it now is, showing the note that was kept. The landlord reads it
-    as `income_report.tenant_note` and in the report PDF.
+    as `income_report.tenant_note` and in the report PDF. `action=switch_method` ("use another
+    way", after consent) names in `method` the next of the verification's open methods: it
+    records the method offered now as `abandoned` in the report's `attempts`, in one
+    conditional write on the tries as read, keeps the consent, and answers 303; the page then
+    offers `method`. A `method` that is not the next one (another tab switched first) answers
+    the page as it now is; a missing `method`, or one outside the enum, answers 400 with the
+    page and a notice, whatever the state.
 
     Args:
         verification_id (UUID):
@@ -267,7 +285,13 @@ async def asyncio(
     conditional write (completed and no note yet), and answers 303; an empty, too long or
     control-character note answers 400 with a notice; a second note (or one racing another
     tab) answers the page as it now is, showing the note that was kept. The landlord reads it
-    as `income_report.tenant_note` and in the report PDF.
+    as `income_report.tenant_note` and in the report PDF. `action=switch_method` ("use another
+    way", after consent) names in `method` the next of the verification's open methods: it
+    records the method offered now as `abandoned` in the report's `attempts`, in one
+    conditional write on the tries as read, keeps the consent, and answers 303; the page then
+    offers `method`. A `method` that is not the next one (another tab switched first) answers
+    the page as it now is; a missing `method`, or one outside the enum, answers 400 with the
+    page and a notice, whatever the state.
 
     Args:
         verification_id (UUID):

@@ -291,4 +291,16 @@ pub(super) fn the_tenant_form_s_scenarios_are_the_sandbox_s() {
         .map(|(name, _)| *name)
         .collect();
     assert_eq!(documented, offered);
+    // The "use another way" form names a method, one of the domain's.
+    let documented: Vec<&str> = form["properties"]["method"]["enum"]
+        .as_array()
+        .expect("the method enum")
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    let methods: Vec<&str> = shared::domain::methods::ALL
+        .iter()
+        .map(|m| m.as_str())
+        .collect();
+    assert_eq!(documented, methods);
 }

@@ -108,6 +108,25 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
     let r = env.call("GET", API_LIST, Some(&test), None).await;
     rec.op("list after the scenarios", "GET", API_LIST, &r);
 
+    // "Use another way": the switch to the next method, a stale one, and one without a method.
+    let body = json!({"tenant_email": "w@example.com", "methods": ["bank", "payroll"]});
+    let r = create(rec, &env, "create to switch", &test, body).await;
+    let link = link_of(&env, &r);
+    page(&env, "POST", &link, Some("action=consent&agree=yes")).await;
+    for (name, form, status) in [
+        ("switch method", "action=switch_method&method=payroll", 303),
+        (
+            "switch method again",
+            "action=switch_method&method=payroll",
+            200,
+        ),
+        ("switch method without one", "action=switch_method", 400),
+    ] {
+        let p = page(&env, "POST", &link, Some(form)).await;
+        assert_eq!(p.status, status, "{name}: {}", p.raw);
+        rec.op(name, "POST", PAGE, &p);
+    }
+
     // Cancelled: the page says so (410), a webhook follows.
     let r = create(
         rec,
