@@ -13,7 +13,9 @@ use shared::adapters::pdf::sections::money;
 use shared::adapters::sandbox::scenario_income;
 use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
 use shared::domain::affordability::RentTerms;
-use shared::domain::report::build_report_with;
+use shared::domain::income::VerificationMethod;
+use shared::domain::methods::{AttemptOutcome, MethodAttempt};
+use shared::domain::report::{IncomeReport, build_report_with};
 use shared::domain::secrets::{GeneratedKey, account_key_from_random};
 use shared::domain::{ApiKeyRecord, Mode, Status, Transition};
 use shared::handlers::api::{ApiDeps, create_verification, get_report, get_verification};
@@ -104,6 +106,16 @@ async fn completed(f: &Fixture, scenario: &str) -> Uuid {
 
 /// Completes a verification created with the default body plus `extra` fields.
 async fn completed_with(f: &Fixture, scenario: &str, extra: Value) -> Uuid {
+    completed_editing(f, scenario, extra, |_| {}).await
+}
+
+/// As `completed_with`, with the report changed by `edit` before the completion.
+async fn completed_editing(
+    f: &Fixture,
+    scenario: &str,
+    extra: Value,
+    edit: impl FnOnce(&mut IncomeReport),
+) -> Uuid {
     let mut request = json!({
         "tenant_email": "zoe.tenant@example.com",
         "tenant_name": "Zoë O'Tenant (Jr.)",
@@ -138,7 +150,8 @@ async fn completed_with(f: &Fixture, scenario: &str, extra: Value) -> Uuid {
         panic!("consent applies")
     };
     let income = scenario_income(scenario, v.created_at.date_naive()).unwrap();
-    let report = build_report_with(&income, &RentTerms::from(&v));
+    let mut report = build_report_with(&income, &RentTerms::from(&v));
+    edit(&mut report);
     let done = Transition::Complete {
         report: Box::new(report),
     };
@@ -410,4 +423,51 @@ async fn a_report_that_is_not_there_is_the_enveloped_error() {
         (409, json!("report_not_ready"))
     );
     assert!(response.body.contains("expired"));
+}
+
+/// A report made after routing names its methods and every try, so the landlord sees why the
+/// final method was used.
+#[tokio::test]
+async fn a_routed_reports_pdf_names_its_methods_and_every_try() {
+    let f = fixture().await;
+    let tried = |method, outcome, minutes| MethodAttempt {
+        method,
+        outcome,
+        at: now() + Duration::minutes(minutes),
+    };
+    let id = completed_editing(&f, "payroll_active", json!({}), |report| {
+        report.attempts = vec![
+            tried(VerificationMethod::Bank, AttemptOutcome::Failed, 1),
+            tried(VerificationMethod::Document, AttemptOutcome::Abandoned, 2),
+            tried(VerificationMethod::Payroll, AttemptOutcome::Succeeded, 3),
+        ];
+    })
+    .await;
+    let response = get_report(&f.deps, report_request(&f.test_key, &id.to_string())).await;
+    assert_eq!(response.status, 200, "{}", response.body);
+    let path = artifacts_dir().join("income-report-routed.pdf");
+    std::fs::write(&path, response.binary.clone().expect("a binary body")).unwrap();
+    let text = squeeze(&pdf_text(&path));
+    for expected in [
+        "Verification method payroll",
+        "Methods used payroll",
+        "Methods tried oldest first",
+        "bank failed at 2026-03-10 12:01:00 UTC",
+        "document abandoned at 2026-03-10 12:02:00 UTC",
+        "payroll succeeded at 2026-03-10 12:03:00 UTC",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in:\n{text}");
+    }
+    // A report made without routing names no tries.
+    let id = completed(&f, "good").await;
+    let response = get_report(&f.deps, report_request(&f.test_key, &id.to_string())).await;
+    let path = artifacts_dir().join("income-report-unrouted.pdf");
+    std::fs::write(&path, response.binary.expect("a binary body")).unwrap();
+    let text = squeeze(&pdf_text(&path));
+    assert!(text.contains("Methods used bank"), "{text}");
+    assert!(!text.contains("Methods tried"), "{text}");
+    eprintln!(
+        "routed report: {}",
+        render_first_page(&artifacts_dir().join("income-report-routed.pdf")).display()
+    );
 }

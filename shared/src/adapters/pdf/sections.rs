@@ -267,6 +267,21 @@ fn documents(doc: &mut Document, report: &IncomeReport) {
 fn method(doc: &mut Document, report: &IncomeReport) {
     doc.heading("Method");
     doc.row("Verification method", &label(&report.verification_method));
+    if !report.methods_used.is_empty() {
+        let used: Vec<String> = report.methods_used.iter().map(label).collect();
+        doc.row("Methods used", &used.join(", "));
+    }
+    // Every try when the tenant page routed between methods: why the final method was used.
+    if !report.attempts.is_empty() {
+        doc.row("Methods tried", "oldest first");
+        for a in &report.attempts {
+            let when = human_ts(a.at);
+            doc.row(
+                &format!("   {}", label(&a.method)),
+                &format!("{} at {when}", label(&a.outcome)),
+            );
+        }
+    }
     doc.row(
         "Confidence score",
         &format!("{:.2} (0 to 1)", report.confidence_score),
