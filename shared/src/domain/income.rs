@@ -9,6 +9,7 @@
 use chrono::{Datelike, Duration, Months, NaiveDate};
 use serde::{Deserialize, Deserializer, Serialize};
 
+pub mod overlap;
 pub mod rules;
 
 /// Days in an average month (12 make a Julian year).
