@@ -280,6 +280,25 @@ impl ProviderIncomeSource {
     }
 }
 
+impl ProviderIncomeSource {
+    /// The same source with net pay of `net` stated beside each of its payments' dates: for
+    /// fixtures of payroll and stubs.
+    pub fn with_net(self, net: f64) -> Self {
+        let net_payments = self
+            .payments
+            .iter()
+            .map(|p| Payment {
+                date: p.date,
+                amount: net,
+            })
+            .collect();
+        ProviderIncomeSource {
+            net_payments,
+            ..self
+        }
+    }
+}
+
 fn frequency_or_irregular<'de, D: Deserializer<'de>>(
     d: D,
 ) -> Result<Option<PayFrequency>, D::Error> {

@@ -11,7 +11,7 @@
 use chrono::{Duration, NaiveDate};
 
 use crate::domain::income::{
-    AmountsBasis, EmploymentStatus, PayFrequency, Payment, ProviderIncome, ProviderIncomeSource,
+    AmountsBasis, EmploymentStatus, PayFrequency, ProviderIncome, ProviderIncomeSource,
     VerificationMethod,
 };
 
@@ -31,21 +31,12 @@ fn job(
     status: EmploymentStatus,
 ) -> ProviderIncomeSource {
     let base = ProviderIncomeSource::on_cycle(employer, "SALARY", frequency, last, n, |_| gross);
-    let net_payments = base
-        .payments
-        .iter()
-        .map(|p| Payment {
-            date: p.date,
-            amount: net,
-        })
-        .collect();
     ProviderIncomeSource {
         method: Some(VerificationMethod::Payroll),
         pay_rate: Some(gross),
         employment_status: Some(status),
         amounts_basis: Some(AmountsBasis::Gross),
-        net_payments,
-        ..base
+        ..base.with_net(net)
     }
 }
 

@@ -18,18 +18,9 @@ fn payroll(name: &str, net: f64) -> ProviderIncomeSource {
         6,
         |_| 3000.0,
     );
-    let net_payments = gross
-        .payments
-        .iter()
-        .map(|p| Payment {
-            date: p.date,
-            amount: net,
-        })
-        .collect();
     ProviderIncomeSource {
         method: Some(Payroll),
-        net_payments,
-        ..gross
+        ..gross.with_net(net)
     }
 }
 
