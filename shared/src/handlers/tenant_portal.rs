@@ -435,21 +435,16 @@ async fn render<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         // starts the connection (a POST): a link scanner's GET costs nothing.
         Status::Pending | Status::InProgress if uses_scenarios(deps, v) => {
             let step = deps.sandbox.begin(v, None).await;
-            let (retry, switch) = (
-                routing::retry_notice(v),
-                routing::switch_form(deps, v, visit.link),
-            );
-            let notices = format!("{retry}{notice}{switch}{expiry}");
+            let notices = format!("{}{notice}{expiry}", routing::retry_notice(v));
             let connect = connect_step(step, banner, v, visit.link, &notices, request_id);
+            let connect = routing::with_switch(deps, v, visit.link, connect);
             with_documents(deps, v, visit, connect).await
         }
         Status::Pending | Status::InProgress => {
-            let (retry, switch) = (
-                routing::retry_notice(v),
-                routing::switch_form(deps, v, visit.link),
-            );
-            let body = start_body(&format!("{retry}{notice}{switch}{expiry}"), visit.link);
+            let retry = routing::retry_notice(v);
+            let body = start_body(&format!("{retry}{notice}{expiry}"), visit.link);
             let start = page(200, "Connect your income", &body, request_id);
+            let start = routing::with_switch(deps, v, visit.link, start);
             with_documents(deps, v, visit, start).await
         }
     };
@@ -476,14 +471,7 @@ async fn start<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     let who = esc(&requester?);
     let expiry = expiry_note(&who, &crate::domain::reach::expiry_phrase(&v));
     let (link, request_id) = (visit.link, visit.request_id);
+    let widget = connect_step(step, banner(deps, &v), &v, link, &expiry, request_id);
     // Who leaves the provider's window without finishing comes back to another way.
-    let notices = format!("{}{expiry}", routing::switch_form(deps, &v, link));
-    Ok(connect_step(
-        step,
-        banner(deps, &v),
-        &v,
-        link,
-        &notices,
-        request_id,
-    ))
+    Ok(routing::with_switch(deps, &v, link, widget))
 }

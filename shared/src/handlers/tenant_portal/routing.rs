@@ -90,22 +90,24 @@ pub(super) fn next_way<S, C, P: IncomeProvider, U>(
     Some((now, next))
 }
 
-/// The "use another way" button: one click records the method offered now as `abandoned` and
-/// offers the next one, consent kept. Empty when no other method remains.
-pub(super) fn switch_form<S, C, P: IncomeProvider, U>(
+/// `resp` with the "use another way" button below its own form: one click records the method
+/// offered now as `abandoned` and offers the next one, consent kept. As it was when no other
+/// method remains.
+pub(super) fn with_switch<S, C, P: IncomeProvider, U>(
     deps: &PortalDeps<S, C, P, U>,
     v: &Verification,
     link: &str,
-) -> String {
+    resp: ApiResponse,
+) -> ApiResponse {
     let Some((_, next)) = next_way(deps, v) else {
-        return String::new();
+        return resp;
     };
     let label = match next {
         VerificationMethod::Bank => "connect your bank instead",
         VerificationMethod::Payroll => "connect your payroll account instead",
         VerificationMethod::Document => "upload documents instead",
     };
-    format!(
+    let form = format!(
         r#"<form method="post" action="{link}" class="switch">
 <input type="hidden" name="action" value="switch_method">
 <input type="hidden" name="method" value="{method}">
@@ -113,7 +115,8 @@ pub(super) fn switch_form<S, C, P: IncomeProvider, U>(
 </form>"#,
         link = esc(link),
         method = next.as_str(),
-    )
+    );
+    super::documents::with_section(resp, &form, None)
 }
 
 /// The "use another way" POST: the method offered now is recorded as `abandoned` (one
