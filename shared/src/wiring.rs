@@ -185,14 +185,15 @@ pub fn deliver_webhook(
     }
 }
 
+/// `expire-verifications`'s deps: the table, and the documents bucket when the stack has one.
+pub type Expiry = ExpiryDeps<DynamoStore, SystemClock, Option<S3Objects>>;
+
 /// `expire-verifications`.
-pub fn expire_verifications(
-    config: ExpireVerificationsConfig,
-    sdk: &SdkConfig,
-) -> ExpiryDeps<DynamoStore, SystemClock> {
+pub fn expire_verifications(config: ExpireVerificationsConfig, sdk: &SdkConfig) -> Expiry {
     ExpiryDeps {
         store: store(sdk, &config.table_name),
         clock: SystemClock,
+        documents: (config.documents_bucket.as_deref()).map(|bucket| S3Objects::new(sdk, bucket)),
     }
 }
 
@@ -212,6 +213,16 @@ pub fn send_reminders(config: ReachConfig, sdk: &SdkConfig) -> Reach {
         reminder_offsets: config.reminder_offsets,
         sms: config.sms,
     }
+}
+
+/// `erase-verification-data`: the API's deps, and the documents bucket whose uploads it erases
+/// (None: the stack has no bucket).
+pub fn erase_verification_data(
+    config: crate::config::EraseVerificationDataConfig,
+    sdk: &SdkConfig,
+) -> (ApiDeps<DynamoStore, SystemClock>, Option<S3Objects>) {
+    let documents = (config.bucket.as_deref()).map(|bucket| S3Objects::new(sdk, bucket));
+    (api(config.settings, sdk), documents)
 }
 
 /// `list-documents`: the API's deps, and the bucket its download links are signed for.

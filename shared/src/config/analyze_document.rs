@@ -1,5 +1,5 @@
-//! Configuration of `analyze-document` and `list-documents`: the functions that read the
-//! documents bucket.
+//! Configuration of `analyze-document` and `list-documents`, the functions that read the
+//! documents bucket, and of `erase-verification-data`, which erases uploads in it.
 
 use super::{ConfigError, Env};
 
@@ -44,6 +44,28 @@ impl ListDocumentsConfig {
     }
 }
 
+/// `erase-verification-data`: the API's settings and the documents bucket whose uploads it
+/// erases.
+#[derive(Debug, Clone)]
+pub struct EraseVerificationDataConfig {
+    pub settings: super::Settings,
+    /// `DOCUMENT_BUCKET`; unset: the stack takes no uploads, so none is erased.
+    pub bucket: Option<String>,
+}
+
+impl EraseVerificationDataConfig {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::parse(&Env::process())
+    }
+
+    pub fn parse(env: &Env) -> Result<Self, ConfigError> {
+        Ok(EraseVerificationDataConfig {
+            settings: super::Settings::parse(env)?,
+            bucket: env.optional("DOCUMENT_BUCKET"),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -59,5 +81,18 @@ mod tests {
         ]))
         .unwrap();
         assert_eq!(config.bucket, "b");
+    }
+
+    #[test]
+    fn the_erasure_takes_the_bucket_when_set() {
+        let without =
+            EraseVerificationDataConfig::parse(&Env::from_pairs([("TABLE_NAME", "t")])).unwrap();
+        assert_eq!(without.bucket, None);
+        let with = EraseVerificationDataConfig::parse(&Env::from_pairs([
+            ("TABLE_NAME", "t"),
+            ("DOCUMENT_BUCKET", "b"),
+        ]))
+        .unwrap();
+        assert_eq!(with.bucket.as_deref(), Some("b"));
     }
 }

@@ -1,9 +1,11 @@
-//! What the upload and the analysis of documents need: the documents' writes on the
-//! verification, the uploaded objects, and the signed upload form.
+//! What the upload, the analysis and the erasure of documents need: the documents' writes on the
+//! verification, the uploaded objects (read, and erased with the verification's personal data),
+//! and the signed upload form.
 
 use std::future::Future;
 
 use chrono::{DateTime, Utc};
+use uuid::Uuid;
 
 use crate::adapters::s3_upload::UploadForm;
 use crate::documents::record::DocumentRecord;
@@ -45,6 +47,28 @@ pub trait ObjectStore: Send + Sync {
         key: &str,
         max_bytes: u64,
     ) -> impl Future<Output = Result<Vec<u8>, ObjectError>> + Send;
+}
+
+/// Erases a verification's uploaded objects (`uploads/<verification id>/...`), for the erasure of
+/// its personal data (`handlers::retention::erase_personal_data`).
+pub trait DocumentEraser: Send + Sync {
+    /// Deletes every object under the verification's upload prefix; how many were deleted. Safe
+    /// to repeat: none left is success (0). An error leaves some objects: the caller reports it
+    /// and calls again, and the next call deletes what remains.
+    fn erase_uploads(
+        &self,
+        verification_id: Uuid,
+    ) -> impl Future<Output = Result<usize, ObjectError>> + Send;
+}
+
+/// No documents bucket (a stack configured without one): no upload exists, nothing to erase.
+impl<D: DocumentEraser> DocumentEraser for Option<D> {
+    async fn erase_uploads(&self, verification_id: Uuid) -> Result<usize, ObjectError> {
+        match self {
+            Some(documents) => documents.erase_uploads(verification_id).await,
+            None => Ok(0),
+        }
+    }
 }
 
 /// Signs the browser's upload form for one object key.

@@ -622,3 +622,36 @@ pub async fn claim_state(
         _ => None,
     }
 }
+
+/// Puts two uploads of verification `id` in the documents `bucket`, as the browser's form would
+/// (unrecorded: `sdk` is the emulator's own).
+pub async fn put_uploads(sdk: &aws_config::SdkConfig, bucket: &str, id: impl std::fmt::Display) {
+    let s3 = shared::adapters::s3::s3_client(sdk);
+    for document in ["d1", "d2"] {
+        s3.put_object()
+            .bucket(bucket)
+            .key(format!("uploads/{id}/{document}"))
+            .body(b"%PDF-1.7 upload".to_vec().into())
+            .send()
+            .await
+            .unwrap();
+    }
+}
+
+/// The keys under verification `id`'s upload prefix in the documents `bucket`.
+pub async fn upload_keys(
+    sdk: &aws_config::SdkConfig,
+    bucket: &str,
+    id: impl std::fmt::Display,
+) -> Vec<String> {
+    let listed = shared::adapters::s3::s3_client(sdk)
+        .list_objects_v2()
+        .bucket(bucket)
+        .prefix(format!("uploads/{id}/"))
+        .send()
+        .await
+        .unwrap();
+    (listed.contents().iter())
+        .filter_map(|o| o.key().map(String::from))
+        .collect()
+}

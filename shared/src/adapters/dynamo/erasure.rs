@@ -235,6 +235,11 @@ impl DynamoStore {
                 "no_links",
                 AttributeValue::M(HashMap::new()),
             ),
+            expr.set(
+                "documents",
+                "no_documents",
+                AttributeValue::M(HashMap::new()),
+            ),
             expr.set("erased_at", "now", s(format_ts(now))),
         ];
         let removes: Vec<String> = ERASED_ATTRIBUTES.iter().map(|a| expr.name(a)).collect();
@@ -279,8 +284,8 @@ impl DynamoStore {
     /// webhook events (their bodies showed the verification as it was) and its erasure marker.
     /// Message claims and delivery attempts hold none (states, times, codes) and stay.
     ///
-    /// EXTENSION POINT (uploaded documents): documents kept outside the table are erased by the
-    /// handler's `retention::erase_personal_data`, beside this store call, not here.
+    /// The uploaded objects, outside the table, are erased by the handler's
+    /// `retention::erase_personal_data` after this store call, not here.
     async fn erase_related_items(&self, v: &Verification) -> Result<(), StoreError> {
         let events = self.stored_event_ids(v).await?;
         let deletes = events
