@@ -511,6 +511,18 @@ def object_created(verification, document, size, etag):
     }]}
 
 
+# The events test gives the completed fixture a report from documents before the 200 case runs;
+# the other cases see its report from a bank.
+REVIEW = {"decision": "accepted", "note": "Stubs match the employer's letter; checked by phone."}
+CASES["review-documents"] = {
+    "200-accepted": event("POST", "/api/v1/verify/review", f"verification_id={COMPLETED}", body=REVIEW),
+    "409-not-from-documents": event("POST", "/api/v1/verify/review", f"verification_id={COMPLETED}", body=REVIEW),
+    "409-pending": event("POST", "/api/v1/verify/review", f"verification_id={PENDING}", body=REVIEW),
+    "400-missing-note": event("POST", "/api/v1/verify/review", f"verification_id={COMPLETED}",
+                              body={"decision": "rejected"}),
+    "404-other-account": event("POST", "/api/v1/verify/review", f"verification_id={OTHER}", body=REVIEW),
+}
+
 # The events test puts a small PNG (a photo: undetermined, the tenant types its figures) at
 # uploads/<in-progress fixture>/sampledoc1 before it runs the first case.
 CASES["analyze-document"] = {

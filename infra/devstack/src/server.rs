@@ -84,6 +84,7 @@ pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiRespon
         Function::GetHousehold => households::get_household(&app.api, req).await,
         Function::CancelHousehold => households::cancel_household(&app.api, req).await,
         Function::EraseVerificationData => api::erase_verification_data(&app.api, req).await,
+        Function::ReviewDocuments => api::review_documents(&app.api, req).await,
         Function::TenantPortal => {
             shared::handlers::tenant_portal::tenant_portal(&app.portal, req).await
         }
