@@ -20,14 +20,11 @@ use crate::documents::review::{DocumentReview, review_of};
 use crate::domain::format_ts;
 use crate::domain::metering::PresentedKey;
 use crate::error::ApiError;
-use crate::handlers::api::ApiDeps;
 use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::handlers::api::validate::{invalid_fields, json_body, verification_id_param};
+use crate::handlers::api::{ApiDeps, MAX_BODY_BYTES};
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, MeterStore, MeteredReview, ReviewRefusal, ReviewStore};
-
-/// The largest review body: a note of 500 characters, each escaped, fits several times.
-pub const MAX_REVIEW_BODY_BYTES: usize = 8 * 1024;
 
 /// POST /api/v1/verify/review?verification_id=...
 pub async fn review_documents<S, C>(deps: &ApiDeps<S, C>, req: ApiRequest) -> ApiResponse
@@ -42,7 +39,8 @@ where
 /// The request's review, or why its input is refused.
 fn requested(req: &ApiRequest, now: DateTime<Utc>) -> Result<(Uuid, DocumentReview), ApiError> {
     let id = verification_id_param(req)?;
-    let body = json_body(req, MAX_REVIEW_BODY_BYTES)?;
+    // The create's limit: a note of 500 characters fits many times over, escaped or not.
+    let body = json_body(req, MAX_BODY_BYTES)?;
     let review = review_of(&body, now).map_err(invalid_fields)?;
     Ok((id, review))
 }
