@@ -337,6 +337,16 @@ CASES["publish-events"]["queued-webhook-on-erasure"] = stream(
         erased_at="2026-11-21T10:20:00.000Z").items()
         if k not in ("tenant_name", "property_address", "monthly_rent")})
 
+# The landlord's review recorded on a report from documents: `verification.reviewed` is queued.
+DOCUMENT_REPORT = dict(REPORT, verification_method="document", documents=[], needs_review=True)
+REVIEWED = dict(DOCUMENT_REPORT, document_review={
+    "decision": "rejected", "note": "Net pay on the March stub was edited.",
+    "reviewed_at": "2026-11-21T10:30:00.000Z"})
+CASES["publish-events"]["queued-webhook-on-review"] = stream(
+    "MODIFY", vkeys(COMPLETED),
+    old=verification_image(COMPLETED, "completed", **ERASED_FIELDS, income_report=DOCUMENT_REPORT),
+    new=verification_image(COMPLETED, "completed", **ERASED_FIELDS, income_report=REVIEWED))
+
 
 def sqs(messages):
     records = []

@@ -201,8 +201,8 @@ export interface paths {
          *     review per report: a second is 409 `already_reviewed`, and of concurrent reviews exactly
          *     one is kept. A verification not completed is 409 `report_not_ready`; a report that is not
          *     from documents (or was erased) is 409 `no_documents`. Another account's (or the other key
-         *     mode's) id is 404. Counted against the daily API allowance like every request. No webhook
-         *     is sent for a review.
+         *     mode's) id is 404. Counted against the daily API allowance like every request. With a
+         *     `webhook_url`, a `verification.reviewed` webhook follows.
          */
         post: operations["reviewVerificationDocuments"];
         delete?: never;
@@ -531,6 +531,26 @@ export interface webhooks {
          * @description Sent once, after the account's retention period ended or `DELETE /api/v1/verify/data`. `data` is the verification as GET then shows it, with `erased_at`.
          */
         post: operations["webhookVerificationErased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "verification.reviewed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The landlord reviewed the documents
+         * @description Sent once, after `POST /api/v1/verify/review` recorded the review of a report from documents. `data` is the verification as GET then shows it, with `income_report.document_review`. `webhook-id` is `msg_<id>_reviewed`.
+         */
+        post: operations["webhookVerificationReviewed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1697,6 +1717,16 @@ export interface components {
             data: components["schemas"]["Verification"] & {
                 /** @enum {unknown} */
                 status?: "expired";
+            };
+        };
+        WebhookReviewed: {
+            /** @constant */
+            type: "verification.reviewed";
+            timestamp: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Verification"] & {
+                /** @enum {unknown} */
+                status?: "completed";
+                income_report: unknown;
             };
         };
         WebhookErased: {
@@ -3077,6 +3107,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookErased"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookAccepted"];
+            default: components["responses"]["WebhookRetry"];
+        };
+    };
+    webhookVerificationReviewed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, the same on every retry and every redelivery of one event (`msg_<verification id, 32 hex>_<event suffix>`; a reminder's suffix names its point, e.g. `reminder_sent_72h`; `resent_<n>` for the n-th resend; `msg_<household id>_household_completed` for a household); use it to drop duplicates. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix seconds of this attempt; reject messages far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     keyed with the base64-decoded part of the account's `whsec_…` secret; during a secret
+                 *     rotation both secrets sign. Verify with any Standard Webhooks library.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookReviewed"];
             };
         };
         responses: {

@@ -190,3 +190,29 @@ async fn the_pdf_shows_the_review_with_its_note() {
     );
     assert!(text.contains("Net pay on stub 2 was edited."), "{text}");
 }
+
+#[tokio::test]
+async fn a_recorded_review_makes_one_reviewed_webhook_with_the_review() {
+    use shared::handlers::outbox_work::reviewed_webhook_message;
+    let (deps, keys) = deps_with(MemoryStore::new(), "pro").await;
+    let key = &keys.test.secret;
+    let id = created_id(&deps, key).await;
+    complete(&deps.store, id, true);
+    assert_eq!(review(&deps, key, id, accepted()).await.status, 200);
+    let reviewed = deps.store.verification(id).unwrap();
+    assert_eq!(reviewed_webhook_message(&reviewed), None, "no webhook_url");
+    let mut hooked = reviewed.clone();
+    hooked.webhook_url = Some("https://hooks.example.com/tiv".into());
+    let message = reviewed_webhook_message(&hooked).expect("a message");
+    assert_eq!(message.webhook_id, format!("msg_{}_reviewed", id.simple()));
+    let sent: Value = serde_json::from_str(&message.body).unwrap();
+    assert_eq!(sent["type"], "verification.reviewed");
+    assert_eq!(sent["timestamp"], "2026-03-10T12:00:00.000Z");
+    assert_eq!(
+        sent["data"]["income_report"]["document_review"]["decision"],
+        "accepted"
+    );
+    let mut unreviewed = hooked;
+    unreviewed.income_report.as_mut().unwrap().document_review = None;
+    assert_eq!(reviewed_webhook_message(&unreviewed), None);
+}

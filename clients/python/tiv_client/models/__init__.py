@@ -169,6 +169,9 @@ from .webhook_reminder_sent_data_status import WebhookReminderSentDataStatus
 from .webhook_resent import WebhookResent
 from .webhook_resent_data import WebhookResentData
 from .webhook_resent_data_status import WebhookResentDataStatus
+from .webhook_reviewed import WebhookReviewed
+from .webhook_reviewed_data import WebhookReviewedData
+from .webhook_reviewed_data_status import WebhookReviewedDataStatus
 
 __all__ = (
     "Affordability",
@@ -334,4 +337,7 @@ __all__ = (
     "WebhookResent",
     "WebhookResentData",
     "WebhookResentDataStatus",
+    "WebhookReviewed",
+    "WebhookReviewedData",
+    "WebhookReviewedDataStatus",
 )

@@ -181,3 +181,79 @@ async fn requests_today(env: &TestEnv) -> u32 {
     let account = env.store.get_account(devstack::stack::DEMO_ACCOUNT).await;
     account.unwrap().unwrap().api_requests
 }
+
+/// With a `webhook_url`: the review goes out as `verification.reviewed`, once, and the erasure
+/// takes the stored event (its body holds the report and the note) with the report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_review_goes_out_as_a_webhook_and_its_event_goes_with_an_erasure() {
+    use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once};
+    let env = env().await;
+    let secrets = shared::ports::WebhookSecrets {
+        current: Some(shared::domain::secrets::generate_webhook_secret()),
+        previous: None,
+        previous_valid_until: None,
+    };
+    let account = devstack::stack::DEMO_ACCOUNT;
+    env.store
+        .put_webhook_secrets(account, &secrets)
+        .await
+        .unwrap();
+    let receiver = common::Receiver::start(vec![200], std::time::Duration::ZERO).await;
+    let workers = env.workers();
+    let mut pump = StreamPump::new(&env.sdk, &env.names.table, TtlDeletions::default())
+        .await
+        .unwrap();
+    let created = env
+        .create_verification(
+            &env.test_key,
+            json!({"tenant_email": "hooked+good@example.com", "webhook_url": receiver.url}),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.raw);
+    let id: Uuid = created.body["data"]["verification_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let v = env.store.get_verification(id).await.unwrap().unwrap();
+    completed(&env, &v, true).await;
+    let done = env.review_documents(&env.test_key, id, rejected()).await;
+    assert_eq!(done.status, 200, "{}", done.raw);
+    let sqs = aws_sdk_sqs::Client::new(&env.sdk);
+    while pump
+        .pump_once(&workers.outbox, &workers.expiry)
+        .await
+        .unwrap()
+        > 0
+    {}
+    let queue = &env.created.webhook_queue_url;
+    while pump_sqs_once(&sqs, queue, &workers.delivery, 0)
+        .await
+        .unwrap()
+        > 0
+    {}
+    let reviewed: Vec<Value> = receiver
+        .received()
+        .iter()
+        .map(|r| serde_json::from_str::<Value>(&r.body).unwrap())
+        .filter(|b| b["type"] == "verification.reviewed")
+        .collect();
+    assert_eq!(reviewed.len(), 1, "one event for the one review");
+    assert_eq!(
+        reviewed[0]["data"]["income_report"]["document_review"],
+        done.body["data"]["document_review"]
+    );
+    let event =
+        shared::adapters::dynamo::keys::webhook_event(&format!("msg_{}_reviewed", id.simple()));
+    assert!(
+        common::stored_item(&env, event.clone()).await.is_some(),
+        "stored"
+    );
+    let path = format!("/api/v1/verify/data?verification_id={id}");
+    let erased = env.call("DELETE", &path, Some(&env.test_key), None).await;
+    assert_eq!(erased.status, 200, "{}", erased.raw);
+    assert!(
+        common::stored_item(&env, event).await.is_none(),
+        "the erasure took the reviewed event"
+    );
+}

@@ -166,8 +166,8 @@ def sync_detailed(
     review per report: a second is 409 `already_reviewed`, and of concurrent reviews exactly
     one is kept. A verification not completed is 409 `report_not_ready`; a report that is not
     from documents (or was erased) is 409 `no_documents`. Another account's (or the other key
-    mode's) id is 404. Counted against the daily API allowance like every request. No webhook
-    is sent for a review.
+    mode's) id is 404. Counted against the daily API allowance like every request. With a
+    `webhook_url`, a `verification.reviewed` webhook follows.
 
     Args:
         verification_id (UUID):
@@ -219,8 +219,8 @@ def sync(
     review per report: a second is 409 `already_reviewed`, and of concurrent reviews exactly
     one is kept. A verification not completed is 409 `report_not_ready`; a report that is not
     from documents (or was erased) is 409 `no_documents`. Another account's (or the other key
-    mode's) id is 404. Counted against the daily API allowance like every request. No webhook
-    is sent for a review.
+    mode's) id is 404. Counted against the daily API allowance like every request. With a
+    `webhook_url`, a `verification.reviewed` webhook follows.
 
     Args:
         verification_id (UUID):
@@ -266,8 +266,8 @@ async def asyncio_detailed(
     review per report: a second is 409 `already_reviewed`, and of concurrent reviews exactly
     one is kept. A verification not completed is 409 `report_not_ready`; a report that is not
     from documents (or was erased) is 409 `no_documents`. Another account's (or the other key
-    mode's) id is 404. Counted against the daily API allowance like every request. No webhook
-    is sent for a review.
+    mode's) id is 404. Counted against the daily API allowance like every request. With a
+    `webhook_url`, a `verification.reviewed` webhook follows.
 
     Args:
         verification_id (UUID):
@@ -317,8 +317,8 @@ async def asyncio(
     review per report: a second is 409 `already_reviewed`, and of concurrent reviews exactly
     one is kept. A verification not completed is 409 `report_not_ready`; a report that is not
     from documents (or was erased) is 409 `no_documents`. Another account's (or the other key
-    mode's) id is 404. Counted against the daily API allowance like every request. No webhook
-    is sent for a review.
+    mode's) id is 404. Counted against the daily API allowance like every request. With a
+    `webhook_url`, a `verification.reviewed` webhook follows.
 
     Args:
         verification_id (UUID):
