@@ -10,7 +10,8 @@
 //! - `reuse`: keyed fingerprints and matching stubs to bank deposits (the store does the rest);
 //! - `income`: the extracted figures as the one income-rules input;
 //! - `record`: an upload as the verification keeps it, and the upload's caps;
-//! - `finish`: the report of a verification finished with documents.
+//! - `finish`: the report of a verification finished with documents;
+//! - `review`: the landlord's review of the documents, kept in the report.
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +26,7 @@ pub mod intake;
 pub mod letter;
 pub mod record;
 pub mod reuse;
+pub mod review;
 pub mod statement;
 pub mod structure;
 pub mod text;

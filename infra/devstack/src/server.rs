@@ -87,6 +87,7 @@ pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiRespon
         Function::EraseVerificationData => {
             api::erase_verification_data(&app.api, &app.documents, req).await
         }
+        Function::ReviewDocuments => api::review_documents(&app.api, req).await,
         Function::TenantPortal => {
             shared::handlers::tenant_portal::tenant_portal(&app.portal, req).await
         }

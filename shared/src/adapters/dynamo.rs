@@ -60,6 +60,7 @@ pub mod message_claims;
 mod metered_create;
 mod metered_reach;
 mod metering;
+mod review;
 pub mod schema;
 mod sms_month;
 mod table;

@@ -8,9 +8,12 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::adapters::s3_upload::UploadForm;
+use crate::config::Plans;
 use crate::documents::record::DocumentRecord;
-use crate::domain::Verification;
-use crate::ports::StoreError;
+use crate::documents::review::DocumentReview;
+use crate::domain::metering::PresentedKey;
+use crate::domain::{Status, Verification};
+use crate::ports::{CountedRefusal, Metered, StoreError};
 
 /// The documents of a verification, written one entry at a time.
 pub trait DocumentStore: Send + Sync {
@@ -24,6 +27,42 @@ pub trait DocumentStore: Send + Sync {
         document_id: &str,
         record: &DocumentRecord,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+}
+
+/// Why a metered review (`ReviewStore::meter_and_review`) was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReviewRefusal {
+    /// No such verification of the key's account and mode.
+    NotFound,
+    /// The key's own verification, not completed: its status as read at the request's time.
+    NotCompleted(Status),
+    /// The key's own completed verification, whose report is not from documents (or was erased).
+    NoDocuments,
+    /// Reviewed before: the review that stands.
+    AlreadyReviewed(Box<DocumentReview>),
+}
+
+impl CountedRefusal for ReviewRefusal {}
+
+/// An API review that carries its own metering (`ReviewStore::meter_and_review`).
+pub struct MeteredReview<'a> {
+    pub key: &'a PresentedKey,
+    pub now: DateTime<Utc>,
+    pub plans: &'a Plans,
+    pub verification_id: Uuid,
+    pub review: &'a DocumentReview,
+}
+
+/// The landlord's review of a verification's documents.
+pub trait ReviewStore: Send + Sync {
+    /// Counts the request as `MeterStore::meter_api_request` does AND sets the report's
+    /// `document_review` to `review.review`, in ONE transaction (the one metered-write road of
+    /// `MeterStore`), only if the verification is of the key's account and mode, completed, its
+    /// report has documents and no review yet: of concurrent reviews exactly one is kept.
+    fn meter_and_review(
+        &self,
+        review: &MeteredReview<'_>,
+    ) -> impl Future<Output = Result<Metered<(), ReviewRefusal>, StoreError>> + Send;
 }
 
 /// Why an uploaded object could not be read.

@@ -284,6 +284,18 @@ impl TestEnv {
         self.call("POST", &path, Some(key), None).await
     }
 
+    /// POST /api/v1/verify/review with `body` (`decision` and `note`).
+    pub async fn review_documents(
+        &self,
+        key: &str,
+        id: impl std::fmt::Display,
+        body: Value,
+    ) -> Reply {
+        let path = format!("/api/v1/verify/review?verification_id={id}");
+        self.call("POST", &path, Some(key), Some(&body.to_string()))
+            .await
+    }
+
     pub async fn get_report(&self, key: &str, id: impl std::fmt::Display) -> Reply {
         let path = format!("/api/v1/verify/report?verification_id={id}");
         self.call("GET", &path, Some(key), None).await
@@ -654,4 +666,21 @@ pub async fn upload_keys(
     (listed.contents().iter())
         .filter_map(|o| o.key().map(String::from))
         .collect()
+}
+
+/// Makes the completed verification's report one from documents (with none listed), as a report
+/// finished with documents reads to its review: the fixtures' completed report is from a bank.
+pub async fn report_from_documents(env: &TestEnv, id: &str) {
+    let (pk, sk) = shared::adapters::dynamo::schema::keys::verification(id.parse().unwrap());
+    aws_sdk_dynamodb::Client::new(&env.sdk)
+        .update_item()
+        .table_name(&env.names.table)
+        .key("PK", aws_sdk_dynamodb::types::AttributeValue::S(pk))
+        .key("SK", aws_sdk_dynamodb::types::AttributeValue::S(sk))
+        .update_expression("SET income_report.documents = :none")
+        .condition_expression("attribute_exists(income_report)")
+        .expression_attribute_values(":none", aws_sdk_dynamodb::types::AttributeValue::L(vec![]))
+        .send()
+        .await
+        .expect("a completed verification with its report");
 }

@@ -29,8 +29,16 @@ use crate::ports::{
 const CLOSED: [Status; 3] = [Status::Completed, Status::Expired, Status::Failed];
 
 /// The event-id suffixes of the status webhooks a verification may have had stored
-/// (`outbox_work::webhook_message`); `erased` is not among them: that event holds no personal data.
-const STATUS_EVENTS: [&str; 5] = ["in_progress", "completed", "failed", "cancelled", "expired"];
+/// (`outbox_work::webhook_message`), and of the review's (`reviewed_webhook_message`); `erased` is
+/// not among them: that event holds no personal data.
+const STATUS_EVENTS: [&str; 6] = [
+    "in_progress",
+    "completed",
+    "failed",
+    "cancelled",
+    "expired",
+    "reviewed",
+];
 
 impl ErasureStore for DynamoStore {
     async fn retention_days(&self, account_id: &str) -> Result<Option<RetentionDays>, StoreError> {

@@ -18,6 +18,7 @@ use crate::domain::{
 mod counted; // the writes that move the owner's counters
 mod erasure;
 mod meter;
+mod review;
 
 use counted::{bump, cancel_open_locked, create_locked};
 

@@ -649,6 +649,7 @@ fn api_routes(
         ("DELETE", format!("{VERIFY}?verification_id={id}")),
         ("DELETE", format!("{HOUSEHOLDS}?household_id={household}")),
         ("DELETE", format!("{VERIFY}/data?verification_id={id}")),
+        ("POST", format!("{VERIFY}/review?verification_id={id}")),
     ]
 }
 
