@@ -5,9 +5,12 @@ use std::future::Future;
 
 use chrono::{DateTime, Utc};
 
+use uuid::Uuid;
+
 use crate::adapters::s3_upload::UploadForm;
 use crate::documents::record::DocumentRecord;
-use crate::domain::Verification;
+use crate::documents::reuse::TenantMarks;
+use crate::domain::{Mode, Verification};
 use crate::ports::StoreError;
 
 /// The documents of a verification, written one entry at a time.
@@ -22,6 +25,23 @@ pub trait DocumentStore: Send + Sync {
         document_id: &str,
         record: &DocumentRecord,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+}
+
+/// The submissions of each document fingerprint, across every account, kept for
+/// `documents::reuse::REUSE_WINDOW_DAYS` (test and live apart): keyed hashes only.
+pub trait FingerprintStore: Send + Sync {
+    /// Records that `verification_id`'s tenant (`marks`) submitted `fingerprints` (in `mode`),
+    /// kept until `until`, and answers the marks of every other verification's submission of any
+    /// of them not yet past its time at `now`. Writing again the same submission changes nothing.
+    fn record_fingerprints(
+        &self,
+        mode: Mode,
+        fingerprints: &[String],
+        verification_id: Uuid,
+        marks: &TenantMarks,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> impl Future<Output = Result<Vec<TenantMarks>, StoreError>> + Send;
 }
 
 /// Why an uploaded object could not be read.
