@@ -15,8 +15,8 @@ pub mod store;
 
 pub use crate::domain::metering::MeterOutcome;
 pub use documents::{
-    DOWNLOAD_LINK_SECONDS, DocumentEraser, DocumentStore, DownloadSigner, MeteredReview,
-    ObjectError, ObjectStore, ReviewRefusal, ReviewStore, UploadSigner,
+    DOWNLOAD_LINK_SECONDS, DocumentEraser, DocumentStore, DownloadSigner, FingerprintStore,
+    MeteredReview, ObjectError, ObjectStore, ReviewRefusal, ReviewStore, UploadSigner,
 };
 pub use list::{ListPage, ListQuery};
 pub use reach::*;

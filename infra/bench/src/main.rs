@@ -356,6 +356,8 @@ mod tests {
             retry_dlq_url: "rd".into(),
             documents_queue_url: "dq".into(),
             documents_dlq_url: "dd".into(),
+            fingerprint_key_secret_arn: "fk".into(),
+            fingerprint_key: shared::documents::reuse::FingerprintKey::new(vec![7; 32]).unwrap(),
         };
         let env = process::lambda_env("send-reminders", "api", "aws", "t-table", &queues);
         let delivery = env.iter().find(|(k, _)| k == "TEST_MODE_DELIVERY");

@@ -158,12 +158,14 @@ impl Workers {
             sms: Default::default(),
         };
         let reach = wiring::send_reminders(reach_config, sdk);
-        let analysis = wiring::analyze_document(
-            shared::config::AnalyzeDocumentConfig {
+        let analysis = wiring::analyze_document_with(
+            &shared::config::AnalyzeDocumentConfig {
                 table_name: names.table.clone(),
                 bucket: names.documents_bucket.clone(),
+                fingerprint_key_secret_arn: created.fingerprint_key_secret_arn.clone(),
             },
             sdk,
+            created.fingerprint_key.clone(),
         );
         Workers {
             outbox,

@@ -50,6 +50,7 @@ pub mod capacity;
 mod contention;
 mod documents;
 mod erasure;
+mod fingerprints;
 mod households;
 pub mod items;
 pub(crate) mod link_tokens;

@@ -8,6 +8,8 @@ pub struct AnalyzeDocumentConfig {
     pub table_name: String,
     /// `DOCUMENT_BUCKET`: where the uploads are.
     pub bucket: String,
+    /// `FINGERPRINT_KEY_SECRET_ARN`: the secret holding the reuse check's key.
+    pub fingerprint_key_secret_arn: String,
 }
 
 impl AnalyzeDocumentConfig {
@@ -19,6 +21,7 @@ impl AnalyzeDocumentConfig {
         Ok(AnalyzeDocumentConfig {
             table_name: env.required("TABLE_NAME")?,
             bucket: env.required("DOCUMENT_BUCKET")?,
+            fingerprint_key_secret_arn: env.required("FINGERPRINT_KEY_SECRET_ARN")?,
         })
     }
 }

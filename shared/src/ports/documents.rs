@@ -10,9 +10,10 @@ use uuid::Uuid;
 use crate::adapters::s3_upload::UploadForm;
 use crate::config::Plans;
 use crate::documents::record::DocumentRecord;
+use crate::documents::reuse::TenantMarks;
 use crate::documents::review::DocumentReview;
 use crate::domain::metering::PresentedKey;
-use crate::domain::{Status, Verification};
+use crate::domain::{Mode, Status, Verification};
 use crate::ports::{CountedRefusal, Metered, StoreError};
 
 /// The documents of a verification, written one entry at a time.
@@ -63,6 +64,23 @@ pub trait ReviewStore: Send + Sync {
         &self,
         review: &MeteredReview<'_>,
     ) -> impl Future<Output = Result<Metered<(), ReviewRefusal>, StoreError>> + Send;
+}
+
+/// The submissions of each document fingerprint, across every account, kept for
+/// `documents::reuse::REUSE_WINDOW_DAYS` (test and live apart): keyed hashes only.
+pub trait FingerprintStore: Send + Sync {
+    /// Records that `verification_id`'s tenant (`marks`) submitted `fingerprints` (in `mode`),
+    /// kept until `until`, and answers the marks of every other verification's submission of any
+    /// of them not yet past its time at `now`. Writing again the same submission changes nothing.
+    fn record_fingerprints(
+        &self,
+        mode: Mode,
+        fingerprints: &[String],
+        verification_id: Uuid,
+        marks: &TenantMarks,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> impl Future<Output = Result<Vec<TenantMarks>, StoreError>> + Send;
 }
 
 /// Why an uploaded object could not be read.
