@@ -337,6 +337,16 @@ CASES["publish-events"]["queued-webhook-on-erasure"] = stream(
         erased_at="2026-11-21T10:20:00.000Z").items()
         if k not in ("tenant_name", "property_address", "monthly_rent")})
 
+# The landlord's review recorded on a report from documents: `verification.reviewed` is queued.
+DOCUMENT_REPORT = dict(REPORT, verification_method="document", documents=[], needs_review=True)
+REVIEWED = dict(DOCUMENT_REPORT, document_review={
+    "decision": "rejected", "note": "Net pay on the March stub was edited.",
+    "reviewed_at": "2026-11-21T10:30:00.000Z"})
+CASES["publish-events"]["queued-webhook-on-review"] = stream(
+    "MODIFY", vkeys(COMPLETED),
+    old=verification_image(COMPLETED, "completed", **ERASED_FIELDS, income_report=DOCUMENT_REPORT),
+    new=verification_image(COMPLETED, "completed", **ERASED_FIELDS, income_report=REVIEWED))
+
 
 def sqs(messages):
     records = []
@@ -510,6 +520,18 @@ def object_created(verification, document, size, etag):
                           "sequencer": "0065A1B2C3D4E5F601"}},
     }]}
 
+
+# The events test gives the completed fixture a report from documents before the 200 case runs;
+# the other cases see its report from a bank.
+REVIEW = {"decision": "accepted", "note": "Stubs match the employer's letter; checked by phone."}
+CASES["review-documents"] = {
+    "200-accepted": event("POST", "/api/v1/verify/review", f"verification_id={COMPLETED}", body=REVIEW),
+    "409-not-from-documents": event("POST", "/api/v1/verify/review", f"verification_id={COMPLETED}", body=REVIEW),
+    "409-pending": event("POST", "/api/v1/verify/review", f"verification_id={PENDING}", body=REVIEW),
+    "400-missing-note": event("POST", "/api/v1/verify/review", f"verification_id={COMPLETED}",
+                              body={"decision": "rejected"}),
+    "404-other-account": event("POST", "/api/v1/verify/review", f"verification_id={OTHER}", body=REVIEW),
+}
 
 # The events test puts a small PNG (a photo: undetermined, the tenant types its figures) at
 # uploads/<in-progress fixture>/sampledoc1 before it runs the first case.

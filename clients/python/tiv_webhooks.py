@@ -32,6 +32,7 @@ from tiv_client.models import (
     WebhookInProgress,
     WebhookReminderSent,
     WebhookResent,
+    WebhookReviewed,
 )
 
 __all__ = ["EVENT_MODELS", "WebhookEvent", "WebhookVerificationError", "verify_webhook"]
@@ -45,6 +46,7 @@ WebhookEvent = (
     | WebhookErased
     | WebhookReminderSent
     | WebhookResent
+    | WebhookReviewed
     | WebhookHouseholdCompleted
 )
 
@@ -58,6 +60,7 @@ EVENT_MODELS: dict[str, type[WebhookEvent]] = {
     "verification.erased": WebhookErased,
     "verification.reminder_sent": WebhookReminderSent,
     "verification.resent": WebhookResent,
+    "verification.reviewed": WebhookReviewed,
     "household.completed": WebhookHouseholdCompleted,
 }
 

@@ -10,6 +10,7 @@ pub mod s3;
 pub mod s3_upload;
 pub mod sandbox;
 pub mod scheduler;
+pub mod secrets;
 pub mod ses;
 pub mod sns;
 pub mod sqs;

@@ -13,7 +13,9 @@ mod publish_events;
 mod reach;
 mod tenant_portal;
 
-pub use analyze_document::{AnalyzeDocumentConfig, ListDocumentsConfig};
+pub use analyze_document::{
+    AnalyzeDocumentConfig, EraseVerificationDataConfig, ListDocumentsConfig,
+};
 pub use api::Settings;
 pub use deliver_webhook::{DEFAULT_WEBHOOK_TIMEOUT, DeliverWebhookConfig};
 pub use expire_verifications::ExpireVerificationsConfig;

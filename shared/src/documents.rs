@@ -7,10 +7,11 @@
 //! - `fields`, `extract`, `statement`, `letter`: the typed figures of each kind of document;
 //! - `structure`, `arithmetic`, `identity`: the checks, each with its evidence;
 //! - `editing_tools`: the documented list of tools known for editing PDFs;
-//! - `reuse`: keyed fingerprints and matching stubs to bank deposits (the store does the rest);
+//! - `reuse`: keyed fingerprints, the reuse check and matching stubs to bank deposits;
 //! - `income`: the extracted figures as the one income-rules input;
 //! - `record`: an upload as the verification keeps it, and the upload's caps;
-//! - `finish`: the report of a verification finished with documents.
+//! - `finish`: the report of a verification finished with documents;
+//! - `review`: the landlord's review of the documents, kept in the report.
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +26,7 @@ pub mod intake;
 pub mod letter;
 pub mod record;
 pub mod reuse;
+pub mod review;
 pub mod statement;
 pub mod structure;
 pub mod text;
@@ -96,6 +98,7 @@ pub mod names {
     pub const PAY_DATES: &str = "pay_dates";
     pub const IDENTITY: &str = "identity";
     pub const DEPOSIT_MATCH: &str = "deposit_match";
+    pub const REUSE: &str = "reuse";
 }
 
 /// One analysed document: its kind, its figures, the checks and the verdict.

@@ -28,6 +28,7 @@ pub mod resend_invite;
 pub mod resend_verification;
 pub mod retention;
 pub mod retry_events;
+pub mod review_documents;
 pub mod send_reminders;
 pub mod tenant_email;
 pub mod tenant_portal;

@@ -15,7 +15,8 @@ pub mod store;
 
 pub use crate::domain::metering::MeterOutcome;
 pub use documents::{
-    DOWNLOAD_LINK_SECONDS, DocumentStore, DownloadSigner, ObjectError, ObjectStore, UploadSigner,
+    DOWNLOAD_LINK_SECONDS, DocumentEraser, DocumentStore, DownloadSigner, FingerprintStore,
+    MeteredReview, ObjectError, ObjectStore, ReviewRefusal, ReviewStore, UploadSigner,
 };
 pub use list::{ListPage, ListQuery};
 pub use reach::*;

@@ -27,6 +27,7 @@ pub enum Function {
     EraseVerificationData,
     AnalyzeDocument,
     ListDocuments,
+    ReviewDocuments,
 }
 
 /// What invokes a function.
@@ -60,7 +61,7 @@ pub const HOUSEHOLDS: &str = "/api/v1/households";
 
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 21] = [
+    pub const ALL: [Function; 22] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -82,6 +83,7 @@ impl Function {
         Function::EraseVerificationData,
         Function::AnalyzeDocument,
         Function::ListDocuments,
+        Function::ReviewDocuments,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -108,6 +110,7 @@ impl Function {
             Function::EraseVerificationData => "erase-verification-data",
             Function::AnalyzeDocument => "analyze-document",
             Function::ListDocuments => "list-documents",
+            Function::ReviewDocuments => "review-documents",
         }
     }
 
@@ -140,6 +143,10 @@ impl Function {
             Function::ListDocuments => Trigger::Http(&[Route {
                 method: "GET",
                 path: "/api/v1/verify/documents",
+            }]),
+            Function::ReviewDocuments => Trigger::Http(&[Route {
+                method: "POST",
+                path: "/api/v1/verify/review",
             }]),
             Function::TenantPortal => Trigger::Http(&[
                 Route {

@@ -20,6 +20,7 @@ use crate::config::{
     ConfigError, DeliverWebhookConfig, ExpireVerificationsConfig, LiveIncome, PlaidVariables,
     ProviderVariables, PublishEventsConfig, ReachConfig, Settings, TenantPortalConfig,
 };
+use crate::documents::reuse::FingerprintKey;
 use crate::handlers::analyze_document::{ANALYSIS_TIME_LIMIT, AnalysisDeps, DOCUMENT_MAX_RECEIVES};
 use crate::handlers::api::ApiDeps;
 use crate::handlers::deliver_webhook::{DEFAULT_BACKOFF, DeliveryDeps, WEBHOOK_MAX_ATTEMPTS};
@@ -114,7 +115,24 @@ pub type Portal = PortalDeps<DynamoStore, SystemClock, LiveProvider, S3UploadSig
 pub type Analysis = AnalysisDeps<DynamoStore, S3Objects, SystemClock>;
 
 /// `analyze-document`: the table, the bucket, the analysis of `documents`.
-pub fn analyze_document(config: AnalyzeDocumentConfig, sdk: &SdkConfig) -> Analysis {
+pub async fn analyze_document(
+    config: AnalyzeDocumentConfig,
+    sdk: &SdkConfig,
+) -> Result<Analysis, ConfigError> {
+    let secrets = aws_sdk_secretsmanager::Client::new(sdk);
+    let key =
+        crate::adapters::secrets::fingerprint_key(&secrets, &config.fingerprint_key_secret_arn)
+            .await
+            .map_err(|e| ConfigError(format!("FINGERPRINT_KEY_SECRET_ARN: {e}")))?;
+    Ok(analyze_document_with(&config, sdk, key))
+}
+
+/// `analyze-document` with its fingerprint key already read (the local stack reads it once).
+pub fn analyze_document_with(
+    config: &AnalyzeDocumentConfig,
+    sdk: &SdkConfig,
+    fingerprint_key: FingerprintKey,
+) -> Analysis {
     AnalysisDeps {
         store: store(sdk, &config.table_name),
         objects: S3Objects::new(sdk, &config.bucket),
@@ -122,6 +140,7 @@ pub fn analyze_document(config: AnalyzeDocumentConfig, sdk: &SdkConfig) -> Analy
         analyse: crate::documents::analyse,
         time_limit: ANALYSIS_TIME_LIMIT,
         max_receives: DOCUMENT_MAX_RECEIVES,
+        fingerprint_key,
     }
 }
 
@@ -185,14 +204,15 @@ pub fn deliver_webhook(
     }
 }
 
+/// `expire-verifications`'s deps: the table, and the documents bucket when the stack has one.
+pub type Expiry = ExpiryDeps<DynamoStore, SystemClock, Option<S3Objects>>;
+
 /// `expire-verifications`.
-pub fn expire_verifications(
-    config: ExpireVerificationsConfig,
-    sdk: &SdkConfig,
-) -> ExpiryDeps<DynamoStore, SystemClock> {
+pub fn expire_verifications(config: ExpireVerificationsConfig, sdk: &SdkConfig) -> Expiry {
     ExpiryDeps {
         store: store(sdk, &config.table_name),
         clock: SystemClock,
+        documents: (config.documents_bucket.as_deref()).map(|bucket| S3Objects::new(sdk, bucket)),
     }
 }
 
@@ -212,6 +232,16 @@ pub fn send_reminders(config: ReachConfig, sdk: &SdkConfig) -> Reach {
         reminder_offsets: config.reminder_offsets,
         sms: config.sms,
     }
+}
+
+/// `erase-verification-data`: the API's deps, and the documents bucket whose uploads it erases
+/// (None: the stack has no bucket).
+pub fn erase_verification_data(
+    config: crate::config::EraseVerificationDataConfig,
+    sdk: &SdkConfig,
+) -> (ApiDeps<DynamoStore, SystemClock>, Option<S3Objects>) {
+    let documents = (config.bucket.as_deref()).map(|bucket| S3Objects::new(sdk, bucket));
+    (api(config.settings, sdk), documents)
 }
 
 /// `list-documents`: the API's deps, and the bucket its download links are signed for.

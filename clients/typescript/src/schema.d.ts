@@ -184,6 +184,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/verify/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record the landlord's review of the documents
+         * @description Additive. Records the landlord's review of a completed verification's uploaded documents:
+         *     accepted or rejected, with a note. The review is kept in the report as
+         *     `income_report.document_review`, so `GET /api/v1/verify` and the report PDF show it. One
+         *     review per report: a second is 409 `already_reviewed`, and of concurrent reviews exactly
+         *     one is kept. A verification not completed is 409 `report_not_ready`; a report that is not
+         *     from documents (or was erased) is 409 `no_documents`. Another account's (or the other key
+         *     mode's) id is 404. Counted against the daily API allowance like every request. With a
+         *     `webhook_url`, a `verification.reviewed` webhook follows.
+         */
+        post: operations["reviewVerificationDocuments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/verify/resend": {
         parameters: {
             query?: never;
@@ -516,6 +543,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "verification.reviewed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The landlord reviewed the documents
+         * @description Sent once, after `POST /api/v1/verify/review` recorded the review of a report from documents. `data` is the verification as GET then shows it, with `income_report.document_review`. `webhook-id` is `msg_<id>_reviewed`.
+         */
+        post: operations["webhookVerificationReviewed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "household.completed": {
         parameters: {
             query?: never;
@@ -812,6 +859,12 @@ export interface components {
              */
             needs_review?: boolean;
             /**
+             * @description Present once the landlord reviewed the documents with `POST /api/v1/verify/review`
+             *     (one review per report). The `verification.completed` webhook, sent before, never
+             *     carries it. Also printed in the report PDF.
+             */
+            document_review?: components["schemas"]["DocumentReview"];
+            /**
              * @description Present only on the local development stack (`make dev`), on a live verification whose
              *     income came from its sandbox scenarios: invented data. A deployed service never has it.
              * @constant
@@ -896,6 +949,32 @@ export interface components {
                 /** Format: uuid */
                 verification_id: string;
                 documents: components["schemas"]["UploadedDocument"][];
+            };
+        };
+        ReviewDocumentsRequest: {
+            /**
+             * @description What the landlord decided about the documents.
+             * @enum {string}
+             */
+            decision: "accepted" | "rejected";
+            /** @description Why, in at most 500 characters (trimmed; line breaks and tabs kept, other control characters refused). */
+            note: string;
+        };
+        /** @description The landlord's review of the documents, as recorded. */
+        DocumentReview: {
+            /** @enum {string} */
+            decision: "accepted" | "rejected";
+            note: string;
+            reviewed_at: components["schemas"]["Timestamp"];
+        };
+        ReviewDocumentsResponse: {
+            /** @constant */
+            success: true;
+            /** @example Review recorded */
+            message: string;
+            data: {
+                verification_id: components["schemas"]["VerificationId"];
+                document_review: components["schemas"]["DocumentReview"];
             };
         };
         UploadedDocument: {
@@ -1207,7 +1286,7 @@ export interface components {
              * @description Machine code; the values each status can carry are listed on the response (and in its schema below).
              * @enum {string}
              */
-            code: "validation_error" | "invalid_json" | "verification_not_cancellable" | "missing_api_key" | "invalid_authorization" | "invalid_api_key" | "api_key_revoked" | "plan_without_api_access" | "subscription_inactive" | "verification_limit_reached" | "live_mode_unavailable" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "report_not_ready" | "no_webhook_url" | "household_closed" | "verification_not_resendable" | "resend_limit_reached" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "internal_error" | "busy";
+            code: "validation_error" | "invalid_json" | "verification_not_cancellable" | "missing_api_key" | "invalid_authorization" | "invalid_api_key" | "api_key_revoked" | "plan_without_api_access" | "subscription_inactive" | "verification_limit_reached" | "live_mode_unavailable" | "not_found" | "method_not_allowed" | "idempotency_key_in_use" | "report_not_ready" | "no_documents" | "already_reviewed" | "no_webhook_url" | "household_closed" | "verification_not_resendable" | "resend_limit_reached" | "payload_too_large" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limit_exceeded" | "internal_error" | "busy";
             details: components["schemas"]["FieldErrors"];
             request_id: components["schemas"]["RequestId"];
         };
@@ -1348,6 +1427,16 @@ export interface components {
             error: components["schemas"]["ErrorMessage"];
             /** @enum {string} */
             code: "no_webhook_url";
+            details: components["schemas"]["NoFieldErrors"];
+            request_id: components["schemas"]["RequestId"];
+        };
+        /** @description The body of `components.responses.ReviewRefused`. */
+        ReviewRefusedError: {
+            /** @constant */
+            success: false;
+            error: components["schemas"]["ErrorMessage"];
+            /** @enum {string} */
+            code: "report_not_ready" | "no_documents" | "already_reviewed";
             details: components["schemas"]["NoFieldErrors"];
             request_id: components["schemas"]["RequestId"];
         };
@@ -1637,6 +1726,16 @@ export interface components {
                 status?: "expired";
             };
         };
+        WebhookReviewed: {
+            /** @constant */
+            type: "verification.reviewed";
+            timestamp: components["schemas"]["Timestamp"];
+            data: components["schemas"]["Verification"] & {
+                /** @enum {unknown} */
+                status?: "completed";
+                income_report: unknown;
+            };
+        };
         WebhookErased: {
             /** @constant */
             type: "verification.erased";
@@ -1846,6 +1945,19 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["NoWebhookUrlError"];
+            };
+        };
+        /** @description `report_not_ready`: the verification is not completed (the message names its status). `no_documents`: its report is not from documents, or was erased. `already_reviewed`: the documents were reviewed before (the message names that decision and when). */
+        ReviewRefused: {
+            headers: {
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ReviewRefusedError"];
             };
         };
         /** @description `validation_error`: `verification_id` missing or not a UUID. `verification_not_resendable`: the verification is completed, failed, expired or cancelled (the message names which). */
@@ -2436,6 +2548,50 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    reviewVerificationDocuments: {
+        parameters: {
+            query: {
+                /**
+                 * @description The verification's id, as returned by create (a UUID; surrounding blanks are ignored). Missing, empty or not a UUID is a 400.
+                 * @example 2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081
+                 */
+                verification_id: components["parameters"]["VerificationId"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A JSON object of at most 16 KiB; `Content-Type` must be `application/json`. */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewDocumentsRequest"];
+            };
+        };
+        responses: {
+            /** @description The review is recorded. */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewDocumentsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequestCreate"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["ReviewRefused"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     resendVerification: {
         parameters: {
             query: {
@@ -2963,6 +3119,35 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookErased"];
+            };
+        };
+        responses: {
+            410: components["responses"]["WebhookGone"];
+            "2XX": components["responses"]["WebhookAccepted"];
+            default: components["responses"]["WebhookRetry"];
+        };
+    };
+    webhookVerificationReviewed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The message id, the same on every retry and every redelivery of one event (`msg_<verification id, 32 hex>_<event suffix>`; a reminder's suffix names its point, e.g. `reminder_sent_72h`; `resent_<n>` for the n-th resend; `msg_<household id>_household_completed` for a household); use it to drop duplicates. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description Unix seconds of this attempt; reject messages far from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /**
+                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `{webhook-id}.{webhook-timestamp}.{body}`
+                 *     keyed with the base64-decoded part of the account's `whsec_…` secret; during a secret
+                 *     rotation both secrets sign. Verify with any Standard Webhooks library.
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookReviewed"];
             };
         };
         responses: {

@@ -23,6 +23,7 @@ export const WEBHOOK_TYPES = [
   "verification.erased",
   "verification.reminder_sent",
   "verification.resent",
+  "verification.reviewed",
   "household.completed",
 ] as const satisfies readonly (keyof webhooks)[];
 type Unlisted = Exclude<keyof webhooks, (typeof WEBHOOK_TYPES)[number]>;

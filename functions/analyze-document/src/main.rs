@@ -11,7 +11,7 @@ use lambda_runtime::{Error, LambdaEvent, run, service_fn};
 async fn main() -> Result<(), Error> {
     shared::init_tracing();
     let config = shared::config::AnalyzeDocumentConfig::from_env()?;
-    let deps = shared::wiring::analyze_document(config, &shared::aws_config().await);
+    let deps = shared::wiring::analyze_document(config, &shared::aws_config().await).await?;
     let deps = &deps;
     run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
         Ok::<_, Error>(

@@ -5,12 +5,13 @@ use lambda_http::{Error, run, service_fn};
 #[tokio::main]
 async fn main() -> Result<(), Error> {
     shared::init_tracing();
-    let config = shared::config::Settings::from_env()?;
-    let deps = shared::wiring::api(config, &shared::aws_config().await);
-    let deps = &deps;
+    let config = shared::config::EraseVerificationDataConfig::from_env()?;
+    let (deps, documents) =
+        shared::wiring::erase_verification_data(config, &shared::aws_config().await);
+    let (deps, documents) = (&deps, &documents);
     run(service_fn(move |req| {
         shared::http::serve(req, move |req| {
-            shared::handlers::api::erase_verification_data(deps, req)
+            shared::handlers::api::erase_verification_data(deps, documents, req)
         })
     }))
     .await

@@ -1,4 +1,5 @@
-//! Stream consumer of TTL deletions of expiry markers: moves open verifications to expired.
+//! Stream consumer of TTL deletions of expiry and erasure markers: moves open verifications to
+//! expired, and erases closed ones (their uploaded documents too) when their retention ends.
 
 use aws_lambda_events::event::dynamodb::Event;
 use lambda_runtime::{Error, LambdaEvent, run, service_fn};

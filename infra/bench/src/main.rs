@@ -143,6 +143,8 @@ pub(crate) fn bench_events(function: shared::routes::Function) -> Option<[&'stat
         // document is measured on its own (docs/documents.md).
         F::AnalyzeDocument => return None,
         F::ListDocuments => ["200-in-progress.json", "200-in-progress.json"],
+        // A review is kept once: a second run of its sample answers 409, not the write measured.
+        F::ReviewDocuments => return None,
         // The reached one has a number and a webhook URL: claim, SES, SNS, webhook store+queue.
         F::SendReminders => [
             "reached-reminder-of-in-progress.json",
@@ -354,6 +356,8 @@ mod tests {
             retry_dlq_url: "rd".into(),
             documents_queue_url: "dq".into(),
             documents_dlq_url: "dd".into(),
+            fingerprint_key_secret_arn: "fk".into(),
+            fingerprint_key: shared::documents::reuse::FingerprintKey::new(vec![7; 32]).unwrap(),
         };
         let env = process::lambda_env("send-reminders", "api", "aws", "t-table", &queues);
         let delivery = env.iter().find(|(k, _)| k == "TEST_MODE_DELIVERY");

@@ -70,10 +70,10 @@ pub fn app_with(
         }),
         public_base_url: settings.public_base_url.clone(),
     };
-    let downloads = shared::adapters::s3::S3Objects::new(sdk, &bucket);
+    let documents = shared::adapters::s3::S3Objects::new(sdk, &bucket);
     Arc::new(server::App {
         api: wiring::api(settings, sdk),
-        downloads,
+        documents,
         portal: wiring::tenant_portal_with(&portal, sdk, live_provider),
     })
 }
@@ -144,6 +144,7 @@ impl Workers {
         let expiry = wiring::expire_verifications(
             ExpireVerificationsConfig {
                 table_name: names.table.clone(),
+                documents_bucket: Some(names.documents_bucket.clone()),
             },
             sdk,
         );
@@ -157,12 +158,14 @@ impl Workers {
             sms: Default::default(),
         };
         let reach = wiring::send_reminders(reach_config, sdk);
-        let analysis = wiring::analyze_document(
-            shared::config::AnalyzeDocumentConfig {
+        let analysis = wiring::analyze_document_with(
+            &shared::config::AnalyzeDocumentConfig {
                 table_name: names.table.clone(),
                 bucket: names.documents_bucket.clone(),
+                fingerprint_key_secret_arn: created.fingerprint_key_secret_arn.clone(),
             },
             sdk,
+            created.fingerprint_key.clone(),
         );
         Workers {
             outbox,

@@ -17,13 +17,13 @@ use serde_json::{Value, json};
 use shared::adapters::dynamo::{DynamoStore, schema};
 use shared::adapters::sqs::SqsQueue;
 use shared::handlers::deliver_webhook::DeliveryDeps;
-use shared::handlers::expire_verifications::{ExpiryDeps, TTL_PRINCIPAL};
+use shared::handlers::expire_verifications::TTL_PRINCIPAL;
 use shared::handlers::publish_events::OutboxDeps;
 use shared::ports::store::prelude::*;
 use shared::ports::{Clock, Mailer, Queue, Scheduler, SystemClock, Texter};
 
 pub type Outbox = shared::wiring::Outbox;
-pub type Expiry = ExpiryDeps<DynamoStore, SystemClock>;
+pub type Expiry = shared::wiring::Expiry;
 pub type Delivery = DeliveryDeps<DynamoStore, SqsQueue, SystemClock>;
 pub type Reach = shared::wiring::Reach;
 

@@ -25,8 +25,9 @@ pub struct App {
     /// The local stack has no bank-data provider: live verifications use the local sandbox (or
     /// none, or a Plaid on loopback in tests).
     pub portal: shared::wiring::Portal,
-    /// The documents bucket, for `list-documents`' download links.
-    pub downloads: shared::adapters::s3::S3Objects,
+    /// The documents bucket: `list-documents`' download links, and the uploads
+    /// `erase-verification-data` erases.
+    pub documents: shared::adapters::s3::S3Objects,
 }
 
 /// Which deps each HTTP function runs with: one `App` for all (the local stack), or one per
@@ -76,14 +77,17 @@ pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiRespon
         Function::ListVerifications => api::list_verifications(&app.api, req).await,
         Function::GetUsage => api::get_usage(&app.api, req).await,
         Function::GetReport => api::get_report(&app.api, req).await,
-        Function::ListDocuments => api::list_documents(&app.api, &app.downloads, req).await,
+        Function::ListDocuments => api::list_documents(&app.api, &app.documents, req).await,
         Function::ListWebhookDeliveries => api::list_webhook_deliveries(&app.api, req).await,
         Function::RedeliverWebhook => api::redeliver_webhook(&app.api, req).await,
         Function::ResendVerification => api::resend_verification(&app.api, req).await,
         Function::CreateHousehold => households::create_household(&app.api, req).await,
         Function::GetHousehold => households::get_household(&app.api, req).await,
         Function::CancelHousehold => households::cancel_household(&app.api, req).await,
-        Function::EraseVerificationData => api::erase_verification_data(&app.api, req).await,
+        Function::EraseVerificationData => {
+            api::erase_verification_data(&app.api, &app.documents, req).await
+        }
+        Function::ReviewDocuments => api::review_documents(&app.api, req).await,
         Function::TenantPortal => {
             shared::handlers::tenant_portal::tenant_portal(&app.portal, req).await
         }

@@ -1,8 +1,12 @@
-//! Creates the local resources (table, queues, SES sender) and the demo account with its keys.
+//! Creates the local resources (table, queues, SES sender, bucket, the fingerprint key's secret)
+//! and the demo account with its keys.
+
+mod fingerprint_key;
 
 use aws_config::SdkConfig;
 use chrono::{Duration, Utc};
 use shared::adapters::dynamo::DynamoStore;
+use shared::documents::reuse::FingerprintKey;
 use shared::domain::secrets::{GeneratedKey, account_key_from_random};
 use shared::domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus};
 use shared::ports::StoreError;
@@ -26,6 +30,8 @@ pub struct Resources {
     pub documents_bucket: String,
     pub documents_queue: String,
     pub documents_dlq: String,
+    /// The secret holding the reuse check's fingerprint key.
+    pub fingerprint_key_secret: String,
 }
 
 /// The documents bucket of the local stack whose table is `table` (`<prefix>-table`).
@@ -49,6 +55,7 @@ impl Resources {
             documents_bucket: documents_bucket_for(&format!("{prefix}-table")),
             documents_queue: format!("{prefix}-documents"),
             documents_dlq: format!("{prefix}-documents-dlq"),
+            fingerprint_key_secret: format!("{prefix}-fingerprint-key"),
         }
     }
 }
@@ -62,6 +69,9 @@ pub struct Created {
     pub retry_dlq_url: String,
     pub documents_queue_url: String,
     pub documents_dlq_url: String,
+    pub fingerprint_key_secret_arn: String,
+    /// The key read back from that secret (analyze-document reads it at its cold start).
+    pub fingerprint_key: FingerprintKey,
 }
 
 /// How many receives before a webhook message goes to the DLQ (matches template.yaml).
@@ -147,6 +157,8 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
     )
     .await?;
     documents_bucket(sdk, &names.documents_bucket, &names.documents_queue).await?;
+    let (fingerprint_key_secret_arn, fingerprint_key) =
+        fingerprint_key::fingerprint_key(sdk, &names.fingerprint_key_secret).await?;
     let scheduler = aws_sdk_scheduler::Client::new(sdk);
     let group = scheduler
         .create_schedule_group()
@@ -175,6 +187,8 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
         retry_dlq_url,
         documents_queue_url,
         documents_dlq_url,
+        fingerprint_key_secret_arn,
+        fingerprint_key,
     })
 }
 

@@ -1,13 +1,18 @@
-//! The uploaded documents in S3: reading an upload (`ObjectStore`) and signing the browser's
-//! upload form with the function's own credentials (`UploadSigner`, through `s3_upload`).
+//! The uploaded documents in S3: reading an upload (`ObjectStore`), erasing a verification's
+//! uploads (`DocumentEraser`), and signing the browser's upload form with the function's own
+//! credentials (`UploadSigner`, through `s3_upload`).
 
 use aws_sdk_s3::config::{ProvideCredentials, SharedCredentialsProvider};
 use aws_sdk_s3::operation::get_object::GetObjectError;
+use aws_sdk_s3::types::{Delete, ObjectIdentifier};
 use chrono::{DateTime, Duration, Utc};
+use uuid::Uuid;
 
 use super::s3_upload::{SigningCredentials, UploadForm, UploadRules, upload_form};
-use crate::documents::record::MAX_UPLOAD_BYTES;
-use crate::ports::{DOWNLOAD_LINK_SECONDS, DownloadSigner, ObjectError, ObjectStore, UploadSigner};
+use crate::documents::record::{MAX_UPLOAD_BYTES, UPLOAD_PREFIX};
+use crate::ports::{
+    DOWNLOAD_LINK_SECONDS, DocumentEraser, DownloadSigner, ObjectError, ObjectStore, UploadSigner,
+};
 
 /// How long a signed upload form is accepted.
 pub const UPLOAD_FORM_LIFETIME: Duration = Duration::minutes(15);
@@ -67,6 +72,69 @@ impl ObjectStore for S3Objects {
             return Err(ObjectError::TooLarge(bytes.len() as u64));
         }
         Ok(bytes.to_vec())
+    }
+}
+
+/// At most this many rounds of one listed page (up to 1,000 keys) and its deletion per erasure
+/// call. A verification takes in 12 uploads, but a tenant may post every form signed for it, so
+/// the count is not fixed: past the bound the call fails, and the caller's retry goes on.
+pub const ERASE_ROUNDS: usize = 10;
+
+/// Why DeleteObjects rather than DeleteObject per key: one request per listed page whatever the
+/// count, and S3 still authorizes each key as `s3:DeleteObject`. Its answer lists the keys it could
+/// not delete in a 200, so any listed error fails the call. Each round lists from the start: the
+/// keys deleted are gone, so no continuation token is carried between deletions.
+impl DocumentEraser for S3Objects {
+    async fn erase_uploads(&self, verification_id: Uuid) -> Result<usize, ObjectError> {
+        let unavailable = |e: String| ObjectError::Unavailable(e);
+        let prefix = format!("{UPLOAD_PREFIX}{verification_id}/");
+        let mut erased = 0;
+        for _ in 0..ERASE_ROUNDS {
+            let page = self
+                .client
+                .list_objects_v2()
+                .bucket(&self.bucket)
+                .prefix(&prefix)
+                .send()
+                .await
+                .map_err(|e| unavailable(format!("list: {e}")))?;
+            let keys = (page.contents().iter())
+                .filter_map(|object| object.key())
+                .map(|key| ObjectIdentifier::builder().key(key).build())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| unavailable(e.to_string()))?;
+            if keys.is_empty() {
+                return Ok(erased);
+            }
+            let count = keys.len();
+            let delete = Delete::builder()
+                .set_objects(Some(keys))
+                .quiet(true)
+                .build()
+                .map_err(|e| unavailable(e.to_string()))?;
+            let out = self
+                .client
+                .delete_objects()
+                .bucket(&self.bucket)
+                .delete(delete)
+                .send()
+                .await
+                .map_err(|e| unavailable(format!("delete: {e}")))?;
+            if let Some(first) = out.errors().first() {
+                return Err(unavailable(format!(
+                    "delete: {} of {count} objects refused ({})",
+                    out.errors().len(),
+                    first.code().unwrap_or("no code")
+                )));
+            }
+            erased += count;
+            if !page.is_truncated().unwrap_or(false) {
+                return Ok(erased);
+            }
+        }
+        Err(unavailable(format!(
+            "more uploads than {ERASE_ROUNDS} pages; the next call erases the rest"
+        )))
     }
 }
 

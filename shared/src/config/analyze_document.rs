@@ -1,5 +1,5 @@
-//! Configuration of `analyze-document` and `list-documents`: the functions that read the
-//! documents bucket.
+//! Configuration of `analyze-document` and `list-documents`, the functions that read the
+//! documents bucket, and of `erase-verification-data`, which erases uploads in it.
 
 use super::{ConfigError, Env};
 
@@ -8,6 +8,8 @@ pub struct AnalyzeDocumentConfig {
     pub table_name: String,
     /// `DOCUMENT_BUCKET`: where the uploads are.
     pub bucket: String,
+    /// `FINGERPRINT_KEY_SECRET_ARN`: the secret holding the reuse check's key.
+    pub fingerprint_key_secret_arn: String,
 }
 
 impl AnalyzeDocumentConfig {
@@ -19,6 +21,7 @@ impl AnalyzeDocumentConfig {
         Ok(AnalyzeDocumentConfig {
             table_name: env.required("TABLE_NAME")?,
             bucket: env.required("DOCUMENT_BUCKET")?,
+            fingerprint_key_secret_arn: env.required("FINGERPRINT_KEY_SECRET_ARN")?,
         })
     }
 }
@@ -44,20 +47,71 @@ impl ListDocumentsConfig {
     }
 }
 
+/// `erase-verification-data`: the API's settings and the documents bucket whose uploads it
+/// erases.
+#[derive(Debug, Clone)]
+pub struct EraseVerificationDataConfig {
+    pub settings: super::Settings,
+    /// `DOCUMENT_BUCKET`; unset: the stack takes no uploads, so none is erased.
+    pub bucket: Option<String>,
+}
+
+impl EraseVerificationDataConfig {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::parse(&Env::process())
+    }
+
+    pub fn parse(env: &Env) -> Result<Self, ConfigError> {
+        Ok(EraseVerificationDataConfig {
+            settings: super::Settings::parse(env)?,
+            bucket: env.optional("DOCUMENT_BUCKET"),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_bucket_is_required() {
+    fn the_bucket_and_the_fingerprint_key_are_required() {
         let refused =
             AnalyzeDocumentConfig::parse(&Env::from_pairs([("TABLE_NAME", "t")])).unwrap_err();
         assert!(refused.to_string().contains("DOCUMENT_BUCKET"), "{refused}");
+        let refused = AnalyzeDocumentConfig::parse(&Env::from_pairs([
+            ("TABLE_NAME", "t"),
+            ("DOCUMENT_BUCKET", "b"),
+        ]))
+        .unwrap_err();
+        assert!(
+            refused.to_string().contains("FINGERPRINT_KEY_SECRET_ARN"),
+            "{refused}"
+        );
         let config = AnalyzeDocumentConfig::parse(&Env::from_pairs([
+            ("TABLE_NAME", "t"),
+            ("DOCUMENT_BUCKET", "b"),
+            ("FINGERPRINT_KEY_SECRET_ARN", "arn:fk"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            (
+                config.bucket.as_str(),
+                config.fingerprint_key_secret_arn.as_str()
+            ),
+            ("b", "arn:fk")
+        );
+    }
+
+    #[test]
+    fn the_erasure_takes_the_bucket_when_set() {
+        let without =
+            EraseVerificationDataConfig::parse(&Env::from_pairs([("TABLE_NAME", "t")])).unwrap();
+        assert_eq!(without.bucket, None);
+        let with = EraseVerificationDataConfig::parse(&Env::from_pairs([
             ("TABLE_NAME", "t"),
             ("DOCUMENT_BUCKET", "b"),
         ]))
         .unwrap();
-        assert_eq!(config.bucket, "b");
+        assert_eq!(with.bucket.as_deref(), Some("b"));
     }
 }

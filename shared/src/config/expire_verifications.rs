@@ -5,6 +5,8 @@ use super::{ConfigError, Env};
 #[derive(Debug, Clone)]
 pub struct ExpireVerificationsConfig {
     pub table_name: String,
+    /// `DOCUMENT_BUCKET`, whose uploads an erasure erases; unset: the stack takes no uploads.
+    pub documents_bucket: Option<String>,
 }
 
 impl ExpireVerificationsConfig {
@@ -15,6 +17,7 @@ impl ExpireVerificationsConfig {
     pub fn parse(env: &Env) -> Result<Self, ConfigError> {
         Ok(ExpireVerificationsConfig {
             table_name: env.required("TABLE_NAME")?,
+            documents_bucket: env.optional("DOCUMENT_BUCKET"),
         })
     }
 }
@@ -31,5 +34,8 @@ mod tests {
             refused.to_string().contains("TABLE_NAME is not set"),
             "{refused}"
         );
+        let config =
+            ExpireVerificationsConfig::parse(&Env::from_pairs([("TABLE_NAME", "t")])).unwrap();
+        assert_eq!(config.documents_bucket, None, "no bucket: nothing to erase");
     }
 }

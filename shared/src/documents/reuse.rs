@@ -1,7 +1,8 @@
-//! What the reuse and cross-source checks need, as pure functions: keyed fingerprints (HMAC-SHA256
-//! with a key the caller holds, so the store keeps no values and no one without the key can
-//! test a guess), and matching each stub's net pay to a bank deposit. The store's side (the
-//! last 90 days, across accounts) is not here.
+//! The reuse and cross-source checks, as pure functions: keyed fingerprints (HMAC-SHA256 with a
+//! key the caller holds, so the store keeps no values and no one without the key can test a
+//! guess), the tenant's marks (keyed hashes of their e-mail and name), the reuse check over the
+//! marks the store found, and matching each stub's net pay to a bank deposit. The store keeps
+//! each fingerprint's submissions for `REUSE_WINDOW_DAYS` (`ports::FingerprintStore`).
 
 use chrono::NaiveDate;
 use hmac::{Hmac, Mac};
@@ -9,6 +10,34 @@ use sha2::Sha256;
 
 use super::fields::{dollars, normalise};
 use super::{Check, CheckResult, Deposit, PayStub, names};
+
+/// How long a fingerprint's submissions are compared: 90 days.
+pub const REUSE_WINDOW_DAYS: i64 = 90;
+
+/// The HMAC key of the fingerprints and the marks: one per stack, held in Secrets Manager. Its
+/// `Debug` shows nothing of it.
+#[derive(Clone)]
+pub struct FingerprintKey(Vec<u8>);
+
+/// The shortest key taken: 32 bytes, SHA-256's block of entropy.
+pub const FINGERPRINT_KEY_MIN_BYTES: usize = 32;
+
+impl FingerprintKey {
+    /// The key, refused when shorter than `FINGERPRINT_KEY_MIN_BYTES`.
+    pub fn new(bytes: Vec<u8>) -> Option<Self> {
+        (bytes.len() >= FINGERPRINT_KEY_MIN_BYTES).then_some(FingerprintKey(bytes))
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for FingerprintKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FingerprintKey(<redacted>)")
+    }
+}
 
 fn keyed(key: &[u8], parts: &[&[u8]]) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
@@ -41,6 +70,59 @@ pub fn stub_fingerprint(key: &[u8], stub: &PayStub) -> Option<String> {
             net.as_bytes(),
         ],
     ))
+}
+
+/// Whose a submission was, as keyed hashes: the tenant's e-mail (lower case) and name (its words
+/// in order, without initials), so two submissions can be told apart as one tenant's or two's
+/// without keeping either.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TenantMarks {
+    pub email: String,
+    pub name: Option<String>,
+}
+
+/// The marks of a tenant under `key`.
+pub fn tenant_marks(key: &[u8], email: &str, name: Option<&str>) -> TenantMarks {
+    let email = email.trim().to_lowercase();
+    let name = name.map(normalise).and_then(|n| {
+        let mut words: Vec<&str> = n.split(' ').filter(|w| w.len() > 1).collect();
+        words.sort_unstable();
+        (!words.is_empty()).then(|| words.join(" "))
+    });
+    TenantMarks {
+        email: keyed(key, &[b"email", email.as_bytes()]),
+        name: name.map(|n| keyed(key, &[b"name", n.as_bytes()])),
+    }
+}
+
+/// `reuse`: fails when the same file or the same stub figures were submitted for another tenant
+/// within the window, across every account. Another tenant is one whose e-mail and name both
+/// differ: a tenant who applies to two landlords, even under a second address, is not a signal.
+/// The evidence never says which verification or account the other submission was.
+pub fn reuse_check(own: &TenantMarks, earlier: &[TenantMarks]) -> Check {
+    let same_tenant =
+        |m: &TenantMarks| m.email == own.email || (m.name.is_some() && m.name == own.name);
+    let others = earlier.iter().filter(|m| !same_tenant(m)).count();
+    if others > 0 {
+        Check::new(
+            names::REUSE,
+            CheckResult::Fail,
+            format!(
+                "the same file or pay stub figures were submitted for another tenant in the last {REUSE_WINDOW_DAYS} days ({others} time{})",
+                if others == 1 { "" } else { "s" }
+            ),
+        )
+    } else {
+        Check::new(
+            names::REUSE,
+            CheckResult::Pass,
+            format!(
+                "not submitted for another tenant in the last {REUSE_WINDOW_DAYS} days ({} earlier submission{} by this tenant)",
+                earlier.len(),
+                if earlier.len() == 1 { "" } else { "s" }
+            ),
+        )
+    }
 }
 
 /// A deposit this many days from the pay date can be the stub's.
@@ -100,4 +182,50 @@ fn nearest(day: NaiveDate, deposits: &[Deposit]) -> Option<&Deposit> {
     deposits
         .iter()
         .min_by_key(|d| (d.date - day).num_days().abs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KEY: &[u8] = b"a fingerprint key";
+
+    #[test]
+    fn marks_tolerate_case_order_and_initials_and_hide_the_values() {
+        let a = tenant_marks(KEY, " Jane.Doe@Example.com", Some("DOE, Jane Q."));
+        let b = tenant_marks(KEY, "jane.doe@example.com", Some("Jane Doe"));
+        assert_eq!(a, b);
+        assert!(!a.email.contains("jane") && a.email.len() == 64);
+        assert_ne!(
+            tenant_marks(b"another key", "jane.doe@example.com", None).email,
+            a.email
+        );
+        assert_eq!(tenant_marks(KEY, "x@example.com", Some("Q.")).name, None);
+    }
+
+    #[test]
+    fn only_another_tenant_s_submission_fails_the_check() {
+        let own = tenant_marks(KEY, "jane@example.com", Some("Jane Doe"));
+        let second_address = tenant_marks(KEY, "jane.work@example.com", Some("Jane Doe"));
+        let renamed = tenant_marks(KEY, "jane@example.com", Some("Jane Smith"));
+        let other = tenant_marks(KEY, "sam@example.com", Some("Sam Roe"));
+        let nameless = tenant_marks(KEY, "sam@example.com", None);
+        assert_eq!(reuse_check(&own, &[]).result, CheckResult::Pass);
+        let check = reuse_check(&own, &[second_address, renamed]);
+        assert_eq!(check.result, CheckResult::Pass);
+        assert!(
+            check
+                .evidence
+                .contains("2 earlier submissions by this tenant")
+        );
+        for earlier in [other, nameless] {
+            let check = reuse_check(&own, &[earlier]);
+            assert_eq!(check.result, CheckResult::Fail);
+            assert!(
+                check
+                    .evidence
+                    .contains("another tenant in the last 90 days (1 time)")
+            );
+        }
+    }
 }

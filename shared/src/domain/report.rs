@@ -127,6 +127,10 @@ pub struct IncomeReport {
     /// on an `undetermined` one. Absent without documents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub needs_review: Option<bool>,
+    /// The landlord's review of the documents (POST /api/v1/verify/review), once recorded: one
+    /// per report. Absent before, and without documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub document_review: Option<crate::documents::review::DocumentReview>,
 }
 
 impl IncomeReport {
@@ -251,6 +255,7 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         local_sandbox: None,
         documents: None,
         needs_review: None,
+        document_review: None,
     }
 }
 

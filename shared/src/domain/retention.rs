@@ -60,8 +60,9 @@ pub fn closed_at(v: &Verification) -> Option<DateTime<Utc>> {
 }
 
 /// The stored attributes the erasure removes: the tenant's name, phone, address and rent figures,
-/// the report, the note, the link-token hashes and the provider's tokens. `tenant_email` and
-/// `message_links` are kept, emptied (`erase`). A unit test holds this list and `erase` together.
+/// the report, the note, the link-token hashes and the provider's tokens. `tenant_email`,
+/// `message_links` and `documents` (what was read from the uploads: names, employers, figures)
+/// are kept, emptied (`erase`). A unit test holds this list and `erase` together.
 pub const ERASED_ATTRIBUTES: [&str; 12] = [
     "tenant_name",
     "tenant_phone",
@@ -78,7 +79,7 @@ pub const ERASED_ATTRIBUTES: [&str; 12] = [
 ];
 
 /// The verification after its erasure at `now`: what `ERASED_ATTRIBUTES` names removed, the
-/// e-mail and the messages' link hashes emptied, `erased_at` set. Ids, status, timestamps,
+/// e-mail, the messages' link hashes and the documents' entries emptied, `erased_at` set. Ids, status, timestamps,
 /// counters, the landlord's webhook URL and income multiple stay.
 pub fn erase(v: &Verification, now: DateTime<Utc>) -> Verification {
     let mut erased = v.clone();
@@ -95,6 +96,7 @@ pub fn erase(v: &Verification, now: DateTime<Utc>) -> Verification {
     erased.token_hashes.clear();
     erased.recent_token_hashes.clear();
     erased.message_links.clear();
+    erased.documents.clear();
     erased.sms_phone = None;
     erased.erased_at = Some(now);
     erased
@@ -133,6 +135,8 @@ mod tests {
         v.recent_token_hashes = vec!["h2".into()];
         v.message_links.insert("invite_email".into(), "h3".into());
         v.tenant_note = Some("note".into());
+        let record = crate::documents::record::DocumentRecord::arrived(1, "etag", 10, now);
+        v.documents.insert("d1".into(), record);
         let income =
             crate::domain::income::ProviderIncome::empty(Default::default(), now.date_naive());
         let report = crate::domain::report::build_report(&income, v.monthly_rent);
@@ -160,6 +164,8 @@ mod tests {
         assert_eq!(removed, listed);
         assert_eq!(after["tenant_email"], "");
         assert_eq!(after["message_links"], serde_json::json!({}));
+        assert_ne!(before["documents"], serde_json::json!({}));
+        assert_eq!(after["documents"], serde_json::json!({}));
         assert!(after.contains_key("erased_at"));
         for kept in [
             "verification_id",

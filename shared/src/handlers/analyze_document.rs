@@ -10,7 +10,8 @@
 //! 3. the upload is recorded as `analysing` with one conditional write that also counts it
 //!    against `record::MAX_UPLOADS`; the verification stays `in_progress` meanwhile;
 //! 4. the object is read (bounded) and analysed, off the async runtime and within a time limit;
-//!    the first bytes decide its type (`documents::intake`);
+//!    the first bytes decide its type (`documents::intake`); the reuse check then records the
+//!    file's fingerprint (and a pay stub's figures') and compares the earlier submissions;
 //! 5. the result is recorded with a conditional write, only if that upload is still the one
 //!    being analysed.
 //!
@@ -28,9 +29,14 @@ use crate::adapters::sqs::receive_count;
 use crate::documents::record::{
     self, DocumentRecord, DocumentState, MAX_UPLOAD_BYTES, MAX_UPLOADS, parse_object_key,
 };
+use crate::documents::reuse::{
+    self, FingerprintKey, REUSE_WINDOW_DAYS, file_fingerprint, stub_fingerprint, tenant_marks,
+};
 use crate::documents::{Analysis, Refusal};
-use crate::domain::Status;
-use crate::ports::{Clock, DocumentStore, ObjectError, ObjectStore, VerificationStore};
+use crate::domain::{Status, Verification};
+use crate::ports::{
+    Clock, DocumentStore, FingerprintStore, ObjectError, ObjectStore, VerificationStore,
+};
 
 /// The documents queue's maxReceiveCount (template.yaml and the local stack).
 pub const DOCUMENT_MAX_RECEIVES: usize = 3;
@@ -52,6 +58,8 @@ pub struct AnalysisDeps<S, O, C> {
     pub analyse: Analyse,
     pub time_limit: Duration,
     pub max_receives: usize,
+    /// The key of the reuse check's fingerprints and marks.
+    pub fingerprint_key: FingerprintKey,
 }
 
 #[derive(Deserialize)]
@@ -151,7 +159,7 @@ pub async fn analyze_documents<S, O, C>(
     event: SqsEvent,
 ) -> SqsBatchResponse
 where
-    S: VerificationStore + DocumentStore,
+    S: VerificationStore + DocumentStore + FingerprintStore,
     O: ObjectStore,
     C: Clock,
 {
@@ -192,7 +200,7 @@ async fn analyse_one<S, O, C>(
     last: bool,
 ) -> Result<(), String>
 where
-    S: VerificationStore + DocumentStore,
+    S: VerificationStore + DocumentStore + FingerprintStore,
     O: ObjectStore,
     C: Clock,
 {
@@ -240,23 +248,30 @@ enum Outcome {
     Refused(String),
 }
 
-/// Runs the analysis on a blocking thread within the time limit; a panic or a timeout is an
-/// error (retried).
+/// Runs the analysis on a blocking thread within the time limit, then the reuse check; a panic,
+/// a timeout or a store failure is an error (retried).
 async fn run_analysis<S, O, C>(
     deps: &AnalysisDeps<S, O, C>,
     bytes: Vec<u8>,
     arrival: &Arrival,
 ) -> Result<Outcome, String>
 where
-    S: VerificationStore,
+    S: VerificationStore + FingerprintStore,
+    C: Clock,
 {
-    let tenant_name = read(&deps.store, arrival)
-        .await?
-        .and_then(|v| v.tenant_name);
+    let Some(v) = read(&deps.store, arrival).await? else {
+        return Ok(Outcome::Refused("the verification is gone".into()));
+    };
+    let tenant_name = v.tenant_name.clone();
     let analyse = deps.analyse;
-    let task = tokio::task::spawn_blocking(move || analyse(&bytes, tenant_name.as_deref()));
+    let key = deps.fingerprint_key.clone();
+    let task = tokio::task::spawn_blocking(move || {
+        let file = file_fingerprint(key.bytes(), &bytes);
+        analyse(&bytes, tenant_name.as_deref()).map(|a| (a, file))
+    });
     match tokio::time::timeout(deps.time_limit, task).await {
-        Ok(Ok(Ok(analysis))) => {
+        Ok(Ok(Ok((mut analysis, file)))) => {
+            check_reuse(deps, &v, &mut analysis, file).await?;
             tracing::info!(
                 kind = ?analysis.kind,
                 verdict = ?analysis.verdict,
@@ -276,11 +291,46 @@ where
     }
 }
 
+/// The reuse check: records this submission of the file (and of a pay stub's figures) under the
+/// tenant's marks, and fails when another tenant submitted either within the window.
+async fn check_reuse<S, O, C>(
+    deps: &AnalysisDeps<S, O, C>,
+    v: &Verification,
+    analysis: &mut Analysis,
+    file: String,
+) -> Result<(), String>
+where
+    S: FingerprintStore,
+    C: Clock,
+{
+    let key = deps.fingerprint_key.bytes();
+    let mut fingerprints = vec![file];
+    if let crate::documents::Fields::PayStub(stub) = &analysis.fields {
+        fingerprints.extend(stub_fingerprint(key, stub));
+    }
+    let marks = tenant_marks(key, &v.tenant_email, v.tenant_name.as_deref());
+    let now = deps.clock.now();
+    let earlier = deps
+        .store
+        .record_fingerprints(
+            v.mode,
+            &fingerprints,
+            v.verification_id,
+            &marks,
+            now,
+            now + chrono::Duration::days(REUSE_WINDOW_DAYS),
+        )
+        .await
+        .map_err(|e| e.to_string())?;
+    analysis.set_check(reuse::reuse_check(&marks, &earlier));
+    Ok(())
+}
+
 /// The verification the upload belongs to, as stored now.
 async fn read<S: VerificationStore>(
     store: &S,
     arrival: &Arrival,
-) -> Result<Option<crate::domain::Verification>, String> {
+) -> Result<Option<Verification>, String> {
     store
         .get_verification(arrival.verification_id)
         .await

@@ -33,6 +33,7 @@ pub use crate::handlers::list_verifications::{
 pub use crate::handlers::list_webhook_deliveries::list_webhook_deliveries;
 pub use crate::handlers::redeliver_webhook::redeliver_webhook;
 pub use crate::handlers::resend_verification::resend_verification;
+pub use crate::handlers::review_documents::review_documents;
 pub use auth::Caller;
 pub use respond::error_response;
 pub use validate::{is_valid_email, validate_create};

@@ -2,8 +2,9 @@
 //! and financial data of a closed verification at once (`domain::retention`), as its account's
 //! retention would later. An open one past its expiry reads expired and may be erased too; any
 //! other open one is refused (400): the landlord cancels it first. The erasure of the verification itself is written in one transaction
-//! with the request's metering (`ErasureStore::meter_and_erase`); the items beside it follow
-//! (`retention::erase_personal_data`) before the answer. Asking again answers the same 200.
+//! with the request's metering (`ErasureStore::meter_and_erase`); the items beside it and the
+//! uploaded documents follow (`retention::erase_personal_data`) before the answer. Asking again
+//! answers the same 200; a failure of the rest answers 500, and asking again finishes it.
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
@@ -18,21 +19,28 @@ use crate::handlers::api::validate::verification_id_param;
 use crate::handlers::retention::erase_personal_data;
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{
-    Clock, ErasureOutcome, ErasureRefusal, ErasureStore, MeterStore, MeteredErasure,
+    Clock, DocumentEraser, ErasureOutcome, ErasureRefusal, ErasureStore, MeterStore, MeteredErasure,
 };
 
-/// DELETE /api/v1/verify/data?verification_id=...
-pub async fn erase_verification_data<S, C>(deps: &ApiDeps<S, C>, req: ApiRequest) -> ApiResponse
+/// DELETE /api/v1/verify/data?verification_id=...; `documents` erases the verification's
+/// uploads.
+pub async fn erase_verification_data<S, C, D>(
+    deps: &ApiDeps<S, C>,
+    documents: &D,
+    req: ApiRequest,
+) -> ApiResponse
 where
     S: MeterStore + ErasureStore,
     C: Clock,
+    D: DocumentEraser,
 {
     let req = &req;
-    respond_metered(deps, req, |key, now| erase(deps, req, key, now)).await
+    respond_metered(deps, req, |key, now| erase(deps, documents, req, key, now)).await
 }
 
-async fn erase<S, C>(
+async fn erase<S, C, D>(
     deps: &ApiDeps<S, C>,
+    documents: &D,
     req: &ApiRequest,
     key: PresentedKey,
     now: DateTime<Utc>,
@@ -40,6 +48,7 @@ async fn erase<S, C>(
 where
     S: MeterStore + ErasureStore,
     C: Clock,
+    D: DocumentEraser,
 {
     let id = match verification_id_param(req) {
         Ok(id) => id,
@@ -55,7 +64,9 @@ where
     attempt(written, |_, done| async move {
         match done {
             // Erased by this request's write, or before: what still holds personal data goes too.
-            Ok(()) | Err(ErasureRefusal::AlreadyErased) => finish(&deps.store, id, now).await,
+            Ok(()) | Err(ErasureRefusal::AlreadyErased) => {
+                finish(&deps.store, documents, id, now).await
+            }
             Err(ErasureRefusal::Open(v)) => Err(ApiError::NotErasable {
                 status: v.status.as_str(),
             }),
@@ -66,12 +77,13 @@ where
 }
 
 /// The erasure's rest, and the answer.
-async fn finish<S: ErasureStore>(
+async fn finish<S: ErasureStore, D: DocumentEraser>(
     store: &S,
+    documents: &D,
     id: Uuid,
     now: DateTime<Utc>,
 ) -> Result<ApiResponse, ApiError> {
-    match erase_personal_data(store, id, now).await? {
+    match erase_personal_data(store, documents, id, now).await? {
         ErasureOutcome::Erased(v) | ErasureOutcome::AlreadyErased(v) => Ok(erased(&v)),
         ErasureOutcome::Open(v) => Err(ApiError::NotErasable {
             status: v.status.as_str(),

@@ -6,7 +6,8 @@
 //!   every verification has closed, so its erasure is armed at the end of its account's
 //!   retention (`retention::arm_erasure_of`).
 //! - The erasure marker (TTL = the erasure's time): the verification's personal data is erased,
-//!   or the marker armed again when the account's retention changed (`retention`).
+//!   its uploaded documents with it, or the marker armed again when the account's retention
+//!   changed (`retention`). A failed erasure reports the record, so the stream delivers it again.
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
@@ -16,14 +17,19 @@ use uuid::Uuid;
 use crate::adapters::dynamo::schema;
 use crate::domain::Transition;
 use crate::handlers::retention::{arm_erasure_of, erasure_marker_fired};
-use crate::ports::{Clock, ErasureStore, StoreError, TransitionOutcome, VerificationStore};
+use crate::ports::{
+    Clock, DocumentEraser, ErasureStore, StoreError, TransitionOutcome, VerificationStore,
+};
 
 /// The identity DynamoDB puts on the stream records of its TTL deletions.
 pub const TTL_PRINCIPAL: &str = "dynamodb.amazonaws.com";
 
-pub struct ExpiryDeps<S, C> {
+pub struct ExpiryDeps<S, C, D> {
     pub store: S,
     pub clock: C,
+    /// The documents bucket's uploads, erased with the rest (`Option`: None when the stack has
+    /// no bucket).
+    pub documents: D,
 }
 
 fn string_attr<'a>(item: &'a serde_dynamo::Item, name: &str) -> Option<&'a str> {
@@ -60,8 +66,8 @@ pub fn removed_marker(record: &EventRecord) -> Option<(Marker, Uuid)> {
     Some((marker, crate::adapters::dynamo::keys::verification_id(pk)?))
 }
 
-async fn expire<S: VerificationStore + ErasureStore, C: Clock>(
-    deps: &ExpiryDeps<S, C>,
+async fn expire<S: VerificationStore + ErasureStore, C: Clock, D>(
+    deps: &ExpiryDeps<S, C, D>,
     id: Uuid,
 ) -> Result<(), StoreError> {
     let now = deps.clock.now();
@@ -90,10 +96,15 @@ async fn expire<S: VerificationStore + ErasureStore, C: Clock>(
 }
 
 /// Handles one batch of TTL REMOVE records.
-pub async fn expire_verifications<S: VerificationStore + ErasureStore, C: Clock>(
-    deps: &ExpiryDeps<S, C>,
+pub async fn expire_verifications<S, C, D>(
+    deps: &ExpiryDeps<S, C, D>,
     event: Event,
-) -> DynamoDbEventResponse {
+) -> DynamoDbEventResponse
+where
+    S: VerificationStore + ErasureStore,
+    C: Clock,
+    D: DocumentEraser,
+{
     let mut response = DynamoDbEventResponse::default();
     for record in &event.records {
         let Some((marker, id)) = removed_marker(record) else {
@@ -101,7 +112,9 @@ pub async fn expire_verifications<S: VerificationStore + ErasureStore, C: Clock>
         };
         let done = match marker {
             Marker::Expiry => expire(deps, id).await,
-            Marker::Erasure => erasure_marker_fired(&deps.store, id, deps.clock.now()).await,
+            Marker::Erasure => {
+                erasure_marker_fired(&deps.store, &deps.documents, id, deps.clock.now()).await
+            }
         };
         if let Err(e) = done {
             tracing::error!(error = %e, verification_id = %id, ?marker, "marker's work failed");

@@ -68,6 +68,17 @@ pub fn erased_webhook_message(v: &Verification) -> Option<WebhookMessage> {
     message_of(v, "verification.erased", v.erased_at?)
 }
 
+/// `verification.reviewed`, for a report whose documents the landlord just reviewed
+/// (`income_report.document_review`), if it has a `webhook_url`: once per report, since a review
+/// is kept once. Its body shows the verification as GET does, the review with it.
+pub fn reviewed_webhook_message(v: &Verification) -> Option<WebhookMessage> {
+    message_of(v, "verification.reviewed", document_review(v)?.reviewed_at)
+}
+
+fn document_review(v: &Verification) -> Option<&crate::documents::review::DocumentReview> {
+    v.income_report.as_ref()?.document_review.as_ref()
+}
+
 fn message_of(v: &Verification, kind: &str, at: DateTime<Utc>) -> Option<WebhookMessage> {
     let url = v.webhook_url.clone()?;
     let body = serde_json::json!({
@@ -157,6 +168,13 @@ pub(crate) fn work_of(record: &EventRecord) -> Result<Vec<Piece>, OutboxError> {
             }
             if old.erased_at.is_none() && new.erased_at.is_some() {
                 let message = erased_webhook_message(&new);
+                return Ok(message
+                    .map(|message| (RetryWork::Webhook { message }, None))
+                    .into_iter()
+                    .collect());
+            }
+            if document_review(&old).is_none() && document_review(&new).is_some() {
+                let message = reviewed_webhook_message(&new);
                 return Ok(message
                     .map(|message| (RetryWork::Webhook { message }, None))
                     .into_iter()

@@ -1,6 +1,7 @@
 //! Retention: arming a closed verification's erasure at the end of its account's retention,
 //! erasing it when its marker fires (or re-arming it when the account's retention changed), and
-//! the one road of every erasure, the sweep's and the landlord's (`erase_personal_data`).
+//! the one road of every erasure, the sweep's and the landlord's (`erase_personal_data`): the
+//! table's items, then the uploaded documents.
 //!
 //! Why markers that re-check: the erasure time depends on the account's retention, which the
 //! operator may change after the marker was put. A marker only ever moves earlier
@@ -13,23 +14,34 @@ use uuid::Uuid;
 
 use crate::domain::Verification;
 use crate::domain::retention::{RetentionDays, closed_at};
-use crate::ports::{ErasureOutcome, ErasureStore, StoreError, VerificationStore};
+use crate::ports::{DocumentEraser, ErasureOutcome, ErasureStore, StoreError, VerificationStore};
 
 /// TTL deletes late, never early: a marker gone more than this before its time was not the TTL's.
 const EARLY_MARKER_SLACK: Duration = Duration::minutes(1);
 
 /// The one road of every erasure: the store's (the verification, then every item that held its
-/// personal data; see `ErasureStore::erase_verification`).
-///
-/// EXTENSION POINT (uploaded documents): personal data held outside the table joins the erasure
-/// here, after the store's call, for `Erased` and `AlreadyErased` alike (a call stopped half-way
-/// is finished by the next). Nothing of the kind exists yet.
-pub async fn erase_personal_data<S: ErasureStore>(
+/// personal data; see `ErasureStore::erase_verification`), then the verification's uploaded
+/// documents (`DocumentEraser`). The uploads go for `Erased` and `AlreadyErased` alike, so a call
+/// stopped half-way is finished by the next. A failure to erase them is the call's error: the
+/// sweep reports the record and the API answers 500, so neither counts the erasure done while an
+/// upload remains.
+pub async fn erase_personal_data<S: ErasureStore, D: DocumentEraser>(
     store: &S,
+    documents: &D,
     id: Uuid,
     now: DateTime<Utc>,
 ) -> Result<ErasureOutcome, StoreError> {
-    store.erase_verification(id, now).await
+    let outcome = store.erase_verification(id, now).await?;
+    if let ErasureOutcome::Erased(_) | ErasureOutcome::AlreadyErased(_) = outcome {
+        let erased = documents
+            .erase_uploads(id)
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("uploaded documents: {e}")))?;
+        if erased > 0 {
+            tracing::info!(verification_id = %id, erased, "uploaded documents erased");
+        }
+    }
+    Ok(outcome)
 }
 
 /// The account's retention; the default when the account is gone (its verifications still end).
@@ -60,26 +72,31 @@ pub async fn arm_erasure_of<S: ErasureStore>(
 }
 
 /// An erasure marker's TTL deletion: erases the verification when it is due under its account's
-/// current retention, else arms the marker again at the time now due.
-pub async fn erasure_marker_fired<S: VerificationStore + ErasureStore>(
+/// current retention, else arms the marker again at the time now due. An erased one is erased
+/// again: the record comes back when an earlier attempt failed half-way (an upload left, say), and
+/// the erasure's rest is safe to repeat.
+pub async fn erasure_marker_fired<S: VerificationStore + ErasureStore, D: DocumentEraser>(
     store: &S,
+    documents: &D,
     id: Uuid,
     now: DateTime<Utc>,
 ) -> Result<(), StoreError> {
     let Some(v) = store.get_verification(id).await? else {
         return Ok(());
     };
-    let (None, Some(closed)) = (v.erased_at, closed_at(&v)) else {
-        return Ok(());
-    };
-    let due = retention_of(store, &v.account_id)
-        .await?
-        .erasure_due(closed);
-    if due > now + EARLY_MARKER_SLACK {
-        tracing::info!(verification_id = %id, "retention changed; erasure armed again");
-        return store.arm_erasure(id, due).await;
+    if v.erased_at.is_none() {
+        let Some(closed) = closed_at(&v) else {
+            return Ok(());
+        };
+        let due = retention_of(store, &v.account_id)
+            .await?
+            .erasure_due(closed);
+        if due > now + EARLY_MARKER_SLACK {
+            tracing::info!(verification_id = %id, "retention changed; erasure armed again");
+            return store.arm_erasure(id, due).await;
+        }
     }
-    match erase_personal_data(store, id, now).await? {
+    match erase_personal_data(store, documents, id, now).await? {
         ErasureOutcome::Erased(_) => {
             tracing::info!(verification_id = %id, "personal data erased at the end of retention")
         }

@@ -10,7 +10,8 @@ use shared::adapters::testing::{
     ExampleSigner, ManualClock, MemoryObjects, MemoryStore, active_account,
 };
 use shared::documents::record::{DocumentState, MAX_UPLOADS, object_key};
-use shared::documents::{Analysis, DocumentKind, Refusal, Verdict};
+use shared::documents::reuse::FingerprintKey;
+use shared::documents::{Analysis, CheckResult, DocumentKind, Refusal, Verdict};
 use shared::domain::income::VerificationMethod;
 use shared::domain::methods::{AttemptOutcome, MethodAttempt};
 use shared::domain::{Mode, NewVerificationInput, Status, Transition, Verification};
@@ -46,9 +47,27 @@ async fn rig_with(methods: Vec<VerificationMethod>, attempts: Vec<MethodAttempt>
         .put_account(&active_account("acct_docs", "pro", now()))
         .await
         .unwrap();
+    let tenant = ("jane+good@example.com", Some("Jane Q. Doe"));
+    let (v, token) = consented(&store, tenant, methods, attempts).await;
+    Rig {
+        store,
+        objects: MemoryObjects::default(),
+        clock: ManualClock::at(now() + Duration::minutes(1)),
+        v,
+        token,
+    }
+}
+
+/// A verification of `acct_docs` for the tenant `(email, name)`, consented: in progress.
+async fn consented(
+    store: &MemoryStore,
+    (email, name): (&str, Option<&str>),
+    methods: Vec<VerificationMethod>,
+    attempts: Vec<MethodAttempt>,
+) -> (Verification, String) {
     let input = NewVerificationInput {
-        tenant_email: "jane+good@example.com".into(),
-        tenant_name: Some("Jane Q. Doe".into()),
+        tenant_email: email.into(),
+        tenant_name: name.map(str::to_string),
         monthly_rent: Some(1000.0),
         ..Default::default()
     };
@@ -64,14 +83,7 @@ async fn rig_with(methods: Vec<VerificationMethod>, attempts: Vec<MethodAttempt>
         methods: vec![],
     };
     store.transition(&v, &consent, now()).await.unwrap();
-    let v = store.verification(v.verification_id).unwrap();
-    Rig {
-        store,
-        objects: MemoryObjects::default(),
-        clock: ManualClock::at(now() + Duration::minutes(1)),
-        v,
-        token,
-    }
+    (store.verification(v.verification_id).unwrap(), token)
 }
 
 fn panics(_: &[u8], _: Option<&str>) -> Result<Analysis, Refusal> {
@@ -87,6 +99,20 @@ impl Rig {
             analyse: shared::documents::analyse,
             time_limit: std::time::Duration::from_secs(10),
             max_receives: 3,
+            fingerprint_key: FingerprintKey::new(b"the tests' fingerprint key, 32+ bytes".to_vec())
+                .unwrap(),
+        }
+    }
+
+    /// Another tenant's verification on the same store and bucket.
+    async fn another(&self, tenant: (&str, Option<&str>)) -> Rig {
+        let (v, token) = consented(&self.store, tenant, vec![], vec![]).await;
+        Rig {
+            store: self.store.clone(),
+            objects: self.objects.clone(),
+            clock: self.clock.clone(),
+            v,
+            token,
         }
     }
 
@@ -186,6 +212,83 @@ async fn a_photo_is_analysed_once_per_object_and_the_same_event_twice_records_on
     assert_eq!(rig.objects.reads(), 1);
     assert_eq!(rig.stored().documents_rev, first.documents_rev);
     assert_eq!(rig.stored().status, Status::InProgress, "stays in progress");
+}
+
+/// The reuse check: the same file from another tenant fails it (and the document is `edited`);
+/// from the same tenant again, under a second address, it passes; a retried analysis adds no
+/// submission.
+#[tokio::test]
+async fn the_same_file_from_another_tenant_fails_the_reuse_check_and_names_no_one() {
+    let jane = rig().await;
+    let analysed = |rig: &Rig, doc: &str| {
+        let d = rig.stored().documents[doc].clone();
+        d.analysis.expect("analysed")
+    };
+    let reuse = |a: &Analysis| {
+        let c = a.check(shared::documents::names::REUSE).unwrap().clone();
+        (c.result, c.evidence)
+    };
+    let e = jane.upload("d1", &PNG, "e1");
+    assert!(
+        analyze_documents(&jane.analysis(), e)
+            .await
+            .batch_item_failures
+            .is_empty()
+    );
+    let first = analysed(&jane, "d1");
+    assert_eq!(reuse(&first).0, CheckResult::Pass);
+    assert_eq!(first.verdict, Verdict::Undetermined, "a photo, unchanged");
+
+    let again = jane
+        .another(("jane.work@example.com", Some("Jane Doe")))
+        .await;
+    let e = again.upload("d1", &PNG, "e2");
+    assert!(
+        analyze_documents(&again.analysis(), e)
+            .await
+            .batch_item_failures
+            .is_empty()
+    );
+    let (result, evidence) = reuse(&analysed(&again, "d1"));
+    assert_eq!(result, CheckResult::Pass, "{evidence}");
+    assert!(
+        evidence.contains("1 earlier submission by this tenant"),
+        "{evidence}"
+    );
+
+    let sam = jane.another(("sam@example.com", Some("Sam Roe"))).await;
+    let e = sam.upload("d1", &PNG, "e3");
+    assert!(
+        analyze_documents(&sam.analysis(), e)
+            .await
+            .batch_item_failures
+            .is_empty()
+    );
+    let reused = analysed(&sam, "d1");
+    let (result, evidence) = reuse(&reused);
+    assert_eq!(result, CheckResult::Fail);
+    assert_eq!(reused.verdict, Verdict::Edited);
+    assert!(
+        evidence.contains("another tenant in the last 90 days (2 times)"),
+        "{evidence}"
+    );
+    for secret in [
+        jane.v.verification_id.to_string(),
+        "jane".to_string(),
+        "acct_docs".to_string(),
+    ] {
+        assert!(!evidence.contains(&secret), "{evidence}");
+    }
+    // Jane's next upload of the file now meets Sam's submission too: the check says the file
+    // went to another tenant, not which of them it belongs to.
+    let e = jane.upload("d2", &PNG, "e4");
+    assert!(
+        analyze_documents(&jane.analysis(), e)
+            .await
+            .batch_item_failures
+            .is_empty()
+    );
+    assert_eq!(reuse(&analysed(&jane, "d2")).0, CheckResult::Fail);
 }
 
 #[tokio::test]

@@ -1,12 +1,13 @@
 //! Retention and erasure on the in-memory store: `DELETE /api/v1/verify/data` by the
 //! verification's state (open, closed, erased, another key's), metered like any request; and
 //! `expire-verifications` arming an erasure at the end of the account's retention, erasing when a
-//! marker fires due, and arming it again when the retention grew.
+//! marker fires due, and arming it again when the retention grew. Both roads erase the
+//! verification's uploaded documents too, and a failure there is reported, never counted done.
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use chrono::{DateTime, Duration, Utc};
 use serde_json::json;
-use shared::adapters::testing::{ManualClock, MemoryStore};
+use shared::adapters::testing::{ManualClock, MemoryObjects, MemoryStore};
 use shared::domain::retention::RetentionDays;
 use shared::domain::{Status, Transition};
 use shared::handlers::api::{cancel_verification, erase_verification_data, get_verification};
@@ -43,7 +44,8 @@ async fn erase_refuses_an_open_verification_and_erases_a_closed_one_once() {
     deps.store.add_tenant_note(id, "ignored").await.unwrap();
 
     let before = requests_today(&deps.store).await;
-    let response = erase_verification_data(&deps, erase_request(key, id)).await;
+    let response =
+        erase_verification_data(&deps, &MemoryObjects::default(), erase_request(key, id)).await;
     assert_eq!(
         refusal(&response),
         (400, "verification_not_erasable".into())
@@ -54,13 +56,23 @@ async fn erase_refuses_an_open_verification_and_erases_a_closed_one_once() {
             .unwrap()
             .contains("cancel it first")
     );
-    let other_mode = erase_verification_data(&deps, erase_request(&keys.live.secret, id)).await;
+    let other_mode = erase_verification_data(
+        &deps,
+        &MemoryObjects::default(),
+        erase_request(&keys.live.secret, id),
+    )
+    .await;
     assert_eq!(refusal(&other_mode), (404, "not_found".into()));
-    let unknown = erase_verification_data(&deps, erase_request(key, Uuid::new_v4())).await;
+    let unknown = erase_verification_data(
+        &deps,
+        &MemoryObjects::default(),
+        erase_request(key, Uuid::new_v4()),
+    )
+    .await;
     assert_eq!(refusal(&unknown), (404, "not_found".into()));
     let missing = ApiRequest::new(http::Method::DELETE, "/api/v1/verify/data")
         .with_header("authorization", &format!("Bearer {key}"));
-    let missing = erase_verification_data(&deps, missing).await;
+    let missing = erase_verification_data(&deps, &MemoryObjects::default(), missing).await;
     assert_eq!(refusal(&missing).0, 400);
     assert_eq!(
         requests_today(&deps.store).await,
@@ -70,10 +82,12 @@ async fn erase_refuses_an_open_verification_and_erases_a_closed_one_once() {
 
     let cancelled = cancel_verification(&deps, with_id(http::Method::DELETE, key, &id.to_string()));
     assert_eq!(cancelled.await.status, 200);
-    let first = erase_verification_data(&deps, erase_request(key, id)).await;
+    let first =
+        erase_verification_data(&deps, &MemoryObjects::default(), erase_request(key, id)).await;
     assert_eq!(first.status, 200, "{}", first.body);
     deps.clock.advance(Duration::minutes(5));
-    let again = erase_verification_data(&deps, erase_request(key, id)).await;
+    let again =
+        erase_verification_data(&deps, &MemoryObjects::default(), erase_request(key, id)).await;
     assert_eq!(again.status, 200, "{}", again.body);
     let erased_at = body(&first)["data"]["erased_at"].clone();
     assert!(erased_at.is_string());
@@ -96,7 +110,8 @@ async fn an_open_verification_past_its_expiry_may_be_erased_before_the_sweep() {
     let key = &keys.test.secret;
     let id = created_id(&deps, key).await;
     deps.clock.advance(Duration::days(8));
-    let response = erase_verification_data(&deps, erase_request(key, id)).await;
+    let response =
+        erase_verification_data(&deps, &MemoryObjects::default(), erase_request(key, id)).await;
     assert_eq!(response.status, 200, "{}", response.body);
     let stored = deps.store.verification(id).unwrap();
     assert_eq!(
@@ -162,6 +177,7 @@ async fn markers_arm_erase_and_arm_again_by_the_accounts_current_retention() {
     let at = |t: DateTime<Utc>| ExpiryDeps {
         store: store.clone(),
         clock: ManualClock::at(t),
+        documents: MemoryObjects::default(),
     };
 
     // The expiry marker fires: the verification closed already; its erasure is armed.
@@ -205,4 +221,82 @@ async fn markers_arm_erase_and_arm_again_by_the_accounts_current_retention() {
         None,
         "the erasure removed its marker"
     );
+}
+
+/// Two uploads of `id` and one of another verification, in a fake bucket.
+fn bucket_with_uploads(id: Uuid, other: Uuid) -> MemoryObjects {
+    let objects = MemoryObjects::default();
+    objects.put(&format!("uploads/{id}/d1"), b"%PDF-1.7 stub");
+    objects.put(&format!("uploads/{id}/d2"), b"%PDF-1.7 statement");
+    objects.put(&format!("uploads/{other}/d1"), b"%PDF-1.7 another");
+    objects
+}
+
+#[tokio::test]
+async fn the_landlords_erasure_erases_the_uploads_and_answers_500_until_they_are_gone() {
+    let (deps, keys) = deps_with(MemoryStore::new(), "pro").await;
+    let key = &keys.test.secret;
+    let id = created_id(&deps, key).await;
+    let other = Uuid::new_v4();
+    let objects = bucket_with_uploads(id, other);
+    let cancelled = cancel_verification(&deps, with_id(http::Method::DELETE, key, &id.to_string()));
+    assert_eq!(cancelled.await.status, 200);
+
+    // S3 fails after the table's erasure: the landlord gets a 500, not "erased".
+    objects.set_down(true);
+    let failed = erase_verification_data(&deps, &objects, erase_request(key, id)).await;
+    assert_eq!(refusal(&failed), (500, "internal_error".into()));
+    assert!(deps.store.verification(id).unwrap().erased_at.is_some());
+    assert_eq!(objects.keys().len(), 3, "nothing deleted");
+
+    // Asked again (the table already erased): the uploads go, the other verification's stay.
+    objects.set_down(false);
+    let done = erase_verification_data(&deps, &objects, erase_request(key, id)).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert_eq!(objects.keys(), vec![format!("uploads/{other}/d1")]);
+    let again = erase_verification_data(&deps, &objects, erase_request(key, id)).await;
+    assert_eq!(again.status, 200, "nothing left is done");
+
+    // A stack without a documents bucket has nothing to erase there.
+    let none: Option<MemoryObjects> = None;
+    let without = erase_verification_data(&deps, &none, erase_request(key, id)).await;
+    assert_eq!(without.status, 200, "{}", without.body);
+}
+
+#[tokio::test]
+async fn the_sweeps_erasure_erases_the_uploads_and_reports_the_record_until_they_are_gone() {
+    let (api, keys) = deps_with(MemoryStore::new(), "pro").await;
+    let store = api.store.clone();
+    let id = created_id(&api, &keys.test.secret).await;
+    let v = store.verification(id).unwrap();
+    let closed = store.transition(&v, &Transition::Cancel, now()).await;
+    assert!(matches!(
+        closed.unwrap(),
+        shared::ports::TransitionOutcome::Applied(_)
+    ));
+    let due = now() + Duration::days(365);
+    store.arm_erasure(id, due).await.unwrap();
+    assert_eq!(store.ttl_delete_erasure_marker(id), Some(due));
+    let other = Uuid::new_v4();
+    let deps = ExpiryDeps {
+        store: store.clone(),
+        clock: ManualClock::at(due),
+        documents: bucket_with_uploads(id, other),
+    };
+
+    // S3 fails: the record is reported (the stream delivers it again), the uploads stay.
+    deps.documents.set_down(true);
+    let failed = expire_verifications(&deps, removed(id, "ERASURE")).await;
+    let reported: Vec<_> = (failed.batch_item_failures.iter())
+        .map(|f| f.item_identifier.clone())
+        .collect();
+    assert_eq!(reported, vec![Some("1".to_string())]);
+    assert!(store.verification(id).unwrap().erased_at.is_some());
+    assert_eq!(deps.documents.keys().len(), 3);
+
+    // The same record again, the verification already erased: the uploads go now.
+    deps.documents.set_down(false);
+    let done = expire_verifications(&deps, removed(id, "ERASURE")).await;
+    assert!(done.batch_item_failures.is_empty());
+    assert_eq!(deps.documents.keys(), vec![format!("uploads/{other}/d1")]);
 }

@@ -38,6 +38,8 @@ from .deliveries_subject import DeliveriesSubject
 from .delivery_error import DeliveryError
 from .document_check import DocumentCheck
 from .document_check_result import DocumentCheckResult
+from .document_review import DocumentReview
+from .document_review_decision import DocumentReviewDecision
 from .erase_verification_data_response import EraseVerificationDataResponse
 from .erase_verification_data_response_data import EraseVerificationDataResponseData
 from .error import Error
@@ -103,6 +105,12 @@ from .resend_limited_error import ResendLimitedError
 from .resend_limited_error_code import ResendLimitedErrorCode
 from .resend_verification_response import ResendVerificationResponse
 from .resend_verification_response_resends import ResendVerificationResponseResends
+from .review_documents_request import ReviewDocumentsRequest
+from .review_documents_request_decision import ReviewDocumentsRequestDecision
+from .review_documents_response import ReviewDocumentsResponse
+from .review_documents_response_data import ReviewDocumentsResponseData
+from .review_refused_error import ReviewRefusedError
+from .review_refused_error_code import ReviewRefusedErrorCode
 from .stability import Stability
 from .stability_regularity import StabilityRegularity
 from .stability_regularity_label import StabilityRegularityLabel
@@ -162,6 +170,9 @@ from .webhook_reminder_sent_data_status import WebhookReminderSentDataStatus
 from .webhook_resent import WebhookResent
 from .webhook_resent_data import WebhookResentData
 from .webhook_resent_data_status import WebhookResentDataStatus
+from .webhook_reviewed import WebhookReviewed
+from .webhook_reviewed_data import WebhookReviewedData
+from .webhook_reviewed_data_status import WebhookReviewedDataStatus
 
 __all__ = (
     "Affordability",
@@ -196,6 +207,8 @@ __all__ = (
     "DeliveryError",
     "DocumentCheck",
     "DocumentCheckResult",
+    "DocumentReview",
+    "DocumentReviewDecision",
     "EraseVerificationDataResponse",
     "EraseVerificationDataResponseData",
     "Error",
@@ -261,6 +274,12 @@ __all__ = (
     "ResendLimitedErrorCode",
     "ResendVerificationResponse",
     "ResendVerificationResponseResends",
+    "ReviewDocumentsRequest",
+    "ReviewDocumentsRequestDecision",
+    "ReviewDocumentsResponse",
+    "ReviewDocumentsResponseData",
+    "ReviewRefusedError",
+    "ReviewRefusedErrorCode",
     "Stability",
     "StabilityRegularity",
     "StabilityRegularityLabel",
@@ -320,4 +339,7 @@ __all__ = (
     "WebhookResent",
     "WebhookResentData",
     "WebhookResentDataStatus",
+    "WebhookReviewed",
+    "WebhookReviewedData",
+    "WebhookReviewedDataStatus",
 )

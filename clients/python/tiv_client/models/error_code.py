@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class ErrorCode(StrEnum):
+    ALREADY_REVIEWED = "already_reviewed"
     API_KEY_REVOKED = "api_key_revoked"
     BUSY = "busy"
     HOUSEHOLD_CLOSED = "household_closed"
@@ -15,6 +16,7 @@ class ErrorCode(StrEnum):
     METHOD_NOT_ALLOWED = "method_not_allowed"
     MISSING_API_KEY = "missing_api_key"
     NOT_FOUND = "not_found"
+    NO_DOCUMENTS = "no_documents"
     NO_WEBHOOK_URL = "no_webhook_url"
     PAYLOAD_TOO_LARGE = "payload_too_large"
     PLAN_WITHOUT_API_ACCESS = "plan_without_api_access"

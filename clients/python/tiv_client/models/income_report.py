@@ -14,6 +14,7 @@ from ..types import UNSET, Unset
 if TYPE_CHECKING:
     from ..models.affordability import Affordability
     from ..models.confidence_factor import ConfidenceFactor
+    from ..models.document_review import DocumentReview
     from ..models.excluded_source import ExcludedSource
     from ..models.income_source import IncomeSource
     from ..models.method_attempt import MethodAttempt
@@ -86,6 +87,7 @@ class IncomeReport:
             needs_review (bool | Unset): Present with `documents`. True when a document is `edited`, or counted income rests
                 on an `undetermined` document (a photo whose figures the tenant typed, a file the
                 analysis could not finish): a person should look at the originals.
+            document_review (DocumentReview | Unset): The landlord's review of the documents, as recorded.
             local_sandbox (bool | Unset): Present only on the local development stack (`make dev`), on a live verification
                 whose
                 income came from its sandbox scenarios: invented data. A deployed service never has it.
@@ -111,6 +113,7 @@ class IncomeReport:
     provider_forecast_monthly_income: float | Unset = UNSET
     documents: list[ReportDocument] | Unset = UNSET
     needs_review: bool | Unset = UNSET
+    document_review: DocumentReview | Unset = UNSET
     local_sandbox: bool | Unset = UNSET
     tenant_note: str | Unset = UNSET
 
@@ -181,6 +184,10 @@ class IncomeReport:
 
         needs_review = self.needs_review
 
+        document_review: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.document_review, Unset):
+            document_review = self.document_review.to_dict()
+
         local_sandbox = self.local_sandbox
 
         tenant_note = self.tenant_note
@@ -218,6 +225,8 @@ class IncomeReport:
             field_dict["documents"] = documents
         if needs_review is not UNSET:
             field_dict["needs_review"] = needs_review
+        if document_review is not UNSET:
+            field_dict["document_review"] = document_review
         if local_sandbox is not UNSET:
             field_dict["local_sandbox"] = local_sandbox
         if tenant_note is not UNSET:
@@ -229,6 +238,7 @@ class IncomeReport:
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.affordability import Affordability
         from ..models.confidence_factor import ConfidenceFactor
+        from ..models.document_review import DocumentReview
         from ..models.excluded_source import ExcludedSource
         from ..models.income_source import IncomeSource
         from ..models.method_attempt import MethodAttempt
@@ -337,6 +347,13 @@ class IncomeReport:
 
         needs_review = d.pop("needs_review", UNSET)
 
+        _document_review = d.pop("document_review", UNSET)
+        document_review: DocumentReview | Unset
+        if isinstance(_document_review, Unset):
+            document_review = UNSET
+        else:
+            document_review = DocumentReview.from_dict(_document_review)
+
         local_sandbox = d.pop("local_sandbox", UNSET)
 
         tenant_note = d.pop("tenant_note", UNSET)
@@ -359,6 +376,7 @@ class IncomeReport:
             provider_forecast_monthly_income=provider_forecast_monthly_income,
             documents=documents,
             needs_review=needs_review,
+            document_review=document_review,
             local_sandbox=local_sandbox,
             tenant_note=tenant_note,
         )

@@ -284,6 +284,18 @@ impl TestEnv {
         self.call("POST", &path, Some(key), None).await
     }
 
+    /// POST /api/v1/verify/review with `body` (`decision` and `note`).
+    pub async fn review_documents(
+        &self,
+        key: &str,
+        id: impl std::fmt::Display,
+        body: Value,
+    ) -> Reply {
+        let path = format!("/api/v1/verify/review?verification_id={id}");
+        self.call("POST", &path, Some(key), Some(&body.to_string()))
+            .await
+    }
+
     pub async fn get_report(&self, key: &str, id: impl std::fmt::Display) -> Reply {
         let path = format!("/api/v1/verify/report?verification_id={id}");
         self.call("GET", &path, Some(key), None).await
@@ -621,4 +633,54 @@ pub async fn claim_state(
         Some(aws_sdk_dynamodb::types::AttributeValue::S(state)) => Some(state.clone()),
         _ => None,
     }
+}
+
+/// Puts two uploads of verification `id` in the documents `bucket`, as the browser's form would
+/// (unrecorded: `sdk` is the emulator's own).
+pub async fn put_uploads(sdk: &aws_config::SdkConfig, bucket: &str, id: impl std::fmt::Display) {
+    let s3 = shared::adapters::s3::s3_client(sdk);
+    for document in ["d1", "d2"] {
+        s3.put_object()
+            .bucket(bucket)
+            .key(format!("uploads/{id}/{document}"))
+            .body(b"%PDF-1.7 upload".to_vec().into())
+            .send()
+            .await
+            .unwrap();
+    }
+}
+
+/// The keys under verification `id`'s upload prefix in the documents `bucket`.
+pub async fn upload_keys(
+    sdk: &aws_config::SdkConfig,
+    bucket: &str,
+    id: impl std::fmt::Display,
+) -> Vec<String> {
+    let listed = shared::adapters::s3::s3_client(sdk)
+        .list_objects_v2()
+        .bucket(bucket)
+        .prefix(format!("uploads/{id}/"))
+        .send()
+        .await
+        .unwrap();
+    (listed.contents().iter())
+        .filter_map(|o| o.key().map(String::from))
+        .collect()
+}
+
+/// Makes the completed verification's report one from documents (with none listed), as a report
+/// finished with documents reads to its review: the fixtures' completed report is from a bank.
+pub async fn report_from_documents(env: &TestEnv, id: &str) {
+    let (pk, sk) = shared::adapters::dynamo::schema::keys::verification(id.parse().unwrap());
+    aws_sdk_dynamodb::Client::new(&env.sdk)
+        .update_item()
+        .table_name(&env.names.table)
+        .key("PK", aws_sdk_dynamodb::types::AttributeValue::S(pk))
+        .key("SK", aws_sdk_dynamodb::types::AttributeValue::S(sk))
+        .update_expression("SET income_report.documents = :none")
+        .condition_expression("attribute_exists(income_report)")
+        .expression_attribute_values(":none", aws_sdk_dynamodb::types::AttributeValue::L(vec![]))
+        .send()
+        .await
+        .expect("a completed verification with its report");
 }

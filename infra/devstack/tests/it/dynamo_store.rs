@@ -202,6 +202,7 @@ async fn items_round_trip_and_are_the_production_mapping() {
 // After the macro: the areas below use `on_both_stores!`.
 mod conditional_writes;
 mod daily_counter;
+mod fingerprints;
 mod metered_writes;
 mod notes_lists_and_ttl;
 #[allow(unused_imports)]

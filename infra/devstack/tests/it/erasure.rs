@@ -1,5 +1,6 @@
 //! Retention and erasure against moto: a verification erased on request and one erased by its
-//! marker's TTL deletion leave none of their personal data in any item of the table; a marker that
+//! marker's TTL deletion leave none of their personal data in any item of the table, nor any of
+//! their uploads in the documents bucket (another verification's stay); a marker that
 //! fires before its time (the retention grew) is armed again; concurrent erasures, and a note
 //! racing an erasure, are settled by conditional writes.
 
@@ -157,20 +158,35 @@ impl Rig {
             .await
     }
 
-    /// Sets the verification's close `days` back, as if it had completed then.
-    async fn closed_days_ago(&self, id: Uuid, days: i64) {
-        let at = shared::domain::format_ts(Utc::now() - Duration::days(days));
+    /// Sets one attribute (or map entry) of the stored verification: `path` = `value`.
+    async fn set(&self, id: Uuid, path: &str, value: AttributeValue) {
         let (pk, sk) = keys::verification(id);
         aws_sdk_dynamodb::Client::new(&self.env.sdk)
             .update_item()
             .table_name(&self.env.names.table)
             .key("PK", AttributeValue::S(pk))
             .key("SK", AttributeValue::S(sk))
-            .update_expression("SET completed_at = :at")
-            .expression_attribute_values(":at", AttributeValue::S(at))
+            .update_expression(format!("SET {path} = :value"))
+            .expression_attribute_values(":value", value)
             .send()
             .await
             .unwrap();
+    }
+
+    /// Sets the verification's close `days` back, as if it had completed then.
+    async fn closed_days_ago(&self, id: Uuid, days: i64) {
+        let at = shared::domain::format_ts(Utc::now() - Duration::days(days));
+        self.set(id, "completed_at", AttributeValue::S(at)).await;
+    }
+
+    /// Records an upload's entry in the verification's `documents`, as the analysis would; its
+    /// ETag is the returned text, which the erasure must remove with the entry.
+    async fn with_document(&self, id: Uuid) -> String {
+        let etag = format!("etag-{}", Uuid::new_v4().simple());
+        let record = shared::documents::record::DocumentRecord::arrived(1, &etag, 10, Utc::now());
+        let record = attribute(&serde_json::to_value(record).unwrap());
+        self.set(id, "documents.d1", record).await;
+        etag
     }
 
     /// Deletes the due markers as the TTL service would, and runs what their removal triggers.
@@ -180,6 +196,18 @@ impl Rig {
             .await
             .unwrap();
         self.drain().await;
+    }
+}
+
+/// A JSON value as DynamoDB stores it (strings, numbers and maps are all a record holds).
+fn attribute(value: &serde_json::Value) -> AttributeValue {
+    match value {
+        serde_json::Value::String(s) => AttributeValue::S(s.clone()),
+        serde_json::Value::Number(n) => AttributeValue::N(n.to_string()),
+        serde_json::Value::Object(m) => {
+            AttributeValue::M(m.iter().map(|(k, v)| (k.clone(), attribute(v))).collect())
+        }
+        other => panic!("not in a document record: {other}"),
     }
 }
 
@@ -281,6 +309,13 @@ async fn an_erasure_on_request_or_by_the_sweep_leaves_no_personal_data_in_the_ta
     texts.extend(swept_texts);
     amounts.extend(swept_amounts);
     let (kept_texts, _) = secrets_of(&rig, &kept).await;
+    let (sdk, bucket) = (rig.env.sdk.clone(), rig.env.names.documents_bucket.clone());
+    for p in [&asked, &swept, &kept] {
+        common::put_uploads(&sdk, &bucket, p.id).await;
+    }
+    for p in [&asked, &swept] {
+        texts.push(rig.with_document(p.id).await);
+    }
     assert!(
         !found(&rig.env, &texts, &amounts, Some(kept.id))
             .await
@@ -336,6 +371,16 @@ async fn an_erasure_on_request_or_by_the_sweep_leaves_no_personal_data_in_the_ta
     assert!(
         !found(&rig.env, &kept_texts, &[], None).await.is_empty(),
         "a verification not erased keeps its data"
+    );
+    for p in [&asked, &swept] {
+        let left = common::upload_keys(&sdk, &bucket, p.id).await;
+        assert!(left.is_empty(), "uploads left after the erasure: {left:?}");
+    }
+    let kept_uploads = common::upload_keys(&sdk, &bucket, kept.id).await;
+    assert_eq!(
+        kept_uploads.len(),
+        2,
+        "a verification not erased keeps its uploads"
     );
 
     // Each erased verification sent `verification.erased`, once, holding none of it.

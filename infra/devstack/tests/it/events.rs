@@ -106,6 +106,9 @@ async fn check_http_event(function: Function, name: String, file: PathBuf) {
     // A fresh table per event: cancel events change state.
     let env = common::env_with(shared::config::Plans::defaults()).await;
     devstack::stack::seed_fixtures(&env.store).await.unwrap();
+    if function == Function::ReviewDocuments && expected == 200 {
+        common::report_from_documents(&env, devstack::stack::FIXTURE_COMPLETED).await;
+    }
     let event = std::fs::read_to_string(&file).unwrap();
     let resp = invoke_http(&env.app, function, &event).await;
     let body = match resp.body() {

@@ -96,6 +96,7 @@ struct LocalNames {
     scheduler_role: String,
     plaid_secret: String,
     argyle_secret: String,
+    fingerprint_key_secret: String,
     documents_bucket: String,
 }
 
@@ -112,6 +113,7 @@ impl Names for LocalNames {
             "ReminderSchedulerRole.Arn" => self.scheduler_role.clone(),
             "PlaidSecretArn" => self.plaid_secret.clone(),
             "ArgyleSecretArn" => self.argyle_secret.clone(),
+            "FingerprintKeySecret" => self.fingerprint_key_secret.clone(),
             "DocumentBucket.Arn" => format!("arn:aws:s3:::{}", self.documents_bucket),
             "SendRemindersFunction.Arn" => devstack::LOCAL_REMINDER_FUNCTION_ARN.to_string(),
             other => {
@@ -275,6 +277,7 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
         scheduler_role: rig.names.scheduler_role_arn.clone(),
         plaid_secret: rig.plaid_secret_arn.clone(),
         argyle_secret: rig.argyle_secret_arn.clone(),
+        fingerprint_key_secret: rig.created.fingerprint_key_secret_arn.clone(),
         documents_bucket: rig.names.documents_bucket.clone(),
     };
     let roles = policy::roles(&template, &names);

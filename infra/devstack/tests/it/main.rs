@@ -7,6 +7,7 @@ mod fake_plaid;
 
 mod api;
 mod browser;
+mod document_review;
 mod documents;
 mod dynamo_store;
 mod email_round_trips;

@@ -44,6 +44,7 @@ const API_USAGE: &str = "/api/v1/usage";
 const API_REPORT: &str = "/api/v1/verify/report";
 const API_DOCUMENTS: &str = "/api/v1/verify/documents";
 const API_RESEND: &str = "/api/v1/verify/resend";
+const API_REVIEW: &str = "/api/v1/verify/review";
 const API_DELIVERIES: &str = "/api/v1/webhooks/deliveries";
 const API_REDELIVER: &str = "/api/v1/webhooks/redeliver";
 const API_ERASE: &str = "/api/v1/verify/data";
@@ -488,6 +489,11 @@ async fn every_operation(rec: &mut Recorder, env: &TestEnv, label: &str, key: Op
             "DELETE",
             format!("{API_ERASE}?verification_id={some_id}"),
             None,
+        ),
+        (
+            "POST",
+            format!("{API_REVIEW}?verification_id={some_id}"),
+            Some(r#"{"decision":"accepted","note":"ok"}"#),
         ),
     ];
     for (method, path, body) in calls {

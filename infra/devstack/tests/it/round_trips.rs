@@ -148,6 +148,16 @@ fn create_request(key: &str, email: &str) -> ApiRequest {
     req
 }
 
+fn review_request(key: &str, id: &str) -> ApiRequest {
+    let path = format!("/api/v1/verify/review?verification_id={id}");
+    let mut req =
+        request(http::Method::POST, &path, key).with_header("content-type", "application/json");
+    req.body = json!({"decision": "accepted", "note": "Checked with the employer."})
+        .to_string()
+        .into_bytes();
+    req
+}
+
 fn household_request(key: &str, tag: &str) -> ApiRequest {
     let mut req = request(http::Method::POST, "/api/v1/households", key)
         .with_header("content-type", "application/json");
@@ -274,6 +284,31 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             }
         }
         households.push(body["data"]["household_id"].as_str().unwrap().to_string());
+    }
+    // Two verifications completed from documents, for the review.
+    let mut reviewable = Vec::new();
+    for n in 0..2 {
+        let email = format!("rv{n}@example.com");
+        let resp = api::create_verification(&setup, create_request(key, &email)).await;
+        assert_eq!(resp.status, 201, "{}", resp.body);
+        let id: uuid::Uuid = json_of(&resp)["data"]["verification_id"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        let mut report = shared::domain::report::IncomeReport::empty_for_tests();
+        report.documents = Some(vec![]);
+        let complete = Transition::Complete {
+            report: Box::new(report),
+        };
+        for t in [Transition::Start, complete] {
+            let v = env.store.get_verification(id).await.unwrap().unwrap();
+            env.store
+                .transition(&v, &t, chrono::Utc::now())
+                .await
+                .unwrap();
+        }
+        reviewable.push(id.to_string());
     }
     counter.take();
     let completed = devstack::stack::FIXTURE_COMPLETED;
@@ -611,6 +646,18 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
                 get(format!("/api/v1/households?household_id={household_id}")),
             )
         }),
+        // A second review of the same report is refused with the verification as the condition
+        // saw it, then counted alone.
+        measure!(&env, &counter, "review-documents", 200, |deps, n: usize| {
+            api::review_documents(deps, review_request(key, &reviewable[n]))
+        }),
+        measure!(
+            &env,
+            &counter,
+            "review-documents, reviewed",
+            409,
+            |deps, _| { api::review_documents(deps, review_request(key, &reviewable[0])) }
+        ),
     ];
     let table: Vec<String> = measured
         .iter()
@@ -622,8 +669,8 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     // up. A cancel of an open verification (pending or in progress) is one transaction with its
     // count; a refused one is two (the transaction refuses with the items its conditions saw,
     // which say why, then the request is counted alone). A household's cancel is a read of its
-    // members, then one transaction with its count and their cancels. A resend and a redelivery
-    // request are one transaction with their count; the delivery log (short) and a household
+    // members, then one transaction with its count and their cancels. A resend, a redelivery
+    // request and a review are one transaction with their count; the delivery log (short) and a household
     // with its members are read beside the metering write.
     let expected = [
         ("create-verification", 1, 1),
@@ -650,6 +697,8 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         ("redeliver-webhook, unknown event", 2, 2),
         ("redeliver-webhook, no webhook_url", 2, 2),
         ("get-household", 1, 1),
+        ("review-documents", 1, 1),
+        ("review-documents, reviewed", 2, 2),
     ];
     let got: Vec<(&str, usize, usize)> =
         measured.iter().map(|m| (m.name, m.cold, m.warm)).collect();

@@ -9,7 +9,6 @@
 use std::fmt;
 use std::time::Duration;
 
-use aws_sdk_secretsmanager::error::ProvideErrorMetadata;
 use serde::Deserialize;
 
 use crate::adapters::plaid::config::parse_base_url;
@@ -97,22 +96,10 @@ impl ArgyleConfig {
         let base_url = read("ARGYLE_BASE_URL")?;
         base_url_of(&base_url)?;
         let arn = read("ARGYLE_SECRET_ARN")?;
-        let answer = secrets
-            .get_secret_value()
-            .secret_id(arn)
-            .send()
+        let text = crate::adapters::secrets::secret_string(secrets, &arn)
             .await
-            .map_err(|e| {
-                ArgyleConfigError::SecretUnreadable(
-                    e.code()
-                        .unwrap_or("no answer from Secrets Manager")
-                        .to_string(),
-                )
-            })?;
-        let text = answer
-            .secret_string()
-            .ok_or(ArgyleConfigError::SecretMalformed)?;
-        Self::from_secret_json(&base_url, text)
+            .map_err(ArgyleConfigError::SecretUnreadable)?;
+        Self::from_secret_json(&base_url, &text)
     }
 }
 

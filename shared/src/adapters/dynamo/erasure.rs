@@ -29,8 +29,16 @@ use crate::ports::{
 const CLOSED: [Status; 3] = [Status::Completed, Status::Expired, Status::Failed];
 
 /// The event-id suffixes of the status webhooks a verification may have had stored
-/// (`outbox_work::webhook_message`); `erased` is not among them: that event holds no personal data.
-const STATUS_EVENTS: [&str; 5] = ["in_progress", "completed", "failed", "cancelled", "expired"];
+/// (`outbox_work::webhook_message`), and of the review's (`reviewed_webhook_message`); `erased` is
+/// not among them: that event holds no personal data.
+const STATUS_EVENTS: [&str; 6] = [
+    "in_progress",
+    "completed",
+    "failed",
+    "cancelled",
+    "expired",
+    "reviewed",
+];
 
 impl ErasureStore for DynamoStore {
     async fn retention_days(&self, account_id: &str) -> Result<Option<RetentionDays>, StoreError> {
@@ -235,6 +243,11 @@ impl DynamoStore {
                 "no_links",
                 AttributeValue::M(HashMap::new()),
             ),
+            expr.set(
+                "documents",
+                "no_documents",
+                AttributeValue::M(HashMap::new()),
+            ),
             expr.set("erased_at", "now", s(format_ts(now))),
         ];
         let removes: Vec<String> = ERASED_ATTRIBUTES.iter().map(|a| expr.name(a)).collect();
@@ -279,8 +292,8 @@ impl DynamoStore {
     /// webhook events (their bodies showed the verification as it was) and its erasure marker.
     /// Message claims and delivery attempts hold none (states, times, codes) and stay.
     ///
-    /// EXTENSION POINT (uploaded documents): documents kept outside the table are erased by the
-    /// handler's `retention::erase_personal_data`, beside this store call, not here.
+    /// The uploaded objects, outside the table, are erased by the handler's
+    /// `retention::erase_personal_data` after this store call, not here.
     async fn erase_related_items(&self, v: &Verification) -> Result<(), StoreError> {
         let events = self.stored_event_ids(v).await?;
         let deletes = events

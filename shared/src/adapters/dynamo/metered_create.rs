@@ -102,11 +102,10 @@ impl DynamoStore {
         let mut items = vec![count];
         items.extend(self.cancel_open_items(verification_id, &key.account_id, key.mode, now)?);
         let why = |reasons: &[CancellationReason]| {
-            let Some(seen) = refused_item(reasons, 1) else {
+            let Some(seen) = seen_own_verification(reasons, 1, key)? else {
                 return Ok(None);
             };
-            let seen: Option<Verification> = seen.cloned().map(from_item).transpose()?;
-            Ok(Some(match seen.filter(|v| owned(v, key)) {
+            Ok(Some(match seen {
                 Some(v) => VerificationRefusal::Closed(Box::new(v)),
                 None => VerificationRefusal::NotFound,
             }))
@@ -260,6 +259,21 @@ impl DynamoStore {
 /// Whether the item is the key's own (its account and mode).
 pub(super) fn owned(v: &Verification, key: &PresentedKey) -> bool {
     v.account_id == key.account_id && v.mode == key.mode
+}
+
+/// What the verification item `i` of a refused metered transaction saw (returned with
+/// `ReturnValuesOnConditionCheckFailure::AllOld`): None when that item did not refuse; Some(None)
+/// when it saw no verification of the key's account and mode.
+pub(super) fn seen_own_verification(
+    reasons: &[CancellationReason],
+    i: usize,
+    key: &PresentedKey,
+) -> Result<Option<Option<Verification>>, StoreError> {
+    let Some(seen) = refused_item(reasons, i) else {
+        return Ok(None);
+    };
+    let seen: Option<Verification> = seen.cloned().map(from_item).transpose()?;
+    Ok(Some(seen.filter(|v| owned(v, key))))
 }
 
 /// Why a metered create was refused: the idempotency record at `idempotency_at` (when claimed)

@@ -9,7 +9,7 @@ use aws_sdk_dynamodb::types::{
 use uuid::Uuid;
 
 use super::items::{from_item, n, s};
-use super::metered_create::owned;
+use super::metered_create::seen_own_verification;
 use super::metering::refused_item;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
@@ -90,11 +90,10 @@ impl DynamoStore {
             .map_err(unavailable)?;
         let items = vec![count, TransactWriteItem::builder().update(update).build()];
         let why = |reasons: &[CancellationReason]| {
-            let Some(seen) = refused_item(reasons, 1) else {
+            let Some(seen) = seen_own_verification(reasons, 1, key)? else {
                 return Ok(None);
             };
-            let seen: Option<Verification> = seen.cloned().map(from_item).transpose()?;
-            Ok(Some(match seen.filter(|v| owned(v, key)) {
+            Ok(Some(match seen {
                 None => VerificationRefusal::NotFound,
                 Some(v) if !resend::resendable(&v, now) => VerificationRefusal::Closed(Box::new(v)),
                 Some(_) => VerificationRefusal::ResendLimitReached,

@@ -105,6 +105,18 @@ pub mod keys {
     pub fn verification_id(pk: &str) -> Option<Uuid> {
         Uuid::parse_str(pk.strip_prefix(VERIFICATION_PREFIX)?).ok()
     }
+    /// The submissions of one document fingerprint (`FingerprintStore`), test and live apart:
+    /// one item per verification that submitted it.
+    pub fn fingerprint(mode: Mode, fingerprint: &str) -> String {
+        format!("FINGERPRINT#{}#{fingerprint}", mode.as_str())
+    }
+    pub fn fingerprint_submission(mode: Mode, fingerprint: &str, id: Uuid) -> (String, String) {
+        (self::fingerprint(mode, fingerprint), submission(id))
+    }
+    /// The SK of a verification's submission of a fingerprint.
+    pub fn submission(id: Uuid) -> String {
+        format!("SUBMISSION#{id}")
+    }
     pub fn household(id: Uuid) -> (String, String) {
         (format!("HOUSEHOLD#{id}"), HOUSEHOLD_SK.into())
     }

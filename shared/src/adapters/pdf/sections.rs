@@ -182,6 +182,17 @@ fn sources(doc: &mut Document, report: &IncomeReport) {
         source_rows(doc, source);
         doc.space(4.0);
     }
+    if let Some(review) = &report.document_review {
+        doc.row(
+            "Landlord's review",
+            &format!(
+                "{} on {}",
+                label(&review.decision),
+                human_ts(review.reviewed_at)
+            ),
+        );
+        doc.paragraph(&review.note);
+    }
 }
 
 fn source_rows(doc: &mut Document, source: &IncomeSource) {

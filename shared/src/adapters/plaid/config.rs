@@ -10,7 +10,6 @@ use std::fmt;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use aws_sdk_secretsmanager::error::ProvideErrorMetadata;
 use reqwest::Url;
 use serde::Deserialize;
 
@@ -98,24 +97,10 @@ impl PlaidConfig {
         let base_url = read("PLAID_BASE_URL")?;
         parse_base_url(&base_url)?;
         let arn = read("PLAID_SECRET_ARN")?;
-        let answer = secrets
-            .get_secret_value()
-            .secret_id(arn)
-            .send()
+        let text = crate::adapters::secrets::secret_string(secrets, &arn)
             .await
-            .map_err(|e| {
-                // The service's error code (ResourceNotFoundException, AccessDeniedException, ...)
-                // says what to fix; the message may quote the ARN, which is not secret but noisy.
-                PlaidConfigError::SecretUnreadable(
-                    e.code()
-                        .unwrap_or("no answer from Secrets Manager")
-                        .to_string(),
-                )
-            })?;
-        let text = answer
-            .secret_string()
-            .ok_or(PlaidConfigError::SecretMalformed)?;
-        Self::from_secret_json(&base_url, text)
+            .map_err(PlaidConfigError::SecretUnreadable)?;
+        Self::from_secret_json(&base_url, &text)
     }
 }
 

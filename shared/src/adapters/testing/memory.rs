@@ -18,6 +18,7 @@ use crate::domain::{
 mod counted; // the writes that move the owner's counters
 mod erasure;
 mod meter;
+mod review;
 
 use counted::{bump, cancel_open_locked, create_locked};
 
@@ -42,6 +43,8 @@ struct Tables {
     default_methods: HashMap<String, Vec<crate::domain::income::VerificationMethod>>,
     api_keys: HashMap<String, ApiKeyRecord>,
     verifications: HashMap<Uuid, Verification>,
+    /// Each fingerprint's submissions: (mode, fingerprint) -> verification -> (marks, until).
+    fingerprints: FingerprintSubmissions,
     stats: HashMap<Owner, OwnerStats>,
     months: HashMap<(Owner, String), MonthStats>,
     idempotency: HashMap<String, IdempotencyRecord>,
@@ -124,6 +127,38 @@ impl crate::ports::DocumentStore for MemoryStore {
             }
             _ => Ok(false),
         }
+    }
+}
+
+type FingerprintSubmissions =
+    HashMap<(Mode, String), HashMap<Uuid, (crate::documents::reuse::TenantMarks, DateTime<Utc>)>>;
+
+impl crate::ports::FingerprintStore for MemoryStore {
+    async fn record_fingerprints(
+        &self,
+        mode: Mode,
+        fingerprints: &[String],
+        verification_id: Uuid,
+        marks: &crate::documents::reuse::TenantMarks,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Vec<crate::documents::reuse::TenantMarks>, StoreError> {
+        let mut t = self.lock();
+        let mut earlier = Vec::new();
+        for fingerprint in fingerprints {
+            let submissions = t
+                .fingerprints
+                .entry((mode, fingerprint.clone()))
+                .or_default();
+            earlier.extend(
+                submissions
+                    .iter()
+                    .filter(|(id, (_, kept))| **id != verification_id && *kept > now)
+                    .map(|(_, (m, _))| m.clone()),
+            );
+            submissions.insert(verification_id, (marks.clone(), until));
+        }
+        Ok(earlier)
     }
 }
 

@@ -1,5 +1,6 @@
-//! Fakes of the documents' ports: a bucket in memory that counts its reads, and a signer with
-//! fixed example credentials (no AWS call).
+//! Fakes of the documents' ports: a bucket in memory that counts its reads, erases a
+//! verification's uploads and fails while set down, and a signer with fixed example credentials
+//! (no AWS call).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -8,8 +9,10 @@ use chrono::{DateTime, Utc};
 
 use crate::adapters::s3::{UPLOAD_CONTENT_TYPE, UPLOAD_FORM_LIFETIME};
 use crate::adapters::s3_upload::{SigningCredentials, UploadForm, UploadRules, upload_form};
-use crate::documents::record::MAX_UPLOAD_BYTES;
-use crate::ports::{ObjectError, ObjectStore, UploadSigner};
+use uuid::Uuid;
+
+use crate::documents::record::{MAX_UPLOAD_BYTES, UPLOAD_PREFIX};
+use crate::ports::{DocumentEraser, ObjectError, ObjectStore, UploadSigner};
 
 /// Objects by key; clones share them. `reads` counts `get_object` calls.
 #[derive(Clone, Default)]
@@ -29,7 +32,13 @@ impl MemoryObjects {
     pub fn reads(&self) -> usize {
         *self.reads.lock().unwrap()
     }
-    /// Every read fails as unavailable while set.
+    /// The keys stored, sorted.
+    pub fn keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = self.objects.lock().unwrap().keys().cloned().collect();
+        keys.sort();
+        keys
+    }
+    /// Every read and erasure fails as unavailable while set.
     pub fn set_down(&self, down: bool) {
         *self.down.lock().unwrap() = down;
     }
@@ -52,6 +61,19 @@ impl ObjectStore for MemoryObjects {
             n if n > max_bytes => Err(ObjectError::TooLarge(n)),
             _ => Ok(bytes),
         }
+    }
+}
+
+impl DocumentEraser for MemoryObjects {
+    async fn erase_uploads(&self, verification_id: Uuid) -> Result<usize, ObjectError> {
+        if *self.down.lock().unwrap() {
+            return Err(ObjectError::Unavailable("injected outage".into()));
+        }
+        let prefix = format!("{UPLOAD_PREFIX}{verification_id}/");
+        let mut objects = self.objects.lock().unwrap();
+        let before = objects.len();
+        objects.retain(|key, _| !key.starts_with(&prefix));
+        Ok(before - objects.len())
     }
 }
 

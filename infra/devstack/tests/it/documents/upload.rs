@@ -26,10 +26,12 @@ fn attribute(tag: &str, name: &str) -> Option<String> {
     Some(unescape(&tag[start..end]))
 }
 
-fn unescape(s: &str) -> String {
+/// HTML or XML text with its entities resolved.
+pub fn unescape(s: &str) -> String {
     s.replace("&quot;", "\"")
         .replace("&#39;", "'")
         .replace("&#x27;", "'")
+        .replace("&apos;", "'")
         .replace("&lt;", "<")
         .replace("&gt;", ">")
         .replace("&amp;", "&")

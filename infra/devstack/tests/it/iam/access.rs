@@ -162,7 +162,9 @@ pub fn accesses(call: &Call) -> Vec<Access> {
                 ),
             ]
         }
-        // The SDK's S3 calls, path-style through the proxy: `GET /<bucket>/<key>`.
+        // The SDK's S3 calls, path-style through the proxy: `GET /<bucket>/<key>`; on the bucket
+        // itself, a listing (`GET /<bucket>?list-type=2&prefix=...`) or a multi-object delete.
+        "s3" if s3_bucket_call(call) => s3_bucket(call),
         "s3" => {
             let path = call.path_and_query.split('?').next().unwrap_or_default();
             let action = match call.operation.split(' ').next().unwrap_or_default() {
@@ -216,6 +218,51 @@ pub fn accesses(call: &Call) -> Vec<Access> {
             call.operation.clone(),
         )],
     }
+}
+
+/// An S3 call on the bucket rather than one key: the path names the bucket only (`/<bucket>/`,
+/// as the SDK sends it path-style, or `/<bucket>`).
+fn s3_bucket_call(call: &Call) -> bool {
+    let path = call.path_and_query.split('?').next().unwrap_or_default();
+    !path.trim_matches('/').contains('/')
+}
+
+/// ListObjectsV2 is `s3:ListBucket` on the bucket, with the listing's prefix as `s3:prefix`
+/// (absent when the request names none). DeleteObjects (`POST /<bucket>?delete`) is authorized
+/// per key, as `s3:DeleteObject` on each key its XML body lists.
+fn s3_bucket(call: &Call) -> Vec<Access> {
+    let (path, query) = (call.path_and_query.split_once('?')).unwrap_or((&call.path_and_query, ""));
+    let bucket = format!("arn:aws:s3:::{}", path.trim_matches('/'));
+    let query: BTreeMap<String, String> = shared::http::parse_query(query).into_iter().collect();
+    let method = call.operation.split(' ').next().unwrap_or_default();
+    if method == "POST" && query.contains_key("delete") {
+        let body = String::from_utf8_lossy(&call.body);
+        return (body.split("<Key>").skip(1))
+            .filter_map(|rest| {
+                rest.split_once("</Key>")
+                    .map(|(key, _)| crate::documents::upload::unescape(key))
+            })
+            .map(|key| {
+                Access::new(
+                    "s3:DeleteObject",
+                    format!("{bucket}/{key}"),
+                    "DeleteObjects".into(),
+                )
+            })
+            .collect();
+    }
+    if method == "GET" && query.get("list-type").map(String::as_str) == Some("2") {
+        let access = Access::new("s3:ListBucket", bucket, "ListObjectsV2".into());
+        return match query.get("prefix") {
+            Some(prefix) => vec![access.with("s3:prefix", vec![prefix.clone()])],
+            None => vec![access],
+        };
+    }
+    vec![Access::new(
+        &format!("s3:{}", call.operation),
+        bucket,
+        call.operation.clone(),
+    )]
 }
 
 /// A text field of a multipart/form-data body.

@@ -101,6 +101,17 @@ Resources:
                 Condition:
                   StringEquals:
                     iam:PassedToService: scheduler.amazonaws.com
+              - Sid: ListUploads
+                Effect: Allow
+                Action: s3:ListBucket
+                Resource: !GetAtt Bucket.Arn
+                Condition:
+                  StringLike:
+                    s3:prefix: ["uploads/*"]
+              - Sid: EraseUploads
+                Effect: Allow
+                Action: s3:DeleteObject
+                Resource: !Sub "${Bucket.Arn}/uploads/*"
 "#;
 
 struct Fixed;
@@ -116,6 +127,7 @@ impl Names for Fixed {
             "SenderEmail" => "no-reply@example.com".into(),
             "Queue.Arn" => "arn:aws:sqs:us-east-1:123456789012:q".into(),
             "SchedulerRole.Arn" => "arn:aws:iam::123456789012:role/sched".into(),
+            "Bucket.Arn" => "arn:aws:s3:::docs".into(),
             other => panic!("{other}"),
         }
     }
@@ -314,6 +326,60 @@ fn mail_texts_queues_roles_and_secrets_are_checked_on_their_arns_and_conditions(
     assert!(allows(&portal, &secret(arn)), "the attached RolePolicy");
     assert!(!allows(&portal, &secret(&format!("{arn}x"))));
     assert!(!allows(&worker, &secret(arn)));
+}
+
+/// An S3 call as the SDK sends it, path-style (`/<bucket>/?...` on the bucket): method, path and
+/// query, body.
+fn s3(method: &str, path_and_query: &str, body: &str) -> Vec<Access> {
+    let path = path_and_query.split('?').next().unwrap();
+    let mut c = call(&format!("{method} {path}"), "s3", json!(null));
+    c.path_and_query = path_and_query.into();
+    c.body = body.to_string().into_bytes().into();
+    accesses(&c)
+}
+
+#[test]
+fn a_listing_is_checked_on_its_prefix_and_a_multi_object_delete_on_each_key() {
+    let worker = role("worker");
+    let list = |query: &str| one(s3("GET", &format!("/docs/?list-type=2{query}"), ""));
+    let own = list("&prefix=uploads%2Fv1%2F");
+    assert_eq!(own.action, "s3:ListBucket");
+    assert_eq!(own.resource, "arn:aws:s3:::docs");
+    assert!(allows(&worker, &own), "{own:?}");
+    assert!(!allows(&worker, &list("")), "no prefix: the whole bucket");
+    assert!(!allows(&worker, &list("&prefix=")), "an empty prefix");
+    assert!(
+        !allows(&worker, &list("&prefix=reports%2F")),
+        "another prefix"
+    );
+    let other_bucket = one(s3("GET", "/other?list-type=2&prefix=uploads%2F", ""));
+    assert!(!allows(&worker, &other_bucket));
+    assert!(!allows(&role("api"), &own), "no S3 grant in that role");
+
+    let body = |keys: &[&str]| {
+        let objects: String = (keys.iter())
+            .map(|k| format!("<Object><Key>{k}</Key></Object>"))
+            .collect();
+        format!(
+            r#"<Delete xmlns="http://s3.amazonaws.com/doc/2006-03-01/">{objects}<Quiet>true</Quiet></Delete>"#
+        )
+    };
+    let deletes = s3(
+        "POST",
+        "/docs/?delete",
+        &body(&["uploads/v1/d1", "uploads/v1/d2"]),
+    );
+    assert_eq!(deletes.len(), 2, "one authorization per key");
+    assert!(deletes.iter().all(|d| d.action == "s3:DeleteObject"));
+    assert_eq!(deletes[1].resource, "arn:aws:s3:::docs/uploads/v1/d2");
+    assert!(deletes.iter().all(|d| allows(&worker, d)));
+    let mixed = s3(
+        "POST",
+        "/docs?delete",
+        &body(&["uploads/v1/d1", "reports/r1"]),
+    );
+    assert!(allows(&worker, &mixed[0]));
+    assert!(!allows(&worker, &mixed[1]), "a key outside uploads/");
 }
 
 #[test]

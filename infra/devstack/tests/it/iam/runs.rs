@@ -573,6 +573,12 @@ pub async fn success(rig: &mut Rig) {
             .await
             .expect("the Argyle secret reads");
     }
+    // analyze-document's cold start: the fingerprint key.
+    let sm =
+        aws_sdk_secretsmanager::Client::new(&rig.function_sdk(Function::AnalyzeDocument).await);
+    shared::adapters::secrets::fingerprint_key(&sm, &rig.created.fingerprint_key_secret_arn)
+        .await
+        .expect("the fingerprint key reads");
 }
 
 /// send-reminders over every schedule of the group, at a time both reminder points are due.
@@ -649,6 +655,7 @@ fn api_routes(
         ("DELETE", format!("{VERIFY}?verification_id={id}")),
         ("DELETE", format!("{HOUSEHOLDS}?household_id={household}")),
         ("DELETE", format!("{VERIFY}/data?verification_id={id}")),
+        ("POST", format!("{VERIFY}/review?verification_id={id}")),
     ]
 }
 

@@ -187,6 +187,7 @@ pub(super) async fn drive_api(rec: &mut Recorder) {
         assert_eq!(r.status, status, "{label}: {}", r.raw);
         rec.op(label, "GET", API_DOCUMENTS, &r);
     }
+    drive_review(rec, &env, &completed_id, &pending_id).await;
     let failed = create(
         rec,
         &env,
@@ -418,4 +419,87 @@ pub(super) async fn drive_api(rec: &mut Recorder) {
     }
     let r = env.call("GET", "/api/v2/nothing", Some(test), None).await;
     rec.component("unknown route", "NotFound", false, &r);
+}
+
+/// `POST /api/v1/verify/review`: every refusal, then the review and the report that shows it.
+async fn drive_review(rec: &mut Recorder, env: &TestEnv, completed_id: &str, pending_id: &str) {
+    let test = env.test_key.as_str();
+    let path = |id: &str| format!("{API_REVIEW}?verification_id={id}");
+    let review = json!({"decision": "rejected", "note": "Net pay edited.\nAsked for originals."});
+    let unknown = uuid::Uuid::new_v4().to_string();
+    let mut calls = vec![
+        (
+            "review of a report from a bank",
+            path(completed_id),
+            review.to_string(),
+            409,
+        ),
+        (
+            "review of a pending verification",
+            path(pending_id),
+            review.to_string(),
+            409,
+        ),
+        (
+            "review of an unknown id",
+            path(&unknown),
+            review.to_string(),
+            404,
+        ),
+        (
+            "review without id",
+            API_REVIEW.to_string(),
+            review.to_string(),
+            400,
+        ),
+        (
+            "review without a note",
+            path(completed_id),
+            json!({"decision": "accepted"}).to_string(),
+            400,
+        ),
+        (
+            "review invalid json",
+            path(completed_id),
+            "{\"decision\": ".to_string(),
+            400,
+        ),
+        (
+            "review too large",
+            path(completed_id),
+            json!({"decision": "accepted", "note": "x".repeat(20_000)}).to_string(),
+            413,
+        ),
+    ];
+    for (label, path, body, status) in calls.drain(..) {
+        let r = env.call("POST", &path, Some(test), Some(&body)).await;
+        assert_eq!(r.status, status, "{label}: {}", r.raw);
+        rec.op(label, "POST", API_REVIEW, &r);
+    }
+    let r = env
+        .call_with(
+            "POST",
+            &path(completed_id),
+            Some(test),
+            None,
+            &[("content-type", "text/plain")],
+        )
+        .await;
+    assert_eq!(r.status, 415, "{}", r.raw);
+    rec.op("review not json", "POST", API_REVIEW, &r);
+    common::report_from_documents(env, completed_id).await;
+    for (label, status) in [("review recorded", 200), ("review again", 409)] {
+        let r = env
+            .review_documents(test, completed_id, review.clone())
+            .await;
+        assert_eq!(r.status, status, "{label}: {}", r.raw);
+        rec.op(label, "POST", API_REVIEW, &r);
+    }
+    let r = env.get_verification(test, completed_id).await;
+    assert!(
+        r.body["data"]["income_report"]["document_review"].is_object(),
+        "{}",
+        r.raw
+    );
+    rec.op("get completed with a review", "GET", API_VERIFY, &r);
 }

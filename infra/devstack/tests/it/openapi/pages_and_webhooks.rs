@@ -260,6 +260,12 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
     rec.op("get erased", "GET", API_VERIFY, &r);
     let r = env.call("GET", API_LIST, Some(&test), None).await;
     rec.op("list with an erased one", "GET", API_LIST, &r);
+    // The voucher holder's report, made one from documents, reviewed: `verification.reviewed`.
+    common::report_from_documents(&env, &ids[2]).await;
+    let review = json!({"decision": "accepted", "note": "Award letter checked with the agency."});
+    let r = env.review_documents(&test, &ids[2], review).await;
+    assert_eq!(r.status, 200, "{}", r.raw);
+    rec.op("review with a webhook", "POST", API_REVIEW, &r);
     drain(&mut pump, &workers).await;
     let sqs = aws_sdk_sqs::Client::new(&env.sdk);
     for _ in 0..10 {
@@ -291,7 +297,8 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
             "verification.failed",
             "verification.in_progress",
             "verification.reminder_sent",
-            "verification.resent"
+            "verification.resent",
+            "verification.reviewed"
         ]
     );
     for (i, r) in received.iter().enumerate() {

@@ -115,7 +115,7 @@ fn the_documents_bucket_is_private_encrypted_tls_only_and_expires_uploads() {
 }
 
 #[test]
-fn only_uploads_are_reachable_and_each_role_has_the_one_s3_action_it_uses() {
+fn only_uploads_are_reachable_and_each_role_has_the_s3_actions_it_uses() {
     let t = template();
     let r = &t["Resources"];
     let uploads = "!Sub ${DocumentBucket.Arn}/uploads/*".to_string();
@@ -136,12 +136,42 @@ fn only_uploads_are_reachable_and_each_role_has_the_one_s3_action_it_uses() {
             "{reader}"
         );
     }
+    // The erasure lists the bucket under `uploads/` only, and deletes uploads; it reads none.
+    let erasers = ["EraseVerificationDataFunction", "ExpireVerificationsRole"];
+    for eraser in erasers {
+        assert_eq!(
+            s3(&r[eraser]),
+            vec![
+                (
+                    vec!["s3:ListBucket".to_string()],
+                    vec!["!GetAtt DocumentBucket.Arn".to_string()]
+                ),
+                (vec!["s3:DeleteObject".to_string()], vec![uploads.clone()]),
+            ],
+            "{eraser}"
+        );
+        let policy = &r[eraser]["Properties"]["Policies"][0];
+        let document = match &policy["PolicyDocument"] {
+            Value::Null => policy,
+            document => document,
+        };
+        let listing = (document["Statement"].as_sequence().unwrap().iter())
+            .find(|s| s["Action"].as_str() == Some("s3:ListBucket"))
+            .unwrap();
+        assert_eq!(
+            strings(&listing["Condition"]["StringLike"]["s3:prefix"]),
+            ["uploads/*"],
+            "{eraser}"
+        );
+    }
     for (name, resource) in r.as_mapping().unwrap() {
         let name = name.as_str().unwrap();
         let allowed = [
             "TenantPortalFunction",
             "AnalyzeDocumentRole",
             "ListDocumentsFunction",
+            "EraseVerificationDataFunction",
+            "ExpireVerificationsRole",
         ];
         if !allowed.contains(&name) {
             assert!(s3(resource).is_empty(), "{name} reaches S3");
@@ -164,6 +194,8 @@ fn only_uploads_are_reachable_and_each_role_has_the_one_s3_action_it_uses() {
         "TenantPortalFunction",
         "AnalyzeDocumentFunction",
         "ListDocumentsFunction",
+        "EraseVerificationDataFunction",
+        "ExpireVerificationsFunction",
     ] {
         assert_eq!(
             text(&r[function]["Properties"]["Environment"]["Variables"]["DOCUMENT_BUCKET"]),

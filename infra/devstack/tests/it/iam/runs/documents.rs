@@ -1,6 +1,7 @@
 //! Documents: the tenant page's signed upload form, the browser's POST to the bucket (authorized
 //! as tenant-portal's role, which signed it), the bucket's notification through the documents
-//! queue to analyze-document, the tenant's typed figures, and finishing with the documents.
+//! queue to analyze-document, the tenant's typed figures, finishing with the documents, and the
+//! landlord's review of them.
 
 use devstack::pump::pump_queue_once;
 use serde_json::json;
@@ -99,6 +100,15 @@ pub async fn documents(rig: &mut Rig) {
         "served as an attachment"
     );
     assert_eq!(download.bytes().await.unwrap().as_ref(), &common::TINY_PNG);
+    // The landlord's review: kept by the one metered write; a second one refused (counted alone).
+    let review = format!("{VERIFY}/review?verification_id={id}");
+    let body = json!({"decision": "accepted", "note": "Matches the employer's letter."});
+    rig.expect("POST", &review, Some(&key), Some(body.clone()), 200)
+        .await;
+    let again = rig
+        .expect("POST", &review, Some(&key), Some(body), 409)
+        .await;
+    assert_eq!(again["code"], "already_reviewed", "{again}");
 }
 
 use shared::ports::store::prelude::*;

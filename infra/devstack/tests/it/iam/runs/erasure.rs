@@ -1,5 +1,6 @@
 //! Runs over retention and erasure: a closed verification erased on request (and the refusals of
-//! an open one and another account's), and one erased by its marker's TTL deletion.
+//! an open one and another account's), and one erased by its marker's TTL deletion; each has
+//! uploads in the documents bucket, which the erasure lists and deletes.
 
 use super::*;
 
@@ -27,8 +28,12 @@ pub async fn erasure(rig: &mut Rig) {
     rig.drain().await;
     let other = rig.other_live_key.clone();
     rig.expect("DELETE", &data, Some(&other), None, 404).await;
+    let bucket = rig.names.documents_bucket.clone();
+    common::put_uploads(&rig.sdk, &bucket, &id).await;
     let erased = rig.expect("DELETE", &data, Some(&key), None, 200).await;
     assert!(erased["data"]["erased_at"].is_string(), "{erased}");
+    let left = common::upload_keys(&rig.sdk, &bucket, &id).await;
+    assert!(left.is_empty(), "the uploads erased: {left:?}");
     rig.drain().await;
 
     // The sweep: closed 400 days ago, its marker due.
@@ -53,6 +58,7 @@ pub async fn erasure(rig: &mut Rig) {
     ));
     let id = v.verification_id;
     rig.store.arm_erasure(id, long_ago).await.unwrap();
+    common::put_uploads(&rig.sdk, &bucket, id).await;
     let dynamo = aws_sdk_dynamodb::Client::new(&rig.sdk);
     let swept = devstack::pump::sweep_ttl(&dynamo, &rig.names.table, &rig.ttl)
         .await
@@ -61,4 +67,6 @@ pub async fn erasure(rig: &mut Rig) {
     rig.drain().await;
     let stored = rig.store.get_verification(id).await.unwrap().unwrap();
     assert!(stored.erased_at.is_some(), "swept and erased");
+    let left = common::upload_keys(&rig.sdk, &bucket, id).await;
+    assert!(left.is_empty(), "the uploads erased: {left:?}");
 }
