@@ -16,6 +16,7 @@ use crate::domain::{
     Verification, format_ts, usage_month,
 };
 mod counted; // the writes that move the owner's counters
+mod documents; // the documents' entries and the reuse check's fingerprints
 mod erasure;
 mod meter;
 mod review;
@@ -44,7 +45,7 @@ struct Tables {
     api_keys: HashMap<String, ApiKeyRecord>,
     verifications: HashMap<Uuid, Verification>,
     /// Each fingerprint's submissions: (mode, fingerprint) -> verification -> (marks, until).
-    fingerprints: FingerprintSubmissions,
+    fingerprints: documents::FingerprintSubmissions,
     stats: HashMap<Owner, OwnerStats>,
     months: HashMap<(Owner, String), MonthStats>,
     idempotency: HashMap<String, IdempotencyRecord>,
@@ -105,60 +106,6 @@ impl MemoryStore {
     /// Every stored verification, read without awaiting.
     pub fn verifications(&self) -> Vec<Verification> {
         self.lock().verifications.values().cloned().collect()
-    }
-}
-
-impl crate::ports::DocumentStore for MemoryStore {
-    async fn put_document(
-        &self,
-        current: &Verification,
-        document_id: &str,
-        record: &crate::documents::record::DocumentRecord,
-    ) -> Result<bool, StoreError> {
-        let mut t = self.lock();
-        match t.verifications.get_mut(&current.verification_id) {
-            Some(v)
-                if v.status == Status::InProgress && v.documents_rev == current.documents_rev =>
-            {
-                v.documents.insert(document_id.to_string(), record.clone());
-                v.uploads = current.uploads.max(record.number);
-                v.documents_rev += 1;
-                Ok(true)
-            }
-            _ => Ok(false),
-        }
-    }
-}
-
-type FingerprintSubmissions =
-    HashMap<(Mode, String), HashMap<Uuid, (crate::documents::reuse::TenantMarks, DateTime<Utc>)>>;
-
-impl crate::ports::FingerprintStore for MemoryStore {
-    async fn record_fingerprints(
-        &self,
-        mode: Mode,
-        fingerprints: &[String],
-        verification_id: Uuid,
-        marks: &crate::documents::reuse::TenantMarks,
-        now: DateTime<Utc>,
-        until: DateTime<Utc>,
-    ) -> Result<Vec<crate::documents::reuse::TenantMarks>, StoreError> {
-        let mut t = self.lock();
-        let mut earlier = Vec::new();
-        for fingerprint in fingerprints {
-            let submissions = t
-                .fingerprints
-                .entry((mode, fingerprint.clone()))
-                .or_default();
-            earlier.extend(
-                submissions
-                    .iter()
-                    .filter(|(id, (_, kept))| **id != verification_id && *kept > now)
-                    .map(|(_, (m, _))| m.clone()),
-            );
-            submissions.insert(verification_id, (marks.clone(), until));
-        }
-        Ok(earlier)
     }
 }
 
