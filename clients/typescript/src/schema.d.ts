@@ -957,7 +957,7 @@ export interface components {
              * @enum {string}
              */
             decision: "accepted" | "rejected";
-            /** @description Why, in at most 500 characters (trimmed; line breaks and tabs kept, other control characters refused). */
+            /** @description Why, in at most 500 characters with something besides spaces; line breaks and tabs are kept, other control characters refused. It is kept trimmed. */
             note: string;
         };
         /** @description The landlord's review of the documents, as recorded. */

@@ -90,25 +90,28 @@ pub fn review_of(body: &Value, now: DateTime<Utc>) -> Result<DocumentReview, Vec
     }
 }
 
-/// The note as it is kept, or the field problem.
+/// The note as it is kept, or the field problem. The bounds are the sent text's, as the OpenAPI
+/// file states them: 1 to 500 characters, no control character but line breaks and tabs, and
+/// something besides spaces. Kept trimmed, with each line break as `\n`.
 fn note_of(sent: &str) -> Result<String, (&'static str, String)> {
-    let note = sent.replace("\r\n", "\n").trim().to_string();
-    if note.is_empty() {
-        return Err(("required", "note must not be empty".into()));
-    }
-    if note.chars().count() > REVIEW_NOTE_MAX_CHARS {
+    if sent.chars().count() > REVIEW_NOTE_MAX_CHARS {
         return Err((
             "too_long",
             format!("note must be at most {REVIEW_NOTE_MAX_CHARS} characters"),
         ));
     }
-    if note
+    if sent
         .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
     {
         return Err(("invalid", "note must not contain control characters".into()));
     }
-    Ok(note)
+    let note = sent.replace("\r\n", "\n").replace('\r', "\n");
+    let note = note.trim();
+    if note.is_empty() {
+        return Err(("required", "note must not be empty".into()));
+    }
+    Ok(note.to_string())
 }
 
 #[cfg(test)]
@@ -165,5 +168,17 @@ mod tests {
         assert_eq!(fields(json!([1])), [("body".into(), "invalid_type")]);
         let at_most = "x".repeat(REVIEW_NOTE_MAX_CHARS);
         assert!(review_of(&json!({"decision": "accepted", "note": at_most}), now()).is_ok());
+        // The bounds are the sent text's (the OpenAPI file's maxLength): padding counts.
+        let padded = format!(" {}", "x".repeat(REVIEW_NOTE_MAX_CHARS));
+        assert_eq!(
+            fields(json!({"decision": "accepted", "note": padded})),
+            [("note".into(), "too_long")]
+        );
+        assert_eq!(
+            fields(json!({"decision": "accepted", "note": "\u{85}"})),
+            [("note".into(), "invalid")]
+        );
+        let review = review_of(&json!({"decision": "accepted", "note": "a\rb\tc"}), now());
+        assert_eq!(review.unwrap().note, "a\nb\tc");
     }
 }

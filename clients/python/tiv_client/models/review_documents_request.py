@@ -16,8 +16,8 @@ class ReviewDocumentsRequest:
     """
     Attributes:
         decision (ReviewDocumentsRequestDecision): What the landlord decided about the documents.
-        note (str): Why, in at most 500 characters (trimmed; line breaks and tabs kept, other control characters
-            refused).
+        note (str): Why, in at most 500 characters with something besides spaces; line breaks and tabs are kept, other
+            control characters refused. It is kept trimmed.
     """
 
     decision: ReviewDocumentsRequestDecision
