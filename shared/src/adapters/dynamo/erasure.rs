@@ -14,8 +14,7 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use super::items::{from_item, n, s, verification_from_item, with_key};
-use super::metered_create::owned;
-use super::metering::refused_item;
+use super::metered_create::seen_own_verification;
 use super::schema::{self, RETENTION_ATTRIBUTE, keys};
 use super::{DynamoStore, Expr, unavailable, written};
 use crate::domain::retention::{ERASED_ATTRIBUTES, RetentionDays, closed_at};
@@ -206,11 +205,10 @@ impl ErasureStore for DynamoStore {
             self.erasure_update(verification_id, now, Some((&key.account_id, key.mode)))?;
         let items = vec![count, TransactWriteItem::builder().update(update).build()];
         let why = |reasons: &[CancellationReason]| {
-            let Some(seen) = refused_item(reasons, 1) else {
+            let Some(seen) = seen_own_verification(reasons, 1, key)? else {
                 return Ok(None);
             };
-            let seen: Option<Verification> = seen.cloned().map(from_item).transpose()?;
-            Ok(match seen.filter(|v| owned(v, key)) {
+            Ok(match seen {
                 None => Some(ErasureRefusal::NotFound),
                 Some(v) if v.erased_at.is_some() => Some(ErasureRefusal::AlreadyErased),
                 Some(v) if v.effective_status(now).is_open() => {
