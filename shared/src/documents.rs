@@ -11,7 +11,8 @@
 //! - `income`: the extracted figures as the one income-rules input;
 //! - `record`: an upload as the verification keeps it, and the upload's caps;
 //! - `finish`: the report of a verification finished with documents;
-//! - `review`: the landlord's review of the documents, kept in the report.
+//! - `review`: the landlord's review of the documents, kept in the report;
+//! - `samples`: the sandbox's ready sample documents, genuine and edited.
 
 use serde::{Deserialize, Serialize};
 
@@ -27,6 +28,7 @@ pub mod letter;
 pub mod record;
 pub mod reuse;
 pub mod review;
+pub mod samples;
 pub mod statement;
 pub mod structure;
 pub mod text;

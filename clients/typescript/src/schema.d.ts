@@ -421,6 +421,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/t/{verification_id}/{token}/samples/{sample}.pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The verification's id. */
+                verification_id: string;
+                /** @description The link token, as for the page. */
+                token: string;
+                /** @description Which sample document. */
+                sample: "genuine" | "earlier" | "appended-edit" | "editing-tool" | "annotation" | "other-font" | "arithmetic" | "year-to-date" | "other-name" | "scan";
+            };
+            cookie?: never;
+        };
+        /**
+         * A sandbox sample document, to upload on the page
+         * @description Sandbox only: the page of a test verification that offers documents lists these samples.
+         *     Each is a pay stub made for the verification's tenant, genuine or edited in one of the
+         *     ways the checks find, or a scan; uploaded on the page, it gets the verdict it shows.
+         *     404 (the HTML page) for a wrong link, a live verification, or a page that offers no
+         *     documents. Changes nothing.
+         */
+        get: operations["tenantSampleDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "verification.in_progress": {
@@ -2937,6 +2968,39 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The report PDF, offered as a download named `income-report-<verification_id>.pdf`. */
+            200: {
+                headers: {
+                    "Content-Disposition": string;
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    "X-Content-Type-Options": "nosniff";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            404: components["responses"]["HtmlNotFound"];
+            500: components["responses"]["HtmlError"];
+        };
+    };
+    tenantSampleDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The verification's id. */
+                verification_id: string;
+                /** @description The link token, as for the page. */
+                token: string;
+                /** @description Which sample document. */
+                sample: "genuine" | "earlier" | "appended-edit" | "editing-tool" | "annotation" | "other-font" | "arithmetic" | "year-to-date" | "other-name" | "scan";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sample PDF, offered as a download named `sample-<sample>.pdf`. */
             200: {
                 headers: {
                     "Content-Disposition": string;

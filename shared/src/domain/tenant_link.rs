@@ -16,13 +16,32 @@ pub fn tenant_link(base: &str, id: Uuid, token: &str) -> String {
 
 /// The last segment of the tenant's copy of the report PDF: `/t/{verification_id}/{token}/report.pdf`.
 pub const REPORT_PDF_SEGMENT: &str = "/report.pdf";
+/// Where the sandbox's sample documents sit under the link: `.../samples/{sample}.pdf`.
+pub const SAMPLES_SEGMENT: &str = "/samples/";
 
-/// Splits a tenant path into the page link and whether the report PDF under it is asked for.
-pub fn split_report_pdf(path: &str) -> (&str, bool) {
-    match path.strip_suffix(REPORT_PDF_SEGMENT) {
-        Some(link) => (link, true),
-        None => (path, false),
+/// What a tenant path asks for under its link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TenantFile<'a> {
+    /// The page itself.
+    Page,
+    /// The tenant's copy of the report PDF.
+    ReportPdf,
+    /// A sandbox sample document, by its name without `.pdf`.
+    Sample(&'a str),
+}
+
+/// Splits a tenant path into the page link and what is asked for under it.
+pub fn split_tenant_path(path: &str) -> (&str, TenantFile<'_>) {
+    if let Some(link) = path.strip_suffix(REPORT_PDF_SEGMENT) {
+        return (link, TenantFile::ReportPdf);
     }
+    if let Some(rest) = path.strip_suffix(".pdf")
+        && let Some((link, name)) = rest.rsplit_once(SAMPLES_SEGMENT)
+        && !name.contains('/')
+    {
+        return (link, TenantFile::Sample(name));
+    }
+    (path, TenantFile::Page)
 }
 
 /// The verification id and token of a tenant page path, or None for anything else. Strict: one
@@ -55,18 +74,30 @@ mod tests {
     }
 
     #[test]
-    fn the_report_pdf_sits_under_the_link() {
+    fn the_report_pdf_and_the_samples_sit_under_the_link() {
         let id = Uuid::new_v4();
         let path = format!("/t/{id}/tok/report.pdf");
-        let (link, pdf) = split_report_pdf(&path);
-        assert!(pdf);
+        let (link, file) = split_tenant_path(&path);
+        assert_eq!(file, TenantFile::ReportPdf);
         assert_eq!(parse_tenant_link(link), Some((id, "tok")));
-        assert_eq!(split_report_pdf("/t/x/tok"), ("/t/x/tok", false));
+        assert_eq!(
+            split_tenant_path("/t/x/tok"),
+            ("/t/x/tok", TenantFile::Page)
+        );
         // A path that is only the segment names no link.
         assert_eq!(
-            parse_tenant_link(split_report_pdf(&format!("/t/{id}/report.pdf")).0),
+            parse_tenant_link(split_tenant_path(&format!("/t/{id}/report.pdf")).0),
             None
         );
+        let path = format!("/t/{id}/tok/samples/scan.pdf");
+        let (link, file) = split_tenant_path(&path);
+        assert_eq!(file, TenantFile::Sample("scan"));
+        assert_eq!(parse_tenant_link(link), Some((id, "tok")));
+        // Anything deeper names no sample, and its link does not parse.
+        let path = format!("/t/{id}/tok/samples/a/b.pdf");
+        let (link, file) = split_tenant_path(&path);
+        assert_eq!(file, TenantFile::Page);
+        assert_eq!(parse_tenant_link(link), None);
     }
 
     #[test]

@@ -36,7 +36,7 @@ use crate::adapters::sandbox::{SandboxProvider, offered, scenario_method};
 use crate::domain::affordability::RentTerms;
 use crate::domain::report::build_report_with;
 use crate::domain::secrets::sha256_hex;
-use crate::domain::tenant_link::{parse_tenant_link, split_report_pdf};
+use crate::domain::tenant_link::{TenantFile, parse_tenant_link, split_tenant_path};
 use crate::domain::{Mode, Status, Transition, Verification};
 use crate::handlers::html::esc;
 pub use crate::handlers::tenant_portal::live_provider::LiveProvider;
@@ -131,8 +131,9 @@ async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     deps: &PortalDeps<S, C, P, U>,
     req: &ApiRequest,
 ) -> Result<ApiResponse, PageError> {
-    // `{link}/report.pdf` is the tenant's copy of the report, behind the same token.
-    let (link, wants_pdf) = split_report_pdf(&req.path);
+    // `{link}/report.pdf` is the tenant's copy of the report, behind the same token; the
+    // sandbox's samples sit under it too.
+    let (link, file) = split_tenant_path(&req.path);
     let Some((id, token)) = parse_tenant_link(link) else {
         return Ok(not_found(&req.request_id));
     };
@@ -152,15 +153,18 @@ async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         page_url: page_url(deps, req, link),
         uploaded: req.query.get("key").map(String::as_str),
     };
-    if wants_pdf {
+    if file != TenantFile::Page {
         return Ok(match req.method {
             // Only reads: the same PDF as the landlord's, or 404 while there is no report.
-            http::Method::GET | http::Method::HEAD => report_copy::pdf_download(&v, visit.now)
-                .unwrap_or_else(|| not_found(&req.request_id)),
+            http::Method::GET | http::Method::HEAD => match file {
+                TenantFile::Sample(name) => documents::sample_download(deps, &v, name, visit.now),
+                _ => report_copy::pdf_download(&v, visit.now),
+            }
+            .unwrap_or_else(|| not_found(&req.request_id)),
             _ => page(
                 405,
                 "Not allowed",
-                "<p>The report can only be downloaded.</p>",
+                "<p>This file can only be downloaded.</p>",
                 &req.request_id,
             )
             .with_header("allow", "GET"),

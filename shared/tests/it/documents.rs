@@ -6,6 +6,7 @@
 mod edits;
 mod fixtures;
 mod hostile;
+mod samples;
 
 use shared::documents::reuse::{deposit_match, file_fingerprint, stub_fingerprint};
 use shared::documents::{

@@ -110,13 +110,11 @@ fn verifications(token_hash: &str) -> Vec<(&'static str, Verification)> {
     ]
 }
 
-#[tokio::test]
-async fn no_get_of_a_tenant_page_calls_the_provider_and_starting_the_connection_does_once() {
-    let store = MemoryStore::new();
-    let account = active_account(ACCOUNT, "pro", created());
-    store.put_account(&account).await.unwrap();
-    let provider = CountingProvider::default();
-    let deps = PortalDeps {
+fn deps(
+    store: &MemoryStore,
+    provider: &CountingProvider,
+) -> PortalDeps<MemoryStore, ManualClock, CountingProvider, ExampleSigner> {
+    PortalDeps {
         store: store.clone(),
         clock: ManualClock::at(created() + Duration::minutes(5)),
         live_provider: provider.clone(),
@@ -127,7 +125,16 @@ async fn no_get_of_a_tenant_page_calls_the_provider_and_starting_the_connection_
             },
             base_url: None,
         }),
-    };
+    }
+}
+
+#[tokio::test]
+async fn no_get_of_a_tenant_page_calls_the_provider_and_starting_the_connection_does_once() {
+    let store = MemoryStore::new();
+    let account = active_account(ACCOUNT, "pro", created());
+    store.put_account(&account).await.unwrap();
+    let provider = CountingProvider::default();
+    let deps = deps(&store, &provider);
     let (token, token_hash) = generate_link_token();
     let all = verifications(&token_hash);
     for (_, v) in &all {
@@ -135,7 +142,8 @@ async fn no_get_of_a_tenant_page_calls_the_provider_and_starting_the_connection_
     }
     for (state, v) in &all {
         let link = format!("/t/{}/{token}", v.verification_id);
-        for path in [link.clone(), format!("{link}/report.pdf")] {
+        let sample = format!("{link}/samples/genuine.pdf");
+        for path in [link.clone(), format!("{link}/report.pdf"), sample] {
             for method in [http::Method::GET, http::Method::HEAD] {
                 let page = tenant_portal(&deps, request(method.clone(), &path, "")).await;
                 assert!(
@@ -186,4 +194,73 @@ async fn no_get_of_a_tenant_page_calls_the_provider_and_starting_the_connection_
         assert!(!page.body.contains(LINK_TOKEN), "{state}");
     }
     assert_eq!(provider.calls(), vec!["begin"]);
+}
+
+/// The sandbox's sample documents: a test verification's page lists them and each downloads as
+/// a PDF made for its tenant; a live verification's (with a real provider) offers none.
+#[tokio::test]
+async fn the_sandbox_offers_its_samples_to_test_verifications_only() {
+    let store = MemoryStore::new();
+    store
+        .put_account(&active_account(ACCOUNT, "pro", created()))
+        .await
+        .unwrap();
+    let provider = CountingProvider::default();
+    let deps = deps(&store, &provider);
+    let (token, token_hash) = generate_link_token();
+    let all = verifications(&token_hash);
+    for (_, v) in &all {
+        store.insert_verification(v);
+    }
+    let find = |state: &str| &all.iter().find(|(s, _)| *s == state).unwrap().1;
+    let test = format!("/t/{}/{token}", find("test-mode connect").verification_id);
+    let page = tenant_portal(&deps, request(http::Method::GET, &test, "")).await;
+    assert_eq!(page.status, 200);
+    for sample in shared::documents::samples::Sample::ALL {
+        let path = format!("{test}/samples/{}.pdf", sample.slug());
+        assert!(page.body.contains(&path), "the page links {path}");
+        let got = tenant_portal(&deps, request(http::Method::GET, &path, "")).await;
+        assert_eq!(got.status, 200, "{path}");
+        let header = |name: &str| {
+            (got.headers.iter())
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(header("content-type").as_deref(), Some("application/pdf"));
+        assert_eq!(
+            header("content-disposition"),
+            Some(format!("attachment; filename=\"{}\"", sample.file_name()))
+        );
+        let bytes = got.binary.expect("a file");
+        assert!(bytes.starts_with(b"%PDF-"), "{path}");
+    }
+    // Only downloads; an unknown sample is not found.
+    let genuine = format!("{test}/samples/genuine.pdf");
+    let post = tenant_portal(&deps, request(http::Method::POST, &genuine, "")).await;
+    assert_eq!(post.status, 405);
+    let unknown = format!("{test}/samples/payslip.pdf");
+    let got = tenant_portal(&deps, request(http::Method::GET, &unknown, "")).await;
+    assert_eq!(got.status, 404);
+    // A live verification's page offers no samples, and none downloads.
+    let live = format!("/t/{}/{token}", find("connect").verification_id);
+    let page = tenant_portal(&deps, request(http::Method::GET, &live, "")).await;
+    assert!(!page.body.contains("/samples/"), "{}", page.body);
+    let got = tenant_portal(
+        &deps,
+        request(
+            http::Method::GET,
+            &format!("{live}/samples/genuine.pdf"),
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(got.status, 404);
+    // And a wrong token opens no sample.
+    let forged = format!(
+        "/t/{}/not-the-token/samples/genuine.pdf",
+        find("test-mode connect").verification_id
+    );
+    let got = tenant_portal(&deps, request(http::Method::GET, &forged, "")).await;
+    assert_eq!(got.status, 404);
+    assert_eq!(provider.calls(), Vec::<&str>::new());
 }

@@ -123,6 +123,7 @@ from .tenant_page_action_body_agree import TenantPageActionBodyAgree
 from .tenant_page_action_body_frequency import TenantPageActionBodyFrequency
 from .tenant_page_action_body_method import TenantPageActionBodyMethod
 from .tenant_page_action_body_scenario import TenantPageActionBodyScenario
+from .tenant_sample_document_sample import TenantSampleDocumentSample
 from .unauthorized_error import UnauthorizedError
 from .unauthorized_error_code import UnauthorizedErrorCode
 from .unsupported_media_type_error import UnsupportedMediaTypeError
@@ -292,6 +293,7 @@ __all__ = (
     "TenantPageActionBodyFrequency",
     "TenantPageActionBodyMethod",
     "TenantPageActionBodyScenario",
+    "TenantSampleDocumentSample",
     "UnauthorizedError",
     "UnauthorizedErrorCode",
     "UnsupportedMediaTypeError",

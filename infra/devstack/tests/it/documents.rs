@@ -74,8 +74,14 @@ async fn stored(env: &TestEnv, id: Uuid) -> Verification {
     env.store.get_verification(id).await.unwrap().unwrap()
 }
 
-/// Hands the documents queue to analyze-document (the local mapping) until `id` has a document.
-async fn pump_until_recorded(env: &TestEnv, workers: &devstack::Workers, id: Uuid) {
+/// Hands the documents queue to analyze-document (the local mapping) until `id` has `count`
+/// documents, none of them still being analysed.
+pub async fn pump_until_analysed(
+    env: &TestEnv,
+    workers: &devstack::Workers,
+    id: Uuid,
+    count: usize,
+) {
     let sqs = aws_sdk_sqs::Client::new(&env.sdk);
     for _ in 0..20 {
         devstack::pump::pump_documents_once(
@@ -86,16 +92,14 @@ async fn pump_until_recorded(env: &TestEnv, workers: &devstack::Workers, id: Uui
         )
         .await
         .unwrap();
-        if stored(env, id)
-            .await
-            .documents
-            .values()
-            .any(|d| d.state != DocumentState::Analysing)
+        let v = stored(env, id).await;
+        if v.documents.len() >= count
+            && (v.documents.values()).all(|d| d.state != DocumentState::Analysing)
         {
             return;
         }
     }
-    panic!("no document of {id} was analysed");
+    panic!("{count} document(s) of {id} were not analysed");
 }
 
 /// The bucket's notification for one object, as the documents queue delivers it.
@@ -128,7 +132,7 @@ async fn an_upload_goes_from_the_page_through_the_bucket_to_the_report() {
     assert_eq!(status, 303);
     let back = location.expect("S3 sends the browser back");
     assert!(back.starts_with(&format!("{}{link}", env.base)), "{back}");
-    pump_until_recorded(&env, &workers, id).await;
+    pump_until_analysed(&env, &workers, id, 1).await;
     let v = stored(&env, id).await;
     let refused = v.documents.values().next().unwrap();
     assert_eq!(refused.state, DocumentState::Refused);
@@ -144,26 +148,7 @@ async fn an_upload_goes_from_the_page_through_the_bucket_to_the_report() {
         post_file(&action, &fields, "stub.png", &TINY_PNG).await.0,
         303
     );
-    let sqs = aws_sdk_sqs::Client::new(&env.sdk);
-    for _ in 0..20 {
-        devstack::pump::pump_documents_once(
-            &sqs,
-            &env.created.documents_queue_url,
-            &workers.analysis,
-            0,
-        )
-        .await
-        .unwrap();
-        if stored(&env, id).await.documents.len() == 2
-            && stored(&env, id)
-                .await
-                .documents
-                .values()
-                .all(|d| d.state != DocumentState::Analysing)
-        {
-            break;
-        }
-    }
+    pump_until_analysed(&env, &workers, id, 2).await;
     let v = stored(&env, id).await;
     assert_eq!(v.status, Status::InProgress);
     let (photo, _) = v
@@ -303,4 +288,58 @@ async fn a_completion_from_a_stale_read_of_the_documents_is_refused() {
         .unwrap();
     assert!(matches!(outcome, TransitionOutcome::Conflict(Some(_))));
     assert_eq!(stored(&env, id).await.status, Status::InProgress);
+}
+
+/// The sandbox's samples on moto: the page links them, a download is the tenant's own sample,
+/// and uploaded through the page's form each gets the verdict it shows in the report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sandbox_samples_download_from_the_page_and_show_their_verdicts_in_the_report() {
+    use shared::documents::samples::Sample;
+    let env = common::env().await;
+    let workers = env.workers();
+    let (id, link) = consented(&env).await;
+    for (count, sample) in [Sample::Earlier, Sample::AppendedEdit]
+        .into_iter()
+        .enumerate()
+    {
+        let html = get_page(&env, &link).await;
+        let path = format!("{link}/samples/{}.pdf", sample.slug());
+        assert!(html.contains(&path), "the page links {path}");
+        let download = client()
+            .get(format!("{}{path}", env.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(download.status(), 200);
+        let bytes = download.bytes().await.unwrap().to_vec();
+        let (action, fields) = upload_form(&html).expect("the page offers an upload");
+        let name = sample.file_name();
+        assert_eq!(post_file(&action, &fields, &name, &bytes).await.0, 303);
+        pump_until_analysed(&env, &workers, id, count + 1).await;
+    }
+    assert_eq!(
+        post_page(&env, &link, "action=finish_documents").await.0,
+        303
+    );
+    let got = env.get_verification(&env.test_key, id).await;
+    assert_eq!(got.body["data"]["status"], "completed", "{}", got.raw);
+    let report = &got.body["data"]["income_report"];
+    assert_eq!(report["needs_review"], true, "an edited document is in it");
+    let documents = report["documents"].as_array().unwrap();
+    let verdict_of = |name: &str| {
+        let d = (documents.iter())
+            .find(|d| d["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} in {documents:?}"));
+        let failed: Vec<&str> = (d["checks"].as_array().unwrap().iter())
+            .filter(|c| c["result"] == "fail")
+            .map(|c| c["check"].as_str().unwrap())
+            .collect();
+        (d["verdict"].as_str().unwrap().to_string(), failed)
+    };
+    // The report names documents by their order, not by the tenant's file names.
+    assert_eq!(verdict_of("Document 1"), ("clean".into(), vec![]));
+    assert_eq!(
+        verdict_of("Document 2"),
+        ("edited".into(), vec!["incremental_updates"])
+    );
 }

@@ -50,6 +50,7 @@ const API_REDELIVER: &str = "/api/v1/webhooks/redeliver";
 const API_ERASE: &str = "/api/v1/verify/data";
 const PAGE: &str = "/t/{verification_id}/{token}";
 const PAGE_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
+const PAGE_SAMPLE: &str = "/t/{verification_id}/{token}/samples/{sample}.pdf";
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
 /// Documented responses no scenario here can produce, with the reason.

@@ -6,7 +6,7 @@
 use super::routing::{offers_documents, record_attempts};
 use super::{
     CONSENT_FIRST, PageError, PortalDeps, PortalStore, Visit, after_conflict, current_page,
-    documents, needs_consent, refuse, report_copy,
+    documents, needs_consent, refuse, report_copy, uses_scenarios,
 };
 use crate::domain::income::VerificationMethod;
 use crate::domain::methods::AttemptOutcome;
@@ -84,7 +84,8 @@ pub(super) async fn with_documents<S, C, P: IncomeProvider, U: UploadSigner>(
         return resp;
     };
     let form = documents::upload_form(uploads, v, &visit.page_url, visit.now).await;
-    let section = documents::section(v, form.as_ref(), visit.link, visit.uploaded);
+    let samples = uses_scenarios(deps, v);
+    let section = documents::section(v, form.as_ref(), visit.link, visit.uploaded, samples);
     documents::with_section(resp, &section, form.as_ref())
 }
 

@@ -13,11 +13,14 @@ use crate::documents::finish::listed;
 use crate::documents::record::{
     DocumentRecord, DocumentState, MAX_DOCUMENTS, MAX_UPLOADS, StatedPay, object_key, verdict_words,
 };
+use crate::documents::samples::{Sample, sample_pdf};
 use crate::domain::Verification;
 use crate::domain::income::PayFrequency;
 use crate::handlers::html::esc;
 use crate::http::ApiResponse;
-use crate::ports::UploadSigner;
+use crate::ports::{IncomeProvider, UploadSigner};
+
+use super::{PortalDeps, routing::offers_documents, uses_scenarios};
 
 /// What the page needs to offer uploads: the signer, and the page's own origin (S3 redirects
 /// the browser there after an upload).
@@ -78,6 +81,7 @@ pub fn section(
     form: Option<&UploadForm>,
     link: &str,
     just_uploaded: Option<&str>,
+    with_samples: bool,
 ) -> String {
     let mut out = String::from(
         r#"<h2 id="documents">Or upload documents</h2>
@@ -146,6 +150,9 @@ pub fn section(
         ),
         None => {}
     }
+    if with_samples && may_upload(v) {
+        samples_list(&mut out, link);
+    }
     if documents.iter().any(|(_, d)| d.counts()) {
         let _ = write!(
             out,
@@ -156,6 +163,47 @@ pub fn section(
         );
     }
     out
+}
+
+/// The sandbox's sample documents, to download and upload again: each shows a verdict.
+fn samples_list(out: &mut String, link: &str) {
+    out.push_str(
+        r#"<details><summary>Sandbox: sample documents to try</summary>
+<p class="small">Download one, then upload it above: each shows what the checks find. They carry your name and made-up figures.</p><ul>"#,
+    );
+    for sample in Sample::ALL {
+        let _ = write!(
+            out,
+            r#"<li><a href="{}/samples/{}.pdf" download>{}</a></li>"#,
+            esc(link),
+            sample.slug(),
+            esc(sample.title())
+        );
+    }
+    out.push_str("</ul></details>");
+}
+
+/// A sample document of the sandbox, made for this verification's tenant: only where the page
+/// offers samples (an open verification in test mode, or the local stack's sandbox, with
+/// documents among its methods).
+/// None otherwise, or for a name that is no sample.
+pub(super) fn sample_download<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+    name: &str,
+    now: DateTime<Utc>,
+) -> Option<ApiResponse> {
+    let offered = deps.uploads.is_some()
+        && v.effective_status(now).is_open()
+        && uses_scenarios(deps, v)
+        && offers_documents(deps, v);
+    if !offered {
+        return None;
+    }
+    let sample = Sample::from_slug(name)?;
+    let tenant = v.tenant_name.as_deref().unwrap_or("Jamie Sample");
+    let bytes = sample_pdf(sample, v.verification_id, tenant, now.date_naive())?;
+    Some(ApiResponse::pdf(bytes, &sample.file_name()))
 }
 
 /// The page with the documents section added before its footer, and the upload form's origin

@@ -1,142 +1,42 @@
 //! Edited copies of a genuine PDF, made the ways forgers make them.
 
-use lopdf::{Dictionary, Document, IncrementalDocument, Object, Stream, dictionary};
+use lopdf::{Dictionary, Document, Object, Stream, dictionary};
 
-/// Where a text run is drawn on page 1, in PDF coordinates (x, baseline y, size).
-pub fn position_of(bytes: &[u8], text: &str) -> (f32, f32, f32) {
-    let doc = Document::load_mem(bytes).unwrap();
-    let pages = shared::documents::text::read_pages(&doc, &Default::default()).unwrap();
-    let run = pages[0]
-        .runs()
-        .find(|r| r.text.trim() == text)
-        .unwrap_or_else(|| panic!("no run '{text}'"));
-    (run.x, 792.0 - run.y, run.size)
-}
-
-/// Draws `text` in Helvetica over page 1 at (x, y), on a white box hiding what was there.
-fn draw_over(target: &mut Document, source: &Document, at: (f32, f32, f32), text: &str) {
-    let page_id = source.page_iter().next().unwrap();
-    let (x, y, size) = at;
-    let font = target.add_object(dictionary! {
-        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica", "Encoding" => "WinAnsiEncoding",
-    });
-    let ops = format!(
-        "q 1 1 1 rg {} {} {} {} re f 0 0 0 rg BT /FEdit {size} Tf {x} {y} Td ({text}) Tj ET Q",
-        x - 1.0,
-        y - 3.0,
-        size * 6.0,
-        size + 4.0
-    );
-    let content = target.add_object(Stream::new(Dictionary::new(), ops.into_bytes()));
-    let mut page = source.get_dictionary(page_id).unwrap().clone();
-    let mut contents: Vec<Object> = source
-        .get_page_contents(page_id)
-        .into_iter()
-        .map(Object::Reference)
-        .collect();
-    contents.push(Object::Reference(content));
-    page.set("Contents", contents);
-    let resolve = |o: &Object| source.dereference(o).unwrap().1.as_dict().unwrap().clone();
-    let mut resources = resolve(page.get(b"Resources").unwrap());
-    let mut fonts = resources.get(b"Font").map(resolve).unwrap_or_default();
-    fonts.set("FEdit", Object::Reference(font));
-    resources.set("Font", fonts);
-    page.set("Resources", resources);
-    target.objects.insert(page_id, Object::Dictionary(page));
-}
+use shared::documents::samples::edits as made;
 
 /// An incremental update appended to the file: a new amount drawn over the old one.
 pub fn incremental_overlay(bytes: &[u8], old: &str, new: &str) -> Vec<u8> {
-    let at = position_of(bytes, old);
-    let prev = Document::load_mem(bytes).unwrap();
-    let mut inc = IncrementalDocument::create_from(bytes.to_vec(), prev.clone());
-    draw_over(&mut inc.new_document, &prev, at, new);
-    let mut out = vec![];
-    inc.save_to(&mut out).unwrap();
-    out
+    made::incremental_overlay(bytes, old, new).expect("an appended edit")
 }
 
 /// The same drawing written into the file's content, the whole file saved again.
 pub fn rewritten_overlay(bytes: &[u8], old: &str, new: &str) -> Vec<u8> {
-    let at = position_of(bytes, old);
-    let source = Document::load_mem(bytes).unwrap();
-    let mut doc = source.clone();
-    draw_over(&mut doc, &source, at, new);
-    save(doc)
+    made::rewritten_overlay(bytes, old, new).expect("a rewritten edit")
 }
 
-fn save(mut doc: Document) -> Vec<u8> {
-    let mut out = vec![];
-    doc.save_to(&mut out).unwrap();
-    out
+fn save(doc: Document) -> Vec<u8> {
+    made::save(doc).expect("a saved PDF")
 }
 
 /// Saved again by an editing tool: its producer, and a modification two days after creation.
 pub fn resaved_by(bytes: &[u8], producer: &str) -> Vec<u8> {
-    let mut doc = Document::load_mem(bytes).unwrap();
-    let info_id = doc.trailer.get(b"Info").unwrap().as_reference().unwrap();
-    let info = doc.get_dictionary_mut(info_id).unwrap();
-    info.set("Producer", Object::string_literal(producer));
-    info.set("CreationDate", Object::string_literal("D:20261106090000Z"));
-    info.set("ModDate", Object::string_literal("D:20261108173000Z"));
-    save(doc)
+    made::resaved_by(bytes, producer).expect("a re-saved PDF")
 }
 
-/// A page that is one image (a scan): the JPEG drawn over the whole letter-size page, with
-/// `hidden_text` drawn invisibly over it as a scanner's recognised text would be.
+/// A page that is one JPEG (a scan), with `hidden_text` drawn invisibly over it as a scanner's
+/// recognised text would be.
 pub fn scan_pdf(jpeg: &[u8], width: i64, height: i64, hidden_text: Option<&str>) -> Vec<u8> {
-    let mut doc = Document::with_version("1.5");
-    let image = doc.add_object(Stream::new(
-        dictionary! {
-            "Type" => "XObject", "Subtype" => "Image", "Width" => width, "Height" => height,
-            "ColorSpace" => "DeviceRGB", "BitsPerComponent" => 8, "Filter" => "DCTDecode",
-        },
-        jpeg.to_vec(),
-    ));
-    let font = doc.add_object(dictionary! {
-        "Type" => "Font", "Subtype" => "Type1", "BaseFont" => "Helvetica",
-    });
-    let mut ops = "q 612 0 0 792 0 0 cm /Im0 Do Q".to_string();
-    if let Some(text) = hidden_text {
-        ops.push_str(&format!(" BT 3 Tr /F1 11 Tf 40 700 Td ({text}) Tj ET"));
-    }
-    let content = doc.add_object(Stream::new(Dictionary::new(), ops.into_bytes()));
-    page_doc(
-        doc,
-        content,
-        dictionary! {
-            "XObject" => dictionary! { "Im0" => image },
-            "Font" => dictionary! { "F1" => font },
-        },
-        1,
-    )
+    made::scan_pdf(made::jpeg_image(jpeg, width, height), hidden_text).expect("a scan PDF")
 }
 
 /// A document of `pages` pages sharing one content stream, with these resources.
 pub fn page_doc(
-    mut doc: Document,
+    doc: Document,
     content: lopdf::ObjectId,
     resources: Dictionary,
     pages: usize,
 ) -> Vec<u8> {
-    let pages_id = doc.new_object_id();
-    let kids: Vec<Object> = (0..pages)
-        .map(|_| {
-            Object::Reference(doc.add_object(dictionary! {
-                "Type" => "Page", "Parent" => pages_id, "MediaBox" => vec![0.into(), 0.into(), 612.into(), 792.into()],
-                "Contents" => content, "Resources" => resources.clone(),
-            }))
-        })
-        .collect();
-    doc.objects.insert(
-        pages_id,
-        Object::Dictionary(
-            dictionary! { "Type" => "Pages", "Kids" => kids, "Count" => pages as i64 },
-        ),
-    );
-    let catalog = doc.add_object(dictionary! { "Type" => "Catalog", "Pages" => pages_id });
-    doc.trailer.set("Root", catalog);
-    save(doc)
+    made::page_doc(doc, content, resources, pages).expect("a PDF")
 }
 
 /// A small text PDF made with lopdf, the catalog given extra entries.
@@ -227,15 +127,5 @@ pub fn replaced_in_content(bytes: &[u8], old: &str, new: &str) -> Vec<u8> {
 
 /// A FreeText annotation laid over an amount, showing another.
 pub fn annotated(bytes: &[u8], old: &str, new: &str) -> Vec<u8> {
-    let (x, y, size) = position_of(bytes, old);
-    let mut doc = Document::load_mem(bytes).unwrap();
-    let page_id = doc.page_iter().next().unwrap();
-    let annot = doc.add_object(dictionary! {
-        "Type" => "Annot", "Subtype" => "FreeText",
-        "Rect" => vec![(x - 1.0).into(), (y - 3.0).into(), (x + size * 6.0).into(), (y + size).into()],
-        "Contents" => Object::string_literal(new), "DA" => Object::string_literal("/Helv 9 Tf 0 g"),
-    });
-    let page = doc.get_dictionary_mut(page_id).unwrap();
-    page.set("Annots", vec![Object::Reference(annot)]);
-    save(doc)
+    made::annotated(bytes, old, new).expect("an annotated PDF")
 }

@@ -73,24 +73,7 @@ async fn a_tenant_uploads_a_photo_on_a_phone_and_finishes_with_it() {
         assert!(url.starts_with(&link), "S3 sent the browser back: {url}");
         assert!(b.text("main").await.contains("Your file arrived"));
         // The bucket's notification, through the local mapping to analyze-document.
-        let sqs = aws_sdk_sqs::Client::new(&env.sdk);
-        for _ in 0..20 {
-            devstack::pump::pump_documents_once(
-                &sqs,
-                &env.created.documents_queue_url,
-                &workers.analysis,
-                0,
-            )
-            .await
-            .unwrap();
-            let v = shared::ports::VerificationStore::get_verification(&env.store, id)
-                .await
-                .unwrap()
-                .unwrap();
-            if v.documents.values().any(|d| d.analysis.is_some()) {
-                break;
-            }
-        }
+        crate::documents::pump_until_analysed(&env, &workers, id, 1).await;
         b.goto(&link).await;
         b.wait_for_heading("Connect your income", Duration::from_secs(15))
             .await;

@@ -303,4 +303,16 @@ pub(super) fn the_tenant_form_s_scenarios_are_the_sandbox_s() {
         .map(|m| m.as_str())
         .collect();
     assert_eq!(documented, methods);
+    // The sample documents are the sandbox's, in its order.
+    let documented: Vec<&str> = spec["paths"]["/t/{verification_id}/{token}/samples/{sample}.pdf"]
+        ["parameters"][2]["schema"]["enum"]
+        .as_array()
+        .expect("the sample enum")
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    let samples: Vec<&str> = (shared::documents::samples::Sample::ALL.iter())
+        .map(|s| s.slug())
+        .collect();
+    assert_eq!(documented, samples);
 }

@@ -66,6 +66,12 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
         );
         let p = page(&env, "POST", &link, Some("action=bogus")).await;
         rec.op(&format!("{scenario}: unknown action"), "POST", PAGE, &p);
+        let sample = format!("{link}/samples/genuine.pdf");
+        if scenario == "good" {
+            let p = page(&env, "GET", &sample, None).await;
+            assert_eq!(p.status, 200, "an open test verification offers samples");
+            rec.op("sample document", "GET", PAGE_SAMPLE, &p);
+        }
         let p = page(
             &env,
             "POST",
@@ -74,6 +80,11 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
         )
         .await;
         rec.op(&format!("{scenario}: connect"), "POST", PAGE, &p);
+        if scenario == "good" {
+            let p = page(&env, "GET", &sample, None).await;
+            assert_eq!(p.status, 404, "a completed verification offers none");
+            rec.op("sample document, completed", "GET", PAGE_SAMPLE, &p);
+        }
         let p = page(&env, "GET", &link, None).await;
         rec.op(&format!("{scenario}: after connect"), "GET", PAGE, &p);
         let pdf = page(&env, "GET", &format!("{link}/report.pdf"), None).await;
@@ -427,6 +438,8 @@ pub(super) async fn drive_internal_errors(rec: &mut Recorder) {
     rec.op("500 page form", "POST", PAGE, &p);
     let p = page(&env, "GET", &format!("{link}/report.pdf"), None).await;
     rec.op("500 report pdf", "GET", PAGE_PDF, &p);
+    let p = page(&env, "GET", &format!("{link}/samples/scan.pdf"), None).await;
+    rec.op("500 sample document", "GET", PAGE_SAMPLE, &p);
 }
 
 // ---------------------------------------------------------------------------------------------
