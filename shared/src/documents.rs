@@ -231,29 +231,43 @@ pub fn analyse_with(
     Ok(analysis)
 }
 
-/// Analyses a tenant's set of documents, then checks the pay stubs as a series (year-to-date
-/// figures and pay dates across consecutive stubs of one employer) and decides each verdict
-/// again. Each entry is one file's analysis or its refusal, in the order given.
+/// Analyses a tenant's set of documents, then checks them as a set (`set_checks`) and decides
+/// each verdict again. Each entry is one file's analysis or its refusal, in the order given.
 pub fn analyse_set(files: &[&[u8]], tenant_name: Option<&str>) -> Vec<Result<Analysis, Refusal>> {
     let mut results: Vec<Result<Analysis, Refusal>> =
         files.iter().map(|b| analyse(b, tenant_name)).collect();
-    let stubs: Vec<(usize, PayStub)> = results
-        .iter()
-        .enumerate()
-        .filter_map(|(i, r)| match r {
-            Ok(Analysis {
-                fields: Fields::PayStub(stub),
-                ..
-            }) => Some((i, stub.clone())),
-            _ => None,
-        })
+    let analysed: Vec<(usize, &Analysis)> = (results.iter().enumerate())
+        .filter_map(|(i, r)| r.as_ref().ok().map(|a| (i, a)))
         .collect();
-    for (index, check) in arithmetic::series_checks(&stubs) {
+    for (index, check) in set_checks(&analysed) {
         if let Ok(analysis) = &mut results[index] {
             analysis.set_check(check);
         }
     }
     results
+}
+
+/// The checks of a set of documents, by the index each belongs to: the pay stubs as a series
+/// (year-to-date figures and pay dates across consecutive stubs of one employer), and each
+/// stub's net pay against the deposits of a bank statement of the set that covers its pay date.
+/// A statement found edited is no evidence about a stub.
+pub fn set_checks(set: &[(usize, &Analysis)]) -> Vec<(usize, Check)> {
+    let stubs: Vec<(usize, PayStub)> = (set.iter())
+        .filter_map(|(i, a)| match &a.fields {
+            Fields::PayStub(stub) => Some((*i, stub.clone())),
+            _ => None,
+        })
+        .collect();
+    let statements: Vec<&BankStatement> = (set.iter())
+        .filter(|(_, a)| a.verdict != Verdict::Edited)
+        .filter_map(|(_, a)| match &a.fields {
+            Fields::BankStatement(s) => Some(s),
+            _ => None,
+        })
+        .collect();
+    let mut checks = arithmetic::series_checks(&stubs);
+    checks.extend(reuse::deposit_checks(&stubs, &statements));
+    checks
 }
 
 #[cfg(test)]

@@ -159,16 +159,13 @@ pub fn analysed_set<'a>(
         })
         .collect();
     out.sort_by_key(|(d, _)| d.number);
-    let stubs: Vec<(usize, PayStub)> = out
-        .iter()
-        .enumerate()
+    // Typed figures are the tenant's word, not a document's: no set check reads them.
+    let read: Vec<(usize, &Analysis)> = (out.iter().enumerate())
         .filter(|(_, (d, _))| d.stated.is_none())
-        .filter_map(|(i, (_, a))| match &a.fields {
-            Fields::PayStub(stub) => Some((i, stub.clone())),
-            _ => None,
-        })
+        .map(|(i, (_, a))| (i, a))
         .collect();
-    for (index, check) in super::arithmetic::series_checks(&stubs) {
+    let checks = super::set_checks(&read);
+    for (index, check) in checks {
         out[index].1.set_check(check);
     }
     out

@@ -9,7 +9,8 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use super::fields::{dollars, normalise};
-use super::{Check, CheckResult, Deposit, PayStub, names};
+use super::{BankStatement, Check, CheckResult, Deposit, PayStub, names};
+use crate::domain::income::overlap::same_payer;
 
 /// How long a fingerprint's submissions are compared: 90 days.
 pub const REUSE_WINDOW_DAYS: i64 = 90;
@@ -178,6 +179,55 @@ pub fn deposit_match(stub: &PayStub, deposits: &[Deposit]) -> Check {
     }
 }
 
+/// `deposit_match` for each stub of a set whose pay date a bank statement of the same set
+/// covers, with the window on both sides (a deposit just past a statement's end is on the next
+/// one). Only the deposits from the stub's employer are compared: a tenant may be paid into
+/// another account than the one shown, so a statement without that payer proves nothing and the
+/// check says so (not applicable). A stub no statement covers gets no check. Pass only
+/// statements that are not themselves edited; the indexes are the caller's.
+pub fn deposit_checks(
+    stubs: &[(usize, PayStub)],
+    statements: &[&BankStatement],
+) -> Vec<(usize, Check)> {
+    let window = chrono::Duration::days(DEPOSIT_WINDOW_DAYS);
+    let mut checks = vec![];
+    for (index, stub) in stubs {
+        let Some(paid) = stub.pay_date else { continue };
+        let covering: Vec<&BankStatement> = (statements.iter().copied())
+            .filter(|s| match (s.period_start, s.period_end) {
+                (Some(start), Some(end)) => start <= paid - window && paid + window <= end,
+                _ => false,
+            })
+            .collect();
+        if covering.is_empty() {
+            continue;
+        }
+        let employer = stub.employer.as_deref().unwrap_or_default();
+        let from_employer: Vec<Deposit> = (covering.iter())
+            .flat_map(|s| s.deposits.iter())
+            .filter(|d| same_payer(&d.payer, employer))
+            .cloned()
+            .collect();
+        let check = match from_employer.is_empty() {
+            true => Check::new(
+                names::DEPOSIT_MATCH,
+                CheckResult::NotApplicable,
+                format!(
+                    "the bank statement covering {paid} shows no deposit from {}: the pay may go to another account",
+                    if employer.is_empty() {
+                        "the employer"
+                    } else {
+                        employer
+                    }
+                ),
+            ),
+            false => deposit_match(stub, &from_employer),
+        };
+        checks.push((*index, check));
+    }
+    checks
+}
+
 fn nearest(day: NaiveDate, deposits: &[Deposit]) -> Option<&Deposit> {
     deposits
         .iter()
@@ -227,5 +277,90 @@ mod tests {
                     .contains("another tenant in the last 90 days (1 time)")
             );
         }
+    }
+
+    fn day(s: &str) -> NaiveDate {
+        s.parse().unwrap()
+    }
+
+    fn statement(from: &str, to: &str, deposits: &[(&str, i64, &str)]) -> BankStatement {
+        BankStatement {
+            holder: Some("Jane Doe".into()),
+            period_start: Some(day(from)),
+            period_end: Some(day(to)),
+            deposits: (deposits.iter())
+                .map(|(date, cents, payer)| Deposit {
+                    date: day(date),
+                    cents: *cents,
+                    payer: payer.to_string(),
+                })
+                .collect(),
+        }
+    }
+
+    /// A stub is compared with the deposits from its employer on a statement that covers its
+    /// pay date with the window on both sides; another account's statement proves nothing.
+    #[test]
+    fn a_stub_is_compared_with_its_employers_deposits_on_a_statement_that_covers_it() {
+        let stub = PayStub {
+            employer: Some("Acme Widgets Inc".into()),
+            pay_date: Some(day("2026-10-23")),
+            net_cents: Some(146_700),
+            ..Default::default()
+        };
+        let stubs = [(3, stub)];
+        let october = statement(
+            "2026-10-01",
+            "2026-10-31",
+            &[("2026-10-23", 146_700, "ACME WIDGETS PAYROLL DIR DEP")],
+        );
+        let checks = deposit_checks(&stubs, &[&october]);
+        assert_eq!(checks.len(), 1);
+        assert_eq!(checks[0].0, 3, "indexed as the caller's set");
+        assert_eq!(
+            checks[0].1.result,
+            CheckResult::Pass,
+            "{}",
+            checks[0].1.evidence
+        );
+        // The stub's net pay raised: the employer's real deposit no longer matches.
+        let inflated = [(
+            3,
+            PayStub {
+                net_cents: Some(196_700),
+                ..stubs[0].1.clone()
+            },
+        )];
+        let failed = &deposit_checks(&inflated, &[&october])[0].1;
+        assert_eq!(failed.result, CheckResult::Fail);
+        assert!(
+            failed
+                .evidence
+                .contains("the nearest 1,467.00 on 2026-10-23"),
+            "{}",
+            failed.evidence
+        );
+        // A statement with deposits from others only: pay may go to another account.
+        let other = statement(
+            "2026-10-01",
+            "2026-10-31",
+            &[("2026-10-23", 50_000, "VENMO CASHOUT")],
+        );
+        let na = &deposit_checks(&stubs, &[&other])[0].1;
+        assert_eq!(na.result, CheckResult::NotApplicable);
+        assert!(
+            na.evidence.contains("no deposit from Acme Widgets Inc"),
+            "{}",
+            na.evidence
+        );
+        // A statement ending two days after the pay date does not cover it; nor does another
+        // month's: no check at all.
+        let short = statement(
+            "2026-10-01",
+            "2026-10-25",
+            &[("2026-10-23", 146_700, "ACME")],
+        );
+        let november = statement("2026-11-01", "2026-11-30", &[]);
+        assert!(deposit_checks(&stubs, &[&short, &november]).is_empty());
     }
 }

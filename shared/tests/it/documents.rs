@@ -550,3 +550,76 @@ fn scans_and_photos_are_undetermined_so_the_tenant_types_the_figures() {
         assert!(a.reason.as_deref().unwrap().contains("photo or a scan"));
     }
 }
+
+/// The cross-source check: with a bank statement in the same set, each stub's net pay must be a
+/// deposit from its employer within the window; a statement of another account proves nothing.
+#[test]
+fn a_stubs_net_pay_is_matched_to_its_employers_deposit_on_a_statement_of_the_set() {
+    if !browser_available() {
+        return;
+    }
+    let stubs: Vec<Vec<u8>> = [("2026-10-09", 20), ("2026-10-23", 21)]
+        .iter()
+        .map(|(date, n)| {
+            chromium_pdf(
+                &format!("deposit-stub-{n}"),
+                &Stub::new(date, *n).adp_html(),
+            )
+        })
+        .collect();
+    let statement = |name: &str, rows: &[(&str, &str, i64)]| {
+        chromium_pdf(name, &statement_html("Jane Q. Doe", rows))
+    };
+    let payer = "ACME WIDGETS INC DIR DEP PPD ID: 4410";
+    let matching = statement(
+        "deposits-matching",
+        &[("10/09", payer, 146_700), ("10/23", payer, 146_700)],
+    );
+    // The stubs' net pay is 1,467.00; the employer paid 1,200.00 on 10/23.
+    let short = statement(
+        "deposits-short",
+        &[("10/09", payer, 146_700), ("10/23", payer, 120_000)],
+    );
+    let elsewhere = statement("deposits-elsewhere", &[("10/15", "VENMO CASHOUT", 30_000)]);
+    let set = |statement: &[u8]| {
+        analyse_set(&[&stubs[0], &stubs[1], statement], Some(TENANT))
+            .into_iter()
+            .map(Result::unwrap)
+            .collect::<Vec<Analysis>>()
+    };
+    let both = set(&matching);
+    for a in &both[..2] {
+        assert_eq!(a.verdict, Verdict::Clean, "{:#?}", a.checks);
+        assert_check(
+            a,
+            names::DEPOSIT_MATCH,
+            CheckResult::Pass,
+            &["net pay 1,467.00", "from ACME WIDGETS INC"],
+        );
+    }
+    assert!(
+        both[2].check(names::DEPOSIT_MATCH).is_none(),
+        "a statement is not compared"
+    );
+    let short = set(&short);
+    assert_eq!(short[0].verdict, Verdict::Clean);
+    assert_eq!(short[1].verdict, Verdict::Edited, "{:#?}", short[1].checks);
+    assert_check(
+        &short[1],
+        names::DEPOSIT_MATCH,
+        CheckResult::Fail,
+        &[
+            "no deposit within 4 days of 2026-10-23",
+            "the nearest 1,200.00 on 2026-10-23",
+        ],
+    );
+    for a in &set(&elsewhere)[..2] {
+        assert_eq!(a.verdict, Verdict::Clean, "{:#?}", a.checks);
+        assert_check(
+            a,
+            names::DEPOSIT_MATCH,
+            CheckResult::NotApplicable,
+            &["no deposit from Acme Widgets Inc"],
+        );
+    }
+}
