@@ -14,6 +14,7 @@ pub mod retention;
 pub mod secrets;
 pub mod sms;
 pub mod stability;
+pub mod tenant_identity;
 pub mod tenant_link;
 pub mod transition;
 pub mod webhook;

@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 
 use crate::domain::Verification;
 use crate::domain::income::ProviderIncome;
+use crate::domain::tenant_identity::TenantIdentity;
 
 pub mod documents;
 pub mod list;
@@ -103,11 +104,19 @@ pub trait IncomeProvider: Send + Sync {
     /// Creates the tenant's user at the provider, for providers that have users (Plaid): an opaque
     /// handle the caller stores in the same write as the consent, before anything else can fail,
     /// so a later failure never needs a second user. None for providers without users.
+    /// `identity` is what the tenant typed when `needs_identity` asks for it; never stored.
     fn create_user(
         &self,
         _verification: &Verification,
+        _identity: Option<&TenantIdentity>,
     ) -> impl Future<Output = Result<Option<String>, ProviderError>> + Send {
         async { Ok(None) }
+    }
+
+    /// True when the provider needs the tenant's date of birth and address at consent (a
+    /// consumer report: Plaid Check).
+    fn needs_identity(&self) -> bool {
+        false
     }
 
     /// Prepares the connection step of the tenant page; `provider_user` is what `create_user`

@@ -7,6 +7,7 @@ use aws_config::SdkConfig;
 use crate::adapters::argyle::{ArgyleConfig, ArgyleIncomeProvider};
 use crate::adapters::dynamo::DynamoStore;
 use crate::adapters::plaid::PlaidIncomeProvider;
+use crate::adapters::plaid::check::PlaidCheckIncomeProvider;
 use crate::adapters::plaid::config::PlaidConfig;
 use crate::adapters::s3::{S3Objects, S3UploadSigner};
 use crate::adapters::sandbox::SandboxProvider;
@@ -55,23 +56,29 @@ pub async fn tenant_portal(
     Ok(tenant_portal_with(&config, sdk, live_provider))
 }
 
-/// The income provider of live verifications: Plaid or Argyle (credentials read from Secrets
-/// Manager here, once), none, or the local sandbox (set in code by the local stack only).
+/// The income provider of live verifications: Plaid (Bank Income or Plaid Check) or Argyle
+/// (credentials read from Secrets Manager here, once), none, or the local sandbox (set in code by
+/// the local stack only).
 async fn live_provider(
     live_income: LiveIncome,
     plaid: &PlaidVariables,
     argyle: &ProviderVariables,
     sdk: &SdkConfig,
 ) -> Result<LiveProvider, ConfigError> {
+    let failed = |e: &dyn std::fmt::Display| ConfigError(e.to_string());
     Ok(match live_income {
-        LiveIncome::Plaid => {
+        // Two Plaid products on one secret.
+        LiveIncome::Plaid | LiveIncome::PlaidCheck => {
             let secrets = aws_sdk_secretsmanager::Client::new(sdk);
-            let plaid = PlaidConfig::load(&secrets, |name| plaid.get(name))
+            let config = PlaidConfig::load(&secrets, |name| plaid.get(name))
                 .await
-                .map_err(|e| ConfigError(e.to_string()))?;
-            LiveProvider::Plaid(
-                PlaidIncomeProvider::new(plaid).map_err(|e| ConfigError(e.to_string()))?,
-            )
+                .map_err(|e| failed(&e))?;
+            match live_income {
+                LiveIncome::PlaidCheck => LiveProvider::PlaidCheck(
+                    PlaidCheckIncomeProvider::new(config).map_err(|e| failed(&e))?,
+                ),
+                _ => LiveProvider::Plaid(PlaidIncomeProvider::new(config).map_err(|e| failed(&e))?),
+            }
         }
         LiveIncome::Argyle => {
             let secrets = aws_sdk_secretsmanager::Client::new(sdk);

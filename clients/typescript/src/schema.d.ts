@@ -2925,6 +2925,25 @@ export interface operations {
                      * @enum {string}
                      */
                     method?: "bank" | "payroll" | "document";
+                    /** @description The tenant's legal first name (action=consent, when the live provider asks the identity). */
+                    first_name?: string;
+                    /** @description The tenant's legal last name (action=consent, when the live provider asks the identity). */
+                    last_name?: string;
+                    /** @description The tenant's mobile number, a US one without a country code (action=consent, when the live provider asks the identity). */
+                    phone?: string;
+                    /**
+                     * Format: date
+                     * @description The tenant's date of birth; 18 or older (action=consent, when the live provider asks the identity).
+                     */
+                    date_of_birth?: string;
+                    /** @description The street line of the tenant's US home address (action=consent, when the live provider asks the identity). */
+                    street?: string;
+                    /** @description The city of the tenant's home address (action=consent, when the live provider asks the identity). */
+                    city?: string;
+                    /** @description The state of the tenant's home address, as two letters (action=consent, when the live provider asks the identity). */
+                    region?: string;
+                    /** @description The ZIP code of the tenant's home address (action=consent, when the live provider asks the identity). */
+                    postal_code?: string;
                     /**
                      * @description Sandbox scenario (test verifications; action=connect).
                      * @enum {string}

@@ -42,8 +42,9 @@ impl ProviderVariables {
         env: &Env,
     ) -> Result<(LiveIncome, PlaidVariables, ProviderVariables), ConfigError> {
         let live_income = LiveIncome::from_env(env)?;
-        let of = |provider: LiveIncome, prefix: &str| {
-            if live_income == provider {
+        // Plaid Check is a product of Plaid's, on the same credentials.
+        let of = |providers: &[LiveIncome], prefix: &str| {
+            if providers.contains(&live_income) {
                 ProviderVariables::read(env, prefix)
             } else {
                 ProviderVariables::default()
@@ -51,8 +52,8 @@ impl ProviderVariables {
         };
         Ok((
             live_income,
-            of(LiveIncome::Plaid, "PLAID"),
-            of(LiveIncome::Argyle, "ARGYLE"),
+            of(&[LiveIncome::Plaid, LiveIncome::PlaidCheck], "PLAID"),
+            of(&[LiveIncome::Argyle], "ARGYLE"),
         ))
     }
 }

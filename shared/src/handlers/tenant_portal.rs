@@ -22,6 +22,7 @@
 mod actions;
 pub mod documents;
 mod form;
+mod identity;
 pub mod live_provider;
 pub mod page;
 mod payroll_widget;
@@ -181,7 +182,7 @@ async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
             }
             match form.get("action").map(String::as_str) {
                 // The tick is there: `out_of_form` refused a consent without it.
-                Some("consent") => consent(deps, v, &visit).await,
+                Some("consent") => consent(deps, v, &form, &visit).await,
                 Some("start") => start(deps, v, &visit).await,
                 Some("connect") => connect(deps, v, &form, &visit).await,
                 Some("note") => add_note(deps, v, &form, &visit).await,
@@ -212,6 +213,17 @@ fn uses_scenarios<S, C, P: IncomeProvider, U>(
     v: &Verification,
 ) -> bool {
     v.mode == Mode::Test || deps.live_provider.simulated()
+}
+
+/// The identity fields of the consent form, when the live provider needs them.
+fn identity_fields<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> &'static str {
+    match !uses_scenarios(deps, v) && deps.live_provider.needs_identity() {
+        true => identity::FIELDS_HTML,
+        false => "",
+    }
 }
 
 /// The notice of a step that needs the consent first (`needs_consent`).
@@ -267,19 +279,29 @@ async fn after_conflict<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSi
 async fn consent<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     deps: &PortalDeps<S, C, P, U>,
     v: Verification,
+    form: &std::collections::HashMap<String, String>,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
     if !v.effective_status(visit.now).is_open() || !needs_consent(deps, &v) {
         // Nothing to record (closed, or consented already): show where things stand.
         return current_page(deps, &v, visit).await;
     }
+    let needed = !uses_scenarios(deps, &v) && deps.live_provider.needs_identity();
+    let identity = match identity::at_consent(needed, form, visit.now.date_naive()) {
+        Ok(identity) => identity,
+        Err(notice) => return refuse(deps, &v, visit, notice).await,
+    };
     // The provider's user is created before the write that stores it, and only then: a failure
     // here writes nothing, and the tenant simply agrees again. The account's default methods are
     // read beside it, for a verification created without its own.
     let user = async {
         match uses_scenarios(deps, &v) {
             true => Ok(None),
-            false => deps.live_provider.create_user(&v).await,
+            false => {
+                (deps.live_provider)
+                    .create_user(&v, identity.as_ref())
+                    .await
+            }
         }
     };
     let (user, methods) = tokio::join!(user, routing::methods_at_consent(deps, &v));
@@ -421,8 +443,8 @@ async fn render<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
                 banner,
                 &who,
                 &property,
-                &expiry,
-                &notice,
+                &format!("{expiry}\n{notice}"),
+                identity_fields(deps, v),
                 visit.link,
                 CONSENT_TEXT,
             ),

@@ -16,6 +16,7 @@ mod households_api;
 mod households_cancel;
 mod plaid;
 mod plaid_check;
+mod portal_identity;
 mod portal_routing;
 mod portal_scanner;
 mod reminders;

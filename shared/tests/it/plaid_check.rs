@@ -10,6 +10,7 @@ use shared::adapters::plaid::check::{
 };
 use shared::domain::income::VerificationMethod;
 use shared::domain::report::build_report;
+use shared::domain::tenant_identity::TenantIdentity;
 use shared::ports::{ConnectStep, IncomeProvider, ProviderError};
 
 use crate::fake_provider::{
@@ -22,6 +23,7 @@ const USER_TOKEN: &str = "user-sandbox-6e1f5a2c-0d4b-4c3e-9a8f-7b6c5d4e3f2a";
 const HANDLE: &str = "0b7f9a52-3c1e-4d8e-9f61-2a4c5e7d9b13-00c0ffee user-sandbox-6e1f5a2c-0d4b-4c3e-9a8f-7b6c5d4e3f2a";
 
 const USER_CREATE: &str = include_str!("../fixtures/plaid/user_create.json");
+const USER_REMOVE: &str = include_str!("../fixtures/plaid/user_remove.json");
 const LINK_TOKEN_CREATE: &str = include_str!("../fixtures/plaid/link_token_create.json");
 const INCOME_INSIGHTS: &str = include_str!("../fixtures/plaid_check/income_insights_get.json");
 const REPORT_EXPIRED: &str =
@@ -83,13 +85,59 @@ async fn the_user_is_created_with_the_identity_plaid_check_requires() {
     assert!(!format!("{:?}", identity()).contains("1990"));
 }
 
+/// The page's consent hands the typed identity to `create_user`: it reaches Plaid Check with
+/// the tenant's e-mail from the request, and the provider says it needs one.
+#[tokio::test]
+async fn the_identity_typed_at_consent_makes_the_user_and_removing_it_closes_it() {
+    let plaid = FakeProvider::start(vec![
+        ("/user/create", ok(USER_CREATE)),
+        ("/user/remove", ok(USER_REMOVE)),
+    ])
+    .await;
+    let provider = provider(&plaid, Duration::from_secs(5));
+    assert!(provider.needs_identity());
+    let typed = TenantIdentity {
+        first_name: "Jane".into(),
+        last_name: "Tenant".into(),
+        phone: "+14155550123".into(),
+        date_of_birth: "1990-04-12".parse().unwrap(),
+        street: "1 Main St".into(),
+        city: "Oakland".into(),
+        region: "CA".into(),
+        postal_code: "94612".into(),
+    };
+    let v = verification(None);
+
+    let handle = provider
+        .create_user(&v, Some(&typed))
+        .await
+        .unwrap()
+        .expect("a user handle");
+    provider.close_user(&v, &handle).await.unwrap();
+
+    let requests = plaid.requests();
+    let who = &requests[0].body["consumer_report_user_identity"];
+    assert_eq!(who["first_name"], "Jane");
+    assert_eq!(who["phone_numbers"], json!(["+14155550123"]));
+    assert_eq!(who["emails"], json!([v.tenant_email]));
+    assert_eq!(who["date_of_birth"], "1990-04-12");
+    assert_eq!(
+        who["primary_address"],
+        json!({"street": "1 Main St", "city": "Oakland", "region": "CA", "postal_code": "94612", "country": "US"})
+    );
+    // The user the answer made is the one removed.
+    let (_, made) = handle.split_once(' ').unwrap();
+    assert_eq!(requests[1].path, "/user/remove");
+    assert_eq!(requests[1].body["user_token"], made);
+}
+
 #[tokio::test]
 async fn without_the_identity_no_user_is_created() {
     let plaid = FakeProvider::start(vec![("/user/create", ok(USER_CREATE))]).await;
 
     let text = expect_unavailable(
         provider(&plaid, Duration::from_secs(5))
-            .create_user(&verification(None))
+            .create_user(&verification(None), None)
             .await,
         FORBIDDEN,
     );

@@ -38,7 +38,11 @@ impl CountingProvider {
 }
 
 impl IncomeProvider for CountingProvider {
-    async fn create_user(&self, _: &Verification) -> Result<Option<String>, ProviderError> {
+    async fn create_user(
+        &self,
+        _: &Verification,
+        _: Option<&shared::domain::tenant_identity::TenantIdentity>,
+    ) -> Result<Option<String>, ProviderError> {
         self.calls.lock().unwrap().push("create_user");
         Ok(Some("provider-user-1".into()))
     }

@@ -33,6 +33,22 @@ class TenantPageActionBody:
         frequency (TenantPageActionBodyFrequency | Unset): How often the tenant is paid (action=state_pay).
         method (TenantPageActionBodyMethod | Unset): The method the tenant switches to, the next of the verification's
             open methods (action=switch_method).
+        first_name (str | Unset): The tenant's legal first name (action=consent, when the live provider asks the
+            identity).
+        last_name (str | Unset): The tenant's legal last name (action=consent, when the live provider asks the
+            identity).
+        phone (str | Unset): The tenant's mobile number, a US one without a country code (action=consent, when the live
+            provider asks the identity).
+        date_of_birth (datetime.date | Unset): The tenant's date of birth; 18 or older (action=consent, when the live
+            provider asks the identity).
+        street (str | Unset): The street line of the tenant's US home address (action=consent, when the live provider
+            asks the identity).
+        city (str | Unset): The city of the tenant's home address (action=consent, when the live provider asks the
+            identity).
+        region (str | Unset): The state of the tenant's home address, as two letters (action=consent, when the live
+            provider asks the identity).
+        postal_code (str | Unset): The ZIP code of the tenant's home address (action=consent, when the live provider
+            asks the identity).
         scenario (TenantPageActionBodyScenario | Unset): Sandbox scenario (test verifications; action=connect).
     """
 
@@ -45,6 +61,14 @@ class TenantPageActionBody:
     net: str | Unset = UNSET
     frequency: TenantPageActionBodyFrequency | Unset = UNSET
     method: TenantPageActionBodyMethod | Unset = UNSET
+    first_name: str | Unset = UNSET
+    last_name: str | Unset = UNSET
+    phone: str | Unset = UNSET
+    date_of_birth: datetime.date | Unset = UNSET
+    street: str | Unset = UNSET
+    city: str | Unset = UNSET
+    region: str | Unset = UNSET
+    postal_code: str | Unset = UNSET
     scenario: TenantPageActionBodyScenario | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -75,6 +99,24 @@ class TenantPageActionBody:
         if not isinstance(self.method, Unset):
             method = self.method.value
 
+        first_name = self.first_name
+
+        last_name = self.last_name
+
+        phone = self.phone
+
+        date_of_birth: str | Unset = UNSET
+        if not isinstance(self.date_of_birth, Unset):
+            date_of_birth = self.date_of_birth.isoformat()
+
+        street = self.street
+
+        city = self.city
+
+        region = self.region
+
+        postal_code = self.postal_code
+
         scenario: str | Unset = UNSET
         if not isinstance(self.scenario, Unset):
             scenario = self.scenario.value
@@ -102,6 +144,22 @@ class TenantPageActionBody:
             field_dict["frequency"] = frequency
         if method is not UNSET:
             field_dict["method"] = method
+        if first_name is not UNSET:
+            field_dict["first_name"] = first_name
+        if last_name is not UNSET:
+            field_dict["last_name"] = last_name
+        if phone is not UNSET:
+            field_dict["phone"] = phone
+        if date_of_birth is not UNSET:
+            field_dict["date_of_birth"] = date_of_birth
+        if street is not UNSET:
+            field_dict["street"] = street
+        if city is not UNSET:
+            field_dict["city"] = city
+        if region is not UNSET:
+            field_dict["region"] = region
+        if postal_code is not UNSET:
+            field_dict["postal_code"] = postal_code
         if scenario is not UNSET:
             field_dict["scenario"] = scenario
 
@@ -148,6 +206,27 @@ class TenantPageActionBody:
         else:
             method = TenantPageActionBodyMethod(_method)
 
+        first_name = d.pop("first_name", UNSET)
+
+        last_name = d.pop("last_name", UNSET)
+
+        phone = d.pop("phone", UNSET)
+
+        _date_of_birth = d.pop("date_of_birth", UNSET)
+        date_of_birth: datetime.date | Unset
+        if isinstance(_date_of_birth, Unset):
+            date_of_birth = UNSET
+        else:
+            date_of_birth = datetime.date.fromisoformat(_date_of_birth)
+
+        street = d.pop("street", UNSET)
+
+        city = d.pop("city", UNSET)
+
+        region = d.pop("region", UNSET)
+
+        postal_code = d.pop("postal_code", UNSET)
+
         _scenario = d.pop("scenario", UNSET)
         scenario: TenantPageActionBodyScenario | Unset
         if isinstance(_scenario, Unset):
@@ -165,6 +244,14 @@ class TenantPageActionBody:
             net=net,
             frequency=frequency,
             method=method,
+            first_name=first_name,
+            last_name=last_name,
+            phone=phone,
+            date_of_birth=date_of_birth,
+            street=street,
+            city=city,
+            region=region,
+            postal_code=postal_code,
             scenario=scenario,
         )
 

@@ -172,6 +172,7 @@ impl IncomeProvider for ArgyleIncomeProvider {
     async fn create_user(
         &self,
         verification: &Verification,
+        _identity: Option<&crate::domain::tenant_identity::TenantIdentity>,
     ) -> Result<Option<String>, ProviderError> {
         // Our reference only; a fresh one per attempt, as for Plaid, so a user made by an attempt
         // whose store write failed never blocks the next.

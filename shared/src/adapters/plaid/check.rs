@@ -8,7 +8,7 @@
 //! `/cra/check_report/income_insights/get` documents. So this adapter follows the documented
 //! flow ([verification-methods.md](../../../../docs/verification-methods.md) says more):
 //!
-//! 1. `create_user_with` (after consent, with the identity Plaid Check requires): `/user/create`
+//! 1. `create_user` (at consent, with the identity the tenant typed on the page): `/user/create`
 //!    with `client_user_id` (the verification id plus a random suffix) and
 //!    `consumer_report_user_identity`: name, e-mail, phone, date of birth and address.
 //! 2. `begin` (every connect page): `/link/token/create` for the products `cra_base_report` and
@@ -34,6 +34,7 @@ use crate::adapters::plaid::income::income_from_report;
 use crate::adapters::plaid::wire::{BankIncomeGetResponse, LinkUser};
 use crate::domain::Verification;
 use crate::domain::income::ProviderIncome;
+use crate::domain::tenant_identity::TenantIdentity;
 use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
 
 pub use crate::adapters::plaid::check::wire::{ConsumerAddress, ConsumerIdentity};
@@ -98,16 +99,40 @@ impl PlaidCheckIncomeProvider {
 }
 
 impl IncomeProvider for PlaidCheckIncomeProvider {
-    /// Plaid Check refuses a user without date of birth and address, which only the tenant can
-    /// give: the caller collects them and uses `create_user_with`.
+    /// Plaid Check refuses a user without the consumer's identity, which only the tenant can
+    /// give: the page asks it at consent (`needs_identity`) and passes it here, never stored.
     async fn create_user(
         &self,
-        _verification: &Verification,
+        verification: &Verification,
+        identity: Option<&TenantIdentity>,
     ) -> Result<Option<String>, ProviderError> {
-        Err(unavailable(
-            "/user/create",
-            "Plaid Check needs the tenant's date of birth and address first",
-        ))
+        let Some(identity) = identity else {
+            return Err(unavailable(
+                "/user/create",
+                "Plaid Check needs the tenant's date of birth and address first",
+            ));
+        };
+        let consumer = ConsumerIdentity {
+            first_name: identity.first_name.clone(),
+            last_name: identity.last_name.clone(),
+            emails: vec![verification.tenant_email.clone()],
+            phone_numbers: vec![identity.phone.clone()],
+            date_of_birth: identity.date_of_birth,
+            primary_address: ConsumerAddress {
+                street: identity.street.clone(),
+                city: identity.city.clone(),
+                region: identity.region.clone(),
+                postal_code: identity.postal_code.clone(),
+                country: "US".into(),
+            },
+        };
+        self.create_user_with(verification, &consumer)
+            .await
+            .map(Some)
+    }
+
+    fn needs_identity(&self) -> bool {
+        true
     }
 
     async fn begin(
@@ -166,5 +191,15 @@ impl IncomeProvider for PlaidCheckIncomeProvider {
             source.provider_forecast_monthly = forecast;
         }
         Ok(income)
+    }
+
+    /// `/user/remove`, as for Bank Income: the user goes with its reports, its connections and
+    /// the identity the tenant typed.
+    async fn close_user(
+        &self,
+        verification: &Verification,
+        provider_user: &str,
+    ) -> Result<(), ProviderError> {
+        self.plaid.close_user(verification, provider_user).await
     }
 }

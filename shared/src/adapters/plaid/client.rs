@@ -124,6 +124,7 @@ impl IncomeProvider for PlaidIncomeProvider {
     async fn create_user(
         &self,
         verification: &Verification,
+        _identity: Option<&crate::domain::tenant_identity::TenantIdentity>,
     ) -> Result<Option<String>, ProviderError> {
         // Plaid refuses a second /user/create for a client_user_id and never hands a user token
         // out again, so a user created by an attempt whose store write then failed would block

@@ -10,6 +10,7 @@ use chrono::NaiveDate;
 
 use crate::adapters::sandbox::is_scenario;
 use crate::domain::income::VerificationMethod;
+use crate::domain::tenant_identity;
 use crate::handlers::tenant_portal::documents::{STATED_PAY_NOTICE, is_amount};
 use crate::handlers::tenant_portal::report_copy::{NoteProblem, note_fits_form};
 
@@ -40,6 +41,9 @@ pub(super) fn out_of_form(form: &HashMap<String, String>) -> Option<String> {
         && (action == Some("switch_method") || field("method").is_some())
     {
         return Some(METHOD_NOTICE.into());
+    }
+    if !tenant_identity::fields_well_formed(form) {
+        return Some(tenant_identity::IDENTITY_NOTICE.into());
     }
     if field("note").is_some_and(|n| !note_fits_form(n)) {
         return Some(NoteProblem::TooLong.message());
@@ -78,6 +82,18 @@ mod tests {
     fn the_page_s_own_forms_pass() {
         for pairs in [
             vec![("action", "consent"), ("agree", "yes")],
+            vec![
+                ("action", "consent"),
+                ("agree", "yes"),
+                ("first_name", "Jane"),
+                ("last_name", "Tenant"),
+                ("phone", "+1 (415) 555-0123"),
+                ("date_of_birth", "1990-04-12"),
+                ("street", "1 Main St"),
+                ("city", "Oakland"),
+                ("region", "CA"),
+                ("postal_code", "94612"),
+            ],
             vec![("action", "connect"), ("scenario", "good")],
             vec![("action", "start")],
             vec![("action", "note"), ("note", "Job starts in May")],
@@ -138,6 +154,22 @@ mod tests {
             (
                 form(&[("action", "start"), ("note", &"a".repeat(1001))]),
                 NoteProblem::TooLong.message(),
+            ),
+            (
+                form(&[
+                    ("action", "consent"),
+                    ("agree", "yes"),
+                    ("date_of_birth", "4/12/1990"),
+                ]),
+                tenant_identity::IDENTITY_NOTICE.into(),
+            ),
+            (
+                form(&[
+                    ("action", "consent"),
+                    ("agree", "yes"),
+                    ("postal_code", "9461"),
+                ]),
+                tenant_identity::IDENTITY_NOTICE.into(),
             ),
             (stated("frequency", "daily"), STATED_PAY_NOTICE.into()),
             (stated("pay_date", "30/10/2026"), STATED_PAY_NOTICE.into()),

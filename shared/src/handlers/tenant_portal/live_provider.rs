@@ -1,15 +1,20 @@
-//! The income provider of live verifications, chosen once per cold start: Plaid (bank), Argyle
-//! (payroll), none, or (only in the local stack) the sandbox standing in for a bank.
+//! The income provider of live verifications, chosen once per cold start: Plaid Bank Income or
+//! Plaid Check (bank), Argyle (payroll), none, or (only in the local stack) the sandbox standing
+//! in for a bank.
 
 use crate::adapters::sandbox::SandboxProvider;
 use crate::domain::Verification;
 use crate::domain::income::ProviderIncome;
+use crate::domain::tenant_identity::TenantIdentity;
 use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
 
-/// The income provider of live verifications. A deployment chooses `Plaid`, `Argyle` or `None`
+/// The income provider of live verifications. A deployment chooses `Plaid`, `PlaidCheck`,
+/// `Argyle` or `None`
 /// through `INCOME_PROVIDER`; `LocalSandbox` is built only in code, by the local stack.
 pub enum LiveProvider {
     Plaid(crate::adapters::plaid::PlaidIncomeProvider),
+    /// Bank income through Plaid Check's Consumer Report (asks the tenant's identity at consent).
+    PlaidCheck(crate::adapters::plaid::check::PlaidCheckIncomeProvider),
     Argyle(crate::adapters::argyle::ArgyleIncomeProvider),
     /// No provider: live verifications cannot be completed (and are refused at create).
     None,
@@ -29,12 +34,24 @@ fn no_live_provider() -> ProviderError {
 }
 
 impl IncomeProvider for LiveProvider {
-    async fn create_user(&self, v: &Verification) -> Result<Option<String>, ProviderError> {
+    async fn create_user(
+        &self,
+        v: &Verification,
+        identity: Option<&TenantIdentity>,
+    ) -> Result<Option<String>, ProviderError> {
         match self {
-            LiveProvider::Plaid(p) => p.create_user(v).await,
-            LiveProvider::Argyle(p) => p.create_user(v).await,
+            LiveProvider::Plaid(p) => p.create_user(v, identity).await,
+            LiveProvider::PlaidCheck(p) => p.create_user(v, identity).await,
+            LiveProvider::Argyle(p) => p.create_user(v, identity).await,
             LiveProvider::None => Err(no_live_provider()),
-            LiveProvider::LocalSandbox(p) => p.create_user(v).await,
+            LiveProvider::LocalSandbox(p) => p.create_user(v, identity).await,
+        }
+    }
+
+    fn needs_identity(&self) -> bool {
+        match self {
+            LiveProvider::PlaidCheck(p) => p.needs_identity(),
+            _ => false,
         }
     }
 
@@ -45,6 +62,7 @@ impl IncomeProvider for LiveProvider {
     ) -> Result<ConnectStep, ProviderError> {
         match self {
             LiveProvider::Plaid(p) => p.begin(v, provider_user).await,
+            LiveProvider::PlaidCheck(p) => p.begin(v, provider_user).await,
             LiveProvider::Argyle(p) => p.begin(v, provider_user).await,
             LiveProvider::None => Err(no_live_provider()),
             LiveProvider::LocalSandbox(p) => p.begin(v, provider_user).await,
@@ -58,6 +76,7 @@ impl IncomeProvider for LiveProvider {
     ) -> Result<ProviderIncome, ProviderError> {
         match self {
             LiveProvider::Plaid(p) => p.fetch_income(v, connection).await,
+            LiveProvider::PlaidCheck(p) => p.fetch_income(v, connection).await,
             LiveProvider::Argyle(p) => p.fetch_income(v, connection).await,
             LiveProvider::None => Err(no_live_provider()),
             LiveProvider::LocalSandbox(p) => p.fetch_income(v, connection).await,
@@ -74,6 +93,7 @@ impl IncomeProvider for LiveProvider {
     async fn close_user(&self, v: &Verification, provider_user: &str) -> Result<(), ProviderError> {
         match self {
             LiveProvider::Plaid(p) => p.close_user(v, provider_user).await,
+            LiveProvider::PlaidCheck(p) => p.close_user(v, provider_user).await,
             LiveProvider::Argyle(p) => p.close_user(v, provider_user).await,
             LiveProvider::None => Err(no_live_provider()),
             LiveProvider::LocalSandbox(p) => p.close_user(v, provider_user).await,

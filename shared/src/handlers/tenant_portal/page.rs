@@ -20,12 +20,14 @@ pub(crate) fn expiry_note(who: &str, expires: &str) -> String {
 }
 
 /// The consent step: who asks, what is shared, the box to tick.
+/// `notes` are the expiry note and any notice; `fields` what the provider needs beside the tick
+/// (the identity a consumer report asks), or nothing.
 pub(crate) fn consent_body(
     banner: &str,
     who: &str,
     property: &str,
-    expiry_note: &str,
-    notice: &str,
+    notes: &str,
+    fields: &str,
     link: &str,
     consent_text: &str,
 ) -> String {
@@ -34,10 +36,10 @@ pub(crate) fn consent_body(
 <h2>What will be shared</h2>
 <ul><li>Who pays you (employer or payer names)</li><li>Monthly income per source and how often you are paid</li><li>Whether your income is at least three times the rent</li></ul>
 <p>Not shared: account numbers, balances, individual purchases.</p>
-{expiry_note}
-{notice}
+{notes}
 <form method="post" action="{link}">
 <input type="hidden" name="action" value="consent">
+{fields}
 <p class="check"><input type="checkbox" id="agree" name="agree" value="yes" required>
 <label for="agree">{consent}</label></p>
 <button type="submit">Agree and continue</button>

@@ -9,7 +9,11 @@ async fn invalid_credentials_or_environment_are_the_operators_not_the_tenants() 
     for body in [INVALID_CREDENTIALS, INVALID_ENVIRONMENT] {
         let argyle = FakeProvider::start(vec![("/v2/users", Reply::Body(401, body.into()))]).await;
 
-        let text = unavailable(provider(&argyle).create_user(&verification(None)).await);
+        let text = unavailable(
+            provider(&argyle)
+                .create_user(&verification(None), None)
+                .await,
+        );
 
         assert!(text.contains("HTTP 401"), "{text}");
         // Argyle's words are not kept: they could echo what was sent.
@@ -22,7 +26,11 @@ async fn a_refused_request_fails_the_verification() {
     let argyle =
         FakeProvider::start(vec![("/v2/users", Reply::Body(400, INVALID_EMAIL.into()))]).await;
 
-    let text = rejected(provider(&argyle).create_user(&verification(None)).await);
+    let text = rejected(
+        provider(&argyle)
+            .create_user(&verification(None), None)
+            .await,
+    );
 
     assert!(text.contains("HTTP 400"), "{text}");
     assert!(!text.contains("email"), "{text}");
@@ -87,7 +95,7 @@ async fn redirects_are_not_followed_and_malformed_answers_are_unavailable() {
     .await;
     let p = provider(&argyle);
 
-    let text = unavailable(p.create_user(&verification(None)).await);
+    let text = unavailable(p.create_user(&verification(None), None).await);
     assert!(
         text.contains("HTTP 302") || text.contains("redirect"),
         "{text}"

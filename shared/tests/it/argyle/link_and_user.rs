@@ -10,7 +10,7 @@ async fn create_user_sends_only_our_reference_and_keeps_the_user_id() {
     let argyle = FakeProvider::start(vec![("/v2/users", ok(USERS_CREATE))]).await;
 
     let handle = provider(&argyle)
-        .create_user(&verification(None))
+        .create_user(&verification(None), None)
         .await
         .unwrap();
 

@@ -32,7 +32,12 @@ async fn invalid_api_keys_is_unavailable_not_a_failed_verification() {
     )])
     .await;
 
-    let text = unavailable(plaid.provider().create_user(&verification(None)).await);
+    let text = unavailable(
+        plaid
+            .provider()
+            .create_user(&verification(None), None)
+            .await,
+    );
 
     assert!(text.contains("INVALID_API_KEYS"), "{text}");
     // Nothing more is attempted after /user/create fails.
@@ -199,5 +204,5 @@ async fn a_connection_refused_is_unavailable() {
     })
     .unwrap();
 
-    unavailable(provider.create_user(&verification(None)).await);
+    unavailable(provider.create_user(&verification(None), None).await);
 }

@@ -13,12 +13,12 @@ async fn create_user_gives_a_handle_with_its_own_client_user_id() {
     let provider = plaid.provider();
 
     let first = provider
-        .create_user(&verification(None))
+        .create_user(&verification(None), None)
         .await
         .unwrap()
         .unwrap();
     let second = provider
-        .create_user(&verification(None))
+        .create_user(&verification(None), None)
         .await
         .unwrap()
         .unwrap();
@@ -95,7 +95,7 @@ async fn a_link_token_failure_after_user_create_is_recovered_with_the_same_user(
     .await;
     let provider = plaid.provider();
     let handle = provider
-        .create_user(&verification(None))
+        .create_user(&verification(None), None)
         .await
         .unwrap()
         .unwrap();
@@ -150,7 +150,12 @@ async fn create_user_without_a_user_token_in_the_answer_is_unavailable() {
     )])
     .await;
 
-    let text = unavailable(plaid.provider().create_user(&verification(None)).await);
+    let text = unavailable(
+        plaid
+            .provider()
+            .create_user(&verification(None), None)
+            .await,
+    );
 
     assert!(text.contains("user_token"), "{text}");
     assert_eq!(plaid.requests().len(), 1);
