@@ -190,8 +190,9 @@ enum Entry {
     Done,
     /// Not to be recorded (closed verification, cap reached, unknown verification).
     Skip(&'static str),
-    /// Recorded as `analysing` (now or by an earlier attempt).
-    Analysing,
+    /// Recorded as `analysing` (now or by an earlier attempt), with the verification as read
+    /// for it: the analysis takes the tenant's name and e-mail from it, not from another read.
+    Analysing(Box<Verification>),
 }
 
 async fn analyse_one<S, O, C>(
@@ -204,7 +205,7 @@ where
     O: ObjectStore,
     C: Clock,
 {
-    match claim(deps, arrival).await? {
+    let v = match claim(deps, arrival).await? {
         Entry::Done => {
             tracing::info!("document recorded before; nothing to do");
             return Ok(());
@@ -213,8 +214,8 @@ where
             tracing::info!(why, "document not taken in");
             return Ok(());
         }
-        Entry::Analysing => {}
-    }
+        Entry::Analysing(v) => v,
+    };
     let outcome = if last {
         Outcome::Analysed(Box::new(record::unfinished(&format!(
             "it failed {} times",
@@ -226,7 +227,7 @@ where
             .get_object(&arrival.key, MAX_UPLOAD_BYTES)
             .await
         {
-            Ok(bytes) => run_analysis(deps, bytes, arrival).await?,
+            Ok(bytes) => run_analysis(deps, bytes, &v).await?,
             Err(ObjectError::TooLarge(bytes)) => Outcome::Refused(too_large(bytes)),
             Err(ObjectError::Missing) => Outcome::Refused("the file is no longer there".into()),
             Err(e @ ObjectError::Unavailable(_)) => return Err(e.to_string()),
@@ -249,19 +250,17 @@ enum Outcome {
 }
 
 /// Runs the analysis on a blocking thread within the time limit, then the reuse check; a panic,
-/// a timeout or a store failure is an error (retried).
+/// a timeout or a store failure is an error (retried). `v` is the verification as the claim
+/// read it: the tenant's name and e-mail do not change while it is in progress.
 async fn run_analysis<S, O, C>(
     deps: &AnalysisDeps<S, O, C>,
     bytes: Vec<u8>,
-    arrival: &Arrival,
+    v: &Verification,
 ) -> Result<Outcome, String>
 where
-    S: VerificationStore + FingerprintStore,
+    S: FingerprintStore,
     C: Clock,
 {
-    let Some(v) = read(&deps.store, arrival).await? else {
-        return Ok(Outcome::Refused("the verification is gone".into()));
-    };
     let tenant_name = v.tenant_name.clone();
     let analyse = deps.analyse;
     let key = deps.fingerprint_key.clone();
@@ -271,7 +270,7 @@ where
     });
     match tokio::time::timeout(deps.time_limit, task).await {
         Ok(Ok(Ok((mut analysis, file)))) => {
-            check_reuse(deps, &v, &mut analysis, file).await?;
+            check_reuse(deps, v, &mut analysis, file).await?;
             tracing::info!(
                 kind = ?analysis.kind,
                 verdict = ?analysis.verdict,
@@ -353,7 +352,7 @@ where
         }
         let number = match v.documents.get(&arrival.document_id) {
             Some(d) if d.etag == arrival.etag && d.state == DocumentState::Analysing => {
-                return Ok(Entry::Analysing);
+                return Ok(Entry::Analysing(Box::new(v)));
             }
             Some(d) if d.etag == arrival.etag => return Ok(Entry::Done),
             // The same form posted again within its lifetime: the new object replaces the old.
@@ -375,7 +374,7 @@ where
             .map_err(|e| e.to_string())?
         {
             return Ok(match entry.state {
-                DocumentState::Analysing => Entry::Analysing,
+                DocumentState::Analysing => Entry::Analysing(Box::new(v)),
                 _ => Entry::Done,
             });
         }
