@@ -49,7 +49,8 @@ use crate::ports::{
     AccountStore, Clock, DocumentStore, IncomeProvider, StoreError, UploadSigner, VerificationStore,
 };
 use actions::{
-    add_note, finish_documents, not_now, page_url, state_pay, with_documents, write_then_show,
+    add_note, finish, finish_documents, not_now, page_url, state_pay, with_documents,
+    write_then_show,
 };
 use documents::DocumentUploads;
 use form::SCENARIO_NOTICE;
@@ -182,6 +183,7 @@ async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
                 Some("connect") => connect(deps, v, &form, &visit).await,
                 Some("note") => add_note(deps, v, &form, &visit).await,
                 Some("finish_documents") => finish_documents(deps, v, &visit).await,
+                Some("finish") => finish(deps, v, &visit).await,
                 Some("state_pay") => state_pay(deps, v, &form, &visit).await,
                 Some("switch_method") => routing::switch_method(deps, v, &form, &visit).await,
                 _ => Ok(page(
@@ -332,7 +334,9 @@ async fn connect<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         report
     };
     let routable = routing::routable(deps, &v);
-    let Some(transition) = routing::decide(&v, method, &routable, income, visit.now, build) else {
+    let more = form.get("more").is_some_and(|m| m == "yes");
+    let at = (visit.now, more);
+    let Some(transition) = routing::decide(&v, method, &routable, income, at, build) else {
         return Ok(provider_down(visit.request_id));
     };
     // One conditional write: if a cancel or an expiry got there first, it wins and the page shows it.
@@ -424,24 +428,29 @@ async fn render<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
             ),
             request_id,
         ),
-        // Only uploads remain: the page offers them alone.
+        // Only uploads remain (or, with income held, nothing): the page offers them alone.
         Status::Pending | Status::InProgress if routing::current(deps, v).is_none() => {
-            let retry = routing::retry_notice(v);
+            let retry = routing::retry_notice(v, visit.link);
             let body = format!("{banner}{retry}{notice}{expiry}");
-            let uploads = page(200, "Upload your documents", &body, request_id);
+            let title = match v.held_income {
+                Some(_) => "Your income is in",
+                None => "Upload your documents",
+            };
+            let uploads = page(200, title, &body, request_id);
             with_documents(deps, v, visit, uploads).await
         }
         // The connection step says it too. A real provider is asked nothing until the tenant
         // starts the connection (a POST): a link scanner's GET costs nothing.
         Status::Pending | Status::InProgress if uses_scenarios(deps, v) => {
             let step = deps.sandbox.begin(v, None).await;
-            let notices = format!("{}{notice}{expiry}", routing::retry_notice(v));
+            let retry = routing::retry_notice(v, visit.link);
+            let notices = format!("{retry}{notice}{expiry}{}", routing::more_box(deps, v));
             let connect = connect_step(step, banner, v, visit.link, &notices, request_id);
             let connect = routing::with_switch(deps, v, visit.link, connect);
             with_documents(deps, v, visit, connect).await
         }
         Status::Pending | Status::InProgress => {
-            let retry = routing::retry_notice(v);
+            let retry = routing::retry_notice(v, visit.link);
             let body = start_body(&format!("{retry}{notice}{expiry}"), visit.link);
             let start = page(200, "Connect your income", &body, request_id);
             let start = routing::with_switch(deps, v, visit.link, start);
@@ -471,7 +480,8 @@ async fn start<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     let who = esc(&requester?);
     let expiry = expiry_note(&who, &crate::domain::reach::expiry_phrase(&v));
     let (link, request_id) = (visit.link, visit.request_id);
-    let widget = connect_step(step, banner(deps, &v), &v, link, &expiry, request_id);
+    let notices = format!("{expiry}{}", routing::more_box(deps, &v));
+    let widget = connect_step(step, banner(deps, &v), &v, link, &notices, request_id);
     // Who leaves the provider's window without finishing comes back to another way.
     Ok(routing::with_switch(deps, &v, link, widget))
 }

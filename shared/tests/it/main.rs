@@ -18,5 +18,6 @@ mod plaid;
 mod plaid_check;
 mod portal_routing;
 mod portal_scanner;
+mod portal_second_method;
 mod reminders;
 mod report_pdf;

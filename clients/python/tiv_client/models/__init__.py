@@ -122,6 +122,7 @@ from .tenant_page_action_body_action import TenantPageActionBodyAction
 from .tenant_page_action_body_agree import TenantPageActionBodyAgree
 from .tenant_page_action_body_frequency import TenantPageActionBodyFrequency
 from .tenant_page_action_body_method import TenantPageActionBodyMethod
+from .tenant_page_action_body_more import TenantPageActionBodyMore
 from .tenant_page_action_body_scenario import TenantPageActionBodyScenario
 from .unauthorized_error import UnauthorizedError
 from .unauthorized_error_code import UnauthorizedErrorCode
@@ -291,6 +292,7 @@ __all__ = (
     "TenantPageActionBodyAgree",
     "TenantPageActionBodyFrequency",
     "TenantPageActionBodyMethod",
+    "TenantPageActionBodyMore",
     "TenantPageActionBodyScenario",
     "UnauthorizedError",
     "UnauthorizedErrorCode",

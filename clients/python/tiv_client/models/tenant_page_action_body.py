@@ -11,6 +11,7 @@ from ..models.tenant_page_action_body_action import TenantPageActionBodyAction
 from ..models.tenant_page_action_body_agree import TenantPageActionBodyAgree
 from ..models.tenant_page_action_body_frequency import TenantPageActionBodyFrequency
 from ..models.tenant_page_action_body_method import TenantPageActionBodyMethod
+from ..models.tenant_page_action_body_more import TenantPageActionBodyMore
 from ..models.tenant_page_action_body_scenario import TenantPageActionBodyScenario
 from ..types import UNSET, Unset
 
@@ -33,6 +34,8 @@ class TenantPageActionBody:
         frequency (TenantPageActionBodyFrequency | Unset): How often the tenant is paid (action=state_pay).
         method (TenantPageActionBodyMethod | Unset): The method the tenant switches to, the next of the verification's
             open methods (action=switch_method).
+        more (TenantPageActionBodyMore | Unset): `yes` when the tenant adds another income source after this connection
+            (action=connect).
         scenario (TenantPageActionBodyScenario | Unset): Sandbox scenario (test verifications; action=connect).
     """
 
@@ -45,6 +48,7 @@ class TenantPageActionBody:
     net: str | Unset = UNSET
     frequency: TenantPageActionBodyFrequency | Unset = UNSET
     method: TenantPageActionBodyMethod | Unset = UNSET
+    more: TenantPageActionBodyMore | Unset = UNSET
     scenario: TenantPageActionBodyScenario | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -75,6 +79,10 @@ class TenantPageActionBody:
         if not isinstance(self.method, Unset):
             method = self.method.value
 
+        more: str | Unset = UNSET
+        if not isinstance(self.more, Unset):
+            more = self.more.value
+
         scenario: str | Unset = UNSET
         if not isinstance(self.scenario, Unset):
             scenario = self.scenario.value
@@ -102,6 +110,8 @@ class TenantPageActionBody:
             field_dict["frequency"] = frequency
         if method is not UNSET:
             field_dict["method"] = method
+        if more is not UNSET:
+            field_dict["more"] = more
         if scenario is not UNSET:
             field_dict["scenario"] = scenario
 
@@ -148,6 +158,13 @@ class TenantPageActionBody:
         else:
             method = TenantPageActionBodyMethod(_method)
 
+        _more = d.pop("more", UNSET)
+        more: TenantPageActionBodyMore | Unset
+        if isinstance(_more, Unset):
+            more = UNSET
+        else:
+            more = TenantPageActionBodyMore(_more)
+
         _scenario = d.pop("scenario", UNSET)
         scenario: TenantPageActionBodyScenario | Unset
         if isinstance(_scenario, Unset):
@@ -165,6 +182,7 @@ class TenantPageActionBody:
             net=net,
             frequency=frequency,
             method=method,
+            more=more,
             scenario=scenario,
         )
 

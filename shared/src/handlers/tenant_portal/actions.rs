@@ -8,9 +8,11 @@ use super::{
     CONSENT_FIRST, PageError, PortalDeps, PortalStore, Visit, after_conflict, current_page,
     documents, needs_consent, refuse, report_copy,
 };
+use crate::domain::affordability::RentTerms;
 use crate::domain::income::VerificationMethod;
 use crate::domain::methods::AttemptOutcome;
-use crate::domain::{Status, Transition, Verification};
+use crate::domain::report::build_report_with;
+use crate::domain::{Mode, Status, Transition, Verification};
 use crate::handlers::tenant_portal::page::see_other;
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, IncomeProvider, TransitionOutcome, UploadSigner};
@@ -117,6 +119,36 @@ pub(super) async fn finish_documents<
     };
     write_then_show(deps, &v, &transition, visit, |_| {
         tracing::info!(documents = v.documents.len(), "finished with documents");
+    })
+    .await
+}
+
+/// The tenant finishes with the income held ("add another income source"): the report from it,
+/// with the documents when any count (`finish_documents`), in one conditional write on the tries
+/// as read. Without held income, the page as it is.
+pub(super) async fn finish<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: Verification,
+    visit: &Visit<'_>,
+) -> Result<ApiResponse, PageError> {
+    if let Some(page) = not_now(deps, &v, visit).await {
+        return page;
+    }
+    let Some(held) = v.held_income.as_ref() else {
+        return current_page(deps, &v, visit).await;
+    };
+    if v.documents.values().any(|d| d.counts()) && offers_documents(deps, &v) {
+        return finish_documents(deps, v, visit).await;
+    }
+    let mut report = build_report_with(held, &RentTerms::from(&v));
+    let local = v.mode == Mode::Live && deps.live_provider.simulated();
+    report.local_sandbox = local.then_some(true);
+    report.attempts = v.method_attempts.clone();
+    let transition = Transition::Complete {
+        report: Box::new(report),
+    };
+    write_then_show(deps, &v, &transition, visit, |_| {
+        tracing::info!("finished with the income held");
     })
     .await
 }
