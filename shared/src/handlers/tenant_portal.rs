@@ -204,6 +204,15 @@ async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     }
 }
 
+/// `Some(true)` for a live verification whose income comes from the local stack's sandbox: its
+/// report says so (`local_sandbox`); None otherwise.
+fn local_sandbox<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> Option<bool> {
+    (v.mode == Mode::Live && deps.live_provider.simulated()).then_some(true)
+}
+
 /// Whether the tenant picks a sandbox scenario: test mode, or the local stack's live sandbox.
 fn uses_scenarios<S, C, P: IncomeProvider, U>(
     deps: &PortalDeps<S, C, P, U>,
@@ -327,10 +336,10 @@ async fn connect<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         let income = deps.live_provider.fetch_income(&v, user).await;
         (income, deps.live_provider.method())
     };
-    let local = v.mode == Mode::Live && deps.live_provider.simulated();
+    let local = local_sandbox(deps, &v);
     let build = |income: &_| {
         let mut report = build_report_with(income, &RentTerms::from(&v));
-        report.local_sandbox = local.then_some(true);
+        report.local_sandbox = local;
         report
     };
     let routable = routing::routable(deps, &v);

@@ -240,3 +240,25 @@ async fn a_hold_and_a_completion_are_written_on_the_tries_as_read() {
     assert!(matches!(stale, TransitionOutcome::Conflict(_)));
     assert_eq!(stored(&deps, &v).method_attempts.len(), 1);
 }
+
+#[tokio::test]
+async fn income_held_from_the_local_stack_s_sandbox_marks_the_report_local() {
+    let mut deps = page_deps(&[], false).await;
+    deps.live_provider = shared::handlers::tenant_portal::LiveProvider::local_sandbox();
+    let (v, link) = pending(&deps, &[Bank, Payroll]);
+    let mut live = stored(&deps, &v);
+    live.mode = shared::domain::Mode::Live;
+    deps.store.insert_verification(&live);
+    consent(&deps, &link).await;
+    let held = page(
+        &deps,
+        &link,
+        Some("action=connect&scenario=samejob&more=yes"),
+    )
+    .await;
+    assert_eq!(held.status, 303, "{}", held.body);
+    assert_eq!(page(&deps, &link, Some("action=finish")).await.status, 303);
+    let report = stored(&deps, &v).income_report.unwrap();
+    assert_eq!(report.local_sandbox, Some(true));
+    assert_eq!(report.total_monthly_income, 4024.8);
+}

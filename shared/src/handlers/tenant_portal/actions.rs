@@ -6,13 +6,13 @@
 use super::routing::{offers_documents, record_attempts};
 use super::{
     CONSENT_FIRST, PageError, PortalDeps, PortalStore, Visit, after_conflict, current_page,
-    documents, needs_consent, refuse, report_copy,
+    documents, local_sandbox, needs_consent, refuse, report_copy,
 };
 use crate::domain::affordability::RentTerms;
 use crate::domain::income::VerificationMethod;
 use crate::domain::methods::AttemptOutcome;
 use crate::domain::report::build_report_with;
-use crate::domain::{Mode, Status, Transition, Verification};
+use crate::domain::{Status, Transition, Verification};
 use crate::handlers::tenant_portal::page::see_other;
 use crate::http::{ApiRequest, ApiResponse};
 use crate::ports::{Clock, IncomeProvider, TransitionOutcome, UploadSigner};
@@ -112,6 +112,10 @@ pub(super) async fn finish_documents<
         return refuse(deps, &v, visit, missing).await;
     }
     let mut report = crate::documents::finish::document_report(&v, visit.now.date_naive());
+    // Income held from the local stack's sandbox marks the report as local, as a connection does.
+    if v.held_income.is_some() {
+        report.local_sandbox = local_sandbox(deps, &v);
+    }
     let (document, succeeded) = (VerificationMethod::Document, AttemptOutcome::Succeeded);
     record_attempts(&v, &mut report, document, succeeded, visit.now);
     let transition = Transition::Complete {
@@ -141,8 +145,7 @@ pub(super) async fn finish<S: PortalStore, C: Clock, P: IncomeProvider, U: Uploa
         return finish_documents(deps, v, visit).await;
     }
     let mut report = build_report_with(held, &RentTerms::from(&v));
-    let local = v.mode == Mode::Live && deps.live_provider.simulated();
-    report.local_sandbox = local.then_some(true);
+    report.local_sandbox = local_sandbox(deps, &v);
     report.attempts = v.method_attempts.clone();
     let transition = Transition::Complete {
         report: Box::new(report),
