@@ -243,6 +243,11 @@ pub struct Verification {
     /// report records them with the one that succeeded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub method_attempts: Vec<methods::MethodAttempt>,
+    /// The income of the methods that succeeded while the tenant adds another
+    /// (`Transition::Hold`): the report is built from it, with the last method's, when the tenant
+    /// finishes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held_income: Option<income::ProviderIncome>,
     /// When its personal data was erased (`retention::erase`): by the retention sweep, or at the
     /// landlord's request.
     #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
@@ -313,6 +318,7 @@ impl Verification {
             household_role: None,
             methods: input.methods,
             method_attempts: vec![],
+            held_income: None,
             erased_at: None,
             documents: BTreeMap::new(),
             uploads: 0,

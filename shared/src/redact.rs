@@ -90,6 +90,7 @@ impl Debug for Verification {
             .field("reminders_off", &self.reminders_off)
             .field("sms_phone", &presence(&self.sms_phone))
             .field("sms", &self.sms)
+            .field("held_income", &presence(&self.held_income))
             .field("erased_at", &self.erased_at)
             .finish_non_exhaustive()
     }
@@ -148,6 +149,12 @@ impl Debug for Transition {
             Transition::Attempt { attempt } => {
                 f.debug_struct("Attempt").field("attempt", attempt).finish()
             }
+            // The held income is the tenant's.
+            Transition::Hold { attempt, .. } => f
+                .debug_struct("Hold")
+                .field("attempt", attempt)
+                .field("income", &Hidden)
+                .finish(),
         }
     }
 }

@@ -385,7 +385,12 @@ export interface paths {
          *     conditional write on the tries as read, keeps the consent, and answers 303; the page then
          *     offers `method`. A `method` that is not the next one (another tab switched first) answers
          *     the page as it now is; a missing `method`, or one outside the enum, answers 400 with the
-         *     page and a notice, whatever the state.
+         *     page and a notice, whatever the state. `more=yes` on `action=connect` ("add another income
+         *     source") holds a connection's income, when it finds some and another method remains: the
+         *     try is recorded as `succeeded` in one conditional write on the tries as read, and the
+         *     verification stays in progress. `action=finish` then builds the report from the held
+         *     income, and `action=finish_documents` from it and the documents; a later connection
+         *     without `more` completes with every held income.
          */
         post: operations["tenantPageAction"];
         delete?: never;
@@ -959,12 +964,15 @@ export interface components {
              * @description `one_off`: a single payment and no stated recurring pay. `ended`: no payment for more
              *     than 1.5 pay periods (45 days without a pay frequency), or the employment is stated as
              *     ended. `not_income`: a tax refund, a transfer between the tenant's own accounts or
-             *     loan proceeds. `no_payments`: nothing was paid in the data window.
+             *     loan proceeds. `no_payments`: nothing was paid in the data window. `duplicate`: the
+             *     same income as a counted source seen by another method (`duplicate_of`), counted once.
              * @enum {string}
              */
-            reason: "one_off" | "ended" | "not_income" | "no_payments";
+            reason: "one_off" | "ended" | "not_income" | "no_payments" | "duplicate";
             /** @description Why it is not counted, in words shown to the landlord and the tenant. */
             explanation: string;
+            /** @description For a `duplicate`, the name of the counted source it duplicates. */
+            duplicate_of?: string;
         };
         ConfidenceFactor: {
             /** @enum {string} */
@@ -2896,7 +2904,7 @@ export interface operations {
             content: {
                 "application/x-www-form-urlencoded": {
                     /** @enum {string} */
-                    action: "consent" | "start" | "connect" | "note" | "finish_documents" | "state_pay" | "switch_method";
+                    action: "consent" | "start" | "connect" | "note" | "finish" | "finish_documents" | "state_pay" | "switch_method";
                     /** @description The tenant's note to the landlord (action=note, completed verifications only; once): at most 500 characters once trimmed, with each line break counted once. A browser sends a line break as two characters, so up to 1000 may arrive; a longer note is refused with 400 whatever the page's state. */
                     note?: string;
                     /**
@@ -2945,10 +2953,15 @@ export interface operations {
                     /** @description The ZIP code of the tenant's home address (action=consent, when the live provider asks the identity). */
                     postal_code?: string;
                     /**
+                     * @description `yes` when the tenant adds another income source after this connection (action=connect).
+                     * @enum {string}
+                     */
+                    more?: "yes";
+                    /**
                      * @description Sandbox scenario (test verifications; action=connect).
                      * @enum {string}
                      */
-                    scenario?: "good" | "lowincome" | "gig" | "voucher" | "declining" | "irregular" | "oneoff" | "ended" | "transfers" | "fail" | "outage" | "payroll_active" | "payroll_terminated" | "payroll_gig";
+                    scenario?: "good" | "lowincome" | "gig" | "voucher" | "declining" | "irregular" | "oneoff" | "ended" | "transfers" | "samejob" | "fail" | "outage" | "payroll_active" | "payroll_terminated" | "payroll_gig";
                 } & (unknown & unknown & unknown & unknown);
             };
         };

@@ -20,6 +20,7 @@
 //! | `oneoff`    | delivery-app payouts for six months beside one 4,000.00 cash deposit (not counted) | 1,200.00 |
 //! | `ended`     | a biweekly salary that ended six months ago (not counted), weekly wages 450.00 since | 1,950.00 |
 //! | `transfers` | salary biweekly 2,000.00 and monthly 1,000.00 moved in from the tenant's savings (not counted) | 4,333.33 |
+//! | `samejob`   | the `payroll_active` job as a bank sees it: 24 semi-monthly deposits of its net pay 2,012.40 | 4,024.80 |
 //! | `fail`      | the provider cannot read any income: the verification fails               | |
 //! | `outage`    | the provider is down: the tenant is asked to try again (nothing changes)  | |
 //!
@@ -36,7 +37,7 @@ use crate::domain::income::{
 };
 use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
 
-pub const SCENARIOS: [(&str, &str); 11] = [
+pub const SCENARIOS: [(&str, &str); 12] = [
     ("good", "Salaried, comfortably above 3x rent"),
     ("lowincome", "Part-time wages, below 3x rent"),
     ("gig", "Salary plus gig work and rental income"),
@@ -51,6 +52,10 @@ pub const SCENARIOS: [(&str, &str); 11] = [
     (
         "transfers",
         "Salary plus transfers from the tenant's savings",
+    ),
+    (
+        "samejob",
+        "The payroll scenario's job, seen as bank deposits",
     ),
     ("fail", "Bank connection with no readable income"),
     ("outage", "Provider temporarily unavailable"),
@@ -342,6 +347,16 @@ pub fn scenario_income(scenario: &str, as_of: NaiveDate) -> Result<ProviderIncom
                 |_| 1000.0,
             ),
         ],
+        // The `payroll_active` job's net pay, deposited on its pay dates: a second method beside
+        // it counts it once.
+        "samejob" => vec![ProviderIncomeSource::on_cycle(
+            "WHOLE GOODS MARKET PAYROLL DIR DEP",
+            "SALARY",
+            PayFrequency::SemiMonthly,
+            last,
+            24,
+            |_| 2012.40,
+        )],
         "fail" => {
             return Err(ProviderError::Rejected(
                 "no income could be read from the connected accounts".into(),
@@ -414,7 +429,7 @@ mod tests {
     fn scenarios_give_the_documented_reports() {
         let rent = RentTerms::rent_only(Some(1500.0));
         // (scenario, counted total, reasons of the sources not counted), as the module docs say.
-        let table: [(&str, f64, &[ExclusionReason]); 9] = [
+        let table: [(&str, f64, &[ExclusionReason]); 10] = [
             ("good", 5200.0, &[]),
             ("lowincome", 1516.67, &[]),
             ("gig", 4482.0, &[]),
@@ -423,6 +438,7 @@ mod tests {
             ("irregular", 726.93, &[]),
             ("oneoff", 1200.0, &[ExclusionReason::OneOff]),
             ("ended", 1950.0, &[ExclusionReason::Ended]),
+            ("samejob", 4024.8, &[]),
             ("transfers", 4333.33, &[ExclusionReason::NotIncome]),
         ];
         for (scenario, total, excluded) in table {

@@ -13,7 +13,9 @@ use crate::domain::income::{ProviderIncome, VerificationMethod};
 use crate::domain::report::confidence::documents_factor;
 use crate::domain::report::{IncomeReport, build_report_with};
 
-/// The report of `v`'s documents, as of `today` when no document shows a date.
+/// The report of `v`'s documents, as of `today` when no document shows a date, beside any income
+/// held from a method that succeeded first (`Verification::held_income`): one report, by the one
+/// set of income rules, a job seen twice counted once.
 pub fn document_report(v: &Verification, today: NaiveDate) -> IncomeReport {
     let set = analysed_set(v.documents.values());
     let counted: Vec<&Analysis> = set
@@ -21,11 +23,18 @@ pub fn document_report(v: &Verification, today: NaiveDate) -> IncomeReport {
         .filter(|(_, a)| a.verdict != Verdict::Edited)
         .map(|(_, a)| a)
         .collect();
-    let income = super::income::provider_income(&counted)
-        .unwrap_or_else(|| ProviderIncome::empty(VerificationMethod::Document, today));
+    let documents = super::income::provider_income(&counted);
+    let held = v.held_income.as_ref();
+    let income = match (documents, held) {
+        (Some(documents), held) => documents.joined(held),
+        (None, Some(held)) => held.clone(),
+        (None, None) => ProviderIncome::empty(VerificationMethod::Document, today),
+    };
     let mut report = build_report_with(&income, &RentTerms::from(v));
-    report.verification_method = VerificationMethod::Document;
-    report.amounts_basis = Some(VerificationMethod::Document.amounts_basis());
+    if held.is_none() {
+        report.verification_method = VerificationMethod::Document;
+        report.amounts_basis = Some(VerificationMethod::Document.amounts_basis());
+    }
     let (documents, needs_review) = report_documents(&set);
     let on_undetermined = documents
         .iter()

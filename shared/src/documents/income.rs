@@ -1,6 +1,6 @@
 //! The extracted figures as the one income-rules input ([`ProviderIncome`], method `document`):
-//! each employer's stubs are one source (dated gross payments, the latest stub's gross as its
-//! stated pay, at its stated frequency); each benefit letter is a monthly source at its stated
+//! each employer's stubs are one source (dated gross payments with their net pay beside them, the
+//! latest stub's gross as its stated pay, at its stated frequency); each benefit letter is a monthly source at its stated
 //! amount; each statement payer's deposits are a source of their own. No arithmetic here: the
 //! domain's rules count them.
 
@@ -42,6 +42,15 @@ pub fn provider_income(documents: &[&Analysis]) -> Option<ProviderIncome> {
                     amount: dollars(gross),
                 });
                 source.payments.sort_by_key(|p| p.date);
+                // The stub's net pay beside its gross: the net figure, and what the double-count
+                // rule pairs with a bank's deposits of the same pay.
+                if let Some(net) = stub.net_cents {
+                    source.net_payments.push(Payment {
+                        date,
+                        amount: dollars(net),
+                    });
+                    source.net_payments.sort_by_key(|p| p.date);
+                }
                 if source.payments.last().map(|p| p.date) == Some(date) {
                     source.pay_rate = Some(dollars(gross));
                     source.pay_frequency = stub.pay_frequency.or(source.pay_frequency);

@@ -251,6 +251,33 @@ impl ProviderIncome {
     }
 }
 
+impl ProviderIncome {
+    /// This income beside `held`, the income of methods read before: every source keeps its own
+    /// method; the as-of date is the later of the two windows' ends; the provider's confidence
+    /// the lower. The held income comes first, so its method is the one of sources naming none.
+    pub fn joined(&self, held: Option<&ProviderIncome>) -> ProviderIncome {
+        fn with_method(income: &ProviderIncome) -> impl Iterator<Item = ProviderIncomeSource> + '_ {
+            income.sources.iter().map(|s| ProviderIncomeSource {
+                method: Some(s.method.unwrap_or(income.method)),
+                ..s.clone()
+            })
+        }
+        let Some(held) = held else {
+            return self.clone();
+        };
+        let confidence = match (held.provider_confidence, self.provider_confidence) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        ProviderIncome {
+            as_of: held.as_of.max(self.as_of),
+            method: held.method,
+            sources: with_method(held).chain(with_method(self)).collect(),
+            provider_confidence: confidence,
+        }
+    }
+}
+
 impl ProviderIncomeSource {
     /// A source paying `amount` every period, `n` payments, the last on `last`: for fixtures.
     pub fn on_cycle(

@@ -65,6 +65,15 @@ impl VerificationMethod {
     pub fn parse(raw: &str) -> Option<Self> {
         ALL.into_iter().find(|m| m.as_str() == raw)
     }
+
+    /// The method in the tenant's and the landlord's words ("documents").
+    pub fn words(self) -> &'static str {
+        match self {
+            VerificationMethod::Bank => "bank",
+            VerificationMethod::Payroll => "payroll",
+            VerificationMethod::Document => "documents",
+        }
+    }
 }
 
 /// The methods named by `raw`, in order and once each, or the names that are no method.

@@ -9,6 +9,7 @@ use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::affordability::{Affordability, RentTerms, affordability, tenant_portion_cents};
+use crate::domain::income::overlap::{Duplicate, count_once};
 use crate::domain::income::rules::{
     Assessment, CountReason, ExclusionReason, assess, window_payments,
 };
@@ -70,6 +71,9 @@ pub struct ExcludedSource {
     pub reason: ExclusionReason,
     /// Why it is not counted, in words the tenant and the landlord read.
     pub explanation: String,
+    /// For a `duplicate`: the name of the counted source it duplicates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duplicate_of: Option<String>,
 }
 
 /// The income report of the contract, with additive fields.
@@ -144,6 +148,10 @@ impl IncomeReport {
     }
 }
 
+/// What a report of more than one method says of them, in the PDF and the tenant's copy.
+pub const MORE_THAN_ONE_METHOD: &str = "The income was verified by more than one method. A job \
+seen by two methods is counted once: payroll before documents before bank.";
+
 /// Rounds a non-negative amount to whole cents (half away from zero).
 pub fn to_cents(amount: f64) -> i64 {
     if !amount.is_finite() {
@@ -164,13 +172,15 @@ pub fn build_report(income: &ProviderIncome, monthly_rent: Option<f64>) -> Incom
 
 /// Builds the report from the provider's data and the verification's rent terms, by the income
 /// rules (`domain::income::rules`). Only counted sources make the total, the affordability
-/// figures and the stability.
+/// figures and the stability. A source seen by two methods counts once (`income::overlap`): the
+/// sighting set aside is listed as a `duplicate`, naming the one counted.
 pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeReport {
     let as_of = income.as_of;
+    let (once, duplicates) = count_once(income);
     let mut counted = Vec::new();
     let mut excluded = Vec::new();
     let mut weighted_stability = Vec::new();
-    for source in &income.sources {
+    for source in &once.sources {
         let category = normalise_category(&source.category);
         let method = source.method.unwrap_or(income.method);
         let payments = window_payments(source, as_of);
@@ -212,9 +222,15 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
                 last_payment_date,
                 reason: e.reason,
                 explanation: e.explanation,
+                duplicate_of: None,
             }),
         }
     }
+    excluded.extend(
+        duplicates
+            .iter()
+            .map(|d| duplicate_entry(d, income.method, as_of)),
+    );
     let total_cents: i64 = counted.iter().map(|(c, _)| *c).sum();
     let weighted: Vec<_> = weighted_stability.iter().map(|(c, s)| (*c, s)).collect();
     let stability = overall_stability(&weighted);
@@ -251,11 +267,37 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         stability,
         attempts: vec![],
         methods_used: methods_used(income),
-        provider_forecast_monthly_income: provider_forecast(income),
+        provider_forecast_monthly_income: provider_forecast(&once),
         local_sandbox: None,
         documents: None,
         needs_review: None,
         document_review: None,
+    }
+}
+
+/// A sighting set aside by the double-count rule, as the report lists it.
+fn duplicate_entry(
+    d: &Duplicate,
+    report_method: VerificationMethod,
+    as_of: NaiveDate,
+) -> ExcludedSource {
+    let source = &d.dropped;
+    let payments = window_payments(source, as_of);
+    ExcludedSource {
+        name: source.name.clone(),
+        income_category: normalise_category(&source.category),
+        pay_frequency: source.pay_frequency,
+        method: source.method.unwrap_or(report_method),
+        observed_amount: from_cents(payments.iter().map(|p| to_cents(p.amount)).sum()),
+        payment_count: payments.len() as u32,
+        last_payment_date: payments.last().map(|p| p.date),
+        reason: ExclusionReason::Duplicate,
+        explanation: format!(
+            "Not counted again: the same pay as \"{}\", seen through {}, which is counted once.",
+            d.kept,
+            d.kept_method.words()
+        ),
+        duplicate_of: Some(d.kept.clone()),
     }
 }
 

@@ -60,10 +60,10 @@ pub fn closed_at(v: &Verification) -> Option<DateTime<Utc>> {
 }
 
 /// The stored attributes the erasure removes: the tenant's name, phone, address and rent figures,
-/// the report, the note, the link-token hashes and the provider's tokens. `tenant_email`,
+/// the report, the note, the link-token hashes, the provider's tokens and the held income. `tenant_email`,
 /// `message_links` and `documents` (what was read from the uploads: names, employers, figures)
 /// are kept, emptied (`erase`). A unit test holds this list and `erase` together.
-pub const ERASED_ATTRIBUTES: [&str; 12] = [
+pub const ERASED_ATTRIBUTES: [&str; 13] = [
     "tenant_name",
     "tenant_phone",
     "property_address",
@@ -76,6 +76,7 @@ pub const ERASED_ATTRIBUTES: [&str; 12] = [
     "token_hashes",
     "recent_token_hashes",
     "sms_phone",
+    "held_income",
 ];
 
 /// The verification after its erasure at `now`: what `ERASED_ATTRIBUTES` names removed, the
@@ -98,6 +99,7 @@ pub fn erase(v: &Verification, now: DateTime<Utc>) -> Verification {
     erased.message_links.clear();
     erased.documents.clear();
     erased.sms_phone = None;
+    erased.held_income = None;
     erased.erased_at = Some(now);
     erased
 }
@@ -139,6 +141,7 @@ mod tests {
         v.documents.insert("d1".into(), record);
         let income =
             crate::domain::income::ProviderIncome::empty(Default::default(), now.date_naive());
+        v.held_income = Some(income.clone());
         let report = crate::domain::report::build_report(&income, v.monthly_rent);
         Transition::Complete {
             report: Box::new(report),

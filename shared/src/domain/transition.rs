@@ -39,14 +39,22 @@ pub enum Transition {
     Attempt {
         attempt: crate::domain::methods::MethodAttempt,
     },
+    /// A method that succeeded while the tenant adds another income source: its income is held
+    /// beside any held before, the try recorded as `succeeded`, and the verification stays in
+    /// progress until the tenant finishes.
+    Hold {
+        attempt: crate::domain::methods::MethodAttempt,
+        income: Box<crate::domain::income::ProviderIncome>,
+    },
 }
 
 impl Transition {
     pub fn target(&self) -> Status {
         match self {
-            Transition::Start | Transition::Consent { .. } | Transition::Attempt { .. } => {
-                Status::InProgress
-            }
+            Transition::Start
+            | Transition::Consent { .. }
+            | Transition::Attempt { .. }
+            | Transition::Hold { .. } => Status::InProgress,
             Transition::Complete { .. } => Status::Completed,
             Transition::Fail { .. } | Transition::FailRefunded { .. } => Status::Failed,
             Transition::Cancel | Transition::Expire => Status::Expired,
@@ -58,7 +66,7 @@ impl Transition {
         match self {
             Transition::Start => &[Status::Pending],
             Transition::Consent { .. } => &[Status::Pending, Status::InProgress],
-            Transition::Attempt { .. } => &[Status::InProgress],
+            Transition::Attempt { .. } | Transition::Hold { .. } => &[Status::InProgress],
             _ => &[Status::Pending, Status::InProgress],
         }
     }
@@ -104,6 +112,10 @@ impl Transition {
             }
             Transition::Expire => next.expired_at = Some(now),
             Transition::Attempt { attempt } => next.method_attempts.push(attempt.clone()),
+            Transition::Hold { attempt, income } => {
+                next.method_attempts.push(attempt.clone());
+                next.held_income = Some(income.joined(next.held_income.as_ref()));
+            }
         }
         next
     }

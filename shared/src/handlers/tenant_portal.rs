@@ -20,9 +20,9 @@
 //! The path carries the link token, so it is never logged; log lines name the verification id.
 
 mod actions;
+mod consent;
 pub mod documents;
 mod form;
-mod identity;
 pub mod live_provider;
 pub mod page;
 mod payroll_widget;
@@ -38,7 +38,7 @@ use crate::domain::affordability::RentTerms;
 use crate::domain::report::build_report_with;
 use crate::domain::secrets::sha256_hex;
 use crate::domain::tenant_link::{TenantFile, parse_tenant_link, split_tenant_path};
-use crate::domain::{Mode, Status, Transition, Verification};
+use crate::domain::{Mode, Status, Verification};
 use crate::handlers::html::esc;
 pub use crate::handlers::tenant_portal::live_provider::LiveProvider;
 use crate::handlers::tenant_portal::page::{
@@ -50,7 +50,8 @@ use crate::ports::{
     AccountStore, Clock, DocumentStore, IncomeProvider, StoreError, UploadSigner, VerificationStore,
 };
 use actions::{
-    add_note, finish_documents, not_now, page_url, state_pay, with_documents, write_then_show,
+    add_note, finish, finish_documents, not_now, page_url, state_pay, with_documents,
+    write_then_show,
 };
 use documents::DocumentUploads;
 use form::SCENARIO_NOTICE;
@@ -182,11 +183,12 @@ async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
             }
             match form.get("action").map(String::as_str) {
                 // The tick is there: `out_of_form` refused a consent without it.
-                Some("consent") => consent(deps, v, &form, &visit).await,
+                Some("consent") => consent::consent(deps, v, &form, &visit).await,
                 Some("start") => start(deps, v, &visit).await,
                 Some("connect") => connect(deps, v, &form, &visit).await,
                 Some("note") => add_note(deps, v, &form, &visit).await,
                 Some("finish_documents") => finish_documents(deps, v, &visit).await,
+                Some("finish") => finish(deps, v, &visit).await,
                 Some("state_pay") => state_pay(deps, v, &form, &visit).await,
                 Some("switch_method") => routing::switch_method(deps, v, &form, &visit).await,
                 _ => Ok(page(
@@ -207,23 +209,21 @@ async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     }
 }
 
+/// `Some(true)` for a live verification whose income comes from the local stack's sandbox: its
+/// report says so (`local_sandbox`); None otherwise.
+fn local_sandbox<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> Option<bool> {
+    (v.mode == Mode::Live && deps.live_provider.simulated()).then_some(true)
+}
+
 /// Whether the tenant picks a sandbox scenario: test mode, or the local stack's live sandbox.
 fn uses_scenarios<S, C, P: IncomeProvider, U>(
     deps: &PortalDeps<S, C, P, U>,
     v: &Verification,
 ) -> bool {
     v.mode == Mode::Test || deps.live_provider.simulated()
-}
-
-/// The identity fields of the consent form, when the live provider needs them.
-fn identity_fields<S, C, P: IncomeProvider, U>(
-    deps: &PortalDeps<S, C, P, U>,
-    v: &Verification,
-) -> &'static str {
-    match !uses_scenarios(deps, v) && deps.live_provider.needs_identity() {
-        true => identity::FIELDS_HTML,
-        false => "",
-    }
 }
 
 /// The notice of a step that needs the consent first (`needs_consent`).
@@ -276,53 +276,6 @@ async fn after_conflict<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSi
     }
 }
 
-async fn consent<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
-    deps: &PortalDeps<S, C, P, U>,
-    v: Verification,
-    form: &std::collections::HashMap<String, String>,
-    visit: &Visit<'_>,
-) -> Result<ApiResponse, PageError> {
-    if !v.effective_status(visit.now).is_open() || !needs_consent(deps, &v) {
-        // Nothing to record (closed, or consented already): show where things stand.
-        return current_page(deps, &v, visit).await;
-    }
-    let needed = !uses_scenarios(deps, &v) && deps.live_provider.needs_identity();
-    let identity = match identity::at_consent(needed, form, visit.now.date_naive()) {
-        Ok(identity) => identity,
-        Err(notice) => return refuse(deps, &v, visit, notice).await,
-    };
-    // The provider's user is created before the write that stores it, and only then: a failure
-    // here writes nothing, and the tenant simply agrees again. The account's default methods are
-    // read beside it, for a verification created without its own.
-    let user = async {
-        match uses_scenarios(deps, &v) {
-            true => Ok(None),
-            false => {
-                (deps.live_provider)
-                    .create_user(&v, identity.as_ref())
-                    .await
-            }
-        }
-    };
-    let (user, methods) = tokio::join!(user, routing::methods_at_consent(deps, &v));
-    let provider_user = match user {
-        Ok(user) => user,
-        Err(e) => {
-            tracing::warn!(error = %e, "income provider could not start");
-            return Ok(provider_down(visit.request_id));
-        }
-    };
-    let transition = Transition::Consent {
-        version: CONSENT_VERSION.to_string(),
-        provider_user,
-        methods: methods?,
-    };
-    write_then_show(deps, &v, &transition, visit, |_| {
-        tracing::info!(consent_version = CONSENT_VERSION, "tenant consented");
-    })
-    .await
-}
-
 async fn connect<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     deps: &PortalDeps<S, C, P, U>,
     v: Verification,
@@ -351,14 +304,16 @@ async fn connect<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         let income = deps.live_provider.fetch_income(&v, user).await;
         (income, deps.live_provider.method())
     };
-    let local = v.mode == Mode::Live && deps.live_provider.simulated();
+    let local = local_sandbox(deps, &v);
     let build = |income: &_| {
         let mut report = build_report_with(income, &RentTerms::from(&v));
-        report.local_sandbox = local.then_some(true);
+        report.local_sandbox = local;
         report
     };
     let routable = routing::routable(deps, &v);
-    let Some(transition) = routing::decide(&v, method, &routable, income, visit.now, build) else {
+    let more = form.get("more").is_some_and(|m| m == "yes");
+    let at = (visit.now, more);
+    let Some(transition) = routing::decide(&v, method, &routable, income, at, build) else {
         return Ok(provider_down(visit.request_id));
     };
     // One conditional write: if a cancel or an expiry got there first, it wins and the page shows it.
@@ -444,30 +399,35 @@ async fn render<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
                 &who,
                 &property,
                 &format!("{expiry}\n{notice}"),
-                identity_fields(deps, v),
+                consent::identity_fields(deps, v),
                 visit.link,
                 CONSENT_TEXT,
             ),
             request_id,
         ),
-        // Only uploads remain: the page offers them alone.
+        // Only uploads remain (or, with income held, nothing): the page offers them alone.
         Status::Pending | Status::InProgress if routing::current(deps, v).is_none() => {
-            let retry = routing::retry_notice(v);
+            let retry = routing::retry_notice(v, visit.link);
             let body = format!("{banner}{retry}{notice}{expiry}");
-            let uploads = page(200, "Upload your documents", &body, request_id);
+            let title = match v.held_income {
+                Some(_) => "Your income is in",
+                None => "Upload your documents",
+            };
+            let uploads = page(200, title, &body, request_id);
             with_documents(deps, v, visit, uploads).await
         }
         // The connection step says it too. A real provider is asked nothing until the tenant
         // starts the connection (a POST): a link scanner's GET costs nothing.
         Status::Pending | Status::InProgress if uses_scenarios(deps, v) => {
             let step = deps.sandbox.begin(v, None).await;
-            let notices = format!("{}{notice}{expiry}", routing::retry_notice(v));
+            let retry = routing::retry_notice(v, visit.link);
+            let notices = format!("{retry}{notice}{expiry}{}", routing::more_box(deps, v));
             let connect = connect_step(step, banner, v, visit.link, &notices, request_id);
             let connect = routing::with_switch(deps, v, visit.link, connect);
             with_documents(deps, v, visit, connect).await
         }
         Status::Pending | Status::InProgress => {
-            let retry = routing::retry_notice(v);
+            let retry = routing::retry_notice(v, visit.link);
             let body = start_body(&format!("{retry}{notice}{expiry}"), visit.link);
             let start = page(200, "Connect your income", &body, request_id);
             let start = routing::with_switch(deps, v, visit.link, start);
@@ -497,7 +457,8 @@ async fn start<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     let who = esc(&requester?);
     let expiry = expiry_note(&who, &crate::domain::reach::expiry_phrase(&v));
     let (link, request_id) = (visit.link, visit.request_id);
-    let widget = connect_step(step, banner(deps, &v), &v, link, &expiry, request_id);
+    let notices = format!("{expiry}{}", routing::more_box(deps, &v));
+    let widget = connect_step(step, banner(deps, &v), &v, link, &notices, request_id);
     // Who leaves the provider's window without finishing comes back to another way.
     Ok(routing::with_switch(deps, &v, link, widget))
 }

@@ -24,11 +24,11 @@ use shared::ports::store::prelude::*;
 use crate::support::now;
 
 /// The smallest PNG: a photo, which the analysis can't read.
-const PNG: [u8; 16] = [
+pub(crate) const PNG: [u8; 16] = [
     0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52,
 ];
 
-struct Rig {
+pub(crate) struct Rig {
     store: MemoryStore,
     objects: MemoryObjects,
     clock: ManualClock,
@@ -41,7 +41,10 @@ async fn rig() -> Rig {
 }
 
 /// A rig whose verification names `methods` and has left the tries of `attempts`.
-async fn rig_with(methods: Vec<VerificationMethod>, attempts: Vec<MethodAttempt>) -> Rig {
+pub(crate) async fn rig_with(
+    methods: Vec<VerificationMethod>,
+    attempts: Vec<MethodAttempt>,
+) -> Rig {
     let store = MemoryStore::new();
     store
         .put_account(&active_account("acct_docs", "pro", now()))
@@ -91,7 +94,7 @@ fn panics(_: &[u8], _: Option<&str>) -> Result<Analysis, Refusal> {
 }
 
 impl Rig {
-    fn analysis(&self) -> AnalysisDeps<MemoryStore, MemoryObjects, ManualClock> {
+    pub(crate) fn analysis(&self) -> AnalysisDeps<MemoryStore, MemoryObjects, ManualClock> {
         AnalysisDeps {
             store: self.store.clone(),
             objects: self.objects.clone(),
@@ -131,12 +134,12 @@ impl Rig {
         }
     }
 
-    fn stored(&self) -> Verification {
+    pub(crate) fn stored(&self) -> Verification {
         self.store.verification(self.v.verification_id).unwrap()
     }
 
     /// Uploads `bytes` as document `doc` and returns the notification's SQS event.
-    fn upload(&self, doc: &str, bytes: &[u8], etag: &str) -> SqsEvent {
+    pub(crate) fn upload(&self, doc: &str, bytes: &[u8], etag: &str) -> SqsEvent {
         let key = object_key(self.v.verification_id, doc);
         self.objects.put(&key, bytes);
         event(&key, bytes.len() as u64, etag, 1)
@@ -146,7 +149,7 @@ impl Rig {
         format!("/t/{}/{}", self.v.verification_id, self.token)
     }
 
-    async fn page(&self, form: Option<&str>) -> shared::http::ApiResponse {
+    pub(crate) async fn page(&self, form: Option<&str>) -> shared::http::ApiResponse {
         let (method, body) = match form {
             Some(f) => (http::Method::POST, f.as_bytes().to_vec()),
             None => (http::Method::GET, vec![]),

@@ -19,5 +19,6 @@ mod plaid_check;
 mod portal_identity;
 mod portal_routing;
 mod portal_scanner;
+mod portal_second_method;
 mod reminders;
 mod report_pdf;

@@ -16,11 +16,11 @@ use crate::support::now;
 
 const ACCOUNT: &str = "acct_routing";
 
-type Deps = PortalDeps<MemoryStore, ManualClock, LiveProvider, ExampleSigner>;
+pub(crate) type Deps = PortalDeps<MemoryStore, ManualClock, LiveProvider, ExampleSigner>;
 
 /// A store with the account (its default methods `default`), and the tenant page on it, with a
 /// documents bucket when `documents`.
-async fn page_deps(default: &[VerificationMethod], documents: bool) -> Deps {
+pub(crate) async fn page_deps(default: &[VerificationMethod], documents: bool) -> Deps {
     let store = MemoryStore::new();
     store
         .put_account(&active_account(ACCOUNT, "pro", now()))
@@ -42,7 +42,7 @@ async fn page_deps(default: &[VerificationMethod], documents: bool) -> Deps {
 }
 
 /// A pending test verification naming `methods` (none: the defaults apply), and its link.
-fn pending(deps: &Deps, methods: &[VerificationMethod]) -> (Verification, String) {
+pub(crate) fn pending(deps: &Deps, methods: &[VerificationMethod]) -> (Verification, String) {
     let input = NewVerificationInput {
         tenant_email: "tess@example.com".into(),
         monthly_rent: Some(1000.0),
@@ -57,7 +57,7 @@ fn pending(deps: &Deps, methods: &[VerificationMethod]) -> (Verification, String
     (v, link)
 }
 
-async fn page(deps: &Deps, link: &str, form: Option<&str>) -> ApiResponse {
+pub(crate) async fn page(deps: &Deps, link: &str, form: Option<&str>) -> ApiResponse {
     let req = match form {
         Some(f) => ApiRequest::new(http::Method::POST, link)
             .with_header("content-type", "application/x-www-form-urlencoded")
@@ -67,12 +67,12 @@ async fn page(deps: &Deps, link: &str, form: Option<&str>) -> ApiResponse {
     tenant_portal(deps, req).await
 }
 
-async fn consent(deps: &Deps, link: &str) {
+pub(crate) async fn consent(deps: &Deps, link: &str) {
     let p = page(deps, link, Some("action=consent&agree=yes")).await;
     assert_eq!(p.status, 303, "{}", p.body);
 }
 
-fn stored(deps: &Deps, v: &Verification) -> Verification {
+pub(crate) fn stored(deps: &Deps, v: &Verification) -> Verification {
     deps.store.verification(v.verification_id).unwrap()
 }
 

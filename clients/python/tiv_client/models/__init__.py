@@ -122,6 +122,7 @@ from .tenant_page_action_body_action import TenantPageActionBodyAction
 from .tenant_page_action_body_agree import TenantPageActionBodyAgree
 from .tenant_page_action_body_frequency import TenantPageActionBodyFrequency
 from .tenant_page_action_body_method import TenantPageActionBodyMethod
+from .tenant_page_action_body_more import TenantPageActionBodyMore
 from .tenant_page_action_body_scenario import TenantPageActionBodyScenario
 from .tenant_sample_document_sample import TenantSampleDocumentSample
 from .unauthorized_error import UnauthorizedError
@@ -292,6 +293,7 @@ __all__ = (
     "TenantPageActionBodyAgree",
     "TenantPageActionBodyFrequency",
     "TenantPageActionBodyMethod",
+    "TenantPageActionBodyMore",
     "TenantPageActionBodyScenario",
     "TenantSampleDocumentSample",
     "UnauthorizedError",

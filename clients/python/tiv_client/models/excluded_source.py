@@ -33,11 +33,13 @@ class ExcludedSource:
             more
             than 1.5 pay periods (45 days without a pay frequency), or the employment is stated as
             ended. `not_income`: a tax refund, a transfer between the tenant's own accounts or
-            loan proceeds. `no_payments`: nothing was paid in the data window.
+            loan proceeds. `no_payments`: nothing was paid in the data window. `duplicate`: the
+            same income as a counted source seen by another method (`duplicate_of`), counted once.
         explanation (str): Why it is not counted, in words shown to the landlord and the tenant.
         pay_frequency (PayFrequency | Unset): Absent (never null) for sources without a regular pay cycle; the service
             never sends UNKNOWN.
         last_payment_date (datetime.date | Unset):
+        duplicate_of (str | Unset): For a `duplicate`, the name of the counted source it duplicates.
     """
 
     name: str
@@ -49,6 +51,7 @@ class ExcludedSource:
     explanation: str
     pay_frequency: PayFrequency | Unset = UNSET
     last_payment_date: datetime.date | Unset = UNSET
+    duplicate_of: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         name = self.name
@@ -73,6 +76,8 @@ class ExcludedSource:
         if not isinstance(self.last_payment_date, Unset):
             last_payment_date = self.last_payment_date.isoformat()
 
+        duplicate_of = self.duplicate_of
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -90,6 +95,8 @@ class ExcludedSource:
             field_dict["pay_frequency"] = pay_frequency
         if last_payment_date is not UNSET:
             field_dict["last_payment_date"] = last_payment_date
+        if duplicate_of is not UNSET:
+            field_dict["duplicate_of"] = duplicate_of
 
         return field_dict
 
@@ -124,6 +131,8 @@ class ExcludedSource:
         else:
             last_payment_date = datetime.date.fromisoformat(_last_payment_date)
 
+        duplicate_of = d.pop("duplicate_of", UNSET)
+
         excluded_source = cls(
             name=name,
             income_category=income_category,
@@ -134,6 +143,7 @@ class ExcludedSource:
             explanation=explanation,
             pay_frequency=pay_frequency,
             last_payment_date=last_payment_date,
+            duplicate_of=duplicate_of,
         )
 
         return excluded_source

@@ -2,6 +2,7 @@ from enum import StrEnum
 
 
 class ExcludedSourceReason(StrEnum):
+    DUPLICATE = "duplicate"
     ENDED = "ended"
     NOT_INCOME = "not_income"
     NO_PAYMENTS = "no_payments"

@@ -11,6 +11,7 @@ from ..models.tenant_page_action_body_action import TenantPageActionBodyAction
 from ..models.tenant_page_action_body_agree import TenantPageActionBodyAgree
 from ..models.tenant_page_action_body_frequency import TenantPageActionBodyFrequency
 from ..models.tenant_page_action_body_method import TenantPageActionBodyMethod
+from ..models.tenant_page_action_body_more import TenantPageActionBodyMore
 from ..models.tenant_page_action_body_scenario import TenantPageActionBodyScenario
 from ..types import UNSET, Unset
 
@@ -49,6 +50,8 @@ class TenantPageActionBody:
             provider asks the identity).
         postal_code (str | Unset): The ZIP code of the tenant's home address (action=consent, when the live provider
             asks the identity).
+        more (TenantPageActionBodyMore | Unset): `yes` when the tenant adds another income source after this connection
+            (action=connect).
         scenario (TenantPageActionBodyScenario | Unset): Sandbox scenario (test verifications; action=connect).
     """
 
@@ -69,6 +72,7 @@ class TenantPageActionBody:
     city: str | Unset = UNSET
     region: str | Unset = UNSET
     postal_code: str | Unset = UNSET
+    more: TenantPageActionBodyMore | Unset = UNSET
     scenario: TenantPageActionBodyScenario | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -117,6 +121,10 @@ class TenantPageActionBody:
 
         postal_code = self.postal_code
 
+        more: str | Unset = UNSET
+        if not isinstance(self.more, Unset):
+            more = self.more.value
+
         scenario: str | Unset = UNSET
         if not isinstance(self.scenario, Unset):
             scenario = self.scenario.value
@@ -160,6 +168,8 @@ class TenantPageActionBody:
             field_dict["region"] = region
         if postal_code is not UNSET:
             field_dict["postal_code"] = postal_code
+        if more is not UNSET:
+            field_dict["more"] = more
         if scenario is not UNSET:
             field_dict["scenario"] = scenario
 
@@ -227,6 +237,13 @@ class TenantPageActionBody:
 
         postal_code = d.pop("postal_code", UNSET)
 
+        _more = d.pop("more", UNSET)
+        more: TenantPageActionBodyMore | Unset
+        if isinstance(_more, Unset):
+            more = UNSET
+        else:
+            more = TenantPageActionBodyMore(_more)
+
         _scenario = d.pop("scenario", UNSET)
         scenario: TenantPageActionBodyScenario | Unset
         if isinstance(_scenario, Unset):
@@ -252,6 +269,7 @@ class TenantPageActionBody:
             city=city,
             region=region,
             postal_code=postal_code,
+            more=more,
             scenario=scenario,
         )
 

@@ -4,6 +4,7 @@ from enum import StrEnum
 class TenantPageActionBodyAction(StrEnum):
     CONNECT = "connect"
     CONSENT = "consent"
+    FINISH = "finish"
     FINISH_DOCUMENTS = "finish_documents"
     NOTE = "note"
     START = "start"

@@ -14,6 +14,7 @@ class TenantPageActionBodyScenario(StrEnum):
     PAYROLL_ACTIVE = "payroll_active"
     PAYROLL_GIG = "payroll_gig"
     PAYROLL_TERMINATED = "payroll_terminated"
+    SAMEJOB = "samejob"
     TRANSFERS = "transfers"
     VOUCHER = "voucher"
 

@@ -12,6 +12,7 @@ use shared::ports::TransitionOutcome;
 use shared::ports::store::prelude::*;
 mod live_and_plaid;
 mod payroll;
+mod second_method;
 
 struct Page {
     status: u16,

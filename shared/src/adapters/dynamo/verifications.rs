@@ -91,8 +91,12 @@ impl VerificationStore for DynamoStore {
             };
             cond = format!("{cond} AND attribute_not_exists({})", expr.name(guarded));
         }
-        // An attempt is recorded on the attempts as read: a concurrent one makes it conflict.
-        if let Transition::Attempt { .. } = transition {
+        // A try, a held income and a completion are written on the tries as read: a concurrent
+        // one makes it conflict (a completion then never leaves out income held meanwhile).
+        if matches!(
+            transition,
+            Transition::Attempt { .. } | Transition::Hold { .. } | Transition::Complete { .. }
+        ) {
             let attempts = expr.name("method_attempts");
             cond = match current.method_attempts.len() {
                 0 => format!("{cond} AND attribute_not_exists({attempts})"),

@@ -6,8 +6,8 @@ use chrono::{DateTime, Utc};
 use super::layout::Document;
 use crate::documents::CheckResult;
 use crate::domain::Verification;
-use crate::domain::income::PayFrequency;
-use crate::domain::report::{ExcludedSource, IncomeReport, IncomeSource};
+use crate::domain::income::{AmountsBasis, PayFrequency};
+use crate::domain::report::{ExcludedSource, IncomeReport, IncomeSource, MORE_THAN_ONE_METHOD};
 use crate::domain::stability::Stability;
 
 /// Every section of a completed verification's report.
@@ -161,6 +161,13 @@ fn stability_rows(doc: &mut Document, indent: &str, s: &Stability) {
 }
 
 /// A serde enum's wire name in words (`insufficient_history` -> `insufficient history`).
+fn basis_words(basis: AmountsBasis) -> &'static str {
+    match basis {
+        AmountsBasis::Gross => "gross (before taxes and deductions)",
+        AmountsBasis::Net => "net (after taxes and deductions)",
+    }
+}
+
 fn label<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_value(value)
         .ok()
@@ -202,6 +209,12 @@ fn source_rows(doc: &mut Document, source: &IncomeSource) {
     );
     doc.row("   category", &source.income_category);
     doc.row("   method", &label(&source.method));
+    if let Some(basis) = source.amounts_basis {
+        let net = source
+            .net_monthly_income
+            .map_or(String::new(), |n| format!("; net {} a month", money(n)));
+        doc.row("   amounts", &format!("{}{net}", basis_words(basis)));
+    }
     doc.row(
         "   pay frequency",
         source
@@ -246,7 +259,11 @@ fn excluded_rows(doc: &mut Document, source: &ExcludedSource) {
         ),
     );
     doc.row("   category", &source.income_category);
+    doc.row("   method", &label(&source.method));
     doc.row("   reason", &label(&source.reason));
+    if let Some(kept) = &source.duplicate_of {
+        doc.row("   same income as", kept);
+    }
     doc.paragraph(&source.explanation);
 }
 
@@ -281,6 +298,9 @@ fn method(doc: &mut Document, report: &IncomeReport) {
     if !report.methods_used.is_empty() {
         let used: Vec<String> = report.methods_used.iter().map(label).collect();
         doc.row("Methods used", &used.join(", "));
+    }
+    if report.methods_used.len() > 1 {
+        doc.paragraph(MORE_THAN_ONE_METHOD);
     }
     // Every try when the tenant page routed between methods: why the final method was used.
     if !report.attempts.is_empty() {

@@ -281,11 +281,14 @@ impl VerificationStore for MemoryStore {
             } => stored.provider_user.is_none(),
             Transition::Consent { .. } => stored.consented_at.is_none(),
             // An attempt is recorded on the attempts as read: a concurrent one makes it conflict.
-            Transition::Attempt { .. } => {
+            Transition::Attempt { .. } | Transition::Hold { .. } => {
                 stored.method_attempts.len() == current.method_attempts.len()
             }
-            // A completion covers the documents as read (the adapter's `documents_rev` guard).
-            Transition::Complete { .. } => stored.documents_rev == current.documents_rev,
+            // A completion covers the documents and the tries as read (the adapter's guards).
+            Transition::Complete { .. } => {
+                stored.documents_rev == current.documents_rev
+                    && stored.method_attempts.len() == current.method_attempts.len()
+            }
             _ => true,
         } && (*transition == Transition::Expire || stored.erased_at.is_none());
         if stored.status != from || !guard_holds {

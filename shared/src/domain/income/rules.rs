@@ -53,6 +53,8 @@ pub enum ExclusionReason {
     Ended,
     NotIncome,
     NoPayments,
+    /// The same income as a counted source of another method (`income::overlap`): counted once.
+    Duplicate,
 }
 
 /// A counted source's figures, in cents.

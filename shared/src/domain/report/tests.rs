@@ -271,6 +271,41 @@ fn short_history_and_the_providers_own_confidence_lower_it() {
     assert_eq!(factor(&r, "provider").unwrap().effect, 0.5);
 }
 
+#[test]
+fn a_job_seen_by_two_methods_counts_once_and_the_other_sighting_is_listed() {
+    let bank = steady(PayFrequency::Biweekly, 1800.0, 12);
+    let payroll = ProviderIncomeSource {
+        name: "ACME Inc".into(),
+        method: Some(VerificationMethod::Payroll),
+        amounts_basis: Some(AmountsBasis::Gross),
+        ..steady(PayFrequency::Biweekly, 2400.0, 12).with_net(1800.0)
+    };
+    let r = build_report(&income(vec![bank, payroll]), None);
+    // Payroll's gross pay, once: never 2,400.00 + 1,800.00 every two weeks.
+    assert_eq!(r.total_monthly_income, 5200.0);
+    assert_eq!(r.income_sources.len(), 1);
+    assert_eq!(r.income_sources[0].method, VerificationMethod::Payroll);
+    assert_eq!(r.income_sources[0].net_monthly_income, Some(3900.0));
+    let dropped = &r.excluded_sources[0];
+    assert_eq!(
+        (dropped.reason, dropped.method),
+        (ExclusionReason::Duplicate, VerificationMethod::Bank)
+    );
+    assert_eq!(dropped.duplicate_of.as_deref(), Some("ACME Inc"));
+    assert_eq!(dropped.payment_count, 12);
+    assert_eq!(
+        r.methods_used,
+        vec![VerificationMethod::Bank, VerificationMethod::Payroll]
+    );
+    assert_eq!(r.verification_method, VerificationMethod::Payroll);
+    // One method's report never has a duplicate.
+    let one = build_report(
+        &income(vec![steady(PayFrequency::Biweekly, 1800.0, 12)]),
+        None,
+    );
+    assert!(one.excluded_sources.is_empty());
+}
+
 proptest! {
     #[test]
     fn total_is_the_sum_of_sources(amounts in proptest::collection::vec(0.01f64..50_000.0, 0..6)) {

@@ -6,10 +6,12 @@
 use super::routing::{offers_documents, record_attempts};
 use super::{
     CONSENT_FIRST, PageError, PortalDeps, PortalStore, Visit, after_conflict, current_page,
-    documents, needs_consent, refuse, report_copy, uses_scenarios,
+    documents, local_sandbox, needs_consent, refuse, report_copy, uses_scenarios,
 };
+use crate::domain::affordability::RentTerms;
 use crate::domain::income::VerificationMethod;
 use crate::domain::methods::AttemptOutcome;
+use crate::domain::report::build_report_with;
 use crate::domain::{Status, Transition, Verification};
 use crate::handlers::tenant_portal::page::see_other;
 use crate::http::{ApiRequest, ApiResponse};
@@ -111,6 +113,10 @@ pub(super) async fn finish_documents<
         return refuse(deps, &v, visit, missing).await;
     }
     let mut report = crate::documents::finish::document_report(&v, visit.now.date_naive());
+    // Income held from the local stack's sandbox marks the report as local, as a connection does.
+    if v.held_income.is_some() {
+        report.local_sandbox = local_sandbox(deps, &v);
+    }
     let (document, succeeded) = (VerificationMethod::Document, AttemptOutcome::Succeeded);
     record_attempts(&v, &mut report, document, succeeded, visit.now);
     let transition = Transition::Complete {
@@ -118,6 +124,35 @@ pub(super) async fn finish_documents<
     };
     write_then_show(deps, &v, &transition, visit, |_| {
         tracing::info!(documents = v.documents.len(), "finished with documents");
+    })
+    .await
+}
+
+/// The tenant finishes with the income held ("add another income source"): the report from it,
+/// with the documents when any count (`finish_documents`), in one conditional write on the tries
+/// as read. Without held income, the page as it is.
+pub(super) async fn finish<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: Verification,
+    visit: &Visit<'_>,
+) -> Result<ApiResponse, PageError> {
+    if let Some(page) = not_now(deps, &v, visit).await {
+        return page;
+    }
+    let Some(held) = v.held_income.as_ref() else {
+        return current_page(deps, &v, visit).await;
+    };
+    if v.documents.values().any(|d| d.counts()) && offers_documents(deps, &v) {
+        return finish_documents(deps, v, visit).await;
+    }
+    let mut report = build_report_with(held, &RentTerms::from(&v));
+    report.local_sandbox = local_sandbox(deps, &v);
+    report.attempts = v.method_attempts.clone();
+    let transition = Transition::Complete {
+        report: Box::new(report),
+    };
+    write_then_show(deps, &v, &transition, visit, |_| {
+        tracing::info!("finished with the income held");
     })
     .await
 }

@@ -22,6 +22,9 @@ pub(super) const SCENARIO_NOTICE: &str = "Please choose one of the options.";
 /// The notice of a "use another way" form without one of the methods.
 const METHOD_NOTICE: &str = "Please use one of the buttons on the page.";
 
+/// The notice of an "add another income source" box with another value than the page's.
+const MORE_NOTICE: &str = "Please tick the box, or leave it empty, and try again.";
+
 /// The pay frequencies the stated-pay form offers.
 pub(super) const FREQUENCIES: [&str; 4] = ["weekly", "biweekly", "semi_monthly", "monthly"];
 
@@ -33,6 +36,9 @@ pub(super) fn out_of_form(form: &HashMap<String, String>) -> Option<String> {
         || (action == Some("consent") && field("agree").is_none())
     {
         return Some(AGREE_NOTICE.into());
+    }
+    if field("more").is_some_and(|m| m != "yes") {
+        return Some(MORE_NOTICE.into());
     }
     if field("scenario").is_some_and(|s| !is_scenario(s)) {
         return Some(SCENARIO_NOTICE.into());
@@ -95,6 +101,8 @@ mod tests {
                 ("postal_code", "94612"),
             ],
             vec![("action", "connect"), ("scenario", "good")],
+            vec![("action", "connect"), ("scenario", "good"), ("more", "yes")],
+            vec![("action", "finish")],
             vec![("action", "start")],
             vec![("action", "note"), ("note", "Job starts in May")],
             vec![("action", "finish_documents")],
@@ -139,6 +147,10 @@ mod tests {
             ),
             (form(&[("action", "note")]), NoteProblem::Empty.message()),
             (form(&[("action", "switch_method")]), METHOD_NOTICE.into()),
+            (
+                form(&[("action", "connect"), ("more", "no")]),
+                MORE_NOTICE.into(),
+            ),
             (
                 form(&[("action", "switch_method"), ("method", "Payroll")]),
                 METHOD_NOTICE.into(),

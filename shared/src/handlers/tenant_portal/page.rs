@@ -70,7 +70,7 @@ pub(crate) fn scenario_body(
     format!(
         r#"{banner}<p>Choose the bank account your income is paid into.</p>
 {notice}
-<form method="post" action="{link}">
+<form method="post" action="{link}" id="connect">
 <input type="hidden" name="action" value="connect">
 <fieldset><legend>Sandbox bank</legend>{options}</fieldset>
 <button type="submit">Connect and share</button>

@@ -133,6 +133,15 @@ pub(crate) fn completed_body(
             "<p class=\"small\">Figures as of {}, the end of the data your provider shared.</p>",
             report.as_of
         );
+        if report.methods_used.len() > 1 {
+            let used: Vec<&str> = report.methods_used.iter().map(|m| m.words()).collect();
+            let _ = writeln!(
+                out,
+                "<p class=\"small\" id=\"methods\">Verified by {}. {}</p>",
+                esc(&used.join(" and ")),
+                esc(crate::domain::report::MORE_THAN_ONE_METHOD)
+            );
+        }
         if let Some(documents) = &report.documents {
             out.push_str("<h2>Your documents</h2>\n<ul class=\"documents\">\n");
             for d in documents {

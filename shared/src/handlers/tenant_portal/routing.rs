@@ -90,6 +90,20 @@ pub(super) fn next_way<S, C, P: IncomeProvider, U>(
     Some((now, next))
 }
 
+/// The "add another income source" box of the connection form (`id="connect"`), when another
+/// method follows the one offered now: ticked, the income found is held for the next one.
+pub(super) fn more_box<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> &'static str {
+    match next_way(deps, v) {
+        Some(_) => {
+            r#"<p class="check"><input type="checkbox" id="more" name="more" value="yes" form="connect"> <label for="more">Add another income source after this one (a second job, or pay stubs)</label></p>"#
+        }
+        None => "",
+    }
+}
+
 /// `resp` with the "use another way" button below its own form: one click records the method
 /// offered now as `abandoned` and offers the next one, consent kept. As it was when no other
 /// method remains.
@@ -169,15 +183,19 @@ pub(super) fn record_attempts(
 }
 
 /// What a connection of `method` leads to: a transition, or None when the provider is
-/// unavailable (the tenant tries again later; nothing is written).
+/// unavailable (the tenant tries again later; nothing is written). With `more` ("add another
+/// income source") and another method open, income found is held (`Transition::Hold`); without,
+/// the report counts it with any income held before. Once income is held, a refused or empty
+/// connection is only recorded: the tenant may still finish with what is held.
 pub(super) fn decide(
     v: &Verification,
     method: VerificationMethod,
     routable: &[VerificationMethod],
     income: Result<ProviderIncome, ProviderError>,
-    now: DateTime<Utc>,
-    build: impl FnOnce(&ProviderIncome) -> IncomeReport,
+    (now, more): (DateTime<Utc>, bool),
+    build: impl Fn(&ProviderIncome) -> IncomeReport,
 ) -> Option<Transition> {
+    let held = v.held_income.as_ref();
     let others_remain = methods::remaining(routable, &v.method_attempts)
         .iter()
         .any(|m| *m != method);
@@ -188,18 +206,32 @@ pub(super) fn decide(
     };
     match income {
         Ok(income) => {
-            let mut report = build(&income);
-            let no_income = report.income_sources.is_empty();
-            if no_income && others_remain {
+            let own = build(&income);
+            let no_income = own.income_sources.is_empty();
+            if no_income && (others_remain || held.is_some()) {
                 tracing::info!(method = method.as_str(), "no income: next method offered");
                 return Some(Transition::Attempt {
                     attempt: attempt(AttemptOutcome::NoIncome),
+                });
+            }
+            if !no_income && more && others_remain {
+                tracing::info!(
+                    method = method.as_str(),
+                    "income held: another source to add"
+                );
+                return Some(Transition::Hold {
+                    attempt: attempt(AttemptOutcome::Succeeded),
+                    income: Box::new(income),
                 });
             }
             let outcome = if no_income {
                 AttemptOutcome::NoIncome
             } else {
                 AttemptOutcome::Succeeded
+            };
+            let mut report = match held {
+                Some(held) => build(&income.joined(Some(held))),
+                None => own,
             };
             record_attempts(v, &mut report, method, outcome, now);
             Some(Transition::Complete {
@@ -208,7 +240,7 @@ pub(super) fn decide(
         }
         Err(ProviderError::Rejected(reason)) => {
             tracing::info!(reason = %reason, method = method.as_str(), "income provider could not verify income");
-            Some(if others_remain {
+            Some(if others_remain || held.is_some() {
                 Transition::Attempt {
                     attempt: attempt(AttemptOutcome::Failed),
                 }
@@ -225,12 +257,13 @@ pub(super) fn decide(
     }
 }
 
-/// The line above the next method's choices, after a method was tried and left.
-pub(super) fn retry_notice(v: &Verification) -> String {
+/// The lines above the next method's choices: why the last method was left, and, once income
+/// is held, that it is in and how to finish with it (`held_section`).
+pub(super) fn retry_notice(v: &Verification, link: &str) -> String {
     let Some(last) = v.method_attempts.last() else {
         return String::new();
     };
-    let how = esc(words(last.method));
+    let how = esc(last.method.words());
     let line = match last.outcome {
         AttemptOutcome::Abandoned => {
             format!("You left connecting by {how}. Your consent stands: carry on below.")
@@ -238,17 +271,40 @@ pub(super) fn retry_notice(v: &Verification) -> String {
         AttemptOutcome::NoIncome => format!(
             "Connecting by {how} found no income we could count. Nothing is lost: try another way below."
         ),
-        _ => format!("Connecting by {how} did not work. Nothing is lost: try another way below."),
+        AttemptOutcome::Succeeded => format!(
+            "Your income from {how} is in. Add another income source below, or finish and share now."
+        ),
+        AttemptOutcome::Failed => {
+            format!("Connecting by {how} did not work. Nothing is lost: try another way below.")
+        }
     };
-    format!(r#"<p class="notice" role="status">{line}</p>"#)
+    format!(
+        r#"<p class="notice" role="status">{line}</p>{}"#,
+        held_section(v, link)
+    )
 }
 
-fn words(method: VerificationMethod) -> &'static str {
-    match method {
-        VerificationMethod::Bank => "bank",
-        VerificationMethod::Payroll => "payroll",
-        VerificationMethod::Document => "documents",
+/// Once income is held: the methods it came from, and the button that builds the report from
+/// it (`action=finish`). Empty before.
+fn held_section(v: &Verification, link: &str) -> String {
+    if v.held_income.is_none() {
+        return String::new();
     }
+    let held: Vec<&str> = v
+        .method_attempts
+        .iter()
+        .filter(|a| a.outcome == AttemptOutcome::Succeeded)
+        .map(|a| a.method.words())
+        .collect();
+    format!(
+        r#"<form method="post" action="{link}" class="finish">
+<input type="hidden" name="action" value="finish">
+<p class="small">Income in so far: {held}. A job seen by two methods is counted once.</p>
+<button type="submit">Finish and share my income</button>
+</form>"#,
+        link = esc(link),
+        held = esc(&held.join(", ")),
+    )
 }
 
 #[cfg(test)]
@@ -284,7 +340,7 @@ mod tests {
     fn a_refusal_routes_while_a_method_remains_then_fails() {
         let v = verification();
         let now = Utc::now();
-        let t = decide(&v, Bank, &[Bank, Payroll], refused(), now, build).unwrap();
+        let t = decide(&v, Bank, &[Bank, Payroll], refused(), (now, false), build).unwrap();
         let Transition::Attempt { attempt } = &t else {
             panic!("{t:?}")
         };
@@ -293,11 +349,19 @@ mod tests {
             (Bank, AttemptOutcome::Failed)
         );
         let tried = t.apply(&v, now);
-        assert!(retry_notice(&tried).contains("by bank did not work"));
-        let t = decide(&tried, Payroll, &[Bank, Payroll], refused(), now, build).unwrap();
+        assert!(retry_notice(&tried, "/t").contains("by bank did not work"));
+        let t = decide(
+            &tried,
+            Payroll,
+            &[Bank, Payroll],
+            refused(),
+            (now, false),
+            build,
+        )
+        .unwrap();
         assert!(matches!(t, Transition::Fail { .. }), "{t:?}");
         assert!(
-            decide(&v, Bank, &[Bank], refused(), now, build)
+            decide(&v, Bank, &[Bank], refused(), (now, false), build)
                 .is_some_and(|t| matches!(t, Transition::Fail { .. }))
         );
     }
@@ -311,13 +375,21 @@ mod tests {
             outcome: AttemptOutcome::Abandoned,
             at: now,
         }];
-        assert!(retry_notice(&v).contains("You left connecting by bank"));
+        assert!(retry_notice(&v, "/t").contains("You left connecting by bank"));
         let all = [Bank, Payroll, Document];
         // Documents remain after payroll: a refusal routes to them.
-        let t = decide(&v, Payroll, &all, refused(), now, build).unwrap();
+        let t = decide(&v, Payroll, &all, refused(), (now, false), build).unwrap();
         assert!(matches!(t, Transition::Attempt { .. }), "{t:?}");
         // With bank abandoned, payroll's refusal leaves nothing: the verification fails.
-        let t = decide(&v, Payroll, &[Bank, Payroll], refused(), now, build).unwrap();
+        let t = decide(
+            &v,
+            Payroll,
+            &[Bank, Payroll],
+            refused(),
+            (now, false),
+            build,
+        )
+        .unwrap();
         assert!(matches!(t, Transition::Fail { .. }), "{t:?}");
         // An abandoned method is no longer open.
         assert_eq!(
@@ -331,7 +403,7 @@ mod tests {
         let v = verification();
         let now = Utc::now();
         let empty = Ok(ProviderIncome::empty(Bank, now.date_naive()));
-        let t = decide(&v, Bank, &[Bank, Payroll], empty, now, build).unwrap();
+        let t = decide(&v, Bank, &[Bank, Payroll], empty, (now, false), build).unwrap();
         let tried = t.apply(&v, now);
         assert_eq!(tried.method_attempts[0].outcome, AttemptOutcome::NoIncome);
         let paid = ProviderIncome {
@@ -345,9 +417,15 @@ mod tests {
             )],
             ..ProviderIncome::empty(Payroll, now.date_naive())
         };
-        let Transition::Complete { report } =
-            decide(&tried, Payroll, &[Bank, Payroll], Ok(paid), now, build).unwrap()
-        else {
+        let Transition::Complete { report } = decide(
+            &tried,
+            Payroll,
+            &[Bank, Payroll],
+            Ok(paid),
+            (now, false),
+            build,
+        )
+        .unwrap() else {
             panic!()
         };
         let tries: Vec<_> = report
@@ -370,7 +448,7 @@ mod tests {
                 Bank,
                 &[Bank],
                 Err(ProviderError::Unavailable("x".into())),
-                now,
+                (now, false),
                 build
             )
             .is_none()

@@ -115,7 +115,12 @@ def sync_detailed(
     conditional write on the tries as read, keeps the consent, and answers 303; the page then
     offers `method`. A `method` that is not the next one (another tab switched first) answers
     the page as it now is; a missing `method`, or one outside the enum, answers 400 with the
-    page and a notice, whatever the state.
+    page and a notice, whatever the state. `more=yes` on `action=connect` ("add another income
+    source") holds a connection's income, when it finds some and another method remains: the
+    try is recorded as `succeeded` in one conditional write on the tries as read, and the
+    verification stays in progress. `action=finish` then builds the report from the held
+    income, and `action=finish_documents` from it and the documents; a later connection
+    without `more` completes with every held income.
 
     Args:
         verification_id (UUID):
@@ -176,7 +181,12 @@ def sync(
     conditional write on the tries as read, keeps the consent, and answers 303; the page then
     offers `method`. A `method` that is not the next one (another tab switched first) answers
     the page as it now is; a missing `method`, or one outside the enum, answers 400 with the
-    page and a notice, whatever the state.
+    page and a notice, whatever the state. `more=yes` on `action=connect` ("add another income
+    source") holds a connection's income, when it finds some and another method remains: the
+    try is recorded as `succeeded` in one conditional write on the tries as read, and the
+    verification stays in progress. `action=finish` then builds the report from the held
+    income, and `action=finish_documents` from it and the documents; a later connection
+    without `more` completes with every held income.
 
     Args:
         verification_id (UUID):
@@ -232,7 +242,12 @@ async def asyncio_detailed(
     conditional write on the tries as read, keeps the consent, and answers 303; the page then
     offers `method`. A `method` that is not the next one (another tab switched first) answers
     the page as it now is; a missing `method`, or one outside the enum, answers 400 with the
-    page and a notice, whatever the state.
+    page and a notice, whatever the state. `more=yes` on `action=connect` ("add another income
+    source") holds a connection's income, when it finds some and another method remains: the
+    try is recorded as `succeeded` in one conditional write on the tries as read, and the
+    verification stays in progress. `action=finish` then builds the report from the held
+    income, and `action=finish_documents` from it and the documents; a later connection
+    without `more` completes with every held income.
 
     Args:
         verification_id (UUID):
@@ -291,7 +306,12 @@ async def asyncio(
     conditional write on the tries as read, keeps the consent, and answers 303; the page then
     offers `method`. A `method` that is not the next one (another tab switched first) answers
     the page as it now is; a missing `method`, or one outside the enum, answers 400 with the
-    page and a notice, whatever the state.
+    page and a notice, whatever the state. `more=yes` on `action=connect` ("add another income
+    source") holds a connection's income, when it finds some and another method remains: the
+    try is recorded as `succeeded` in one conditional write on the tries as read, and the
+    verification stays in progress. `action=finish` then builds the report from the held
+    income, and `action=finish_documents` from it and the documents; a later connection
+    without `more` completes with every held income.
 
     Args:
         verification_id (UUID):

@@ -391,3 +391,67 @@ pub(super) async fn an_attempt_is_recorded_once_on_the_attempts_it_read<S: Store
         }
     );
 }
+
+on_both_stores!(a_hold_and_a_completion_from_one_read_have_one_winner);
+pub(super) async fn a_hold_and_a_completion_from_one_read_have_one_winner<S: Store>(store: S) {
+    use shared::adapters::sandbox::scenario_income;
+    use shared::domain::income::VerificationMethod;
+    use shared::domain::methods::{AttemptOutcome, MethodAttempt};
+    use shared::domain::report::build_report;
+    store.put_account(&account("pro")).await.unwrap();
+    let v = pending(Mode::Test);
+    store.create_verification(&v, None, None).await.unwrap();
+    let TransitionOutcome::Applied(started) = store
+        .transition(&v, &Transition::Start, now())
+        .await
+        .unwrap()
+    else {
+        panic!("start")
+    };
+    let income = scenario_income("samejob", now().date_naive()).unwrap();
+    let hold = Transition::Hold {
+        attempt: MethodAttempt {
+            method: VerificationMethod::Bank,
+            outcome: AttemptOutcome::Succeeded,
+            at: now(),
+        },
+        income: Box::new(income.clone()),
+    };
+    let complete = Transition::Complete {
+        report: Box::new(build_report(&income, None)),
+    };
+    // Two tabs from the same read: one holds its income, the other completes without it.
+    let (a, b) = tokio::join!(
+        store.transition(&started, &hold, now()),
+        store.transition(&started, &complete, now()),
+    );
+    let applied = [a.unwrap(), b.unwrap()]
+        .iter()
+        .filter(|o| matches!(o, TransitionOutcome::Applied(_)))
+        .count();
+    assert_eq!(applied, 1);
+    let stored = store
+        .get_verification(v.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    match stored.status {
+        // The hold won: its income is stored, and a completion must read it first.
+        Status::InProgress => {
+            assert_eq!(stored.held_income, Some(income));
+            assert_eq!(stored.method_attempts.len(), 1);
+            assert!(matches!(
+                store.transition(&started, &complete, now()).await.unwrap(),
+                TransitionOutcome::Conflict(_)
+            ));
+            assert!(matches!(
+                store.transition(&stored, &complete, now()).await.unwrap(),
+                TransitionOutcome::Applied(_)
+            ));
+        }
+        status => {
+            assert_eq!(status, Status::Completed);
+            assert!(stored.held_income.is_none());
+        }
+    }
+}
