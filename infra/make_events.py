@@ -419,9 +419,9 @@ CASES["send-reminders"] = {
     "ignored-reminder-of-expired": reminder(EXPIRED, "24h"),
     "ignored-reminder-of-cancelled": reminder(CANCELLED),
 }
-HOUSEHOLD_DECIDED = "8d1a9e0f-3f2c-4a6d-9e5f-92a3b4c5d6e7"
-HOUSEHOLD_OPEN = "9e2b0f1a-4a3d-4b7e-8f6a-a3b4c5d6e7f8"
-HOUSEHOLD_OTHER = "a0c31a2b-5b4e-4c8f-9a7b-b4c5d6e7f809"
+HOUSEHOLD_DECIDED = "8d1a9e0f-3f2c-8405-9e5f-92a3b4c5d6e7"
+HOUSEHOLD_OPEN = "9e2b0f1a-4a3d-8416-8f6a-a3b4c5d6e7f8"
+HOUSEHOLD_OTHER = "a0c31a2b-5b4e-8417-9a7b-b4c5d6e7f809"
 HOUSEHOLD_BODY = {
     "property_address": "2 Shared House Lane, Springfield", "monthly_rent": 1800,
     "webhook_url": "https://hooks.example.com/income",

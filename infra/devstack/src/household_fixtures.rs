@@ -4,7 +4,7 @@
 
 use chrono::{Duration, Utc};
 use shared::adapters::dynamo::DynamoStore;
-use shared::domain::household::{Household, HouseholdMember, MemberRole};
+use shared::domain::household::{Household, HouseholdShape, MemberRole, member_id};
 use shared::domain::income::{
     PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod,
 };
@@ -15,11 +15,11 @@ use shared::ports::store::prelude::*;
 
 use crate::stack::{DEMO_ACCOUNT, OTHER_ACCOUNT};
 
-pub const FIXTURE_HOUSEHOLD_DECIDED: &str = "8d1a9e0f-3f2c-4a6d-9e5f-92a3b4c5d6e7";
-pub const FIXTURE_HOUSEHOLD_OPEN: &str = "9e2b0f1a-4a3d-4b7e-8f6a-a3b4c5d6e7f8";
-pub const FIXTURE_HOUSEHOLD_OTHER: &str = "a0c31a2b-5b4e-4c8f-9a7b-b4c5d6e7f809";
+pub const FIXTURE_HOUSEHOLD_DECIDED: &str = "8d1a9e0f-3f2c-8405-9e5f-92a3b4c5d6e7";
+pub const FIXTURE_HOUSEHOLD_OPEN: &str = "9e2b0f1a-4a3d-8416-8f6a-a3b4c5d6e7f8";
+pub const FIXTURE_HOUSEHOLD_OTHER: &str = "a0c31a2b-5b4e-8417-9a7b-b4c5d6e7f809";
 /// A second open one (two applicants, pending), so two cancels in a row each cancel a household.
-pub const FIXTURE_HOUSEHOLD_OPEN_SECOND: &str = "b1d42b3c-6c5f-4d90-8b8c-c5d6e7f8091a";
+pub const FIXTURE_HOUSEHOLD_OPEN_SECOND: &str = "b1d42b3c-6c5f-8400-8b8c-c5d6e7f8091a";
 
 /// Writes the fixture households (each once).
 pub async fn seed_households(store: &DynamoStore) -> Result<(), StoreError> {
@@ -55,6 +55,13 @@ pub async fn seed_households(store: &DynamoStore) -> Result<(), StoreError> {
             continue;
         }
         let now = Utc::now();
+        // As the service makes them: the id names the shape, and each member's id follows.
+        let shape = HouseholdShape::new(&roles).expect("a fixture's shape");
+        assert_eq!(
+            HouseholdShape::of(household_id).as_ref(),
+            Some(&shape),
+            "a fixture id names its shape"
+        );
         let members: Vec<Verification> = (roles.iter().enumerate())
             .map(|(i, role)| {
                 let input = NewVerificationInput {
@@ -66,6 +73,7 @@ pub async fn seed_households(store: &DynamoStore) -> Result<(), StoreError> {
                 };
                 let mut v =
                     Verification::new_pending(account, Mode::Test, input, now, Duration::days(7));
+                v.verification_id = member_id(household_id, i);
                 v.household_id = Some(household_id);
                 v.household_role = Some(*role);
                 v
@@ -82,12 +90,7 @@ pub async fn seed_households(store: &DynamoStore) -> Result<(), StoreError> {
             income_multiple: None,
             guarantor_multiple: None,
             webhook_url: None,
-            members: (members.iter().zip(roles))
-                .map(|(v, role)| HouseholdMember {
-                    verification_id: v.verification_id,
-                    role,
-                })
-                .collect(),
+            members: shape.members(household_id),
             decision: None,
             decided_at: None,
             cancelled_at: None,

@@ -24,6 +24,10 @@ use crate::domain::affordability::{
 };
 use crate::domain::{Mode, Status, Verification};
 
+pub mod shape;
+
+pub use shape::{HouseholdShape, member_id};
+
 /// A guarantor must earn this many times the tenant's portion when the request names no multiple.
 pub const DEFAULT_GUARANTOR_MULTIPLE: f64 = 5.0;
 /// Allowed guarantor multiples (inclusive).

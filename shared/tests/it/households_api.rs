@@ -437,8 +437,8 @@ async fn a_member_completed_while_the_household_is_cancelled_stays_completed() {
         .as_str()
         .unwrap()
         .to_string();
-    // The write refused (the members completed since the read); read again, every member is
-    // closed: the cancel changes nothing and says so.
+    // The write refused: every member it named had completed, so none is left to name and the
+    // cancel changes nothing and says so.
     let r = cancel_household(&deps, named(http::Method::DELETE, &key, &id)).await;
     assert_eq!(r.status, 409, "{}", r.body);
     assert_eq!(body(&r)["code"], "household_closed");

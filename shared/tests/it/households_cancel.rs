@@ -1,12 +1,14 @@
 //! DELETE /households against the in-memory store: the one write cancels the household and its
 //! open members, after which no read shows a member open and no member's tenant step succeeds; a
 //! second cancel, a cancel of a household whose members all closed (409, nothing written), another
-//! owner's household, the first request of a window, and every refused request counted. The races
-//! on the real wire: `infra/devstack/tests/it/households.rs`.
+//! owner's household, an unknown or forged id, the first request of a window, every refused
+//! request counted, and the writes a cancel costs (one; two with a member completed before it).
+//! The races on the real wire: `infra/devstack/tests/it/households.rs`.
 
 use crate::support::{body, now, settings};
 use chrono::{DateTime, Duration, Utc};
 use serde_json::{Value, json};
+use shared::adapters::testing::{FaultyStore, StoreOp};
 use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
 use shared::domain::report::IncomeReport;
 use shared::domain::secrets::{GeneratedKey, account_key_from_random};
@@ -393,4 +395,106 @@ async fn a_cancel_after_every_member_closed_changes_nothing_and_says_so() {
             .await
             .unwrap()
     );
+}
+
+/// Counts the cancel's writes (`meter_and_cancel_household`), each one DynamoDB round trip.
+#[derive(Clone, Default)]
+struct CountedWrites(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl shared::adapters::testing::FaultPlan for CountedWrites {
+    fn check(&self, op: StoreOp) -> Result<(), shared::ports::StoreError> {
+        if op == StoreOp::MeterAndCancelHousehold {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+        Ok(())
+    }
+}
+
+impl Rig {
+    /// The cancel through a store that counts its writes: the answer and how many.
+    async fn counted_cancel(&self, id: Uuid) -> (ApiResponse, usize) {
+        let writes = CountedWrites::default();
+        let store = FaultyStore {
+            inner: self.store.clone(),
+            faults: writes.clone(),
+        };
+        let deps = ApiDeps::new(store, ManualClock::at(now()), settings());
+        let r = cancel_household(&deps, named(http::Method::DELETE, &self.key, id)).await;
+        (r, writes.0.load(std::sync::atomic::Ordering::SeqCst))
+    }
+}
+
+/// The id names the members: a cancel of open members is one write, and a member completed
+/// before it costs one more (the first names it and refuses uncounted), keeping its status.
+#[tokio::test]
+async fn a_member_completed_before_the_cancel_keeps_its_status_at_one_more_write() {
+    let rig = rig().await;
+    let (open, _) = rig.household("allopen", 2).await;
+    let before = rig.requests(ACCOUNT).await;
+    let (r, writes) = rig.counted_cancel(open).await;
+    assert_eq!((r.status, writes), (200, 1), "{}", r.body);
+    assert_eq!(statuses(&r), ["cancelled", "cancelled"]);
+    let (id, m) = rig.household("onedone", 3).await;
+    assert!(matches!(
+        rig.step(m[1], &complete()).await,
+        TransitionOutcome::Applied(_)
+    ));
+    let (r, writes) = rig.counted_cancel(id).await;
+    assert_eq!((r.status, writes), (200, 2), "{}", r.body);
+    assert_eq!(statuses(&r), ["cancelled", "completed", "cancelled"]);
+    let answered = body(&r);
+    let roles: Vec<&str> = (answered["data"]["members"].as_array().unwrap().iter())
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["applicant"; 3]);
+    assert_eq!(
+        rig.store.verification(m[1]).unwrap().status,
+        Status::Completed
+    );
+    assert_eq!(
+        rig.store.verification(m[2]).unwrap().status,
+        Status::Expired
+    );
+    // Each request counted once, the refused first write not at all.
+    assert_eq!(rig.requests(ACCOUNT).await, before + 2 + 1);
+    // Every member closed: one refused write, counted, nothing changed.
+    let (id, m) = rig.household("alldone", 2).await;
+    for member in &m {
+        rig.step(*member, &complete()).await;
+    }
+    let (r, writes) = rig.counted_cancel(id).await;
+    assert_eq!((r.status, writes), (409, 1), "{}", r.body);
+    assert_eq!(rig.store.household(id).unwrap().cancelled_at, None);
+}
+
+/// An id the key's account never got: with no shape, with a valid shape, or a real household's
+/// id forged to another shape. Each is 404, counted, and changes nothing.
+#[tokio::test]
+async fn an_unknown_or_forged_household_id_is_404_and_counted() {
+    use shared::domain::household::{HouseholdShape, MemberRole};
+    let rig = rig().await;
+    let (id, m) = rig.household("real", 2).await;
+    let shaped = HouseholdShape::new(&[MemberRole::Applicant, MemberRole::Guarantor])
+        .unwrap()
+        .new_household_id();
+    // The real id with its count bits (the 9 bits after the version) saying three.
+    let forged = Uuid::from_u128((id.as_u128() & !(0x1ff << 67)) | (3 << 73));
+    assert_eq!(HouseholdShape::of(forged).map(|s| s.roles().len()), Some(3));
+    let before = rig.requests(ACCOUNT).await;
+    for unknown in [Uuid::new_v4(), shaped, forged] {
+        let r = rig.cancel(&rig.key, unknown).await;
+        assert_eq!(
+            (r.status, body(&r)["code"].clone()),
+            (404, json!("not_found")),
+            "{unknown}"
+        );
+    }
+    assert_eq!(rig.requests(ACCOUNT).await, before + 3, "each counted");
+    assert_eq!(rig.store.household(id).unwrap().cancelled_at, None);
+    for member in m {
+        assert_eq!(
+            rig.store.verification(member).unwrap().status,
+            Status::Pending
+        );
+    }
 }

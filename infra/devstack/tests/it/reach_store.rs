@@ -13,7 +13,7 @@ use chrono::{DateTime, Duration, TimeZone, Utc};
 use common::{Metered, declined};
 use shared::adapters::dynamo::{DynamoStore, create_table, keys, schema};
 use shared::config::Plans;
-use shared::domain::household::{Household, HouseholdMember, MemberRole};
+use shared::domain::household::{Household, HouseholdMember, HouseholdShape, MemberRole};
 use shared::domain::metering::PresentedKey;
 use shared::domain::resend::{MAX_RESENDS_PER_DAY, resends_today};
 use shared::domain::webhook::WebhookMessage;
@@ -439,23 +439,40 @@ async fn a_short_delivery_log_is_read_whole_in_one_read<S: Store>(store: S) {
 }
 
 async fn created_household<S: Store>(store: &S, roles: &[MemberRole]) -> (Household, Vec<Uuid>) {
-    let household_id = Uuid::new_v4();
-    let members: Vec<Verification> = (roles.iter())
-        .map(|role| {
-            let input = NewVerificationInput {
-                tenant_email: format!("{}@example.com", role.as_str()),
-                ..Default::default()
-            };
-            let mut v =
-                Verification::new_pending(ACCOUNT, Mode::Test, input, now(), Duration::days(7));
-            v.household_id = Some(household_id);
-            v.household_role = Some(*role);
-            v
-        })
+    household_of(store, ACCOUNT, roles).await
+}
+
+/// A household of `account` as the service makes one: its id names its shape, and each member's
+/// id follows from it (`HouseholdShape`).
+async fn household_of<S: Store>(
+    store: &S,
+    account: &str,
+    roles: &[MemberRole],
+) -> (Household, Vec<Uuid>) {
+    let shape = HouseholdShape::new(roles).unwrap();
+    let household_id = shape.new_household_id();
+    let members: Vec<Verification> = (shape.members(household_id).iter())
+        .map(
+            |HouseholdMember {
+                 verification_id,
+                 role,
+             }| {
+                let input = NewVerificationInput {
+                    tenant_email: format!("{}@example.com", role.as_str()),
+                    ..Default::default()
+                };
+                let mut v =
+                    Verification::new_pending(account, Mode::Test, input, now(), Duration::days(7));
+                v.verification_id = *verification_id;
+                v.household_id = Some(household_id);
+                v.household_role = Some(*role);
+                v
+            },
+        )
         .collect();
     let household = Household {
         household_id,
-        account_id: ACCOUNT.into(),
+        account_id: account.into(),
         mode: Mode::Test,
         created_at: now(),
         property_address: None,
@@ -483,57 +500,7 @@ async fn created_household<S: Store>(store: &S, roles: &[MemberRole]) -> (Househ
     (household, ids)
 }
 
-on_both_stores!(a_household_cancel_carrying_its_metering_says_why_it_refused);
-/// `meter_and_cancel_household`: counted and cancelled together with the members it names, once;
-/// a member that is not open (or not of the household) refuses it uncounted, for the caller to
-/// read again; a second cancel is refused as closed (with the household as it is), another
-/// mode's key or an unknown household as not found, each of those counted alone.
-async fn a_household_cancel_carrying_its_metering_says_why_it_refused<S: Store>(store: S) {
-    account_with_keys(&store).await;
-    let (household, members) = created_household(&store, &[MemberRole::Applicant]).await;
-    let id = household.household_id;
-    let plans = plans();
-    let cancel = |household_id: Uuid, mode: Mode, members: Vec<Uuid>| {
-        let (plans, store) = (&plans, &store);
-        async move {
-            let key = key(mode);
-            let request = MeteredHouseholdCancel {
-                key: &key,
-                now: now(),
-                plans,
-                household_id,
-                members: &members,
-            };
-            Metered::<()>::of(store.meter_and_cancel_household(&request).await)
-        }
-    };
-    assert_eq!(
-        cancel(id, Mode::Live, members.clone()).await,
-        declined("NotFound")
-    );
-    assert_eq!(
-        cancel(Uuid::new_v4(), Mode::Test, vec![]).await,
-        declined("NotFound")
-    );
-    // A member the caller read open that is not (here: not of the household at all).
-    assert_eq!(
-        cancel(id, Mode::Test, vec![Uuid::new_v4()]).await,
-        declined("MembersChanged")
-    );
-    assert_eq!(count(&store).await, 3, "the race is not counted");
-    let Metered::Wrote((account, ())) = cancel(id, Mode::Test, members.clone()).await else {
-        panic!("the owner's cancel")
-    };
-    assert_eq!(account.api_requests, 4);
-    for member in &members {
-        let v = store.get_verification(*member).await.unwrap().unwrap();
-        assert!(!v.status.is_open(), "cancelled in the same write");
-    }
-    assert_eq!(cancel(id, Mode::Test, vec![]).await, declined("Closed"));
-    assert_eq!(count(&store).await, 5);
-    let stored = store.get_household(id).await.unwrap().unwrap();
-    assert_eq!(stored.cancelled_at, Some(now()));
-}
+mod household_cancel;
 
 on_both_stores!(a_households_event_is_kept_logged_and_redelivered_under_the_household);
 /// `household.completed` names no verification: its event and its attempts are kept under the

@@ -14,10 +14,11 @@ use super::items::{
     expiry_marker_item, from_item, household_item, n, s, to_item, verification_item,
 };
 use super::live_month::MonthCheck;
+use super::metered_create::owned;
 use super::metering::refused_item;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable, written};
-use crate::domain::household::{Household, HouseholdDecision, MAX_MEMBERS};
+use crate::domain::household::{Household, HouseholdDecision, HouseholdShape, MAX_MEMBERS};
 use crate::domain::{Mode, OwnerStats, Status, Verification, format_ts, usage_month};
 use crate::ports::{
     CreateOutcome, HouseholdCancelRefusal, HouseholdStore, IdempotencyClaim, Metered,
@@ -103,8 +104,9 @@ impl DynamoStore {
 
 impl DynamoStore {
     /// `MeterStore::meter_and_cancel_household`: the request's count, the household's cancel and
-    /// the cancel of each member the caller read open, with the owner's counters, in ONE
-    /// transaction, the account read beside it (`transact_counted`). At most 3 + 6 items.
+    /// the cancel of each member named, with the owner's counters, in ONE transaction, the
+    /// account read beside it (`transact_counted`). At most 3 + 6 items. A refusal is read off
+    /// the items as their conditions saw them (each returns itself).
     pub(super) async fn metered_household_cancel(
         &self,
         cancel: &MeteredHouseholdCancel<'_>,
@@ -118,7 +120,7 @@ impl DynamoStore {
         } = *cancel;
         if members.len() > MAX_MEMBERS {
             return Err(StoreError::Corrupt(format!(
-                "a household cancel names {} open members",
+                "a household cancel names {} members",
                 members.len()
             )));
         }
@@ -128,11 +130,8 @@ impl DynamoStore {
             return self.no_api_plan(key, now, plans).await;
         };
         let owner = (key.account_id.as_str(), key.mode);
-        let mut items = vec![
-            count,
-            self.cancel_household_item(household_id, &key.account_id, key.mode, now)?,
-        ];
-        // None named: the caller read the household closed, and the refusal tells how.
+        let mut items = vec![count, self.cancel_household_item(household_id, owner, now)?];
+        // None named (an id without a shape): the household's condition refuses it.
         if !members.is_empty() {
             items.push(self.cancel_counters(owner, members.len())?);
         }
@@ -140,39 +139,60 @@ impl DynamoStore {
             items.push(self.cancel_open_update(*member, owner, Some(household_id), now)?);
         }
         let why = |reasons: &[CancellationReason]| {
+            // Each named member whose condition refused, as it saw it (only the household's own).
+            let mut closed = Vec::new();
+            let mut open = Vec::new();
+            for (i, id) in members.iter().enumerate() {
+                match refused_item(reasons, 3 + i) {
+                    None => open.push(*id),
+                    Some(seen) => {
+                        let seen: Option<Verification> =
+                            seen.cloned().map(from_item).transpose()?;
+                        closed.extend(
+                            seen.filter(|v| owned(v, key) && v.household_id == Some(household_id)),
+                        );
+                    }
+                }
+            }
             if let Some(seen) = refused_item(reasons, 1) {
                 let seen: Option<Household> = seen.cloned().map(from_item).transpose()?;
-                return Ok(Some(
-                    match seen.filter(|h| h.account_id == key.account_id && h.mode == key.mode) {
-                        Some(h) => HouseholdCancelRefusal::Closed(Box::new(h)),
-                        None => HouseholdCancelRefusal::NotFound,
-                    },
-                ));
+                let closed_own = seen.filter(|h| {
+                    h.account_id == key.account_id
+                        && h.mode == key.mode
+                        && (h.decision.is_some() || h.cancelled_at.is_some())
+                });
+                // Unknown, another's, or not the household its id describes: not found.
+                return Ok(Some(match closed_own {
+                    Some(h) => HouseholdCancelRefusal::Closed(Box::new(h), closed),
+                    None => HouseholdCancelRefusal::NotFound,
+                }));
             }
-            // A member's condition: a tenant's step closed it after the caller's read.
-            let member_refused = (3..3 + members.len()).any(|i| refused_item(reasons, i).is_some());
-            Ok(member_refused.then_some(HouseholdCancelRefusal::MembersChanged))
+            let member_refused = open.len() < members.len();
+            Ok(member_refused.then_some(HouseholdCancelRefusal::MembersClosed { closed, open }))
         };
         self.transact_counted(items, (key, now, plans), &marker, why)
             .await
     }
 
     /// The household cancel, for one transaction with its metering: `cancelled_at` = `now`, only
-    /// if the household exists, is of `account_id` and `mode`, has no decision and is not
-    /// cancelled yet.
+    /// if the household exists, is of the owner (`account_id` and `mode`), has as many members as
+    /// its id's shape says (`HouseholdShape`: none for an id without one, which no household
+    /// has), has no decision and is not cancelled yet.
     pub(super) fn cancel_household_item(
         &self,
         id: Uuid,
-        account_id: &str,
-        mode: Mode,
+        (account_id, mode): (&str, Mode),
         now: DateTime<Utc>,
     ) -> Result<TransactWriteItem, StoreError> {
+        let shaped = HouseholdShape::of(id).map_or(0, |shape| shape.roles().len());
         let mut expr = Expr::default();
         let set = expr.set("cancelled_at", "now", s(format_ts(now)));
         let account = expr.set("account_id", "acct", s(account_id));
         let mode = expr.set("mode", "mode", s(mode.as_str()));
         let decision = expr.name("decision");
         let cancelled = expr.name("cancelled_at");
+        let members = expr.name("members");
+        let count = expr.value("count", n(shaped));
         let (pk, sk) = keys::household(id);
         let update = Update::builder()
             .table_name(&self.table)
@@ -180,7 +200,7 @@ impl DynamoStore {
             .key(schema::SK, s(sk))
             .update_expression(format!("SET {set}"))
             .condition_expression(format!(
-                "attribute_exists(PK) AND {account} AND {mode} AND attribute_not_exists({decision}) AND attribute_not_exists({cancelled})"
+                "attribute_exists(PK) AND {account} AND {mode} AND size({members}) = {count} AND attribute_not_exists({decision}) AND attribute_not_exists({cancelled})"
             ))
             .set_expression_attribute_names(expr.names())
             .set_expression_attribute_values(expr.values())

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::config::{LiveIncome, Settings};
-use crate::domain::household::{Household, HouseholdMember};
+use crate::domain::household::{Household, HouseholdShape, MemberRole, member_id};
 use crate::domain::metering::PresentedKey;
 use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
@@ -145,10 +145,14 @@ fn prepare<S, C>(
         return Err(invalid_fields(refused));
     }
     let idempotency = idempotency_claim(req, &key.account_id, key.mode, &body)?;
-    let household_id = Uuid::new_v4();
+    // The id names the members' count and roles, and each member's id follows from it
+    // (`HouseholdShape`), so a cancel names them all without a read.
+    let roles: Vec<MemberRole> = input.members.iter().map(|(_, role)| *role).collect();
+    let shape = HouseholdShape::new(&roles).ok_or(ApiError::Internal)?;
+    let household_id = shape.new_household_id();
     let mut tokens = Vec::new();
-    let members: Vec<Verification> = (input.members.iter())
-        .map(|(tenant, role)| {
+    let members: Vec<Verification> = (input.members.iter().enumerate())
+        .map(|(i, (tenant, role))| {
             let tenant = tenant.clone();
             let mut v = Verification::new_pending(
                 &key.account_id,
@@ -157,6 +161,7 @@ fn prepare<S, C>(
                 now,
                 deps.settings.verification_lifetime,
             );
+            v.verification_id = member_id(household_id, i);
             let (token, token_hash) = generate_link_token();
             v.token_hashes = vec![token_hash];
             v.household_id = Some(household_id);
@@ -176,13 +181,7 @@ fn prepare<S, C>(
         income_multiple: input.property.income_multiple,
         guarantor_multiple: input.guarantor_multiple,
         webhook_url: input.property.webhook_url.clone(),
-        members: (members.iter())
-            .zip(&input.members)
-            .map(|(v, (_, role))| HouseholdMember {
-                verification_id: v.verification_id,
-                role: *role,
-            })
-            .collect(),
+        members: shape.members(household_id),
         decision: None,
         decided_at: None,
         cancelled_at: None,

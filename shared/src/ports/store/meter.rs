@@ -63,18 +63,27 @@ pub enum VerificationRefusal {
 /// Why a metered household cancel was refused.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HouseholdCancelRefusal {
-    /// No such household of the key's account and mode.
+    /// No such household of the key's account and mode (or one its id's shape does not
+    /// describe: `HouseholdShape`).
     NotFound,
-    /// The key's own household, decided or cancelled already: as it is.
-    Closed(Box<Household>),
-    /// A member the caller read open was closed meanwhile (a tenant's step landed between the
-    /// read and the write). Nothing was written and, unlike every other refusal, the request was
-    /// not counted: the caller reads the members again and retries.
-    MembersChanged,
+    /// The key's own household, decided or cancelled already: as it is, with each named member
+    /// that refused too, as its condition saw it.
+    Closed(Box<Household>, Vec<Verification>),
+    /// The household could be cancelled, but some named members are no longer open (final, or
+    /// past their expiry). Nothing was written. The request is counted only when no named member
+    /// is left open (`open` empty: nothing to cancel); otherwise the caller names `open` alone
+    /// and tries again.
+    MembersClosed {
+        /// Each named member that refused, as its condition saw it (one of no verification of
+        /// the household is left out).
+        closed: Vec<Verification>,
+        /// The named members whose conditions held.
+        open: Vec<Uuid>,
+    },
 }
 
-/// Whether a refusal counts its request (`Metered::Refused`): every refusal does, except a race
-/// the caller settles by retrying.
+/// Whether a refusal counts its request (`Metered::Refused`): every refusal does, except one the
+/// caller settles by trying again.
 pub trait CountedRefusal {
     fn counts_the_request(&self) -> bool {
         true
@@ -86,7 +95,10 @@ impl CountedRefusal for VerificationRefusal {}
 impl CountedRefusal for RedeliveryRefusal {}
 impl CountedRefusal for HouseholdCancelRefusal {
     fn counts_the_request(&self) -> bool {
-        !matches!(self, HouseholdCancelRefusal::MembersChanged)
+        match self {
+            HouseholdCancelRefusal::MembersClosed { open, .. } => open.is_empty(),
+            _ => true,
+        }
     }
 }
 
@@ -139,9 +151,10 @@ pub trait MeterStore: Send + Sync {
     /// An API household cancel: counts the request AND marks the household cancelled
     /// (`Household::cancelled_at` = `now`) AND cancels each of `cancel.members` as
     /// `meter_and_cancel` cancels one (counters moved with them), only if the household is of the
-    /// key's account and mode, undecided and not cancelled yet, and each of those members is still
-    /// open, not past its expiry and of the household. The caller names every member it read open
-    /// (a member read closed stays closed), so no member is open after the write, on any read.
+    /// key's account and mode, has the members its id's shape says, is undecided and not
+    /// cancelled yet, and each of those members is still open, not past its expiry and of the
+    /// household. A refusal carries every refused item as its condition saw it, so no read is
+    /// needed to answer it.
     fn meter_and_cancel_household(
         &self,
         cancel: &MeteredHouseholdCancel<'_>,
@@ -220,7 +233,8 @@ pub struct MeteredHouseholdCancel<'a> {
     pub now: DateTime<Utc>,
     pub plans: &'a Plans,
     pub household_id: Uuid,
-    /// The members the caller read open, each cancelled in the same write; none when the caller
-    /// read the household as not its to cancel (the write's refusal then tells why).
+    /// The members to cancel in the same write: those the id's shape names
+    /// (`HouseholdShape::members`), less any an earlier attempt found closed; none for an id
+    /// without a shape (the write's refusal then says not found).
     pub members: &'a [Uuid],
 }

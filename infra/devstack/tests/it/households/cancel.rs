@@ -321,6 +321,26 @@ pub(super) async fn a_household_cancel_leaves_no_member_open_on_any_read() {
         )
         .await;
     assert_eq!(r.status, 200, "{}", r.raw);
+    // The answer names each member from the household's id: its role and this write's cancel.
+    let answered: Vec<(&str, &str, &str)> = (r.body["data"]["members"].as_array().unwrap().iter())
+        .map(|m| {
+            (
+                m["verification_id"].as_str().unwrap(),
+                m["role"].as_str().unwrap(),
+                m["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    let expected: Vec<(&str, &str, &str)> = (members.iter())
+        .map(|m| {
+            (
+                m["verification_id"].as_str().unwrap(),
+                "applicant",
+                "cancelled",
+            )
+        })
+        .collect();
+    assert_eq!(answered, expected, "{}", r.raw);
     let after_cancel = usage(&r);
     // The one transaction wrote the household, the count and both members: nothing of the
     // stream has run (not drained), yet no read shows a member open.
@@ -551,4 +571,44 @@ pub(super) async fn a_tenant_step_racing_the_cancel_either_lands_before_it_or_is
         outcomes.push(tenant.0);
     }
     println!("tenant step outcomes: {outcomes:?}");
+}
+
+/// An id the key's account never got is 404 and counted, on the wire: one with no shape (a v4
+/// id), one with a valid shape, and another account's household.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+pub(super) async fn an_unknown_or_foreign_household_id_is_404() {
+    use shared::domain::household::{HouseholdShape, MemberRole};
+    let rig = rig().await;
+    let test = rig.env.test_key.clone();
+    let created = create(
+        &rig.env,
+        &test,
+        &body("foreign", &["applicant", "guarantor"], None),
+    )
+    .await;
+    let id = created.body["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let shaped = HouseholdShape::new(&[MemberRole::Applicant, MemberRole::Guarantor])
+        .unwrap()
+        .new_household_id();
+    for (key, household) in [
+        (&test, Uuid::new_v4().to_string()),
+        (&test, shaped.to_string()),
+        (&rig.env.other_test_key, id.clone()),
+    ] {
+        let r = rig
+            .env
+            .call("DELETE", &household_path(&household), Some(key), None)
+            .await;
+        assert_eq!(r.status, 404, "{household}: {}", r.raw);
+        assert_eq!(r.body["code"], "not_found");
+        assert!(r.header("x-ratelimit-remaining").is_some(), "counted");
+    }
+    let r = rig
+        .env
+        .call("GET", &household_path(&id), Some(&test), None)
+        .await;
+    assert_eq!(r.body["data"]["status"], "open", "{}", r.raw);
 }

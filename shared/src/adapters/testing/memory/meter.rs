@@ -9,15 +9,16 @@ use super::counted::{cancel_open_locked, create_locked};
 use super::households::create_household_locked;
 use super::{MemoryStore, Tables};
 use crate::config::Plans;
+use crate::domain::household::HouseholdShape;
 use crate::domain::metering::{
     MeterDecision, MeterOutcome, MeterRefusal, PresentedKey, classify_meter, count_one,
 };
 use crate::domain::webhook_log::{StoredWebhookEvent, WebhookSubject};
 use crate::domain::{Account, Mode, Status, Verification, resend};
 use crate::ports::{
-    CreateOutcome, CreateRefusal, HouseholdCancelRefusal, MeterStore, Metered, MeteredCancel,
-    MeteredCreate, MeteredHousehold, MeteredHouseholdCancel, MeteredRedelivery, MeteredResend,
-    RedeliveryRefusal, StoreError, VerificationRefusal,
+    CountedRefusal, CreateOutcome, CreateRefusal, HouseholdCancelRefusal, MeterStore, Metered,
+    MeteredCancel, MeteredCreate, MeteredHousehold, MeteredHouseholdCancel, MeteredRedelivery,
+    MeteredResend, RedeliveryRefusal, StoreError, VerificationRefusal,
 };
 
 impl MeterStore for MemoryStore {
@@ -121,38 +122,44 @@ impl MeterStore for MemoryStore {
             Ok(account) => account,
             Err(refusal) => return Ok(Metered::AccountRefused(*refusal)),
         };
-        // As the adapter's conditions: the key's own household, undecided, not cancelled yet, and
-        // each named member of it, still open and unexpired.
-        let household = match t.households.get(&household_id) {
-            Some(h) if h.account_id == key.account_id && h.mode == key.mode => h.clone(),
-            _ => {
-                return Ok(settle(
-                    &mut t,
-                    &account,
-                    now,
-                    Err(HouseholdCancelRefusal::NotFound),
-                ));
+        // As the adapter's conditions, each told by what it saw: each named member of the
+        // household, still open and unexpired; the key's own household, of the members its id's
+        // shape says, undecided and not cancelled yet.
+        let (mut closed, mut open) = (Vec::new(), Vec::new());
+        for id in members {
+            match t.verifications.get(id) {
+                Some(v)
+                    if v.status.is_open()
+                        && owned(v, key)
+                        && now < v.expires_at
+                        && v.household_id == Some(household_id) =>
+                {
+                    open.push(*id)
+                }
+                Some(v) if owned(v, key) && v.household_id == Some(household_id) => {
+                    closed.push(v.clone())
+                }
+                _ => {}
             }
-        };
-        if household.decision.is_some() || household.cancelled_at.is_some() {
-            let closed = Err(HouseholdCancelRefusal::Closed(Box::new(household)));
-            return Ok(settle(&mut t, &account, now, closed));
         }
-        let members_open = members.iter().all(|id| {
-            t.verifications.get(id).is_some_and(|v| {
-                v.household_id == Some(household_id)
-                    && v.status.is_open()
-                    && v.account_id == key.account_id
-                    && v.mode == key.mode
-                    && now < v.expires_at
-            })
-        });
-        if !members_open {
-            // A race the caller settles by reading again: nothing written, nothing counted.
-            return Ok(Metered::Refused(
-                account,
-                HouseholdCancelRefusal::MembersChanged,
-            ));
+        let shaped = HouseholdShape::of(household_id).map_or(0, |s| s.roles().len());
+        let own = (t.households.get(&household_id))
+            .filter(|h| h.account_id == key.account_id && h.mode == key.mode)
+            .cloned();
+        let refused = match own {
+            Some(h) if h.decision.is_some() || h.cancelled_at.is_some() => {
+                Some(HouseholdCancelRefusal::Closed(Box::new(h), closed))
+            }
+            Some(h) if h.members.len() == shaped => (open.len() < members.len())
+                .then_some(HouseholdCancelRefusal::MembersClosed { closed, open }),
+            _ => Some(HouseholdCancelRefusal::NotFound),
+        };
+        if let Some(why) = refused {
+            if !why.counts_the_request() {
+                // Settled by the caller trying again: nothing written, nothing counted.
+                return Ok(Metered::Refused(account, why));
+            }
+            return Ok(settle(&mut t, &account, now, Err(why)));
         }
         for id in members {
             cancel_open_locked(&mut t, *id, &key.account_id, key.mode, now);
