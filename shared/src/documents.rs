@@ -239,7 +239,7 @@ pub fn analyse_set(files: &[&[u8]], tenant_name: Option<&str>) -> Vec<Result<Ana
     let analysed: Vec<(usize, &Analysis)> = (results.iter().enumerate())
         .filter_map(|(i, r)| r.as_ref().ok().map(|a| (i, a)))
         .collect();
-    for (index, check) in set_checks(&analysed) {
+    for (index, check) in set_checks(&analysed, None) {
         if let Ok(analysis) = &mut results[index] {
             analysis.set_check(check);
         }
@@ -249,9 +249,10 @@ pub fn analyse_set(files: &[&[u8]], tenant_name: Option<&str>) -> Vec<Result<Ana
 
 /// The checks of a set of documents, by the index each belongs to: the pay stubs as a series
 /// (year-to-date figures and pay dates across consecutive stubs of one employer), and each
-/// stub's net pay against the deposits of a bank statement of the set that covers its pay date.
-/// A statement found edited is no evidence about a stub.
-pub fn set_checks(set: &[(usize, &Analysis)]) -> Vec<(usize, Check)> {
+/// stub's net pay against the deposits of a bank statement of the set, or of the tenant's
+/// connected bank (`bank`), that covers its pay date. A statement found edited is no evidence
+/// about a stub.
+pub fn set_checks(set: &[(usize, &Analysis)], bank: Option<&BankStatement>) -> Vec<(usize, Check)> {
     let stubs: Vec<(usize, PayStub)> = (set.iter())
         .filter_map(|(i, a)| match &a.fields {
             Fields::PayStub(stub) => Some((*i, stub.clone())),
@@ -264,6 +265,7 @@ pub fn set_checks(set: &[(usize, &Analysis)]) -> Vec<(usize, Check)> {
             Fields::BankStatement(s) => Some(s),
             _ => None,
         })
+        .chain(bank)
         .collect();
     let mut checks = arithmetic::series_checks(&stubs);
     checks.extend(reuse::deposit_checks(&stubs, &statements));

@@ -6,7 +6,7 @@
 use chrono::NaiveDate;
 
 use super::record::{DocumentRecord, analysed_set, report_documents};
-use super::{Analysis, Verdict};
+use super::{Analysis, BankStatement, Deposit, Verdict};
 use crate::domain::Verification;
 use crate::domain::affordability::RentTerms;
 use crate::domain::income::{ProviderIncome, VerificationMethod};
@@ -17,7 +17,8 @@ use crate::domain::report::{IncomeReport, build_report_with};
 /// held from a method that succeeded first (`Verification::held_income`): one report, by the one
 /// set of income rules, a job seen twice counted once.
 pub fn document_report(v: &Verification, today: NaiveDate) -> IncomeReport {
-    let set = analysed_set(v.documents.values());
+    let bank = held_bank(v);
+    let set = analysed_set(v.documents.values(), bank.as_ref());
     let counted: Vec<&Analysis> = set
         .iter()
         .filter(|(_, a)| a.verdict != Verdict::Edited)
@@ -49,6 +50,30 @@ pub fn document_report(v: &Verification, today: NaiveDate) -> IncomeReport {
     report.documents = Some(documents);
     report.needs_review = Some(needs_review);
     report
+}
+
+/// The deposits of the bank the tenant connected before the documents (held income of the
+/// `bank` method), as one statement from its first deposit to the end of its data: the
+/// cross-source check compares each stub's net pay with them.
+pub fn held_bank(v: &Verification) -> Option<BankStatement> {
+    let held = v.held_income.as_ref()?;
+    let deposits: Vec<Deposit> = (held.sources.iter())
+        .filter(|s| s.method.unwrap_or(held.method) == VerificationMethod::Bank)
+        .flat_map(|s| {
+            s.payments.iter().map(|p| Deposit {
+                date: p.date,
+                cents: (p.amount * 100.0).round() as i64,
+                payer: s.name.clone(),
+            })
+        })
+        .collect();
+    let first = deposits.iter().map(|d| d.date).min()?;
+    Some(BankStatement {
+        holder: None,
+        period_start: Some(first),
+        period_end: Some(held.as_of),
+        deposits,
+    })
 }
 
 /// The documents that count toward the set (not refused), in upload order.

@@ -6,7 +6,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use super::{Analysis, Check, CheckResult, DocumentKind, Fields, PayStub, Verdict, names};
+use super::{
+    Analysis, BankStatement, Check, CheckResult, DocumentKind, Fields, PayStub, Verdict, names,
+};
 use crate::domain::income::PayFrequency;
 
 /// At most this many documents (analysed or being analysed, not refused) make one verification's
@@ -140,6 +142,7 @@ pub fn unfinished(reason: &str) -> Analysis {
 /// A photo's stated figures stand in for its fields, so they count as the tenant's pay stub.
 pub fn analysed_set<'a>(
     documents: impl IntoIterator<Item = &'a DocumentRecord>,
+    bank: Option<&BankStatement>,
 ) -> Vec<(DocumentRecord, Analysis)> {
     let mut out: Vec<(DocumentRecord, Analysis)> = documents
         .into_iter()
@@ -164,7 +167,7 @@ pub fn analysed_set<'a>(
         .filter(|(_, (d, _))| d.stated.is_none())
         .map(|(i, (_, a))| (i, a))
         .collect();
-    let checks = super::set_checks(&read);
+    let checks = super::set_checks(&read, bank);
     for (index, check) in checks {
         out[index].1.set_check(check);
     }
@@ -321,9 +324,12 @@ mod tests {
 
     #[test]
     fn review_is_needed_for_an_edited_document_or_income_on_an_undetermined_one() {
-        let clean = analysed_set(&[analysed(1, Verdict::Clean)]);
+        let clean = analysed_set(&[analysed(1, Verdict::Clean)], None);
         assert!(!report_documents(&clean).1);
-        let edited = analysed_set(&[analysed(1, Verdict::Clean), analysed(2, Verdict::Edited)]);
+        let edited = analysed_set(
+            &[analysed(1, Verdict::Clean), analysed(2, Verdict::Edited)],
+            None,
+        );
         let (docs, review) = report_documents(&edited);
         assert!(review);
         assert!(!docs[1].counted);
@@ -335,7 +341,7 @@ mod tests {
             docs[0].summary,
             "Document 1 (benefit letter): no sign of editing found."
         );
-        let undetermined = analysed_set(&[analysed(1, Verdict::Undetermined)]);
+        let undetermined = analysed_set(&[analysed(1, Verdict::Undetermined)], None);
         assert!(report_documents(&undetermined).1);
     }
 

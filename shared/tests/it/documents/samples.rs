@@ -115,3 +115,77 @@ fn two_verifications_never_share_a_samples_figures() {
     assert_eq!(Sample::from_slug("scan"), Some(Sample::Scan));
     assert_eq!(Sample::from_slug("nope"), None);
 }
+
+/// The cross-source check against a bank the tenant connected first (held income): a stub
+/// whose net pay is one of its employer's deposits passes; one stating more is edited and
+/// not counted.
+#[test]
+fn a_stub_is_compared_with_the_deposits_of_the_bank_connected_first() {
+    use shared::documents::finish::document_report;
+    use shared::documents::record::{DocumentRecord, DocumentState};
+    use shared::domain::income::{
+        Payment, ProviderIncome, ProviderIncomeSource, VerificationMethod,
+    };
+    use shared::domain::{Mode, NewVerificationInput, VERIFICATION_LIFETIME, Verification};
+
+    let id = Uuid::from_u128(0xb4e1);
+    let genuine = analyse_set(&[&pdf(Sample::Genuine, id)], Some(TENANT))
+        .remove(0)
+        .unwrap();
+    let shared::documents::Fields::PayStub(stub) = &genuine.fields else {
+        panic!("a pay stub")
+    };
+    let (paid, net) = (stub.pay_date.unwrap(), stub.net_cents.unwrap());
+    let employer = stub.employer.clone().unwrap().to_uppercase();
+    let verification = |deposit_cents: i64| {
+        let input = NewVerificationInput {
+            tenant_email: "jane@example.com".into(),
+            tenant_name: Some(TENANT.into()),
+            monthly_rent: Some(1000.0),
+            ..Default::default()
+        };
+        let now = chrono::Utc::now();
+        let mut v =
+            Verification::new_pending("acct", Mode::Test, input, now, VERIFICATION_LIFETIME);
+        let deposit = |date: NaiveDate| Payment {
+            date,
+            amount: deposit_cents as f64 / 100.0,
+        };
+        v.held_income = Some(ProviderIncome {
+            as_of: paid + chrono::Duration::days(10),
+            method: VerificationMethod::Bank,
+            sources: vec![ProviderIncomeSource {
+                name: format!("{employer} PAYROLL"),
+                category: "SALARY".into(),
+                payments: vec![
+                    deposit(paid - chrono::Duration::days(28)),
+                    deposit(paid - chrono::Duration::days(14)),
+                    deposit(paid),
+                ],
+                ..Default::default()
+            }],
+            provider_confidence: None,
+        });
+        let mut record = DocumentRecord::arrived(1, "etag", 1, now);
+        record.state = DocumentState::Analysed;
+        record.analysis = Some(genuine.clone());
+        v.documents.insert("d1".into(), record);
+        v
+    };
+    let matched = document_report(&verification(net), today());
+    let documents = matched.documents.unwrap();
+    let check = (documents[0].checks.iter())
+        .find(|c| c.check == names::DEPOSIT_MATCH)
+        .expect("compared with the connected bank");
+    assert_eq!(check.result, CheckResult::Pass, "{}", check.evidence);
+    assert_eq!(documents[0].verdict, Verdict::Clean);
+    // The bank paid 300.00 less than the stub states: the stub is edited and not counted.
+    let short = document_report(&verification(net - 30_000), today());
+    let documents = short.documents.unwrap();
+    let check = (documents[0].checks.iter())
+        .find(|c| c.check == names::DEPOSIT_MATCH)
+        .unwrap();
+    assert_eq!(check.result, CheckResult::Fail, "{}", check.evidence);
+    assert_eq!(documents[0].verdict, Verdict::Edited);
+    assert!(!documents[0].counted);
+}
