@@ -102,6 +102,14 @@ pub struct Household {
         skip_serializing_if = "Option::is_none"
     )]
     pub cancelled_at: Option<DateTime<Utc>>,
+    /// Set once, when a member's personal data was erased: the household's own personal and
+    /// financial data (address, rent, decision) went with it (docs/households.md).
+    #[serde(
+        default,
+        with = "crate::domain::ts::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub erased_at: Option<DateTime<Utc>>,
 }
 
 impl Household {

@@ -473,6 +473,7 @@ async fn created_household<S: Store>(store: &S, roles: &[MemberRole]) -> (Househ
         decision: None,
         decided_at: None,
         cancelled_at: None,
+        erased_at: None,
     };
     let outcome = store
         .create_household(&household, &members, None, None)

@@ -85,6 +85,11 @@ impl HouseholdStore for MemoryStore {
 }
 
 /// A household create as one atomic step on the locked tables (the adapter's transaction).
+/// Whether the household's shared personal data was erased (with a member's).
+pub(super) fn household_erased(t: &Tables, id: Uuid) -> bool {
+    t.households.get(&id).is_some_and(|h| h.erased_at.is_some())
+}
+
 pub(super) fn create_household_locked(
     t: &mut Tables,
     household: &Household,

@@ -51,12 +51,18 @@ impl MemoryStore {
 }
 
 impl WebhookHistoryStore for MemoryStore {
-    async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<(), StoreError> {
+    async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<bool, StoreError> {
+        // The subject is read under the table's lock, held while the event is put, as the
+        // adapter's one transaction checks it.
+        let tables = self.lock();
+        if !event.outlives_erasure() && Self::subject_erased(&tables, event.subject) {
+            return Ok(false);
+        }
         self.history()
             .events
             .entry(event.message.webhook_id.clone())
             .or_insert_with(|| event.clone());
-        Ok(())
+        Ok(true)
     }
 
     async fn get_webhook_event(
