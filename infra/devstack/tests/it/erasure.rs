@@ -561,3 +561,71 @@ async fn a_webhook_queued_before_the_erasure_is_never_sent_and_no_queue_keeps_th
     let (sdk, bucket) = (&rig.env.sdk, &rig.env.names.documents_bucket);
     assert!(common::upload_keys(sdk, bucket, p.id).await.is_empty());
 }
+
+/// A household member's erasure takes the household's shared personal data with it: the address,
+/// the rent and the decision (combined figures of the members' incomes) leave the household item,
+/// its stored `household.completed` is deleted, and GET /households shows them empty or null.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_members_erasure_erases_the_households_address_rent_and_decision() {
+    let mut rig = rig().await;
+    let unique = Uuid::new_v4().simple().to_string();
+    let address = format!("{} Household Erasure Way", &unique[..6]);
+    let email = format!("hh.{}+good@example.com", &unique[..12]);
+    let name = format!("Hana {}", &unique[..8]);
+    let rent = 1234.56;
+    let body = json!({
+        "property_address": address, "monthly_rent": rent,
+        "webhook_url": rig.receiver.url.clone(),
+        "members": [{"tenant_email": email, "tenant_name": name, "role": "applicant"}],
+    });
+    let r = rig.env.create_household(&rig.env.test_key, body).await;
+    assert_eq!(r.status, 201, "{}", r.raw);
+    let household = r.body["data"]["household_id"].as_str().unwrap().to_string();
+    let member: Uuid = (r.body["data"]["members"][0]["verification_id"].as_str())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let url = r.body["data"]["members"][0]["verification_url"].as_str();
+    let link = url
+        .unwrap()
+        .strip_prefix(&rig.env.base)
+        .unwrap()
+        .to_string();
+    rig.drain().await;
+    for form in ["action=consent&agree=yes", "action=connect&scenario=good"] {
+        assert_eq!(rig.page(&link, form).await, 303, "{form}");
+    }
+    rig.drain().await;
+    let shown = rig.env.get_household(&rig.env.test_key, &household).await;
+    let decision = shown.body["data"]["decision"].clone();
+    assert!(decision.is_object(), "decided: {}", shown.raw);
+    let event_id = format!("msg_{}_household_completed", household.replace('-', ""));
+    let stored = rig.env.store.get_webhook_event(&event_id).await.unwrap();
+    assert!(stored.is_some(), "household.completed is stored");
+    let income = decision["applicants_monthly_income"].as_f64().unwrap();
+    let required = decision["income_required"].as_f64().unwrap();
+    let texts = vec![address.clone(), email.clone(), name.clone()];
+    let amounts = vec![rent, income, required];
+    assert!(!found(&rig.env, &texts, &amounts, None).await.is_empty());
+
+    let erased = rig.erase(member).await;
+    assert_eq!(erased.status, 200, "{}", erased.raw);
+    assert_eq!(rig.erase(member).await.status, 200, "idempotent");
+    rig.drain().await;
+
+    let left = found(&rig.env, &texts, &amounts, None).await;
+    assert!(left.is_empty(), "personal data left: {left:?}");
+    let stored = rig.env.store.get_webhook_event(&event_id).await.unwrap();
+    assert!(stored.is_none(), "household.completed is deleted");
+    let shown = rig.env.get_household(&rig.env.test_key, &household).await;
+    let data = &shown.body["data"];
+    assert_eq!(data["property"]["address"], "", "{}", shown.raw);
+    assert!(data["property"]["monthly_rent"].is_null(), "{}", shown.raw);
+    assert!(data["decision"].is_null(), "{}", shown.raw);
+    assert!(data["erased_at"].is_string(), "{}", shown.raw);
+    let left = in_queues(&rig.env, &[&rig.env.created.webhook_queue_url], &texts).await;
+    assert!(
+        left.is_empty(),
+        "personal data on the webhook queue: {left:?}"
+    );
+}

@@ -50,6 +50,16 @@ impl MemoryStore {
     }
 }
 
+impl MemoryStore {
+    /// Removes the household's stored events (its `household.completed`), with a member's erasure.
+    pub(super) fn remove_household_events(&self, id: uuid::Uuid) {
+        let household = WebhookSubject::Household(id);
+        self.history()
+            .events
+            .retain(|_, event| event.subject != household);
+    }
+}
+
 impl WebhookHistoryStore for MemoryStore {
     async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<bool, StoreError> {
         // The subject is read under the table's lock, held while the event is put, as the
