@@ -623,9 +623,13 @@ async fn a_members_erasure_erases_the_households_address_rent_and_decision() {
     assert!(data["property"]["monthly_rent"].is_null(), "{}", shown.raw);
     assert!(data["decision"].is_null(), "{}", shown.raw);
     assert!(data["erased_at"].is_string(), "{}", shown.raw);
-    let left = in_queues(&rig.env, &[&rig.env.created.webhook_queue_url], &texts).await;
-    assert!(
-        left.is_empty(),
-        "personal data on the webhook queue: {left:?}"
-    );
+    let c = &rig.env.created;
+    let queues = [
+        &c.webhook_queue_url,
+        &c.webhook_dlq_url,
+        &c.retry_queue_url,
+        &c.retry_dlq_url,
+    ];
+    let left = in_queues(&rig.env, &queues, &texts).await;
+    assert!(left.is_empty(), "personal data left in a queue: {left:?}");
 }
