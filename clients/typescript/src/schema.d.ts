@@ -1659,6 +1659,8 @@ export interface components {
             decision: components["schemas"]["HouseholdDecision"] | null;
             decided_at: components["schemas"]["NullableTimestamp"];
             cancelled_at: components["schemas"]["NullableTimestamp"];
+            /** @description When a member's personal data was erased, which erased the household's too: `property.address` then reads empty, and `property.monthly_rent` and `decision` null. */
+            erased_at?: components["schemas"]["NullableTimestamp"];
         };
         GetHouseholdResponse: {
             /** @constant */

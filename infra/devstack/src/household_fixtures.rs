@@ -94,6 +94,7 @@ pub async fn seed_households(store: &DynamoStore) -> Result<(), StoreError> {
             decision: None,
             decided_at: None,
             cancelled_at: None,
+            erased_at: None,
         };
         store
             .create_household(&household, &members, None, None)

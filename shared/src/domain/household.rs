@@ -106,9 +106,31 @@ pub struct Household {
         skip_serializing_if = "Option::is_none"
     )]
     pub cancelled_at: Option<DateTime<Utc>>,
+    /// Set once, when a member's personal data was erased: the household's own personal and
+    /// financial data (address, rent, decision) went with it (docs/households.md).
+    #[serde(
+        default,
+        with = "crate::domain::ts::option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub erased_at: Option<DateTime<Utc>>,
 }
 
 impl Household {
+    /// The household once a member's personal data was erased: its address, rent and subsidy and
+    /// its decision (combined figures of the members' incomes) gone, `erased_at` set once (the
+    /// first erasure's time stays). Ids, members, statuses and the landlord's multiples stay.
+    pub fn erased(&self, now: DateTime<Utc>) -> Household {
+        Household {
+            property_address: None,
+            monthly_rent: 0.0,
+            rent_subsidy_monthly: None,
+            decision: None,
+            erased_at: Some(self.erased_at.unwrap_or(now)),
+            ..self.clone()
+        }
+    }
+
     pub fn rent_terms(&self) -> RentTerms {
         RentTerms {
             monthly_rent: Some(self.monthly_rent),

@@ -13,14 +13,37 @@ use sha2::Sha256;
 
 use crate::domain::secrets::webhook_secret_bytes;
 
-/// A webhook waiting for delivery, as it travels on SQS. The body is fixed when the message is made (`publish-events`) so every attempt
-/// sends the same bytes under the same `webhook-id`; only the timestamp and signature are per attempt.
+/// A webhook event: the `webhook-id`, the account whose secret signs it, the URL and the body. The
+/// body is fixed when the event is made (`publish-events`) and stored once
+/// (`webhook_log::StoredWebhookEvent`), so every attempt sends the same bytes under the same
+/// `webhook-id`; only the timestamp and signature are per attempt. It never travels on SQS: the
+/// webhook queue carries a `QueuedWebhook`, a reference to the stored event.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct WebhookMessage {
     pub webhook_id: String,
     pub account_id: String,
     pub url: String,
     pub body: String,
+}
+
+/// A webhook waiting for delivery, as it travels on the webhook queue (and lands in its DLQ): a
+/// reference to the stored event (`WEBHOOK_EVENT#<webhook-id>`), never its body. `deliver-webhook`
+/// reads the body at each attempt, so an event erased before it is sent is never sent. Ids only:
+/// its `Debug` is derived.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueuedWebhook {
+    pub webhook_id: String,
+    pub account_id: String,
+}
+
+impl QueuedWebhook {
+    /// The reference to a stored event's message.
+    pub fn of(message: &WebhookMessage) -> Self {
+        QueuedWebhook {
+            webhook_id: message.webhook_id.clone(),
+            account_id: message.account_id.clone(),
+        }
+    }
 }
 
 /// Addresses a webhook may never reach: private, loopback, link-local (cloud metadata lives

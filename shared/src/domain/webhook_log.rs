@@ -123,6 +123,17 @@ impl StoredWebhookEvent {
     }
 }
 
+/// The one event type stored after its subject's erasure: it tells of the erasure, and its body
+/// shows the verification as erased.
+pub const ERASED_EVENT_TYPE: &str = "verification.erased";
+
+impl StoredWebhookEvent {
+    /// Whether the event may be stored once its subject is erased: only `verification.erased`.
+    pub fn outlives_erasure(&self) -> bool {
+        self.event_type == ERASED_EVENT_TYPE
+    }
+}
+
 /// The `type` and the subject of a webhook message's body: `data.verification_id`, else (a
 /// household's event) `data.household_id`. A member's event names both; it is the verification's.
 pub fn event_meta(message: &WebhookMessage) -> Option<(String, WebhookSubject)> {

@@ -1,5 +1,10 @@
 //! `deliver-webhook`: POSTs queued webhooks with Standard Webhooks headers, concurrently per batch.
 //!
+//! A queued message is a reference (`QueuedWebhook`): each attempt reads the stored event's body
+//! (one GetItem of `WEBHOOK_EVENT#<webhook-id>`) and sends those bytes. An event gone from the
+//! table (erased with its verification or household, or past its 30 days) is dropped unsent and
+//! acknowledged; a read that failed is retried like a failed POST.
+//!
 //! The client (`adapters::webhook_client`) keeps the rules: https only (http only to the exact
 //! local origins the local stack lists); private, loopback, link-local, metadata and
 //! IPv4-embedding IPv6 addresses refused before sending and again after DNS resolution (the
@@ -24,7 +29,7 @@ use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent
 
 use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
 use crate::adapters::webhook_client::{Attempt, WebhookClient};
-use crate::domain::webhook::WebhookMessage;
+use crate::domain::webhook::{QueuedWebhook, WebhookMessage};
 use crate::domain::webhook_log::{AttemptOutcome, DeliveryAttempt, NetworkErrorClass, event_meta};
 use crate::ports::{
     Clock, Queue, StoreError, WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
@@ -123,26 +128,57 @@ fn log_entry(
     })
 }
 
+/// The stored event a queued reference names: its message (the body as first stored). Ok(None)
+/// when the message is done with unsent: the event is gone (erased with its subject, or past its
+/// 30 days), or names another account. Err(delivered) when it could not be read: retried.
+async fn stored_message<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: Clock>(
+    deps: &DeliveryDeps<S, Q, C>,
+    record: &SqsMessage,
+    queued: &QueuedWebhook,
+) -> Result<Option<WebhookMessage>, bool> {
+    match deps.store.get_webhook_event(&queued.webhook_id).await {
+        Ok(Some(event)) if event.message.account_id == queued.account_id => Ok(Some(event.message)),
+        Ok(Some(_)) => {
+            tracing::error!(webhook_id = %queued.webhook_id, account_id = %queued.account_id, "queued webhook names another account than its stored event; dropped");
+            Ok(None)
+        }
+        Ok(None) => {
+            tracing::info!(webhook_id = %queued.webhook_id, "stored webhook event gone (erased with its subject, or past its 30 days); dropped, not sent");
+            Ok(None)
+        }
+        Err(e) => {
+            // Nothing was sent, so nothing goes in the delivery log.
+            tracing::error!(error = %e, webhook_id = %queued.webhook_id, "stored webhook event could not be read; retried");
+            Err(retry_later(deps, record, &queued.webhook_id, None).await)
+        }
+    }
+}
+
 async fn deliver_one<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: Clock>(
     deps: &DeliveryDeps<S, Q, C>,
     record: &SqsMessage,
     secrets: &BatchSecrets,
 ) -> bool {
-    let Some(message) = json_body::<WebhookMessage>(record) else {
+    let Some(queued) = json_body::<QueuedWebhook>(record) else {
         // A message that cannot be read will not become readable: drop it, loudly.
         tracing::error!(message_id = ?record.message_id, "unreadable webhook message dropped");
         return true;
     };
     let now = deps.clock.now();
-    let signing = match secrets.get(&message.account_id) {
+    let signing = match secrets.get(&queued.account_id) {
         Some(Ok(s)) => s.signing(now),
         Some(Err(e)) => {
             // Nothing reached the receiver, so nothing goes in its delivery log; the table is
             // likely back by the retry.
-            tracing::error!(error = %e, webhook_id = %message.webhook_id, account_id = %message.account_id, "webhook secrets could not be read; retried");
-            return retry_later(deps, record, &message, None).await;
+            tracing::error!(error = %e, webhook_id = %queued.webhook_id, account_id = %queued.account_id, "webhook secrets could not be read; retried");
+            return retry_later(deps, record, &queued.webhook_id, None).await;
         }
         None => Vec::new(),
+    };
+    let message = match stored_message(deps, record, &queued).await {
+        Ok(Some(message)) => message,
+        Ok(None) => return true,
+        Err(done) => return done,
     };
     let started = std::time::Instant::now();
     let attempt = if signing.is_empty() {
@@ -180,8 +216,8 @@ async fn deliver_one<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: C
             tracing::warn!(webhook_id = %message.webhook_id, "webhook URL not allowed; dropped");
             true
         }
-        Attempt::Failed(status) => retry_later(deps, record, &message, status).await,
-        Attempt::Unreachable(_) => retry_later(deps, record, &message, None).await,
+        Attempt::Failed(status) => retry_later(deps, record, &message.webhook_id, status).await,
+        Attempt::Unreachable(_) => retry_later(deps, record, &message.webhook_id, None).await,
     }
 }
 
@@ -189,16 +225,16 @@ async fn deliver_one<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: C
 async fn retry_later<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: Clock>(
     deps: &DeliveryDeps<S, Q, C>,
     record: &SqsMessage,
-    message: &WebhookMessage,
+    webhook_id: &str,
     status: Option<u16>,
 ) -> bool {
     let count = receive_count(record);
     let number = u32::try_from(count).unwrap_or(u32::MAX);
     let delay = backoff_delay(&deps.backoff, count).unwrap_or(60);
     if number >= deps.max_attempts {
-        tracing::error!(webhook_id = %message.webhook_id, status = ?status, attempt = count, alarm = "webhook_dead_lettered", "webhook failed its last attempt; it goes to the DLQ (redeliver it with POST /api/v1/webhooks/redeliver)");
+        tracing::error!(webhook_id = %webhook_id, status = ?status, attempt = count, alarm = "webhook_dead_lettered", "webhook failed its last attempt; it goes to the DLQ (redeliver it with POST /api/v1/webhooks/redeliver)");
     } else {
-        tracing::warn!(webhook_id = %message.webhook_id, status = ?status, attempt = count, retry_in = delay, "webhook failed");
+        tracing::warn!(webhook_id = %webhook_id, status = ?status, attempt = count, retry_in = delay, "webhook failed");
     }
     if let Some(receipt) = &record.receipt_handle
         && let Err(e) = deps.queue.retry_later(receipt, delay).await
@@ -216,14 +252,14 @@ pub async fn deliver_webhooks<S: WebhookSecretStore + WebhookHistoryStore, Q: Qu
     // Each account's secrets are read once per batch.
     let mut secrets = HashMap::new();
     for record in &event.records {
-        let Some(message) = json_body::<WebhookMessage>(record) else {
+        let Some(queued) = json_body::<QueuedWebhook>(record) else {
             continue;
         };
-        if secrets.contains_key(&message.account_id) {
+        if secrets.contains_key(&queued.account_id) {
             continue;
         }
-        let read = deps.store.get_webhook_secrets(&message.account_id).await;
-        secrets.insert(message.account_id, read);
+        let read = deps.store.get_webhook_secrets(&queued.account_id).await;
+        secrets.insert(queued.account_id, read);
     }
     let outcomes =
         futures::future::join_all(event.records.iter().map(|r| deliver_one(deps, r, &secrets)))

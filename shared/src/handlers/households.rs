@@ -127,15 +127,21 @@ pub(crate) fn household_view(
             })
         })
         .collect();
-    let mut property = json!({
-        "address": household.property_address,
-        "monthly_rent": household.monthly_rent,
-    });
+    let erased = household.erased_at.is_some();
+    // Erased with a member: the address reads empty, the rent and the decision null.
+    let mut property = match erased {
+        true => json!({"address": "", "monthly_rent": Value::Null}),
+        false => json!({
+            "address": household.property_address,
+            "monthly_rent": household.monthly_rent,
+        }),
+    };
     if let Some(subsidy) = household.rent_subsidy_monthly {
         property["rent_subsidy_monthly"] = json!(subsidy);
     }
     let (open_members, decision) = match &state {
         HouseholdState::Open { open_members } => (open_members.clone(), Value::Null),
+        HouseholdState::Decided(_) if erased => (vec![], Value::Null),
         HouseholdState::Decided(d) => (vec![], serde_json::to_value(d).unwrap_or(Value::Null)),
         HouseholdState::Closed | HouseholdState::Cancelled => (vec![], Value::Null),
     };
@@ -151,6 +157,7 @@ pub(crate) fn household_view(
         "decision": decision,
         "decided_at": household.decided_at.map(format_ts),
         "cancelled_at": household.cancelled_at.map(format_ts),
+        "erased_at": household.erased_at.map(format_ts),
     })
 }
 

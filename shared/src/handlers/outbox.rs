@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::config::{SmsBounds, TestModeDelivery};
-use crate::domain::webhook::WebhookMessage;
+use crate::domain::webhook::{QueuedWebhook, WebhookMessage};
 use crate::handlers::notices::{ReachError, Texting};
 use crate::handlers::tenant_portal::LiveProvider;
 use crate::handlers::webhook_archive;
@@ -72,6 +72,26 @@ pub enum OutboxError {
     /// The income provider (closing a tenant's user).
     #[error("income provider: {0}")]
     Provider(String),
+    /// A webhook's event is stored but its reference could not be queued: what is left to do is
+    /// `RetryWork::QueueWebhook`, which carries no body.
+    #[error("webhook stored, not queued: {error}")]
+    WebhookNotQueued {
+        event: QueuedWebhook,
+        error: StoreError,
+    },
+}
+
+impl OutboxError {
+    /// The work left when a piece failed part-way, narrower than the piece: a stored webhook's
+    /// reference instead of its body. None when the piece itself is what is left.
+    pub fn work_left(&self) -> Option<RetryWork> {
+        match self {
+            OutboxError::WebhookNotQueued { event, .. } => Some(RetryWork::QueueWebhook {
+                event: event.clone(),
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// Work that could not be done at once, as it waits on the retry queue.
@@ -80,8 +100,12 @@ pub enum OutboxError {
 pub enum RetryWork {
     /// Send the tenant e-mail of this verification (if still pending and not sent).
     TenantEmail { verification_id: Uuid },
-    /// Put this webhook message on the webhook queue.
+    /// Store this webhook's event, then queue its reference. It carries the body only because the
+    /// event could not be stored; dropped at its retry when the subject was erased meanwhile.
     Webhook { message: WebhookMessage },
+    /// Queue this stored event's reference (the event is stored; a redelivery, or a first
+    /// queuing whose send failed). No body.
+    QueueWebhook { event: QueuedWebhook },
     /// Text the invite SMS of this verification (once, while it is pending).
     InviteSms { verification_id: Uuid },
     /// Create this verification's reminder schedules (creating one again is success).
@@ -108,6 +132,7 @@ impl RetryWork {
         match self {
             RetryWork::TenantEmail { .. } => "tenant_email",
             RetryWork::Webhook { .. } => "webhook",
+            RetryWork::QueueWebhook { .. } => "queue_webhook",
             RetryWork::InviteSms { .. } => "invite_sms",
             RetryWork::ReminderSchedules { .. } => "reminder_schedules",
             RetryWork::ResendInvite { .. } => "resend_invite",
@@ -126,13 +151,29 @@ pub struct RetryMessage {
     pub first_failed_at: DateTime<Utc>,
 }
 
-/// Puts a webhook message on the webhook queue, once its event is stored for redelivery.
+/// Stores a webhook's event, then queues its reference (`webhook_archive`). When only the send
+/// failed, the error names the reference, so the retry queue never holds a stored event's body.
 pub(crate) async fn enqueue_webhook<S: WebhookHistoryStore, M, T, R, Q: Queue, C: Clock>(
     deps: &OutboxDeps<S, M, T, R, Q, C>,
     message: &WebhookMessage,
 ) -> Result<(), OutboxError> {
-    webhook_archive::archive_and_queue(&deps.store, &deps.queue, &deps.clock, message).await?;
-    Ok(())
+    if !webhook_archive::archive(&deps.store, &deps.clock, message).await? {
+        return Ok(());
+    }
+    let event = QueuedWebhook::of(message);
+    webhook_archive::queue_stored(&deps.queue, &event)
+        .await
+        .map_err(|error| OutboxError::WebhookNotQueued { event, error })
+}
+
+/// Hands the work a failed piece left to the retry queue: the narrower work its error names
+/// (`OutboxError::work_left`), else the piece.
+pub(crate) async fn hand_off_left<S, M, T, R, Q: Queue, C: Clock>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
+    piece: RetryWork,
+    error: &OutboxError,
+) -> Result<(), StoreError> {
+    hand_off(deps, error.work_left().unwrap_or(piece)).await
 }
 
 /// Hands failed work to the durable retry queue.
@@ -144,7 +185,15 @@ pub(crate) async fn hand_off<S, M, T, R, Q: Queue, C: Clock>(
         work,
         first_failed_at: deps.clock.now(),
     };
-    let body = serde_json::to_string(&message).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    send_retry(deps, &message).await
+}
+
+/// Puts a retry message on the retry queue (a first hand-off, or the rest of a retried piece).
+pub(crate) async fn send_retry<S, M, T, R, Q: Queue, C>(
+    deps: &OutboxDeps<S, M, T, R, Q, C>,
+    message: &RetryMessage,
+) -> Result<(), StoreError> {
+    let body = serde_json::to_string(message).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     deps.retry_queue.send(&body).await
 }
 
@@ -168,6 +217,12 @@ mod tests {
                 verification_id: id,
             },
             RetryWork::Webhook { message },
+            RetryWork::QueueWebhook {
+                event: QueuedWebhook {
+                    webhook_id: "msg_x".into(),
+                    account_id: "acct".into(),
+                },
+            },
             RetryWork::InviteSms {
                 verification_id: id,
             },

@@ -146,8 +146,8 @@ fn resend_work(old: &Verification, new: &Verification) -> Option<Vec<Piece>> {
 
 /// The work a record asks for (none, or its pieces in order).
 pub(crate) fn work_of(record: &EventRecord) -> Result<Vec<Piece>, OutboxError> {
-    if let Some(message) = webhook_archive::redelivery_of(record).map_err(OutboxError::Record)? {
-        return Ok(vec![(RetryWork::Webhook { message }, None)]);
+    if let Some(event) = webhook_archive::redelivery_of(record).map_err(OutboxError::Record)? {
+        return Ok(vec![(RetryWork::QueueWebhook { event }, None)]);
     }
     match record.event_name.as_str() {
         "INSERT" => Ok(image(&record.change.new_image)?
@@ -250,6 +250,9 @@ where
             Box::pin(send_tenant_email(deps, *verification_id)).await
         }
         RetryWork::Webhook { message } => enqueue_webhook(deps, message).await,
+        RetryWork::QueueWebhook { event } => {
+            Ok(webhook_archive::queue_stored(&deps.queue, event).await?)
+        }
         RetryWork::InviteSms { verification_id } => {
             let Some(v) = deps.store.get_verification(*verification_id).await? else {
                 return Ok(());

@@ -15,7 +15,7 @@
 use aws_lambda_events::event::dynamodb::Event;
 use aws_lambda_events::event::streams::{DynamoDbBatchItemFailure, DynamoDbEventResponse};
 
-use crate::handlers::outbox::hand_off;
+use crate::handlers::outbox::hand_off_left;
 pub use crate::handlers::outbox::{OutboxDeps, OutboxError};
 pub use crate::handlers::outbox_work::webhook_message;
 use crate::handlers::outbox_work::{OutboxStore, do_piece, work_of};
@@ -54,7 +54,7 @@ where
                 continue;
             };
             let kind = piece.0.kind();
-            match hand_off(deps, piece.0).await {
+            match hand_off_left(deps, piece.0, &e).await {
                 Ok(()) => {
                     tracing::warn!(error = %e, kind, event_id = %record.event_id, "stream record's work failed; handed to the retry queue")
                 }

@@ -18,7 +18,7 @@ use chrono::Duration;
 
 use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
 use crate::domain::{Status, Transition};
-use crate::handlers::outbox::{OutboxDeps, OutboxError};
+use crate::handlers::outbox::{OutboxDeps, OutboxError, send_retry};
 use crate::handlers::outbox_work::OutboxStore;
 use crate::handlers::outbox_work::{RetryMessage, RetryWork, do_work};
 use crate::handlers::tenant_email::fail_after_email;
@@ -78,6 +78,23 @@ where
         }
         Err(e) => e,
     };
+    // Done part-way (a webhook stored, not queued): the rest goes back on the queue without the
+    // body, and this message, which carries it, is done with.
+    if let Some(left) = error.work_left() {
+        let rest = RetryMessage {
+            work: left,
+            first_failed_at: message.first_failed_at,
+        };
+        match send_retry(deps, &rest).await {
+            Ok(()) => {
+                tracing::warn!(message_id = ?record.message_id, kind = message.work.kind(), error = %error, "outbox work done part-way; the rest queued for retry");
+                return true;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "could not queue the rest of the work; retried whole")
+            }
+        }
+    }
     let waited = deps.clock.now() - message.first_failed_at;
     if waited >= RETRY_WINDOW
         && let RetryWork::TenantEmail { verification_id } = &message.work

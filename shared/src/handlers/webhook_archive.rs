@@ -1,53 +1,68 @@
 //! The outbox's part of the webhook history: every message is stored (`StoredWebhookEvent`)
-//! before it is first queued, so it can be queued again; and a redelivery request (the API's
-//! counted write on the stored event) reaches `publish-events` as a MODIFY record of that item,
-//! which queues the very same message again (same `webhook-id`, same body; `deliver-webhook` signs
-//! it afresh).
+//! before it is first queued, and the queue carries only its reference (`QueuedWebhook`), so the
+//! body lives in one place an erasure reaches; a redelivery request (the API's counted write on
+//! the stored event) reaches `publish-events` as a MODIFY record of that item, which queues the
+//! same reference again (same `webhook-id`, same body; `deliver-webhook` signs it afresh).
 
 use aws_lambda_events::event::dynamodb::EventRecord;
 
 use crate::adapters::dynamo::schema;
-use crate::domain::webhook::WebhookMessage;
+use crate::domain::webhook::{QueuedWebhook, WebhookMessage};
 use crate::domain::webhook_log::StoredWebhookEvent;
 use crate::ports::{Clock, Queue, StoreError, WebhookHistoryStore};
 
-/// Stores the message's event (kept if stored before). Called before the message is queued: a
-/// queued message is always one the API can redeliver. A body that names no event (not ours) is
-/// queued without being stored, and said so.
-async fn archive_before_queueing<S: WebhookHistoryStore, C: Clock>(
+/// Stores the message's event (kept if stored before), unless its subject was erased meanwhile
+/// (`WebhookHistoryStore::put_webhook_event`). True when the event is stored, so its reference
+/// may be queued; false when it is dropped: its subject was erased (it would bring back what the
+/// erasure removed), or its body names no event of ours (nothing could deliver it).
+pub(crate) async fn archive<S: WebhookHistoryStore, C: Clock>(
     store: &S,
     clock: &C,
     message: &WebhookMessage,
-) -> Result<(), StoreError> {
-    match StoredWebhookEvent::of(message, clock.now()) {
-        Some(event) => store.put_webhook_event(&event).await,
-        None => {
-            tracing::warn!(webhook_id = %message.webhook_id, "webhook body names no event; not stored for redelivery");
-            Ok(())
-        }
+) -> Result<bool, StoreError> {
+    let Some(event) = StoredWebhookEvent::of(message, clock.now()) else {
+        tracing::error!(webhook_id = %message.webhook_id, alarm = "outbox_work_dropped", "webhook body names no event; not stored, so not queued");
+        return Ok(false);
+    };
+    let stored = store.put_webhook_event(&event).await?;
+    if !stored {
+        tracing::info!(webhook_id = %message.webhook_id, "webhook of an erased subject; dropped, not stored or queued");
     }
+    Ok(stored)
 }
 
-/// Puts a webhook message on the webhook queue once its event is stored for redelivery: the one
-/// way every webhook (a status change, a resend, a reminder, a household's decision) is queued.
-/// An error when either step failed; the caller retries it (both steps are idempotent: the event
-/// is put once, and a message queued twice carries one `webhook-id` the receiver deduplicates).
+/// Puts a stored event's reference on the webhook queue: what the first queuing and every
+/// redelivery send. `deliver-webhook` reads the body from the stored event at each attempt.
+pub(crate) async fn queue_stored<Q: Queue>(
+    queue: &Q,
+    event: &QueuedWebhook,
+) -> Result<(), StoreError> {
+    let body = serde_json::to_string(event).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    queue.send(&body).await?;
+    tracing::info!(webhook_id = %event.webhook_id, "webhook queued");
+    Ok(())
+}
+
+/// Stores a webhook's event, then queues its reference: the one way every webhook (a status
+/// change, a resend, a reminder, a household's decision) is first queued. An error when either
+/// step failed; the caller retries it (both steps are idempotent: the event is put once, and a
+/// reference queued twice names one `webhook-id` the receiver deduplicates). Nothing is queued
+/// for an event `archive` dropped.
 pub(crate) async fn archive_and_queue<S: WebhookHistoryStore, Q: Queue, C: Clock>(
     store: &S,
     queue: &Q,
     clock: &C,
     message: &WebhookMessage,
 ) -> Result<(), StoreError> {
-    archive_before_queueing(store, clock, message).await?;
-    let body = serde_json::to_string(message).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-    queue.send(&body).await?;
-    tracing::info!(webhook_id = %message.webhook_id, "webhook queued");
+    if archive(store, clock, message).await? {
+        queue_stored(queue, &QueuedWebhook::of(message)).await?;
+    }
     Ok(())
 }
 
-/// The message to queue again when a stream record is a redelivery request: a MODIFY of a stored
-/// event whose `redeliveries` count went up. None for any other record.
-pub(crate) fn redelivery_of(record: &EventRecord) -> Result<Option<WebhookMessage>, String> {
+/// The stored event to queue again when a stream record is a redelivery request: a MODIFY of a
+/// stored event whose `redeliveries` count went up. None for any other record.
+pub(crate) fn redelivery_of(record: &EventRecord) -> Result<Option<QueuedWebhook>, String> {
     if record.event_name != "MODIFY" {
         return Ok(None);
     }
@@ -70,5 +85,5 @@ pub(crate) fn redelivery_of(record: &EventRecord) -> Result<Option<WebhookMessag
     } else {
         0
     };
-    Ok((new.redeliveries > before).then_some(new.message))
+    Ok((new.redeliveries > before).then(|| QueuedWebhook::of(&new.message)))
 }

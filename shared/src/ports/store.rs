@@ -311,10 +311,14 @@ pub trait WebhookSecretStore: Send + Sync {
 pub trait WebhookHistoryStore: Send + Sync {
     /// Stores an event when it is first queued; an event stored before is kept as it is (a
     /// duplicate stream record or a retry changes nothing, and never resets `redeliveries`).
+    /// Refused, in the same write, while its subject (verification or household) is erased,
+    /// unless the event outlives an erasure (`StoredWebhookEvent::outlives_erasure`): a late
+    /// record or a retry never brings back a body the erasure removed. True when the event is
+    /// stored (now or before), false when refused.
     fn put_webhook_event(
         &self,
         event: &StoredWebhookEvent,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
     fn get_webhook_event(
         &self,
         event_id: &str,

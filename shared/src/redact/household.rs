@@ -105,6 +105,7 @@ mod tests {
             decision: Some(decision),
             decided_at: None,
             cancelled_at: None,
+            erased_at: None,
         };
         let out = format!("{household:?} {household:#?}");
         for secret in [

@@ -478,3 +478,87 @@ async fn a_member_number_of_a_country_sms_may_not_reach_is_a_400_naming_the_memb
     let r = create_household(&deps, post(&key, &body_)).await;
     assert_eq!(r.status, 201, "{}", r.body);
 }
+
+/// A member's erasure (the one road, `ErasureStore::erase_verification`) takes the household's
+/// address, rent and decision, and its stored `household.completed`; once erased, the household is
+/// never decided and its event never stored again; a second erasure changes nothing.
+#[tokio::test]
+async fn a_members_erasure_erases_the_households_shared_data_once() {
+    use shared::domain::webhook::WebhookMessage;
+    use shared::domain::webhook_log::StoredWebhookEvent;
+    let store = MemoryStore::new();
+    let (deps, key) = deps(store.clone()).await;
+    let mut request = household("e", &["applicant"]);
+    request["property_address"] = json!("7 Erased Court");
+    let created = body(&create_household(&deps, post(&key, &request)).await);
+    let id: Uuid = created["data"]["household_id"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let member: Uuid = (created["data"]["members"][0]["verification_id"].as_str())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let now = now();
+    let v = store.verification(member).unwrap();
+    let started = Transition::Start.apply(&v, now);
+    let done = Transition::Complete {
+        report: Box::new(report(3100.0)),
+    };
+    store.insert_verification(&done.apply(&started, now));
+    let view = body(&get_household(&deps, named(http::Method::GET, &key, &id.to_string())).await);
+    let decision: shared::domain::household::HouseholdDecision =
+        serde_json::from_value(view["data"]["decision"].clone()).unwrap();
+    assert!(
+        store
+            .record_household_decision(id, &decision, now)
+            .await
+            .unwrap()
+    );
+    let message = WebhookMessage {
+        webhook_id: format!("msg_{}_household_completed", id.simple()),
+        account_id: ACCOUNT.into(),
+        url: "https://hooks.example.com/h".into(),
+        body:
+            json!({"type": "household.completed", "timestamp": "t", "data": {"household_id": id}})
+                .to_string(),
+    };
+    let event = StoredWebhookEvent::of(&message, now).unwrap();
+    assert!(store.put_webhook_event(&event).await.unwrap());
+
+    for _ in 0..2 {
+        let erased = store.erase_verification(member, now).await.unwrap();
+        assert!(matches!(
+            erased,
+            shared::ports::ErasureOutcome::Erased(_)
+                | shared::ports::ErasureOutcome::AlreadyErased(_)
+        ));
+    }
+    let h = store.household(id).unwrap();
+    assert_eq!(h.erased_at, Some(now));
+    assert_eq!((h.property_address, h.decision), (None, None));
+    let gone = store.get_webhook_event(&message.webhook_id).await.unwrap();
+    assert!(gone.is_none(), "household.completed deleted");
+    assert!(
+        !store.put_webhook_event(&event).await.unwrap(),
+        "never stored again"
+    );
+    assert!(
+        !store
+            .record_household_decision(id, &decision, now)
+            .await
+            .unwrap()
+    );
+    let view = body(&get_household(&deps, named(http::Method::GET, &key, &id.to_string())).await);
+    let data = &view["data"];
+    assert_eq!(
+        data["property"],
+        json!({"address": "", "monthly_rent": null}),
+        "{view}"
+    );
+    assert!(
+        data["decision"].is_null() && data["erased_at"].is_string(),
+        "{view}"
+    );
+}

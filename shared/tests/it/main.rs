@@ -6,6 +6,7 @@ mod fake_provider;
 mod support;
 
 mod argyle;
+mod deliver_webhook;
 mod document_review;
 mod documents;
 mod documents_flow;

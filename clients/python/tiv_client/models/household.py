@@ -8,6 +8,7 @@ from uuid import UUID
 from attrs import define as _attrs_define
 
 from ..models.household_status import HouseholdStatus
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.household_decision import HouseholdDecision
@@ -34,6 +35,7 @@ class Household:
         decision (HouseholdDecision | None):
         decided_at (datetime.datetime | None):
         cancelled_at (datetime.datetime | None):
+        erased_at (datetime.datetime | None | Unset):
     """
 
     household_id: UUID
@@ -47,6 +49,7 @@ class Household:
     decision: HouseholdDecision | None
     decided_at: datetime.datetime | None
     cancelled_at: datetime.datetime | None
+    erased_at: datetime.datetime | None | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.household_decision import HouseholdDecision
@@ -93,6 +96,14 @@ class Household:
         else:
             cancelled_at = self.cancelled_at
 
+        erased_at: None | str | Unset
+        if isinstance(self.erased_at, Unset):
+            erased_at = UNSET
+        elif isinstance(self.erased_at, datetime.datetime):
+            erased_at = self.erased_at.isoformat()
+        else:
+            erased_at = self.erased_at
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -110,6 +121,8 @@ class Household:
                 "cancelled_at": cancelled_at,
             }
         )
+        if erased_at is not UNSET:
+            field_dict["erased_at"] = erased_at
 
         return field_dict
 
@@ -205,6 +218,25 @@ class Household:
 
         cancelled_at = _parse_cancelled_at(d.pop("cancelled_at"))
 
+        def _parse_erased_at(data: object) -> datetime.datetime | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, str):
+                    raise TypeError()
+                componentsschemas_nullable_timestamp_type_0 = (
+                    datetime.datetime.fromisoformat(data)
+                )
+
+                return componentsschemas_nullable_timestamp_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(datetime.datetime | None | Unset, data)
+
+        erased_at = _parse_erased_at(d.pop("erased_at", UNSET))
+
         household = cls(
             household_id=household_id,
             status=status,
@@ -217,6 +249,7 @@ class Household:
             decision=decision,
             decided_at=decided_at,
             cancelled_at=cancelled_at,
+            erased_at=erased_at,
         )
 
         return household

@@ -435,6 +435,43 @@ pub async fn queue_depth(env: &TestEnv, queue_url: &str) -> usize {
         + get(aws_sdk_sqs::types::QueueAttributeName::ApproximateNumberOfMessagesNotVisible)
 }
 
+/// Stores a webhook's event and queues its reference, as `webhook_archive::archive_and_queue`
+/// does. A body that names no subject (a test's bare body) is stored under a new verification id,
+/// so the reference still finds it.
+pub async fn queue_webhook(
+    store: &DynamoStore,
+    queue: &impl shared::ports::Queue,
+    message: &shared::domain::webhook::WebhookMessage,
+) {
+    use shared::domain::webhook_log::{StoredWebhookEvent, WebhookSubject};
+    use shared::ports::WebhookHistoryStore;
+    let now = chrono::Utc::now();
+    let event = StoredWebhookEvent::of(message, now).unwrap_or_else(|| StoredWebhookEvent {
+        message: message.clone(),
+        event_type: "test.event".into(),
+        subject: WebhookSubject::Verification(uuid::Uuid::new_v4()),
+        stored_at: now,
+        redeliveries: 0,
+    });
+    assert!(store.put_webhook_event(&event).await.unwrap(), "stored");
+    let reference = shared::domain::webhook::QueuedWebhook::of(message);
+    queue
+        .send(&serde_json::to_string(&reference).unwrap())
+        .await
+        .unwrap();
+}
+
+/// The stored event a queued webhook message names (the queue carries a reference only).
+pub async fn queued_event(env: &TestEnv, queued: &str) -> shared::domain::webhook::WebhookMessage {
+    use shared::ports::WebhookHistoryStore;
+    let reference: shared::domain::webhook::QueuedWebhook = serde_json::from_str(queued).unwrap();
+    let event = env.store.get_webhook_event(&reference.webhook_id).await;
+    event
+        .unwrap()
+        .expect("the queued webhook's event is stored")
+        .message
+}
+
 /// Verifies a delivery with the published `standardwebhooks` Python package (signature, id and
 /// timestamp, as any receiver would).
 pub fn verify_with_standard_webhooks(secret: &str, request: &Received) {

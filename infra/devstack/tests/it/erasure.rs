@@ -449,3 +449,187 @@ async fn concurrent_erasures_write_once_and_a_racing_note_is_never_kept() {
             .is_none()
     );
 }
+
+/// Every message waiting in a queue, read without taking it (visibility 0).
+async fn queue_bodies(env: &TestEnv, url: &str) -> Vec<String> {
+    let received = aws_sdk_sqs::Client::new(&env.sdk)
+        .receive_message()
+        .queue_url(url)
+        .max_number_of_messages(10)
+        .visibility_timeout(0)
+        .send()
+        .await
+        .unwrap();
+    let messages = received.messages.unwrap_or_default();
+    messages.iter().filter_map(|m| m.body.clone()).collect()
+}
+
+/// The erased values any message of the queues holds.
+async fn in_queues(env: &TestEnv, urls: &[&String], texts: &[String]) -> Vec<String> {
+    let mut hits = Vec::new();
+    for url in urls {
+        for body in queue_bodies(env, url).await {
+            hits.extend(texts.iter().filter(|t| body.contains(t.as_str())).cloned());
+        }
+    }
+    hits
+}
+
+/// A webhook queued but not yet delivered when its verification is erased is never sent: the
+/// queue holds its reference only, and deliver-webhook finds its stored event gone. A retry of
+/// the webhook that failed before the erasure (its body on the retry queue, the lost-work path)
+/// is dropped, not stored again. After it, no item, upload or queued message holds the data.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_webhook_queued_before_the_erasure_is_never_sent_and_no_queue_keeps_the_data() {
+    let mut rig = rig().await;
+    let p = rig.completed("queued").await;
+    let (texts, amounts) = secrets_of(&rig, &p).await;
+    let completed = |rig: &Rig| {
+        (rig.receiver.received().into_iter())
+            .filter(|r| r.body.contains("verification.completed"))
+            .count()
+    };
+    assert_eq!(completed(&rig), 1, "delivered once before the erasure");
+    let event_id = format!("msg_{}_completed", p.id.simple());
+    let stored = rig.env.store.get_webhook_event(&event_id).await.unwrap();
+    let message = stored.expect("the completed event is stored").message;
+
+    // Queued again (a redelivery) and not delivered yet; its earlier hand-off to the retry
+    // queue carries the body, as when the table could not store it.
+    assert!(
+        rig.env
+            .store
+            .request_redelivery(&event_id, Utc::now())
+            .await
+            .unwrap()
+    );
+    let handed = rig.pump.pump_once(&rig.workers.outbox, &rig.workers.expiry);
+    assert!(handed.await.unwrap() > 0);
+    let queued = queue_bodies(&rig.env, &rig.env.created.webhook_queue_url).await;
+    assert_eq!(queued.len(), 1, "the redelivery waits on the queue");
+    let retry = shared::handlers::outbox::RetryMessage {
+        work: shared::handlers::outbox::RetryWork::Webhook { message },
+        first_failed_at: Utc::now(),
+    };
+    let retry = serde_json::to_string(&retry).unwrap();
+    let retry_queue = &rig.env.created.retry_queue_url;
+    let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
+    sqs.send_message()
+        .queue_url(retry_queue)
+        .message_body(retry)
+        .send()
+        .await
+        .unwrap();
+    let created = rig.env.created.clone();
+    let webhooks = [&created.webhook_queue_url, &created.webhook_dlq_url];
+    let all = [
+        &created.webhook_queue_url,
+        &created.webhook_dlq_url,
+        &created.retry_queue_url,
+        &created.retry_dlq_url,
+    ];
+    let held = in_queues(&rig.env, &[retry_queue], &texts).await;
+    assert!(!held.is_empty(), "the retry holds the body");
+
+    let erased = rig.erase(p.id).await;
+    assert_eq!(erased.status, 200, "{}", erased.raw);
+    // Before any delivery: the webhook queue holds a reference only.
+    let left = in_queues(&rig.env, &webhooks, &texts).await;
+    assert!(
+        left.is_empty(),
+        "personal data on the webhook queue: {left:?}"
+    );
+    let retried = devstack::pump::pump_retry_once(&sqs, retry_queue, &rig.workers.outbox, 0);
+    assert_eq!(retried.await.unwrap(), 1);
+    rig.drain().await;
+
+    assert_eq!(
+        completed(&rig),
+        1,
+        "the queued webhook was never sent again"
+    );
+    let erased_hooks = (rig.receiver.received().into_iter())
+        .filter(|r| r.body.contains("verification.erased"))
+        .count();
+    assert_eq!(erased_hooks, 1);
+    let stored = rig.env.store.get_webhook_event(&event_id).await.unwrap();
+    assert!(stored.is_none(), "the retry did not store the body again");
+    let left = found(&rig.env, &texts, &amounts, None).await;
+    assert!(left.is_empty(), "personal data left in the table: {left:?}");
+    let left = in_queues(&rig.env, &all, &texts).await;
+    assert!(left.is_empty(), "personal data left in a queue: {left:?}");
+    let (sdk, bucket) = (&rig.env.sdk, &rig.env.names.documents_bucket);
+    assert!(common::upload_keys(sdk, bucket, p.id).await.is_empty());
+}
+
+/// A household member's erasure takes the household's shared personal data with it: the address,
+/// the rent and the decision (combined figures of the members' incomes) leave the household item,
+/// its stored `household.completed` is deleted, and GET /households shows them empty or null.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_members_erasure_erases_the_households_address_rent_and_decision() {
+    let mut rig = rig().await;
+    let unique = Uuid::new_v4().simple().to_string();
+    let address = format!("{} Household Erasure Way", &unique[..6]);
+    let email = format!("hh.{}+good@example.com", &unique[..12]);
+    let name = format!("Hana {}", &unique[..8]);
+    let rent = 1234.56;
+    let body = json!({
+        "property_address": address, "monthly_rent": rent,
+        "webhook_url": rig.receiver.url.clone(),
+        "members": [{"tenant_email": email, "tenant_name": name, "role": "applicant"}],
+    });
+    let r = rig.env.create_household(&rig.env.test_key, body).await;
+    assert_eq!(r.status, 201, "{}", r.raw);
+    let household = r.body["data"]["household_id"].as_str().unwrap().to_string();
+    let member: Uuid = (r.body["data"]["members"][0]["verification_id"].as_str())
+        .unwrap()
+        .parse()
+        .unwrap();
+    let url = r.body["data"]["members"][0]["verification_url"].as_str();
+    let link = url
+        .unwrap()
+        .strip_prefix(&rig.env.base)
+        .unwrap()
+        .to_string();
+    rig.drain().await;
+    for form in ["action=consent&agree=yes", "action=connect&scenario=good"] {
+        assert_eq!(rig.page(&link, form).await, 303, "{form}");
+    }
+    rig.drain().await;
+    let shown = rig.env.get_household(&rig.env.test_key, &household).await;
+    let decision = shown.body["data"]["decision"].clone();
+    assert!(decision.is_object(), "decided: {}", shown.raw);
+    let event_id = format!("msg_{}_household_completed", household.replace('-', ""));
+    let stored = rig.env.store.get_webhook_event(&event_id).await.unwrap();
+    assert!(stored.is_some(), "household.completed is stored");
+    let income = decision["applicants_monthly_income"].as_f64().unwrap();
+    let required = decision["income_required"].as_f64().unwrap();
+    let texts = vec![address.clone(), email.clone(), name.clone()];
+    let amounts = vec![rent, income, required];
+    assert!(!found(&rig.env, &texts, &amounts, None).await.is_empty());
+
+    let erased = rig.erase(member).await;
+    assert_eq!(erased.status, 200, "{}", erased.raw);
+    assert_eq!(rig.erase(member).await.status, 200, "idempotent");
+    rig.drain().await;
+
+    let left = found(&rig.env, &texts, &amounts, None).await;
+    assert!(left.is_empty(), "personal data left: {left:?}");
+    let stored = rig.env.store.get_webhook_event(&event_id).await.unwrap();
+    assert!(stored.is_none(), "household.completed is deleted");
+    let shown = rig.env.get_household(&rig.env.test_key, &household).await;
+    let data = &shown.body["data"];
+    assert_eq!(data["property"]["address"], "", "{}", shown.raw);
+    assert!(data["property"]["monthly_rent"].is_null(), "{}", shown.raw);
+    assert!(data["decision"].is_null(), "{}", shown.raw);
+    assert!(data["erased_at"].is_string(), "{}", shown.raw);
+    let c = &rig.env.created;
+    let queues = [
+        &c.webhook_queue_url,
+        &c.webhook_dlq_url,
+        &c.retry_queue_url,
+        &c.retry_dlq_url,
+    ];
+    let left = in_queues(&rig.env, &queues, &texts).await;
+    assert!(left.is_empty(), "personal data left in a queue: {left:?}");
+}

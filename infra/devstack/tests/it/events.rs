@@ -290,6 +290,37 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
         }
         Function::DeliverWebhook => {
             let event = sqs_event();
+            // The queue carries references: the sample's event is stored first, to this test's
+            // receiver, or to the target the sample is named for. An `erased` one is not stored.
+            let url = match name.as_str() {
+                n if n.contains("private-address") => "https://10.0.0.5/hook".to_string(),
+                n if n.contains("receiver-down") => "http://127.0.0.1:9/hook".to_string(),
+                _ => receiver.url.clone(),
+            };
+            for record in &event.records {
+                let queued: shared::domain::webhook::QueuedWebhook =
+                    serde_json::from_str(record.body.as_deref().unwrap_or_default())
+                        .unwrap_or_else(|e| panic!("{function}/{name}: a queued webhook ({e})"));
+                if name.contains("erased") {
+                    continue;
+                }
+                let message = shared::domain::webhook::WebhookMessage {
+                    webhook_id: queued.webhook_id.clone(),
+                    account_id: queued.account_id.clone(),
+                    url: url.clone(),
+                    body: serde_json::json!({
+                        "type": "verification.completed",
+                        "timestamp": "2026-11-21T10:09:00.000Z",
+                        "data": {"verification_id": devstack::stack::FIXTURE_COMPLETED, "status": "completed"},
+                    })
+                    .to_string(),
+                };
+                let stored = shared::domain::webhook_log::StoredWebhookEvent::of(
+                    &message,
+                    chrono::Utc::now(),
+                );
+                env.store.put_webhook_event(&stored.unwrap()).await.unwrap();
+            }
             let ids: Vec<String> = event
                 .records
                 .iter()

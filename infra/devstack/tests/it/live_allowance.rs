@@ -238,6 +238,7 @@ fn household(mode: Mode, count: usize) -> (Household, Vec<Verification>) {
         decision: None,
         decided_at: None,
         cancelled_at: None,
+        erased_at: None,
     };
     (household, members)
 }

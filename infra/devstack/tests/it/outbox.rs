@@ -14,8 +14,8 @@ use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
 use serde_json::{Value, json};
 use shared::domain::webhook::WebhookMessage;
 use shared::domain::{Mode, NewVerificationInput, Status, Verification};
+use shared::ports::WebhookSecrets;
 use shared::ports::store::prelude::*;
-use shared::ports::{Queue, WebhookSecrets};
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
@@ -358,12 +358,7 @@ async fn during_a_secret_rotation_both_secrets_sign() {
         url: receiver.url.clone(),
         body: json!({"type": "verification.expired", "timestamp": "2026-11-21T00:00:00.000Z", "data": {}}).to_string(),
     };
-    rig.workers
-        .delivery
-        .queue
-        .send(&serde_json::to_string(&message).unwrap())
-        .await
-        .unwrap();
+    common::queue_webhook(&rig.env.store, &rig.workers.delivery.queue, &message).await;
     rig.pump_queue().await;
     let got = receiver.received();
     assert_eq!(
@@ -385,12 +380,7 @@ async fn queue_message(rig: &Rig, url: &str, id: &str) {
         url: url.into(),
         body: json!({"type": "verification.completed", "timestamp": "2026-11-21T00:00:00.000Z", "data": {"n": id}}).to_string(),
     };
-    rig.workers
-        .delivery
-        .queue
-        .send(&serde_json::to_string(&message).unwrap())
-        .await
-        .unwrap();
+    common::queue_webhook(&rig.env.store, &rig.workers.delivery.queue, &message).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

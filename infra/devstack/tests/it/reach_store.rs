@@ -490,6 +490,7 @@ async fn household_of<S: Store>(
         decision: None,
         decided_at: None,
         cancelled_at: None,
+        erased_at: None,
     };
     let outcome = store
         .create_household(&household, &members, None, None)

@@ -351,8 +351,9 @@ fn outbox_retries_outlast_a_day_and_test_mode_mails_nobody() {
 }
 
 /// deliver-webhook (the one function calling addresses API users choose) may read the signing
-/// secrets and nothing else: GetItem on SIGNING_SECRETS# items, limited to the secrets' attributes, which
-/// are exactly what the adapter projects and what `WebhookSecrets` holds.
+/// secrets, the stored events it sends, and nothing else: GetItem on SIGNING_SECRETS# items, limited
+/// to the secrets' attributes, which are exactly what the adapter projects and what
+/// `WebhookSecrets` holds; GetItem on WEBHOOK_EVENT# items (the queue carries references only).
 #[test]
 fn deliver_webhook_reads_only_the_signing_secrets() {
     let t = template();
@@ -367,11 +368,24 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
         .collect();
     assert_eq!(
         table_statements.len(),
-        2,
-        "two statements touch the table: the secrets' read and the delivery log's put"
+        3,
+        "three statements touch the table: the secrets' read, the stored event's read and the \
+         delivery log's put"
+    );
+    // The stored event a queued reference names: GetItem under WEBHOOK_EVENT# only.
+    let event = table_statements[1];
+    assert_eq!(event["Action"], "dynamodb:GetItem");
+    assert_eq!(
+        strings(&event["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]),
+        vec!["WEBHOOK_EVENT#*"]
+    );
+    assert!(
+        shared::adapters::dynamo::keys::webhook_event("msg_x")
+            .0
+            .starts_with("WEBHOOK_EVENT#")
     );
     // The delivery log: PutItem of new items under DELIVERIES# only, nothing read back.
-    let log = table_statements[1];
+    let log = table_statements[2];
     assert_eq!(log["Action"], "dynamodb:PutItem");
     assert_eq!(
         strings(&log["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]),

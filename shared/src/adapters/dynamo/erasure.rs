@@ -18,7 +18,7 @@ use super::metered_create::seen_own_verification;
 use super::schema::{self, RETENTION_ATTRIBUTE, keys};
 use super::{DynamoStore, Expr, unavailable, written};
 use crate::domain::retention::{ERASED_ATTRIBUTES, RetentionDays, closed_at};
-use crate::domain::webhook_log::WebhookSubject;
+use crate::domain::webhook_log::{HOUSEHOLD_EVENT_SUFFIX, WebhookSubject};
 use crate::domain::{Mode, Status, Verification, format_ts};
 use crate::ports::{
     ErasureOutcome, ErasureRefusal, ErasureStore, Metered, MeteredErasure, StoreError,
@@ -301,6 +301,40 @@ impl DynamoStore {
             deleted.map_err(unavailable)?;
         }
         self.delete_item(&keys::erasure_marker(v.verification_id))
+            .send()
+            .await
+            .map_err(unavailable)?;
+        if let Some(household) = v.household_id {
+            self.erase_household(household, v.erased_at.unwrap_or_else(Utc::now))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// A member's erasure takes its household's shared personal data with it: the address, the
+    /// rent and subsidy, the decision (combined figures of the members' incomes), then its stored
+    /// `household.completed`. `erased_at` is set once; the call is safe to repeat. Nothing when
+    /// the household is gone.
+    async fn erase_household(&self, id: Uuid, at: DateTime<Utc>) -> Result<(), StoreError> {
+        let result = self
+            .update_item(&keys::household(id))
+            .update_expression(
+                "SET #e = if_not_exists(#e, :at), #rent = :zero \
+                 REMOVE #address, #subsidy, #decision",
+            )
+            .condition_expression("attribute_exists(PK)")
+            .expression_attribute_names("#e", "erased_at")
+            .expression_attribute_names("#rent", "monthly_rent")
+            .expression_attribute_names("#address", "property_address")
+            .expression_attribute_names("#subsidy", "rent_subsidy_monthly")
+            .expression_attribute_names("#decision", "decision")
+            .expression_attribute_values(":at", s(format_ts(at)))
+            .expression_attribute_values(":zero", n(0))
+            .send()
+            .await;
+        written(result)?;
+        let event = format!("msg_{}_{HOUSEHOLD_EVENT_SUFFIX}", id.simple());
+        self.delete_item(&keys::webhook_event(&event))
             .send()
             .await
             .map_err(unavailable)?;

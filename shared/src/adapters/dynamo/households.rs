@@ -284,12 +284,15 @@ impl HouseholdStore for DynamoStore {
             .update_expression("SET #d = :d, #at = :at")
             .expression_attribute_names("#at", "decided_at")
             .expression_attribute_values(":at", super::items::s(format_ts(decided_at)))
-            // A cancelled household is never decided: its cancel closed a member.
+            // A cancelled household is never decided: its cancel closed a member. Nor is an
+            // erased one: a member's income is gone.
             .condition_expression(
-                "attribute_exists(PK) AND attribute_not_exists(#d) AND attribute_not_exists(#c)",
+                "attribute_exists(PK) AND attribute_not_exists(#d) AND attribute_not_exists(#c) \
+                 AND attribute_not_exists(#e)",
             )
             .expression_attribute_names("#d", "decision")
             .expression_attribute_names("#c", "cancelled_at")
+            .expression_attribute_names("#e", "erased_at")
             .expression_attribute_values(":d", value)
             .send()
             .await;

@@ -3,10 +3,11 @@
 //! partition per subject, a verification or a household, sorted by time, so a page is one Query
 //! read backwards).
 
-use aws_sdk_dynamodb::types::Select;
+use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
+use aws_sdk_dynamodb::types::{ConditionCheck, Put, Select, TransactWriteItem};
 use chrono::{DateTime, Utc};
 
-use super::contention::send_update;
+use super::contention::{Attempt, retry_contended, send_update, transaction_contended};
 use super::items::{Item, from_item, n, s, to_item};
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable, written};
@@ -54,14 +55,17 @@ pub fn delivery_attempt_item(
 }
 
 impl WebhookHistoryStore for DynamoStore {
-    async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<(), StoreError> {
-        let result = self
-            .put_item(webhook_event_item(event)?)
-            .condition_expression("attribute_not_exists(PK)")
-            .send()
-            .await;
-        // Stored already (a retry): the first one stands.
-        written(result).map(|_| ())
+    async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<bool, StoreError> {
+        if event.outlives_erasure() {
+            let result = self
+                .put_item(webhook_event_item(event)?)
+                .condition_expression("attribute_not_exists(PK)")
+                .send()
+                .await;
+            // Stored already (a retry): the first one stands.
+            return written(result).map(|_| true);
+        }
+        self.put_unless_erased(event).await
     }
 
     async fn get_webhook_event(
@@ -156,6 +160,69 @@ impl WebhookHistoryStore for DynamoStore {
 }
 
 impl DynamoStore {
+    /// One transaction: the event's put (only when not stored yet) and a check that its subject
+    /// (the verification or household item) is not erased. False when the subject is erased;
+    /// true when the event is stored, by this call or before.
+    async fn put_unless_erased(&self, event: &StoredWebhookEvent) -> Result<bool, StoreError> {
+        let put = Put::builder()
+            .table_name(self.table())
+            .set_item(Some(webhook_event_item(event)?))
+            .condition_expression("attribute_not_exists(PK)")
+            .build()
+            .map_err(unavailable)?;
+        let (pk, sk) = match event.subject {
+            WebhookSubject::Verification(id) => keys::verification(id),
+            WebhookSubject::Household(id) => keys::household(id),
+        };
+        let check = ConditionCheck::builder()
+            .table_name(self.table())
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+            .condition_expression("attribute_not_exists(erased_at)")
+            .build()
+            .map_err(unavailable)?;
+        let items = vec![
+            TransactWriteItem::builder().put(put).build(),
+            TransactWriteItem::builder().condition_check(check).build(),
+        ];
+        retry_contended(|| {
+            let items = items.clone();
+            async move {
+                let err = match self
+                    .client()
+                    .transact_write_items()
+                    .set_transact_items(Some(items))
+                    .send()
+                    .await
+                {
+                    Ok(_) => return Ok(Attempt::Done(true)),
+                    Err(err) => err,
+                };
+                if err.as_service_error().is_some_and(transaction_contended) {
+                    return Ok(Attempt::Contended);
+                }
+                let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) =
+                    err.as_service_error()
+                else {
+                    return Err(unavailable(err));
+                };
+                let failed = |i: usize| {
+                    cancelled
+                        .cancellation_reasons()
+                        .get(i)
+                        .is_some_and(|r| r.code() == Some("ConditionalCheckFailed"))
+                };
+                match (failed(0), failed(1)) {
+                    (_, true) => Ok(Attempt::Done(false)),
+                    // Stored already (a retry): the first one stands.
+                    (true, false) => Ok(Attempt::Done(true)),
+                    (false, false) => Err(unavailable(err)),
+                }
+            }
+        })
+        .await
+    }
+
     /// The newest `wanted` items of a partition (one Query read backwards, paged if DynamoDB
     /// splits it).
     async fn newest_attempts(&self, pk: &str, wanted: usize) -> Result<Vec<Item>, StoreError> {

@@ -381,7 +381,7 @@ impl<S: WebhookSecretStore, F: FaultPlan> WebhookSecretStore for FaultyStore<S, 
 }
 
 impl<S: WebhookHistoryStore, F: FaultPlan> WebhookHistoryStore for FaultyStore<S, F> {
-    async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<(), StoreError> {
+    async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<bool, StoreError> {
         self.faults.check(StoreOp::PutWebhookEvent)?;
         self.inner.put_webhook_event(event).await
     }

@@ -98,6 +98,19 @@ impl MemoryStore {
             .insert(v.verification_id, v.clone());
     }
 
+    /// Whether a webhook subject is erased: a verification with `erased_at` (a household is
+    /// erased with its members' data in `households`).
+    fn subject_erased(t: &Tables, subject: crate::domain::webhook_log::WebhookSubject) -> bool {
+        use crate::domain::webhook_log::WebhookSubject;
+        match subject {
+            WebhookSubject::Verification(id) => t
+                .verifications
+                .get(&id)
+                .is_some_and(|v| v.erased_at.is_some()),
+            WebhookSubject::Household(id) => households::household_erased(t, id),
+        }
+    }
+
     /// The stored verification, read without awaiting.
     pub fn verification(&self, id: Uuid) -> Option<Verification> {
         self.lock().verifications.get(&id).cloned()

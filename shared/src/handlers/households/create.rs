@@ -185,6 +185,7 @@ fn prepare<S, C>(
         decision: None,
         decided_at: None,
         cancelled_at: None,
+        erased_at: None,
     };
     Ok(Prepared {
         household,

@@ -79,7 +79,8 @@ pub trait ErasureStore: Send + Sync {
     /// of an open one past its expiry (`retention::erase`), so of concurrent erasures exactly one
     /// writes `erased_at`; after it, no transition but the expiry and no note writes to it. Then every
     /// other item that held its personal data is erased: its stored webhook events (their bodies),
-    /// its erasure marker. Safe to call again: an erased verification has those items erased
+    /// its erasure marker, and a member's household's address, rent and decision with its stored
+    /// `household.completed` (the decision is made of each member's income). Safe to call again: an erased verification has those items erased
     /// again, so a call stopped half-way is finished by the next.
     fn erase_verification(
         &self,

@@ -316,6 +316,7 @@ pub(super) async fn of_eight_concurrent_household_decisions_exactly_one_is_store
         decision: None,
         decided_at: None,
         cancelled_at: None,
+        erased_at: None,
     };
     let created = store
         .create_household(&household, std::slice::from_ref(&member), None, None)

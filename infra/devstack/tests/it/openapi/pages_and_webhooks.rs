@@ -248,6 +248,13 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
     let p = page(&env, "GET", &late_link, None).await;
     rec.op("expired page after the sweep", "GET", PAGE, &p);
 
+    // Every webhook so far delivered first: an erasure drops its verification's queued ones.
+    let sqs = aws_sdk_sqs::Client::new(&env.sdk);
+    while pump_sqs_once(&sqs, &env.created.webhook_queue_url, &workers.delivery, 0)
+        .await
+        .unwrap()
+        > 0
+    {}
     // The cancelled one's personal data erased (twice: the same answer); a pending one refused.
     let erase = |id: &str| format!("{API_ERASE}?verification_id={id}");
     for (label, id) in [
@@ -278,7 +285,6 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
     assert_eq!(r.status, 200, "{}", r.raw);
     rec.op("review with a webhook", "POST", API_REVIEW, &r);
     drain(&mut pump, &workers).await;
-    let sqs = aws_sdk_sqs::Client::new(&env.sdk);
     for _ in 0..10 {
         if pump_sqs_once(&sqs, &env.created.webhook_queue_url, &workers.delivery, 0)
             .await

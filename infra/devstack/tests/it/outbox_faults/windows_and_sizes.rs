@@ -61,8 +61,8 @@ async fn past_the_retry_window_the_verification_fails_and_is_not_charged() {
         .messages
         .unwrap_or_default();
     assert_eq!(hooks.len(), 1);
-    let body: Value = serde_json::from_str(hooks[0].body().unwrap()).unwrap();
-    let payload: Value = serde_json::from_str(body["body"].as_str().unwrap()).unwrap();
+    let event = common::queued_event(&rig.env, hooks[0].body().unwrap()).await;
+    let payload: Value = serde_json::from_str(&event.body).unwrap();
     assert_eq!(payload["type"], "verification.failed");
 }
 

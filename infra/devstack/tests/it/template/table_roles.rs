@@ -4,8 +4,10 @@ use super::*;
 
 /// DELETE /households writes one transaction (the account's count, the household's
 /// `cancelled_at`, the cancel of each member its id names and the owner's counters) with the
-/// account read beside it, and reads nothing else; its role allows exactly that. No other function checks the household item any more
-/// (no member is open once its household is cancelled), so none may. (moto does not enforce IAM:
+/// account read beside it, and reads nothing else; its role allows exactly that. No other
+/// function checks the household item for a cancel any more (no member is open once its
+/// household is cancelled); the outbox checks it only to store `household.completed` while the
+/// household is not erased. (moto does not enforce IAM:
 /// only this test sees a missing grant before AWS does.)
 #[test]
 fn household_cancel_roles_match_the_calls() {
@@ -48,8 +50,6 @@ fn household_cancel_roles_match_the_calls() {
 
     for resource in [
         "TenantPortalFunction",
-        "PublishEventsRole",
-        "RetryEventsRole",
         "SendRemindersRole",
         "ResendVerificationFunction",
     ] {
@@ -63,12 +63,14 @@ fn household_cancel_roles_match_the_calls() {
     assert!(
         !table_grants(&t, "TenantPortalFunction").contains(&grant("GetItem", "table", &household))
     );
-    // The outbox's decision: the household read, then the decision written once.
+    // The outbox's decision: the household read, then the decision written once; its event
+    // stored only while the household is not erased (a condition check in the put's transaction).
     for role in ["PublishEventsRole", "RetryEventsRole"] {
         let grants = table_grants(&t, role);
         for needed in [
             grant("GetItem", "table", &household),
             grant("UpdateItem", "table", &household),
+            grant("ConditionCheckItem", "table", &household),
         ] {
             assert!(grants.contains(&needed), "{role}: {needed:?}");
         }

@@ -91,6 +91,20 @@ impl ErasureStore for MemoryStore {
         }
         self.remove_events_of(id);
         self.lock().erasure_markers.remove(&id);
+        // The household's shared personal data goes with a member's (`DynamoStore`'s
+        // `erase_household`), and its stored `household.completed`.
+        let household = match &outcome {
+            ErasureOutcome::Erased(v) | ErasureOutcome::AlreadyErased(v) => v.household_id,
+            _ => None,
+        };
+        if let Some(household) = household {
+            let mut t = self.lock();
+            if let Some(h) = t.households.get(&household).cloned() {
+                t.households.insert(household, h.erased(now));
+            }
+            drop(t);
+            self.remove_household_events(household);
+        }
         Ok(outcome)
     }
 

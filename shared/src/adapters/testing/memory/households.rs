@@ -74,7 +74,9 @@ impl HouseholdStore for MemoryStore {
     ) -> Result<bool, StoreError> {
         let mut t = self.lock();
         match t.households.get_mut(&id) {
-            Some(h) if h.decision.is_none() && h.cancelled_at.is_none() => {
+            Some(h)
+                if h.decision.is_none() && h.cancelled_at.is_none() && h.erased_at.is_none() =>
+            {
                 h.decision = Some(decision.clone());
                 h.decided_at = Some(decided_at);
                 Ok(true)
@@ -82,6 +84,11 @@ impl HouseholdStore for MemoryStore {
             _ => Ok(false),
         }
     }
+}
+
+/// Whether the household's shared personal data was erased (with a member's).
+pub(super) fn household_erased(t: &Tables, id: Uuid) -> bool {
+    t.households.get(&id).is_some_and(|h| h.erased_at.is_some())
 }
 
 /// A household create as one atomic step on the locked tables (the adapter's transaction).

@@ -50,13 +50,29 @@ impl MemoryStore {
     }
 }
 
+impl MemoryStore {
+    /// Removes the household's stored events (its `household.completed`), with a member's erasure.
+    pub(super) fn remove_household_events(&self, id: uuid::Uuid) {
+        let household = WebhookSubject::Household(id);
+        self.history()
+            .events
+            .retain(|_, event| event.subject != household);
+    }
+}
+
 impl WebhookHistoryStore for MemoryStore {
-    async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<(), StoreError> {
+    async fn put_webhook_event(&self, event: &StoredWebhookEvent) -> Result<bool, StoreError> {
+        // The subject is read under the table's lock, held while the event is put, as the
+        // adapter's one transaction checks it.
+        let tables = self.lock();
+        if !event.outlives_erasure() && Self::subject_erased(&tables, event.subject) {
+            return Ok(false);
+        }
         self.history()
             .events
             .entry(event.message.webhook_id.clone())
             .or_insert_with(|| event.clone());
-        Ok(())
+        Ok(true)
     }
 
     async fn get_webhook_event(

@@ -36,6 +36,26 @@ pub async fn erasure(rig: &mut Rig) {
     assert!(left.is_empty(), "the uploads erased: {left:?}");
     rig.drain().await;
 
+    // A household member's erasure takes the household's address, rent and decision.
+    let members = json!([{"tenant_email": "iam.erased.h+good@example.com", "role": "applicant"}]);
+    let body =
+        json!({"monthly_rent": 1000, "property_address": "1 Erased Row", "members": members});
+    let h = rig
+        .expect("POST", HOUSEHOLDS, Some(&key), Some(body), 201)
+        .await;
+    rig.drain().await;
+    let household = h["data"]["household_id"].as_str().unwrap().to_string();
+    let cancel = format!("{HOUSEHOLDS}?household_id={household}");
+    rig.expect("DELETE", &cancel, Some(&key), None, 200).await;
+    rig.drain().await;
+    let member = h["data"]["members"][0]["verification_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let data = format!("{VERIFY}/data?verification_id={member}");
+    rig.expect("DELETE", &data, Some(&key), None, 200).await;
+    rig.drain().await;
+
     // The sweep: closed 400 days ago, its marker due.
     use shared::domain::{Mode, NewVerificationInput, Transition, Verification};
     let long_ago = chrono::Utc::now() - chrono::Duration::days(400);
@@ -43,13 +63,15 @@ pub async fn erasure(rig: &mut Rig) {
         tenant_email: "iam.swept+good@example.com".into(),
         ..Default::default()
     };
-    let v = Verification::new_pending(
+    let mut v = Verification::new_pending(
         stack::DEMO_ACCOUNT,
         Mode::Test,
         input,
         long_ago,
         chrono::Duration::days(7),
     );
+    // A member of the household above: the sweep erases the household's data too.
+    v.household_id = Some(household.parse().unwrap());
     rig.store.create_verification(&v, None, None).await.unwrap();
     let cancelled = rig.store.transition(&v, &Transition::Cancel, long_ago);
     assert!(matches!(

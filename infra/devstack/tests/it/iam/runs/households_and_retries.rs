@@ -204,7 +204,7 @@ pub async fn retries(rig: &mut Rig) {
         .await;
     rig.drain().await;
     // A household member completes while the decision cannot be written.
-    let household = rig.expect("POST", HOUSEHOLDS, Some(&key), Some(json!({"monthly_rent": 1000, "members": [{"tenant_email": "iam.retry.h+good@example.com", "role": "applicant"}]})), 201).await;
+    let household = rig.expect("POST", HOUSEHOLDS, Some(&key), Some(json!({"monthly_rent": 1000, "webhook_url": rig.receiver.url.clone(), "members": [{"tenant_email": "iam.retry.h+good@example.com", "role": "applicant"}]})), 201).await;
     rig.drain().await;
     let link = rig.link(&household["data"]["members"][0]);
     assert_eq!(rig.page(&link, Some("action=consent&agree=yes")).await, 303);
@@ -244,6 +244,15 @@ pub async fn retries(rig: &mut Rig) {
     assert!(
         decided.decision.is_some(),
         "retry-events wrote the decision"
+    );
+    // Its `household.completed` while the event cannot be stored: retry-events stores it, in the
+    // transaction that checks the household is not erased.
+    faults.down(StoreOp::PutWebhookEvent);
+    rig.drain_with(&publish).await;
+    faults.restore(StoreOp::PutWebhookEvent);
+    assert!(
+        retry_round(rig).await > 0,
+        "the household's webhook was redone"
     );
     rig.drain().await;
 
