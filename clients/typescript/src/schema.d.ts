@@ -694,7 +694,7 @@ export interface components {
         NullableTimestamp: components["schemas"]["Timestamp"] | null;
         /**
          * Format: uuid
-         * @description UUID v4.
+         * @description A lower-case UUID: version 4 (random) for a verification of its own, version 8 for a household member, whose id is derived from the household's.
          */
         VerificationId: string;
         /** @description An amount in the currency of the rent, in whole cents at most. */

@@ -18,7 +18,8 @@ T = TypeVar("T", bound="CancelHouseholdResponseDataMembersItem")
 class CancelHouseholdResponseDataMembersItem:
     """
     Attributes:
-        verification_id (UUID): UUID v4.
+        verification_id (UUID): A lower-case UUID: version 4 (random) for a verification of its own, version 8 for a
+            household member, whose id is derived from the household's.
         role (MemberRole): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.
         status (CancelHouseholdResponseDataMembersItemStatus): `cancelled` when this cancel cancelled it (it was open,
             and its own item was cancelled in the same write); otherwise the final status it already had.

@@ -19,7 +19,8 @@ T = TypeVar("T", bound="CancelVerificationResponseData")
 class CancelVerificationResponseData:
     """
     Attributes:
-        verification_id (UUID): UUID v4.
+        verification_id (UUID): A lower-case UUID: version 4 (random) for a verification of its own, version 8 for a
+            household member, whose id is derived from the household's.
         status (Literal['cancelled']): Only in this response; the verification is stored and read as `expired`.
     """
 

@@ -22,7 +22,8 @@ T = TypeVar("T", bound="CreateHouseholdResponseDataMembersItem")
 class CreateHouseholdResponseDataMembersItem:
     """
     Attributes:
-        verification_id (UUID): UUID v4.
+        verification_id (UUID): A lower-case UUID: version 4 (random) for a verification of its own, version 8 for a
+            household member, whose id is derived from the household's.
         verification_url (str):
         tenant_email (str):
         role (MemberRole): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.

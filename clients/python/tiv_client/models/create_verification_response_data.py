@@ -20,7 +20,8 @@ T = TypeVar("T", bound="CreateVerificationResponseData")
 class CreateVerificationResponseData:
     """
     Attributes:
-        verification_id (UUID): UUID v4.
+        verification_id (UUID): A lower-case UUID: version 4 (random) for a verification of its own, version 8 for a
+            household member, whose id is derived from the household's.
         verification_url (str): The secure link (`{base}/t/{verification_id}/{token}`); the token (256 bits) is shown
             here and in the e-mail only. A replay carries a fresh token for the same verification.
         tenant_email (str):

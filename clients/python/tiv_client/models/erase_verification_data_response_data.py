@@ -14,7 +14,8 @@ T = TypeVar("T", bound="EraseVerificationDataResponseData")
 class EraseVerificationDataResponseData:
     """
     Attributes:
-        verification_id (UUID): UUID v4.
+        verification_id (UUID): A lower-case UUID: version 4 (random) for a verification of its own, version 8 for a
+            household member, whose id is derived from the household's.
         erased_at (datetime.datetime): RFC 3339 UTC with milliseconds and Z.
     """
 

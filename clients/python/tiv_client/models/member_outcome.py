@@ -17,7 +17,8 @@ T = TypeVar("T", bound="MemberOutcome")
 class MemberOutcome:
     """
     Attributes:
-        verification_id (UUID): UUID v4.
+        verification_id (UUID): A lower-case UUID: version 4 (random) for a verification of its own, version 8 for a
+            household member, whose id is derived from the household's.
         role (MemberRole): Applicants' incomes are added up; a guarantor must meet the guarantor rule alone.
         status (VerificationStatus): `expired` also covers cancelled verifications.
         monthly_income (float | Unset): The verified monthly income (completed members only).

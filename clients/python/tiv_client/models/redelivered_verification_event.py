@@ -22,7 +22,8 @@ class RedeliveredVerificationEvent:
     Attributes:
         event_id (str):
         event_type (str):
-        verification_id (UUID): UUID v4.
+        verification_id (UUID): A lower-case UUID: version 4 (random) for a verification of its own, version 8 for a
+            household member, whose id is derived from the household's.
         status (Literal['queued']):
     """
 

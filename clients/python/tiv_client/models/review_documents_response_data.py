@@ -17,7 +17,8 @@ T = TypeVar("T", bound="ReviewDocumentsResponseData")
 class ReviewDocumentsResponseData:
     """
     Attributes:
-        verification_id (UUID): UUID v4.
+        verification_id (UUID): A lower-case UUID: version 4 (random) for a verification of its own, version 8 for a
+            household member, whose id is derived from the household's.
         document_review (DocumentReview): The landlord's review of the documents, as recorded.
     """
 

@@ -22,7 +22,8 @@ T = TypeVar("T", bound="VerificationListItem")
 class VerificationListItem:
     """
     Attributes:
-        id (UUID): UUID v4.
+        id (UUID): A lower-case UUID: version 4 (random) for a verification of its own, version 8 for a household
+            member, whose id is derived from the household's.
         tenant_email (str): The tenant's e-mail address; empty once the verification's personal data is erased.
         tenant_name (None | str):
         property_address (None | str):

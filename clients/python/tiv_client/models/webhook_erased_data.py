@@ -27,7 +27,8 @@ T = TypeVar("T", bound="WebhookErasedData")
 class WebhookErasedData:
     """
     Attributes:
-        verification_id (UUID): UUID v4.
+        verification_id (UUID): A lower-case UUID: version 4 (random) for a verification of its own, version 8 for a
+            household member, whose id is derived from the household's.
         status (VerificationStatus): `expired` also covers cancelled verifications.
         tenant (Tenant): Its strings are empty once the verification's personal data is erased (`erased_at`).
         property_ (Property): Once the verification's personal data is erased, `address` is empty and `monthly_rent`

@@ -342,4 +342,21 @@ async fn sandbox_samples_download_from_the_page_and_show_their_verdicts_in_the_r
         verdict_of("Document 2"),
         ("edited".into(), vec!["incremental_updates"])
     );
+    // The landlord's PDF names the flagged document and why; its pages as PNGs for a person.
+    let pdf = common::landlord_pdf(&env, &env.test_key, &id.to_string()).await;
+    let path = common::artifacts_dir().join("documents-report-edited.pdf");
+    let text = common::pdf_text(&pdf, &path);
+    for expected in [
+        "Document 2 (pay stub): signs of editing found (incremental_updates); not counted.",
+        "Document 1 (pay stub): no sign of editing found.",
+    ] {
+        assert!(text.contains(expected), "{expected:?} not in:\n{text}");
+    }
+    let status = std::process::Command::new("pdftoppm")
+        .args(["-png", "-r", "80"])
+        .arg(&path)
+        .arg(path.with_extension(""))
+        .status()
+        .expect("pdftoppm runs");
+    assert!(status.success());
 }
