@@ -28,8 +28,7 @@ pub(super) async fn consent<S: PortalStore, C: Clock, P: IncomeProvider, U: Uplo
         // Nothing to record (closed, or consented already): show where things stand.
         return current_page(deps, &v, visit).await;
     }
-    let needed = !uses_scenarios(deps, &v) && deps.live_provider.needs_identity();
-    let identity = match at_consent(needed, form, visit.now.date_naive()) {
+    let identity = match at_consent(asks_identity(deps, &v), form, visit.now.date_naive()) {
         Ok(identity) => identity,
         Err(notice) => return refuse(deps, &v, visit, notice).await,
     };
@@ -65,12 +64,21 @@ pub(super) async fn consent<S: PortalStore, C: Clock, P: IncomeProvider, U: Uplo
     .await
 }
 
-/// The identity fields of the consent form, when the live provider needs them.
+/// Whether the consent asks the tenant's identity: a real provider that needs it (the
+/// sandbox never does).
+fn asks_identity<S, C, P: IncomeProvider, U>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+) -> bool {
+    !uses_scenarios(deps, v) && deps.live_provider.needs_identity()
+}
+
+/// The identity fields of the consent form, when it asks them.
 pub(super) fn identity_fields<S, C, P: IncomeProvider, U>(
     deps: &PortalDeps<S, C, P, U>,
     v: &Verification,
 ) -> &'static str {
-    match !uses_scenarios(deps, v) && deps.live_provider.needs_identity() {
+    match asks_identity(deps, v) {
         true => FIELDS_HTML,
         false => "",
     }
