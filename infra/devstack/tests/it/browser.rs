@@ -480,3 +480,14 @@ async fn two_flatmates_complete_their_links_and_the_household_is_decided() {
 fn household_path(id: &str) -> String {
     format!("/api/v1/households?household_id={id}")
 }
+
+/// A test verification made for a browser run: its id and its tenant link.
+async fn created_link(env: &common::TestEnv, body: serde_json::Value) -> (uuid::Uuid, String) {
+    let created = env.create_verification(&env.test_key, body).await;
+    assert_eq!(created.status, 201, "{}", created.raw);
+    let data = &created.body["data"];
+    let id = data["verification_id"].as_str().unwrap().parse().unwrap();
+    let link = data["verification_url"].as_str().unwrap().to_string();
+    assert!(link.starts_with(&env.base), "a link into the local stack");
+    (id, link)
+}

@@ -17,23 +17,12 @@ async fn a_failed_bank_connection_is_followed_by_payroll_on_a_phone() {
     }
     let artifacts = artifacts_dir();
     let env = common::env().await;
-    let created = env
-        .create_verification(
-            &env.test_key,
-            json!({"tenant_email": "route@example.com", "tenant_name": "Ria Route",
+    let (id, link) = super::created_link(
+        &env,
+        json!({"tenant_email": "route@example.com", "tenant_name": "Ria Route",
                    "monthly_rent": 1500, "methods": ["bank", "payroll"]}),
-        )
-        .await;
-    assert_eq!(created.status, 201, "{}", created.raw);
-    let id: uuid::Uuid = created.body["data"]["verification_id"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let link = created.body["data"]["verification_url"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    )
+    .await;
 
     let b = Browser::start(&artifacts).await;
     let run = tokio::time::timeout(WHOLE_RUN, async {
@@ -105,23 +94,12 @@ async fn a_failed_bank_connection_is_followed_by_documents_on_a_phone() {
     }
     let artifacts = artifacts_dir();
     let env = common::env().await;
-    let created = env
-        .create_verification(
-            &env.test_key,
-            json!({"tenant_email": "route+docs@example.com", "tenant_name": "Dee Docs",
+    let (id, link) = super::created_link(
+        &env,
+        json!({"tenant_email": "route+docs@example.com", "tenant_name": "Dee Docs",
                    "monthly_rent": 1200, "methods": ["bank", "document"]}),
-        )
-        .await;
-    assert_eq!(created.status, 201, "{}", created.raw);
-    let id: uuid::Uuid = created.body["data"]["verification_id"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let link = created.body["data"]["verification_url"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    )
+    .await;
     // The sandbox's genuine stub for this tenant, as the page's sample link serves it.
     let stub = shared::documents::samples::sample_pdf(
         shared::documents::samples::Sample::Genuine,

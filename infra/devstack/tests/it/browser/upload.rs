@@ -17,22 +17,7 @@ async fn a_tenant_uploads_a_photo_on_a_phone_and_finishes_with_it() {
     }
     let artifacts = artifacts_dir();
     let env = common::env().await;
-    let created = env
-        .create_verification(
-            &env.test_key,
-            json!({"tenant_email": "phone+good@example.com", "tenant_name": "Pat Phone", "monthly_rent": 900}),
-        )
-        .await;
-    assert_eq!(created.status, 201, "{}", created.raw);
-    let id: uuid::Uuid = created.body["data"]["verification_id"]
-        .as_str()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let link = created.body["data"]["verification_url"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (id, link) = super::created_link(&env, json!({"tenant_email": "phone+good@example.com", "tenant_name": "Pat Phone", "monthly_rent": 900})).await;
     let photo = artifacts.join("browser-upload-stub.png");
     std::fs::write(&photo, TINY_PNG).unwrap();
     let workers = env.workers();
