@@ -159,25 +159,18 @@ impl DynamoStore {
             return Err(unavailable(err));
         };
         let reasons = cancelled.cancellation_reasons();
-        let failed = |i: usize| {
-            reasons
-                .get(i)
-                .is_some_and(|r| r.code() == Some("ConditionalCheckFailed"))
+        let refusal = match refused_item(reasons, 0) {
+            Some(Some(item)) => Some(message_claim_refusal(item)),
+            // No item returned: it vanished since (released), or the service did not send it.
+            Some(None) => Some(message_claim_refusal(
+                &self
+                    .get(keys::message_claim(id, &message.key()))
+                    .await?
+                    .unwrap_or_default(),
+            )),
+            None => None,
         };
-        let refusal = match failed(0) {
-            true => Some(match reasons[0].item() {
-                Some(item) => message_claim_refusal(item),
-                // No item returned: it vanished since (released), or the service did not send it.
-                None => message_claim_refusal(
-                    &self
-                        .get(keys::message_claim(id, &message.key()))
-                        .await?
-                        .unwrap_or_default(),
-                ),
-            }),
-            false => None,
-        };
-        match (refusal, failed(1)) {
+        match (refusal, refused_item(reasons, 1).is_some()) {
             // Sent is sent, whatever the verification became since.
             (Some(MessageClaim::Sent), _) => Ok(ClaimStart::Refused(MessageClaim::Sent)),
             (_, true) => Ok(ClaimStart::Closed),

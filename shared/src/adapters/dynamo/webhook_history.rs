@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 
 use super::contention::{Attempt, retry_contended, send_update, transaction_contended};
 use super::items::{Item, from_item, n, s, to_item};
+use super::metering::refused_item;
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable, written};
 use crate::domain::format_ts;
@@ -206,12 +207,7 @@ impl DynamoStore {
                 else {
                     return Err(unavailable(err));
                 };
-                let failed = |i: usize| {
-                    cancelled
-                        .cancellation_reasons()
-                        .get(i)
-                        .is_some_and(|r| r.code() == Some("ConditionalCheckFailed"))
-                };
+                let failed = |i| refused_item(cancelled.cancellation_reasons(), i).is_some();
                 match (failed(0), failed(1)) {
                     (_, true) => Ok(Attempt::Done(false)),
                     // Stored already (a retry): the first one stands.
