@@ -117,6 +117,11 @@ pub struct Household {
 }
 
 impl Household {
+    /// Decided or cancelled: nothing more happens to it (a cancel refuses it).
+    pub fn is_closed(&self) -> bool {
+        self.decision.is_some() || self.cancelled_at.is_some()
+    }
+
     /// The household once a member's personal data was erased: its address, rent and subsidy and
     /// its decision (combined figures of the members' incomes) gone, `erased_at` set once (the
     /// first erasure's time stays). Ids, members, statuses and the landlord's multiples stay.

@@ -14,7 +14,7 @@ use super::items::{
     expiry_marker_item, from_item, household_item, n, s, to_item, verification_item,
 };
 use super::live_month::MonthCheck;
-use super::metered_create::owned;
+use super::metered_create::seen_own_verification;
 use super::metering::refused_item;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable, written};
@@ -143,23 +143,17 @@ impl DynamoStore {
             let mut closed = Vec::new();
             let mut open = Vec::new();
             for (i, id) in members.iter().enumerate() {
-                match refused_item(reasons, 3 + i) {
+                match seen_own_verification(reasons, 3 + i, key)? {
                     None => open.push(*id),
                     Some(seen) => {
-                        let seen: Option<Verification> =
-                            seen.cloned().map(from_item).transpose()?;
-                        closed.extend(
-                            seen.filter(|v| owned(v, key) && v.household_id == Some(household_id)),
-                        );
+                        closed.extend(seen.filter(|v| v.household_id == Some(household_id)))
                     }
                 }
             }
             if let Some(seen) = refused_item(reasons, 1) {
                 let seen: Option<Household> = seen.cloned().map(from_item).transpose()?;
                 let closed_own = seen.filter(|h| {
-                    h.account_id == key.account_id
-                        && h.mode == key.mode
-                        && (h.decision.is_some() || h.cancelled_at.is_some())
+                    h.account_id == key.account_id && h.mode == key.mode && h.is_closed()
                 });
                 // Unknown, another's, or not the household its id describes: not found.
                 return Ok(Some(match closed_own {
@@ -184,7 +178,7 @@ impl DynamoStore {
         (account_id, mode): (&str, Mode),
         now: DateTime<Utc>,
     ) -> Result<TransactWriteItem, StoreError> {
-        let shaped = HouseholdShape::of(id).map_or(0, |shape| shape.roles().len());
+        let shaped = HouseholdShape::member_count(id);
         let mut expr = Expr::default();
         let set = expr.set("cancelled_at", "now", s(format_ts(now)));
         let account = expr.set("account_id", "acct", s(account_id));

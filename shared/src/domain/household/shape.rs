@@ -63,6 +63,12 @@ impl HouseholdShape {
         Some(HouseholdShape { roles })
     }
 
+    /// How many members the id `id` names; 0 for an id that carries no shape (no household has
+    /// none, so a cancel's condition on it refuses).
+    pub fn member_count(id: Uuid) -> usize {
+        HouseholdShape::of(id).map_or(0, |shape| shape.roles.len())
+    }
+
     /// A new household id carrying this shape, every other bit random.
     pub fn new_household_id(&self) -> Uuid {
         let random: u128 = rand::random();

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::config::{LiveIncome, Settings};
-use crate::domain::household::{Household, HouseholdShape, MemberRole, member_id};
+use crate::domain::household::{Household, HouseholdShape, MemberRole};
 use crate::domain::metering::PresentedKey;
 use crate::domain::secrets::generate_link_token;
 use crate::domain::tenant_link::tenant_link;
@@ -151,8 +151,9 @@ fn prepare<S, C>(
     let shape = HouseholdShape::new(&roles).ok_or(ApiError::Internal)?;
     let household_id = shape.new_household_id();
     let mut tokens = Vec::new();
-    let members: Vec<Verification> = (input.members.iter().enumerate())
-        .map(|(i, (tenant, role))| {
+    let household_members = shape.members(household_id);
+    let members: Vec<Verification> = (household_members.iter().zip(&input.members))
+        .map(|(member, (tenant, role))| {
             let tenant = tenant.clone();
             let mut v = Verification::new_pending(
                 &key.account_id,
@@ -161,7 +162,7 @@ fn prepare<S, C>(
                 now,
                 deps.settings.verification_lifetime,
             );
-            v.verification_id = member_id(household_id, i);
+            v.verification_id = member.verification_id;
             let (token, token_hash) = generate_link_token();
             v.token_hashes = vec![token_hash];
             v.household_id = Some(household_id);
@@ -181,7 +182,7 @@ fn prepare<S, C>(
         income_multiple: input.property.income_multiple,
         guarantor_multiple: input.guarantor_multiple,
         webhook_url: input.property.webhook_url.clone(),
-        members: shape.members(household_id),
+        members: household_members,
         decision: None,
         decided_at: None,
         cancelled_at: None,

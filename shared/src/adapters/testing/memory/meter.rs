@@ -127,29 +127,20 @@ impl MeterStore for MemoryStore {
         // shape says, undecided and not cancelled yet.
         let (mut closed, mut open) = (Vec::new(), Vec::new());
         for id in members {
-            match t.verifications.get(id) {
-                Some(v)
-                    if v.status.is_open()
-                        && owned(v, key)
-                        && now < v.expires_at
-                        && v.household_id == Some(household_id) =>
-                {
-                    open.push(*id)
-                }
-                Some(v) if owned(v, key) && v.household_id == Some(household_id) => {
-                    closed.push(v.clone())
-                }
-                _ => {}
+            let member = (t.verifications.get(id))
+                .filter(|v| owned(v, key) && v.household_id == Some(household_id));
+            match member {
+                Some(v) if v.effective_status(now).is_open() => open.push(*id),
+                Some(v) => closed.push(v.clone()),
+                None => {}
             }
         }
-        let shaped = HouseholdShape::of(household_id).map_or(0, |s| s.roles().len());
+        let shaped = HouseholdShape::member_count(household_id);
         let own = (t.households.get(&household_id))
             .filter(|h| h.account_id == key.account_id && h.mode == key.mode)
             .cloned();
         let refused = match own {
-            Some(h) if h.decision.is_some() || h.cancelled_at.is_some() => {
-                Some(HouseholdCancelRefusal::Closed(Box::new(h), closed))
-            }
+            Some(h) if h.is_closed() => Some(HouseholdCancelRefusal::Closed(Box::new(h), closed)),
             Some(h) if h.members.len() == shaped => (open.len() < members.len())
                 .then_some(HouseholdCancelRefusal::MembersClosed { closed, open }),
             _ => Some(HouseholdCancelRefusal::NotFound),
