@@ -37,7 +37,12 @@ impl DocumentStore for DynamoStore {
         let result = self
             .update_item(&keys::verification(current.verification_id))
             .update_expression(format!("SET {set_entry}, {uploads}, {rev} = {next_rev}"))
-            .condition_expression(format!("{status} AND {read_rev}"))
+            // An erased verification takes no document again, whatever its status still says
+            // (an open one past its expiry may be erased before the expiry marks it).
+            .condition_expression(format!(
+                "{status} AND {read_rev} AND attribute_not_exists({})",
+                expr.name("erased_at")
+            ))
             .set_expression_attribute_names(expr.names())
             .set_expression_attribute_values(expr.values())
             .send()

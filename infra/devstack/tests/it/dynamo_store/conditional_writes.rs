@@ -455,3 +455,43 @@ pub(super) async fn a_hold_and_a_completion_from_one_read_have_one_winner<S: Sto
         }
     }
 }
+
+// An analysis still in flight when its verification is erased (open but past its expiry, so
+// the erasure took it) writes nothing back: the erased item keeps no document's figures.
+on_both_stores!(an_erased_verification_takes_no_document);
+pub(super) async fn an_erased_verification_takes_no_document<
+    S: Store + shared::ports::DocumentStore,
+>(
+    store: S,
+) {
+    store.put_account(&account("pro")).await.unwrap();
+    let v = pending(Mode::Test);
+    store.create_verification(&v, None, None).await.unwrap();
+    let TransitionOutcome::Applied(started) = store
+        .transition(&v, &Transition::Start, now())
+        .await
+        .unwrap()
+    else {
+        panic!("started")
+    };
+    let later = started.expires_at + Duration::hours(1);
+    let erased = store
+        .erase_verification(v.verification_id, later)
+        .await
+        .unwrap();
+    assert!(
+        matches!(erased, shared::ports::ErasureOutcome::Erased(_)),
+        "{erased:?}"
+    );
+    // The analysis reads afresh, then records what it found: refused.
+    let read = (store.get_verification(v.verification_id).await.unwrap()).unwrap();
+    assert_eq!(
+        read.status,
+        Status::InProgress,
+        "the expiry has not marked it yet"
+    );
+    let record = shared::documents::record::DocumentRecord::arrived(1, "etag", 10, later);
+    assert!(!store.put_document(&read, "d1", &record).await.unwrap());
+    let after = (store.get_verification(v.verification_id).await.unwrap()).unwrap();
+    assert!(after.documents.is_empty());
+}

@@ -20,7 +20,9 @@ impl crate::ports::DocumentStore for MemoryStore {
         let mut t = self.lock();
         match t.verifications.get_mut(&current.verification_id) {
             Some(v)
-                if v.status == Status::InProgress && v.documents_rev == current.documents_rev =>
+                if v.status == Status::InProgress
+                    && v.documents_rev == current.documents_rev
+                    && v.erased_at.is_none() =>
             {
                 v.documents.insert(document_id.to_string(), record.clone());
                 v.uploads = current.uploads.max(record.number);
