@@ -3,11 +3,10 @@
 //! partition per subject, a verification or a household, sorted by time, so a page is one Query
 //! read backwards).
 
-use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsError;
 use aws_sdk_dynamodb::types::{ConditionCheck, Put, Select, TransactWriteItem};
 use chrono::{DateTime, Utc};
 
-use super::contention::{Attempt, retry_contended, send_update, transaction_contended};
+use super::contention::send_update;
 use super::items::{Item, from_item, n, s, to_item};
 use super::metering::refused_item;
 use super::schema::{self, keys};
@@ -186,37 +185,17 @@ impl DynamoStore {
             TransactWriteItem::builder().put(put).build(),
             TransactWriteItem::builder().condition_check(check).build(),
         ];
-        retry_contended(|| {
-            let items = items.clone();
-            async move {
-                let err = match self
-                    .client()
-                    .transact_write_items()
-                    .set_transact_items(Some(items))
-                    .send()
-                    .await
-                {
-                    Ok(_) => return Ok(Attempt::Done(true)),
-                    Err(err) => err,
-                };
-                if err.as_service_error().is_some_and(transaction_contended) {
-                    return Ok(Attempt::Contended);
-                }
-                let Some(TransactWriteItemsError::TransactionCanceledException(cancelled)) =
-                    err.as_service_error()
-                else {
-                    return Err(unavailable(err));
-                };
-                let failed = |i| refused_item(cancelled.cancellation_reasons(), i).is_some();
-                match (failed(0), failed(1)) {
-                    (_, true) => Ok(Attempt::Done(false)),
-                    // Stored already (a retry): the first one stands.
-                    (true, false) => Ok(Attempt::Done(true)),
-                    (false, false) => Err(unavailable(err)),
-                }
-            }
-        })
-        .await
+        let Err(reasons) = self.transact_with_reasons(items).await? else {
+            return Ok(true);
+        };
+        match (refused_item(&reasons, 0), refused_item(&reasons, 1)) {
+            (_, Some(_)) => Ok(false),
+            // Stored already (a retry): the first one stands.
+            (Some(_), None) => Ok(true),
+            (None, None) => Err(StoreError::Unavailable(
+                "the event's transaction was refused for no condition of its own".into(),
+            )),
+        }
     }
 
     /// The newest `wanted` items of a partition (one Query read backwards, paged if DynamoDB
