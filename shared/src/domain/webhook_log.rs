@@ -33,6 +33,12 @@ pub enum WebhookSubject {
 /// The webhook-id suffix of a household's event (`msg_<household id, 32 hex>_household_completed`).
 pub const HOUSEHOLD_EVENT_SUFFIX: &str = "household_completed";
 
+/// The webhook id (and stored event's id) of a household's `household.completed`: one per
+/// household, so the erasure finds it by the household id alone.
+pub fn household_event_id(household_id: Uuid) -> String {
+    format!("msg_{}_{HOUSEHOLD_EVENT_SUFFIX}", household_id.simple())
+}
+
 impl WebhookSubject {
     /// The subject an event id of ours names (`msg_<id, 32 hex>_<event>`): a household's for the
     /// household suffix, else a verification's. None for any other id.
@@ -274,7 +280,7 @@ mod tests {
     fn a_household_event_is_the_households_and_a_members_event_the_verifications() {
         let (household, member) = (Uuid::new_v4(), Uuid::new_v4());
         let message = |data: Value| WebhookMessage {
-            webhook_id: format!("msg_{}_{HOUSEHOLD_EVENT_SUFFIX}", household.simple()),
+            webhook_id: household_event_id(household),
             account_id: "a".into(),
             url: "https://hooks.example.com/x".into(),
             body: json!({"type": "household.completed", "timestamp": "t", "data": data})
@@ -309,7 +315,7 @@ mod tests {
         let id = Uuid::new_v4();
         let event = StoredWebhookEvent {
             message: WebhookMessage {
-                webhook_id: format!("msg_{}_{HOUSEHOLD_EVENT_SUFFIX}", id.simple()),
+                webhook_id: household_event_id(id),
                 account_id: "a".into(),
                 url: "https://hooks.example.com/x".into(),
                 body: "{}".into(),

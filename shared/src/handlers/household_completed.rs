@@ -18,7 +18,7 @@ use crate::adapters::dynamo::schema;
 use crate::domain::format_ts;
 use crate::domain::household::{Household, HouseholdState};
 use crate::domain::webhook::WebhookMessage;
-use crate::domain::webhook_log::HOUSEHOLD_EVENT_SUFFIX;
+use crate::domain::webhook_log::household_event_id;
 use crate::handlers::households::{member_verifications, state_of};
 use crate::handlers::outbox::{OutboxDeps, OutboxError};
 use crate::ports::{Clock, HouseholdStore, VerificationStore};
@@ -107,7 +107,7 @@ pub fn household_webhook(h: &Household) -> Option<WebhookMessage> {
     });
     Some(WebhookMessage {
         // The suffix tells the API the event is a household's (`WebhookSubject::of_event_id`).
-        webhook_id: format!("msg_{}_{HOUSEHOLD_EVENT_SUFFIX}", h.household_id.simple()),
+        webhook_id: household_event_id(h.household_id),
         account_id: h.account_id.clone(),
         url,
         body: body.to_string(),

@@ -11,6 +11,7 @@ use chrono::{DateTime, Utc};
 use crate::adapters::dynamo::schema;
 use crate::domain::public_view::render_verification;
 use crate::domain::webhook::WebhookMessage;
+use crate::domain::webhook_log::ERASED_EVENT_TYPE;
 use crate::domain::{Status, Verification, format_ts, webhook_event_type};
 use crate::handlers::household_completed::{household_completed_webhook, record_decision};
 use crate::handlers::outbox::{OutboxDeps, OutboxError, enqueue_webhook};
@@ -65,7 +66,7 @@ pub fn webhook_message(v: &Verification) -> Option<WebhookMessage> {
 /// `verification.erased`, for a verification whose personal data was just erased, if it has a
 /// `webhook_url`. Its body shows the verification as GET does after the erasure.
 pub fn erased_webhook_message(v: &Verification) -> Option<WebhookMessage> {
-    message_of(v, "verification.erased", v.erased_at?)
+    message_of(v, ERASED_EVENT_TYPE, v.erased_at?)
 }
 
 /// `verification.reviewed`, for a report whose documents the landlord just reviewed

@@ -18,7 +18,7 @@ use super::metered_create::seen_own_verification;
 use super::schema::{self, RETENTION_ATTRIBUTE, keys};
 use super::{DynamoStore, Expr, unavailable, written};
 use crate::domain::retention::{ERASED_ATTRIBUTES, RetentionDays, closed_at};
-use crate::domain::webhook_log::{HOUSEHOLD_EVENT_SUFFIX, WebhookSubject};
+use crate::domain::webhook_log::{WebhookSubject, household_event_id};
 use crate::domain::{Mode, Status, Verification, format_ts};
 use crate::ports::{
     ErasureOutcome, ErasureRefusal, ErasureStore, Metered, MeteredErasure, StoreError,
@@ -333,7 +333,7 @@ impl DynamoStore {
             .send()
             .await;
         written(result)?;
-        let event = format!("msg_{}_{HOUSEHOLD_EVENT_SUFFIX}", id.simple());
+        let event = household_event_id(id);
         self.delete_item(&keys::webhook_event(&event))
             .send()
             .await
