@@ -137,11 +137,14 @@ pub fn same_source(
     else {
         return false;
     };
-    // Pair the fewer pays against the more numerous side (a bank may hold extra deposits).
-    let (pays, deposits) = if a_net.len() <= b_net.len() {
-        (a_net, b_net)
-    } else {
-        (b_net, a_net)
+    // The bank's side is the deposits, which land after the pay date, whatever the counts (a
+    // bank's window may hold fewer deposits than payroll's stubs). Between stubs and payroll,
+    // which share pay dates, the fewer pays pair against the more numerous side.
+    let (pays, deposits) = match (a_method, b_method) {
+        (_, VerificationMethod::Bank) => (a_net, b_net),
+        (VerificationMethod::Bank, _) => (b_net, a_net),
+        _ if a_net.len() <= b_net.len() => (a_net, b_net),
+        _ => (b_net, a_net),
     };
     nets_pair(&pays, &deposits)
 }

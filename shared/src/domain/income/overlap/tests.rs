@@ -173,3 +173,16 @@ fn stubs_and_payroll_match_on_their_net_and_payroll_counts() {
     assert_eq!(duplicates[0].dropped.basis(Bank), AmountsBasis::Gross);
     assert_eq!(bank("Acme", 1.0, 0, 2).basis(Bank), AmountsBasis::Net);
 }
+
+/// A bank window holding fewer deposits than payroll's stubs still pairs them the right way
+/// round: deposits land after the pay date (here 4 days), so the job counts once.
+#[test]
+fn fewer_bank_deposits_than_stubs_still_pair_deposits_after_the_pay_date() {
+    let seen = income(vec![
+        bank("ACME CORP DIR DEP", 2307.69, 4, 3),
+        payroll("Acme Corporation", 2307.69),
+    ]);
+    let (once, duplicates) = count_once(&seen);
+    assert_eq!(names(&once), ["Acme Corporation"]);
+    assert_eq!(duplicates.len(), 1);
+}
