@@ -299,10 +299,18 @@ async fn connect<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         };
         (income, scenario_method(scenario))
     } else {
+        // A method already tried (held, failed, abandoned) is not connected again: a stale tab
+        // or a resubmitted form would add its income a second time. The provider is not asked.
+        let method = deps.live_provider.method();
+        let open =
+            crate::domain::methods::remaining(&routing::routable(deps, &v), &v.method_attempts);
+        if !open.contains(&method) {
+            return current_page(deps, &v, visit).await;
+        }
         // needs_consent is false, so the provider user is there; the form's fields are ignored.
         let user = v.provider_user.as_deref().unwrap_or_default();
         let income = deps.live_provider.fetch_income(&v, user).await;
-        (income, deps.live_provider.method())
+        (income, method)
     };
     let local = local_sandbox(deps, &v);
     let build = |income: &_| {

@@ -161,3 +161,48 @@ async fn the_consent_form_asks_the_identity_and_hands_it_to_the_provider_only() 
         assert!(!kept.contains(typed), "{typed} is stored");
     }
 }
+
+/// A method already tried is not connected again: a stale tab's connect POST (here after the
+/// bank's income was held for a second method) changes nothing and asks the provider nothing,
+/// so the same pay can never be added twice.
+#[tokio::test]
+async fn a_connect_for_a_method_already_tried_asks_and_changes_nothing() {
+    use shared::domain::methods::{AttemptOutcome, MethodAttempt};
+    let store = MemoryStore::new();
+    store
+        .put_account(&active_account(ACCOUNT, "pro", created()))
+        .await
+        .unwrap();
+    let provider = ConsumerReportProvider::default();
+    let deps = PortalDeps {
+        store: store.clone(),
+        clock: ManualClock::at(created() + Duration::minutes(5)),
+        live_provider: provider.clone(),
+        sandbox: SandboxProvider,
+        uploads: None::<shared::handlers::tenant_portal::documents::DocumentUploads<ExampleSigner>>,
+    };
+    let (token, token_hash) = generate_link_token();
+    let input = NewVerificationInput {
+        tenant_email: "jane@example.com".into(),
+        monthly_rent: Some(1000.0),
+        ..Default::default()
+    };
+    let mut v =
+        Verification::new_pending(ACCOUNT, Mode::Live, input, created(), VERIFICATION_LIFETIME);
+    v.token_hashes = vec![token_hash];
+    v.status = Status::InProgress;
+    v.consented_at = Some(created() + Duration::minutes(1));
+    v.provider_user = Some("client-user-1 user-token-1".into());
+    v.method_attempts = vec![MethodAttempt {
+        method: shared::domain::income::VerificationMethod::Bank,
+        outcome: AttemptOutcome::Succeeded,
+        at: created() + Duration::minutes(2),
+    }];
+    store.insert_verification(&v);
+    let link = format!("/t/{}/{token}", v.verification_id);
+    let before = store.get_verification(v.verification_id).await.unwrap();
+    let page = tenant_portal(&deps, post(&link, "action=connect&more=yes")).await;
+    assert!(page.status < 500, "{}", page.status);
+    let after = store.get_verification(v.verification_id).await.unwrap();
+    assert!(before == after, "nothing written");
+}
