@@ -917,6 +917,10 @@ export interface components {
         IncomeSource: {
             name: string;
             income_category: components["schemas"]["IncomeCategory"];
+            /**
+             * @description The cadence measured from the pay dates. The provider's own pay frequency is only a
+             *     hint. Absent for irregular income.
+             */
             pay_frequency?: components["schemas"]["PayFrequency"];
             monthly_income: components["schemas"]["Money"];
             method: components["schemas"]["VerificationMethod"];
@@ -926,7 +930,9 @@ export interface components {
             /**
              * @description Present when the figure is not simply the 12-month one. `recent_level`: the pay of the
              *     last 90 days differs from the 12-month figure (a raise, a cut, a new job).
-             *     `stated_pay`: one payment seen, counted at the pay rate the provider states.
+             *     `stated_pay`: the pay the source states. It is the pay rate the provider states when
+             *     one payment was seen, or a benefit award letter's amount in force on `as_of`. An award
+             *     letter states ongoing income, so a gap in payments never ends it.
              * @enum {string}
              */
             reason?: "recent_level" | "stated_pay";
@@ -949,11 +955,33 @@ export interface components {
              * @description The provider's own forecast of this source's monthly income (Plaid Check), beside the rules' figure.
              */
             provider_forecast_monthly_income?: number;
+            /**
+             * Format: double
+             * @description A regular source's base pay a month, at its current rate. `monthly_income` is
+             *     `base_monthly_income` plus `variable_monthly_income`. Absent for irregular income and
+             *     for awards.
+             */
+            base_monthly_income?: number;
+            /**
+             * Format: double
+             * @description A regular source's bonus, commission and overtime a month, present with
+             *     `base_monthly_income`. Variable pay recurred when at least 2 pays in the 12 months to
+             *     `as_of` carried some. It is then their monthly average over those 12 months, or over
+             *     the months the source was seen in them. Otherwise it is 0.
+             */
+            variable_monthly_income?: number;
+            /**
+             * @description Every sighting of this income, the one whose amounts make the figure first. A job seen
+             *     by payroll and by the bank is one source with two sightings. A pay split across two
+             *     accounts shows both accounts.
+             */
+            sightings: components["schemas"]["Sighting"][];
         };
         /** @description A source seen in the data and not counted towards the income. */
         ExcludedSource: {
             name: string;
             income_category: components["schemas"]["IncomeCategory"];
+            /** @description The cadence measured from the pay dates, when one was found. */
             pay_frequency?: components["schemas"]["PayFrequency"];
             method: components["schemas"]["VerificationMethod"];
             observed_amount: components["schemas"]["Money"];
@@ -961,18 +989,44 @@ export interface components {
             /** Format: date */
             last_payment_date?: string;
             /**
-             * @description `one_off`: a single payment and no stated recurring pay. `ended`: no payment for more
-             *     than 1.5 pay periods (45 days without a pay frequency), or the employment is stated as
-             *     ended. `not_income`: a tax refund, a transfer between the tenant's own accounts or
-             *     loan proceeds. `no_payments`: nothing was paid in the data window. `duplicate`: the
-             *     same income as a counted source seen by another method (`duplicate_of`), counted once.
+             * @description Why the source is not counted:
+             *     - `one_off`: a single payment and no stated recurring pay.
+             *     - `ended`: no payment for more than 1.5 periods of its cadence and 5 days (45 days
+             *       without a cadence), or the employment is stated as ended.
+             *     - `not_income`: a tax refund, a transfer between the tenant's own accounts or loan
+             *       proceeds.
+             *     - `no_payments`: nothing was paid in the data window.
+             *     - `duplicate`: a sighting whose amounts did not make the figure of the counted source
+             *       it belongs to, named in `duplicate_of`. It is the same pay seen by another method or
+             *       account, counted once.
+             *     - `insufficient_history`: irregular money with fewer than 3 payments, or with payments
+             *       in fewer than 2 calendar months, in the 12 months to `as_of`.
+             *     - `person_to_person`: transfers from a person through a payment app, such as Zelle or
+             *       Venmo, without a regular schedule of their own. A regular transfer, such as child
+             *       support paid monthly, counts.
+             *     - `variable_pay_not_recurring`: a single bonus, commission or overtime pay in 12
+             *       months. It is listed beside its source as "<source name>: variable pay", with
+             *       `observed_amount` the variable part. Variable pay counts only when it recurs.
              * @enum {string}
              */
-            reason: "one_off" | "ended" | "not_income" | "no_payments" | "duplicate";
+            reason: "one_off" | "ended" | "not_income" | "no_payments" | "duplicate" | "insufficient_history" | "person_to_person" | "variable_pay_not_recurring";
             /** @description Why it is not counted, in words shown to the landlord and the tenant. */
             explanation: string;
             /** @description For a `duplicate`, the name of the counted source it duplicates. */
             duplicate_of?: string;
+            /**
+             * @description Every sighting of this income, the one the rules assessed first. Present only when
+             *     more than one method or account saw it.
+             */
+            sightings?: components["schemas"]["Sighting"][];
+        };
+        /** @description One method's or one account's sighting of an income source. */
+        Sighting: {
+            method: components["schemas"]["VerificationMethod"];
+            /** @description The payer's name as this method gives it. */
+            name: string;
+            /** @description The pays of the source this sighting holds. */
+            payment_count: number;
         };
         ConfidenceFactor: {
             /** @enum {string} */

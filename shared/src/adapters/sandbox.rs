@@ -108,10 +108,11 @@ fn paid_once(name: &str, category: &str, date: NaiveDate, amount: f64) -> Provid
     }
 }
 
-/// Rideshare payouts: four a month on the 3rd, 9th, 18th and 26th of 30-day months.
+/// Rideshare payouts: four a month on the 3rd, 4th, 5th and 26th of 30-day months.
 fn monthly_payouts(months: usize) -> Vec<(i64, f64)> {
     let amounts = [180.0, 260.0, 150.0, 260.0];
-    let days = [3i64, 9, 18, 26];
+    // Uneven days: the rules measure no cycle in them, so the payouts stay irregular income.
+    let days = [3i64, 4, 5, 26];
     let mut out = Vec::new();
     let mut previous: Option<i64> = None;
     for m in 0..months {
@@ -152,16 +153,21 @@ const IRREGULAR_PAYOUTS: [(i64, f64); 24] = [
     (7, 133.30),
 ];
 
-/// Delivery payouts every 7 days for 26 weeks: 27 payouts over the 182 days to the last one,
-/// which with the last three days before the as-of date make 185 days (6.08 months). They add
-/// up to 7,293.63, so the rules count 1,200.00 a month.
+/// Delivery payouts cashed out in bursts, two a day or two apart every two weeks, for 26 weeks:
+/// 27 payouts over the 182 days to the last one, which with the last three days before the
+/// as-of date make 185 days (6.08 months). No cycle fits their dates, so they are irregular
+/// income; they add up to 7,293.63, so the rules count 1,200.00 a month.
 fn weekly_delivery_payouts() -> Vec<(i64, f64)> {
     let mut payouts: Vec<(i64, f64)> = (0..27)
         .map(|i| {
-            (
-                if i == 0 { 0 } else { 7 },
-                if i % 2 == 0 { 250.0 } else { 290.0 },
-            )
+            let gap = match i {
+                0 => 0,
+                i if i % 4 == 1 => 1,
+                i if i % 4 == 2 => 13,
+                i if i % 4 == 3 => 2,
+                _ => 12,
+            };
+            (gap, if i % 2 == 0 { 250.0 } else { 290.0 })
         })
         .collect();
     // 14 x 250 + 13 x 290 = 7,270.00; the last payout brings the total to 7,293.63.

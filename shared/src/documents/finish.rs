@@ -24,7 +24,7 @@ pub fn document_report(v: &Verification, today: NaiveDate) -> IncomeReport {
         .filter(|(_, a)| a.verdict != Verdict::Edited)
         .map(|(_, a)| a)
         .collect();
-    let documents = super::income::provider_income(&counted);
+    let documents = super::income::provider_income(&counted, today);
     let held = v.held_income.as_ref();
     let income = match (documents, held) {
         (Some(documents), held) => documents.joined(held),

@@ -1,16 +1,19 @@
 //! The extracted figures as the one income-rules input ([`ProviderIncome`], method `document`):
 //! each employer's stubs are one source (dated gross payments with their net pay beside them, the
-//! latest stub's gross as its stated pay, at its stated frequency); each benefit letter is a monthly source at its stated
-//! amount; each statement payer's deposits are a source of their own. No arithmetic here: the
-//! domain's rules count them.
+//! latest stub's gross as its stated pay, at its stated frequency), the employer named as
+//! [`payer_words`] reads it, so "ACME CORP" and "Acme Corp." are one; each benefit letter is a
+//! monthly award, ongoing from its effective date; each statement payer's deposits are a source of
+//! their own, net like a bank's. No arithmetic here: the domain's rules count them. The as-of date
+//! is the latest date the documents show, never after the report's day.
 
 use std::collections::BTreeMap;
 
 use chrono::NaiveDate;
 
 use super::{Analysis, Fields};
+use crate::domain::income::payer::payer_words;
 use crate::domain::income::{
-    PayFrequency, Payment, ProviderIncome, ProviderIncomeSource, VerificationMethod,
+    AmountsBasis, PayFrequency, Payment, ProviderIncome, ProviderIncomeSource, VerificationMethod,
 };
 
 fn dollars(cents: i64) -> f64 {
@@ -19,7 +22,7 @@ fn dollars(cents: i64) -> f64 {
 
 /// The income a set of analysed documents states, as of the latest date they show; None when
 /// they show no payment at all.
-pub fn provider_income(documents: &[&Analysis]) -> Option<ProviderIncome> {
+pub fn provider_income(documents: &[&Analysis], today: NaiveDate) -> Option<ProviderIncome> {
     let mut sources: BTreeMap<String, ProviderIncomeSource> = BTreeMap::new();
     let mut latest: Option<NaiveDate> = None;
     let mut seen = |d: NaiveDate| latest = Some(latest.map_or(d, |l| l.max(d)));
@@ -35,7 +38,7 @@ pub fn provider_income(documents: &[&Analysis]) -> Option<ProviderIncome> {
                     .clone()
                     .unwrap_or_else(|| "Employer (pay stubs)".into());
                 let source = sources
-                    .entry(format!("stub:{name}"))
+                    .entry(format!("stub:{}", employer_key(&name)))
                     .or_insert_with(|| source(&name, "SALARY"));
                 source.payments.push(Payment {
                     date,
@@ -73,8 +76,10 @@ pub fn provider_income(documents: &[&Analysis]) -> Option<ProviderIncome> {
                     date,
                     amount: dollars(monthly),
                 });
+                source.payments.sort_by_key(|p| p.date);
                 source.pay_rate = Some(dollars(monthly));
                 source.pay_frequency = Some(PayFrequency::Monthly);
+                source.ongoing = true;
             }
             Fields::BankStatement(statement) => {
                 if let Some(end) = statement.period_end {
@@ -84,7 +89,10 @@ pub fn provider_income(documents: &[&Analysis]) -> Option<ProviderIncome> {
                     seen(deposit.date);
                     let source = sources
                         .entry(format!("deposits:{}", deposit.payer))
-                        .or_insert_with(|| source(&deposit.payer, "OTHER"));
+                        .or_insert_with(|| ProviderIncomeSource {
+                            amounts_basis: Some(AmountsBasis::Net),
+                            ..source(&deposit.payer, "OTHER")
+                        });
                     source.payments.push(Payment {
                         date: deposit.date,
                         amount: dollars(deposit.cents),
@@ -96,11 +104,21 @@ pub fn provider_income(documents: &[&Analysis]) -> Option<ProviderIncome> {
         }
     }
     Some(ProviderIncome {
-        as_of: latest?,
+        as_of: latest?.min(today),
         method: VerificationMethod::Document,
         sources: sources.into_values().collect(),
         provider_confidence: None,
     })
+}
+
+/// One employer's stubs group under one key, however its name is written on them.
+fn employer_key(name: &str) -> String {
+    let words = payer_words(name);
+    if words.is_empty() {
+        name.trim().to_lowercase()
+    } else {
+        words.join(" ")
+    }
 }
 
 fn source(name: &str, category: &str) -> ProviderIncomeSource {

@@ -10,7 +10,7 @@ use sha2::Sha256;
 
 use super::fields::{dollars, normalise};
 use super::{BankStatement, Check, CheckResult, Deposit, PayStub, names};
-use crate::domain::income::overlap::same_payer;
+use crate::domain::income::payer::same_payer;
 
 /// How long a fingerprint's submissions are compared: 90 days.
 pub const REUSE_WINDOW_DAYS: i64 = 90;

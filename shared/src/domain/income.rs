@@ -9,8 +9,13 @@
 use chrono::{Datelike, Duration, Months, NaiveDate};
 use serde::{Deserialize, Deserializer, Serialize};
 
-pub mod overlap;
+pub mod cadence;
+pub mod payer;
+#[cfg(test)]
+mod props;
 pub mod rules;
+pub mod streams;
+pub mod variable_pay;
 
 /// Days in an average month (12 make a Julian year).
 pub const DAYS_PER_MONTH: f64 = 365.25 / 12.0;
@@ -211,6 +216,16 @@ pub struct ProviderIncomeSource {
     /// (payroll, pay stubs): the report counts it by the same rules, beside the gross figure.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub net_payments: Vec<Payment>,
+    /// The variable part (bonus, commission, overtime) of gross `payments` of the same dates,
+    /// when the provider breaks pay down (payroll earnings lines, a stub's earnings rows): the
+    /// rules count it apart from base pay (`income::variable_pay`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variable_payments: Vec<Payment>,
+    /// True when `payments` are awards in force from their dates on, not money received (a
+    /// benefit award letter): the source counts at the award in force on the as-of date and is
+    /// never ended by silence.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ongoing: bool,
     /// The provider's own forecast of this source's monthly income (Plaid Check's Income
     /// Insights), kept beside the rules' figure and never used to make it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

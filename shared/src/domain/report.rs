@@ -8,11 +8,13 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 
+use crate::domain::affordability::format_money;
 use crate::domain::affordability::{Affordability, RentTerms, affordability, tenant_portion_cents};
-use crate::domain::income::overlap::{Duplicate, count_once};
 use crate::domain::income::rules::{
-    Assessment, CountReason, ExclusionReason, assess, window_payments,
+    Assessment, CountReason, Counted, ExclusionReason, assess, net_figure,
 };
+use crate::domain::income::streams::{Member, Stream, group};
+use crate::domain::income::variable_pay::PayParts;
 use crate::domain::income::{
     AmountsBasis, PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod,
     normalise_category,
@@ -53,6 +55,46 @@ pub struct IncomeSource {
     /// The provider's own forecast of this source's monthly income, beside the rules' figure.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider_forecast_monthly_income: Option<f64>,
+    /// A regular source's base pay a month, at its current rate; `monthly_income` is base plus
+    /// variable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_monthly_income: Option<f64>,
+    /// A regular source's bonus, commission and overtime a month: its average when it recurred,
+    /// else 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variable_monthly_income: Option<f64>,
+    /// Every sighting of this income, the one whose amounts make the figure first: a job seen by
+    /// payroll and by the bank is one source with two sightings.
+    #[serde(default)]
+    pub sightings: Vec<Sighting>,
+}
+
+/// One method's sighting of an income source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sighting {
+    pub method: VerificationMethod,
+    /// The payer's name as that method gives it.
+    pub name: String,
+    /// The pays of the source this sighting holds.
+    pub payment_count: u32,
+}
+
+/// The sightings in words, the one that makes the figure first: `payroll: "Acme Corp", 26
+/// pays; bank: "ACME CORP PAYROLL", 7 pays`. The PDF and the tenant's copy print this.
+pub fn sightings_words(sightings: &[Sighting]) -> String {
+    sightings
+        .iter()
+        .map(|s| {
+            format!(
+                "{}: \"{}\", {} pay{}",
+                s.method.words(),
+                s.name,
+                s.payment_count,
+                if s.payment_count == 1 { "" } else { "s" }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A source listed but not counted, with what was seen of it.
@@ -74,6 +116,9 @@ pub struct ExcludedSource {
     /// For a `duplicate`: the name of the counted source it duplicates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duplicate_of: Option<String>,
+    /// Every sighting of this income, when more than one method or account saw it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sightings: Vec<Sighting>,
 }
 
 /// The income report of the contract, with additive fields.
@@ -149,8 +194,9 @@ impl IncomeReport {
 }
 
 /// What a report of more than one method says of them, in the PDF and the tenant's copy.
-pub const MORE_THAN_ONE_METHOD: &str = "The income was verified by more than one method. A job \
-seen by two methods is counted once: payroll before documents before bank.";
+pub const MORE_THAN_ONE_METHOD: &str = "The income was verified by more than one method. Pays \
+seen by two methods, matched by their dates and amounts, are one source counted once: at \
+payroll's figures, else the documents', else the bank's.";
 
 /// Rounds a non-negative amount to whole cents (half away from zero).
 pub fn to_cents(amount: f64) -> i64 {
@@ -170,67 +216,83 @@ pub fn build_report(income: &ProviderIncome, monthly_rent: Option<f64>) -> Incom
     build_report_with(income, &RentTerms::rent_only(monthly_rent))
 }
 
-/// Builds the report from the provider's data and the verification's rent terms, by the income
-/// rules (`domain::income::rules`). Only counted sources make the total, the affordability
-/// figures and the stability. A source seen by two methods counts once (`income::overlap`): the
-/// sighting set aside is listed as a `duplicate`, naming the one counted.
+/// Builds the report from the provider's data and the verification's rent terms. The sightings
+/// are grouped into income streams first (`income::streams`), so a job seen by two methods, or
+/// paid in parts, is one stream; the income rules (`income::rules`) then run once per stream.
+/// Only counted streams make the total, the affordability figures and the stability. Each
+/// counted source lists its sightings; the sightings whose amounts did not make the figure are
+/// also listed as `duplicate`, naming the one counted.
 pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeReport {
     let as_of = income.as_of;
-    let (once, duplicates) = count_once(income);
     let mut counted = Vec::new();
     let mut excluded = Vec::new();
+    let mut duplicates = Vec::new();
     let mut weighted_stability = Vec::new();
-    for source in &once.sources {
+    for stream in group(income) {
+        let level = stream.level();
+        let source = &income.sources[level.source];
         let category = normalise_category(&source.category);
-        let method = source.method.unwrap_or(income.method);
-        let payments = window_payments(source, as_of);
-        let last_payment_date = payments.last().map(|p| p.date);
-        match assess(source, &category, &payments, as_of) {
+        let sightings = sightings(&stream, income);
+        let last_seen = stream.last_seen();
+        match assess(&stream, income) {
             Assessment::Counted(c) => {
-                let stability = source_stability(&payments, source.pay_frequency, as_of);
-                let net_monthly_income = net_monthly(source, income.method, &category, as_of);
+                let timeline = longest_run(&stream);
+                let stability = source_stability(&timeline, c.frequency, as_of);
                 if let Some(st) = &stability {
                     weighted_stability.push((c.monthly_cents, st.clone()));
                 }
+                if let Some(single) = c.single_variable {
+                    excluded.push(single_variable_entry(source, level.method, &c, single));
+                }
+                duplicates.extend(
+                    stream.members[1..].iter().map(|m| {
+                        duplicate_entry(&income.sources[m.source], m, source, level.method)
+                    }),
+                );
+                let (base, variable) = c.parts.unzip();
                 counted.push((
                     c.monthly_cents,
                     IncomeSource {
                         name: source.name.clone(),
                         income_category: category,
-                        pay_frequency: source.pay_frequency,
+                        pay_frequency: c.frequency,
                         monthly_income: from_cents(c.monthly_cents),
-                        method,
-                        basis: c.basis,
+                        method: level.method,
+                        basis: c.basis.clone(),
                         twelve_month_average: from_cents(c.twelve_month_cents),
                         reason: c.reason,
-                        payment_count: payments.len() as u32,
-                        last_payment_date: last_payment_date.unwrap_or(as_of),
+                        payment_count: stream.timeline().len() as u32,
+                        last_payment_date: last_seen.unwrap_or(as_of),
                         stability: stability.map(|s| s.stability),
                         amounts_basis: Some(source.basis(income.method)),
-                        net_monthly_income,
+                        net_monthly_income: net_figure(&stream, income, &c).map(from_cents),
                         provider_forecast_monthly_income: source.provider_forecast_monthly,
+                        base_monthly_income: base.map(from_cents),
+                        variable_monthly_income: variable.map(from_cents),
+                        sightings,
                     },
                 ));
             }
             Assessment::Excluded(e) => excluded.push(ExcludedSource {
                 name: source.name.clone(),
                 income_category: category,
-                pay_frequency: source.pay_frequency,
-                method,
+                pay_frequency: e.frequency,
+                method: level.method,
                 observed_amount: from_cents(e.observed_cents),
-                payment_count: payments.len() as u32,
-                last_payment_date,
+                payment_count: level.payments.len() as u32,
+                last_payment_date: last_seen,
                 reason: e.reason,
                 explanation: e.explanation,
                 duplicate_of: None,
+                sightings: if sightings.len() > 1 {
+                    sightings
+                } else {
+                    vec![]
+                },
             }),
         }
     }
-    excluded.extend(
-        duplicates
-            .iter()
-            .map(|d| duplicate_entry(d, income.method, as_of)),
-    );
+    excluded.extend(duplicates);
     let total_cents: i64 = counted.iter().map(|(c, _)| *c).sum();
     let weighted: Vec<_> = weighted_stability.iter().map(|(c, s)| (*c, s)).collect();
     let stability = overall_stability(&weighted);
@@ -267,7 +329,7 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         stability,
         attempts: vec![],
         methods_used: methods_used(income),
-        provider_forecast_monthly_income: provider_forecast(&once),
+        provider_forecast_monthly_income: provider_forecast(income),
         local_sandbox: None,
         documents: None,
         needs_review: None,
@@ -275,29 +337,81 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
     }
 }
 
-/// A sighting set aside by the double-count rule, as the report lists it.
+/// Each source's part in a stream, the level sighting first.
+fn sightings(stream: &Stream, income: &ProviderIncome) -> Vec<Sighting> {
+    (stream.members.iter())
+        .map(|m| Sighting {
+            method: m.method,
+            name: income.sources[m.source].name.clone(),
+            payment_count: m.payments.len() as u32,
+        })
+        .collect()
+}
+
+/// The member with the most pays: its dated amounts show how steady the stream is.
+fn longest_run(stream: &Stream) -> Vec<crate::domain::income::Payment> {
+    (stream.members.iter())
+        .max_by_key(|m| m.payments.len())
+        .map(|m| m.payments.clone())
+        .unwrap_or_default()
+}
+
+/// A sighting whose amounts did not make the figure, as the report lists it.
 fn duplicate_entry(
-    d: &Duplicate,
-    report_method: VerificationMethod,
-    as_of: NaiveDate,
+    seen: &ProviderIncomeSource,
+    member: &Member,
+    kept: &ProviderIncomeSource,
+    kept_method: VerificationMethod,
 ) -> ExcludedSource {
-    let source = &d.dropped;
-    let payments = window_payments(source, as_of);
     ExcludedSource {
-        name: source.name.clone(),
-        income_category: normalise_category(&source.category),
-        pay_frequency: source.pay_frequency,
-        method: source.method.unwrap_or(report_method),
-        observed_amount: from_cents(payments.iter().map(|p| to_cents(p.amount)).sum()),
-        payment_count: payments.len() as u32,
-        last_payment_date: payments.last().map(|p| p.date),
+        name: seen.name.clone(),
+        income_category: normalise_category(&seen.category),
+        pay_frequency: None,
+        method: member.method,
+        observed_amount: from_cents(member.payments.iter().map(|p| to_cents(p.amount)).sum()),
+        payment_count: member.payments.len() as u32,
+        last_payment_date: member.payments.last().map(|p| p.date),
         reason: ExclusionReason::Duplicate,
         explanation: format!(
             "Not counted again: the same pay as \"{}\", seen through {}, which is counted once.",
-            d.kept,
-            d.kept_method.words()
+            kept.name,
+            kept_method.words()
         ),
-        duplicate_of: Some(d.kept.clone()),
+        duplicate_of: Some(kept.name.clone()),
+        sightings: vec![],
+    }
+}
+
+/// A single bonus, commission or overtime pay, listed beside the stream it came with.
+fn single_variable_entry(
+    source: &ProviderIncomeSource,
+    method: VerificationMethod,
+    counted: &Counted,
+    single: PayParts,
+) -> ExcludedSource {
+    let (variable, base) = (to_cents(single.variable), to_cents(single.base));
+    let how = if single.stated {
+        "stated as variable pay".to_string()
+    } else {
+        format!("above base pay of {}", format_money(base))
+    };
+    ExcludedSource {
+        name: format!("{}: variable pay", source.name),
+        income_category: normalise_category(&source.category),
+        pay_frequency: counted.frequency,
+        method,
+        observed_amount: from_cents(variable),
+        payment_count: 1,
+        last_payment_date: Some(single.date),
+        reason: ExclusionReason::VariablePayNotRecurring,
+        explanation: format!(
+            "Not counted: {} paid on {} {how}, once in 12 months. Bonus, commission and overtime \
+             count only when they recur.",
+            format_money(variable),
+            single.date
+        ),
+        duplicate_of: None,
+        sightings: vec![],
     }
 }
 
@@ -325,30 +439,6 @@ fn provider_forecast(income: &ProviderIncome) -> Option<f64> {
         .filter(|f| f.is_finite() && *f >= 0.0)
         .collect();
     (!forecasts.is_empty()).then(|| from_cents(forecasts.iter().map(|f| to_cents(*f)).sum()))
-}
-
-/// The net figure of a source whose payments are gross and whose net pay is stated beside them:
-/// the same rule over the net payments of the same dates.
-fn net_monthly(
-    source: &ProviderIncomeSource,
-    report_method: VerificationMethod,
-    category: &str,
-    as_of: NaiveDate,
-) -> Option<f64> {
-    if source.net_payments.is_empty() || source.basis(report_method) == AmountsBasis::Net {
-        return None;
-    }
-    let net = ProviderIncomeSource {
-        payments: source.net_payments.clone(),
-        net_payments: vec![],
-        // A stated pay rate is gross: the net figure rests on the net payments alone.
-        pay_rate: None,
-        ..source.clone()
-    };
-    match assess(&net, category, &window_payments(&net, as_of), as_of) {
-        Assessment::Counted(c) => Some(from_cents(c.monthly_cents)),
-        Assessment::Excluded(_) => None,
-    }
 }
 
 /// The method with the most counted income (the first seen on a tie); None without income.

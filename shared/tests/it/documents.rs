@@ -449,9 +449,12 @@ fn year_to_date_figures_add_up_across_consecutive_stubs_and_never_go_backwards()
 
     // The stubs as the income rules' input, and the fingerprints and deposit match.
     let analyses: Vec<&Analysis> = results.iter().map(|r| r.as_ref().unwrap()).collect();
-    let income = shared::documents::income::provider_income(&analyses).unwrap();
+    let income = shared::documents::income::provider_income(&analyses, d("2026-11-28")).unwrap();
     assert_eq!(income.method, VerificationMethod::Document);
     assert_eq!(income.as_of, d("2026-11-06"));
+    // No document date moves the as-of date past the report's day.
+    let early = shared::documents::income::provider_income(&analyses, d("2026-11-01")).unwrap();
+    assert_eq!(early.as_of, d("2026-11-01"));
     let source = &income.sources[0];
     assert_eq!(
         (source.name.as_str(), source.category.as_str()),
@@ -466,10 +469,10 @@ fn year_to_date_figures_add_up_across_consecutive_stubs_and_never_go_backwards()
         [d("2026-10-23"), d("2026-11-06")]
     );
     // A single stub counts at its stated pay and frequency, by the domain's rules.
-    let single = shared::documents::income::provider_income(&analyses[..1]).unwrap();
-    let source = &single.sources[0];
-    let payments = rules::window_payments(source, single.as_of);
-    match rules::assess(source, "SALARY", &payments, single.as_of) {
+    let single =
+        shared::documents::income::provider_income(&analyses[..1], d("2026-11-28")).unwrap();
+    let streams = shared::domain::income::streams::group(&single);
+    match rules::assess(&streams[0], &single) {
         rules::Assessment::Counted(counted) => {
             assert_eq!(counted.reason, Some(rules::CountReason::StatedPay));
             assert_eq!(counted.monthly_cents, 433_333);

@@ -219,7 +219,7 @@ async fn income_insights_become_dated_payments_with_plaids_forecast_beside_them(
 
     let report = build_report(&income, Some(1800.0));
     // Our rules make the total, as for Bank Income; Plaid's forecast stands beside it.
-    assert_eq!(report.total_monthly_income, 6340.23);
+    assert_eq!(report.total_monthly_income, 6391.2);
     assert_eq!(report.provider_forecast_monthly_income, Some(5980.5));
     assert_eq!(
         report.income_sources[0].provider_forecast_monthly_income,

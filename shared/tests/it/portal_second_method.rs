@@ -108,6 +108,16 @@ async fn bank_then_payroll_of_the_same_employer_counts_it_once() {
         (Payroll, Some(AmountsBasis::Gross))
     );
     assert_eq!(kept.net_monthly_income, Some(4024.8));
+    // One source, two sightings: payroll's stubs make the figure, the bank's deposits beside.
+    let seen: Vec<_> = (kept.sightings.iter())
+        .map(|s| (s.method, s.payment_count))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![(Payroll, 24), (Bank, 24)],
+        "{:?}",
+        kept.sightings
+    );
     let [duplicate] = report.excluded_sources.as_slice() else {
         panic!("{:?}", report.excluded_sources)
     };
@@ -132,6 +142,10 @@ async fn bank_then_payroll_of_the_same_employer_counts_it_once() {
     assert!(copy.contains("Verified by bank and payroll"), "{copy}");
     assert!(
         copy.contains("Not counted again: the same pay as"),
+        "{copy}"
+    );
+    assert!(
+        copy.contains("Seen by payroll: &quot;Whole Goods Market&quot;, 24 pays; bank:"),
         "{copy}"
     );
 }

@@ -111,6 +111,7 @@ from .review_documents_response import ReviewDocumentsResponse
 from .review_documents_response_data import ReviewDocumentsResponseData
 from .review_refused_error import ReviewRefusedError
 from .review_refused_error_code import ReviewRefusedErrorCode
+from .sighting import Sighting
 from .stability import Stability
 from .stability_regularity import StabilityRegularity
 from .stability_regularity_label import StabilityRegularityLabel
@@ -282,6 +283,7 @@ __all__ = (
     "ReviewDocumentsResponseData",
     "ReviewRefusedError",
     "ReviewRefusedErrorCode",
+    "Sighting",
     "Stability",
     "StabilityRegularity",
     "StabilityRegularityLabel",

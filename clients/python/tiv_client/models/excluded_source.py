@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar
 
 from attrs import define as _attrs_define
 
@@ -11,6 +11,10 @@ from ..models.income_category import IncomeCategory
 from ..models.pay_frequency import PayFrequency
 from ..models.verification_method import VerificationMethod
 from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.sighting import Sighting
+
 
 T = TypeVar("T", bound="ExcludedSource")
 
@@ -29,17 +33,32 @@ class ExcludedSource:
             `document`: documents.
         observed_amount (float): An amount in the currency of the rent, in whole cents at most.
         payment_count (int):
-        reason (ExcludedSourceReason): `one_off`: a single payment and no stated recurring pay. `ended`: no payment for
-            more
-            than 1.5 pay periods (45 days without a pay frequency), or the employment is stated as
-            ended. `not_income`: a tax refund, a transfer between the tenant's own accounts or
-            loan proceeds. `no_payments`: nothing was paid in the data window. `duplicate`: the
-            same income as a counted source seen by another method (`duplicate_of`), counted once.
+        reason (ExcludedSourceReason): Why the source is not counted:
+            - `one_off`: a single payment and no stated recurring pay.
+            - `ended`: no payment for more than 1.5 periods of its cadence and 5 days (45 days
+              without a cadence), or the employment is stated as ended.
+            - `not_income`: a tax refund, a transfer between the tenant's own accounts or loan
+              proceeds.
+            - `no_payments`: nothing was paid in the data window.
+            - `duplicate`: a sighting whose amounts did not make the figure of the counted source
+              it belongs to, named in `duplicate_of`. It is the same pay seen by another method or
+              account, counted once.
+            - `insufficient_history`: irregular money with fewer than 3 payments, or with payments
+              in fewer than 2 calendar months, in the 12 months to `as_of`.
+            - `person_to_person`: transfers from a person through a payment app, such as Zelle or
+              Venmo, without a regular schedule of their own. A regular transfer, such as child
+              support paid monthly, counts.
+            - `variable_pay_not_recurring`: a single bonus, commission or overtime pay in 12
+              months. It is listed beside its source as "<source name>: variable pay", with
+              `observed_amount` the variable part. Variable pay counts only when it recurs.
         explanation (str): Why it is not counted, in words shown to the landlord and the tenant.
         pay_frequency (PayFrequency | Unset): Absent (never null) for sources without a regular pay cycle; the service
             never sends UNKNOWN.
         last_payment_date (datetime.date | Unset):
         duplicate_of (str | Unset): For a `duplicate`, the name of the counted source it duplicates.
+        sightings (list[Sighting] | Unset): Every sighting of this income, the one the rules assessed first. Present
+            only when
+            more than one method or account saw it.
     """
 
     name: str
@@ -52,6 +71,7 @@ class ExcludedSource:
     pay_frequency: PayFrequency | Unset = UNSET
     last_payment_date: datetime.date | Unset = UNSET
     duplicate_of: str | Unset = UNSET
+    sightings: list[Sighting] | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         name = self.name
@@ -78,6 +98,13 @@ class ExcludedSource:
 
         duplicate_of = self.duplicate_of
 
+        sightings: list[dict[str, Any]] | Unset = UNSET
+        if not isinstance(self.sightings, Unset):
+            sightings = []
+            for sightings_item_data in self.sightings:
+                sightings_item = sightings_item_data.to_dict()
+                sightings.append(sightings_item)
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -97,11 +124,15 @@ class ExcludedSource:
             field_dict["last_payment_date"] = last_payment_date
         if duplicate_of is not UNSET:
             field_dict["duplicate_of"] = duplicate_of
+        if sightings is not UNSET:
+            field_dict["sightings"] = sightings
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.sighting import Sighting
+
         d = dict(src_dict)
         name = d.pop("name")
 
@@ -133,6 +164,15 @@ class ExcludedSource:
 
         duplicate_of = d.pop("duplicate_of", UNSET)
 
+        _sightings = d.pop("sightings", UNSET)
+        sightings: list[Sighting] | Unset = UNSET
+        if _sightings is not UNSET:
+            sightings = []
+            for sightings_item_data in _sightings:
+                sightings_item = Sighting.from_dict(sightings_item_data)
+
+                sightings.append(sightings_item)
+
         excluded_source = cls(
             name=name,
             income_category=income_category,
@@ -144,6 +184,7 @@ class ExcludedSource:
             pay_frequency=pay_frequency,
             last_payment_date=last_payment_date,
             duplicate_of=duplicate_of,
+            sightings=sightings,
         )
 
         return excluded_source

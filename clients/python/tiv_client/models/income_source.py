@@ -14,6 +14,7 @@ from ..models.verification_method import VerificationMethod
 from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
+    from ..models.sighting import Sighting
     from ..models.stability import Stability
 
 
@@ -38,12 +39,18 @@ class IncomeSource:
         twelve_month_average (float): An amount in the currency of the rent, in whole cents at most.
         payment_count (int):
         last_payment_date (datetime.date):
+        sightings (list[Sighting]): Every sighting of this income, the one whose amounts make the figure first. A job
+            seen
+            by payroll and by the bank is one source with two sightings. A pay split across two
+            accounts shows both accounts.
         pay_frequency (PayFrequency | Unset): Absent (never null) for sources without a regular pay cycle; the service
             never sends UNKNOWN.
         reason (IncomeSourceReason | Unset): Present when the figure is not simply the 12-month one. `recent_level`: the
             pay of the
             last 90 days differs from the 12-month figure (a raise, a cut, a new job).
-            `stated_pay`: one payment seen, counted at the pay rate the provider states.
+            `stated_pay`: the pay the source states. It is the pay rate the provider states when
+            one payment was seen, or a benefit award letter's amount in force on `as_of`. An award
+            letter states ongoing income, so a gap in payments never ends it.
         stability (Stability | Unset): How steady the income is, from the dated payments the provider reported (absent
             when it
             gave none). `months_observed`: one pay period before the first payment to the last, in
@@ -60,6 +67,14 @@ class IncomeSource:
             stubs), the same rule over the net pay.
         provider_forecast_monthly_income (float | Unset): The provider's own forecast of this source's monthly income
             (Plaid Check), beside the rules' figure.
+        base_monthly_income (float | Unset): A regular source's base pay a month, at its current rate. `monthly_income`
+            is
+            `base_monthly_income` plus `variable_monthly_income`. Absent for irregular income and
+            for awards.
+        variable_monthly_income (float | Unset): A regular source's bonus, commission and overtime a month, present with
+            `base_monthly_income`. Variable pay recurred when at least 2 pays in the 12 months to
+            `as_of` carried some. It is then their monthly average over those 12 months, or over
+            the months the source was seen in them. Otherwise it is 0.
     """
 
     name: str
@@ -70,12 +85,15 @@ class IncomeSource:
     twelve_month_average: float
     payment_count: int
     last_payment_date: datetime.date
+    sightings: list[Sighting]
     pay_frequency: PayFrequency | Unset = UNSET
     reason: IncomeSourceReason | Unset = UNSET
     stability: Stability | Unset = UNSET
     amounts_basis: IncomeSourceAmountsBasis | Unset = UNSET
     net_monthly_income: float | Unset = UNSET
     provider_forecast_monthly_income: float | Unset = UNSET
+    base_monthly_income: float | Unset = UNSET
+    variable_monthly_income: float | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         name = self.name
@@ -93,6 +111,11 @@ class IncomeSource:
         payment_count = self.payment_count
 
         last_payment_date = self.last_payment_date.isoformat()
+
+        sightings = []
+        for sightings_item_data in self.sightings:
+            sightings_item = sightings_item_data.to_dict()
+            sightings.append(sightings_item)
 
         pay_frequency: str | Unset = UNSET
         if not isinstance(self.pay_frequency, Unset):
@@ -114,6 +137,10 @@ class IncomeSource:
 
         provider_forecast_monthly_income = self.provider_forecast_monthly_income
 
+        base_monthly_income = self.base_monthly_income
+
+        variable_monthly_income = self.variable_monthly_income
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -126,6 +153,7 @@ class IncomeSource:
                 "twelve_month_average": twelve_month_average,
                 "payment_count": payment_count,
                 "last_payment_date": last_payment_date,
+                "sightings": sightings,
             }
         )
         if pay_frequency is not UNSET:
@@ -142,11 +170,16 @@ class IncomeSource:
             field_dict["provider_forecast_monthly_income"] = (
                 provider_forecast_monthly_income
             )
+        if base_monthly_income is not UNSET:
+            field_dict["base_monthly_income"] = base_monthly_income
+        if variable_monthly_income is not UNSET:
+            field_dict["variable_monthly_income"] = variable_monthly_income
 
         return field_dict
 
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.sighting import Sighting
         from ..models.stability import Stability
 
         d = dict(src_dict)
@@ -165,6 +198,13 @@ class IncomeSource:
         payment_count = d.pop("payment_count")
 
         last_payment_date = datetime.date.fromisoformat(d.pop("last_payment_date"))
+
+        sightings = []
+        _sightings = d.pop("sightings")
+        for sightings_item_data in _sightings:
+            sightings_item = Sighting.from_dict(sightings_item_data)
+
+            sightings.append(sightings_item)
 
         _pay_frequency = d.pop("pay_frequency", UNSET)
         pay_frequency: PayFrequency | Unset
@@ -200,6 +240,10 @@ class IncomeSource:
             "provider_forecast_monthly_income", UNSET
         )
 
+        base_monthly_income = d.pop("base_monthly_income", UNSET)
+
+        variable_monthly_income = d.pop("variable_monthly_income", UNSET)
+
         income_source = cls(
             name=name,
             income_category=income_category,
@@ -209,12 +253,15 @@ class IncomeSource:
             twelve_month_average=twelve_month_average,
             payment_count=payment_count,
             last_payment_date=last_payment_date,
+            sightings=sightings,
             pay_frequency=pay_frequency,
             reason=reason,
             stability=stability,
             amounts_basis=amounts_basis,
             net_monthly_income=net_monthly_income,
             provider_forecast_monthly_income=provider_forecast_monthly_income,
+            base_monthly_income=base_monthly_income,
+            variable_monthly_income=variable_monthly_income,
         )
 
         return income_source

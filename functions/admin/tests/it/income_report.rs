@@ -207,3 +207,147 @@ fn a_bad_file_is_refused_with_the_field_named() {
     let missing = income_report(&args(Some(dir.join("nope.json")), None)).unwrap_err();
     assert!(missing.contains("nope.json"), "{missing}");
 }
+
+/// One biweekly job of 2,500.00 gross / 1,900.00 net in the shapes bank, payroll and document
+/// data take (`fixtures/income/shape_*`, made by `generate.py`): each is one job, counted once,
+/// at gross where a payroll or stub sighting counts. (fixture, counted total, the counted
+/// sources' sightings as (method, pays), the reasons of what is listed and not counted.)
+type Shape = (
+    &'static str,
+    f64,
+    &'static [&'static [(&'static str, u64)]],
+    &'static [&'static str],
+);
+
+const SHAPES: [Shape; 11] = [
+    (
+        "shape_payroll_and_alike_deposits",
+        5416.67,
+        &[&[("payroll", 26), ("bank", 7)]],
+        &["duplicate"],
+    ),
+    (
+        "shape_one_stub_beside_deposits",
+        5416.67,
+        &[&[("document", 1), ("bank", 7)]],
+        &["duplicate"],
+    ),
+    (
+        "shape_processor_named_deposits",
+        5416.67,
+        &[&[("payroll", 26), ("bank", 7)]],
+        &["duplicate"],
+    ),
+    (
+        "shape_generic_named_deposits",
+        5416.67,
+        &[&[("payroll", 26), ("bank", 7)]],
+        &["duplicate"],
+    ),
+    (
+        "shape_stale_stubs_beside_current_deposits",
+        5416.67,
+        &[&[("document", 2), ("bank", 7)]],
+        &["duplicate"],
+    ),
+    (
+        "shape_pay_split_across_accounts",
+        5416.67,
+        &[&[("payroll", 26), ("bank", 7), ("bank", 7)]],
+        &["duplicate", "duplicate"],
+    ),
+    ("shape_two_credits_a_day", 4116.67, &[&[("bank", 7)]], &[]),
+    (
+        "shape_single_bonus",
+        4333.33,
+        &[&[("bank", 26)]],
+        &["variable_pay_not_recurring"],
+    ),
+    // 78 payouts of 115.00 to 125.00 from 2026-05-18: 9,360.00 over 5.88 months, or 5.95
+    // months two days later; irregular income, never ended by a two-day silence.
+    (
+        "shape_rideshare_tagged_daily",
+        1591.59,
+        &[&[("bank", 78)]],
+        &[],
+    ),
+    (
+        "shape_rideshare_two_days_later",
+        1574.01,
+        &[&[("bank", 78)]],
+        &[],
+    ),
+    (
+        "shape_transfers_beside_salary",
+        4116.67,
+        &[&[("bank", 26)]],
+        &["person_to_person"],
+    ),
+];
+
+#[test]
+fn one_job_in_every_shape_the_data_takes_counts_once() {
+    for (shape, total, counted, left_out) in SHAPES {
+        let r = report(&args(
+            Some(fixture(&format!("{shape}.payments.json"))),
+            None,
+        ));
+        assert_eq!(r["total_monthly_income"], total, "{shape}: {r:#}");
+        let sightings: Vec<Vec<(String, u64)>> = r["income_sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (s["sightings"].as_array().unwrap().iter())
+                    .map(|x| {
+                        (
+                            x["method"].as_str().unwrap().to_string(),
+                            x["payment_count"].as_u64().unwrap(),
+                        )
+                    })
+                    .collect()
+            })
+            .collect();
+        let expected: Vec<Vec<(String, u64)>> = counted
+            .iter()
+            .map(|s| s.iter().map(|(m, n)| (m.to_string(), *n)).collect())
+            .collect();
+        assert_eq!(sightings, expected, "{shape}");
+        let reasons: Vec<&str> = r["excluded_sources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["reason"].as_str().unwrap())
+            .collect();
+        assert_eq!(reasons, left_out, "{shape}");
+    }
+}
+
+#[test]
+fn a_single_bonus_is_listed_beside_base_pay_and_each_figure_explains_itself() {
+    let r = report(&args(
+        Some(fixture("shape_single_bonus.payments.json")),
+        None,
+    ));
+    let source = &r["income_sources"][0];
+    assert_eq!(source["base_monthly_income"], 4333.33);
+    assert_eq!(source["variable_monthly_income"], 0.0);
+    let bonus = &r["excluded_sources"][0];
+    assert_eq!(bonus["name"], "ACME CORP PAYROLL: variable pay");
+    assert_eq!(bonus["observed_amount"], 6000.0);
+    assert_eq!(
+        bonus["explanation"],
+        "Not counted: 6,000.00 paid on 2026-10-16 above base pay of 2,000.00, once in 12 months. \
+         Bonus, commission and overtime count only when they recur."
+    );
+    let transfers = report(&args(
+        Some(fixture("shape_transfers_beside_salary.payments.json")),
+        None,
+    ));
+    assert!(
+        transfers["excluded_sources"][0]["explanation"]
+            .as_str()
+            .unwrap()
+            .contains("without a regular schedule of their own")
+    );
+}

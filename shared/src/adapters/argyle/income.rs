@@ -215,6 +215,10 @@ impl Group<'_> {
             payments: dated(|s| s.1),
             amounts_basis: Some(AmountsBasis::Gross),
             net_payments: dated(|s| s.2),
+            // Argyle's earnings breakdown is not read yet: every pay is whole, and a spike is
+            // split by the rules (`income::variable_pay`).
+            variable_payments: vec![],
+            ongoing: false,
             provider_forecast_monthly: None,
         }
     }

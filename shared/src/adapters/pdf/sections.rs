@@ -7,7 +7,9 @@ use super::layout::Document;
 use crate::documents::CheckResult;
 use crate::domain::Verification;
 use crate::domain::income::{AmountsBasis, PayFrequency};
-use crate::domain::report::{ExcludedSource, IncomeReport, IncomeSource, MORE_THAN_ONE_METHOD};
+use crate::domain::report::{
+    ExcludedSource, IncomeReport, IncomeSource, MORE_THAN_ONE_METHOD, sightings_words,
+};
 use crate::domain::stability::Stability;
 
 /// Every section of a completed verification's report.
@@ -222,6 +224,21 @@ fn source_rows(doc: &mut Document, source: &IncomeSource) {
             .map_or("irregular (no fixed pay schedule)", PayFrequency::words),
     );
     doc.row("   counted as", &source.basis);
+    if let (Some(base), Some(variable)) =
+        (source.base_monthly_income, source.variable_monthly_income)
+    {
+        doc.row(
+            "   base and variable",
+            &format!(
+                "base pay {} a month; bonus, commission and overtime {} a month",
+                money(base),
+                money(variable)
+            ),
+        );
+    }
+    if !source.sightings.is_empty() {
+        doc.row("   seen by", &sightings_words(&source.sightings));
+    }
     let reason = source.reason.map_or(String::new(), |r| {
         format!(" (counted at the {})", label(&r))
     });
@@ -263,6 +280,9 @@ fn excluded_rows(doc: &mut Document, source: &ExcludedSource) {
     doc.row("   reason", &label(&source.reason));
     if let Some(kept) = &source.duplicate_of {
         doc.row("   same income as", kept);
+    }
+    if !source.sightings.is_empty() {
+        doc.row("   seen by", &sightings_words(&source.sightings));
     }
     doc.paragraph(&source.explanation);
 }

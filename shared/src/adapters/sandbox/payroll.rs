@@ -6,7 +6,7 @@
 //! |----------------------|-----------------------------------------------------------------------|-----------------|
 //! | `payroll_active`     | 24 semi-monthly stubs, gross 2,600.00, net 2,012.40; job active        | 5,200.00 (net 4,024.80) |
 //! | `payroll_terminated` | 12 biweekly stubs that stopped four months ago; the job has ended      | 0 (not counted: ended) |
-//! | `payroll_gig`        | a delivery platform's payouts, weekly for six months, gross = net      | 1,200.00 |
+//! | `payroll_gig`        | a delivery platform's payouts in bursts for six months, gross = net   | 1,200.00 |
 
 use chrono::{Duration, NaiveDate};
 
@@ -61,7 +61,7 @@ pub(super) fn payroll_income(scenario: &str, as_of: NaiveDate) -> Option<Provide
             EmploymentStatus::Ended,
         ),
         "payroll_gig" => {
-            // Weekly payouts, no pay cycle stated: 26 weeks adding up to the weekly sandbox
+            // Payouts in bursts, no pay cycle stated: 26 weeks adding up to the sandbox
             // delivery figure of 1,200.00 a month.
             let mut gig = super::paid_irregularly(
                 "GigAndGo deliveries",

@@ -1,6 +1,6 @@
 use super::*;
 use crate::domain::income::rules::{CountReason, ExclusionReason};
-use crate::domain::income::{COUNTED_CATEGORIES, Payment, ProviderIncomeSource};
+use crate::domain::income::{COUNTED_CATEGORIES, DAYS_PER_MONTH, Payment, ProviderIncomeSource};
 use proptest::prelude::*;
 
 fn as_of() -> NaiveDate {
@@ -32,12 +32,16 @@ fn normalises_by_frequency() {
         category: "GIG_ECONOMY".into(),
         payments: vec![
             Payment {
+                date: "2026-09-20".parse().unwrap(),
+                amount: 400.0,
+            },
+            Payment {
                 date: "2026-10-14".parse().unwrap(),
                 amount: 400.0,
             },
             Payment {
                 date: "2026-10-28".parse().unwrap(),
-                amount: 412.345,
+                amount: 412.35,
             },
         ],
         ..Default::default()
@@ -51,13 +55,22 @@ fn normalises_by_frequency() {
         Some(1500.0),
     );
     let monthly: Vec<f64> = r.income_sources.iter().map(|s| s.monthly_income).collect();
-    assert_eq!(monthly, vec![4333.33, 1300.0, 812.35]);
-    assert_eq!(r.total_monthly_income, 6445.68);
+    // The gig: 1,212.35 over the 54 days from its first payment, without a schedule.
+    let gig = (121_235.0 * DAYS_PER_MONTH / 54.0_f64).round() / 100.0;
+    assert_eq!(monthly, vec![4333.33, 1300.0, gig]);
+    assert_eq!(r.income_sources[2].pay_frequency, None);
+    assert_eq!(
+        r.total_monthly_income,
+        ((4333.33 + 1300.0 + gig) * 100.0_f64).round() / 100.0
+    );
     assert_eq!(r.income_sources[0].income_category, "SALARY");
     assert_eq!(r.income_sources[0].twelve_month_average, 4333.33);
     assert_eq!(r.income_sources[0].payment_count, 26);
     assert_eq!(r.income_sources[0].last_payment_date, as_of());
-    assert_eq!(r.rent_to_income_ratio, Some(0.2327));
+    assert_eq!(
+        r.rent_to_income_ratio,
+        Some((150_000.0 / (r.total_monthly_income * 100.0) * 10_000.0).round() / 10_000.0)
+    );
     assert_eq!(r.passes_3x_rule, Some(true));
     assert_eq!(r.as_of, as_of());
 }
@@ -210,9 +223,21 @@ fn fewer_than_three_payments_lower_the_confidence() {
 
 #[test]
 fn an_irregular_source_lowers_the_confidence() {
+    // Payouts on no schedule, whatever their tag.
     let mut gig = steady(PayFrequency::Biweekly, 2000.0, 26);
-    gig.pay_frequency = None;
+    let mut date = as_of();
+    for (payment, gap) in gig
+        .payments
+        .iter_mut()
+        .rev()
+        .zip([3, 12, 2, 19, 1, 9].iter().cycle())
+    {
+        payment.date = date;
+        date -= chrono::Duration::days(*gap);
+    }
+    gig.payments.sort_by_key(|p| p.date);
     let r = build_report(&income(vec![gig]), None);
+    assert_eq!(r.income_sources[0].pay_frequency, None);
     assert!(r.confidence_score < baseline().confidence_score);
     assert_eq!(factor(&r, "irregular").unwrap().effect, 0.9);
 }

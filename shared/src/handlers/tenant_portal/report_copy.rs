@@ -92,13 +92,14 @@ pub(crate) fn completed_body(
         for source in &report.income_sources {
             let _ = writeln!(
                 out,
-                "<tr><td>{} <span class=\"small\">({}, {})<br>{}</span></td><td class=\"amount\">{} a month</td></tr>",
+                "<tr><td>{} <span class=\"small\">({}, {})<br>{}<br>Seen by {}</span></td><td class=\"amount\">{} a month</td></tr>",
                 esc(&source.name),
                 esc(&source.income_category),
                 source
                     .pay_frequency
                     .map_or("irregular", PayFrequency::words),
                 esc(&source.basis),
+                esc(&crate::domain::report::sightings_words(&source.sightings)),
                 money(source.monthly_income),
             );
         }

@@ -68,9 +68,14 @@ async fn fetch_income_maps_the_bank_income_report() {
         .map(|s| s.monthly_income)
         .collect();
     // 2,150 x 26 / 12; 5,500 over the 201 days from 2026-05-03 to 2026-11-20 (6.60 months);
-    // 600; 900 over the 110 days from 2026-08-02 (3.61 months).
-    assert_eq!(monthly, vec![4658.33, 832.87, 600.0, 249.03]);
-    assert_eq!(report.total_monthly_income, 6340.23);
+    // 600; the transfers into savings (15 to 18 days apart, one month-long gap) come twice a
+    // month on their own schedule: 150 x 2.
+    assert_eq!(monthly, vec![4658.33, 832.87, 600.0, 300.0]);
+    assert_eq!(
+        report.income_sources[3].pay_frequency,
+        Some(PayFrequency::SemiMonthly)
+    );
+    assert_eq!(report.total_monthly_income, 6391.2);
     assert_eq!(report.passes_3x_rule, Some(true));
 
     // Dated deposits from the monthly history give the stability figures.

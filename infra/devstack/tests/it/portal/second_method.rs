@@ -60,6 +60,18 @@ async fn payroll_then_the_bank_of_the_same_job_counts_it_once() {
     assert!(text.contains("verified by more than one method"), "{text}");
     assert!(text.contains("same income as Whole Goods Market"), "{text}");
     assert!(text.contains("reason duplicate"), "{text}");
+    // The counted source names the sightings behind it, payroll's first.
+    assert!(
+        text.contains("seen by payroll: \"Whole Goods Market\", 24 pays; bank:"),
+        "{text}"
+    );
+    let sightings: Vec<&str> = report["income_sources"][0]["sightings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["method"].as_str().unwrap())
+        .collect();
+    assert_eq!(sightings, vec!["payroll", "bank"], "{report}");
     let copy = page(&env, "GET", &link, None).await.html;
     assert!(copy.contains("Verified by payroll and bank"), "{copy}");
     assert!(copy.contains("Not counted again"), "{copy}");
