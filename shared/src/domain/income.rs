@@ -240,6 +240,18 @@ impl ProviderIncomeSource {
     }
 }
 
+/// The payments the rules look at: inside the window (on or before `as_of`), positive, oldest
+/// first.
+pub fn window_payments(payments: &[Payment], as_of: NaiveDate) -> Vec<Payment> {
+    let mut payments: Vec<Payment> = payments
+        .iter()
+        .copied()
+        .filter(|p| p.amount.is_finite() && p.amount > 0.0 && p.date <= as_of)
+        .collect();
+    payments.sort_by_key(|p| p.date);
+    payments
+}
+
 /// What an income provider hands back for one tenant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProviderIncome {

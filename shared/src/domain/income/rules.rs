@@ -34,7 +34,7 @@ use super::streams::Stream;
 use super::variable_pay::{self, PayParts, RECURS_AFTER};
 use super::{
     AmountsBasis, DAYS_PER_MONTH, EmploymentStatus, NOT_INCOME_CATEGORIES, PayFrequency, Payment,
-    ProviderIncome, is_income_category, normalise_category,
+    ProviderIncome, is_income_category, normalise_category, window_payments,
 };
 use crate::domain::affordability::{cents_of, format_money};
 
@@ -112,18 +112,6 @@ pub struct Excluded {
 pub enum Assessment {
     Counted(Counted),
     Excluded(Excluded),
-}
-
-/// The payments the rules look at: inside the window (on or before `as_of`), positive, oldest
-/// first.
-pub fn window_payments(payments: &[Payment], as_of: NaiveDate) -> Vec<Payment> {
-    let mut payments: Vec<Payment> = payments
-        .iter()
-        .copied()
-        .filter(|p| p.amount.is_finite() && p.amount > 0.0 && p.date <= as_of)
-        .collect();
-    payments.sort_by_key(|p| p.date);
-    payments
 }
 
 fn total_cents(payments: &[Payment]) -> i64 {

@@ -35,8 +35,9 @@
 use chrono::{Duration, NaiveDate};
 
 use super::payer::name_affinity;
-use super::rules::window_payments;
-use super::{AmountsBasis, Payment, ProviderIncome, VerificationMethod, is_income_category};
+use super::{
+    AmountsBasis, Payment, ProviderIncome, VerificationMethod, is_income_category, window_payments,
+};
 use crate::domain::affordability::cents_of;
 
 /// A run continues at amounts within this share of those it paired with (a raise, a changed
