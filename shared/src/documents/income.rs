@@ -129,3 +129,103 @@ fn source(name: &str, category: &str) -> ProviderIncomeSource {
         ..Default::default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::Duration;
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::documents::{BankStatement, BenefitLetter, Deposit, DocumentKind, PayStub, Verdict};
+    use crate::domain::income::AmountsBasis;
+
+    fn analysed(kind: DocumentKind, fields: Fields) -> Analysis {
+        Analysis {
+            kind,
+            verdict: Verdict::Clean,
+            reason: None,
+            pages: 1,
+            fields,
+            checks: vec![],
+        }
+    }
+
+    /// One employer written as stubs write it: its case, its punctuation, its suffix.
+    fn spelled(employer: &str, how: u8) -> String {
+        match how % 4 {
+            0 => employer.to_uppercase(),
+            1 => format!("{employer}."),
+            2 => format!("{employer} Inc"),
+            _ => employer.to_string(),
+        }
+    }
+
+    const EMPLOYERS: [&str; 3] = ["Acme Corp", "Riverside Medical", "Summit Dental"];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        /// Generated stubs of up to three employers, each spelled several ways, beside a
+        /// letter and a statement: one stub source per employer whatever the spelling, every
+        /// stub counted once, the statement's deposits net, the letter ongoing, and an as-of
+        /// date that is the documents' latest and never after the report's day.
+        #[test]
+        fn stubs_group_by_employer_and_the_as_of_date_never_passes_today(
+            stubs in proptest::collection::vec((0usize..3, any::<u8>(), 0i64..120, 1i64..500_000), 1..12),
+            letter_days in proptest::option::of(-60i64..60),
+            today_back in 0i64..120,
+        ) {
+            let first: NaiveDate = "2026-06-01".parse().unwrap();
+            let today = first + Duration::days(119 - today_back);
+            let mut docs: Vec<Analysis> = stubs
+                .iter()
+                .map(|(e, how, day, gross)| {
+                    analysed(DocumentKind::PayStub, Fields::PayStub(PayStub {
+                        employer: Some(spelled(EMPLOYERS[*e], *how)),
+                        pay_date: Some(first + Duration::days(*day)),
+                        gross_cents: Some(*gross),
+                        net_cents: Some(gross * 3 / 4),
+                        ..PayStub::default()
+                    }))
+                })
+                .collect();
+            if let Some(days) = letter_days {
+                docs.push(analysed(DocumentKind::BenefitLetter, Fields::BenefitLetter(BenefitLetter {
+                    payer: Some("Social Security Administration".into()),
+                    recipient: None,
+                    monthly_cents: Some(96_700),
+                    effective_date: Some(today + Duration::days(days)),
+                })));
+            }
+            docs.push(analysed(DocumentKind::BankStatement, Fields::BankStatement(BankStatement {
+                deposits: vec![Deposit {
+                    date: first + Duration::days(30),
+                    cents: 150_000,
+                    payer: "ACME CORP PAYROLL".into(),
+                }],
+                ..BankStatement::default()
+            })));
+            let refs: Vec<&Analysis> = docs.iter().collect();
+            let income = provider_income(&refs, today).expect("stubs show a date");
+            let latest = (stubs.iter().map(|s| first + Duration::days(s.2)))
+                .chain(letter_days.map(|d| today + Duration::days(d)))
+                .chain([first + Duration::days(30)])
+                .max()
+                .unwrap();
+            prop_assert_eq!(income.as_of, latest.min(today));
+            let stub_sources: Vec<&ProviderIncomeSource> =
+                income.sources.iter().filter(|s| s.category == "SALARY").collect();
+            let mut employers: Vec<usize> = stubs.iter().map(|s| s.0).collect();
+            employers.sort();
+            employers.dedup();
+            prop_assert_eq!(stub_sources.len(), employers.len());
+            let counted: usize = stub_sources.iter().map(|s| s.payments.len()).sum();
+            prop_assert_eq!(counted, stubs.len());
+            for s in &income.sources {
+                prop_assert_eq!(s.ongoing, s.category == "BENEFIT_OTHER");
+                let deposits = s.category == "OTHER";
+                prop_assert_eq!(s.basis(income.method) == AmountsBasis::Net, deposits);
+            }
+        }
+    }
+}
