@@ -24,7 +24,8 @@
 //!    or begins just after its last, and holds at least [`MIN_PAIRED`] deposits of its net pay,
 //!    joins it too (the bank's data ends before a stub's pay posted).
 //! 4. **What is left of a deposit source is a stream of its own**, its same-day credits summed;
-//!    two accounts under one name whose deposits fall on the same days are one stream.
+//!    two accounts under one name whose deposits fall on the same days are one stream, each
+//!    pay the sum of its parts (a part may post up to [`EARLY_DAYS`] later than the other).
 //!
 //! Payer names ([`name_affinity`]) only support: processors and generic words name nobody, and
 //! a name that names another employer keeps a deposit out. A run of pays that pairs with
@@ -277,9 +278,8 @@ pub fn group(income: &ProviderIncome) -> Vec<Stream> {
         }
     }
     for group in residual {
-        let mut all: Vec<Payment> = group.iter().flat_map(|(_, p)| p.clone()).collect();
-        all.sort_by_key(|p| p.date);
-        let summed = same_day_summed(&all);
+        let runs: Vec<&[Payment]> = group.iter().map(|(_, p)| p.as_slice()).collect();
+        let summed = account_pays(&runs);
         let members = group
             .into_iter()
             .enumerate()
@@ -330,8 +330,37 @@ fn span_of(payments: &[Payment]) -> Option<(NaiveDate, NaiveDate)> {
     ))
 }
 
+/// The pays of one payer's accounts (one run each, oldest first): each account's credits of one
+/// day summed, then joined with the other accounts' credits posted up to [`EARLY_DAYS`] from
+/// them, the nearest first. The parts of a split pay mostly post on the same day, but one
+/// account may post a day later; summing only same-day credits would count the late part as
+/// a pay of its own and halve the mean.
+fn account_pays(runs: &[&[Payment]]) -> Vec<Payment> {
+    let mut pays: Vec<(Payment, Vec<usize>)> = Vec::new();
+    for (k, run) in runs.iter().enumerate() {
+        for p in same_day_summed(run) {
+            let part_of = (pays.iter_mut())
+                .filter(|(q, from)| {
+                    !from.contains(&k) && (q.date - p.date).num_days().abs() <= EARLY_DAYS
+                })
+                .min_by_key(|(q, _)| (q.date - p.date).num_days().abs());
+            match part_of {
+                Some((q, from)) => {
+                    q.amount = (cents_of(q.amount) + cents_of(p.amount)) as f64 / 100.0;
+                    q.date = q.date.min(p.date);
+                    from.push(k);
+                }
+                None => pays.push((p, vec![k])),
+            }
+        }
+    }
+    let mut pays: Vec<Payment> = pays.into_iter().map(|(p, _)| p).collect();
+    pays.sort_by_key(|p| p.date);
+    pays
+}
+
 /// Credits of one day as one pay, oldest first.
-pub fn same_day_summed(payments: &[Payment]) -> Vec<Payment> {
+fn same_day_summed(payments: &[Payment]) -> Vec<Payment> {
     let mut out: Vec<Payment> = Vec::new();
     for p in payments {
         match out.last_mut() {

@@ -116,6 +116,22 @@ fn a_pay_split_across_accounts_or_credits_of_one_day_pairs_as_a_whole() {
 }
 
 #[test]
+fn the_parts_of_a_split_pay_sum_even_when_one_posts_a_day_late() {
+    // Two accounts under one name, no payroll: 6 pays of 1,600.00 + 400.00, the second
+    // account's part of the oldest pay posted a day late.
+    let mut late_part = bank("ACME CORP PAYROLL", 400.0, 0, 6);
+    late_part.payments[0].date += Duration::days(1);
+    let streams = group(&income(vec![
+        bank("ACME CORP PAYROLL", 1600.0, 0, 6),
+        late_part,
+    ]));
+    assert_eq!(streams.len(), 1, "{streams:?}");
+    let pays = &streams[0].level().payments;
+    assert_eq!(pays.len(), 6, "{pays:?}");
+    assert!(pays.iter().all(|p| p.amount == 2000.0), "{pays:?}");
+}
+
+#[test]
 fn two_jobs_paid_the_same_on_the_same_day_stay_two() {
     let seen = income(vec![
         payroll("Acme Corp", 2000.0),
