@@ -16,7 +16,7 @@ B62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 def key(mode: str, account: str, random: str) -> str:
-    """A key naming its account (shared/src/domain/secrets.rs): the checksum covers account_random."""
+    """A key naming its account (shared/domain/src/secrets.rs): the checksum covers account_random."""
     body = f"{account}_{random}"
     n = zlib.crc32(body.encode())
     out = ""
@@ -301,7 +301,7 @@ CASES["publish-events"] = {
 }
 
 def webhook_event_image(redeliveries):
-    """A stored webhook event (shared::domain::webhook_log::StoredWebhookEvent) as the table holds it."""
+    """A stored webhook event (domain::webhook_log::StoredWebhookEvent) as the table holds it."""
     event_id = "msg_2d5a3e4f7f6c4a0d9e9f3c4d5e6f7081_completed"
     item = {
         "PK": f"WEBHOOK_EVENT#{event_id}", "SK": "WEBHOOK_EVENT",

@@ -7,13 +7,10 @@ pub mod dynamo;
 pub mod pdf;
 pub mod plaid;
 pub mod s3;
-pub mod s3_upload;
 pub mod sandbox;
 pub mod scheduler;
 pub mod secrets;
 pub mod ses;
 pub mod sns;
 pub mod sqs;
-#[cfg(any(test, feature = "test-support"))]
-pub mod testing;
 pub mod webhook_client;

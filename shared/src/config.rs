@@ -8,7 +8,6 @@ mod api;
 mod deliver_webhook;
 mod expire_verifications;
 mod live_income;
-mod plans;
 mod publish_events;
 mod reach;
 mod tenant_portal;
@@ -20,7 +19,6 @@ pub use api::Settings;
 pub use deliver_webhook::{DEFAULT_WEBHOOK_TIMEOUT, DeliverWebhookConfig};
 pub use expire_verifications::ExpireVerificationsConfig;
 pub use live_income::{LiveIncome, SANDBOX_FOR_LIVE_REFUSED};
-pub use plans::Plans;
 pub use publish_events::{PublishEventsConfig, TestModeDelivery};
 pub use reach::{ReachConfig, ReminderSchedules, SmsBounds, parse_offsets, sms_countries};
 pub use tenant_portal::{DocumentBucket, PlaidVariables, ProviderVariables, TenantPortalConfig};
@@ -28,7 +26,8 @@ pub use tenant_portal::{DocumentBucket, PlaidVariables, ProviderVariables, Tenan
 use std::collections::HashMap;
 use std::str::FromStr;
 
-use crate::domain::webhook::LocalWebhookOrigins;
+use domain::plans::Plans;
+use domain::webhook::LocalWebhookOrigins;
 
 #[derive(Debug, thiserror::Error)]
 #[error("configuration: {0}")]
@@ -116,6 +115,15 @@ impl Env {
     }
 }
 
+/// `PLANS` (a JSON array of plans), or the defaults when it is unset: the same rule for the
+/// functions and `admin`.
+pub fn plans_from_env(env: &Env) -> Result<Plans, ConfigError> {
+    match env.optional("PLANS") {
+        Some(raw) => Plans::parse(&raw).map_err(ConfigError),
+        None => Ok(Plans::defaults()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,5 +159,15 @@ mod tests {
         let old = Env::from_pairs([("ALLOW_INSECURE_WEBHOOKS", "true")]);
         let refused = old.local_webhook_origins().unwrap_err().to_string();
         assert!(refused.contains("ALLOW_INSECURE_WEBHOOKS"), "{refused}");
+    }
+
+    #[test]
+    fn plans_from_env_default_only_when_unset() {
+        assert_eq!(
+            plans_from_env(&Env::from_pairs([("PLANS", " ")])).unwrap(),
+            Plans::defaults()
+        );
+        let refused = plans_from_env(&Env::from_pairs([("PLANS", "{}")])).unwrap_err();
+        assert!(refused.to_string().contains("PLANS"), "{refused}");
     }
 }

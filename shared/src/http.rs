@@ -7,6 +7,8 @@ use std::future::Future;
 
 use lambda_http::{Body, RequestExt, Response};
 
+mod redact;
+
 /// What a handler sees of an HTTP request.
 #[derive(Clone)]
 pub struct ApiRequest {
@@ -183,7 +185,7 @@ impl ApiResponse {
             .header("x-request-id")
             .filter(|id| http::HeaderValue::from_str(id).is_ok())
             .unwrap_or("");
-        let fallback = ApiResponse::json(500, &crate::error::ApiError::Internal.body(request_id));
+        let fallback = ApiResponse::json(500, &domain::error::ApiError::Internal.body(request_id));
         if request_id.is_empty() {
             fallback
         } else {

@@ -1,22 +1,15 @@
-//! The library every function of the Tenant Income Verification Service links.
+//! The library every function of the Tenant Income Verification Service links, above the `domain`
+//! (rules, no I/O) and `ports` (traits) crates:
 //!
-//! - `domain`: types and rules (income, report, keys, webhooks), no AWS imports and no I/O;
-//! - `ports`: one trait per outside system (the store by role, mailer, queue, provider, clock);
-//! - `adapters`: the AWS and provider implementations of the ports, and the test doubles;
 //! - `handlers`: one module per function's logic, generic over the ports it uses;
-//! - `http`, `routes`, `error`: the Lambda HTTP glue, the route table and the enveloped error;
+//! - `http`, `routes`: the Lambda HTTP glue and the route table;
+//! - `adapters`: the AWS and provider implementations of the ports;
 //! - `config`, `wiring`: settings from the environment, and the adapters each function wires.
 
 pub mod adapters;
 pub mod config;
-pub mod documents;
-pub mod domain;
-pub mod error;
 pub mod handlers;
 pub mod http;
-pub mod json;
-pub mod ports;
-mod redact;
 pub mod routes;
 pub mod wiring;
 

@@ -21,7 +21,6 @@ use crate::config::{
     ConfigError, DeliverWebhookConfig, ExpireVerificationsConfig, LiveIncome, PlaidVariables,
     ProviderVariables, PublishEventsConfig, ReachConfig, Settings, TenantPortalConfig,
 };
-use crate::documents::reuse::FingerprintKey;
 use crate::handlers::analyze_document::{ANALYSIS_TIME_LIMIT, AnalysisDeps, DOCUMENT_MAX_RECEIVES};
 use crate::handlers::api::ApiDeps;
 use crate::handlers::deliver_webhook::{DEFAULT_BACKOFF, DeliveryDeps, WEBHOOK_MAX_ATTEMPTS};
@@ -31,7 +30,8 @@ use crate::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
 use crate::handlers::send_reminders::ReachDeps;
 use crate::handlers::tenant_portal::documents::DocumentUploads;
 use crate::handlers::tenant_portal::{LiveProvider, PortalDeps};
-use crate::ports::SystemClock;
+use domain::documents::reuse::FingerprintKey;
+use ports::SystemClock;
 
 /// The service's table (every function, and the admin tool).
 pub fn store(sdk: &SdkConfig, table_name: &str) -> DynamoStore {
@@ -144,7 +144,7 @@ pub fn analyze_document_with(
         store: store(sdk, &config.table_name),
         objects: S3Objects::new(sdk, &config.bucket),
         clock: SystemClock,
-        analyse: crate::documents::analyse,
+        analyse: domain::documents::analyse,
         time_limit: ANALYSIS_TIME_LIMIT,
         max_receives: DOCUMENT_MAX_RECEIVES,
         fingerprint_key,

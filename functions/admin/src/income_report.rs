@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args};
-use shared::domain::affordability::{MAX_INCOME_MULTIPLE, MIN_INCOME_MULTIPLE, RentTerms};
-use shared::domain::income::ProviderIncome;
-use shared::domain::report::build_report_with;
+use domain::affordability::{MAX_INCOME_MULTIPLE, MIN_INCOME_MULTIPLE, RentTerms};
+use domain::income::ProviderIncome;
+use domain::report::build_report_with;
 
 /// The rent is money the API keeps within this range too.
 const MAX_RENT: f64 = 10_000_000.0;
@@ -51,7 +51,7 @@ fn read(path: &Path) -> Result<String, String> {
 
 /// Reads the domain's input; every message names the field at fault.
 pub fn parse_payments(body: &str) -> Result<ProviderIncome, String> {
-    let income: ProviderIncome = shared::json::parse_naming_field(body)?;
+    let income: ProviderIncome = domain::json::parse_naming_field(body)?;
     for (i, source) in income.sources.iter().enumerate() {
         if source.pay_rate.is_some_and(|r| r <= 0.0) {
             return Err(format!("sources[{i}].pay_rate: must be above zero"));

@@ -6,15 +6,15 @@ pub use income_report::{IncomeReportArgs, income_report, parse_payments};
 
 use chrono::{DateTime, Duration, Utc};
 use clap::{Subcommand, ValueEnum};
-use shared::domain::methods;
-use shared::domain::retention::{MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, RetentionDays};
-use shared::domain::secrets::{
+use domain::methods;
+use domain::retention::{MAX_RETENTION_DAYS, MIN_RETENTION_DAYS, RetentionDays};
+use domain::secrets::{
     MAX_ACCOUNT_ID_LEN, generate_api_key, generate_webhook_secret, valid_account_id,
 };
-use shared::domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus, format_ts};
+use domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus, format_ts};
+use ports::WebhookSecrets;
+use ports::store::prelude::*;
 use shared::handlers::retention::rearm_account;
-use shared::ports::WebhookSecrets;
-use shared::ports::store::prelude::*;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum KeyMode {
@@ -122,11 +122,11 @@ pub enum Command {
 /// Runs one command and returns what to print.
 pub async fn run<S: Store>(
     store: &S,
-    plans: &shared::config::Plans,
+    plans: &domain::plans::Plans,
     command: Command,
     now: DateTime<Utc>,
 ) -> Result<String, String> {
-    let err = |e: shared::ports::StoreError| e.to_string();
+    let err = |e: ports::StoreError| e.to_string();
     match command {
         Command::IncomeReport(args) => income_report(&args),
         Command::CreateAccount { name, plan, id } => {
@@ -144,20 +144,7 @@ pub async fn run<S: Store>(
                 ));
             }
             store
-                .put_account(&Account {
-                    account_id: account_id.clone(),
-                    name,
-                    plan,
-                    subscription_status: SubscriptionStatus::Active,
-                    current_period_end: now + Duration::days(30),
-                    created_at: now,
-                    api_window: None,
-                    api_requests: 0,
-                    sms_month: 0,
-                    sms_sent: 0,
-                    revoked_keys: vec![],
-                    api_keys: Default::default(),
-                })
+                .put_account(&Account::opened(&account_id, &name, &plan, now))
                 .await
                 .map_err(|e| {
                     format!("could not create the account (does it exist already?): {e}")
@@ -178,7 +165,7 @@ pub async fn run<S: Store>(
                 a.plan,
                 a.subscription_status.as_str(),
                 format_ts(a.current_period_end),
-                if a.api_window.as_deref() == Some(shared::domain::api_window(now).as_str()) {
+                if a.api_window.as_deref() == Some(domain::api_window(now).as_str()) {
                     a.api_requests
                 } else {
                     0

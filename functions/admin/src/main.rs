@@ -29,7 +29,7 @@ async fn main() {
     };
     // PLANS follows the functions' rule (unset: the defaults; a bad value is refused).
     let plans =
-        shared::config::Plans::from_env(&shared::config::Env::process()).unwrap_or_else(|e| {
+        shared::config::plans_from_env(&shared::config::Env::process()).unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(2)
         });

@@ -1,9 +1,9 @@
-//! The analysis of a two-page pay stub (`shared::documents::analyse`) beside a Python peer doing
+//! The analysis of a two-page pay stub (`domain::documents::analyse`) beside a Python peer doing
 //! the same extraction (pdfplumber for the text runs with positions and fonts, pikepdf for the
 //! file's structure), in the same run: p50, p95 and peak RSS of each, and their ratio.
 //!
 //! The fixture is made as the documents tests make theirs: the ADP template with figures that
-//! add up, on two pages, printed by headless Chromium (`shared::adapters::testing::documents`).
+//! add up, on two pages, printed by headless Chromium (`test_support::documents`).
 //! Each side runs in a process of its own that does nothing else: the bench binary again with
 //! `--analyse-pdf` (one unmeasured analysis, then the measured ones), and the peer's script. The
 //! peak RSS is each process's `VmHWM` once it is done.
@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use serde_json::Value;
-use shared::adapters::testing::documents::{CHROMIUM, Stub, chromium_pdf};
+use test_support::documents::{CHROMIUM, Stub, chromium_pdf};
 
 use crate::process::{Spread, ms};
 use crate::report::{mb, yes};
@@ -62,12 +62,12 @@ pub(crate) fn fixture(dir: &Path) -> Result<Vec<u8>, Error> {
 /// this process's peak RSS as JSON.
 pub(crate) fn analyse_in_this_process(pdf: &Path, runs: usize) -> Result<(), Error> {
     let bytes = std::fs::read(pdf)?;
-    let first = shared::documents::analyse(&bytes, Some(TENANT))
+    let first = domain::documents::analyse(&bytes, Some(TENANT))
         .map_err(|r| err(format!("the fixture was refused: {r:?}")))?;
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {
         let start = Instant::now();
-        let analysis = shared::documents::analyse(&bytes, Some(TENANT));
+        let analysis = domain::documents::analyse(&bytes, Some(TENANT));
         times.push(ms(start.elapsed()));
         std::hint::black_box(analysis).ok();
     }
@@ -171,7 +171,7 @@ pub(crate) fn section(outcome: &Outcome, runs: usize, peer_versions: &str) -> St
         "| | p50 (ms) | p95 (ms) | max (ms) | peak RSS (MB) | found |\n|---|---|---|---|---|---|\n",
     );
     for (name, t) in [
-        ("`shared::documents::analyse`", rust),
+        ("`domain::documents::analyse`", rust),
         ("Python peer", peer),
     ] {
         out.push_str(&format!(

@@ -9,9 +9,10 @@ use devstack::moto::Moto;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once};
 use devstack::receiver::Receiver;
 use devstack::stack::{self, Created};
+use domain::plans::Plans;
+use domain::{Mode, Plan};
 use serde_json::{Value, json};
-use shared::config::{Plans, Settings};
-use shared::domain::{Mode, Plan};
+use shared::config::Settings;
 
 use crate::cost::Usage;
 use crate::{Error, err, fresh_stack};
@@ -53,7 +54,7 @@ pub(crate) async fn local_stack(moto: &Moto) -> Result<LocalStack, Error> {
     let base = format!("http://127.0.0.1:{port}");
     let settings = Settings {
         plans: roomy_plans(),
-        ..devstack::local_settings(&names.table, &base, shared::domain::VERIFICATION_LIFETIME)
+        ..devstack::local_settings(&names.table, &base, domain::VERIFICATION_LIFETIME)
     };
     let origins = settings.local_webhook_origins.clone();
     devstack::server::spawn(devstack::app(&sdk, settings), port).await?;

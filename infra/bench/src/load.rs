@@ -6,14 +6,14 @@
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
+use domain::secrets::account_key_from_random;
+use domain::{ApiKeyRecord, Mode, Plan};
+use ports::SystemClock;
+use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::adapters::testing::{MemoryStore, active_account};
-use shared::domain::secrets::account_key_from_random;
-use shared::domain::{ApiKeyRecord, Mode, Plan};
 use shared::handlers::api::{ApiDeps, create_verification, get_verification};
 use shared::http::{ApiRequest, parse_query};
-use shared::ports::SystemClock;
-use shared::ports::store::prelude::*;
+use test_support::{MemoryStore, active_account};
 
 use crate::flow::{LocalStack, local_stack};
 use crate::{Error, err};
@@ -247,7 +247,7 @@ pub(crate) fn handler_throughput(seconds: u64) -> Result<HandlerRun, Error> {
                 })
                 .await?;
             let settings = shared::config::Settings {
-                plans: shared::config::Plans::new(vec![Plan {
+                plans: domain::plans::Plans::new(vec![Plan {
                     name: "bench".into(),
                     verifications_per_month: u32::MAX,
                     api_requests_per_day: u32::MAX,
@@ -257,7 +257,7 @@ pub(crate) fn handler_throughput(seconds: u64) -> Result<HandlerRun, Error> {
                 ..devstack::local_settings(
                     "unused",
                     "https://verify.example.com",
-                    shared::domain::VERIFICATION_LIFETIME,
+                    domain::VERIFICATION_LIFETIME,
                 )
             };
             let deps = ApiDeps::new(store, SystemClock, settings);

@@ -33,15 +33,15 @@ use devstack::moto::Moto;
 use devstack::proxy::{self, Call, Proxy};
 use devstack::receiver::Receiver;
 use devstack::stack::{self, Created, Resources};
+use domain::Mode;
 use measure::*;
+use ports::store::prelude::*;
+use ports::{ListQuery, WebhookSecrets};
 use process::*;
 use report::*;
 use runtime_api::RuntimeApi;
 use scenarios::*;
 use shared::adapters::dynamo::DynamoStore;
-use shared::domain::Mode;
-use shared::ports::store::prelude::*;
-use shared::ports::{ListQuery, WebhookSecrets};
 
 #[derive(Parser)]
 #[command(about = "Benchmarks of the functions' release binaries (run by `make bench`)")]
@@ -357,7 +357,7 @@ mod tests {
             documents_queue_url: "dq".into(),
             documents_dlq_url: "dd".into(),
             fingerprint_key_secret_arn: "fk".into(),
-            fingerprint_key: shared::documents::reuse::FingerprintKey::new(vec![7; 32]).unwrap(),
+            fingerprint_key: domain::documents::reuse::FingerprintKey::new(vec![7; 32]).unwrap(),
         };
         let env = process::lambda_env("send-reminders", "api", "aws", "t-table", &queues);
         let delivery = env.iter().find(|(k, _)| k == "TEST_MODE_DELIVERY");

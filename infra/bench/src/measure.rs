@@ -131,7 +131,7 @@ pub(crate) async fn fresh_stack(
     stack::seed_account(&store, stack::OTHER_ACCOUNT, "pro", true).await?;
     stack::seed_fixtures(&store).await?;
     let secrets = WebhookSecrets {
-        current: Some(shared::domain::secrets::generate_webhook_secret()),
+        current: Some(domain::secrets::generate_webhook_secret()),
         previous: None,
         previous_valid_until: None,
     };

@@ -112,7 +112,7 @@ pub(crate) async fn list_cost(
                 status: None,
                 offset: 0,
                 limit,
-                expired_if_created_by: chrono::Utc::now() - shared::domain::VERIFICATION_LIFETIME,
+                expired_if_created_by: chrono::Utc::now() - domain::VERIFICATION_LIFETIME,
             };
             let t = Instant::now();
             let page = store

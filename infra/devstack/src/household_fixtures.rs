@@ -3,15 +3,13 @@
 //! another account.
 
 use chrono::{Duration, Utc};
+use domain::household::{Household, HouseholdShape, MemberRole, member_id};
+use domain::income::{PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod};
+use domain::report::build_report;
+use domain::{Mode, NewVerificationInput, Transition, Verification};
+use ports::StoreError;
+use ports::store::prelude::*;
 use shared::adapters::dynamo::DynamoStore;
-use shared::domain::household::{Household, HouseholdShape, MemberRole, member_id};
-use shared::domain::income::{
-    PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod,
-};
-use shared::domain::report::build_report;
-use shared::domain::{Mode, NewVerificationInput, Transition, Verification};
-use shared::ports::StoreError;
-use shared::ports::store::prelude::*;
 
 use crate::stack::{DEMO_ACCOUNT, OTHER_ACCOUNT};
 
@@ -102,8 +100,8 @@ pub async fn seed_households(store: &DynamoStore) -> Result<(), StoreError> {
         if complete {
             for v in &members {
                 let started = match store.transition(v, &Transition::Start, now).await? {
-                    shared::ports::TransitionOutcome::Applied(s) => s,
-                    shared::ports::TransitionOutcome::Conflict(_) => continue,
+                    ports::TransitionOutcome::Applied(s) => s,
+                    ports::TransitionOutcome::Conflict(_) => continue,
                 };
                 // A year of monthly pay of 3,000.00 up to today.
                 let income = ProviderIncome {

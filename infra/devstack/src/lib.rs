@@ -14,11 +14,12 @@ pub mod stack;
 
 use std::sync::Arc;
 
+use domain::plans::Plans;
+use domain::webhook::LocalWebhookOrigins;
 use shared::config::{
-    DeliverWebhookConfig, ExpireVerificationsConfig, Plans, PublishEventsConfig, ReachConfig,
+    DeliverWebhookConfig, ExpireVerificationsConfig, PublishEventsConfig, ReachConfig,
     ReminderSchedules, Settings, TenantPortalConfig, TestModeDelivery,
 };
-use shared::domain::webhook::LocalWebhookOrigins;
 use shared::handlers::tenant_portal::LiveProvider;
 use shared::wiring;
 
@@ -120,7 +121,7 @@ impl Workers {
                     target_arn: LOCAL_REMINDER_FUNCTION_ARN.to_string(),
                     role_arn: names.scheduler_role_arn.clone(),
                 },
-                reminder_offsets: shared::domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
+                reminder_offsets: domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
                 sms: Default::default(),
                 live_income: shared::config::LiveIncome::LocalSandbox,
                 plaid: Default::default(),
@@ -154,7 +155,7 @@ impl Workers {
             webhook_queue_url: created.webhook_queue_url.clone(),
             public_base_url: base_url.to_string(),
             test_mode_delivery: TestModeDelivery::Send,
-            reminder_offsets: shared::domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
+            reminder_offsets: domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
             sms: Default::default(),
         };
         let reach = wiring::send_reminders(reach_config, sdk);

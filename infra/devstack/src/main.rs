@@ -10,9 +10,9 @@ use devstack::pump::{
     StreamPump, TtlDeletions, pump_documents_once, pump_retry_once, pump_sqs_once, sweep_ttl,
 };
 use devstack::{Workers, moto, stack};
+use ports::WebhookSecrets;
+use ports::store::prelude::*;
 use shared::adapters::dynamo::DynamoStore;
-use shared::ports::WebhookSecrets;
-use shared::ports::store::prelude::*;
 
 #[derive(Parser)]
 #[command(about = "Run the Tenant Income Verification Service locally against moto")]
@@ -52,7 +52,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .without_time()
         .init();
     let env = shared::config::Env::process();
-    let plans = shared::config::Plans::from_env(&env)?;
+    let plans = shared::config::plans_from_env(&env)?;
     if plans.get(&args.demo_plan).is_none() {
         return Err(format!(
             "DEV_DEMO_PLAN {:?} is not a plan (see PLANS)",
@@ -75,7 +75,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         stack::seed_account(&store, stack::DEMO_ACCOUNT, &args.demo_plan, true).await?;
     stack::seed_account(&store, stack::OTHER_ACCOUNT, "pro", true).await?;
     stack::seed_fixtures(&store).await?;
-    let secret = shared::domain::secrets::generate_webhook_secret();
+    let secret = domain::secrets::generate_webhook_secret();
     let secrets = WebhookSecrets {
         current: Some(secret.clone()),
         previous: None,

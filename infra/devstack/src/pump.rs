@@ -13,14 +13,14 @@ use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
 use aws_sdk_dynamodb::types::AttributeValue as DynamoValue;
 use aws_sdk_dynamodbstreams::types::{AttributeValue, ShardIteratorType};
 use base64::Engine;
+use ports::store::prelude::*;
+use ports::{Clock, Mailer, Queue, Scheduler, SystemClock, Texter};
 use serde_json::{Value, json};
 use shared::adapters::dynamo::{DynamoStore, schema};
 use shared::adapters::sqs::SqsQueue;
 use shared::handlers::deliver_webhook::DeliveryDeps;
 use shared::handlers::expire_verifications::TTL_PRINCIPAL;
 use shared::handlers::publish_events::OutboxDeps;
-use shared::ports::store::prelude::*;
-use shared::ports::{Clock, Mailer, Queue, Scheduler, SystemClock, Texter};
 
 pub type Outbox = shared::wiring::Outbox;
 pub type Expiry = shared::wiring::Expiry;

@@ -179,7 +179,7 @@ impl State {
 pub async fn spawn_printing(port: u16, secret: String) -> std::io::Result<Receiver> {
     let respond: Respond = Arc::new(move |_, request: &Received| {
         let header = |name| request.header(name).unwrap_or("");
-        let expected = shared::domain::webhook::signature_header(
+        let expected = domain::webhook::signature_header(
             &[&secret],
             header("webhook-id"),
             header("webhook-timestamp").parse().unwrap_or(0),
@@ -270,10 +270,10 @@ mod tests {
 
     #[tokio::test]
     async fn the_printing_receiver_answers_by_signature() {
-        let secret = shared::domain::secrets::generate_webhook_secret();
+        let secret = domain::secrets::generate_webhook_secret();
         let receiver = spawn_printing(0, secret.clone()).await.unwrap();
         let body = r#"{"type":"verification.completed","data":{}}"#;
-        let signed = shared::domain::webhook::signature_header(&[&secret], "msg_1", 1, body);
+        let signed = domain::webhook::signature_header(&[&secret], "msg_1", 1, body);
         let client = reqwest::Client::builder().no_proxy().build().unwrap();
         let send = |signature: String| {
             client

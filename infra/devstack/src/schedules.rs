@@ -8,10 +8,10 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
+use ports::store::prelude::*;
+use ports::{Clock, Mailer, Queue, Texter};
 use shared::handlers::reach_events::ReminderPayload;
 use shared::handlers::send_reminders::ReachDeps;
-use shared::ports::store::prelude::*;
-use shared::ports::{Clock, Mailer, Queue, Texter};
 
 /// Invocations of one schedule before it is given up (Lambda async: 1 + 2 retries).
 pub const ATTEMPTS: u32 = 3;

@@ -7,9 +7,9 @@
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
 use chrono::{Duration, Utc};
+use domain::{Mode, NewVerificationInput, OwnerStats, VERIFICATION_LIFETIME, Verification};
 use futures::StreamExt;
 use shared::adapters::dynamo::items::{owner_stats_item, verification_item};
-use shared::domain::{Mode, NewVerificationInput, OwnerStats, VERIFICATION_LIFETIME, Verification};
 
 /// A pending test-mode verification of `account`, created `age_seconds` ago.
 pub fn verification(account: &str, age_seconds: i64) -> Verification {
@@ -25,7 +25,7 @@ pub fn verification(account: &str, age_seconds: i64) -> Verification {
     let created = Utc::now() - Duration::seconds(age_seconds);
     let mut v =
         Verification::new_pending(account, Mode::Test, input, created, VERIFICATION_LIFETIME);
-    v.token_hashes = vec![shared::domain::secrets::sha256_hex(
+    v.token_hashes = vec![domain::secrets::sha256_hex(
         format!("bench-token-{age_seconds}").as_bytes(),
     )];
     v

@@ -5,17 +5,17 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use domain::error::ApiError;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
+use ports::SystemClock;
 use shared::adapters::dynamo::DynamoStore;
-use shared::error::ApiError;
 use shared::handlers::api::{self, ApiDeps};
 use shared::handlers::households;
 use shared::http::{ApiRequest, ApiResponse, parse_query};
-use shared::ports::SystemClock;
 use shared::routes::{Function, Resolved, resolve};
 use tokio::net::TcpListener;
 

@@ -7,7 +7,7 @@ mod seed;
 pub use seed::*;
 
 use aws_config::SdkConfig;
-use shared::documents::reuse::FingerprintKey;
+use domain::documents::reuse::FingerprintKey;
 
 /// Resource names of the local stack.
 #[derive(Debug, Clone)]
@@ -257,7 +257,7 @@ async fn documents_bucket(sdk: &SdkConfig, bucket: &str, queue: &str) -> Result<
                                 .filter_rules(
                                     FilterRule::builder()
                                         .name(FilterRuleName::Prefix)
-                                        .value(shared::documents::record::UPLOAD_PREFIX)
+                                        .value(domain::documents::record::UPLOAD_PREFIX)
                                         .build(),
                                 )
                                 .build(),

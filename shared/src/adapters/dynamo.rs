@@ -40,8 +40,8 @@ use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::types::{AttributeValue, CancellationReason, TransactWriteItem, Update};
 use serde::de::DeserializeOwned;
 
-use crate::ports::StoreError;
 use contention::Attempt;
+use ports::StoreError;
 
 mod accounts;
 mod api_day;

@@ -5,21 +5,17 @@
 use aws_sdk_s3::config::{ProvideCredentials, SharedCredentialsProvider};
 use aws_sdk_s3::operation::get_object::GetObjectError;
 use aws_sdk_s3::types::{Delete, ObjectIdentifier};
-use chrono::{DateTime, Duration, Utc};
+use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use super::s3_upload::{SigningCredentials, UploadForm, UploadRules, upload_form};
-use crate::documents::record::{MAX_UPLOAD_BYTES, UPLOAD_PREFIX};
-use crate::ports::{
+use domain::documents::record::{MAX_UPLOAD_BYTES, UPLOAD_PREFIX};
+use ports::upload_form::{
+    SigningCredentials, UPLOAD_CONTENT_TYPE, UPLOAD_FORM_LIFETIME, UploadForm, UploadRules,
+    upload_form,
+};
+use ports::{
     DOWNLOAD_LINK_SECONDS, DocumentEraser, DownloadSigner, ObjectError, ObjectStore, UploadSigner,
 };
-
-/// How long a signed upload form is accepted.
-pub const UPLOAD_FORM_LIFETIME: Duration = Duration::minutes(15);
-
-/// The Content-Type every upload is stored with: the analysis reads the first bytes, never a
-/// declared type, and downloads are served as attachments.
-pub const UPLOAD_CONTENT_TYPE: &str = "application/octet-stream";
 
 /// The documents bucket, read through the SDK.
 #[derive(Clone)]

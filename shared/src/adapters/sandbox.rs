@@ -31,11 +31,11 @@ mod payroll;
 
 use chrono::{Duration, NaiveDate};
 
-use crate::domain::Verification;
-use crate::domain::income::{
+use domain::Verification;
+use domain::income::{
     PayFrequency, Payment, ProviderIncome, ProviderIncomeSource, VerificationMethod,
 };
-use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
+use ports::{ConnectStep, IncomeProvider, ProviderError};
 
 pub const SCENARIOS: [(&str, &str); 12] = [
     ("good", "Salaried, comfortably above 3x rent"),
@@ -202,12 +202,12 @@ pub fn scenarios_for(methods: &[VerificationMethod]) -> Vec<(String, String)> {
 /// The scenarios offered to a verification's tenant: those of the first of its methods (its
 /// own, else every method the sandbox serves) that no try has closed yet.
 pub fn offered(verification: &Verification) -> Vec<(String, String)> {
-    use crate::domain::methods::{available, effective, remaining};
+    use domain::methods::{available, effective, remaining};
     let methods = effective(
         &verification.methods,
         &[],
         // Uploaded documents are no scenario: the page offers them in a section of their own.
-        &available(None, crate::domain::Mode::Test, false),
+        &available(None, domain::Mode::Test, false),
     );
     let open = remaining(&methods, &verification.method_attempts);
     scenarios_for(open.first().map(std::slice::from_ref).unwrap_or_default())
@@ -407,10 +407,10 @@ impl IncomeProvider for SandboxProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::affordability::RentTerms;
-    use crate::domain::income::rules::ExclusionReason;
-    use crate::domain::report::{IncomeReport, build_report_with};
-    use crate::domain::stability::{RegularityLabel, TrendLabel};
+    use domain::affordability::RentTerms;
+    use domain::income::rules::ExclusionReason;
+    use domain::report::{IncomeReport, build_report_with};
+    use domain::stability::{RegularityLabel, TrendLabel};
 
     #[test]
     fn tags_pick_scenarios() {
@@ -517,7 +517,7 @@ mod tests {
         assert_eq!(source.twelve_month_average, 4300.0);
         assert_eq!(
             source.reason,
-            Some(crate::domain::income::rules::CountReason::RecentLevel)
+            Some(domain::income::rules::CountReason::RecentLevel)
         );
         let trend = &source.stability.as_ref().unwrap().trend;
         assert_eq!(trend.label, TrendLabel::Declining);

@@ -6,7 +6,7 @@ use aws_sdk_scheduler::types::{
     ActionAfterCompletion, FlexibleTimeWindow, FlexibleTimeWindowMode, RetryPolicy, Target,
 };
 
-use crate::ports::{OneTimeSchedule, Scheduler, StoreError};
+use ports::{OneTimeSchedule, Scheduler, StoreError};
 
 /// Where the schedules live and what they invoke.
 #[derive(Clone)]

@@ -2,7 +2,7 @@
 
 use aws_sdk_secretsmanager::error::ProvideErrorMetadata;
 
-use crate::documents::reuse::{FINGERPRINT_KEY_MIN_BYTES, FingerprintKey};
+use domain::documents::reuse::{FINGERPRINT_KEY_MIN_BYTES, FingerprintKey};
 
 /// The text of the secret `arn`; the error is the service's code (ResourceNotFoundException,
 /// AccessDeniedException, ...), which says what to fix without quoting the ARN.

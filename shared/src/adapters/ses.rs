@@ -3,7 +3,7 @@
 use aws_sdk_sesv2::operation::send_email::SendEmailError;
 use aws_sdk_sesv2::types::{Body, Content, Destination, EmailContent, Message};
 
-use crate::ports::{Email, MailError, Mailer};
+use ports::{Email, MailError, Mailer};
 
 /// Sends e-mail through SES v2 from a verified sender identity.
 #[derive(Clone)]

@@ -3,7 +3,7 @@
 use aws_sdk_sns::operation::publish::PublishError;
 use aws_sdk_sns::types::MessageAttributeValue;
 
-use crate::ports::{Sms, TextError, Texter};
+use ports::{Sms, TextError, Texter};
 
 /// Sends SMS through SNS. Neither the number nor the text ever goes into an error or a log.
 #[derive(Clone)]

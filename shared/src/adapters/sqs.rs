@@ -4,7 +4,7 @@ use aws_lambda_events::event::sqs::SqsMessage;
 use aws_sdk_sqs::error::DisplayErrorContext;
 use serde::de::DeserializeOwned;
 
-use crate::ports::{Queue, StoreError};
+use ports::{Queue, StoreError};
 
 /// A queue on SQS (the webhook queue, or the retry queue).
 #[derive(Clone)]

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-use crate::domain::webhook::{
+use domain::webhook::{
     LocalWebhookOrigins, WebhookMessage, check_url, is_forbidden_ip, signature_header,
 };
-use crate::domain::webhook_log::NetworkErrorClass;
+use domain::webhook_log::NetworkErrorClass;
 
 /// Resolves host names and refuses any answer that contains a forbidden address, so a name that
 /// points (or re-points) at an internal address is never connected to.

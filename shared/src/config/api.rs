@@ -3,11 +3,12 @@
 
 use chrono::Duration;
 
-use super::{ConfigError, Env, LiveIncome, Plans, sms_countries};
-use crate::domain::VERIFICATION_LIFETIME;
-use crate::domain::reach::PhoneRegion;
-use crate::domain::sms::SmsCountries;
-use crate::domain::webhook::LocalWebhookOrigins;
+use super::{ConfigError, Env, LiveIncome, plans_from_env, sms_countries};
+use domain::VERIFICATION_LIFETIME;
+use domain::plans::Plans;
+use domain::reach::PhoneRegion;
+use domain::sms::SmsCountries;
+use domain::webhook::LocalWebhookOrigins;
 
 /// Settings of the HTTP API functions.
 #[derive(Debug, Clone)]
@@ -45,7 +46,7 @@ impl Settings {
         Ok(Settings {
             table_name: env.required("TABLE_NAME")?,
             public_base_url: env.base_url("PUBLIC_BASE_URL"),
-            plans: Plans::from_env(env)?,
+            plans: plans_from_env(env)?,
             local_webhook_origins: env.local_webhook_origins()?,
             verification_lifetime,
             live_income: LiveIncome::from_env(env)?,

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use super::{ConfigError, Env};
-use crate::domain::webhook::LocalWebhookOrigins;
+use domain::webhook::LocalWebhookOrigins;
 
 /// How long one delivery attempt may take when `WEBHOOK_TIMEOUT_SECONDS` is unset.
 pub const DEFAULT_WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);

@@ -1,7 +1,7 @@
 //! `INCOME_PROVIDER`: where live verifications get their income.
 
 use super::{ConfigError, Env};
-use crate::domain::income::VerificationMethod;
+use domain::income::VerificationMethod;
 
 /// Where the income of live verifications comes from (test verifications always use the sandbox).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use super::{
     ConfigError, Env, LiveIncome, PlaidVariables, ProviderVariables, ReminderSchedules, SmsBounds,
     parse_offsets,
 };
-use crate::domain::Mode;
+use domain::Mode;
 
 /// Whether test-mode verifications e-mail the tenant (`TEST_MODE_DELIVERY`). A deployed stack
 /// suppresses them, so a test key cannot make SES write to arbitrary addresses: the landlord
@@ -94,7 +94,7 @@ impl PublishEventsConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::reach::DEFAULT_REMINDER_OFFSETS;
+    use domain::reach::DEFAULT_REMINDER_OFFSETS;
 
     #[test]
     fn test_mode_delivery_defaults_to_suppress_and_refuses_unknown_values() {

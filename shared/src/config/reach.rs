@@ -3,9 +3,10 @@
 
 use chrono::Duration;
 
-use super::{ConfigError, Env, Plans, TestModeDelivery};
-use crate::domain::reach::DEFAULT_REMINDER_OFFSETS;
-use crate::domain::sms::SmsCountries;
+use super::{ConfigError, Env, TestModeDelivery, plans_from_env};
+use domain::plans::Plans;
+use domain::reach::DEFAULT_REMINDER_OFFSETS;
+use domain::sms::SmsCountries;
 
 /// `SMS_COUNTRIES`: the destination countries SMS may go to, comma-separated region codes
 /// (default `US,CA`). Read by the API (a create refuses other numbers) and by every sender (a
@@ -41,7 +42,7 @@ impl SmsBounds {
     pub fn parse(env: &Env) -> Result<Self, ConfigError> {
         Ok(SmsBounds {
             countries: sms_countries(env)?,
-            plans: Plans::from_env(env)?,
+            plans: plans_from_env(env)?,
         })
     }
 }

@@ -26,17 +26,15 @@ use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::adapters::sqs::receive_count;
-use crate::documents::record::{
+use domain::documents::record::{
     self, DocumentRecord, DocumentState, MAX_UPLOAD_BYTES, MAX_UPLOADS, parse_object_key,
 };
-use crate::documents::reuse::{
+use domain::documents::reuse::{
     self, FingerprintKey, REUSE_WINDOW_DAYS, file_fingerprint, stub_fingerprint, tenant_marks,
 };
-use crate::documents::{Analysis, Refusal};
-use crate::domain::{Status, Verification};
-use crate::ports::{
-    Clock, DocumentStore, FingerprintStore, ObjectError, ObjectStore, VerificationStore,
-};
+use domain::documents::{Analysis, Refusal};
+use domain::{Status, Verification};
+use ports::{Clock, DocumentStore, FingerprintStore, ObjectError, ObjectStore, VerificationStore};
 
 /// The documents queue's maxReceiveCount (template.yaml and the local stack).
 pub const DOCUMENT_MAX_RECEIVES: usize = 3;
@@ -304,7 +302,7 @@ where
 {
     let key = deps.fingerprint_key.bytes();
     let mut fingerprints = vec![file];
-    if let crate::documents::Fields::PayStub(stub) = &analysis.fields {
+    if let domain::documents::Fields::PayStub(stub) = &analysis.fields {
         fingerprints.extend(stub_fingerprint(key, stub));
     }
     let marks = tenant_marks(key, &v.tenant_email, v.tenant_name.as_deref());

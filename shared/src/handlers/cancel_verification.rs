@@ -6,13 +6,13 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::domain::metering::PresentedKey;
-use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::handlers::api::validate::verification_id_param;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, MeterStore, MeteredCancel, VerificationRefusal};
+use domain::error::ApiError;
+use domain::metering::PresentedKey;
+use ports::{Clock, MeterStore, MeteredCancel, VerificationRefusal};
 
 /// DELETE /api/v1/verify?verification_id=...
 pub async fn cancel_verification<S: MeterStore, C: Clock>(

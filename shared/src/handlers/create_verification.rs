@@ -7,12 +7,6 @@ use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::config::Settings;
-use crate::domain::metering::PresentedKey;
-use crate::domain::methods;
-use crate::domain::secrets::generate_link_token;
-use crate::domain::tenant_link::tenant_link;
-use crate::domain::{Account, Mode, Verification, format_ts, next_month_start};
-use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::ownership::owned_verification;
 use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
@@ -22,7 +16,13 @@ use crate::handlers::api::validate::{
 };
 use crate::handlers::api::views::created_response;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{
+use domain::error::ApiError;
+use domain::metering::PresentedKey;
+use domain::methods;
+use domain::secrets::generate_link_token;
+use domain::tenant_link::tenant_link;
+use domain::{Account, Mode, Verification, format_ts, next_month_start};
+use ports::{
     Clock, CreateRefusal, IdempotencyClaim, IdempotencyRecord, LinkTokenOutcome, MeterStore,
     MeteredCreate, VerificationStore,
 };

@@ -29,11 +29,9 @@ use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent
 
 use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
 use crate::adapters::webhook_client::{Attempt, WebhookClient};
-use crate::domain::webhook::{QueuedWebhook, WebhookMessage};
-use crate::domain::webhook_log::{AttemptOutcome, DeliveryAttempt, NetworkErrorClass, event_meta};
-use crate::ports::{
-    Clock, Queue, StoreError, WebhookHistoryStore, WebhookSecretStore, WebhookSecrets,
-};
+use domain::webhook::{QueuedWebhook, WebhookMessage};
+use domain::webhook_log::{AttemptOutcome, DeliveryAttempt, NetworkErrorClass, event_meta};
+use ports::{Clock, Queue, StoreError, WebhookHistoryStore, WebhookSecretStore, WebhookSecrets};
 
 /// Each account's secrets as the batch read them; an Err is a store failure, not a missing secret.
 type BatchSecrets = HashMap<String, Result<WebhookSecrets, StoreError>>;
@@ -78,7 +76,7 @@ async fn record_attempt<S: WebhookHistoryStore>(
             event_type = %attempt.event_type,
             subject = %attempt.subject,
             attempt = attempt.attempt,
-            attempted_at = %crate::domain::format_ts(attempt.attempted_at),
+            attempted_at = %domain::format_ts(attempt.attempted_at),
             outcome = ?attempt.outcome,
             http_status = ?attempt.http_status,
             network_error = ?attempt.error,

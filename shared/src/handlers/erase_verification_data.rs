@@ -10,15 +10,15 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::domain::metering::PresentedKey;
-use crate::domain::{Verification, format_ts};
-use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::handlers::api::validate::verification_id_param;
 use crate::handlers::retention::erase_personal_data;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{
+use domain::error::ApiError;
+use domain::metering::PresentedKey;
+use domain::{Verification, format_ts};
+use ports::{
     Clock, DocumentEraser, ErasureOutcome, ErasureRefusal, ErasureStore, MeterStore, MeteredErasure,
 };
 

@@ -15,9 +15,9 @@ use chrono::Duration;
 use uuid::Uuid;
 
 use crate::adapters::dynamo::schema;
-use crate::domain::Transition;
 use crate::handlers::retention::{arm_erasure_of, erasure_marker_fired};
-use crate::ports::{
+use domain::Transition;
+use ports::{
     Clock, DocumentEraser, ErasureStore, StoreError, TransitionOutcome, VerificationStore,
 };
 

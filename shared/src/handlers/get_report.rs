@@ -4,12 +4,12 @@
 //! longer) completed is 409 `report_not_ready`. A GET: it changes nothing.
 
 use crate::adapters::pdf::{report_filename, report_pdf};
-use crate::domain::Status;
-use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::ownership::respond_on_named;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, MeterStore, VerificationStore};
+use domain::Status;
+use domain::error::ApiError;
+use ports::{Clock, MeterStore, VerificationStore};
 
 /// GET /api/v1/verify/report?verification_id=...
 pub async fn get_report<S: MeterStore + VerificationStore, C: Clock>(

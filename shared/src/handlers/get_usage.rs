@@ -4,14 +4,14 @@
 
 use serde_json::json;
 
-use crate::domain::metering::PresentedKey;
-use crate::domain::sms::{sms_allowance, sms_used};
-use crate::domain::{format_ts, usage_month};
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::auth::RateInfo;
 use crate::handlers::api::respond::respond;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, MeterStore, VerificationStore};
+use domain::metering::PresentedKey;
+use domain::sms::{sms_allowance, sms_used};
+use domain::{format_ts, usage_month};
+use ports::{Clock, MeterStore, VerificationStore};
 
 /// GET /api/v1/usage
 pub async fn get_usage<S: MeterStore + VerificationStore, C: Clock>(

@@ -3,11 +3,11 @@
 
 use serde_json::json;
 
-use crate::domain::public_view::render_verification;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::ownership::respond_on_named;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, MeterStore, VerificationStore};
+use domain::public_view::render_verification;
+use ports::{Clock, MeterStore, VerificationStore};
 
 /// GET /api/v1/verify?verification_id=...
 pub async fn get_verification<S: MeterStore + VerificationStore, C: Clock>(

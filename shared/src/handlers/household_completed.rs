@@ -15,13 +15,13 @@ use serde_json::json;
 use uuid::Uuid;
 
 use crate::adapters::dynamo::schema;
-use crate::domain::format_ts;
-use crate::domain::household::{Household, HouseholdState};
-use crate::domain::webhook::WebhookMessage;
-use crate::domain::webhook_log::household_event_id;
 use crate::handlers::households::{member_verifications, state_of};
 use crate::handlers::outbox::{OutboxDeps, OutboxError};
-use crate::ports::{Clock, HouseholdStore, VerificationStore};
+use domain::format_ts;
+use domain::household::{Household, HouseholdState};
+use domain::webhook::WebhookMessage;
+use domain::webhook_log::household_event_id;
+use ports::{Clock, HouseholdStore, VerificationStore};
 
 /// The webhook event type of a decided household.
 pub const HOUSEHOLD_COMPLETED: &str = "household.completed";

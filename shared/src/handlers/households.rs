@@ -13,13 +13,13 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::domain::household::{Household, HouseholdState, MemberOutcome, household_state};
-use crate::domain::metering::PresentedKey;
-use crate::domain::{Verification, format_ts};
-use crate::error::ApiError;
 use crate::handlers::api::Caller;
 use crate::http::ApiRequest;
-use crate::ports::{StoreError, VerificationStore};
+use domain::error::ApiError;
+use domain::household::{Household, HouseholdState, MemberOutcome, household_state};
+use domain::metering::PresentedKey;
+use domain::{Verification, format_ts};
+use ports::{StoreError, VerificationStore};
 
 pub use cancel::cancel_household;
 pub use create::create_household;

@@ -7,14 +7,14 @@
 use chrono::Duration;
 use serde_json::{Value, json};
 
-use crate::documents::finish::listed;
-use crate::documents::record::{DocumentState, object_key, verdict_words};
-use crate::domain::format_ts;
-use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::ownership::respond_on_named;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, DOWNLOAD_LINK_SECONDS, DownloadSigner, MeterStore, VerificationStore};
+use domain::documents::finish::listed;
+use domain::documents::record::{DocumentState, object_key, verdict_words};
+use domain::error::ApiError;
+use domain::format_ts;
+use ports::{Clock, DOWNLOAD_LINK_SECONDS, DownloadSigner, MeterStore, VerificationStore};
 
 /// GET /api/v1/verify/documents?verification_id=...
 pub async fn list_documents<S: MeterStore + VerificationStore, C: Clock, L: DownloadSigner>(

@@ -5,10 +5,6 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use crate::domain::household::Household;
-use crate::domain::metering::PresentedKey;
-use crate::domain::{Status, Verification};
-use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::Caller;
 use crate::handlers::api::respond::respond;
@@ -16,8 +12,12 @@ use crate::handlers::api::validate::integer_param;
 use crate::handlers::api::views::list_item;
 use crate::handlers::households;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::list::COUNT_CAP;
-use crate::ports::{
+use domain::error::ApiError;
+use domain::household::Household;
+use domain::metering::PresentedKey;
+use domain::{Status, Verification};
+use ports::list::COUNT_CAP;
+use ports::{
     Clock, HouseholdStore, ListPage, ListQuery, MeterStore, StoreError, VerificationStore,
 };
 

@@ -9,10 +9,6 @@
 
 use serde_json::{Value, json};
 
-use crate::domain::Verification;
-use crate::domain::household::Household;
-use crate::domain::webhook_log::{DeliveryPage, WebhookSubject};
-use crate::error::ApiError;
 use crate::handlers::api::ownership::visible;
 use crate::handlers::api::respond::respond;
 use crate::handlers::api::validate::{integer_param, verification_id_param};
@@ -20,7 +16,11 @@ use crate::handlers::api::{ApiDeps, Caller};
 use crate::handlers::households::{self, household_id_param, visible_household};
 use crate::handlers::list_verifications::{DEFAULT_LIMIT, MAX_LIMIT, MAX_OFFSET};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{
+use domain::Verification;
+use domain::error::ApiError;
+use domain::household::Household;
+use domain::webhook_log::{DeliveryPage, WebhookSubject};
+use ports::{
     Clock, HouseholdStore, MeterStore, StoreError, VerificationStore, WebhookHistoryStore,
 };
 

@@ -10,12 +10,12 @@
 use uuid::Uuid;
 
 use crate::config::{SmsBounds, TestModeDelivery};
-use crate::domain::reach::Message;
-use crate::domain::secrets::generate_link_token;
-use crate::domain::sms::{SMS_COUNTRY_NOT_ALLOWED, sms_allowance, sms_month};
-use crate::domain::tenant_link::tenant_link;
-use crate::domain::{Mode, Verification};
-use crate::ports::{
+use domain::reach::Message;
+use domain::secrets::generate_link_token;
+use domain::sms::{SMS_COUNTRY_NOT_ALLOWED, sms_allowance, sms_month};
+use domain::tenant_link::tenant_link;
+use domain::{Mode, Verification};
+use ports::{
     AccountStore, ClaimStart, Clock, MailError, MessageClaim, MessageClaimStore, Requester, Sms,
     SmsAllowance, StoreError, TextError, Texter,
 };

@@ -8,11 +8,11 @@ use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 use crate::config::{SmsBounds, TestModeDelivery};
-use crate::domain::webhook::{QueuedWebhook, WebhookMessage};
 use crate::handlers::notices::{ReachError, Texting};
 use crate::handlers::tenant_portal::LiveProvider;
 use crate::handlers::webhook_archive;
-use crate::ports::{Clock, MailError, Queue, StoreError, WebhookHistoryStore};
+use domain::webhook::{QueuedWebhook, WebhookMessage};
+use ports::{Clock, MailError, Queue, StoreError, WebhookHistoryStore};
 
 /// What `publish-events` and `retry-events` need.
 pub struct OutboxDeps<S, M, T, R, Q, C> {
@@ -114,7 +114,7 @@ pub enum RetryWork {
     ResendInvite {
         verification_id: Uuid,
         round: u32,
-        #[serde(with = "crate::domain::ts")]
+        #[serde(with = "domain::ts")]
         resent_at: DateTime<Utc>,
     },
     /// Text round `round`'s resent invite (once per round).
@@ -147,7 +147,7 @@ impl RetryWork {
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct RetryMessage {
     pub work: RetryWork,
-    #[serde(with = "crate::domain::ts")]
+    #[serde(with = "domain::ts")]
     pub first_failed_at: DateTime<Utc>,
 }
 

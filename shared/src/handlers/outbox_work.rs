@@ -9,16 +9,16 @@ use aws_lambda_events::event::dynamodb::EventRecord;
 use chrono::{DateTime, Utc};
 
 use crate::adapters::dynamo::schema;
-use crate::domain::public_view::render_verification;
-use crate::domain::webhook::WebhookMessage;
-use crate::domain::webhook_log::ERASED_EVENT_TYPE;
-use crate::domain::{Status, Verification, format_ts, webhook_event_type};
 use crate::handlers::household_completed::{household_completed_webhook, record_decision};
 use crate::handlers::outbox::{OutboxDeps, OutboxError, enqueue_webhook};
 pub use crate::handlers::outbox::{RetryMessage, RetryWork};
 use crate::handlers::tenant_email::{send_tenant_email, send_tenant_email_of};
 use crate::handlers::{provider_connection, reach_events, resend_invite, webhook_archive};
-use crate::ports::{
+use domain::public_view::render_verification;
+use domain::webhook::WebhookMessage;
+use domain::webhook_log::ERASED_EVENT_TYPE;
+use domain::{Status, Verification, format_ts, webhook_event_type};
+use ports::{
     AccountStore, Clock, ErasureStore, HouseholdStore, Mailer, MessageClaimStore, Queue, Scheduler,
     Texter, VerificationStore, WebhookHistoryStore,
 };
@@ -76,7 +76,7 @@ pub fn reviewed_webhook_message(v: &Verification) -> Option<WebhookMessage> {
     message_of(v, "verification.reviewed", document_review(v)?.reviewed_at)
 }
 
-fn document_review(v: &Verification) -> Option<&crate::documents::review::DocumentReview> {
+fn document_review(v: &Verification) -> Option<&domain::documents::review::DocumentReview> {
     v.income_report.as_ref()?.document_review.as_ref()
 }
 

@@ -5,10 +5,10 @@
 
 use uuid::Uuid;
 
-use crate::domain::Verification;
 use crate::handlers::outbox::{OutboxDeps, OutboxError, RetryWork};
 use crate::handlers::outbox_work::OutboxStore;
-use crate::ports::IncomeProvider;
+use domain::Verification;
+use ports::IncomeProvider;
 
 /// The piece for a verification that just closed holding a provider user (none otherwise).
 pub(crate) fn close_work(old: &Verification, new: &Verification) -> Option<RetryWork> {

@@ -20,7 +20,7 @@ pub use crate::handlers::outbox::{OutboxDeps, OutboxError};
 pub use crate::handlers::outbox_work::webhook_message;
 use crate::handlers::outbox_work::{OutboxStore, do_piece, work_of};
 pub use crate::handlers::tenant_email::{send_tenant_email, send_tenant_email_of, tenant_email};
-use crate::ports::{Clock, Mailer, Queue, Scheduler, Texter};
+use ports::{Clock, Mailer, Queue, Scheduler, Texter};
 
 /// Handles one batch of stream records, in order. Each failed piece of a record's work goes to the
 /// retry queue on its own (the pieces that succeeded are done for good); a record whose hand-off

@@ -11,11 +11,11 @@
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::domain::Verification;
-use crate::domain::reach::{Message, ReminderPoint, invite_sms_text, reminder_points};
 use crate::handlers::notices::{ReachError, requester, send_sms_notice};
 use crate::handlers::outbox::OutboxDeps;
-use crate::ports::{AccountStore, Clock, MessageClaimStore, OneTimeSchedule, Scheduler, Texter};
+use domain::Verification;
+use domain::reach::{Message, ReminderPoint, invite_sms_text, reminder_points};
+use ports::{AccountStore, Clock, MessageClaimStore, OneTimeSchedule, Scheduler, Texter};
 
 /// What a reminder schedule hands `send-reminders`: ids and a label, no personal data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -16,13 +16,13 @@
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use crate::domain::metering::PresentedKey;
-use crate::domain::webhook_log::{StoredWebhookEvent, WebhookSubject};
-use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, MeterStore, MeteredRedelivery, RedeliveryRefusal};
+use domain::error::ApiError;
+use domain::metering::PresentedKey;
+use domain::webhook_log::{StoredWebhookEvent, WebhookSubject};
+use ports::{Clock, MeterStore, MeteredRedelivery, RedeliveryRefusal};
 
 /// Longest `event_id` accepted (ours are about 50 characters).
 const MAX_EVENT_ID: usize = 128;

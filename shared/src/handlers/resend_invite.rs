@@ -6,16 +6,16 @@
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::domain::public_view::render_verification;
-use crate::domain::reach::Message;
-use crate::domain::secrets::generate_link_token;
-use crate::domain::tenant_link::tenant_link;
-use crate::domain::webhook::WebhookMessage;
-use crate::domain::{Verification, format_ts, resend};
 use crate::handlers::notices::{release, requester};
 use crate::handlers::outbox::{OutboxDeps, OutboxError, RetryWork, enqueue_webhook};
 use crate::handlers::tenant_email::tenant_email;
-use crate::ports::{
+use domain::public_view::render_verification;
+use domain::reach::Message;
+use domain::secrets::generate_link_token;
+use domain::tenant_link::tenant_link;
+use domain::webhook::WebhookMessage;
+use domain::{Verification, format_ts, resend};
+use ports::{
     AccountStore, ClaimStart, Clock, MailError, Mailer, MessageClaim, MessageClaimStore, Queue,
     VerificationStore, WebhookHistoryStore,
 };
@@ -151,12 +151,11 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::*;
-    use crate::adapters::testing::{ManualClock, MemoryStore, active_account};
     use crate::config::TestModeDelivery;
-    use crate::domain::Mode;
-    use crate::domain::{NewVerificationInput, VERIFICATION_LIFETIME};
-    use crate::ports::store::prelude::*;
-    use crate::ports::{Email, StoreError};
+    use domain::Mode;
+    use domain::{NewVerificationInput, VERIFICATION_LIFETIME};
+    use ports::{Email, StoreError};
+    use test_support::{ManualClock, MemoryStore, active_account};
 
     /// Records the e-mails and queued bodies.
     #[derive(Clone, Default)]

@@ -15,16 +15,16 @@
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
-use crate::domain::Verification;
-use crate::domain::metering::PresentedKey;
-use crate::domain::public_view::render_verification;
-use crate::domain::resend::{MAX_RESENDS_PER_DAY, resends_today, seconds_to_next_utc_midnight};
-use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::handlers::api::validate::verification_id_param;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, MeterStore, MeteredResend, VerificationRefusal};
+use domain::Verification;
+use domain::error::ApiError;
+use domain::metering::PresentedKey;
+use domain::public_view::render_verification;
+use domain::resend::{MAX_RESENDS_PER_DAY, resends_today, seconds_to_next_utc_midnight};
+use ports::{Clock, MeterStore, MeteredResend, VerificationRefusal};
 
 /// POST /api/v1/verify/resend?verification_id=...
 pub async fn resend_verification<S: MeterStore, C: Clock>(

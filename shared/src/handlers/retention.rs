@@ -12,9 +12,9 @@
 use chrono::{DateTime, Duration, Utc};
 use uuid::Uuid;
 
-use crate::domain::Verification;
-use crate::domain::retention::{RetentionDays, closed_at};
-use crate::ports::{DocumentEraser, ErasureOutcome, ErasureStore, StoreError, VerificationStore};
+use domain::Verification;
+use domain::retention::{RetentionDays, closed_at};
+use ports::{DocumentEraser, ErasureOutcome, ErasureStore, StoreError, VerificationStore};
 
 /// TTL deletes late, never early: a marker gone more than this before its time was not the TTL's.
 const EARLY_MARKER_SLACK: Duration = Duration::minutes(1);

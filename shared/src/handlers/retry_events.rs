@@ -17,12 +17,12 @@ use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent
 use chrono::Duration;
 
 use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
-use crate::domain::{Status, Transition};
 use crate::handlers::outbox::{OutboxDeps, OutboxError, send_retry};
 use crate::handlers::outbox_work::OutboxStore;
 use crate::handlers::outbox_work::{RetryMessage, RetryWork, do_work};
 use crate::handlers::tenant_email::fail_after_email;
-use crate::ports::{Clock, MailError, Mailer, Queue, Scheduler, Texter, VerificationStore};
+use domain::{Status, Transition};
+use ports::{Clock, MailError, Mailer, Queue, Scheduler, Texter, VerificationStore};
 
 /// How long failed work keeps being retried, from its first failure (at least the 24 h the issue
 /// asks, with margin for a long outage).

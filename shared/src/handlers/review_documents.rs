@@ -16,15 +16,15 @@ use chrono::{DateTime, Utc};
 use serde_json::json;
 use uuid::Uuid;
 
-use crate::documents::review::{DocumentReview, review_of};
-use crate::domain::format_ts;
-use crate::domain::metering::PresentedKey;
-use crate::error::ApiError;
 use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::handlers::api::validate::{invalid_fields, json_body, verification_id_param};
 use crate::handlers::api::{ApiDeps, MAX_BODY_BYTES};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, MeterStore, MeteredReview, ReviewRefusal, ReviewStore};
+use domain::documents::review::{DocumentReview, review_of};
+use domain::error::ApiError;
+use domain::format_ts;
+use domain::metering::PresentedKey;
+use ports::{Clock, MeterStore, MeteredReview, ReviewRefusal, ReviewStore};
 
 /// POST /api/v1/verify/review?verification_id=...
 pub async fn review_documents<S, C>(deps: &ApiDeps<S, C>, req: ApiRequest) -> ApiResponse

@@ -21,21 +21,19 @@ use chrono::Duration;
 use uuid::Uuid;
 
 use crate::config::{SmsBounds, TestModeDelivery};
-use crate::domain::public_view::render_verification;
-use crate::domain::reach::{
-    Message, ReminderPoint, expiry_phrase, property_phrase, reminder_sms_text,
-};
-use crate::domain::secrets::generate_link_token;
-use crate::domain::tenant_link::tenant_link;
-use crate::domain::webhook::WebhookMessage;
-use crate::domain::{Verification, format_ts};
 use crate::handlers::html::esc;
 use crate::handlers::notices::{
     ReachError, Texting, mark_sent, release, requester, send_sms_notice,
 };
 use crate::handlers::reach_events::ReminderPayload;
 use crate::handlers::webhook_archive::archive_and_queue;
-use crate::ports::{
+use domain::public_view::render_verification;
+use domain::reach::{Message, ReminderPoint, expiry_phrase, property_phrase, reminder_sms_text};
+use domain::secrets::generate_link_token;
+use domain::tenant_link::tenant_link;
+use domain::webhook::WebhookMessage;
+use domain::{Verification, format_ts};
+use ports::{
     AccountStore, ClaimStart, Clock, Email, MailError, Mailer, MessageClaim, MessageClaimStore,
     Queue, Texter, VerificationStore, WebhookHistoryStore,
 };
@@ -262,8 +260,8 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{Mode, NewVerificationInput};
     use chrono::{DateTime, Utc};
+    use domain::{Mode, NewVerificationInput};
 
     #[test]
     fn the_reminder_email_names_the_landlord_the_property_and_the_expiry_only() {
@@ -279,7 +277,7 @@ mod tests {
                 ..Default::default()
             },
             created,
-            crate::domain::VERIFICATION_LIFETIME,
+            domain::VERIFICATION_LIFETIME,
         );
         let link = "https://verify.example.com/t/x/y";
         let email = reminder_email(&v, "Acme <Rentals>", link);

@@ -4,14 +4,14 @@
 
 use uuid::Uuid;
 
-use crate::domain::reach::Message;
-use crate::domain::secrets::generate_link_token;
-use crate::domain::tenant_link::tenant_link;
-use crate::domain::{Status, Transition, Verification, format_ts};
 use crate::handlers::html::esc;
 use crate::handlers::notices::{release, requester};
 use crate::handlers::outbox::{OutboxDeps, OutboxError};
-use crate::ports::{
+use domain::reach::Message;
+use domain::secrets::generate_link_token;
+use domain::tenant_link::tenant_link;
+use domain::{Status, Transition, Verification, format_ts};
+use ports::{
     AccountStore, ClaimStart, Clock, Email, MailError, Mailer, MessageClaim, MessageClaimStore,
     TransitionOutcome, VerificationStore,
 };

@@ -34,11 +34,6 @@ use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
 use crate::adapters::sandbox::{SandboxProvider, offered, scenario_method};
-use crate::domain::affordability::RentTerms;
-use crate::domain::report::build_report_with;
-use crate::domain::secrets::sha256_hex;
-use crate::domain::tenant_link::{TenantFile, parse_tenant_link, split_tenant_path};
-use crate::domain::{Mode, Status, Verification};
 use crate::handlers::html::esc;
 pub use crate::handlers::tenant_portal::live_provider::LiveProvider;
 use crate::handlers::tenant_portal::page::{
@@ -46,15 +41,20 @@ use crate::handlers::tenant_portal::page::{
 };
 use crate::handlers::tenant_portal::reads::requester_name;
 use crate::http::{ApiRequest, ApiResponse, parse_query};
-use crate::ports::{
-    AccountStore, Clock, DocumentStore, IncomeProvider, StoreError, UploadSigner, VerificationStore,
-};
 use actions::{
     add_note, finish, finish_documents, not_now, page_url, state_pay, with_documents,
     write_then_show,
 };
 use documents::DocumentUploads;
+use domain::affordability::RentTerms;
+use domain::report::build_report_with;
+use domain::secrets::sha256_hex;
+use domain::tenant_link::{TenantFile, parse_tenant_link, split_tenant_path};
+use domain::{Mode, Status, Verification};
 use form::SCENARIO_NOTICE;
+use ports::{
+    AccountStore, Clock, DocumentStore, IncomeProvider, StoreError, UploadSigner, VerificationStore,
+};
 
 /// Version of the consent text below; recorded with the consent.
 pub const CONSENT_VERSION: &str = "2026-11-v2";
@@ -302,8 +302,7 @@ async fn connect<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         // A method already tried (held, failed, abandoned) is not connected again: a stale tab
         // or a resubmitted form would add its income a second time. The provider is not asked.
         let method = deps.live_provider.method();
-        let open =
-            crate::domain::methods::remaining(&routing::routable(deps, &v), &v.method_attempts);
+        let open = domain::methods::remaining(&routing::routable(deps, &v), &v.method_attempts);
         if !open.contains(&method) {
             return current_page(deps, &v, visit).await;
         }
@@ -362,7 +361,7 @@ async fn render<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     let notice = notice
         .map(|n| format!(r#"<p class="notice" role="alert">{}</p>"#, esc(n)))
         .unwrap_or_default();
-    let expiry = expiry_note(&who, &crate::domain::reach::expiry_phrase(v));
+    let expiry = expiry_note(&who, &domain::reach::expiry_phrase(v));
     let banner = banner(deps, v);
     let resp = match v.effective_status(visit.now) {
         Status::Completed => {
@@ -463,7 +462,7 @@ async fn start<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         requester_name(deps, &v)
     );
     let who = esc(&requester?);
-    let expiry = expiry_note(&who, &crate::domain::reach::expiry_phrase(&v));
+    let expiry = expiry_note(&who, &domain::reach::expiry_phrase(&v));
     let (link, request_id) = (visit.link, visit.request_id);
     let notices = format!("{expiry}{}", routing::more_box(deps, &v));
     let widget = connect_step(step, banner(deps, &v), &v, link, &notices, request_id);

@@ -7,9 +7,9 @@
 use aws_lambda_events::event::dynamodb::EventRecord;
 
 use crate::adapters::dynamo::schema;
-use crate::domain::webhook::{QueuedWebhook, WebhookMessage};
-use crate::domain::webhook_log::StoredWebhookEvent;
-use crate::ports::{Clock, Queue, StoreError, WebhookHistoryStore};
+use domain::webhook::{QueuedWebhook, WebhookMessage};
+use domain::webhook_log::StoredWebhookEvent;
+use ports::{Clock, Queue, StoreError, WebhookHistoryStore};
 
 /// Stores the message's event (kept if stored before), unless its subject was erased meanwhile
 /// (`WebhookHistoryStore::put_webhook_event`). True when the event is stored, so its reference

@@ -3,9 +3,9 @@
 
 use std::time::Duration;
 
+use ports::ProviderError;
 use serde_json::json;
 use shared::adapters::argyle::{ArgyleConfig, ArgyleIncomeProvider};
-use shared::ports::ProviderError;
 
 use crate::fake_provider::{
     FakeProvider, Recorded, Reply, VERIFICATION_ID, expect_rejected, expect_unavailable, ok,

@@ -9,17 +9,15 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
+use domain::secrets::generate_webhook_secret;
+use domain::webhook::{LocalWebhookOrigins, QueuedWebhook, WebhookMessage, signature_header};
+use domain::webhook_log::StoredWebhookEvent;
+use ports::store::prelude::*;
+use ports::{Queue, StoreError, SystemClock, WebhookSecrets};
 use serde_json::json;
-use shared::adapters::testing::{ArmedFaults, FaultyStore, MemoryStore, StoreOp};
 use shared::adapters::webhook_client::WebhookClient;
-use shared::domain::secrets::generate_webhook_secret;
-use shared::domain::webhook::{
-    LocalWebhookOrigins, QueuedWebhook, WebhookMessage, signature_header,
-};
-use shared::domain::webhook_log::StoredWebhookEvent;
 use shared::handlers::deliver_webhook::{DeliveryDeps, deliver_webhooks};
-use shared::ports::store::prelude::*;
-use shared::ports::{Queue, StoreError, SystemClock, WebhookSecrets};
+use test_support::{ArmedFaults, FaultyStore, MemoryStore, StoreOp};
 use uuid::Uuid;
 
 use crate::support::now;

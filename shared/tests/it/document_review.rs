@@ -3,13 +3,13 @@
 //! refusal with its code, every request metered.
 
 use chrono::Duration;
+use domain::Status;
+use domain::report::IncomeReport;
+use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::adapters::testing::{ManualClock, MemoryStore};
-use shared::domain::Status;
-use shared::domain::report::IncomeReport;
 use shared::handlers::api::{ApiDeps, get_report, get_verification, review_documents};
 use shared::http::{ApiRequest, ApiResponse};
-use shared::ports::store::prelude::*;
+use test_support::{ManualClock, MemoryStore};
 use uuid::Uuid;
 
 use crate::handlers_api::{ACCOUNT, created_id, deps_with, refusal, with_id};

@@ -8,11 +8,11 @@ mod fixtures;
 mod hostile;
 mod samples;
 
-use shared::documents::reuse::{deposit_match, file_fingerprint, stub_fingerprint};
-use shared::documents::{
+use domain::documents::reuse::{deposit_match, file_fingerprint, stub_fingerprint};
+use domain::documents::{
     Analysis, CheckResult, DocumentKind, Fields, Verdict, analyse, analyse_set, names,
 };
-use shared::domain::income::{PayFrequency, VerificationMethod, rules};
+use domain::income::{PayFrequency, VerificationMethod, rules};
 
 use fixtures::*;
 
@@ -33,7 +33,7 @@ fn assert_check(a: &Analysis, check: &str, expected: CheckResult, evidence: &[&s
     }
 }
 
-fn stub_of(a: &Analysis) -> &shared::documents::PayStub {
+fn stub_of(a: &Analysis) -> &domain::documents::PayStub {
     match &a.fields {
         Fields::PayStub(s) => s,
         other => panic!("not a pay stub: {other:?}"),
@@ -449,11 +449,11 @@ fn year_to_date_figures_add_up_across_consecutive_stubs_and_never_go_backwards()
 
     // The stubs as the income rules' input, and the fingerprints and deposit match.
     let analyses: Vec<&Analysis> = results.iter().map(|r| r.as_ref().unwrap()).collect();
-    let income = shared::documents::income::provider_income(&analyses, d("2026-11-28")).unwrap();
+    let income = domain::documents::income::provider_income(&analyses, d("2026-11-28")).unwrap();
     assert_eq!(income.method, VerificationMethod::Document);
     assert_eq!(income.as_of, d("2026-11-06"));
     // No document date moves the as-of date past the report's day.
-    let early = shared::documents::income::provider_income(&analyses, d("2026-11-01")).unwrap();
+    let early = domain::documents::income::provider_income(&analyses, d("2026-11-01")).unwrap();
     assert_eq!(early.as_of, d("2026-11-01"));
     let source = &income.sources[0];
     assert_eq!(
@@ -470,8 +470,8 @@ fn year_to_date_figures_add_up_across_consecutive_stubs_and_never_go_backwards()
     );
     // A single stub counts at its stated pay and frequency, by the domain's rules.
     let single =
-        shared::documents::income::provider_income(&analyses[..1], d("2026-11-28")).unwrap();
-    let streams = shared::domain::income::streams::group(&single);
+        domain::documents::income::provider_income(&analyses[..1], d("2026-11-28")).unwrap();
+    let streams = domain::income::streams::group(&single);
     match rules::assess(&streams[0], &single) {
         rules::Assessment::Counted(counted) => {
             assert_eq!(counted.reason, Some(rules::CountReason::StatedPay));
@@ -495,7 +495,7 @@ fn year_to_date_figures_add_up_across_consecutive_stubs_and_never_go_backwards()
         stub_fingerprint(key, stub_of(&reprinted)),
         "the same figures, another file"
     );
-    let deposit = |date: &str, cents| shared::documents::Deposit {
+    let deposit = |date: &str, cents| domain::documents::Deposit {
         date: d(date),
         cents,
         payer: "ACME".into(),

@@ -5,21 +5,19 @@
 
 use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
 use chrono::Duration;
+use domain::documents::record::{DocumentState, MAX_UPLOADS, object_key};
+use domain::documents::reuse::FingerprintKey;
+use domain::documents::{Analysis, CheckResult, DocumentKind, Refusal, Verdict};
+use domain::income::VerificationMethod;
+use domain::methods::{AttemptOutcome, MethodAttempt};
+use domain::{Mode, NewVerificationInput, Status, Transition, Verification};
+use ports::store::prelude::*;
 use shared::adapters::sandbox::SandboxProvider;
-use shared::adapters::testing::{
-    ExampleSigner, ManualClock, MemoryObjects, MemoryStore, active_account,
-};
-use shared::documents::record::{DocumentState, MAX_UPLOADS, object_key};
-use shared::documents::reuse::FingerprintKey;
-use shared::documents::{Analysis, CheckResult, DocumentKind, Refusal, Verdict};
-use shared::domain::income::VerificationMethod;
-use shared::domain::methods::{AttemptOutcome, MethodAttempt};
-use shared::domain::{Mode, NewVerificationInput, Status, Transition, Verification};
 use shared::handlers::analyze_document::{AnalysisDeps, analyze_documents};
 use shared::handlers::tenant_portal::documents::DocumentUploads;
 use shared::handlers::tenant_portal::{LiveProvider, PortalDeps, tenant_portal};
 use shared::http::ApiRequest;
-use shared::ports::store::prelude::*;
+use test_support::{ExampleSigner, ManualClock, MemoryObjects, MemoryStore, active_account};
 
 use crate::support::now;
 
@@ -77,7 +75,7 @@ async fn consented(
     let mut v = Verification::new_pending("acct_docs", Mode::Test, input, now(), Duration::days(7));
     v.methods = methods;
     v.method_attempts = attempts;
-    let (token, hash) = shared::domain::secrets::generate_link_token();
+    let (token, hash) = domain::secrets::generate_link_token();
     v.token_hashes = vec![hash];
     store.insert_verification(&v);
     let consent = Transition::Consent {
@@ -99,7 +97,7 @@ impl Rig {
             store: self.store.clone(),
             objects: self.objects.clone(),
             clock: self.clock.clone(),
-            analyse: shared::documents::analyse,
+            analyse: domain::documents::analyse,
             time_limit: std::time::Duration::from_secs(10),
             max_receives: 3,
             fingerprint_key: FingerprintKey::new(b"the tests' fingerprint key, 32+ bytes".to_vec())
@@ -228,7 +226,7 @@ async fn the_same_file_from_another_tenant_fails_the_reuse_check_and_names_no_on
         d.analysis.expect("analysed")
     };
     let reuse = |a: &Analysis| {
-        let c = a.check(shared::documents::names::REUSE).unwrap().clone();
+        let c = a.check(domain::documents::names::REUSE).unwrap().clone();
         (c.result, c.evidence)
     };
     let e = jane.upload("d1", &PNG, "e1");

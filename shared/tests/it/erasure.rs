@@ -6,14 +6,14 @@
 
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use chrono::{DateTime, Duration, Utc};
+use domain::retention::RetentionDays;
+use domain::{Status, Transition};
+use ports::store::prelude::*;
 use serde_json::json;
-use shared::adapters::testing::{ManualClock, MemoryObjects, MemoryStore};
-use shared::domain::retention::RetentionDays;
-use shared::domain::{Status, Transition};
 use shared::handlers::api::{cancel_verification, erase_verification_data, get_verification};
 use shared::handlers::expire_verifications::{ExpiryDeps, TTL_PRINCIPAL, expire_verifications};
 use shared::http::ApiRequest;
-use shared::ports::store::prelude::*;
+use test_support::{ManualClock, MemoryObjects, MemoryStore};
 use uuid::Uuid;
 
 use crate::handlers_api::{ACCOUNT, created_id, deps_with, refusal, with_id};
@@ -126,7 +126,7 @@ async fn an_open_verification_past_its_expiry_may_be_erased_before_the_sweep() {
         .await;
     assert!(matches!(
         expired.unwrap(),
-        shared::ports::TransitionOutcome::Applied(_)
+        ports::TransitionOutcome::Applied(_)
     ));
     let start = deps
         .store
@@ -134,7 +134,7 @@ async fn an_open_verification_past_its_expiry_may_be_erased_before_the_sweep() {
         .await;
     assert!(matches!(
         start.unwrap(),
-        shared::ports::TransitionOutcome::Conflict(_)
+        ports::TransitionOutcome::Conflict(_)
     ));
 }
 
@@ -170,10 +170,7 @@ async fn markers_arm_erase_and_arm_again_by_the_accounts_current_retention() {
         .transition(&v, &Transition::Fail { reason: "x".into() }, closed_at)
         .await
         .unwrap();
-    assert!(matches!(
-        completed,
-        shared::ports::TransitionOutcome::Applied(_)
-    ));
+    assert!(matches!(completed, ports::TransitionOutcome::Applied(_)));
     let at = |t: DateTime<Utc>| ExpiryDeps {
         store: store.clone(),
         clock: ManualClock::at(t),
@@ -272,7 +269,7 @@ async fn the_sweeps_erasure_erases_the_uploads_and_reports_the_record_until_they
     let closed = store.transition(&v, &Transition::Cancel, now()).await;
     assert!(matches!(
         closed.unwrap(),
-        shared::ports::TransitionOutcome::Applied(_)
+        ports::TransitionOutcome::Applied(_)
     ));
     let due = now() + Duration::days(365);
     store.arm_erasure(id, due).await.unwrap();

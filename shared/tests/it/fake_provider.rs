@@ -6,9 +6,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use domain::Verification;
+use ports::ProviderError;
 use serde_json::{Value, json};
-use shared::domain::Verification;
-use shared::ports::ProviderError;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 

@@ -4,22 +4,23 @@
 
 use crate::support::{body, now, plan, settings_with};
 use chrono::Duration;
+use domain::plans::Plans;
+use domain::report::IncomeReport;
+use domain::secrets::{GeneratedKey, account_key_from_random};
+use domain::webhook::WebhookMessage;
+use domain::webhook_log::StoredWebhookEvent;
+use domain::{ApiKeyRecord, Mode, Status, Transition};
+use ports::StoreError;
+use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::adapters::testing::{
-    ArmedFaults, FaultPlan, FaultyStore, ManualClock, MemoryStore, StoreOp, active_account,
-};
-use shared::config::{Plans, Settings};
-use shared::domain::report::IncomeReport;
-use shared::domain::secrets::{GeneratedKey, account_key_from_random};
-use shared::domain::webhook::WebhookMessage;
-use shared::domain::webhook_log::StoredWebhookEvent;
-use shared::domain::{ApiKeyRecord, Mode, Status, Transition};
+use shared::config::Settings;
 use shared::handlers::api::{
     ApiDeps, cancel_verification, create_verification, get_verification, redeliver_webhook,
 };
 use shared::http::{ApiRequest, ApiResponse};
-use shared::ports::StoreError;
-use shared::ports::store::prelude::*;
+use test_support::{
+    ArmedFaults, FaultPlan, FaultyStore, ManualClock, MemoryStore, StoreOp, active_account,
+};
 use uuid::Uuid;
 
 pub(crate) const ACCOUNT: &str = "acct_memory";
@@ -39,7 +40,7 @@ async fn seed<S: Store>(store: &S, plan: &str) -> Keys {
 }
 
 /// `account` with a key per mode.
-async fn seed_account<S: Store>(store: &S, account: shared::domain::Account) -> Keys {
+async fn seed_account<S: Store>(store: &S, account: domain::Account) -> Keys {
     store.put_account(&account).await.unwrap();
     let key = |mode, random: &str| account_key_from_random(ACCOUNT, mode, random).unwrap();
     let keys = Keys {
@@ -267,7 +268,7 @@ async fn contention_outlasting_the_retries_is_an_enveloped_503_busy_that_changes
     // Nothing was counted, created or cancelled.
     let after = deps.store.get_account(ACCOUNT).await.unwrap().unwrap();
     assert_eq!(after.api_requests, before.api_requests);
-    let month = shared::domain::usage_month(now());
+    let month = domain::usage_month(now());
     let (stats, _) = deps
         .store
         .owner_stats(ACCOUNT, Mode::Test, &month)
@@ -745,7 +746,7 @@ async fn usage_reports_the_months_sms_against_the_plans_allowance() {
     );
     // Seven texts this month, counted on the account: both keys see the account's figures.
     let mut account = active_account(ACCOUNT, "pro", now());
-    account.sms_month = shared::domain::sms::sms_month(now());
+    account.sms_month = domain::sms::sms_month(now());
     account.sms_sent = 7;
     let store = MemoryStore::new();
     let keys = seed_account(&store, account).await;

@@ -4,15 +4,16 @@
 
 use crate::support::body;
 use chrono::{DateTime, Duration, TimeZone, Utc};
+use domain::plans::Plans;
+use domain::resend::MAX_RESENDS_PER_DAY;
+use domain::secrets::{GeneratedKey, account_key_from_random};
+use domain::{ApiKeyRecord, Mode, Plan, Transition};
+use ports::store::prelude::*;
 use serde_json::json;
-use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
-use shared::config::{LiveIncome, Plans, Settings};
-use shared::domain::resend::MAX_RESENDS_PER_DAY;
-use shared::domain::secrets::{GeneratedKey, account_key_from_random};
-use shared::domain::{ApiKeyRecord, Mode, Plan, Transition};
+use shared::config::{LiveIncome, Settings};
 use shared::handlers::api::{ApiDeps, create_verification, resend_verification};
 use shared::http::{ApiRequest, ApiResponse};
-use shared::ports::store::prelude::*;
+use test_support::{ManualClock, MemoryStore, active_account};
 use uuid::Uuid;
 
 const ACCOUNT: &str = "acct_resend";

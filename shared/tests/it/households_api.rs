@@ -10,21 +10,20 @@ use crate::support::{body, now, plan, settings_with};
 fn settings() -> Settings {
     settings_with(Plans::new(vec![plan("pro", 5, 1000)]))
 }
+use domain::affordability::RentTerms;
+use domain::plans::Plans;
+use domain::report::{IncomeReport, build_report_with};
+use domain::secrets::{GeneratedKey, account_key_from_random};
+use domain::{ApiKeyRecord, Mode, Status, Transition};
+use ports::TransitionOutcome;
+use ports::store::prelude::*;
 use serde_json::{Value, json};
 use shared::adapters::sandbox::scenario_income;
-use shared::adapters::testing::{
-    ArmedFaults, FaultyStore, ManualClock, MemoryStore, StoreOp, active_account,
-};
-use shared::config::{Plans, Settings};
-use shared::domain::affordability::RentTerms;
-use shared::domain::report::{IncomeReport, build_report_with};
-use shared::domain::secrets::{GeneratedKey, account_key_from_random};
-use shared::domain::{ApiKeyRecord, Mode, Status, Transition};
+use shared::config::Settings;
 use shared::handlers::api::ApiDeps;
 use shared::handlers::households::{cancel_household, create_household, get_household};
 use shared::http::ApiRequest;
-use shared::ports::TransitionOutcome;
-use shared::ports::store::prelude::*;
+use test_support::{ArmedFaults, FaultyStore, ManualClock, MemoryStore, StoreOp, active_account};
 use uuid::Uuid;
 
 const ACCOUNT: &str = "acct_households";
@@ -401,8 +400,8 @@ struct CompletionsWinRace {
     store: MemoryStore,
 }
 
-impl shared::adapters::testing::FaultPlan for CompletionsWinRace {
-    fn check(&self, op: StoreOp) -> Result<(), shared::ports::StoreError> {
+impl test_support::FaultPlan for CompletionsWinRace {
+    fn check(&self, op: StoreOp) -> Result<(), ports::StoreError> {
         if op == StoreOp::MeterAndCancelHousehold {
             let open = (self.store.verifications().into_iter()).filter(|v| v.status.is_open());
             for v in open {
@@ -484,8 +483,8 @@ async fn a_member_number_of_a_country_sms_may_not_reach_is_a_400_naming_the_memb
 /// never decided and its event never stored again; a second erasure changes nothing.
 #[tokio::test]
 async fn a_members_erasure_erases_the_households_shared_data_once() {
-    use shared::domain::webhook::WebhookMessage;
-    use shared::domain::webhook_log::StoredWebhookEvent;
+    use domain::webhook::WebhookMessage;
+    use domain::webhook_log::StoredWebhookEvent;
     let store = MemoryStore::new();
     let (deps, key) = deps(store.clone()).await;
     let mut request = household("e", &["applicant"]);
@@ -508,7 +507,7 @@ async fn a_members_erasure_erases_the_households_shared_data_once() {
     };
     store.insert_verification(&done.apply(&started, now));
     let view = body(&get_household(&deps, named(http::Method::GET, &key, &id.to_string())).await);
-    let decision: shared::domain::household::HouseholdDecision =
+    let decision: domain::household::HouseholdDecision =
         serde_json::from_value(view["data"]["decision"].clone()).unwrap();
     assert!(
         store
@@ -531,8 +530,7 @@ async fn a_members_erasure_erases_the_households_shared_data_once() {
         let erased = store.erase_verification(member, now).await.unwrap();
         assert!(matches!(
             erased,
-            shared::ports::ErasureOutcome::Erased(_)
-                | shared::ports::ErasureOutcome::AlreadyErased(_)
+            ports::ErasureOutcome::Erased(_) | ports::ErasureOutcome::AlreadyErased(_)
         ));
     }
     let h = store.household(id).unwrap();

@@ -7,17 +7,17 @@
 
 use crate::support::{body, now, settings};
 use chrono::{DateTime, Duration, Utc};
+use domain::report::IncomeReport;
+use domain::secrets::{GeneratedKey, account_key_from_random};
+use domain::{ApiKeyRecord, Mode, Status, Transition};
+use ports::TransitionOutcome;
+use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::adapters::testing::{FaultyStore, StoreOp};
-use shared::adapters::testing::{ManualClock, MemoryStore, active_account};
-use shared::domain::report::IncomeReport;
-use shared::domain::secrets::{GeneratedKey, account_key_from_random};
-use shared::domain::{ApiKeyRecord, Mode, Status, Transition};
 use shared::handlers::api::{ApiDeps, get_verification, list_verifications};
 use shared::handlers::households::{cancel_household, create_household, get_household};
 use shared::http::{ApiRequest, ApiResponse};
-use shared::ports::TransitionOutcome;
-use shared::ports::store::prelude::*;
+use test_support::{FaultyStore, StoreOp};
+use test_support::{ManualClock, MemoryStore, active_account};
 use uuid::Uuid;
 
 const ACCOUNT: &str = "acct_cancel";
@@ -240,19 +240,19 @@ async fn a_household_cancel_leaves_no_member_open_on_any_read() {
 
 /// Any decision: the write must refuse it for a cancelled household whatever it says.
 fn fake_decision(
-    household: &shared::domain::household::Household,
-    members: &[shared::domain::Verification],
-) -> shared::domain::household::HouseholdDecision {
+    household: &domain::household::Household,
+    members: &[domain::Verification],
+) -> domain::household::HouseholdDecision {
     let outcomes: Vec<_> = (household.members.iter())
         .zip(members)
         .map(|(h, v)| {
             let mut done = v.clone();
             done.status = Status::Completed;
             done.income_report = Some(IncomeReport::empty_for_tests());
-            shared::domain::household::MemberOutcome::of(&done, h.role, now())
+            domain::household::MemberOutcome::of(&done, h.role, now())
         })
         .collect();
-    shared::domain::household::decide(&household.rent_terms(), None, &outcomes).unwrap()
+    domain::household::decide(&household.rent_terms(), None, &outcomes).unwrap()
 }
 
 #[tokio::test]
@@ -401,8 +401,8 @@ async fn a_cancel_after_every_member_closed_changes_nothing_and_says_so() {
 #[derive(Clone, Default)]
 struct CountedWrites(std::sync::Arc<std::sync::atomic::AtomicUsize>);
 
-impl shared::adapters::testing::FaultPlan for CountedWrites {
-    fn check(&self, op: StoreOp) -> Result<(), shared::ports::StoreError> {
+impl test_support::FaultPlan for CountedWrites {
+    fn check(&self, op: StoreOp) -> Result<(), ports::StoreError> {
         if op == StoreOp::MeterAndCancelHousehold {
             self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         }
@@ -471,7 +471,7 @@ async fn a_member_completed_before_the_cancel_keeps_its_status_at_one_more_write
 /// id forged to another shape. Each is 404, counted, and changes nothing.
 #[tokio::test]
 async fn an_unknown_or_forged_household_id_is_404_and_counted() {
-    use shared::domain::household::{HouseholdShape, MemberRole};
+    use domain::household::{HouseholdShape, MemberRole};
     let rig = rig().await;
     let (id, m) = rig.household("real", 2).await;
     let shaped = HouseholdShape::new(&[MemberRole::Applicant, MemberRole::Guarantor])

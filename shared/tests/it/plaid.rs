@@ -4,12 +4,12 @@
 
 use std::time::Duration;
 
+use domain::income::{AmountsBasis, PayFrequency, VerificationMethod};
+use domain::report::build_report;
+use domain::stability::{RegularityLabel, TrendLabel};
+use ports::{ConnectStep, IncomeProvider, ProviderError};
 use serde_json::json;
 use shared::adapters::plaid::{PlaidConfig, PlaidConfigError, PlaidIncomeProvider};
-use shared::domain::income::{AmountsBasis, PayFrequency, VerificationMethod};
-use shared::domain::report::build_report;
-use shared::domain::stability::{RegularityLabel, TrendLabel};
-use shared::ports::{ConnectStep, IncomeProvider, ProviderError};
 
 use crate::fake_provider::{
     FakeProvider, Recorded, Reply, TENANT_EMAIL, VERIFICATION_ID, expect_rejected,

@@ -3,15 +3,15 @@
 
 use std::time::Duration;
 
+use domain::income::VerificationMethod;
+use domain::report::build_report;
+use domain::tenant_identity::TenantIdentity;
+use ports::{ConnectStep, IncomeProvider, ProviderError};
 use serde_json::json;
 use shared::adapters::plaid::PlaidConfig;
 use shared::adapters::plaid::check::{
     ConsumerAddress, ConsumerIdentity, PERMISSIBLE_PURPOSE, PlaidCheckIncomeProvider,
 };
-use shared::domain::income::VerificationMethod;
-use shared::domain::report::build_report;
-use shared::domain::tenant_identity::TenantIdentity;
-use shared::ports::{ConnectStep, IncomeProvider, ProviderError};
 
 use crate::fake_provider::{
     FakeProvider, Reply, VERIFICATION_ID, expect_rejected, expect_unavailable, ok, verification,

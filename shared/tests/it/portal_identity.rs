@@ -6,16 +6,16 @@
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
+use domain::income::ProviderIncome;
+use domain::secrets::generate_link_token;
+use domain::tenant_identity::TenantIdentity;
+use domain::{Mode, NewVerificationInput, Status, VERIFICATION_LIFETIME, Verification};
+use ports::store::prelude::*;
+use ports::{ConnectStep, IncomeProvider, ProviderError};
 use shared::adapters::sandbox::SandboxProvider;
-use shared::adapters::testing::{ExampleSigner, ManualClock, MemoryStore, active_account};
-use shared::domain::income::ProviderIncome;
-use shared::domain::secrets::generate_link_token;
-use shared::domain::tenant_identity::TenantIdentity;
-use shared::domain::{Mode, NewVerificationInput, Status, VERIFICATION_LIFETIME, Verification};
 use shared::handlers::tenant_portal::{PortalDeps, tenant_portal};
 use shared::http::ApiRequest;
-use shared::ports::store::prelude::*;
-use shared::ports::{ConnectStep, IncomeProvider, ProviderError};
+use test_support::{ExampleSigner, ManualClock, MemoryStore, active_account};
 
 const ACCOUNT: &str = "acct_identity";
 
@@ -94,7 +94,7 @@ async fn the_consent_form_asks_the_identity_and_hands_it_to_the_provider_only() 
     // The consent page asks for the identity beside the tick.
     let page = tenant_portal(&deps, ApiRequest::new(http::Method::GET, &link)).await;
     assert_eq!(page.status, 200);
-    for field in shared::domain::tenant_identity::FIELDS {
+    for field in domain::tenant_identity::FIELDS {
         assert!(page.body.contains(&format!(r#"name="{field}""#)), "{field}");
     }
 
@@ -167,7 +167,7 @@ async fn the_consent_form_asks_the_identity_and_hands_it_to_the_provider_only() 
 /// so the same pay can never be added twice.
 #[tokio::test]
 async fn a_connect_for_a_method_already_tried_asks_and_changes_nothing() {
-    use shared::domain::methods::{AttemptOutcome, MethodAttempt};
+    use domain::methods::{AttemptOutcome, MethodAttempt};
     let store = MemoryStore::new();
     store
         .put_account(&active_account(ACCOUNT, "pro", created()))
@@ -194,7 +194,7 @@ async fn a_connect_for_a_method_already_tried_asks_and_changes_nothing() {
     v.consented_at = Some(created() + Duration::minutes(1));
     v.provider_user = Some("client-user-1 user-token-1".into());
     v.method_attempts = vec![MethodAttempt {
-        method: shared::domain::income::VerificationMethod::Bank,
+        method: domain::income::VerificationMethod::Bank,
         outcome: AttemptOutcome::Succeeded,
         at: created() + Duration::minutes(2),
     }];

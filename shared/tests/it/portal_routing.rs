@@ -2,15 +2,15 @@
 //! at consent by a verification created without its own, and the "use another way" switch.
 
 use chrono::Duration;
+use domain::income::VerificationMethod::{self, *};
+use domain::methods::AttemptOutcome;
+use domain::{Mode, NewVerificationInput, Status, VERIFICATION_LIFETIME, Verification};
+use ports::store::prelude::*;
 use shared::adapters::sandbox::SandboxProvider;
-use shared::adapters::testing::{ExampleSigner, ManualClock, MemoryStore, active_account};
-use shared::domain::income::VerificationMethod::{self, *};
-use shared::domain::methods::AttemptOutcome;
-use shared::domain::{Mode, NewVerificationInput, Status, VERIFICATION_LIFETIME, Verification};
 use shared::handlers::tenant_portal::documents::DocumentUploads;
 use shared::handlers::tenant_portal::{LiveProvider, PortalDeps, tenant_portal};
 use shared::http::{ApiRequest, ApiResponse};
-use shared::ports::store::prelude::*;
+use test_support::{ExampleSigner, ManualClock, MemoryStore, active_account};
 
 use crate::support::now;
 
@@ -50,7 +50,7 @@ pub(crate) fn pending(deps: &Deps, methods: &[VerificationMethod]) -> (Verificat
         ..Default::default()
     };
     let mut v = Verification::new_pending(ACCOUNT, Mode::Test, input, now(), VERIFICATION_LIFETIME);
-    let (token, hash) = shared::domain::secrets::generate_link_token();
+    let (token, hash) = domain::secrets::generate_link_token();
     v.token_hashes = vec![hash];
     deps.store.insert_verification(&v);
     let link = format!("/t/{}/{token}", v.verification_id);

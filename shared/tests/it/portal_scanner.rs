@@ -6,17 +6,17 @@
 use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
+use domain::income::ProviderIncome;
+use domain::report::build_report;
+use domain::secrets::generate_link_token;
+use domain::{Mode, NewVerificationInput, Status, VERIFICATION_LIFETIME, Verification};
+use ports::store::prelude::*;
+use ports::{ConnectStep, IncomeProvider, ProviderError};
 use shared::adapters::sandbox::SandboxProvider;
-use shared::adapters::testing::{ExampleSigner, ManualClock, MemoryStore, active_account};
-use shared::domain::income::ProviderIncome;
-use shared::domain::report::build_report;
-use shared::domain::secrets::generate_link_token;
-use shared::domain::{Mode, NewVerificationInput, Status, VERIFICATION_LIFETIME, Verification};
 use shared::handlers::tenant_portal::documents::DocumentUploads;
 use shared::handlers::tenant_portal::{PortalDeps, tenant_portal};
 use shared::http::ApiRequest;
-use shared::ports::store::prelude::*;
-use shared::ports::{ConnectStep, IncomeProvider, ProviderError};
+use test_support::{ExampleSigner, ManualClock, MemoryStore, active_account};
 
 const ACCOUNT: &str = "acct_scanner";
 const LINK_TOKEN: &str = "link-sandbox-counted";
@@ -41,7 +41,7 @@ impl IncomeProvider for CountingProvider {
     async fn create_user(
         &self,
         _: &Verification,
-        _: Option<&shared::domain::tenant_identity::TenantIdentity>,
+        _: Option<&domain::tenant_identity::TenantIdentity>,
     ) -> Result<Option<String>, ProviderError> {
         self.calls.lock().unwrap().push("create_user");
         Ok(Some("provider-user-1".into()))
@@ -91,10 +91,7 @@ fn verifications(token_hash: &str) -> Vec<(&'static str, Verification)> {
     let mut completed = consented(make(Mode::Live));
     completed.status = Status::Completed;
     completed.completed_at = Some(now + Duration::minutes(2));
-    let income = ProviderIncome::empty(
-        shared::domain::income::VerificationMethod::Bank,
-        now.date_naive(),
-    );
+    let income = ProviderIncome::empty(domain::income::VerificationMethod::Bank, now.date_naive());
     completed.income_report = Some(build_report(&income, completed.monthly_rent));
     let mut failed = consented(make(Mode::Live));
     failed.status = Status::Failed;
@@ -220,7 +217,7 @@ async fn the_sandbox_offers_its_samples_to_test_verifications_only() {
     let test = format!("/t/{}/{token}", find("test-mode connect").verification_id);
     let page = tenant_portal(&deps, request(http::Method::GET, &test, "")).await;
     assert_eq!(page.status, 200);
-    for sample in shared::documents::samples::Sample::ALL {
+    for sample in domain::documents::samples::Sample::ALL {
         let path = format!("{test}/samples/{}.pdf", sample.slug());
         assert!(page.body.contains(&path), "the page links {path}");
         let got = tenant_portal(&deps, request(http::Method::GET, &path, "")).await;

@@ -2,23 +2,23 @@
 //! store: a connection's income held while the tenant adds another, the report built once they
 //! finish, and a job seen by two methods counted once.
 
-use shared::documents::record::DocumentState;
-use shared::domain::Status;
-use shared::domain::income::AmountsBasis;
-use shared::domain::income::VerificationMethod::*;
-use shared::domain::income::rules::ExclusionReason;
-use shared::domain::methods::AttemptOutcome;
-use shared::domain::{Transition, Verification};
+use domain::Status;
+use domain::documents::record::DocumentState;
+use domain::income::AmountsBasis;
+use domain::income::VerificationMethod::*;
+use domain::income::rules::ExclusionReason;
+use domain::methods::AttemptOutcome;
+use domain::{Transition, Verification};
+use ports::TransitionOutcome;
+use ports::store::prelude::*;
 use shared::handlers::analyze_document::analyze_documents;
-use shared::ports::TransitionOutcome;
-use shared::ports::store::prelude::*;
 
 use crate::documents_flow::{PNG, rig_with};
 use crate::portal_routing::{consent, page, page_deps, pending, stored};
 
 const MORE_BOX: &str = r#"name="more" value="yes""#;
 
-fn tries(v: &Verification) -> Vec<(shared::domain::income::VerificationMethod, AttemptOutcome)> {
+fn tries(v: &Verification) -> Vec<(domain::income::VerificationMethod, AttemptOutcome)> {
     let report = v.income_report.as_ref().expect("a report");
     report
         .attempts
@@ -237,7 +237,7 @@ async fn a_hold_and_a_completion_are_written_on_the_tries_as_read() {
     let now = crate::support::now();
     let income = shared::adapters::sandbox::scenario_income("good", now.date_naive()).unwrap();
     let hold = Transition::Hold {
-        attempt: shared::domain::methods::MethodAttempt {
+        attempt: domain::methods::MethodAttempt {
             method: Bank,
             outcome: AttemptOutcome::Succeeded,
             at: now,
@@ -248,7 +248,7 @@ async fn a_hold_and_a_completion_are_written_on_the_tries_as_read() {
     assert!(matches!(stale, TransitionOutcome::Conflict(_)));
     // A completion from the stale read would leave the held income out: it conflicts too.
     let complete = Transition::Complete {
-        report: Box::new(shared::domain::report::build_report(&income, None)),
+        report: Box::new(domain::report::build_report(&income, None)),
     };
     let stale = deps.store.transition(&read, &complete, now).await.unwrap();
     assert!(matches!(stale, TransitionOutcome::Conflict(_)));
@@ -261,7 +261,7 @@ async fn income_held_from_the_local_stack_s_sandbox_marks_the_report_local() {
     deps.live_provider = shared::handlers::tenant_portal::LiveProvider::local_sandbox();
     let (v, link) = pending(&deps, &[Bank, Payroll]);
     let mut live = stored(&deps, &v);
-    live.mode = shared::domain::Mode::Live;
+    live.mode = domain::Mode::Live;
     deps.store.insert_verification(&live);
     consent(&deps, &link).await;
     let held = page(

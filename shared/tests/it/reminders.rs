@@ -11,25 +11,21 @@ use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
 use aws_lambda_events::event::streams::DynamoDbEventResponse;
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use shared::adapters::testing::{
-    ArmedFaults, FaultyStore, ManualClock, MemoryStore, StoreOp, active_account,
+use domain::reach::{DEFAULT_REMINDER_OFFSETS, MESSAGE_LEASE, Message, SmsReach};
+use domain::secrets::sha256_hex;
+use domain::{Mode, NewVerificationInput, Status, Transition, VERIFICATION_LIFETIME, Verification};
+use ports::store::prelude::*;
+use ports::{
+    ClaimStart, Clock, Email, MailError, Mailer, MessageClaim, OneTimeSchedule, Queue, Scheduler,
+    Sms, StoreError, TextError, Texter,
 };
 use shared::config::TestModeDelivery;
-use shared::domain::reach::{DEFAULT_REMINDER_OFFSETS, MESSAGE_LEASE, Message, SmsReach};
-use shared::domain::secrets::sha256_hex;
-use shared::domain::{
-    Mode, NewVerificationInput, Status, Transition, VERIFICATION_LIFETIME, Verification,
-};
 use shared::handlers::notices::ReachError;
 use shared::handlers::publish_events::{OutboxDeps, publish_events};
 use shared::handlers::reach_events::ReminderPayload;
 use shared::handlers::retry_events::retry_events;
 use shared::handlers::send_reminders::{ReachDeps, send_reminders};
-use shared::ports::store::prelude::*;
-use shared::ports::{
-    ClaimStart, Clock, Email, MailError, Mailer, MessageClaim, OneTimeSchedule, Queue, Scheduler,
-    Sms, StoreError, TextError, Texter,
-};
+use test_support::{ArmedFaults, FaultyStore, ManualClock, MemoryStore, StoreOp, active_account};
 mod invite_sms;
 mod provider_close;
 mod sms_bounds;
@@ -366,10 +362,10 @@ async fn a_reminders_webhook_is_stored_before_it_is_queued_and_a_failed_store_is
     assert_eq!(stored.event_type, "verification.reminder_sent");
     let hooks = outbox.webhooks.lock().unwrap().clone();
     assert_eq!(hooks.len(), 1);
-    let queued: shared::domain::webhook::QueuedWebhook = serde_json::from_str(&hooks[0]).unwrap();
+    let queued: domain::webhook::QueuedWebhook = serde_json::from_str(&hooks[0]).unwrap();
     assert_eq!(
         queued,
-        shared::domain::webhook::QueuedWebhook::of(&stored.message),
+        domain::webhook::QueuedWebhook::of(&stored.message),
         "the queued message names the stored one"
     );
 }

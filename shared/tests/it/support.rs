@@ -2,9 +2,10 @@
 //! and reading a response body.
 
 use chrono::{DateTime, Duration, TimeZone, Utc};
+use domain::Plan;
+use domain::plans::Plans;
 use serde_json::Value;
-use shared::config::{LiveIncome, Plans, Settings};
-use shared::domain::Plan;
+use shared::config::{LiveIncome, Settings};
 use shared::http::ApiResponse;
 
 /// The instant the handler tests run at, unless a test moves its own clock.

@@ -7,10 +7,10 @@ mod retention;
 use admin::{Command, KeyMode, run};
 use chrono::Utc;
 use devstack::moto::Moto;
+use domain::plans::Plans;
+use domain::secrets::parse_api_key;
+use ports::store::prelude::*;
 use shared::adapters::dynamo::DynamoStore;
-use shared::config::Plans;
-use shared::domain::secrets::parse_api_key;
-use shared::ports::store::prelude::*;
 
 fn line<'a>(out: &'a str, prefix: &str) -> &'a str {
     out.lines()
@@ -105,7 +105,7 @@ async fn accounts_keys_plans_subscriptions_and_secrets() {
     let account = store.get_account("acct_acme").await.unwrap().unwrap();
     assert_eq!(
         account.api_keys.get(&parsed.hash),
-        Some(&shared::domain::Mode::Live)
+        Some(&domain::Mode::Live)
     );
     go(Command::IssueKey {
         account: "acct_acme".into(),

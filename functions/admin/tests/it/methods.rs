@@ -3,10 +3,10 @@
 use admin::{Command, run};
 use chrono::Utc;
 use devstack::moto::Moto;
+use domain::income::VerificationMethod;
+use domain::plans::Plans;
+use ports::store::prelude::*;
 use shared::adapters::dynamo::DynamoStore;
-use shared::config::Plans;
-use shared::domain::income::VerificationMethod;
-use shared::ports::store::prelude::*;
 
 use crate::line;
 

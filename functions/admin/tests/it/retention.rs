@@ -5,12 +5,12 @@ use admin::{Command, run};
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{Duration, Utc};
 use devstack::moto::Moto;
+use domain::plans::Plans;
+use domain::retention::RetentionDays;
+use domain::{Mode, NewVerificationInput, Transition, VERIFICATION_LIFETIME, Verification};
+use ports::TransitionOutcome;
+use ports::store::prelude::*;
 use shared::adapters::dynamo::{DynamoStore, keys};
-use shared::config::Plans;
-use shared::domain::retention::RetentionDays;
-use shared::domain::{Mode, NewVerificationInput, Transition, VERIFICATION_LIFETIME, Verification};
-use shared::ports::TransitionOutcome;
-use shared::ports::store::prelude::*;
 
 /// The TTL of the verification's erasure marker, if it has one.
 async fn marker_ttl(store: &DynamoStore, v: &Verification) -> Option<i64> {

@@ -3,7 +3,7 @@
 
 use aws_config::SdkConfig;
 use aws_sdk_secretsmanager::operation::create_secret::CreateSecretError;
-use shared::documents::reuse::FingerprintKey;
+use domain::documents::reuse::FingerprintKey;
 
 /// The secret `name` (made once, with a random key), its ARN and the key read from it.
 pub async fn fingerprint_key(

@@ -2,11 +2,11 @@
 //! the sample events in `events/` refer to.
 
 use chrono::{Duration, Utc};
+use domain::secrets::{GeneratedKey, account_key_from_random};
+use domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus};
+use ports::StoreError;
+use ports::store::prelude::*;
 use shared::adapters::dynamo::DynamoStore;
-use shared::domain::secrets::{GeneratedKey, account_key_from_random};
-use shared::domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus};
-use shared::ports::StoreError;
-use shared::ports::store::prelude::*;
 
 pub const DEMO_ACCOUNT: &str = "acct_demo";
 pub const OTHER_ACCOUNT: &str = "acct_other";
@@ -64,7 +64,7 @@ pub async fn seed_account(
         let key = if fixed_keys {
             demo_key(account_id, mode)
         } else {
-            shared::domain::secrets::generate_api_key(account_id, mode).ok_or_else(|| {
+            domain::secrets::generate_api_key(account_id, mode).ok_or_else(|| {
                 StoreError::Corrupt(format!("account id {account_id} cannot be named in a key"))
             })?
         };
@@ -103,11 +103,9 @@ pub const FIXTURE_LINK_TOKEN: &str = "SampleLinkTokenForLocalFixturesOnly-012345
 /// Seeds the verifications the sample events refer to (test mode of the demo account, plus one
 /// of another account). Safe to call twice.
 pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
-    use shared::domain::income::{
-        PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod,
-    };
-    use shared::domain::report::build_report;
-    use shared::domain::{NewVerificationInput, Transition, Verification};
+    use domain::income::{PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod};
+    use domain::report::build_report;
+    use domain::{NewVerificationInput, Transition, Verification};
     let now = Utc::now();
     let make = |id: &str, account: &str| {
         let input = NewVerificationInput {
@@ -119,9 +117,7 @@ pub async fn seed_fixtures(store: &DynamoStore) -> Result<(), StoreError> {
         };
         let mut v = Verification::new_pending(account, Mode::Test, input, now, Duration::days(7));
         v.verification_id = id.parse().expect("fixture uuid");
-        v.token_hashes = vec![shared::domain::secrets::sha256_hex(
-            FIXTURE_LINK_TOKEN.as_bytes(),
-        )];
+        v.token_hashes = vec![domain::secrets::sha256_hex(FIXTURE_LINK_TOKEN.as_bytes())];
         v
     };
     for (id, account) in [
@@ -213,8 +209,8 @@ async fn seed_webhook_history(
     store: &DynamoStore,
     now: chrono::DateTime<Utc>,
 ) -> Result<(), StoreError> {
-    use shared::domain::Status;
-    use shared::domain::webhook_log::{
+    use domain::Status;
+    use domain::webhook_log::{
         AttemptOutcome, DeliveryAttempt, StoredWebhookEvent, WebhookSubject,
     };
     use shared::handlers::publish_events::webhook_message;

@@ -4,11 +4,9 @@ use crate::common;
 
 use chrono::{DateTime, Duration, Utc};
 use common::{Reply, TestEnv, env};
+use domain::{Mode, NewVerificationInput, Status, SubscriptionStatus, Transition, Verification};
+use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::domain::{
-    Mode, NewVerificationInput, Status, SubscriptionStatus, Transition, Verification,
-};
-use shared::ports::store::prelude::*;
 mod lists_cancel_and_usage;
 
 fn ts(raw: &Value) -> DateTime<Utc> {
@@ -94,7 +92,7 @@ async fn create_answers_the_contract_shape() {
     let stored = env.store.get_verification(id).await.unwrap().unwrap();
     assert_eq!(
         stored.token_hashes,
-        vec![shared::domain::secrets::sha256_hex(token.as_bytes())]
+        vec![domain::secrets::sha256_hex(token.as_bytes())]
     );
     assert_eq!(stored.mode, Mode::Live);
 }
@@ -188,7 +186,7 @@ async fn authentication_failures_are_401_with_www_authenticate() {
 
     // Well-formed but never issued: naming a real account, naming none.
     for account in [devstack::stack::DEMO_ACCOUNT, "acct_nobody"] {
-        let unknown = shared::domain::secrets::generate_api_key(account, Mode::Live)
+        let unknown = domain::secrets::generate_api_key(account, Mode::Live)
             .unwrap()
             .secret;
         let r = env.usage(&unknown).await;
@@ -209,7 +207,7 @@ async fn authentication_failures_are_401_with_www_authenticate() {
         .unwrap();
     let live = keys
         .iter()
-        .find(|k| k.key_hash == shared::domain::secrets::sha256_hex(env.live_key.as_bytes()))
+        .find(|k| k.key_hash == domain::secrets::sha256_hex(env.live_key.as_bytes()))
         .unwrap();
     assert!(
         env.store
@@ -330,7 +328,7 @@ async fn concurrent_creates_at_the_daily_allowance_edge_count_and_create_togethe
     for r in replies.iter().filter(|r| r.status != 201) {
         assert_error(r, 429, "rate_limit_exceeded");
     }
-    let month = shared::domain::usage_month(Utc::now());
+    let month = domain::usage_month(Utc::now());
     let (stats, _) = env
         .store
         .owner_stats(account, Mode::Test, &month)
@@ -501,11 +499,9 @@ async fn get_shows_tenant_property_and_no_report_until_completed() {
         .await
         .unwrap()
         .unwrap();
-    use shared::domain::income::{
-        PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod,
-    };
+    use domain::income::{PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod};
     let today = Utc::now().date_naive();
-    let report = shared::domain::report::build_report(
+    let report = domain::report::build_report(
         &ProviderIncome {
             sources: vec![ProviderIncomeSource::on_cycle(
                 "Acme",

@@ -147,11 +147,10 @@ async fn tenant_flow(env: &TestEnv, b: &Browser, link: &str, id: &str, artifacts
     );
     b.wait_for_heading("Verify your income", Duration::from_secs(5))
         .await;
-    let stored =
-        shared::ports::VerificationStore::get_verification(&env.store, id.parse().unwrap())
-            .await
-            .unwrap()
-            .unwrap();
+    let stored = ports::VerificationStore::get_verification(&env.store, id.parse().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
     assert!(stored.consented_at.is_none(), "nothing was submitted");
 
     // The label is wired to the box: clicking its text ticks and unticks it.

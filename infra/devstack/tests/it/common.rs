@@ -10,11 +10,12 @@ use aws_config::SdkConfig;
 use devstack::moto::Moto;
 use devstack::server::App;
 use devstack::stack::{self, Created, Resources};
+use domain::Plan;
+use domain::plans::Plans;
+use domain::webhook::LocalWebhookOrigins;
 use serde_json::Value;
 use shared::adapters::dynamo::DynamoStore;
-use shared::config::{Plans, Settings};
-use shared::domain::Plan;
-use shared::domain::webhook::LocalWebhookOrigins;
+use shared::config::Settings;
 
 static MOTOS: OnceLock<Vec<Moto>> = OnceLock::new();
 static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
@@ -166,7 +167,7 @@ pub async fn env_with(plans: Plans) -> TestEnv {
     let settings = Settings {
         plans,
         local_webhook_origins: webhook_origins().clone(),
-        ..devstack::local_settings(&names.table, &base, shared::domain::VERIFICATION_LIFETIME)
+        ..devstack::local_settings(&names.table, &base, domain::VERIFICATION_LIFETIME)
     };
     let app = devstack::app(&sdk, settings);
     devstack::server::spawn(app.clone(), port)
@@ -440,11 +441,11 @@ pub async fn queue_depth(env: &TestEnv, queue_url: &str) -> usize {
 /// so the reference still finds it.
 pub async fn queue_webhook(
     store: &DynamoStore,
-    queue: &impl shared::ports::Queue,
-    message: &shared::domain::webhook::WebhookMessage,
+    queue: &impl ports::Queue,
+    message: &domain::webhook::WebhookMessage,
 ) {
-    use shared::domain::webhook_log::{StoredWebhookEvent, WebhookSubject};
-    use shared::ports::WebhookHistoryStore;
+    use domain::webhook_log::{StoredWebhookEvent, WebhookSubject};
+    use ports::WebhookHistoryStore;
     let now = chrono::Utc::now();
     let event = StoredWebhookEvent::of(message, now).unwrap_or_else(|| StoredWebhookEvent {
         message: message.clone(),
@@ -454,7 +455,7 @@ pub async fn queue_webhook(
         redeliveries: 0,
     });
     assert!(store.put_webhook_event(&event).await.unwrap(), "stored");
-    let reference = shared::domain::webhook::QueuedWebhook::of(message);
+    let reference = domain::webhook::QueuedWebhook::of(message);
     queue
         .send(&serde_json::to_string(&reference).unwrap())
         .await
@@ -462,9 +463,9 @@ pub async fn queue_webhook(
 }
 
 /// The stored event a queued webhook message names (the queue carries a reference only).
-pub async fn queued_event(env: &TestEnv, queued: &str) -> shared::domain::webhook::WebhookMessage {
-    use shared::ports::WebhookHistoryStore;
-    let reference: shared::domain::webhook::QueuedWebhook = serde_json::from_str(queued).unwrap();
+pub async fn queued_event(env: &TestEnv, queued: &str) -> domain::webhook::WebhookMessage {
+    use ports::WebhookHistoryStore;
+    let reference: domain::webhook::QueuedWebhook = serde_json::from_str(queued).unwrap();
     let event = env.store.get_webhook_event(&reference.webhook_id).await;
     event
         .unwrap()
@@ -522,17 +523,17 @@ pub enum Metered<T> {
 
 impl<T> Metered<T> {
     pub fn of<D, R: std::fmt::Debug>(
-        out: Result<shared::ports::Metered<D, R>, shared::ports::StoreError>,
-    ) -> Metered<(shared::domain::Account, D)> {
-        use shared::domain::metering::MeterRefusal;
+        out: Result<ports::Metered<D, R>, ports::StoreError>,
+    ) -> Metered<(domain::Account, D)> {
+        use domain::metering::MeterRefusal;
         match out {
-            Ok(shared::ports::Metered::Done(account, done)) => Metered::Wrote((account, done)),
-            Ok(shared::ports::Metered::Refused(_, why)) => {
+            Ok(ports::Metered::Done(account, done)) => Metered::Wrote((account, done)),
+            Ok(ports::Metered::Refused(_, why)) => {
                 let why = format!("{why:?}");
                 let variant = why.split(['(', ' ', '{']).next().unwrap_or_default();
                 Metered::Declined(variant.to_string())
             }
-            Ok(shared::ports::Metered::AccountRefused(why)) => Metered::Refused(match why {
+            Ok(ports::Metered::AccountRefused(why)) => Metered::Refused(match why {
                 MeterRefusal::UnknownAccount => "unknown_account",
                 MeterRefusal::KeyRevoked => "key_revoked",
                 MeterRefusal::NoApiAccess(_) => "no_api_access",
@@ -663,7 +664,7 @@ pub async fn stored_item_size(env: &TestEnv, key: (String, String)) -> usize {
 pub async fn claim_state(
     env: &TestEnv,
     id: uuid::Uuid,
-    message: &shared::domain::reach::Message,
+    message: &domain::reach::Message,
 ) -> Option<String> {
     let key = shared::adapters::dynamo::keys::message_claim(id, &message.key());
     match stored_item(env, key).await?.get("state") {

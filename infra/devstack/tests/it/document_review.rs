@@ -6,11 +6,11 @@ use crate::common;
 
 use chrono::Utc;
 use common::{TestEnv, env};
+use domain::report::IncomeReport;
+use domain::{Transition, Verification};
+use ports::TransitionOutcome;
+use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::domain::report::IncomeReport;
-use shared::domain::{Transition, Verification};
-use shared::ports::TransitionOutcome;
-use shared::ports::store::prelude::*;
 use uuid::Uuid;
 
 /// A test verification, through the API, and its stored state.
@@ -188,8 +188,8 @@ async fn requests_today(env: &TestEnv) -> u32 {
 async fn a_review_goes_out_as_a_webhook_and_its_event_goes_with_an_erasure() {
     use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once};
     let env = env().await;
-    let secrets = shared::ports::WebhookSecrets {
-        current: Some(shared::domain::secrets::generate_webhook_secret()),
+    let secrets = ports::WebhookSecrets {
+        current: Some(domain::secrets::generate_webhook_secret()),
         previous: None,
         previous_valid_until: None,
     };

@@ -4,14 +4,14 @@
 pub mod upload;
 
 use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
+use domain::documents::record::{DocumentState, object_key};
+use domain::documents::{Analysis, Refusal, Verdict};
+use domain::income::VerificationMethod;
+use domain::{Status, Transition, Verification};
+use ports::TransitionOutcome;
+use ports::store::prelude::*;
 use serde_json::json;
-use shared::documents::record::{DocumentState, object_key};
-use shared::documents::{Analysis, Refusal, Verdict};
-use shared::domain::income::VerificationMethod;
-use shared::domain::{Status, Transition, Verification};
 use shared::handlers::analyze_document::analyze_documents;
-use shared::ports::TransitionOutcome;
-use shared::ports::store::prelude::*;
 use uuid::Uuid;
 
 use crate::common::{self, TINY_PNG, TestEnv};
@@ -277,7 +277,7 @@ async fn a_completion_from_a_stale_read_of_the_documents_is_refused() {
         .unwrap();
     let event = notification(&object_key(id, "late"), 67, "etag-late", 1);
     analyze_documents(&workers.analysis, event).await;
-    let report = shared::documents::finish::document_report(&read, chrono::Utc::now().date_naive());
+    let report = domain::documents::finish::document_report(&read, chrono::Utc::now().date_naive());
     let done = Transition::Complete {
         report: Box::new(report),
     };
@@ -294,7 +294,7 @@ async fn a_completion_from_a_stale_read_of_the_documents_is_refused() {
 /// and uploaded through the page's form each gets the verdict it shows in the report.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sandbox_samples_download_from_the_page_and_show_their_verdicts_in_the_report() {
-    use shared::documents::samples::Sample;
+    use domain::documents::samples::Sample;
     let env = common::env().await;
     let workers = env.workers();
     let (id, link) = consented(&env).await;

@@ -10,22 +10,22 @@ use common::Metered;
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Duration, TimeZone, Utc};
-use shared::adapters::dynamo::items::{self, Item};
-use shared::adapters::dynamo::{DynamoStore, create_table, keys, schema};
-use shared::config::Plans;
-use shared::domain::metering::{MeterRefusal, PresentedKey};
-use shared::domain::reach::{MESSAGE_LEASE, Message};
-use shared::domain::report::IncomeReport;
-use shared::domain::{
+use domain::metering::{MeterRefusal, PresentedKey};
+use domain::plans::Plans;
+use domain::reach::{MESSAGE_LEASE, Message};
+use domain::report::IncomeReport;
+use domain::{
     Account, ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, SubscriptionStatus,
     Transition, Verification,
 };
-use shared::ports::store::prelude::*;
-use shared::ports::{
+use ports::store::prelude::*;
+use ports::{
     ClaimStart, CreateOutcome, CreateRefusal, IdempotencyClaim, LinkTokenOutcome, ListQuery,
     MessageClaim, MeterOutcome, MeteredCancel, MeteredCreate, TransitionOutcome,
     VerificationRefusal, WebhookSecrets,
 };
+use shared::adapters::dynamo::items::{self, Item};
+use shared::adapters::dynamo::{DynamoStore, create_table, keys, schema};
 
 /// The first invite e-mail, as the outbox claims it.
 static INVITE: Message = Message::InviteEmail(0);
@@ -43,7 +43,7 @@ macro_rules! on_both_stores {
             }
             #[tokio::test]
             async fn memory() {
-                super::$scenario(shared::adapters::testing::MemoryStore::new()).await
+                super::$scenario(test_support::MemoryStore::new()).await
             }
         }
     };
@@ -63,7 +63,7 @@ async fn store() -> DynamoStore {
 }
 
 fn account(plan: &str) -> Account {
-    shared::adapters::testing::active_account(ACCOUNT, plan, now())
+    test_support::active_account(ACCOUNT, plan, now())
 }
 
 fn pending(mode: Mode) -> Verification {

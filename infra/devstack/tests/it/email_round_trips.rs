@@ -20,14 +20,14 @@ use aws_sdk_dynamodb::operation::query::QueryInput;
 use aws_sdk_dynamodb::operation::transact_write_items::TransactWriteItemsInput;
 use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
 use common::{env, sent_emails};
+use ports::store::prelude::*;
 use serde_json::json;
 use shared::adapters::dynamo::DynamoStore;
 use shared::handlers::publish_events::{OutboxDeps, send_tenant_email, send_tenant_email_of};
-use shared::ports::store::prelude::*;
 use uuid::Uuid;
 
 /// The first invite e-mail, as the outbox claims it.
-static INVITE: shared::domain::reach::Message = shared::domain::reach::Message::InviteEmail(0);
+static INVITE: domain::reach::Message = domain::reach::Message::InviteEmail(0);
 
 /// Sequential round trips (a call starting while none is in flight) and the calls by operation.
 #[derive(Debug, Default)]
@@ -229,21 +229,21 @@ async fn every_adapter_call_asks_for_its_consumed_capacity() {
     // Each write kind by a production call: the e-mail's claim (a transaction) given back (a
     // delete), a replay's link (an update), a new account (a put).
     let start = store.claim_message(id, &INVITE, "another-hash", v.created_at);
-    assert_eq!(start.await.unwrap(), shared::ports::ClaimStart::Claimed);
+    assert_eq!(start.await.unwrap(), ports::ClaimStart::Claimed);
     store.release_message(id, &INVITE).await.unwrap();
     let replay = store
         .add_recent_link_token(&v, "replay-hash", 3)
         .await
         .unwrap();
-    assert_eq!(replay, shared::ports::LinkTokenOutcome::Added);
+    assert_eq!(replay, ports::LinkTokenOutcome::Added);
     let account_id = format!("acct_capacity_{}", Uuid::new_v4().simple());
-    let account = shared::adapters::testing::active_account(&account_id, "pro", v.created_at);
+    let account = test_support::active_account(&account_id, "pro", v.created_at);
     store.put_account(&account).await.unwrap();
     store
-        .transition(&v, &shared::domain::Transition::Cancel, v.created_at)
+        .transition(&v, &domain::Transition::Cancel, v.created_at)
         .await
         .unwrap();
-    let query = shared::ports::ListQuery {
+    let query = ports::ListQuery {
         account_id: v.account_id.clone(),
         mode: v.mode,
         status: None,

@@ -11,11 +11,11 @@ use chrono::{Duration, Utc};
 use common::{Receiver, TestEnv, env};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
+use domain::Verification;
+use ports::ErasureOutcome;
+use ports::store::prelude::*;
 use serde_json::json;
 use shared::adapters::dynamo::keys;
-use shared::domain::Verification;
-use shared::ports::ErasureOutcome;
-use shared::ports::store::prelude::*;
 use uuid::Uuid;
 
 struct Rig {
@@ -33,8 +33,8 @@ async fn rig() -> Rig {
         .await
         .unwrap();
     let workers = env.workers();
-    let secret = shared::domain::secrets::generate_webhook_secret();
-    let secrets = shared::ports::WebhookSecrets {
+    let secret = domain::secrets::generate_webhook_secret();
+    let secrets = ports::WebhookSecrets {
         current: Some(secret),
         previous: None,
         previous_valid_until: None,
@@ -175,7 +175,7 @@ impl Rig {
 
     /// Sets the verification's close `days` back, as if it had completed then.
     async fn closed_days_ago(&self, id: Uuid, days: i64) {
-        let at = shared::domain::format_ts(Utc::now() - Duration::days(days));
+        let at = domain::format_ts(Utc::now() - Duration::days(days));
         self.set(id, "completed_at", AttributeValue::S(at)).await;
     }
 
@@ -183,7 +183,7 @@ impl Rig {
     /// ETag is the returned text, which the erasure must remove with the entry.
     async fn with_document(&self, id: Uuid) -> String {
         let etag = format!("etag-{}", Uuid::new_v4().simple());
-        let record = shared::documents::record::DocumentRecord::arrived(1, &etag, 10, Utc::now());
+        let record = domain::documents::record::DocumentRecord::arrived(1, &etag, 10, Utc::now());
         let record = attribute(&serde_json::to_value(record).unwrap());
         self.set(id, "documents.d1", record).await;
         etag
@@ -405,7 +405,7 @@ async fn concurrent_erasures_write_once_and_a_racing_note_is_never_kept() {
     );
     assert_eq!((first.status, second.status), (200, 200));
     let stored = rig.stored(p.id).await;
-    let at = shared::domain::format_ts(stored.erased_at.unwrap());
+    let at = domain::format_ts(stored.erased_at.unwrap());
     assert_eq!(first.body["data"]["erased_at"], at.as_str());
     assert_eq!(second.body["data"]["erased_at"], at.as_str());
     match swept.unwrap() {

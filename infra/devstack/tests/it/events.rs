@@ -104,7 +104,7 @@ async fn every_http_event_gives_its_status() {
 async fn check_http_event(function: Function, name: String, file: PathBuf) {
     let expected: u16 = name[..3].parse().expect("file name starts with the status");
     // A fresh table per event: cancel events change state.
-    let env = common::env_with(shared::config::Plans::defaults()).await;
+    let env = common::env_with(domain::plans::Plans::defaults()).await;
     devstack::stack::seed_fixtures(&env.store).await.unwrap();
     if function == Function::ReviewDocuments && expected == 200 {
         common::report_from_documents(&env, devstack::stack::FIXTURE_COMPLETED).await;
@@ -206,13 +206,13 @@ async fn sent_emails_from(sender: &str, to: &str) -> usize {
 
 async fn check_stream_or_queue_event(function: Function, name: String, file: PathBuf) {
     use aws_lambda_events::event::{dynamodb::Event, sqs::SqsEvent};
-    use shared::ports::WebhookSecrets;
-    use shared::ports::store::prelude::*;
+    use ports::WebhookSecrets;
+    use ports::store::prelude::*;
     let outcome = name.split('-').next().unwrap().to_string();
-    let env = common::env_with(shared::config::Plans::defaults()).await;
+    let env = common::env_with(domain::plans::Plans::defaults()).await;
     devstack::stack::seed_fixtures(&env.store).await.unwrap();
     let secrets = WebhookSecrets {
-        current: Some(shared::domain::secrets::generate_webhook_secret()),
+        current: Some(domain::secrets::generate_webhook_secret()),
         previous: None,
         previous_valid_until: None,
     };
@@ -298,13 +298,13 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
                 _ => receiver.url.clone(),
             };
             for record in &event.records {
-                let queued: shared::domain::webhook::QueuedWebhook =
+                let queued: domain::webhook::QueuedWebhook =
                     serde_json::from_str(record.body.as_deref().unwrap_or_default())
                         .unwrap_or_else(|e| panic!("{function}/{name}: a queued webhook ({e})"));
                 if name.contains("erased") {
                     continue;
                 }
-                let message = shared::domain::webhook::WebhookMessage {
+                let message = domain::webhook::WebhookMessage {
                     webhook_id: queued.webhook_id.clone(),
                     account_id: queued.account_id.clone(),
                     url: url.clone(),
@@ -315,10 +315,8 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
                     })
                     .to_string(),
                 };
-                let stored = shared::domain::webhook_log::StoredWebhookEvent::of(
-                    &message,
-                    chrono::Utc::now(),
-                );
+                let stored =
+                    domain::webhook_log::StoredWebhookEvent::of(&message, chrono::Utc::now());
                 env.store.put_webhook_event(&stored.unwrap()).await.unwrap();
             }
             let ids: Vec<String> = event
@@ -376,7 +374,7 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
                 .unwrap()
                 .documents;
             let analysed = documents.get("sampledoc1").map(|d| d.state)
-                == Some(shared::documents::record::DocumentState::Analysed);
+                == Some(domain::documents::record::DocumentState::Analysed);
             assert_eq!(analysed, outcome == "analysed", "{function}/{name}");
         }
         http => unreachable!("{http} is an HTTP function"),
@@ -420,17 +418,9 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
         "queued" => assert_eq!((mails, queued), (0, 1), "{function}/{name}"),
         "ignored" => {
             assert_eq!((mails, queued), (0, 0), "{function}/{name}");
-            assert_eq!(
-                expired,
-                shared::domain::Status::Pending,
-                "{function}/{name}"
-            );
+            assert_eq!(expired, domain::Status::Pending, "{function}/{name}");
         }
-        "expired" => assert_eq!(
-            expired,
-            shared::domain::Status::Expired,
-            "{function}/{name}"
-        ),
+        "expired" => assert_eq!(expired, domain::Status::Expired, "{function}/{name}"),
         // The completed fixture's erasure marker, put again at the end of the default retention.
         "armed" => {
             let completed = devstack::stack::FIXTURE_COMPLETED.parse().unwrap();

@@ -17,17 +17,17 @@ use common::{
 };
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_retry_once, pump_sqs_once};
+use ports::store::prelude::*;
+use ports::{SystemClock, WebhookSecrets};
 use serde_json::{Value, json};
 use shared::adapters::dynamo::DynamoStore;
 use shared::adapters::scheduler::EventBridgeScheduler;
 use shared::adapters::ses::SesMailer;
 use shared::adapters::sns::SnsTexter;
 use shared::adapters::sqs::SqsQueue;
-use shared::adapters::testing::{ArmedFaults, FaultyStore, StoreOp};
 use shared::config::TestModeDelivery;
 use shared::handlers::publish_events::OutboxDeps;
-use shared::ports::store::prelude::*;
-use shared::ports::{SystemClock, WebhookSecrets};
+use test_support::{ArmedFaults, FaultyStore, StoreOp};
 use uuid::Uuid;
 
 mod cancel;

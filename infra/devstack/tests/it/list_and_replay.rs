@@ -13,17 +13,17 @@ use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::operation::query::QueryOutput;
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use common::{TestEnv, env};
-use serde_json::{Value, json};
-use shared::adapters::dynamo::DynamoStore;
-use shared::domain::{
+use domain::{
     Mode, NewVerificationInput, Status, SubscriptionStatus, Transition, VERIFICATION_LIFETIME,
     Verification,
 };
+use ports::list::COUNT_CAP;
+use ports::store::prelude::*;
+use ports::{Clock, TransitionOutcome};
+use serde_json::{Value, json};
+use shared::adapters::dynamo::DynamoStore;
 use shared::handlers::api::{self, ApiDeps, MAX_REPLAY_LINK_TOKENS};
 use shared::http::ApiRequest;
-use shared::ports::list::COUNT_CAP;
-use shared::ports::store::prelude::*;
-use shared::ports::{Clock, TransitionOutcome};
 use uuid::Uuid;
 
 /// A clock the test sets.
@@ -244,7 +244,7 @@ async fn refused_list_requests_read_at_most_a_capped_page() {
     let keys = env.store.list_api_keys(account).await.unwrap();
     let test_key = keys
         .iter()
-        .find(|k| k.key_hash == shared::domain::secrets::sha256_hex(env.test_key.as_bytes()))
+        .find(|k| k.key_hash == domain::secrets::sha256_hex(env.test_key.as_bytes()))
         .unwrap();
     assert!(
         env.store
@@ -397,13 +397,13 @@ async fn filters_and_totals_follow_the_shown_status_before_any_sweeper() {
         (
             4.0,
             Some(Transition::Complete {
-                report: Box::new(shared::domain::report::IncomeReport::empty_for_tests()),
+                report: Box::new(domain::report::IncomeReport::empty_for_tests()),
             }),
         ),
         (
             11.0,
             Some(Transition::Complete {
-                report: Box::new(shared::domain::report::IncomeReport::empty_for_tests()),
+                report: Box::new(domain::report::IncomeReport::empty_for_tests()),
             }),
         ),
         (
@@ -419,7 +419,7 @@ async fn filters_and_totals_follow_the_shown_status_before_any_sweeper() {
         let v = match transition {
             None => v,
             Some(t) => match store.transition(&v, &t, now - day(age)).await.unwrap() {
-                shared::ports::TransitionOutcome::Applied(next) => next,
+                ports::TransitionOutcome::Applied(next) => next,
                 other => panic!("seed transition: {other:?}"),
             },
         };
@@ -509,7 +509,7 @@ fn link_token(reply: &common::Reply) -> String {
 }
 
 fn hash(token: &str) -> String {
-    shared::domain::secrets::sha256_hex(token.as_bytes())
+    domain::secrets::sha256_hex(token.as_bytes())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -539,10 +539,10 @@ async fn concurrent_replays_keep_a_bounded_set_of_working_links() {
         .unwrap();
     let first_token = link_token(&first);
     // The tenant's e-mailed link, bound as the outbox binds it (with the e-mail's claim).
-    let (mail_token, mail_hash) = shared::domain::secrets::generate_link_token();
-    let invite = shared::domain::reach::Message::InviteEmail(0);
+    let (mail_token, mail_hash) = domain::secrets::generate_link_token();
+    let invite = domain::reach::Message::InviteEmail(0);
     let start = env.store.claim_message(id, &invite, &mail_hash, Utc::now());
-    assert_eq!(start.await.unwrap(), shared::ports::ClaimStart::Claimed);
+    assert_eq!(start.await.unwrap(), ports::ClaimStart::Claimed);
     // The create response's link and the replays' (the e-mail's is apart, in `message_links`).
     let bound = 1 + MAX_REPLAY_LINK_TOKENS;
 

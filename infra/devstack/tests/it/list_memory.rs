@@ -10,10 +10,10 @@ use crate::common;
 
 use chrono::{Duration, Utc};
 use devstack::proxy::Proxy;
+use domain::{Mode, Status};
+use ports::ListQuery;
+use ports::store::prelude::*;
 use shared::adapters::dynamo::DynamoStore;
-use shared::domain::{Mode, Status};
-use shared::ports::ListQuery;
-use shared::ports::store::prelude::*;
 
 const OWNER: &str = "acct_deep_list";
 const ITEMS: usize = 20_000;
@@ -68,7 +68,7 @@ async fn a_deep_page_holds_its_own_items_and_one_query_page_at_20000_items() {
         limit,
         expired_if_created_by: now - Duration::seconds(stale_after_seconds),
     };
-    let lifetime = shared::domain::VERIFICATION_LIFETIME.num_seconds();
+    let lifetime = domain::VERIFICATION_LIFETIME.num_seconds();
 
     // Newest first, offset 10,000: verifications 10,000 to 10,099 (created that many seconds ago).
     let page = store
@@ -98,7 +98,7 @@ async fn a_deep_page_holds_its_own_items_and_one_query_page_at_20000_items() {
         .unwrap()
         .unwrap();
     store
-        .transition(&v, &shared::domain::Transition::Cancel, Utc::now())
+        .transition(&v, &domain::Transition::Cancel, Utc::now())
         .await
         .unwrap();
     // The newest one past expiry (seeding took a few seconds, so it is near 5,000).

@@ -8,19 +8,19 @@ use crate::common;
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{Datelike, Duration, Utc};
 use common::{Metered, TestEnv, env};
-use serde_json::{Value, json};
-use shared::adapters::dynamo::{DynamoStore, keys, live_created_attribute, schema};
-use shared::config::Plans;
-use shared::domain::household::{Household, HouseholdMember, MemberRole};
-use shared::domain::metering::PresentedKey;
-use shared::domain::{
+use domain::household::{Household, HouseholdMember, MemberRole};
+use domain::metering::PresentedKey;
+use domain::plans::Plans;
+use domain::{
     ApiKeyRecord, Mode, NewVerificationInput, Plan, Transition, VERIFICATION_LIFETIME,
     Verification, usage_month,
 };
+use ports::store::prelude::*;
+use ports::{MeterOutcome, MeteredHousehold, SystemClock};
+use serde_json::{Value, json};
+use shared::adapters::dynamo::{DynamoStore, keys, live_created_attribute, schema};
 use shared::handlers::api::{self, ApiDeps};
 use shared::http::{ApiRequest, ApiResponse};
-use shared::ports::store::prelude::*;
-use shared::ports::{MeterOutcome, MeteredHousehold, SystemClock};
 
 /// A fresh instance (no caches: it knows no plan) over the test's table.
 fn cold(env: &TestEnv) -> ApiDeps<DynamoStore, SystemClock> {
@@ -182,7 +182,7 @@ macro_rules! on_both_stores {
             }
             #[tokio::test]
             async fn memory() {
-                super::$scenario(shared::adapters::testing::MemoryStore::new()).await
+                super::$scenario(test_support::MemoryStore::new()).await
             }
         }
     };
@@ -250,9 +250,7 @@ on_both_stores!(a_household_carrying_its_metering_writes_both_or_nothing);
 async fn a_household_carrying_its_metering_writes_both_or_nothing<S: Store>(store: S) {
     let now = Utc::now();
     store
-        .put_account(&shared::adapters::testing::active_account(
-            ACCOUNT, "small", now,
-        ))
+        .put_account(&test_support::active_account(ACCOUNT, "small", now))
         .await
         .unwrap();
     let plans = Plans::new(vec![

@@ -19,14 +19,14 @@ use chrono::Utc;
 use common::{Receiver, Reply, TestEnv, env};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
-use serde_json::{Value, json};
-use shared::domain::income::{
+use domain::income::{
     PayFrequency, Payment, ProviderIncome, ProviderIncomeSource, VerificationMethod,
 };
-use shared::domain::report::build_report;
-use shared::domain::{Mode, SubscriptionStatus, Transition, Verification};
-use shared::ports::WebhookSecrets;
-use shared::ports::store::prelude::*;
+use domain::report::build_report;
+use domain::{Mode, SubscriptionStatus, Transition, Verification};
+use ports::WebhookSecrets;
+use ports::store::prelude::*;
+use serde_json::{Value, json};
 
 mod api_calls;
 mod checks;
@@ -511,7 +511,7 @@ async fn every_operation(rec: &mut Recorder, env: &TestEnv, label: &str, key: Op
 
 /// A report with every kind of source: regular and irregular counted ones, a single stub at
 /// its stated pay, and sources left out as a one-off, ended and not income.
-fn multi_source_report(rent: Option<f64>) -> shared::domain::report::IncomeReport {
+fn multi_source_report(rent: Option<f64>) -> domain::report::IncomeReport {
     let as_of = chrono::NaiveDate::from_ymd_opt(2026, 11, 13).unwrap();
     let cycle = |name: &str, category: &str, f: PayFrequency, last, n, amount: f64| {
         ProviderIncomeSource::on_cycle(name, category, f, last, n, move |_| amount)
@@ -586,7 +586,7 @@ fn multi_source_report(rent: Option<f64>) -> shared::domain::report::IncomeRepor
 
 /// A verification written straight to the store (states the API cannot reach by itself).
 fn stored_verification(email: &str, token: &str) -> Verification {
-    let input = shared::domain::NewVerificationInput {
+    let input = domain::NewVerificationInput {
         tenant_email: email.into(),
         ..Default::default()
     };
@@ -599,6 +599,6 @@ fn stored_verification(email: &str, token: &str) -> Verification {
         created,
         lifetime,
     );
-    v.token_hashes = vec![shared::domain::secrets::sha256_hex(token.as_bytes())];
+    v.token_hashes = vec![domain::secrets::sha256_hex(token.as_bytes())];
     v
 }

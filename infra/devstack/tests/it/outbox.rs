@@ -11,11 +11,11 @@ use chrono::Utc;
 use common::{Receiver, TestEnv, env, queue_depth, sent_emails};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once, sweep_ttl};
+use domain::webhook::WebhookMessage;
+use domain::{Mode, NewVerificationInput, Status, Verification};
+use ports::WebhookSecrets;
+use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::domain::webhook::WebhookMessage;
-use shared::domain::{Mode, NewVerificationInput, Status, Verification};
-use shared::ports::WebhookSecrets;
-use shared::ports::store::prelude::*;
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
@@ -198,7 +198,7 @@ async fn ses_failing_then_recovering_sends_once() {
         retry_queue: rig.workers.outbox.retry_queue.clone(),
         provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
         store: rig.env.store.clone(),
-        clock: shared::ports::SystemClock,
+        clock: ports::SystemClock,
         public_base_url: rig.env.base.clone(),
         test_mode_delivery: shared::config::TestModeDelivery::Send,
         reminder_offsets: rig.workers.outbox.reminder_offsets.clone(),
@@ -341,7 +341,7 @@ async fn completion_sends_a_signed_webhook_a_stock_library_verifies() {
 async fn during_a_secret_rotation_both_secrets_sign() {
     let rig = rig().await;
     let receiver = Receiver::start(vec![200], Duration::ZERO).await;
-    let new_secret = shared::domain::secrets::generate_webhook_secret();
+    let new_secret = domain::secrets::generate_webhook_secret();
     let secrets = WebhookSecrets {
         current: Some(new_secret.clone()),
         previous: Some(SECRET.into()),
@@ -490,7 +490,7 @@ async fn gone_and_forbidden_targets_are_not_retried() {
     // A production client (https only, no loopback) refuses what the local one allows.
     let strict = shared::adapters::webhook_client::WebhookClient::new(
         Duration::from_secs(2),
-        shared::domain::webhook::LocalWebhookOrigins::default(),
+        domain::webhook::LocalWebhookOrigins::default(),
     );
     let message = WebhookMessage {
         webhook_id: "m".into(),

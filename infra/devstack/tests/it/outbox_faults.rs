@@ -17,21 +17,21 @@ use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use chrono::{DateTime, Utc};
 use common::{TestEnv, env, fresh_number, queue_depth, sent_emails, sent_sms, stored_item_size};
 use devstack::pump::{StreamPump, TtlDeletions, pump_queue_once};
+use domain::{Status, Verification};
+use ports::store::prelude::*;
+use ports::{
+    Clock, Email, MailError, Mailer, OneTimeSchedule, Queue, Scheduler, Sms, StoreError, TextError,
+    Texter,
+};
 use serde_json::{Value, json};
 use shared::adapters::dynamo::{DynamoStore, keys};
 use shared::adapters::scheduler::EventBridgeScheduler;
 use shared::adapters::ses::SesMailer;
 use shared::adapters::sns::SnsTexter;
 use shared::adapters::sqs::SqsQueue;
-use shared::adapters::testing::{FaultPlan, StoreOp};
 use shared::config::TestModeDelivery;
-use shared::domain::{Status, Verification};
 use shared::handlers::publish_events::OutboxDeps;
-use shared::ports::store::prelude::*;
-use shared::ports::{
-    Clock, Email, MailError, Mailer, OneTimeSchedule, Queue, Scheduler, Sms, StoreError, TextError,
-    Texter,
-};
+use test_support::{FaultPlan, StoreOp};
 use uuid::Uuid;
 mod windows_and_sizes;
 
@@ -108,7 +108,7 @@ impl Clock for TestClock {
 }
 
 /// The real DynamoStore, failing the injected steps (the other operations pass through).
-type FaultyStore = shared::adapters::testing::FaultyStore<DynamoStore, Faults>;
+type FaultyStore = test_support::FaultyStore<DynamoStore, Faults>;
 
 impl FaultPlan for Faults {
     fn check(&self, op: StoreOp) -> Result<(), StoreError> {

@@ -6,10 +6,10 @@ use crate::fake_plaid;
 
 use chrono::Utc;
 use common::{TestEnv, env};
+use domain::{Status, Transition};
+use ports::TransitionOutcome;
+use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::domain::{Status, Transition};
-use shared::ports::TransitionOutcome;
-use shared::ports::store::prelude::*;
 mod live_and_plaid;
 mod payroll;
 mod second_method;
@@ -498,8 +498,8 @@ async fn completion_racing_cancel_has_exactly_one_winner() {
         .store
         .owner_stats(
             devstack::stack::DEMO_ACCOUNT,
-            shared::domain::Mode::Test,
-            &shared::domain::usage_month(Utc::now()),
+            domain::Mode::Test,
+            &domain::usage_month(Utc::now()),
         )
         .await
         .unwrap();
@@ -523,7 +523,7 @@ async fn completion_racing_expiry_has_exactly_one_winner() {
             .await
             .unwrap()
             .unwrap();
-        let report = shared::domain::report::IncomeReport::empty_for_tests();
+        let report = domain::report::IncomeReport::empty_for_tests();
         let now = Utc::now();
         let complete = Transition::Complete {
             report: Box::new(report),
@@ -652,8 +652,8 @@ async fn a_tenant_whose_first_request_is_the_consent_post_completes() {
         .store
         .owner_stats(
             devstack::stack::DEMO_ACCOUNT,
-            shared::domain::Mode::Test,
-            &shared::domain::usage_month(Utc::now()),
+            domain::Mode::Test,
+            &domain::usage_month(Utc::now()),
         )
         .await
         .unwrap();

@@ -11,22 +11,20 @@ use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use common::{Metered, declined};
-use shared::adapters::dynamo::{DynamoStore, create_table, keys, schema};
-use shared::config::Plans;
-use shared::domain::household::{Household, HouseholdMember, HouseholdShape, MemberRole};
-use shared::domain::metering::PresentedKey;
-use shared::domain::resend::{MAX_RESENDS_PER_DAY, resends_today};
-use shared::domain::webhook::WebhookMessage;
-use shared::domain::webhook_log::{
+use domain::household::{Household, HouseholdMember, HouseholdShape, MemberRole};
+use domain::metering::PresentedKey;
+use domain::plans::Plans;
+use domain::resend::{MAX_RESENDS_PER_DAY, resends_today};
+use domain::webhook::WebhookMessage;
+use domain::webhook_log::{
     AttemptOutcome, DeliveryAttempt, SHORT_LOG_ATTEMPTS, StoredWebhookEvent, WebhookSubject,
 };
-use shared::domain::{
-    ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, Transition, Verification,
-};
-use shared::ports::store::prelude::*;
-use shared::ports::{
+use domain::{ApiKeyRecord, Mode, NewVerificationInput, Plan, Status, Transition, Verification};
+use ports::store::prelude::*;
+use ports::{
     CreateOutcome, MeterOutcome, MeteredHouseholdCancel, MeteredRedelivery, MeteredResend,
 };
+use shared::adapters::dynamo::{DynamoStore, create_table, keys, schema};
 use uuid::Uuid;
 
 const ACCOUNT: &str = "acct_reach";
@@ -40,7 +38,7 @@ macro_rules! on_both_stores {
             }
             #[tokio::test]
             async fn memory() {
-                super::$scenario(shared::adapters::testing::MemoryStore::new()).await
+                super::$scenario(test_support::MemoryStore::new()).await
             }
         }
     };
@@ -81,11 +79,7 @@ fn key(mode: Mode) -> PresentedKey {
 /// The account with a test and a live key, its API window started at `now()`.
 async fn account_with_keys<S: Store>(store: &S) {
     store
-        .put_account(&shared::adapters::testing::active_account(
-            ACCOUNT,
-            "tiny",
-            now(),
-        ))
+        .put_account(&test_support::active_account(ACCOUNT, "tiny", now()))
         .await
         .unwrap();
     for mode in [Mode::Test, Mode::Live] {

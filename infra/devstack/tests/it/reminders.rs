@@ -17,11 +17,11 @@ use common::{
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once};
 use devstack::schedules::{at_time, pump_schedules_once};
+use domain::Verification;
+use domain::reach::Message;
+use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::domain::Verification;
-use shared::domain::reach::Message;
 use shared::handlers::reach_events::ReminderPayload;
-use shared::ports::store::prelude::*;
 
 struct Rig {
     env: TestEnv,
@@ -217,7 +217,7 @@ async fn invite_sms_schedules_and_reminders_on_moto_each_once() {
     let now = Utc::now();
     rig.env
         .store
-        .transition(&v, &shared::domain::Transition::Start, now)
+        .transition(&v, &domain::Transition::Start, now)
         .await
         .unwrap();
     let started = rig
@@ -238,7 +238,7 @@ async fn invite_sms_schedules_and_reminders_on_moto_each_once() {
         .store
         .transition(
             &started,
-            &shared::domain::Transition::Complete {
+            &domain::Transition::Complete {
                 report: Box::new(report),
             },
             now,
@@ -284,7 +284,7 @@ async fn a_reminder_sent_event_is_logged_and_redelivered_with_its_id_and_body() 
         .store
         .put_webhook_secrets(
             devstack::stack::DEMO_ACCOUNT,
-            &shared::ports::WebhookSecrets {
+            &ports::WebhookSecrets {
                 current: Some(SECRET.into()),
                 previous: None,
                 previous_valid_until: None,
@@ -341,7 +341,7 @@ async fn reminders_false_and_an_unusable_number_keep_the_verification_and_its_em
         .create(json!({"tenant_email": email, "tenant_phone": "000-000-0000", "reminders": false}))
         .await;
     assert_eq!(v.sms_phone, None);
-    assert_eq!(v.sms, Some(shared::domain::reach::SmsReach::Unusable));
+    assert_eq!(v.sms, Some(domain::reach::SmsReach::Unusable));
     assert!(v.reminders_off);
     assert_eq!(
         sent_emails(&email).await.len(),
@@ -373,8 +373,8 @@ async fn reminders_false_and_an_unusable_number_keep_the_verification_and_its_em
 /// closes every message.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_message_claim_is_one_conditional_write_with_one_winner() {
-    use shared::domain::reach::MESSAGE_LEASE;
-    use shared::ports::{ClaimStart, MessageClaim};
+    use domain::reach::MESSAGE_LEASE;
+    use ports::{ClaimStart, MessageClaim};
     let mut rig = rig().await;
     let v = rig
         .create(json!({"tenant_email": fresh_email(), "reminders": false}))
@@ -418,7 +418,7 @@ async fn the_message_claim_is_one_conditional_write_with_one_winner() {
     store.release_message(id, &sms).await.unwrap();
     let current = store.get_verification(id).await.unwrap().unwrap();
     store
-        .transition(&current, &shared::domain::Transition::Cancel, later)
+        .transition(&current, &domain::Transition::Cancel, later)
         .await
         .unwrap();
     assert_eq!(

@@ -11,9 +11,9 @@ use std::time::Duration;
 
 use common::{Receiver, env};
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once};
+use ports::WebhookSecrets;
+use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::ports::WebhookSecrets;
-use shared::ports::store::prelude::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_voucher_holders_report_applies_the_multiple_to_their_portion() {

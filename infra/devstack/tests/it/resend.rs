@@ -12,11 +12,11 @@ use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use common::{Receiver, TestEnv, env, fresh_number, sent_emails, sent_sms};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once};
+use domain::resend::MAX_RESENDS_PER_DAY;
+use ports::WebhookSecrets;
+use ports::store::prelude::*;
 use serde_json::{Value, json};
 use shared::config::TestModeDelivery;
-use shared::domain::resend::MAX_RESENDS_PER_DAY;
-use shared::ports::WebhookSecrets;
-use shared::ports::store::prelude::*;
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
@@ -279,7 +279,7 @@ async fn test_mode_resends_follow_test_mode_delivery() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_resend_whose_claim_fails_is_finished_by_the_retry_queue() {
-    use shared::adapters::testing::{ArmedFaults, FaultyStore, StoreOp};
+    use test_support::{ArmedFaults, FaultyStore, StoreOp};
     let mut rig = rig().await;
     let to = format!("retry.{}@example.com", uuid::Uuid::new_v4().simple());
     let id = rig.create(&to, None).await;
@@ -300,7 +300,7 @@ async fn a_resend_whose_claim_fails_is_finished_by_the_retry_queue() {
         queue: o.queue.clone(),
         retry_queue: o.retry_queue.clone(),
         provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
-        clock: shared::ports::SystemClock,
+        clock: ports::SystemClock,
         public_base_url: o.public_base_url.clone(),
         test_mode_delivery: o.test_mode_delivery,
         reminder_offsets: o.reminder_offsets.clone(),

@@ -17,19 +17,17 @@ use aws_sdk_dynamodb::config::interceptors::{
 };
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use common::{TestEnv, env};
+use domain::webhook::WebhookMessage;
+use domain::webhook_log::{AttemptOutcome, DeliveryAttempt, StoredWebhookEvent, WebhookSubject};
+use domain::{Mode, Transition, VERIFICATION_LIFETIME};
+use ports::Clock;
+use ports::store::prelude::*;
 use serde_json::{Value, json};
 use shared::adapters::dynamo::DynamoStore;
-use shared::adapters::testing::ManualClock;
-use shared::domain::webhook::WebhookMessage;
-use shared::domain::webhook_log::{
-    AttemptOutcome, DeliveryAttempt, StoredWebhookEvent, WebhookSubject,
-};
-use shared::domain::{Mode, Transition, VERIFICATION_LIFETIME};
 use shared::handlers::api::{self, ApiDeps};
 use shared::handlers::households;
 use shared::http::{ApiRequest, ApiResponse};
-use shared::ports::Clock;
-use shared::ports::store::prelude::*;
+use test_support::ManualClock;
 
 /// Each DynamoDB call as (sent, answered) on one logical sequence.
 #[derive(Debug, Default)]
@@ -278,7 +276,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             .map(|m| m["verification_id"].as_str().unwrap().parse().unwrap())
             .collect();
         let complete = Transition::Complete {
-            report: Box::new(shared::domain::report::IncomeReport::empty_for_tests()),
+            report: Box::new(domain::report::IncomeReport::empty_for_tests()),
         };
         let third = match n {
             0 | 1 => vec![],
@@ -306,7 +304,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             .unwrap()
             .parse()
             .unwrap();
-        let mut report = shared::domain::report::IncomeReport::empty_for_tests();
+        let mut report = domain::report::IncomeReport::empty_for_tests();
         report.documents = Some(vec![]);
         let complete = Transition::Complete {
             report: Box::new(report),

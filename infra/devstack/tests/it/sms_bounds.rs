@@ -9,15 +9,16 @@ use crate::common;
 use common::{TestEnv, env_with, fresh_number, sent_emails, sent_sms, small_plans};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions};
+use domain::plans::Plans;
+use domain::reach::Message;
+use domain::sms::SMS_ALLOWANCE_USED;
+use domain::{Mode, NewVerificationInput, Status, VERIFICATION_LIFETIME, Verification};
+use ports::store::prelude::*;
+use ports::{ClaimStart, MessageClaim, SmsAllowance};
 use serde_json::json;
 use shared::adapters::dynamo::keys;
-use shared::config::{Plans, SmsBounds};
-use shared::domain::reach::Message;
-use shared::domain::sms::SMS_ALLOWANCE_USED;
-use shared::domain::{Mode, NewVerificationInput, Status, VERIFICATION_LIFETIME, Verification};
+use shared::config::SmsBounds;
 use shared::handlers::reach_events::invite_sms;
-use shared::ports::store::prelude::*;
-use shared::ports::{ClaimStart, MessageClaim, SmsAllowance};
 
 /// The test plans, `business` (the demo account's) allowing `sms` texts a month.
 fn plans(sms: u32) -> Plans {
@@ -69,7 +70,7 @@ async fn stored_with_phone(env: &TestEnv, e164: &str) -> Verification {
 async fn counted(env: &TestEnv) -> u32 {
     let account = env.store.get_account(devstack::stack::DEMO_ACCOUNT).await;
     let account = account.unwrap().unwrap();
-    shared::domain::sms::sms_used(&account, chrono::Utc::now())
+    domain::sms::sms_used(&account, chrono::Utc::now())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -119,7 +120,7 @@ async fn concurrent_senders_at_the_allowance_edge_text_exactly_the_allowance() {
 async fn the_claim_and_its_count_are_one_write_that_a_refusal_leaves_untouched() {
     let (env, _) = rig(1).await;
     let store = &env.store;
-    let month = shared::domain::sms::sms_month(chrono::Utc::now());
+    let month = domain::sms::sms_month(chrono::Utc::now());
     let allowance = SmsAllowance {
         account_id: devstack::stack::DEMO_ACCOUNT.into(),
         month,
@@ -164,7 +165,7 @@ async fn the_claim_and_its_count_are_one_write_that_a_refusal_leaves_untouched()
     assert_eq!(counted(&env).await, 0);
     // A crashed holder's lapsed lease is taken over without a second count.
     assert_eq!(claim(&first, "h4").await.unwrap(), ClaimStart::Claimed);
-    let later = now + shared::domain::reach::MESSAGE_LEASE + chrono::Duration::seconds(1);
+    let later = now + domain::reach::MESSAGE_LEASE + chrono::Duration::seconds(1);
     let took_over = store
         .claim_counted_sms(
             first.verification_id,

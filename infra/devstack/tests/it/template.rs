@@ -396,7 +396,7 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
         "NONE"
     );
     // Both kinds of log (a verification's, a household's) fall under the one prefix.
-    use shared::domain::webhook_log::WebhookSubject;
+    use domain::webhook_log::WebhookSubject;
     for subject in [
         WebhookSubject::Verification(uuid::Uuid::nil()),
         WebhookSubject::Household(uuid::Uuid::nil()),
@@ -435,7 +435,7 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
     );
 
     // The attributes are those of the stored item, no more, no fewer.
-    let full = shared::ports::WebhookSecrets {
+    let full = ports::WebhookSecrets {
         current: Some("whsec_a".into()),
         previous: Some("whsec_b".into()),
         previous_valid_until: Some(chrono::Utc::now()),

@@ -14,12 +14,12 @@ use chrono::Utc;
 use common::{Receiver, TestEnv, env, queue_depth, verify_with_standard_webhooks};
 use devstack::Workers;
 use devstack::pump::{StreamPump, TtlDeletions, pump_sqs_once};
+use domain::Transition;
+use ports::WebhookSecrets;
+use ports::store::prelude::*;
 use serde_json::json;
-use shared::adapters::testing::{ArmedFaults, FaultyStore, StoreOp};
-use shared::domain::Transition;
 use shared::handlers::deliver_webhook::{DeliveryDeps, deliver_webhooks};
-use shared::ports::WebhookSecrets;
-use shared::ports::store::prelude::*;
+use test_support::{ArmedFaults, FaultyStore, StoreOp};
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 const DELIVERIES: &str = "/api/v1/webhooks/deliveries";
@@ -295,7 +295,7 @@ async fn a_log_write_that_fails_neither_retries_the_delivered_webhook_nor_goes_u
             faults: faults.clone(),
         },
         queue: rig.workers.delivery.queue.clone(),
-        clock: shared::ports::SystemClock,
+        clock: ports::SystemClock,
         client: rig.workers.delivery.client.clone(),
         backoff: vec![0],
         max_attempts: rig.workers.delivery.max_attempts,
@@ -342,7 +342,7 @@ async fn unreadable_secrets_retry_the_webhook_without_logging_an_attempt() {
             faults: faults.clone(),
         },
         queue: rig.workers.delivery.queue.clone(),
-        clock: shared::ports::SystemClock,
+        clock: ports::SystemClock,
         client: rig.workers.delivery.client.clone(),
         backoff: vec![0],
         max_attempts: rig.workers.delivery.max_attempts,
@@ -466,9 +466,7 @@ async fn an_event_that_cannot_be_stored_is_not_queued_and_the_retry_queue_finish
     let stored = rig.env.store.get_webhook_event(&event_id).await.unwrap();
     assert_eq!(
         stored.map(|e| e.subject),
-        Some(shared::domain::webhook_log::WebhookSubject::Verification(
-            id
-        ))
+        Some(domain::webhook_log::WebhookSubject::Verification(id))
     );
 }
 
@@ -482,7 +480,7 @@ fn wiring_outbox_with<S>(
     shared::adapters::sns::SnsTexter,
     shared::adapters::scheduler::EventBridgeScheduler,
     shared::adapters::sqs::SqsQueue,
-    shared::ports::SystemClock,
+    ports::SystemClock,
 > {
     let o = &rig.workers.outbox;
     shared::handlers::publish_events::OutboxDeps {
@@ -493,7 +491,7 @@ fn wiring_outbox_with<S>(
         queue: o.queue.clone(),
         retry_queue: o.retry_queue.clone(),
         provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
-        clock: shared::ports::SystemClock,
+        clock: ports::SystemClock,
         public_base_url: o.public_base_url.clone(),
         test_mode_delivery: o.test_mode_delivery,
         reminder_offsets: o.reminder_offsets.clone(),

@@ -6,9 +6,9 @@ use crate::common;
 use std::time::Duration;
 
 use common::{Receiver, env};
+use domain::webhook::WebhookMessage;
 use serde_json::json;
 use shared::adapters::webhook_client::Attempt;
-use shared::domain::webhook::WebhookMessage;
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 

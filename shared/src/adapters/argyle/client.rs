@@ -13,9 +13,9 @@ use crate::adapters::argyle::wire::{
     Account, Employment, Identity, Page, Paystub, UserCreateRequest, UserCreateResponse,
     UserTokenRequest, UserTokenResponse,
 };
-use crate::domain::Verification;
-use crate::domain::income::ProviderIncome;
-use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
+use domain::Verification;
+use domain::income::ProviderIncome;
+use ports::{ConnectStep, IncomeProvider, ProviderError};
 
 /// Items per list page (Argyle's maximum).
 const PAGE_LIMIT: &str = "200";
@@ -165,14 +165,14 @@ impl ArgyleIncomeProvider {
 }
 
 impl IncomeProvider for ArgyleIncomeProvider {
-    fn method(&self) -> crate::domain::income::VerificationMethod {
-        crate::domain::income::VerificationMethod::Payroll
+    fn method(&self) -> domain::income::VerificationMethod {
+        domain::income::VerificationMethod::Payroll
     }
 
     async fn create_user(
         &self,
         verification: &Verification,
-        _identity: Option<&crate::domain::tenant_identity::TenantIdentity>,
+        _identity: Option<&domain::tenant_identity::TenantIdentity>,
     ) -> Result<Option<String>, ProviderError> {
         // Our reference only; a fresh one per attempt, as for Plaid, so a user made by an attempt
         // whose store write failed never blocks the next.

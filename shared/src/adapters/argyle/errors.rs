@@ -15,7 +15,7 @@
 
 use reqwest::StatusCode;
 
-use crate::ports::ProviderError;
+use ports::ProviderError;
 
 pub(super) fn argyle_error(endpoint: &'static str, status: StatusCode) -> ProviderError {
     let code = status.as_u16();

@@ -22,11 +22,11 @@ use chrono::NaiveDate;
 
 use crate::adapters::argyle::errors::safe_code;
 use crate::adapters::argyle::wire::{Account, Employment, Identity, Paystub};
-use crate::domain::income::{
+use domain::income::{
     AmountsBasis, EmploymentStatus, PayFrequency, Payment, ProviderIncome, ProviderIncomeSource,
     VerificationMethod,
 };
-use crate::ports::ProviderError;
+use ports::ProviderError;
 
 /// Employer names come from payroll records; they are shown in the report.
 const MAX_NAME_CHARS: usize = 100;

@@ -12,9 +12,9 @@ use super::schema::{
     WEBHOOK_SECRET_ATTRIBUTES, keys,
 };
 use super::{DynamoStore, Expr, unavailable, written};
-use crate::domain::income::VerificationMethod;
-use crate::domain::{Account, SubscriptionStatus, format_ts};
-use crate::ports::{AccountStore, Requester, StoreError, WebhookSecretStore, WebhookSecrets};
+use domain::income::VerificationMethod;
+use domain::{Account, SubscriptionStatus, format_ts};
+use ports::{AccountStore, Requester, StoreError, WebhookSecretStore, WebhookSecrets};
 
 impl AccountStore for DynamoStore {
     async fn put_account(&self, account: &Account) -> Result<(), StoreError> {

@@ -11,8 +11,8 @@
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use super::items::{Item, from_item, n, to_item};
-use crate::domain::Account;
-use crate::ports::StoreError;
+use domain::Account;
+use ports::StoreError;
 
 const DAY_PREFIX: &str = "api_requests_";
 /// How many days before today a count clears: a month of quiet.
@@ -88,7 +88,7 @@ mod tests {
 
     fn account(window: Option<&str>, requests: u32) -> Account {
         let t = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap();
-        let mut a = crate::adapters::testing::active_account("acct", "pro", t);
+        let mut a = test_support::active_account("acct", "pro", t);
         a.api_window = window.map(str::to_string);
         a.api_requests = requests;
         a

@@ -8,8 +8,8 @@ use chrono::{DateTime, Utc};
 use super::items::{api_key_item, from_item, s};
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
-use crate::domain::{ApiKeyRecord, format_ts};
-use crate::ports::{ApiKeyStore, StoreError};
+use domain::{ApiKeyRecord, format_ts};
+use ports::{ApiKeyStore, StoreError};
 
 impl ApiKeyStore for DynamoStore {
     async fn put_api_key(&self, key: &ApiKeyRecord) -> Result<(), StoreError> {

@@ -12,7 +12,7 @@ use aws_sdk_dynamodb::operation::update_item::builders::UpdateItemFluentBuilder;
 use aws_sdk_dynamodb::operation::update_item::{UpdateItemError, UpdateItemOutput};
 use rand::Rng;
 
-use crate::ports::StoreError;
+use ports::StoreError;
 
 /// Tries of one contended write, the first included.
 pub(super) const ATTEMPTS: u32 = 4;

@@ -8,9 +8,9 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use super::items::{n, s};
 use super::schema::keys;
 use super::{DynamoStore, Expr, unavailable};
-use crate::documents::record::DocumentRecord;
-use crate::domain::{Status, Verification};
-use crate::ports::{DocumentStore, StoreError};
+use domain::documents::record::DocumentRecord;
+use domain::{Status, Verification};
+use ports::{DocumentStore, StoreError};
 
 impl DocumentStore for DynamoStore {
     async fn put_document(

@@ -17,12 +17,10 @@ use super::items::{from_item, n, s, verification_from_item, with_key};
 use super::metered_create::seen_own_verification;
 use super::schema::{self, RETENTION_ATTRIBUTE, keys};
 use super::{DynamoStore, Expr, unavailable, written};
-use crate::domain::retention::{ERASED_ATTRIBUTES, RetentionDays, closed_at};
-use crate::domain::webhook_log::{WebhookSubject, household_event_id};
-use crate::domain::{Mode, Status, Verification, format_ts};
-use crate::ports::{
-    ErasureOutcome, ErasureRefusal, ErasureStore, Metered, MeteredErasure, StoreError,
-};
+use domain::retention::{ERASED_ATTRIBUTES, RetentionDays, closed_at};
+use domain::webhook_log::{WebhookSubject, household_event_id};
+use domain::{Mode, Status, Verification, format_ts};
+use ports::{ErasureOutcome, ErasureRefusal, ErasureStore, Metered, MeteredErasure, StoreError};
 
 /// The closed statuses an erasure needs as stored (a cancel is stored `expired`).
 const CLOSED: [Status; 3] = [Status::Completed, Status::Expired, Status::Failed];

@@ -10,9 +10,9 @@ use uuid::Uuid;
 use super::items::{Item, n, s, with_key};
 use super::schema::{TTL_ATTRIBUTE, keys};
 use super::{DynamoStore, unavailable};
-use crate::documents::reuse::TenantMarks;
-use crate::domain::Mode;
-use crate::ports::{FingerprintStore, StoreError};
+use domain::Mode;
+use domain::documents::reuse::TenantMarks;
+use ports::{FingerprintStore, StoreError};
 
 /// Earlier submissions read per fingerprint: one is enough to tell; the cap bounds the read.
 const SUBMISSIONS_READ: i32 = 50;

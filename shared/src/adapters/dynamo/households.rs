@@ -18,9 +18,9 @@ use super::metered_create::seen_own_verification;
 use super::metering::refused_item;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable, written};
-use crate::domain::household::{Household, HouseholdDecision, HouseholdShape, MAX_MEMBERS};
-use crate::domain::{Mode, OwnerStats, Status, Verification, format_ts, usage_month};
-use crate::ports::{
+use domain::household::{Household, HouseholdDecision, HouseholdShape, MAX_MEMBERS};
+use domain::{Mode, OwnerStats, Status, Verification, format_ts, usage_month};
+use ports::{
     CreateOutcome, HouseholdCancelRefusal, HouseholdStore, IdempotencyClaim, Metered,
     MeteredHouseholdCancel, StoreError, VerificationStore,
 };

@@ -10,9 +10,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::schema::{self, keys};
-use crate::domain::household::Household;
-use crate::domain::{Account, ApiKeyRecord, Mode, OwnerStats, Verification, format_ts};
-use crate::ports::{IdempotencyClaim, IdempotencyRecord, StoreError, WebhookSecrets};
+use domain::household::Household;
+use domain::{Account, ApiKeyRecord, Mode, OwnerStats, Verification, format_ts};
+use ports::{IdempotencyClaim, IdempotencyRecord, StoreError, WebhookSecrets};
 
 /// A stored item, as the SDK (and the stream's `serde_dynamo::Item`, once converted) carries it.
 pub type Item = HashMap<String, AttributeValue>;
@@ -161,7 +161,7 @@ mod tests {
     use chrono::{TimeZone, Utc};
 
     use super::*;
-    use crate::domain::{NewVerificationInput, Transition};
+    use domain::{NewVerificationInput, Transition};
 
     fn pending() -> Verification {
         let t = Utc.with_ymd_and_hms(2026, 3, 1, 0, 0, 0).unwrap();

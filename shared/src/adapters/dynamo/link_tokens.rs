@@ -9,32 +9,12 @@ use super::contention::send_update;
 use super::items::{from_item, s};
 use super::schema::keys;
 use super::{DynamoStore, Expr, unavailable};
-use crate::domain::Verification;
-use crate::ports::{LinkTokenOutcome, StoreError};
+use domain::Verification;
+use domain::tenant_link::rotated;
+use ports::{LinkTokenOutcome, StoreError};
 
 /// Each lost race means another writer succeeded; past this many, the caller gets `Contended`.
 const LINK_TOKEN_ATTEMPTS: usize = 12;
-
-/// The token lists after binding `new`: it joins the rotating set, whose oldest entries beyond
-/// `keep` leave both lists. Tokens outside the rotating set are never dropped.
-pub(crate) fn rotated(
-    tokens: &[String],
-    recent: &[String],
-    new: &str,
-    keep: usize,
-) -> (Vec<String>, Vec<String>) {
-    let mut recent = recent.to_vec();
-    recent.push(new.to_string());
-    let excess = recent.len().saturating_sub(keep.max(1));
-    let dropped: Vec<String> = recent.drain(..excess).collect();
-    let mut tokens: Vec<String> = tokens
-        .iter()
-        .filter(|h| !dropped.contains(h))
-        .cloned()
-        .collect();
-    tokens.push(new.to_string());
-    (tokens, recent)
-}
 
 fn list(values: &[String]) -> AttributeValue {
     AttributeValue::L(values.iter().map(|v| s(v.as_str())).collect())
@@ -109,37 +89,5 @@ impl DynamoStore {
             }
         }
         Ok(LinkTokenOutcome::Contended)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::rotated;
-
-    fn v(items: &[&str]) -> Vec<String> {
-        items.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn rotation_drops_only_the_oldest_replay_token() {
-        // "first" (the create response) and "mail" (another fixed token) are not in the rotating
-        // set.
-        let (tokens, recent) = rotated(&v(&["first", "mail"]), &[], "r1", 2);
-        assert_eq!((tokens, recent), (v(&["first", "mail", "r1"]), v(&["r1"])));
-        let (tokens, recent) = rotated(&v(&["first", "r1", "mail"]), &v(&["r1"]), "r2", 2);
-        assert_eq!(
-            (tokens, recent),
-            (v(&["first", "r1", "mail", "r2"]), v(&["r1", "r2"]))
-        );
-        let (tokens, recent) = rotated(
-            &v(&["first", "r1", "mail", "r2"]),
-            &v(&["r1", "r2"]),
-            "r3",
-            2,
-        );
-        assert_eq!(
-            (tokens, recent),
-            (v(&["first", "mail", "r2", "r3"]), v(&["r2", "r3"]))
-        );
     }
 }

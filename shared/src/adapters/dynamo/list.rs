@@ -37,8 +37,8 @@ use super::items::{Item, from_item, owner_stats_from_item, s};
 use super::list_cursor::{self, Source};
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable};
-use crate::domain::{Status, Verification, format_ts};
-use crate::ports::{ListPage, ListQuery, StoreError};
+use domain::{Status, Verification, format_ts};
+use ports::{ListPage, ListQuery, StoreError};
 
 /// GSI2 sort keys are `<created, RFC 3339 millis>#<id>`; `$` sorts right after `#`, so every key
 /// of a verification created at or before `cutoff` (to the millisecond) is below this bound and

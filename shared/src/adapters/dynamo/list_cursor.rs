@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::types::AttributeValue;
 use super::items::{Item, s};
 use super::schema;
 use super::{DynamoStore, unavailable};
-use crate::ports::StoreError;
+use ports::StoreError;
 
 /// Items per query at most (DynamoDB also caps a response at 1 MB).
 pub(super) const QUERY_PAGE: usize = 1000;

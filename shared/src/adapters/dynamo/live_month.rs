@@ -10,8 +10,8 @@ use aws_sdk_dynamodb::types::{TransactWriteItem, Update};
 use super::items::{n, s};
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
-use crate::domain::Mode;
-use crate::ports::StoreError;
+use domain::Mode;
+use ports::StoreError;
 
 /// The account attribute counting the live verifications created in `month` (`yyyy-mm`).
 pub fn live_created_attribute(month: &str) -> String {

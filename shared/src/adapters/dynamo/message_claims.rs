@@ -17,10 +17,10 @@ use super::items::{Item, n, s, with_key};
 use super::metering::refused_item;
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable, written};
-use crate::domain::format_ts;
-use crate::domain::reach::{MESSAGE_LEASE, Message};
-use crate::domain::sms::SMS_ALLOWANCE_USED;
-use crate::ports::{ClaimStart, MessageClaim, MessageClaimStore, SmsAllowance, StoreError};
+use domain::format_ts;
+use domain::reach::{MESSAGE_LEASE, Message};
+use domain::sms::SMS_ALLOWANCE_USED;
+use ports::{ClaimStart, MessageClaim, MessageClaimStore, SmsAllowance, StoreError};
 
 /// Claim states, as stored in the item's `state` attribute.
 const SENDING: &str = "sending";

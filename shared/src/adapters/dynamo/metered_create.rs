@@ -18,10 +18,10 @@ use super::metering::{
 };
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
-use crate::config::Plans;
-use crate::domain::metering::{MeterOutcome, PresentedKey, count_one};
-use crate::domain::{Mode, Verification, usage_month};
-use crate::ports::{
+use domain::metering::{MeterOutcome, PresentedKey, count_one};
+use domain::plans::Plans;
+use domain::{Mode, Verification, usage_month};
+use ports::{
     CountedRefusal, CreateRefusal, IdempotencyClaim, MeterStore, Metered, MeteredCancel,
     MeteredCreate, MeteredHousehold, StoreError, VerificationRefusal,
 };
@@ -314,9 +314,9 @@ mod tests {
 
     use super::*;
     use crate::adapters::dynamo::items::account_item;
-    use crate::adapters::testing::active_account;
-    use crate::domain::metering::MeterRefusal;
-    use crate::domain::{Account, Plan, SubscriptionStatus, api_window};
+    use domain::metering::MeterRefusal;
+    use domain::{Account, Plan, SubscriptionStatus, api_window};
+    use test_support::active_account;
 
     fn plans() -> Plans {
         Plans::new(vec![Plan {

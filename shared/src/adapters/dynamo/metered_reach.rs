@@ -13,9 +13,9 @@ use super::metered_create::seen_own_verification;
 use super::metering::refused_item;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
-use crate::domain::webhook_log::{StoredWebhookEvent, WebhookSubject};
-use crate::domain::{Status, Verification, format_ts, resend};
-use crate::ports::{
+use domain::webhook_log::{StoredWebhookEvent, WebhookSubject};
+use domain::{Status, Verification, format_ts, resend};
+use ports::{
     Metered, MeteredRedelivery, MeteredResend, RedeliveryRefusal, StoreError, VerificationRefusal,
     WebhookHistoryStore,
 };
@@ -228,5 +228,5 @@ impl DynamoStore {
 /// own counter lets one write check and raise it without reading the verification first. A
 /// verification lives days, so it keeps a handful at most.
 pub(super) fn day_count_attribute(now: chrono::DateTime<chrono::Utc>) -> String {
-    format!("resends_on_{}", crate::domain::resend::utc_day(now))
+    format!("resends_on_{}", domain::resend::utc_day(now))
 }

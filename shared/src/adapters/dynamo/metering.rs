@@ -14,12 +14,10 @@ use super::contention::send_update;
 use super::items::{Item, n, s};
 use super::schema::keys;
 use super::{DynamoStore, Expr, unavailable};
-use crate::config::Plans;
-use crate::domain::metering::{
-    MeterDecision, MeterOutcome, MeterRefusal, PresentedKey, classify_meter,
-};
-use crate::domain::{Account, Plan, SubscriptionStatus};
-use crate::ports::{
+use domain::metering::{MeterDecision, MeterOutcome, MeterRefusal, PresentedKey, classify_meter};
+use domain::plans::Plans;
+use domain::{Account, Plan, SubscriptionStatus};
+use ports::{
     CreateRefusal, HouseholdCancelRefusal, MeterStore, Metered, RedeliveryRefusal, StoreError,
     VerificationRefusal,
 };
@@ -27,46 +25,44 @@ use crate::ports::{
 impl MeterStore for DynamoStore {
     async fn meter_and_create(
         &self,
-        create: &crate::ports::MeteredCreate<'_>,
+        create: &ports::MeteredCreate<'_>,
     ) -> Result<Metered<(), CreateRefusal>, StoreError> {
         self.metered_create(create).await
     }
 
     async fn meter_and_create_household(
         &self,
-        create: &crate::ports::MeteredHousehold<'_>,
+        create: &ports::MeteredHousehold<'_>,
     ) -> Result<Metered<(), CreateRefusal>, StoreError> {
         self.metered_household(create).await
     }
 
     async fn meter_and_cancel(
         &self,
-        cancel: &crate::ports::MeteredCancel<'_>,
+        cancel: &ports::MeteredCancel<'_>,
     ) -> Result<Metered<(), VerificationRefusal>, StoreError> {
         self.metered_cancel(cancel).await
     }
 
     async fn meter_and_cancel_household(
         &self,
-        cancel: &crate::ports::MeteredHouseholdCancel<'_>,
+        cancel: &ports::MeteredHouseholdCancel<'_>,
     ) -> Result<Metered<(), HouseholdCancelRefusal>, StoreError> {
         self.metered_household_cancel(cancel).await
     }
 
     async fn meter_and_resend(
         &self,
-        resend: &crate::ports::MeteredResend<'_>,
-    ) -> Result<Metered<crate::domain::Verification, VerificationRefusal>, StoreError> {
+        resend: &ports::MeteredResend<'_>,
+    ) -> Result<Metered<domain::Verification, VerificationRefusal>, StoreError> {
         self.metered_resend(resend).await
     }
 
     async fn meter_and_redeliver(
         &self,
-        redelivery: &crate::ports::MeteredRedelivery<'_>,
-    ) -> Result<
-        Metered<crate::domain::webhook_log::StoredWebhookEvent, RedeliveryRefusal>,
-        StoreError,
-    > {
+        redelivery: &ports::MeteredRedelivery<'_>,
+    ) -> Result<Metered<domain::webhook_log::StoredWebhookEvent, RedeliveryRefusal>, StoreError>
+    {
         self.metered_redelivery(redelivery).await
     }
 

@@ -13,8 +13,8 @@ use super::items::s;
 use super::metered_create::seen_own_verification;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
-use crate::domain::Status;
-use crate::ports::{Metered, MeteredReview, ReviewRefusal, ReviewStore, StoreError};
+use domain::Status;
+use ports::{Metered, MeteredReview, ReviewRefusal, ReviewStore, StoreError};
 
 impl ReviewStore for DynamoStore {
     async fn meter_and_review(

@@ -64,8 +64,8 @@ pub mod keys {
     use uuid::Uuid;
 
     use super::{ERASURE_SK, EXPIRY_SK, HOUSEHOLD_SK, VERIFICATION_SK};
-    use crate::domain::webhook_log::WebhookSubject;
-    use crate::domain::{Mode, Status, Verification, format_ts};
+    use domain::webhook_log::WebhookSubject;
+    use domain::{Mode, Status, Verification, format_ts};
 
     const VERIFICATION_PREFIX: &str = "VERIFICATION#";
 

@@ -13,7 +13,7 @@ use aws_sdk_dynamodb::types::{Delete, TransactWriteItem, Update};
 use super::items::{Item, n, s};
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
-use crate::ports::{SmsAllowance, StoreError};
+use ports::{SmsAllowance, StoreError};
 
 const SMS_PREFIX: &str = "sms_sent_";
 

@@ -4,7 +4,7 @@
 use aws_sdk_dynamodb::Client;
 
 use super::{schema, unavailable};
-use crate::ports::StoreError;
+use ports::StoreError;
 
 /// Creates the table as `schema` describes it (local stack and tests; AWS uses template.yaml).
 pub async fn create_table(client: &Client, table: &str) -> Result<(), StoreError> {

@@ -18,10 +18,10 @@ use super::live_month::{MonthCheck, created_counter};
 use super::metering::refused_item;
 use super::schema::{self, keys};
 use super::{DynamoStore, Expr, unavailable};
-use crate::domain::{
+use domain::{
     Mode, MonthStats, OwnerStats, Status, Transition, Verification, format_ts, usage_month,
 };
-use crate::ports::{
+use ports::{
     CreateOutcome, IdempotencyClaim, IdempotencyRecord, IdempotencyStore, LinkTokenOutcome,
     ListPage, ListQuery, StoreError, TransitionOutcome, VerificationStore,
 };

@@ -11,12 +11,12 @@ use super::items::{Item, from_item, n, s, to_item};
 use super::metering::refused_item;
 use super::schema::{self, keys};
 use super::{DynamoStore, unavailable, written};
-use crate::domain::format_ts;
-use crate::domain::webhook_log::{
+use domain::format_ts;
+use domain::webhook_log::{
     DeliveryAttempt, DeliveryPage, SHORT_LOG_ATTEMPTS, StoredWebhookEvent, WebhookSubject,
     history_ttl,
 };
-use crate::ports::{StoreError, WebhookHistoryStore};
+use ports::{StoreError, WebhookHistoryStore};
 
 /// The stored item of an event.
 pub fn webhook_event_item(event: &StoredWebhookEvent) -> Result<Item, StoreError> {

@@ -4,13 +4,13 @@
 use chrono::{DateTime, Utc};
 
 use super::layout::Document;
-use crate::documents::CheckResult;
-use crate::domain::Verification;
-use crate::domain::income::{AmountsBasis, PayFrequency};
-use crate::domain::report::{
+use domain::Verification;
+use domain::documents::CheckResult;
+use domain::income::{AmountsBasis, PayFrequency};
+use domain::report::{
     ExcludedSource, IncomeReport, IncomeSource, MORE_THAN_ONE_METHOD, sightings_words,
 };
-use crate::domain::stability::Stability;
+use domain::stability::Stability;
 
 /// Every section of a completed verification's report.
 pub fn render_report(doc: &mut Document, v: &Verification, now: DateTime<Utc>) {
@@ -36,7 +36,7 @@ fn header(doc: &mut Document, v: &Verification, now: DateTime<Utc>) {
         human_ts(now)
     ));
     if v.income_report.as_ref().and_then(|r| r.local_sandbox) == Some(true)
-        || v.mode == crate::domain::Mode::Test
+        || v.mode == domain::Mode::Test
     {
         doc.subtitle("TEST MODE: sandbox income, not a real applicant's data");
     }

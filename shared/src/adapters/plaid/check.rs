@@ -32,10 +32,10 @@ use crate::adapters::plaid::config::{PlaidConfig, PlaidConfigError};
 use crate::adapters::plaid::errors::unavailable;
 use crate::adapters::plaid::income::income_from_report;
 use crate::adapters::plaid::wire::{BankIncomeGetResponse, LinkUser};
-use crate::domain::Verification;
-use crate::domain::income::ProviderIncome;
-use crate::domain::tenant_identity::TenantIdentity;
-use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
+use domain::Verification;
+use domain::income::ProviderIncome;
+use domain::tenant_identity::TenantIdentity;
+use ports::{ConnectStep, IncomeProvider, ProviderError};
 
 pub use crate::adapters::plaid::check::wire::{ConsumerAddress, ConsumerIdentity};
 use crate::adapters::plaid::check::wire::{

@@ -15,9 +15,9 @@ use crate::adapters::plaid::wire::{
     BankIncomeOptions, IncomeVerificationOptions, LinkTokenCreateRequest, LinkTokenCreateResponse,
     LinkUser, UserCreateRequest, UserCreateResponse, UserRemoveRequest, UserRemoveResponse,
 };
-use crate::domain::Verification;
-use crate::domain::income::ProviderIncome;
-use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
+use domain::Verification;
+use domain::income::ProviderIncome;
+use ports::{ConnectStep, IncomeProvider, ProviderError};
 
 /// The API version the shapes of `wire` were written against. Pinned per request so a change
 /// of the default version in the Plaid dashboard cannot silently change what we parse.
@@ -124,7 +124,7 @@ impl IncomeProvider for PlaidIncomeProvider {
     async fn create_user(
         &self,
         verification: &Verification,
-        _identity: Option<&crate::domain::tenant_identity::TenantIdentity>,
+        _identity: Option<&domain::tenant_identity::TenantIdentity>,
     ) -> Result<Option<String>, ProviderError> {
         // Plaid refuses a second /user/create for a client_user_id and never hands a user token
         // out again, so a user created by an attempt whose store write then failed would block

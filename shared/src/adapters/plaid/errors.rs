@@ -18,7 +18,7 @@
 use reqwest::StatusCode;
 
 use crate::adapters::plaid::wire::PlaidErrorBody;
-use crate::ports::ProviderError;
+use ports::ProviderError;
 
 /// What a Plaid error means for the verification.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

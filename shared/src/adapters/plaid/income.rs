@@ -23,17 +23,17 @@ use chrono::NaiveDate;
 
 use crate::adapters::plaid::errors::safe_token;
 use crate::adapters::plaid::wire::{BankIncomeGetResponse, BankIncomeItem, BankIncomeSource};
-use crate::domain::income::{
+use domain::income::{
     PayFrequency, Payment, ProviderIncome, ProviderIncomeSource, VerificationMethod,
 };
-use crate::ports::ProviderError;
+use ports::ProviderError;
 
 /// Income source names come from bank transaction descriptions; they are shown in the report.
 const MAX_NAME_CHARS: usize = 100;
 
 /// Reads a stored `/credit/bank_income/get` response; the message names the field at fault.
 pub fn income_from_response_json(body: &str) -> Result<ProviderIncome, String> {
-    let response: BankIncomeGetResponse = crate::json::parse_naming_field(body)?;
+    let response: BankIncomeGetResponse = domain::json::parse_naming_field(body)?;
     income_from_report(response).map_err(|e| e.to_string())
 }
 

@@ -10,7 +10,7 @@
 
 use chrono::{Duration, NaiveDate};
 
-use crate::domain::income::{
+use domain::income::{
     AmountsBasis, EmploymentStatus, PayFrequency, ProviderIncome, ProviderIncomeSource,
     VerificationMethod,
 };
@@ -88,11 +88,11 @@ pub(super) fn payroll_income(scenario: &str, as_of: NaiveDate) -> Option<Provide
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::income::AmountsBasis;
-    use crate::domain::income::rules::ExclusionReason;
-    use crate::domain::report::build_report;
+    use domain::income::AmountsBasis;
+    use domain::income::rules::ExclusionReason;
+    use domain::report::build_report;
 
-    fn report(scenario: &str) -> crate::domain::report::IncomeReport {
+    fn report(scenario: &str) -> domain::report::IncomeReport {
         let as_of = NaiveDate::from_ymd_opt(2026, 11, 20).unwrap();
         build_report(&payroll_income(scenario, as_of).unwrap(), Some(1500.0))
     }

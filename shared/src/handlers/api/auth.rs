@@ -5,13 +5,13 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::domain::metering::{MeterRefusal, PresentedKey};
-use crate::domain::secrets::{key_id_for_hash, parse_api_key};
-use crate::domain::{Account, Mode, Plan, api_window_reset};
-use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::http::ApiRequest;
-use crate::ports::{Clock, MeterOutcome, MeterStore};
+use domain::error::ApiError;
+use domain::metering::{MeterRefusal, PresentedKey};
+use domain::secrets::{key_id_for_hash, parse_api_key};
+use domain::{Account, Mode, Plan, api_window_reset};
+use ports::{Clock, MeterOutcome, MeterStore};
 
 /// The caller, once authenticated and metered.
 #[derive(Debug, Clone)]
@@ -37,8 +37,7 @@ pub(crate) struct RateInfo {
 
 impl RateInfo {
     pub(crate) fn of(account: &Account, plan: &Plan, now: DateTime<Utc>) -> Self {
-        let used = if account.api_window.as_deref() == Some(crate::domain::api_window(now).as_str())
-        {
+        let used = if account.api_window.as_deref() == Some(domain::api_window(now).as_str()) {
             account.api_requests
         } else {
             0

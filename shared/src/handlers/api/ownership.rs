@@ -6,14 +6,14 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::domain::Verification;
-use crate::domain::metering::PresentedKey;
-use crate::error::ApiError;
 use crate::handlers::api::respond::respond;
 use crate::handlers::api::validate::verification_id_param;
 use crate::handlers::api::{ApiDeps, Caller};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, MeterStore, VerificationStore};
+use domain::Verification;
+use domain::error::ApiError;
+use domain::metering::PresentedKey;
+use ports::{Clock, MeterStore, VerificationStore};
 
 /// The pipeline of the endpoints on one verification (`?verification_id=`): the verification is
 /// read during the metering write, and `op` gets it only if it is the caller's; otherwise 404.

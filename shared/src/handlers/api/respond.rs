@@ -7,26 +7,13 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 use tracing::Instrument;
 
-use crate::domain::Account;
-use crate::domain::metering::{MeterRefusal, PresentedKey};
-use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::auth::{Caller, RateInfo, counted, meter, refused, resolve_key};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, MeterStore, Metered, StoreError};
-
-impl From<StoreError> for ApiError {
-    fn from(e: StoreError) -> Self {
-        if let StoreError::Busy = e {
-            // Contention, not a fault: the client retries (Retry-After) and nothing was written.
-            tracing::warn!(error = %e, "store contended");
-            return ApiError::Busy;
-        }
-        // The span carries the request id; the store's text stays in the log.
-        tracing::error!(error = %e, "store call failed");
-        ApiError::Internal
-    }
-}
+use domain::Account;
+use domain::error::ApiError;
+use domain::metering::{MeterRefusal, PresentedKey};
+use ports::{Clock, MeterStore, Metered, StoreError};
 
 /// Authenticates, runs `op`, and turns the outcome into the response with headers and logs.
 ///

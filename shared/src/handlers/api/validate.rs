@@ -5,15 +5,15 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use crate::config::Settings;
-use crate::domain::affordability::{MAX_INCOME_MULTIPLE, MIN_INCOME_MULTIPLE};
-use crate::domain::reach::resolve_sms;
-use crate::domain::secrets::sha256_hex;
-use crate::domain::{Mode, NewVerificationInput};
-use crate::error::{ApiError, FieldError};
 use crate::http::ApiRequest;
-use crate::ports::IdempotencyClaim;
+use domain::affordability::{MAX_INCOME_MULTIPLE, MIN_INCOME_MULTIPLE};
+use domain::error::{ApiError, FieldError};
+use domain::reach::resolve_sms;
+use domain::secrets::sha256_hex;
+use domain::{Mode, NewVerificationInput};
 pub(crate) use methods::check_methods_available;
 use methods::methods_field;
+use ports::IdempotencyClaim;
 
 mod methods;
 
@@ -172,7 +172,7 @@ pub(crate) fn invalid_fields(errors: Vec<FieldError>) -> ApiError {
 /// Validates a create body and collects every field problem at once.
 pub fn validate_create(
     body: &Value,
-    local_webhook_origins: &crate::domain::webhook::LocalWebhookOrigins,
+    local_webhook_origins: &domain::webhook::LocalWebhookOrigins,
 ) -> Result<NewVerificationInput, ApiError> {
     let Some(body) = body.as_object() else {
         return Err(ApiError::validation(
@@ -272,7 +272,7 @@ pub fn validate_create(
             other => other,
         };
     let webhook_url = match optional_string(body, "webhook_url", 2048, &mut errors) {
-        Some(url) => match crate::domain::webhook::check_url(&url, local_webhook_origins) {
+        Some(url) => match domain::webhook::check_url(&url, local_webhook_origins) {
             Ok(_) => Some(url),
             Err(reason) => {
                 errors.push(field_error("webhook_url", "invalid", reason));
@@ -416,7 +416,7 @@ mod tests {
 
     #[test]
     fn create_body_validation_collects_every_problem() {
-        let none = crate::domain::webhook::LocalWebhookOrigins::default();
+        let none = domain::webhook::LocalWebhookOrigins::default();
         let ok = validate_create(
             &json!({"tenant_email": " a.b+good@example.com ", "monthly_rent": 1500, "tenant_phone": "+1 (555) 010-9999"}),
             &none,
@@ -472,7 +472,7 @@ mod tests {
 
     #[test]
     fn multiple_and_subsidy_are_checked() {
-        let none = crate::domain::webhook::LocalWebhookOrigins::default();
+        let none = domain::webhook::LocalWebhookOrigins::default();
         let ok = validate_create(
             &json!({"tenant_email": "a@b.co", "monthly_rent": 1400, "rent_subsidy_monthly": 700.004, "income_multiple": 2.5}),
             &none,
@@ -536,7 +536,7 @@ mod tests {
 
     #[test]
     fn reminders_is_an_optional_boolean() {
-        let none = crate::domain::webhook::LocalWebhookOrigins::default();
+        let none = domain::webhook::LocalWebhookOrigins::default();
         let off = |body: Value| validate_create(&body, &none).map(|i| i.reminders_off);
         assert!(!off(json!({"tenant_email": "a@b.co"})).unwrap());
         assert!(!off(json!({"tenant_email": "a@b.co", "reminders": true})).unwrap());

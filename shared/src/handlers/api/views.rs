@@ -4,8 +4,8 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use crate::domain::{Status, Verification, format_ts};
 use crate::http::ApiResponse;
+use domain::{Status, Verification, format_ts};
 
 /// The 201 of a create (and of its idempotent replays).
 pub(crate) fn created_response(v: &Verification, url: &str) -> ApiResponse {

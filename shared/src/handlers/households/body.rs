@@ -3,14 +3,12 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::domain::NewVerificationInput;
-use crate::domain::household::{
-    MAX_GUARANTOR_MULTIPLE, MAX_MEMBERS, MIN_GUARANTOR_MULTIPLE, MemberRole,
-};
-use crate::domain::webhook::LocalWebhookOrigins;
-use crate::error::{ApiError, FieldError};
 use crate::handlers::api::validate::invalid_fields;
 use crate::handlers::api::validate_create;
+use domain::NewVerificationInput;
+use domain::error::{ApiError, FieldError};
+use domain::household::{MAX_GUARANTOR_MULTIPLE, MAX_MEMBERS, MIN_GUARANTOR_MULTIPLE, MemberRole};
+use domain::webhook::LocalWebhookOrigins;
 
 /// A validated household request.
 #[derive(Clone, PartialEq)]

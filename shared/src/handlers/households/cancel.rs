@@ -23,15 +23,15 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::domain::Verification;
-use crate::domain::household::{HouseholdMember, HouseholdShape};
-use crate::domain::metering::PresentedKey;
-use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::handlers::households::household_id_param;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, HouseholdCancelRefusal, MeterStore, Metered, MeteredHouseholdCancel};
+use domain::Verification;
+use domain::error::ApiError;
+use domain::household::{HouseholdMember, HouseholdShape};
+use domain::metering::PresentedKey;
+use ports::{Clock, HouseholdCancelRefusal, MeterStore, Metered, MeteredHouseholdCancel};
 
 /// Writes before the cancel gives up with 503 (each refusal by members alone leaves fewer to
 /// name; tenants finishing meanwhile may refuse the next).

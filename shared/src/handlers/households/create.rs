@@ -10,19 +10,19 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::config::{LiveIncome, Settings};
-use crate::domain::household::{Household, HouseholdShape, MemberRole};
-use crate::domain::metering::PresentedKey;
-use crate::domain::secrets::generate_link_token;
-use crate::domain::tenant_link::tenant_link;
-use crate::domain::{Mode, Status, Verification, format_ts, next_month_start};
-use crate::error::ApiError;
 use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::handlers::api::validate::{idempotency_claim, invalid_fields, json_body, resolve_phone};
 use crate::handlers::api::{ApiDeps, MAX_REPLAY_LINK_TOKENS};
 use crate::handlers::households::body::validate_household;
 use crate::handlers::households::{not_found, owned_household};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{
+use domain::error::ApiError;
+use domain::household::{Household, HouseholdShape, MemberRole};
+use domain::metering::PresentedKey;
+use domain::secrets::generate_link_token;
+use domain::tenant_link::tenant_link;
+use domain::{Mode, Status, Verification, format_ts, next_month_start};
+use ports::{
     Clock, CreateRefusal, HouseholdStore, IdempotencyClaim, LinkTokenOutcome, MeterStore,
     MeteredHousehold, VerificationStore,
 };

@@ -6,13 +6,13 @@
 
 use serde_json::json;
 
-use crate::domain::metering::PresentedKey;
-use crate::error::ApiError;
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::respond::respond;
 use crate::handlers::households::{household_id_param, household_view, is_visible, not_found};
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, HouseholdStore, MeterStore};
+use domain::error::ApiError;
+use domain::metering::PresentedKey;
+use ports::{Clock, HouseholdStore, MeterStore};
 
 /// GET /api/v1/households?household_id=...
 ///

@@ -8,14 +8,14 @@ use super::{
     CONSENT_FIRST, PageError, PortalDeps, PortalStore, Visit, after_conflict, current_page,
     documents, local_sandbox, needs_consent, refuse, report_copy, uses_scenarios,
 };
-use crate::domain::affordability::RentTerms;
-use crate::domain::income::VerificationMethod;
-use crate::domain::methods::AttemptOutcome;
-use crate::domain::report::build_report_with;
-use crate::domain::{Status, Transition, Verification};
 use crate::handlers::tenant_portal::page::see_other;
 use crate::http::{ApiRequest, ApiResponse};
-use crate::ports::{Clock, IncomeProvider, TransitionOutcome, UploadSigner};
+use domain::affordability::RentTerms;
+use domain::income::VerificationMethod;
+use domain::methods::AttemptOutcome;
+use domain::report::build_report_with;
+use domain::{Status, Transition, Verification};
+use ports::{Clock, IncomeProvider, TransitionOutcome, UploadSigner};
 
 /// Writes `transition` in one conditional write: 303 back to the link once applied (`applied`
 /// logs it), else the page as it now is (`after_conflict`).
@@ -109,10 +109,10 @@ pub(super) async fn finish_documents<
     if needs_consent(deps, &v) {
         return refuse(deps, &v, visit, CONSENT_FIRST).await;
     }
-    if let Err(missing) = crate::documents::record::ready_to_finish(v.documents.values()) {
+    if let Err(missing) = domain::documents::record::ready_to_finish(v.documents.values()) {
         return refuse(deps, &v, visit, missing).await;
     }
-    let mut report = crate::documents::finish::document_report(&v, visit.now.date_naive());
+    let mut report = domain::documents::finish::document_report(&v, visit.now.date_naive());
     // Income held from the local stack's sandbox marks the report as local, as a connection does.
     if v.held_income.is_some() {
         report.local_sandbox = local_sandbox(deps, &v);

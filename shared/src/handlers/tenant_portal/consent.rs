@@ -13,10 +13,10 @@ use super::{
     CONSENT_VERSION, PageError, PortalDeps, PortalStore, Visit, current_page, needs_consent,
     refuse, routing, uses_scenarios,
 };
-use crate::domain::tenant_identity::{self, TenantIdentity};
-use crate::domain::{Transition, Verification};
 use crate::http::ApiResponse;
-use crate::ports::{Clock, IncomeProvider, UploadSigner};
+use domain::tenant_identity::{self, TenantIdentity};
+use domain::{Transition, Verification};
+use ports::{Clock, IncomeProvider, UploadSigner};
 
 pub(super) async fn consent<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     deps: &PortalDeps<S, C, P, U>,

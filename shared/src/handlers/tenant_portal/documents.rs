@@ -8,17 +8,17 @@ use std::fmt::Write as _;
 
 use chrono::{DateTime, NaiveDate, Utc};
 
-use crate::adapters::s3_upload::UploadForm;
-use crate::documents::finish::listed;
-use crate::documents::record::{
-    DocumentRecord, DocumentState, MAX_DOCUMENTS, MAX_UPLOADS, StatedPay, object_key, verdict_words,
-};
-use crate::documents::samples::{Sample, sample_pdf};
-use crate::domain::Verification;
-use crate::domain::income::PayFrequency;
 use crate::handlers::html::esc;
 use crate::http::ApiResponse;
-use crate::ports::{IncomeProvider, UploadSigner};
+use domain::Verification;
+use domain::documents::finish::listed;
+use domain::documents::record::{
+    DocumentRecord, DocumentState, MAX_DOCUMENTS, MAX_UPLOADS, StatedPay, object_key, verdict_words,
+};
+use domain::documents::samples::{Sample, sample_pdf};
+use domain::income::PayFrequency;
+use ports::upload_form::UploadForm;
+use ports::{IncomeProvider, UploadSigner};
 
 use super::{PortalDeps, routing::offers_documents, uses_scenarios};
 

@@ -9,10 +9,10 @@ use std::collections::HashMap;
 use chrono::NaiveDate;
 
 use crate::adapters::sandbox::is_scenario;
-use crate::domain::income::VerificationMethod;
-use crate::domain::tenant_identity;
 use crate::handlers::tenant_portal::documents::{STATED_PAY_NOTICE, is_amount};
 use crate::handlers::tenant_portal::report_copy::{NoteProblem, note_fits_form};
+use domain::income::VerificationMethod;
+use domain::tenant_identity;
 
 /// The notice of a consent form without its tick (or with another value).
 const AGREE_NOTICE: &str = "Please tick the box to agree before continuing.";

@@ -3,10 +3,10 @@
 //! in for a bank.
 
 use crate::adapters::sandbox::SandboxProvider;
-use crate::domain::Verification;
-use crate::domain::income::ProviderIncome;
-use crate::domain::tenant_identity::TenantIdentity;
-use crate::ports::{ConnectStep, IncomeProvider, ProviderError};
+use domain::Verification;
+use domain::income::ProviderIncome;
+use domain::tenant_identity::TenantIdentity;
+use ports::{ConnectStep, IncomeProvider, ProviderError};
 
 /// The income provider of live verifications. A deployment chooses `Plaid`, `PlaidCheck`,
 /// `Argyle` or `None`
@@ -83,10 +83,10 @@ impl IncomeProvider for LiveProvider {
         }
     }
 
-    fn method(&self) -> crate::domain::income::VerificationMethod {
+    fn method(&self) -> domain::income::VerificationMethod {
         match self {
             LiveProvider::Argyle(p) => p.method(),
-            _ => crate::domain::income::VerificationMethod::Bank,
+            _ => domain::income::VerificationMethod::Bank,
         }
     }
 

@@ -4,11 +4,11 @@
 use std::fmt::Write as _;
 
 use crate::adapters::sandbox::scenario_from_email;
-use crate::domain::Verification;
-use crate::domain::secrets::sha256_hex;
 use crate::handlers::html::esc;
 use crate::http::ApiResponse;
-use crate::ports::{ConnectStep, ProviderError};
+use domain::Verification;
+use domain::secrets::sha256_hex;
+use ports::{ConnectStep, ProviderError};
 
 /// When the link expires, and that a new one can be asked of the requester (`who`: HTML-escaped
 /// already); on every page of an open verification.

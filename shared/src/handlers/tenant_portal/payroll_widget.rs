@@ -2,10 +2,10 @@
 //! tenant's click; when an account is connected and Link closes, the page posts `connect`, and
 //! the server reads the payroll data. The page's script and Argyle's are the only scripts.
 
-use crate::domain::secrets::sha256_hex;
 use crate::handlers::html::esc;
 use crate::handlers::tenant_portal::page::{page, script_string};
 use crate::http::ApiResponse;
+use domain::secrets::sha256_hex;
 
 pub(crate) fn payroll_widget_page(
     user_token: &str,

@@ -1,8 +1,8 @@
 //! What the tenant page reads besides the verification: who asks (for a rendered page).
 
 use super::PortalDeps;
-use crate::domain::Verification;
-use crate::ports::{AccountStore, StoreError};
+use domain::Verification;
+use ports::{AccountStore, StoreError};
 
 /// Who asks, as the page names them (read only when a page is rendered).
 pub(super) async fn requester_name<S: AccountStore, C, P, U>(

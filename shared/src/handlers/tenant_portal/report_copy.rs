@@ -12,10 +12,10 @@ use std::fmt::Write as _;
 
 use crate::adapters::pdf::sections::money;
 use crate::adapters::pdf::{report_filename, report_pdf};
-use crate::domain::income::PayFrequency;
-use crate::domain::{Status, TENANT_NOTE_MAX_CHARS, Verification};
 use crate::handlers::html::esc;
 use crate::http::ApiResponse;
+use domain::income::PayFrequency;
+use domain::{Status, TENANT_NOTE_MAX_CHARS, Verification};
 
 /// The PDF of a completed verification's report, or None when there is none (not completed).
 pub(crate) fn pdf_download(
@@ -99,7 +99,7 @@ pub(crate) fn completed_body(
                     .pay_frequency
                     .map_or("irregular", PayFrequency::words),
                 esc(&source.basis),
-                esc(&crate::domain::report::sightings_words(&source.sightings)),
+                esc(&domain::report::sightings_words(&source.sightings)),
                 money(source.monthly_income),
             );
         }
@@ -140,7 +140,7 @@ pub(crate) fn completed_body(
                 out,
                 "<p class=\"small\" id=\"methods\">Verified by {}. {}</p>",
                 esc(&used.join(" and ")),
-                esc(crate::domain::report::MORE_THAN_ONE_METHOD)
+                esc(domain::report::MORE_THAN_ONE_METHOD)
             );
         }
         if let Some(documents) = &report.documents {

@@ -5,13 +5,13 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::domain::income::{ProviderIncome, VerificationMethod};
-use crate::domain::methods::{self, AttemptOutcome, MethodAttempt};
-use crate::domain::report::IncomeReport;
-use crate::domain::{Mode, Transition, Verification};
 use crate::handlers::html::esc;
 use crate::http::ApiResponse;
-use crate::ports::{AccountStore, Clock, IncomeProvider, ProviderError, StoreError, UploadSigner};
+use domain::income::{ProviderIncome, VerificationMethod};
+use domain::methods::{self, AttemptOutcome, MethodAttempt};
+use domain::report::IncomeReport;
+use domain::{Mode, Transition, Verification};
+use ports::{AccountStore, Clock, IncomeProvider, ProviderError, StoreError, UploadSigner};
 
 use super::actions::{not_now, write_then_show};
 use super::{PageError, PortalDeps, PortalStore, Visit, current_page, uses_scenarios};
@@ -310,10 +310,10 @@ fn held_section(v: &Verification, link: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::income::ProviderIncomeSource;
-    use crate::domain::report::build_report;
-    use crate::domain::{NewVerificationInput, VERIFICATION_LIFETIME};
     use VerificationMethod::*;
+    use domain::income::ProviderIncomeSource;
+    use domain::report::build_report;
+    use domain::{NewVerificationInput, VERIFICATION_LIFETIME};
 
     fn verification() -> Verification {
         Verification::new_pending(
@@ -410,7 +410,7 @@ mod tests {
             sources: vec![ProviderIncomeSource::on_cycle(
                 "Job",
                 "SALARY",
-                crate::domain::income::PayFrequency::Monthly,
+                domain::income::PayFrequency::Monthly,
                 now.date_naive(),
                 6,
                 |_| 1000.0,

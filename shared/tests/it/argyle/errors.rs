@@ -1,6 +1,6 @@
 //! Argyle's documented errors, a slow Argyle, redirects and malformed answers.
 
-use shared::ports::IncomeProvider;
+use ports::IncomeProvider;
 
 use super::*;
 

@@ -1,12 +1,12 @@
 //! `fetch_income`: accounts, employments, identities and every page of pay stubs mapped to one
 //! source per employment, gross and net, for the income rules.
 
-use shared::domain::income::rules::ExclusionReason;
-use shared::domain::income::{
+use domain::income::rules::ExclusionReason;
+use domain::income::{
     AmountsBasis, EmploymentStatus, PayFrequency, ProviderIncomeSource, VerificationMethod,
 };
-use shared::domain::report::build_report;
-use shared::ports::IncomeProvider;
+use domain::report::build_report;
+use ports::IncomeProvider;
 
 use super::*;
 

@@ -1,7 +1,7 @@
 //! `create_user` and `begin`: one Argyle user per consent, a fresh user token per Link page.
 
+use ports::{ConnectStep, IncomeProvider};
 use shared::adapters::argyle::ArgyleConfigError;
-use shared::ports::{ConnectStep, IncomeProvider};
 
 use super::*;
 

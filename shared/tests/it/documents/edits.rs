@@ -2,7 +2,7 @@
 
 use lopdf::{Dictionary, Document, Object, Stream, dictionary};
 
-use shared::documents::samples::edits as made;
+use domain::documents::samples::edits as made;
 
 /// An incremental update appended to the file: a new amount drawn over the old one.
 pub fn incremental_overlay(bytes: &[u8], old: &str, new: &str) -> Vec<u8> {

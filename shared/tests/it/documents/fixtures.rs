@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use chrono::NaiveDate;
-use shared::adapters::testing::documents::{self, CHROMIUM};
-pub use shared::adapters::testing::documents::{Stub, amount, template};
+use test_support::documents::{self, CHROMIUM};
+pub use test_support::documents::{Stub, amount, template};
 
 /// The folder the fixtures are written to.
 pub fn dir() -> PathBuf {

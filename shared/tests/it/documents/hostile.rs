@@ -4,8 +4,8 @@
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
+use domain::documents::{CheckResult, Verdict, analyse, names};
 use lopdf::{Dictionary, Object, Stream, dictionary};
-use shared::documents::{CheckResult, Verdict, analyse, names};
 
 use super::edits::{page_doc, text_pdf_with};
 

@@ -2,8 +2,8 @@
 //! names, from the same analysis as any upload. Writes the verdict table to the test artifacts.
 
 use chrono::NaiveDate;
-use shared::documents::samples::{Sample, sample_pdf};
-use shared::documents::{Analysis, Check, CheckResult, Verdict, analyse_set, names};
+use domain::documents::samples::{Sample, sample_pdf};
+use domain::documents::{Analysis, Check, CheckResult, Verdict, analyse_set, names};
 use uuid::Uuid;
 
 const TENANT: &str = "Jane Q. Doe";
@@ -121,18 +121,16 @@ fn two_verifications_never_share_a_samples_figures() {
 /// not counted.
 #[test]
 fn a_stub_is_compared_with_the_deposits_of_the_bank_connected_first() {
-    use shared::documents::finish::document_report;
-    use shared::documents::record::{DocumentRecord, DocumentState};
-    use shared::domain::income::{
-        Payment, ProviderIncome, ProviderIncomeSource, VerificationMethod,
-    };
-    use shared::domain::{Mode, NewVerificationInput, VERIFICATION_LIFETIME, Verification};
+    use domain::documents::finish::document_report;
+    use domain::documents::record::{DocumentRecord, DocumentState};
+    use domain::income::{Payment, ProviderIncome, ProviderIncomeSource, VerificationMethod};
+    use domain::{Mode, NewVerificationInput, VERIFICATION_LIFETIME, Verification};
 
     let id = Uuid::from_u128(0xb4e1);
     let genuine = analyse_set(&[&pdf(Sample::Genuine, id)], Some(TENANT))
         .remove(0)
         .unwrap();
-    let shared::documents::Fields::PayStub(stub) = &genuine.fields else {
+    let domain::documents::Fields::PayStub(stub) = &genuine.fields else {
         panic!("a pay stub")
     };
     let (paid, net) = (stub.pay_date.unwrap(), stub.net_cents.unwrap());

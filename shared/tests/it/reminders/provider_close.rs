@@ -3,8 +3,8 @@
 //! then forgotten on the verification.
 
 use super::*;
+use ports::TransitionOutcome;
 use shared::handlers::tenant_portal::LiveProvider;
-use shared::ports::TransitionOutcome;
 
 #[tokio::test]
 async fn an_ended_verification_closes_its_provider_user_through_the_retry_road() {

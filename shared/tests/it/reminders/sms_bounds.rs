@@ -3,9 +3,10 @@
 //! count back), test-mode texts never counted, and the country list checked again at send time.
 //! The conditional write itself, raced on the real wire: `infra/devstack/tests/it/sms_bounds.rs`.
 
-use shared::config::{Plans, SmsBounds};
-use shared::domain::Plan;
-use shared::domain::sms::{SMS_ALLOWANCE_USED, SMS_COUNTRY_NOT_ALLOWED, SmsCountries};
+use domain::Plan;
+use domain::plans::Plans;
+use domain::sms::{SMS_ALLOWANCE_USED, SMS_COUNTRY_NOT_ALLOWED, SmsCountries};
+use shared::config::SmsBounds;
 
 use super::*;
 

@@ -187,7 +187,7 @@ async fn cancel_reports_cancelled_stores_expired_and_refuses_closed_states() {
             .unwrap();
         let t = if target == "completed" {
             Transition::Complete {
-                report: Box::new(shared::domain::report::IncomeReport::empty_for_tests()),
+                report: Box::new(domain::report::IncomeReport::empty_for_tests()),
             }
         } else {
             Transition::Fail {

@@ -101,8 +101,8 @@ async fn a_failed_bank_connection_is_followed_by_documents_on_a_phone() {
     )
     .await;
     // The sandbox's genuine stub for this tenant, as the page's sample link serves it.
-    let stub = shared::documents::samples::sample_pdf(
-        shared::documents::samples::Sample::Genuine,
+    let stub = domain::documents::samples::sample_pdf(
+        domain::documents::samples::Sample::Genuine,
         id,
         "Dee Docs",
         chrono::Utc::now().date_naive(),

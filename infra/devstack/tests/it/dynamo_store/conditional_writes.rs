@@ -327,8 +327,8 @@ pub(super) async fn counters_move_with_the_writes<S: Store>(store: S) {
 
 on_both_stores!(an_attempt_is_recorded_once_on_the_attempts_it_read);
 pub(super) async fn an_attempt_is_recorded_once_on_the_attempts_it_read<S: Store>(store: S) {
-    use shared::domain::income::VerificationMethod;
-    use shared::domain::methods::{AttemptOutcome, MethodAttempt};
+    use domain::income::VerificationMethod;
+    use domain::methods::{AttemptOutcome, MethodAttempt};
     store.put_account(&account("pro")).await.unwrap();
     let v = pending(Mode::Test);
     store.create_verification(&v, None, None).await.unwrap();
@@ -394,10 +394,10 @@ pub(super) async fn an_attempt_is_recorded_once_on_the_attempts_it_read<S: Store
 
 on_both_stores!(a_hold_and_a_completion_from_one_read_have_one_winner);
 pub(super) async fn a_hold_and_a_completion_from_one_read_have_one_winner<S: Store>(store: S) {
+    use domain::income::VerificationMethod;
+    use domain::methods::{AttemptOutcome, MethodAttempt};
+    use domain::report::build_report;
     use shared::adapters::sandbox::scenario_income;
-    use shared::domain::income::VerificationMethod;
-    use shared::domain::methods::{AttemptOutcome, MethodAttempt};
-    use shared::domain::report::build_report;
     store.put_account(&account("pro")).await.unwrap();
     let v = pending(Mode::Test);
     store.create_verification(&v, None, None).await.unwrap();
@@ -459,9 +459,7 @@ pub(super) async fn a_hold_and_a_completion_from_one_read_have_one_winner<S: Sto
 // An analysis still in flight when its verification is erased (open but past its expiry, so
 // the erasure took it) writes nothing back: the erased item keeps no document's figures.
 on_both_stores!(an_erased_verification_takes_no_document);
-pub(super) async fn an_erased_verification_takes_no_document<
-    S: Store + shared::ports::DocumentStore,
->(
+pub(super) async fn an_erased_verification_takes_no_document<S: Store + ports::DocumentStore>(
     store: S,
 ) {
     store.put_account(&account("pro")).await.unwrap();
@@ -480,7 +478,7 @@ pub(super) async fn an_erased_verification_takes_no_document<
         .await
         .unwrap();
     assert!(
-        matches!(erased, shared::ports::ErasureOutcome::Erased(_)),
+        matches!(erased, ports::ErasureOutcome::Erased(_)),
         "{erased:?}"
     );
     // The analysis reads afresh, then records what it found: refused.
@@ -490,7 +488,7 @@ pub(super) async fn an_erased_verification_takes_no_document<
         Status::InProgress,
         "the expiry has not marked it yet"
     );
-    let record = shared::documents::record::DocumentRecord::arrived(1, "etag", 10, later);
+    let record = domain::documents::record::DocumentRecord::arrived(1, "etag", 10, later);
     assert!(!store.put_document(&read, "d1", &record).await.unwrap());
     let after = (store.get_verification(v.verification_id).await.unwrap()).unwrap();
     assert!(after.documents.is_empty());

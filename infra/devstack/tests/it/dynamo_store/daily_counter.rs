@@ -29,7 +29,7 @@ pub(super) async fn the_first_request_of_a_day_is_counted_by_the_one_write<S: St
     let (store, key, plans) = (&store, &key, &plans);
     let v = pending(Mode::Test);
     store.create_verification(&v, None, None).await.unwrap();
-    let window = |at: DateTime<Utc>| Some(shared::domain::api_window(at));
+    let window = |at: DateTime<Utc>| Some(domain::api_window(at));
     let today = || async {
         let a = store.get_account(ACCOUNT).await.unwrap().unwrap();
         (a.api_window, a.api_requests)

@@ -4,8 +4,8 @@
 
 use super::*;
 
-use shared::documents::reuse::{TenantMarks, tenant_marks};
-use shared::ports::FingerprintStore;
+use domain::documents::reuse::{TenantMarks, tenant_marks};
+use ports::FingerprintStore;
 
 fn marks(email: &str) -> TenantMarks {
     tenant_marks(b"a fingerprint key for the store's tests", email, None)

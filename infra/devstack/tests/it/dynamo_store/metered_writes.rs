@@ -179,7 +179,7 @@ pub(super) async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Sto
     // Counted and created together, the Idempotency-Key claimed with them.
     assert_eq!(create("h1", true).await, Metered::Wrote(2));
     assert_eq!(count().await, 2);
-    let month = shared::domain::usage_month(now());
+    let month = domain::usage_month(now());
     let (_, used) = store
         .owner_stats(ACCOUNT, Mode::Live, &month)
         .await
@@ -213,7 +213,7 @@ pub(super) async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Sto
         .await
         .unwrap();
     match replayed {
-        shared::ports::Metered::Refused(a, CreateRefusal::IdempotencyConflict(record)) => {
+        ports::Metered::Refused(a, CreateRefusal::IdempotencyConflict(record)) => {
             assert_eq!(a.api_requests, 5);
             assert_eq!(record.body_hash, "idem-body");
             assert_ne!(record.verification_id, v.verification_id);
@@ -334,7 +334,7 @@ pub(super) async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Sto
         .await
         .unwrap();
     match told {
-        shared::ports::Metered::Refused(a, VerificationRefusal::Closed(v)) => {
+        ports::Metered::Refused(a, VerificationRefusal::Closed(v)) => {
             assert_eq!((a.api_requests, v.status), (5, Status::Completed));
         }
         other => panic!("{other:?}"),
@@ -362,7 +362,7 @@ pub(super) async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Sto
         .unwrap();
     assert_eq!(after.status, Status::Expired);
     assert_eq!(after.cancelled_at, Some(now()));
-    let month = shared::domain::usage_month(now());
+    let month = domain::usage_month(now());
     let (stats, _) = store
         .owner_stats(ACCOUNT, Mode::Test, &month)
         .await
@@ -426,7 +426,7 @@ pub(super) async fn a_cancel_carrying_its_metering_races_the_tenant_start_and_al
             store.transition(&v, &Transition::Start, now())
         );
         assert!(
-            matches!(cancelled.unwrap(), shared::ports::Metered::Done(..)),
+            matches!(cancelled.unwrap(), ports::Metered::Done(..)),
             "the cancel applies"
         );
         let started = matches!(started.unwrap(), TransitionOutcome::Applied(_));
@@ -442,7 +442,7 @@ pub(super) async fn a_cancel_carrying_its_metering_races_the_tenant_start_and_al
         // A start that applied came first (it set `started_at`); one refused wrote nothing.
         assert_eq!(stored.started_at.is_some(), started);
     }
-    let month = shared::domain::usage_month(now());
+    let month = domain::usage_month(now());
     let (stats, _) = store
         .owner_stats(ACCOUNT, Mode::Test, &month)
         .await
@@ -484,7 +484,7 @@ pub(super) async fn a_cancel_carrying_its_metering_races_the_tenant_completion_w
             store.meter_and_cancel(&cancel),
             store.transition(&v, &complete, now())
         );
-        let cancelled = matches!(cancelled.unwrap(), shared::ports::Metered::Done(..));
+        let cancelled = matches!(cancelled.unwrap(), ports::Metered::Done(..));
         let completed = matches!(completed.unwrap(), TransitionOutcome::Applied(_));
         assert!(
             cancelled != completed,
@@ -504,7 +504,7 @@ pub(super) async fn a_cancel_carrying_its_metering_races_the_tenant_completion_w
         };
         assert_eq!(stored.status, expected);
     }
-    let month = shared::domain::usage_month(now());
+    let month = domain::usage_month(now());
     let (stats, _) = store
         .owner_stats(ACCOUNT, Mode::Test, &month)
         .await

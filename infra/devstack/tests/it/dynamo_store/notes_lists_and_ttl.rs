@@ -140,7 +140,7 @@ pub(super) async fn cancelling_one_in_progress_keeps_the_list_totals_exact<S: St
                 })
                 .await
                 .unwrap();
-            matches!(cancelled, shared::ports::Metered::Done(..))
+            matches!(cancelled, ports::Metered::Done(..))
         }
     };
     // Two in progress and one pending cancelled; one past expiry refused.
@@ -194,7 +194,7 @@ pub(super) async fn cancelling_one_in_progress_keeps_the_list_totals_exact<S: St
     }
     // Stored open: the two pending and the one in progress shown so, and the two past expiry.
     let (stats, _) = store
-        .owner_stats(ACCOUNT, Mode::Test, &shared::domain::usage_month(now()))
+        .owner_stats(ACCOUNT, Mode::Test, &domain::usage_month(now()))
         .await
         .unwrap();
     assert_eq!(
@@ -268,7 +268,7 @@ pub(super) async fn a_read_free_cancel_applies_only_to_the_owners_open_verificat
         .unwrap()
         .unwrap();
     assert_eq!(done_now.status, Status::Completed);
-    let month = shared::domain::usage_month(now());
+    let month = domain::usage_month(now());
     let (stats, _) = store
         .owner_stats(ACCOUNT, Mode::Test, &month)
         .await
@@ -291,9 +291,7 @@ on_both_stores!(of_eight_concurrent_household_decisions_exactly_one_is_stored);
 pub(super) async fn of_eight_concurrent_household_decisions_exactly_one_is_stored<S: Store>(
     store: S,
 ) {
-    use shared::domain::household::{
-        Household, HouseholdMember, MemberOutcome, MemberRole, decide,
-    };
+    use domain::household::{Household, HouseholdMember, MemberOutcome, MemberRole, decide};
     let household_id = uuid::Uuid::new_v4();
     let mut member = pending(Mode::Test);
     member.household_id = Some(household_id);
@@ -332,7 +330,7 @@ pub(super) async fn of_eight_concurrent_household_decisions_exactly_one_is_store
                 status: Status::Completed,
                 monthly_income: Some(3000.0 + f64::from(i)),
             };
-            let terms = shared::domain::affordability::RentTerms::rent_only(Some(1200.0));
+            let terms = domain::affordability::RentTerms::rent_only(Some(1200.0));
             let decision = decide(&terms, None, &[outcome]).unwrap();
             (decision, now() + Duration::seconds(i.into()))
         })
@@ -380,8 +378,8 @@ pub(super) fn ttl_of(item: &Item) -> i64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 pub(super) async fn webhook_events_and_delivery_attempts_expire_30_days_after_their_time() {
-    use shared::domain::webhook::WebhookMessage;
-    use shared::domain::webhook_log::{
+    use domain::webhook::WebhookMessage;
+    use domain::webhook_log::{
         AttemptOutcome, DeliveryAttempt, StoredWebhookEvent, WebhookSubject,
     };
 
@@ -427,7 +425,7 @@ pub(super) async fn webhook_events_and_delivery_attempts_expire_30_days_after_th
     assert_eq!(ttl_of(&event_item), 1_773_144_000 + 2_592_000);
     let attempt_key = (
         keys::deliveries(WebhookSubject::Verification(id)),
-        keys::delivery_attempt(&shared::domain::format_ts(attempted_at), &event_id, 1),
+        keys::delivery_attempt(&domain::format_ts(attempted_at), &event_id, 1),
     );
     let attempt_item = raw(&store, attempt_key).await.unwrap();
     // Whole seconds: the attempt's time rounded down, plus thirty days.

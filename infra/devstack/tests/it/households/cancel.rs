@@ -577,7 +577,7 @@ pub(super) async fn a_tenant_step_racing_the_cancel_either_lands_before_it_or_is
 /// id), one with a valid shape, and another account's household.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 pub(super) async fn an_unknown_or_foreign_household_id_is_404() {
-    use shared::domain::household::{HouseholdShape, MemberRole};
+    use domain::household::{HouseholdShape, MemberRole};
     let rig = rig().await;
     let test = rig.env.test_key.clone();
     let created = create(

@@ -12,21 +12,19 @@ use devstack::Workers;
 use devstack::proxy::FunctionProxies;
 use devstack::pump::{Outbox, StreamPump, TtlDeletions, pump_queue_once, pump_sqs_once};
 use devstack::stack::{self, Created, Resources};
+use ports::store::prelude::*;
+use ports::{Email, MailError, Mailer, OneTimeSchedule, Queue, Scheduler, StoreError, SystemClock};
 use serde_json::{Value, json};
 use shared::adapters::dynamo::DynamoStore;
 use shared::adapters::scheduler::EventBridgeScheduler;
 use shared::adapters::ses::SesMailer;
 use shared::adapters::sns::SnsTexter;
 use shared::adapters::sqs::SqsQueue;
-use shared::adapters::testing::{ArmedFaults, FaultyStore, StoreOp};
 use shared::config::Settings;
 use shared::handlers::publish_events::OutboxDeps;
-use shared::ports::store::prelude::*;
-use shared::ports::{
-    Email, MailError, Mailer, OneTimeSchedule, Queue, Scheduler, StoreError, SystemClock,
-};
 use shared::routes::{Function, Trigger};
 use std::sync::atomic::{AtomicBool, Ordering};
+use test_support::{ArmedFaults, FaultyStore, StoreOp};
 
 use crate::common;
 mod erasure;
@@ -176,8 +174,8 @@ pub async fn rig() -> Rig {
     let (other_live_key, _) = seed(stack::OTHER_ACCOUNT, "pro").await.unwrap();
     let (tiny_key, _) = seed("acct_tiny", "tiny").await.unwrap();
     let (fresh_live_key, _) = seed("acct_fresh", "business").await.unwrap();
-    let secrets = shared::ports::WebhookSecrets {
-        current: Some(shared::domain::secrets::generate_webhook_secret()),
+    let secrets = ports::WebhookSecrets {
+        current: Some(domain::secrets::generate_webhook_secret()),
         previous: None,
         previous_valid_until: None,
     };
@@ -191,7 +189,7 @@ pub async fn rig() -> Rig {
     let settings = Settings {
         plans: common::small_plans(),
         local_webhook_origins: common::webhook_origins().clone(),
-        ..devstack::local_settings(&names.table, &base, shared::domain::VERIFICATION_LIFETIME)
+        ..devstack::local_settings(&names.table, &base, domain::VERIFICATION_LIFETIME)
     };
     let mut apps = HashMap::new();
     let mut workers = HashMap::new();
@@ -363,7 +361,7 @@ impl Rig {
     /// The same with another publish-events (a faulty store around its own).
     pub async fn drain_with<S>(&mut self, publish: &Publish<S>)
     where
-        S: shared::ports::Store,
+        S: ports::Store,
     {
         drain(
             &mut self.pump,
@@ -386,7 +384,7 @@ async fn drain<S>(
     deliver_sqs: &aws_sdk_sqs::Client,
     created: &Created,
 ) where
-    S: shared::ports::Store,
+    S: ports::Store,
 {
     let expiry = &workers[&Function::ExpireVerifications].expiry;
     for _ in 0..30 {
@@ -597,7 +595,7 @@ async fn fire_reminders(rig: &mut Rig) {
 }
 
 async fn expiry(rig: &mut Rig) {
-    use shared::domain::{Mode, NewVerificationInput, Verification};
+    use domain::{Mode, NewVerificationInput, Verification};
     let now = chrono::Utc::now();
     let input = NewVerificationInput {
         tenant_email: "iam.expired+good@example.com".into(),
@@ -625,7 +623,7 @@ async fn expiry(rig: &mut Rig) {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(stored.status, shared::domain::Status::Expired);
+    assert_eq!(stored.status, domain::Status::Expired);
 }
 
 /// Every API route, naming `id` (a verification), `member` (a household member) and `household`.
@@ -699,7 +697,7 @@ async fn show_in_index(rig: &Rig, id: &str, value: aws_sdk_dynamodb::types::Attr
 /// Marks one resend today in the earlier format (`resend_day` without the day's own count).
 async fn earlier_resend_day(rig: &Rig, id: &str) {
     use aws_sdk_dynamodb::types::AttributeValue as V;
-    let today = shared::domain::resend::utc_day(chrono::Utc::now());
+    let today = domain::resend::utc_day(chrono::Utc::now());
     let values = [(":d", V::S(today)), (":one", V::N("1".into()))];
     update_item(
         rig,

@@ -306,10 +306,9 @@ pub(super) async fn drive_api(rec: &mut Recorder) {
     let mut typo = env.test_key.clone();
     typo.replace_range(12..13, if &typo[12..13] == "a" { "b" } else { "a" });
     every_operation(rec, &env, "401 checksum typo", Some(&typo)).await;
-    let unknown =
-        shared::domain::secrets::generate_api_key(devstack::stack::DEMO_ACCOUNT, Mode::Live)
-            .unwrap()
-            .secret;
+    let unknown = domain::secrets::generate_api_key(devstack::stack::DEMO_ACCOUNT, Mode::Live)
+        .unwrap()
+        .secret;
     every_operation(rec, &env, "401 unknown key", Some(&unknown)).await;
     for (label, value) in [
         ("401 basic scheme", "Basic dXNlcjpwYXNz"),

@@ -298,10 +298,7 @@ pub(super) fn the_tenant_form_s_scenarios_are_the_sandbox_s() {
         .iter()
         .map(|s| s.as_str().unwrap())
         .collect();
-    let methods: Vec<&str> = shared::domain::methods::ALL
-        .iter()
-        .map(|m| m.as_str())
-        .collect();
+    let methods: Vec<&str> = domain::methods::ALL.iter().map(|m| m.as_str()).collect();
     assert_eq!(documented, methods);
     // The sample documents are the sandbox's, in its order.
     let documented: Vec<&str> = spec["paths"]["/t/{verification_id}/{token}/samples/{sample}.pdf"]
@@ -311,7 +308,7 @@ pub(super) fn the_tenant_form_s_scenarios_are_the_sandbox_s() {
         .iter()
         .map(|s| s.as_str().unwrap())
         .collect();
-    let samples: Vec<&str> = (shared::documents::samples::Sample::ALL.iter())
+    let samples: Vec<&str> = (domain::documents::samples::Sample::ALL.iter())
         .map(|s| s.slug())
         .collect();
     assert_eq!(documented, samples);

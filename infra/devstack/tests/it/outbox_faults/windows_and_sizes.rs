@@ -225,7 +225,7 @@ async fn an_sms_and_scheduler_outage_holds_nothing_else_and_grows_no_item() {
         assert_eq!(mine, 2, "{to}: both reminder schedules, once each");
         assert_eq!(sent_emails(to).await.len(), 1, "{to}: still one e-mail");
         // The SMS went out: its claim item says so, and the verification did not grow at all.
-        let sms = shared::domain::reach::Message::InviteSms;
+        let sms = domain::reach::Message::InviteSms;
         let state = common::claim_state(&rig.env, *id, &sms).await;
         assert_eq!(state.as_deref(), Some("sent"), "{to}");
         assert_eq!(rig.size(*id).await, first[id], "{to}");

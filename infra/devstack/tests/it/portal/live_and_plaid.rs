@@ -13,11 +13,7 @@ async fn serve_with(
     let settings = shared::config::Settings {
         plans: common::small_plans(),
         live_income,
-        ..devstack::local_settings(
-            &env.names.table,
-            &base,
-            shared::domain::VERIFICATION_LIFETIME,
-        )
+        ..devstack::local_settings(&env.names.table, &base, domain::VERIFICATION_LIFETIME)
     };
     let app = devstack::app_with(&env.sdk, settings, provider);
     devstack::server::spawn(app, port).await.expect("listen");
@@ -68,8 +64,8 @@ async fn a_stack_without_a_live_provider_refuses_live_creates_clearly() {
         .store
         .owner_stats(
             devstack::stack::DEMO_ACCOUNT,
-            shared::domain::Mode::Live,
-            &shared::domain::usage_month(Utc::now()),
+            domain::Mode::Live,
+            &domain::usage_month(Utc::now()),
         )
         .await
         .unwrap();
@@ -396,7 +392,7 @@ async fn open_pages_say_when_the_link_expires_and_who_gives_a_new_one() {
         .await
         .unwrap()
         .unwrap();
-    let expires = shared::domain::format_ts(stored.expires_at);
+    let expires = domain::format_ts(stored.expires_at);
     // "2026-11-29T10:15:00.000Z" reads "2026-11-29 10:15 UTC".
     let shown = format!("{} UTC", expires[..16].replace('T', " "));
     let note = format!(

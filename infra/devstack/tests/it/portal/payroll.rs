@@ -2,7 +2,7 @@
 //! scenarios offered alone, and a payroll report with gross pay, net beside it, and its methods.
 
 use super::*;
-use shared::domain::income::VerificationMethod;
+use domain::income::VerificationMethod;
 
 /// Connects the `payroll_active` scenario; the verification is then completed by payroll.
 async fn connect_payroll_active(env: &TestEnv, link: &str, id: &str) -> Value {

@@ -3,7 +3,7 @@
 
 use super::*;
 use MemberRole::{Applicant, Guarantor};
-use shared::ports::{HouseholdCancelRefusal, Metered as Written, TransitionOutcome};
+use ports::{HouseholdCancelRefusal, Metered as Written, TransitionOutcome};
 
 /// The cancel of `household_id` by the key of `mode`, naming `members`.
 async fn cancel_named<S: Store>(
@@ -11,7 +11,7 @@ async fn cancel_named<S: Store>(
     household_id: Uuid,
     mode: Mode,
     members: &[Uuid],
-) -> Result<Written<(), HouseholdCancelRefusal>, shared::ports::StoreError> {
+) -> Result<Written<(), HouseholdCancelRefusal>, ports::StoreError> {
     let key = key(mode);
     let request = MeteredHouseholdCancel {
         key: &key,
@@ -30,7 +30,7 @@ async fn status_of<S: Store>(store: &S, id: Uuid) -> Status {
 async fn complete<S: Store>(store: &S, id: Uuid) -> TransitionOutcome {
     let v = store.get_verification(id).await.unwrap().unwrap();
     let complete = Transition::Complete {
-        report: Box::new(shared::domain::report::IncomeReport::empty_for_tests()),
+        report: Box::new(domain::report::IncomeReport::empty_for_tests()),
     };
     store.transition(&v, &complete, now()).await.unwrap()
 }

@@ -28,7 +28,7 @@ async fn a_request_its_account_refuses_is_one_sequential_round_trip() {
             .unwrap()
     );
     let inactive = seed("acct_rt_inactive", "business").await;
-    let canceled = (shared::domain::SubscriptionStatus::Canceled, now);
+    let canceled = (domain::SubscriptionStatus::Canceled, now);
     assert!(
         env.store
             .update_account("acct_rt_inactive", None, Some(canceled))
@@ -89,7 +89,7 @@ async fn a_request_its_account_refuses_is_one_sequential_round_trip() {
         .unwrap()
         .unwrap();
     assert_eq!(tiny.api_requests, 3);
-    let month = shared::domain::usage_month(now);
+    let month = domain::usage_month(now);
     for account in ["acct_rt_revoked", "acct_rt_inactive", "acct_rt_tiny"] {
         let (stats, _) = env
             .store
@@ -249,9 +249,6 @@ async fn the_first_request_of_a_utc_day_is_one_sequential_round_trip() {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(
-        account.api_window,
-        Some(shared::domain::api_window(last_at))
-    );
+    assert_eq!(account.api_window, Some(domain::api_window(last_at)));
     assert_eq!(account.api_requests, 1);
 }

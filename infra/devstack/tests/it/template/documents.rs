@@ -86,7 +86,7 @@ fn the_documents_bucket_is_private_encrypted_tls_only_and_expires_uploads() {
     assert_eq!(text(&queue["Queue"]), "!GetAtt DocumentQueue.Arn");
     assert_eq!(
         queue["Filter"]["S3Key"]["Rules"][0]["Value"].as_str(),
-        Some(shared::documents::record::UPLOAD_PREFIX)
+        Some(domain::documents::record::UPLOAD_PREFIX)
     );
     // TLS only.
     let tls = &r["DocumentBucketPolicy"]["Properties"]["PolicyDocument"]["Statement"][0];

@@ -18,7 +18,7 @@ fn household_cancel_roles_match_the_calls() {
     let household = prefix_of(keys::household(nil).0);
     let account = prefix_of(keys::account("a").0);
     let verification = prefix_of(keys::verification(nil).0);
-    let owner = prefix_of(keys::stats("a", shared::domain::Mode::Test).0);
+    let owner = prefix_of(keys::stats("a", domain::Mode::Test).0);
     assert_eq!(household, "HOUSEHOLD#*");
     let members_index = format!("index/{}", schema::GSI_HOUSEHOLD_MEMBERS);
     let grant = |action: &str, target: &str, prefix: &str| {

@@ -3,9 +3,9 @@
 use serde_json::Value;
 
 use super::field_error;
-use crate::domain::income::VerificationMethod;
-use crate::domain::methods::{names, parse_methods};
-use crate::error::{ApiError, FieldError};
+use domain::error::{ApiError, FieldError};
+use domain::income::VerificationMethod;
+use domain::methods::{names, parse_methods};
 
 /// `methods`: absent, or a non-empty array of method names; unknown names are named back.
 pub(super) fn methods_field(

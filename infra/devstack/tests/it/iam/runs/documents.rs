@@ -111,4 +111,4 @@ pub async fn documents(rig: &mut Rig) {
     assert_eq!(again["code"], "already_reviewed", "{again}");
 }
 
-use shared::ports::store::prelude::*;
+use ports::store::prelude::*;

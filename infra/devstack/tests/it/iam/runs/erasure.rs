@@ -57,7 +57,7 @@ pub async fn erasure(rig: &mut Rig) {
     rig.drain().await;
 
     // The sweep: closed 400 days ago, its marker due.
-    use shared::domain::{Mode, NewVerificationInput, Transition, Verification};
+    use domain::{Mode, NewVerificationInput, Transition, Verification};
     let long_ago = chrono::Utc::now() - chrono::Duration::days(400);
     let input = NewVerificationInput {
         tenant_email: "iam.swept+good@example.com".into(),
@@ -76,7 +76,7 @@ pub async fn erasure(rig: &mut Rig) {
     let cancelled = rig.store.transition(&v, &Transition::Cancel, long_ago);
     assert!(matches!(
         cancelled.await.unwrap(),
-        shared::ports::TransitionOutcome::Applied(_)
+        ports::TransitionOutcome::Applied(_)
     ));
     let id = v.verification_id;
     rig.store.arm_erasure(id, long_ago).await.unwrap();

@@ -282,7 +282,7 @@ pub async fn retries(rig: &mut Rig) {
         .unwrap()
         .to_string();
     rig.drain_with(&publish).await;
-    let long_ago = shared::domain::format_ts(chrono::Utc::now() - chrono::Duration::days(3));
+    let long_ago = domain::format_ts(chrono::Utc::now() - chrono::Duration::days(3));
     for id in [&lone, &member] {
         let stale = json!({"work": {"kind": "tenant_email", "verification_id": id}, "first_failed_at": long_ago});
         aws_sdk_sqs::Client::new(&rig.sdk)
@@ -305,7 +305,7 @@ pub async fn retries(rig: &mut Rig) {
             .unwrap();
         assert_eq!(
             stored.status,
-            shared::domain::Status::Failed,
+            domain::Status::Failed,
             "given up past the window"
         );
     }

@@ -9,7 +9,7 @@ pub async fn refusals(rig: &mut Rig) {
         .await;
     // A well-formed key naming an account that does not exist, on every API function: the
     // metering write finds no account and reads it to say so.
-    let ghost = shared::domain::secrets::generate_api_key("acct_ghost", shared::domain::Mode::Test)
+    let ghost = domain::secrets::generate_api_key("acct_ghost", domain::Mode::Test)
         .unwrap()
         .secret;
     let id = uuid::Uuid::new_v4();
@@ -85,7 +85,7 @@ pub async fn refusals(rig: &mut Rig) {
 /// Held claims: a reminder whose claim another attempt holds (send-reminders reads the stored
 /// event), and an invite e-mail refused for good (publish-events fails the verification).
 pub async fn held_claims(rig: &mut Rig) {
-    use shared::domain::reach::Message;
+    use domain::reach::Message;
     use shared::handlers::reach_events::ReminderPayload;
     let key = rig.live_key.clone();
     let (_, phone) = common::fresh_number();
@@ -157,5 +157,5 @@ pub async fn held_claims(rig: &mut Rig) {
     rig.drain().await;
     let id: uuid::Uuid = created_id(&bounced, "verification_id").parse().unwrap();
     let stored = rig.store.get_verification(id).await.unwrap().unwrap();
-    assert_eq!(stored.status, shared::domain::Status::Failed);
+    assert_eq!(stored.status, domain::Status::Failed);
 }

@@ -1,0 +1,280 @@
+//! The arithmetic checks of pay stubs: gross less deductions is net (within a cent), the
+//! year-to-date figures add up across consecutive stubs and never go backwards, and the pay
+//! dates fit the stated frequency.
+
+use chrono::{Datelike, NaiveDate};
+
+use super::fields::dollars;
+use super::{Check, CheckResult, Fields, PayStub, names};
+use crate::income::PayFrequency;
+
+/// Amounts this close (in cents) are equal: the stub's rounding.
+pub const CENT_TOLERANCE: i64 = 1;
+
+/// The checks one document allows on its own.
+pub fn single_document_checks(fields: &Fields) -> Vec<Check> {
+    match fields {
+        Fields::PayStub(stub) => vec![
+            net_pay(stub),
+            year_to_date_single(stub),
+            pay_dates_single(stub),
+        ],
+        _ => vec![],
+    }
+}
+
+/// `net_pay_arithmetic`: gross less the deductions equals net; the listed deductions add up to
+/// the stated total when the stub states one.
+pub fn net_pay(stub: &PayStub) -> Check {
+    let listed: i64 = stub.deductions.iter().map(|d| d.cents).sum();
+    let total = stub
+        .deductions_total_cents
+        .or((!stub.deductions.is_empty()).then_some(listed));
+    let (Some(gross), Some(net), Some(total)) = (stub.gross_cents, stub.net_cents, total) else {
+        let missing: Vec<&str> = [
+            ("gross pay", stub.gross_cents.is_none()),
+            ("net pay", stub.net_cents.is_none()),
+            ("deductions", total.is_none()),
+        ]
+        .iter()
+        .filter(|(_, m)| *m)
+        .map(|(n, _)| *n)
+        .collect();
+        return Check::new(
+            names::NET_PAY_ARITHMETIC,
+            CheckResult::Unknown,
+            format!("not found on the stub: {}", missing.join(", ")),
+        );
+    };
+    let mut evidence = vec![format!(
+        "gross {} less deductions {} is {}; the stub states net {}",
+        dollars(gross),
+        dollars(total),
+        dollars(gross - total),
+        dollars(net)
+    )];
+    let mut fail = (gross - total - net).abs() > CENT_TOLERANCE;
+    if let Some(stated) = stub.deductions_total_cents
+        && !stub.deductions.is_empty()
+    {
+        evidence.push(format!(
+            "the {} deduction lines add up to {}, the stated total is {}",
+            stub.deductions.len(),
+            dollars(listed),
+            dollars(stated)
+        ));
+        fail |= (listed - stated).abs() > CENT_TOLERANCE;
+    }
+    let result = if fail {
+        CheckResult::Fail
+    } else {
+        CheckResult::Pass
+    };
+    Check::new(names::NET_PAY_ARITHMETIC, result, evidence.join("; "))
+}
+
+/// `year_to_date` on one stub: the year-to-date gross is at least this period's.
+fn year_to_date_single(stub: &PayStub) -> Check {
+    match (stub.gross_cents, stub.ytd_gross_cents) {
+        (Some(g), Some(y)) if y + CENT_TOLERANCE < g => Check::new(
+            names::YEAR_TO_DATE,
+            CheckResult::Fail,
+            format!(
+                "year-to-date gross {} is less than this period's gross {}",
+                dollars(y),
+                dollars(g)
+            ),
+        ),
+        (Some(g), Some(y)) => Check::new(
+            names::YEAR_TO_DATE,
+            CheckResult::Pass,
+            format!(
+                "year-to-date gross {} covers this period's gross {} (one stub)",
+                dollars(y),
+                dollars(g)
+            ),
+        ),
+        _ => Check::new(
+            names::YEAR_TO_DATE,
+            CheckResult::Unknown,
+            "no year-to-date gross on the stub",
+        ),
+    }
+}
+
+/// Days a pay period of each frequency may span.
+fn period_days(f: PayFrequency) -> (i64, i64) {
+    match f {
+        PayFrequency::Weekly => (7, 7),
+        PayFrequency::Biweekly => (14, 14),
+        PayFrequency::SemiMonthly => (13, 16),
+        PayFrequency::Monthly => (28, 31),
+        PayFrequency::Daily => (1, 1),
+    }
+}
+
+/// A pay date falls on the period's end or at most this many days after it.
+pub const PAY_LAG_DAYS: i64 = 10;
+
+/// `pay_dates` on one stub: the period spans the stated frequency's length, and the pay date
+/// follows its end by at most [`PAY_LAG_DAYS`].
+fn pay_dates_single(stub: &PayStub) -> Check {
+    let (Some(f), Some(start), Some(end), Some(paid)) = (
+        stub.pay_frequency,
+        stub.period_start,
+        stub.period_end,
+        stub.pay_date,
+    ) else {
+        return Check::new(
+            names::PAY_DATES,
+            CheckResult::Unknown,
+            "the stub states no frequency, period or pay date",
+        );
+    };
+    let days = (end - start).num_days() + 1;
+    let (low, high) = period_days(f);
+    let lag = (paid - end).num_days();
+    let evidence = format!(
+        "a period of {days} days ({start} to {end}), paid {paid}, for pay {}",
+        f.words()
+    );
+    let fits = (low..=high).contains(&days) && (0..=PAY_LAG_DAYS).contains(&lag);
+    Check::new(
+        names::PAY_DATES,
+        if fits {
+            CheckResult::Pass
+        } else {
+            CheckResult::Fail
+        },
+        evidence,
+    )
+}
+
+/// Checks across a tenant's stubs, by index into the set: for each employer's stubs in pay-date
+/// order, each stub after the first gets `year_to_date` (its year-to-date figures are the
+/// previous stub's plus its own, when the two are consecutive; never lower in any case) and
+/// `pay_dates` (the gap from the previous pay date fits the frequency).
+pub fn series_checks(stubs: &[(usize, PayStub)]) -> Vec<(usize, Check)> {
+    let mut out = vec![];
+    let mut by_employer: std::collections::BTreeMap<String, Vec<&(usize, PayStub)>> =
+        Default::default();
+    for entry in stubs {
+        if entry.1.pay_date.is_some() {
+            let key = entry.1.employer.as_deref().unwrap_or("").to_lowercase();
+            by_employer.entry(key).or_default().push(entry);
+        }
+    }
+    for series in by_employer.values_mut() {
+        series.sort_by_key(|(_, s)| s.pay_date);
+        for pair in series.windows(2) {
+            let (prev, (index, cur)) = (&pair[0].1, pair[1]);
+            out.push((*index, ytd_pair(prev, cur)));
+            if let Some(check) = cadence_pair(prev, cur) {
+                out.push((*index, check));
+            }
+        }
+    }
+    out
+}
+
+fn consecutive(prev: &PayStub, cur: &PayStub) -> bool {
+    let (Some(a), Some(b)) = (prev.pay_date, cur.pay_date) else {
+        return false;
+    };
+    let Some(f) = cur.pay_frequency.or(prev.pay_frequency) else {
+        return true;
+    };
+    let (_, high) = period_days(f);
+    (b - a).num_days() <= high + 3
+}
+
+fn ytd_pair(prev: &PayStub, cur: &PayStub) -> Check {
+    let (pd, cd) = (
+        prev.pay_date.unwrap_or_default(),
+        cur.pay_date.unwrap_or_default(),
+    );
+    if pd.year() != cd.year() {
+        return Check::new(
+            names::YEAR_TO_DATE,
+            CheckResult::NotApplicable,
+            format!("the previous stub ({pd}) is of another year"),
+        );
+    }
+    let mut evidence = vec![];
+    let mut fail = false;
+    let mut compared = false;
+    for (what, p, c, this) in [
+        (
+            "gross",
+            prev.ytd_gross_cents,
+            cur.ytd_gross_cents,
+            cur.gross_cents,
+        ),
+        ("net", prev.ytd_net_cents, cur.ytd_net_cents, cur.net_cents),
+    ] {
+        let (Some(p), Some(c)) = (p, c) else { continue };
+        compared = true;
+        if c < p {
+            fail = true;
+            evidence.push(format!(
+                "year-to-date {what} went backwards: {} on {pd}, {} on {cd}",
+                dollars(p),
+                dollars(c)
+            ));
+        } else if let Some(this) = this
+            && consecutive(prev, cur)
+        {
+            let expected = p + this;
+            let ok = (c - expected).abs() <= CENT_TOLERANCE;
+            fail |= !ok;
+            evidence.push(format!(
+                "year-to-date {what} {} on {pd} plus this period's {} is {}; the stub on {cd} states {}",
+                dollars(p), dollars(this), dollars(expected), dollars(c)
+            ));
+        } else {
+            evidence.push(format!(
+                "year-to-date {what} rose from {} on {pd} to {} on {cd}",
+                dollars(p),
+                dollars(c)
+            ));
+        }
+    }
+    if !compared {
+        return Check::new(
+            names::YEAR_TO_DATE,
+            CheckResult::Unknown,
+            "the stubs state no year-to-date figures",
+        );
+    }
+    Check::new(
+        names::YEAR_TO_DATE,
+        if fail {
+            CheckResult::Fail
+        } else {
+            CheckResult::Pass
+        },
+        evidence.join("; "),
+    )
+}
+
+fn cadence_pair(prev: &PayStub, cur: &PayStub) -> Option<Check> {
+    let f = cur.pay_frequency?;
+    let (a, b): (NaiveDate, NaiveDate) = (prev.pay_date?, cur.pay_date?);
+    let gap = (b - a).num_days();
+    let (low, high) = period_days(f);
+    let periods = ((gap as f64) / f.period_days()).round().max(1.0) as i64;
+    let fits = gap >= low * periods - 3 * periods && gap <= high * periods + 3 * periods;
+    Some(Check::new(
+        names::PAY_DATES,
+        if fits {
+            CheckResult::Pass
+        } else {
+            CheckResult::Fail
+        },
+        format!(
+            "paid {a} then {b}: {gap} days apart, {} periods of a {} frequency",
+            periods,
+            f.words()
+        ),
+    ))
+}

@@ -1,0 +1,84 @@
+//! The report of a verification the tenant finished with documents: the series checks over the
+//! set, the income of every document that counts through the one set of income rules (method
+//! `document`), the documents with their verdicts, `needs_review`, and the documents' confidence
+//! factor.
+
+use chrono::NaiveDate;
+
+use super::record::{DocumentRecord, analysed_set, report_documents};
+use super::{Analysis, BankStatement, Deposit, Verdict};
+use crate::Verification;
+use crate::affordability::RentTerms;
+use crate::income::{ProviderIncome, VerificationMethod};
+use crate::report::confidence::documents_factor;
+use crate::report::{IncomeReport, build_report_with};
+
+/// The report of `v`'s documents, as of `today` when no document shows a date, beside any income
+/// held from a method that succeeded first (`Verification::held_income`): one report, by the one
+/// set of income rules, a job seen twice counted once.
+pub fn document_report(v: &Verification, today: NaiveDate) -> IncomeReport {
+    let bank = held_bank(v);
+    let set = analysed_set(v.documents.values(), bank.as_ref());
+    let counted: Vec<&Analysis> = set
+        .iter()
+        .filter(|(_, a)| a.verdict != Verdict::Edited)
+        .map(|(_, a)| a)
+        .collect();
+    let documents = super::income::provider_income(&counted, today);
+    let held = v.held_income.as_ref();
+    let income = match (documents, held) {
+        (Some(documents), held) => documents.joined(held),
+        (None, Some(held)) => held.clone(),
+        (None, None) => ProviderIncome::empty(VerificationMethod::Document, today),
+    };
+    let mut report = build_report_with(&income, &RentTerms::from(v));
+    if held.is_none() {
+        report.verification_method = VerificationMethod::Document;
+        report.amounts_basis = Some(VerificationMethod::Document.amounts_basis());
+    }
+    let (documents, needs_review) = report_documents(&set);
+    let on_undetermined = documents
+        .iter()
+        .any(|d| d.counted && d.verdict == Verdict::Undetermined);
+    if report.total_monthly_income > 0.0
+        && let Some(factor) = documents_factor(on_undetermined)
+    {
+        report.confidence_score =
+            ((report.confidence_score * factor.effect) * 100.0).round() / 100.0;
+        report.confidence_factors.push(factor);
+    }
+    report.documents = Some(documents);
+    report.needs_review = Some(needs_review);
+    report
+}
+
+/// The deposits of the bank the tenant connected before the documents (held income of the
+/// `bank` method), as one statement from its first deposit to the end of its data: the
+/// cross-source check compares each stub's net pay with them.
+pub fn held_bank(v: &Verification) -> Option<BankStatement> {
+    let held = v.held_income.as_ref()?;
+    let deposits: Vec<Deposit> = (held.sources.iter())
+        .filter(|s| s.method.unwrap_or(held.method) == VerificationMethod::Bank)
+        .flat_map(|s| {
+            s.payments.iter().map(|p| Deposit {
+                date: p.date,
+                cents: (p.amount * 100.0).round() as i64,
+                payer: s.name.clone(),
+            })
+        })
+        .collect();
+    let first = deposits.iter().map(|d| d.date).min()?;
+    Some(BankStatement {
+        holder: None,
+        period_start: Some(first),
+        period_end: Some(held.as_of),
+        deposits,
+    })
+}
+
+/// The documents that count toward the set (not refused), in upload order.
+pub fn listed(v: &Verification) -> Vec<(&String, &DocumentRecord)> {
+    let mut out: Vec<(&String, &DocumentRecord)> = v.documents.iter().collect();
+    out.sort_by_key(|(_, d)| d.number);
+    out
+}

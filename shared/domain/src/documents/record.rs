@@ -1,0 +1,372 @@
+//! A tenant's uploaded document as the verification keeps it: where its object is, what state its
+//! analysis is in, the analysis itself, and the figures the tenant typed for a photo or scan. The
+//! rules of the upload (the caps, the object key) live here too. Pure: no storage, no AWS.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::{
+    Analysis, BankStatement, Check, CheckResult, DocumentKind, Fields, PayStub, Verdict, names,
+};
+use crate::income::PayFrequency;
+
+/// At most this many documents (analysed or being analysed, not refused) make one verification's
+/// set: a pay stub series, a statement or a letter rarely needs more.
+pub const MAX_DOCUMENTS: usize = 6;
+
+/// At most this many uploads per verification, refused ones included: each of the 6 documents
+/// may be replaced once. It bounds what one link can store (12 x 10 MB) and analyse.
+pub const MAX_UPLOADS: u32 = 12;
+
+/// The largest upload, in bytes (10 MB, the POST policy's `content-length-range`).
+pub const MAX_UPLOAD_BYTES: u64 = 10 * 1024 * 1024;
+
+/// The prefix of every uploaded object; the analysis reads only objects under it.
+pub const UPLOAD_PREFIX: &str = "uploads/";
+
+/// The object key of one upload: `uploads/<verification id>/<document id>`.
+pub fn object_key(verification_id: Uuid, document_id: &str) -> String {
+    format!("{UPLOAD_PREFIX}{verification_id}/{document_id}")
+}
+
+/// The verification and document of an object key; None for any other key.
+pub fn parse_object_key(key: &str) -> Option<(Uuid, String)> {
+    let rest = key.strip_prefix(UPLOAD_PREFIX)?;
+    let (verification, document) = rest.split_once('/')?;
+    let valid = !document.is_empty()
+        && document.len() <= 64
+        && document
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-');
+    Some((verification.parse().ok()?, document.to_string())).filter(|_| valid)
+}
+
+/// Where a document's analysis stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DocumentState {
+    /// The object arrived; its analysis has not finished yet.
+    Analysing,
+    /// Analysed: see `analysis` (its verdict may be `undetermined`).
+    Analysed,
+    /// Not a document the service reads (not a PDF, JPEG or PNG, encrypted, corrupt, past a
+    /// limit): see `refusal`. It is no part of the set; the tenant may upload another.
+    Refused,
+}
+
+/// The pay date, gross and net pay a tenant typed from a photo or scan, and how often they are
+/// paid (so a single stub counts at its stated pay, as a text stub does).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatedPay {
+    pub pay_date: NaiveDate,
+    pub gross_cents: i64,
+    pub net_cents: i64,
+    pub pay_frequency: PayFrequency,
+}
+
+/// One uploaded document of a verification.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DocumentRecord {
+    /// Its place among the verification's uploads, from 1: its name is "Document <number>".
+    pub number: u32,
+    /// The object's ETag: the analysis of one object is recorded once.
+    pub etag: String,
+    pub size: u64,
+    pub state: DocumentState,
+    #[serde(with = "crate::ts")]
+    pub uploaded_at: DateTime<Utc>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<Analysis>,
+    /// Why the file was refused, in plain words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal: Option<String>,
+    /// The figures the tenant typed (a photo or scan only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stated: Option<StatedPay>,
+}
+
+impl DocumentRecord {
+    /// A document whose object just arrived.
+    pub fn arrived(number: u32, etag: &str, size: u64, now: DateTime<Utc>) -> Self {
+        DocumentRecord {
+            number,
+            etag: etag.to_string(),
+            size,
+            state: DocumentState::Analysing,
+            uploaded_at: now,
+            analysis: None,
+            refusal: None,
+            stated: None,
+        }
+    }
+
+    pub fn name(&self) -> String {
+        format!("Document {}", self.number)
+    }
+
+    /// Part of the set (not refused).
+    pub fn counts(&self) -> bool {
+        self.state != DocumentState::Refused
+    }
+
+    /// A photo or a page without text, whose figures only the tenant can state.
+    pub fn needs_stated_pay(&self) -> bool {
+        self.analysis.as_ref().is_some_and(|a| {
+            a.kind == DocumentKind::Photo
+                || a.check(names::TEXT_LAYER)
+                    .is_some_and(|c| c.result != CheckResult::Pass)
+        })
+    }
+
+    pub fn verdict(&self) -> Option<Verdict> {
+        self.analysis.as_ref().map(|a| a.verdict)
+    }
+}
+
+/// The analysis of a document whose analysis could not finish after its retries: `undetermined`,
+/// with the reason.
+pub fn unfinished(reason: &str) -> Analysis {
+    Analysis {
+        kind: DocumentKind::Unknown,
+        verdict: Verdict::Undetermined,
+        reason: Some(format!("the analysis could not finish: {reason}")),
+        pages: 0,
+        fields: Fields::None,
+        checks: vec![],
+    }
+}
+
+/// The documents of a set, in upload order, with the pay-stub series checks (year-to-date
+/// figures and pay dates across one employer's stubs) applied and each verdict decided again.
+/// A photo's stated figures stand in for its fields, so they count as the tenant's pay stub.
+pub fn analysed_set<'a>(
+    documents: impl IntoIterator<Item = &'a DocumentRecord>,
+    bank: Option<&BankStatement>,
+) -> Vec<(DocumentRecord, Analysis)> {
+    let mut out: Vec<(DocumentRecord, Analysis)> = documents
+        .into_iter()
+        .filter(|d| d.state == DocumentState::Analysed)
+        .filter_map(|d| {
+            let mut analysis = d.analysis.clone()?;
+            if let Some(stated) = &d.stated {
+                analysis.fields = Fields::PayStub(PayStub {
+                    pay_date: Some(stated.pay_date),
+                    gross_cents: Some(stated.gross_cents),
+                    net_cents: Some(stated.net_cents),
+                    pay_frequency: Some(stated.pay_frequency),
+                    ..Default::default()
+                });
+            }
+            Some((d.clone(), analysis))
+        })
+        .collect();
+    out.sort_by_key(|(d, _)| d.number);
+    // Typed figures are the tenant's word, not a document's: no set check reads them.
+    let read: Vec<(usize, &Analysis)> = (out.iter().enumerate())
+        .filter(|(_, (d, _))| d.stated.is_none())
+        .map(|(i, (_, a))| (i, a))
+        .collect();
+    let checks = super::set_checks(&read, bank);
+    for (index, check) in checks {
+        out[index].1.set_check(check);
+    }
+    out
+}
+
+/// One document as the report shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportDocument {
+    pub name: String,
+    pub kind: DocumentKind,
+    pub verdict: Verdict,
+    /// Why the verdict is `undetermined`; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Whether its income counts: `edited` documents never do.
+    pub counted: bool,
+    /// The pay date, gross and net were typed by the tenant (a photo or scan).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stated_by_tenant: bool,
+    /// The verdict in plain words, with the checks that failed or the reason.
+    pub summary: String,
+    pub checks: Vec<Check>,
+}
+
+/// The verdict in plain words, for the webhook's summary, the PDF and the tenant's page.
+pub fn verdict_words(verdict: Verdict) -> &'static str {
+    match verdict {
+        Verdict::Clean => "no sign of editing found",
+        Verdict::Edited => "signs of editing found",
+        Verdict::Undetermined => "could not be checked",
+    }
+}
+
+/// What a document was read as, in words.
+pub fn kind_words(kind: DocumentKind) -> &'static str {
+    match kind {
+        DocumentKind::PayStub => "pay stub",
+        DocumentKind::BankStatement => "bank statement",
+        DocumentKind::BenefitLetter => "benefit letter",
+        DocumentKind::Photo => "photo or scan",
+        DocumentKind::Unknown => "document of no known kind",
+    }
+}
+
+/// One document's verdict in a sentence: "Document 2 (pay stub): signs of editing found
+/// (incremental_updates, font_consistency); not counted."
+pub fn summary(name: &str, analysis: &Analysis, stated: bool) -> String {
+    let mut out = format!(
+        "{name} ({}): {}",
+        kind_words(analysis.kind),
+        verdict_words(analysis.verdict)
+    );
+    let failed: Vec<&str> = analysis
+        .checks
+        .iter()
+        .filter(|c| c.result == CheckResult::Fail)
+        .map(|c| c.check.as_str())
+        .collect();
+    match analysis.verdict {
+        Verdict::Edited => out.push_str(&format!(" ({}); not counted", failed.join(", "))),
+        Verdict::Undetermined => {
+            if let Some(reason) = &analysis.reason {
+                out.push_str(&format!(": {reason}"));
+            }
+        }
+        Verdict::Clean => {}
+    }
+    if stated {
+        out.push_str("; its pay date, gross and net pay were typed by the tenant");
+    }
+    out.push('.');
+    out
+}
+
+/// The documents of the report and whether a person should review them: any `edited`
+/// document, or counted income that rests on an `undetermined` one.
+pub fn report_documents(set: &[(DocumentRecord, Analysis)]) -> (Vec<ReportDocument>, bool) {
+    let documents: Vec<ReportDocument> = set
+        .iter()
+        .map(|(d, a)| ReportDocument {
+            name: d.name(),
+            kind: a.kind,
+            verdict: a.verdict,
+            reason: a.reason.clone(),
+            counted: a.verdict != Verdict::Edited,
+            stated_by_tenant: d.stated.is_some(),
+            summary: summary(&d.name(), a, d.stated.is_some()),
+            checks: a.checks.clone(),
+        })
+        .collect();
+    let needs_review = documents
+        .iter()
+        .any(|d| d.verdict == Verdict::Edited || (d.counted && d.verdict == Verdict::Undetermined));
+    (documents, needs_review)
+}
+
+/// Whether the tenant may finish with these documents: at least one analysed, none still being
+/// analysed, and every photo's figures typed. Otherwise what is missing, in plain words.
+pub fn ready_to_finish<'a>(
+    documents: impl IntoIterator<Item = &'a DocumentRecord>,
+) -> Result<(), &'static str> {
+    let documents: Vec<&DocumentRecord> = documents.into_iter().filter(|d| d.counts()).collect();
+    if documents.is_empty() {
+        return Err("Please upload at least one document first.");
+    }
+    if documents
+        .iter()
+        .any(|d| d.state == DocumentState::Analysing)
+    {
+        return Err("Your documents are still being checked. Please wait a moment and refresh.");
+    }
+    if documents
+        .iter()
+        .any(|d| d.needs_stated_pay() && d.stated.is_none())
+    {
+        return Err("Please type the pay date, gross and net pay of each photo or scan first.");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_keys_round_trip_and_nothing_else_parses() {
+        let id = Uuid::new_v4();
+        let key = object_key(id, "d0c1");
+        assert_eq!(parse_object_key(&key), Some((id, "d0c1".to_string())));
+        for bad in [
+            "uploads/x/d1",
+            "other/0b3f1c2e-5d4a-4e8b-9c7d-1a2b3c4d5e6f/d1",
+            "uploads/0b3f1c2e-5d4a-4e8b-9c7d-1a2b3c4d5e6f/",
+            "uploads/0b3f1c2e-5d4a-4e8b-9c7d-1a2b3c4d5e6f/a/b",
+        ] {
+            assert_eq!(parse_object_key(bad), None, "{bad}");
+        }
+    }
+
+    fn analysed(number: u32, verdict: Verdict) -> DocumentRecord {
+        let mut d = DocumentRecord::arrived(number, "e", 1, Utc::now());
+        d.state = DocumentState::Analysed;
+        d.analysis = Some(Analysis {
+            kind: DocumentKind::BenefitLetter,
+            verdict,
+            reason: None,
+            pages: 1,
+            fields: Fields::None,
+            checks: vec![],
+        });
+        d
+    }
+
+    #[test]
+    fn review_is_needed_for_an_edited_document_or_income_on_an_undetermined_one() {
+        let clean = analysed_set(&[analysed(1, Verdict::Clean)], None);
+        assert!(!report_documents(&clean).1);
+        let edited = analysed_set(
+            &[analysed(1, Verdict::Clean), analysed(2, Verdict::Edited)],
+            None,
+        );
+        let (docs, review) = report_documents(&edited);
+        assert!(review);
+        assert!(!docs[1].counted);
+        assert_eq!(
+            docs[1].summary,
+            "Document 2 (benefit letter): signs of editing found (); not counted."
+        );
+        assert_eq!(
+            docs[0].summary,
+            "Document 1 (benefit letter): no sign of editing found."
+        );
+        let undetermined = analysed_set(&[analysed(1, Verdict::Undetermined)], None);
+        assert!(report_documents(&undetermined).1);
+    }
+
+    #[test]
+    fn finishing_waits_for_every_analysis_and_every_photo_s_figures() {
+        let none: Vec<DocumentRecord> = vec![];
+        assert!(ready_to_finish(&none).is_err());
+        let waiting = DocumentRecord::arrived(1, "e", 1, Utc::now());
+        assert!(
+            ready_to_finish([&waiting])
+                .unwrap_err()
+                .contains("being checked")
+        );
+        let mut photo = analysed(1, Verdict::Undetermined);
+        photo.analysis.as_mut().unwrap().kind = DocumentKind::Photo;
+        assert!(ready_to_finish([&photo]).unwrap_err().contains("type"));
+        photo.stated = Some(StatedPay {
+            pay_date: NaiveDate::from_ymd_opt(2026, 10, 31).unwrap(),
+            gross_cents: 250_000,
+            net_cents: 190_000,
+            pay_frequency: PayFrequency::Biweekly,
+        });
+        assert!(ready_to_finish([&photo]).is_ok());
+        let mut refused = DocumentRecord::arrived(2, "e", 1, Utc::now());
+        refused.state = DocumentState::Refused;
+        assert!(ready_to_finish([&photo, &refused]).is_ok());
+    }
+}
