@@ -4,7 +4,6 @@
 
 pub mod argyle;
 pub mod dynamo;
-pub mod pdf;
 pub mod plaid;
 pub mod s3;
 pub mod sandbox;

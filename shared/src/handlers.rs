@@ -22,6 +22,7 @@ pub mod outbox;
 pub mod outbox_work;
 pub mod provider_connection;
 pub mod publish_events;
+pub mod queue_message;
 pub mod reach_events;
 pub mod redeliver_webhook;
 pub mod resend_invite;

@@ -200,7 +200,7 @@ pub fn publish_events_with(
 pub fn deliver_webhook(
     config: DeliverWebhookConfig,
     sdk: &SdkConfig,
-) -> DeliveryDeps<DynamoStore, SqsQueue, SystemClock> {
+) -> DeliveryDeps<DynamoStore, SqsQueue, SystemClock, WebhookClient> {
     DeliveryDeps {
         store: store(sdk, &config.table_name),
         queue: SqsQueue::new(aws_sdk_sqs::Client::new(sdk), config.webhook_queue_url),

@@ -18,13 +18,14 @@ use ports::{Clock, Mailer, Queue, Scheduler, SystemClock, Texter};
 use serde_json::{Value, json};
 use shared::adapters::dynamo::{DynamoStore, schema};
 use shared::adapters::sqs::SqsQueue;
+use shared::adapters::webhook_client::WebhookClient;
 use shared::handlers::deliver_webhook::DeliveryDeps;
 use shared::handlers::expire_verifications::TTL_PRINCIPAL;
 use shared::handlers::publish_events::OutboxDeps;
 
 pub type Outbox = shared::wiring::Outbox;
 pub type Expiry = shared::wiring::Expiry;
-pub type Delivery = DeliveryDeps<DynamoStore, SqsQueue, SystemClock>;
+pub type Delivery = DeliveryDeps<DynamoStore, SqsQueue, SystemClock, WebhookClient>;
 pub type Reach = shared::wiring::Reach;
 
 /// template.yaml, read at build time: the pump filters with the very patterns AWS will use.

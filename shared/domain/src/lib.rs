@@ -27,6 +27,7 @@ pub mod error;
 pub mod json;
 pub mod plans;
 pub mod redact;
+pub mod report_pdf;
 
 use std::collections::BTreeMap;
 

@@ -15,6 +15,7 @@ pub mod reach;
 mod redact;
 pub mod store;
 pub mod upload_form;
+pub mod webhooks;
 
 pub use documents::{
     DOWNLOAD_LINK_SECONDS, DocumentEraser, DocumentStore, DownloadSigner, FingerprintStore,

@@ -12,6 +12,7 @@ use domain::webhook::{
     LocalWebhookOrigins, WebhookMessage, check_url, is_forbidden_ip, signature_header,
 };
 use domain::webhook_log::NetworkErrorClass;
+use ports::webhooks::{Attempt, WebhookSender};
 
 /// Resolves host names and refuses any answer that contains a forbidden address, so a name that
 /// points (or re-points) at an internal address is never connected to.
@@ -54,20 +55,6 @@ pub struct WebhookClient {
     local_http: Arc<OnceLock<reqwest::Client>>,
     local: LocalWebhookOrigins,
     timeout: Duration,
-}
-
-/// How one delivery attempt ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Attempt {
-    Delivered(u16),
-    /// 410: the receiver asks us to stop.
-    Gone,
-    /// The URL or its addresses are not allowed: retrying cannot help.
-    Refused,
-    /// The receiver answered with another status: try again later.
-    Failed(Option<u16>),
-    /// No HTTP answer (timeout, DNS, connection, TLS): try again later.
-    Unreachable(NetworkErrorClass),
 }
 
 impl WebhookClient {
@@ -174,4 +161,15 @@ fn is_forbidden(e: &reqwest::Error) -> bool {
         source = err.source();
     }
     false
+}
+
+impl WebhookSender for WebhookClient {
+    fn send(
+        &self,
+        message: &WebhookMessage,
+        secrets: &[&str],
+        timestamp: i64,
+    ) -> impl std::future::Future<Output = Attempt> + Send {
+        self.post(message, secrets, timestamp)
+    }
 }

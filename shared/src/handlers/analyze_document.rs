@@ -25,7 +25,7 @@ use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent
 use serde::Deserialize;
 use uuid::Uuid;
 
-use crate::adapters::sqs::receive_count;
+use crate::handlers::queue_message::receive_count;
 use domain::documents::record::{
     self, DocumentRecord, DocumentState, MAX_UPLOAD_BYTES, MAX_UPLOADS, parse_object_key,
 };

@@ -27,10 +27,10 @@ use std::collections::HashMap;
 
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
 
-use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
-use crate::adapters::webhook_client::{Attempt, WebhookClient};
+use crate::handlers::queue_message::{backoff_delay, json_body, receive_count};
 use domain::webhook::{QueuedWebhook, WebhookMessage};
 use domain::webhook_log::{AttemptOutcome, DeliveryAttempt, NetworkErrorClass, event_meta};
+use ports::webhooks::{Attempt, WebhookSender};
 use ports::{Clock, Queue, StoreError, WebhookHistoryStore, WebhookSecretStore, WebhookSecrets};
 
 /// Each account's secrets as the batch read them; an Err is a store failure, not a missing secret.
@@ -48,11 +48,11 @@ pub const DEFAULT_BACKOFF: [u32; 12] = [
 ];
 
 /// What `deliver-webhook` needs.
-pub struct DeliveryDeps<S, Q, C> {
+pub struct DeliveryDeps<S, Q, C, W> {
     pub store: S,
     pub queue: Q,
     pub clock: C,
-    pub client: WebhookClient,
+    pub client: W,
     pub backoff: Vec<u32>,
     /// The queue's maxReceiveCount (`WEBHOOK_MAX_ATTEMPTS`), so the log can mark the final attempt.
     pub max_attempts: u32,
@@ -129,8 +129,13 @@ fn log_entry(
 /// The stored event a queued reference names: its message (the body as first stored). Ok(None)
 /// when the message is done with unsent: the event is gone (erased with its subject, or past its
 /// 30 days), or names another account. Err(delivered) when it could not be read: retried.
-async fn stored_message<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: Clock>(
-    deps: &DeliveryDeps<S, Q, C>,
+async fn stored_message<
+    S: WebhookSecretStore + WebhookHistoryStore,
+    Q: Queue,
+    C: Clock,
+    W: WebhookSender,
+>(
+    deps: &DeliveryDeps<S, Q, C, W>,
     record: &SqsMessage,
     queued: &QueuedWebhook,
 ) -> Result<Option<WebhookMessage>, bool> {
@@ -152,8 +157,13 @@ async fn stored_message<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C
     }
 }
 
-async fn deliver_one<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: Clock>(
-    deps: &DeliveryDeps<S, Q, C>,
+async fn deliver_one<
+    S: WebhookSecretStore + WebhookHistoryStore,
+    Q: Queue,
+    C: Clock,
+    W: WebhookSender,
+>(
+    deps: &DeliveryDeps<S, Q, C, W>,
     record: &SqsMessage,
     secrets: &BatchSecrets,
 ) -> bool {
@@ -183,7 +193,7 @@ async fn deliver_one<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: C
         tracing::error!(account_id = %message.account_id, "account has no webhook secret; rotate one with the admin tool");
         Attempt::Failed(None)
     } else {
-        deps.client.post(&message, &signing, now.timestamp()).await
+        deps.client.send(&message, &signing, now.timestamp()).await
     };
     let duration_ms = started.elapsed().as_millis() as u64;
     let count = receive_count(record);
@@ -220,8 +230,13 @@ async fn deliver_one<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: C
 }
 
 /// Makes a failed message visible again after its back-off; false: a batch item failure.
-async fn retry_later<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: Clock>(
-    deps: &DeliveryDeps<S, Q, C>,
+async fn retry_later<
+    S: WebhookSecretStore + WebhookHistoryStore,
+    Q: Queue,
+    C: Clock,
+    W: WebhookSender,
+>(
+    deps: &DeliveryDeps<S, Q, C, W>,
     record: &SqsMessage,
     webhook_id: &str,
     status: Option<u16>,
@@ -243,8 +258,13 @@ async fn retry_later<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: C
 }
 
 /// Delivers a batch concurrently; only the failed messages are reported (and retried).
-pub async fn deliver_webhooks<S: WebhookSecretStore + WebhookHistoryStore, Q: Queue, C: Clock>(
-    deps: &DeliveryDeps<S, Q, C>,
+pub async fn deliver_webhooks<
+    S: WebhookSecretStore + WebhookHistoryStore,
+    Q: Queue,
+    C: Clock,
+    W: WebhookSender,
+>(
+    deps: &DeliveryDeps<S, Q, C, W>,
     event: SqsEvent,
 ) -> SqsBatchResponse {
     // Each account's secrets are read once per batch.

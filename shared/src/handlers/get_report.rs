@@ -3,12 +3,12 @@
 //! GET /api/v1/verify; another owner's or an unknown id is 404, a verification that is not (or no
 //! longer) completed is 409 `report_not_ready`. A GET: it changes nothing.
 
-use crate::adapters::pdf::{report_filename, report_pdf};
 use crate::handlers::api::ApiDeps;
 use crate::handlers::api::ownership::respond_on_named;
 use crate::http::{ApiRequest, ApiResponse};
 use domain::Status;
 use domain::error::ApiError;
+use domain::report_pdf::{report_filename, report_pdf};
 use ports::{Clock, MeterStore, VerificationStore};
 
 /// GET /api/v1/verify/report?verification_id=...

@@ -16,10 +16,10 @@
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
 use chrono::Duration;
 
-use crate::adapters::sqs::{backoff_delay, json_body, receive_count};
 use crate::handlers::outbox::{OutboxDeps, OutboxError, send_retry};
 use crate::handlers::outbox_work::OutboxStore;
 use crate::handlers::outbox_work::{RetryMessage, RetryWork, do_work};
+use crate::handlers::queue_message::{backoff_delay, json_body, receive_count};
 use crate::handlers::tenant_email::fail_after_email;
 use domain::{Status, Transition};
 use ports::{Clock, MailError, Mailer, Queue, Scheduler, Texter, VerificationStore};

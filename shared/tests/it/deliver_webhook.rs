@@ -92,7 +92,7 @@ impl Queue for Retries {
 struct Rig {
     store: MemoryStore,
     faults: ArmedFaults,
-    deps: DeliveryDeps<FaultyStore<MemoryStore, ArmedFaults>, Retries, SystemClock>,
+    deps: DeliveryDeps<FaultyStore<MemoryStore, ArmedFaults>, Retries, SystemClock, WebhookClient>,
     origin: String,
     received: Arc<Mutex<Vec<Received>>>,
     secret: String,

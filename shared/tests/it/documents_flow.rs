@@ -493,7 +493,7 @@ async fn the_report_pdf_and_the_tenant_s_copy_show_each_verdict_in_plain_words()
     let escaped = shared::handlers::html::esc(summary);
     assert!(copy.body.contains(&escaped), "{}", copy.body);
     let v = rig.stored();
-    let pdf = shared::adapters::pdf::report_pdf(&v, now());
+    let pdf = domain::report_pdf::report_pdf(&v, now());
     let path = crate::report_pdf::artifacts_dir().join("documents-report.pdf");
     std::fs::write(&path, &pdf).unwrap();
     let text = crate::report_pdf::squeeze(&crate::report_pdf::pdf_text(&path));

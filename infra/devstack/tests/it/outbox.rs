@@ -500,7 +500,7 @@ async fn gone_and_forbidden_targets_are_not_retried() {
     };
     assert_eq!(
         strict.post(&message, &[SECRET], 0).await,
-        shared::adapters::webhook_client::Attempt::Refused
+        ports::webhooks::Attempt::Refused
     );
     assert_eq!(gone.received().len(), 1, "nothing reached the receiver");
 }

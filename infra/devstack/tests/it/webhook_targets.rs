@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use common::{Receiver, env};
 use domain::webhook::WebhookMessage;
+use ports::webhooks::Attempt;
 use serde_json::json;
-use shared::adapters::webhook_client::Attempt;
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 

@@ -10,11 +10,11 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use crate::adapters::pdf::sections::money;
-use crate::adapters::pdf::{report_filename, report_pdf};
 use crate::handlers::html::esc;
 use crate::http::ApiResponse;
 use domain::income::PayFrequency;
+use domain::report_pdf::sections::money;
+use domain::report_pdf::{report_filename, report_pdf};
 use domain::{Status, TENANT_NOTE_MAX_CHARS, Verification};
 
 /// The PDF of a completed verification's report, or None when there is none (not completed).

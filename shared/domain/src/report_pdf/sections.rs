@@ -4,13 +4,13 @@
 use chrono::{DateTime, Utc};
 
 use super::layout::Document;
-use domain::Verification;
-use domain::documents::CheckResult;
-use domain::income::{AmountsBasis, PayFrequency};
-use domain::report::{
+use crate::Verification;
+use crate::documents::CheckResult;
+use crate::income::{AmountsBasis, PayFrequency};
+use crate::report::{
     ExcludedSource, IncomeReport, IncomeSource, MORE_THAN_ONE_METHOD, sightings_words,
 };
-use domain::stability::Stability;
+use crate::stability::Stability;
 
 /// Every section of a completed verification's report.
 pub fn render_report(doc: &mut Document, v: &Verification, now: DateTime<Utc>) {
@@ -36,7 +36,7 @@ fn header(doc: &mut Document, v: &Verification, now: DateTime<Utc>) {
         human_ts(now)
     ));
     if v.income_report.as_ref().and_then(|r| r.local_sandbox) == Some(true)
-        || v.mode == domain::Mode::Test
+        || v.mode == crate::Mode::Test
     {
         doc.subtitle("TEST MODE: sandbox income, not a real applicant's data");
     }

@@ -10,7 +10,7 @@ pub mod sections;
 
 use chrono::{DateTime, Utc};
 
-use domain::Verification;
+use crate::Verification;
 
 /// The PDF of a completed verification's report, generated at `now`. Pure: the same inputs give
 /// the same bytes.
