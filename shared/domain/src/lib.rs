@@ -6,6 +6,7 @@ pub mod account;
 pub mod affordability;
 pub mod household;
 pub mod income;
+pub mod journey;
 pub mod metering;
 pub mod methods;
 pub mod public_view;

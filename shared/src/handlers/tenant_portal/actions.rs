@@ -1,30 +1,47 @@
-//! The tenant's steps besides consenting and connecting a bank: the "Upload documents" section
-//! added to the connection page (with the page's own URL, where S3 sends the browser back), the
-//! figures a tenant types from a photo or scan, finishing with the documents, and the note on a
-//! completed verification.
+//! The tenant's steps besides consenting and connecting: "use another way", finishing with the
+//! documents or with the income held, the figures typed from a photo or scan, and the note on a
+//! completed verification. Each checks against the journey (`domain::journey`) as read.
 
-use super::routing::{offers_documents, record_attempts};
-use super::{
-    CONSENT_FIRST, PageError, PortalDeps, PortalStore, Visit, after_conflict, current_page,
-    documents, local_sandbox, needs_consent, refuse, report_copy, uses_scenarios,
-};
-use crate::handlers::tenant_portal::page::see_other;
-use crate::http::{ApiRequest, ApiResponse};
+use std::collections::HashMap;
+
+use super::deps::{PageError, PortalDeps, PortalStore, Visit, local_sandbox};
+use super::documents;
+use super::render::{after_conflict, current_page, refuse};
+use super::report_copy;
+use super::shell::see_other;
+use crate::http::ApiResponse;
 use domain::affordability::RentTerms;
 use domain::income::VerificationMethod;
-use domain::methods::AttemptOutcome;
+use domain::journey::{Journey, NotReady, Open, record_attempts};
+use domain::methods::{AttemptOutcome, MethodAttempt};
 use domain::report::build_report_with;
-use domain::{Status, Transition, Verification};
+use domain::{Transition, Verification};
 use ports::{Clock, IncomeProvider, TransitionOutcome, UploadSigner};
+
+/// The notice of a step that needs the consent first.
+const CONSENT_FIRST: &str = "Please agree to share your income summary first.";
+
+/// The answer to a step of an open verification when the journey is elsewhere.
+pub(super) type NotNow = Result<ApiResponse, PageError>;
+
+/// The open journey, or the answer to a step it does not allow: the page as it is once closed,
+/// the consent notice (400) while the consent is still to be given.
+pub(super) async fn open_or_answer<'j, S: PortalStore, C, P: IncomeProvider, U: UploadSigner>(
+    deps: &PortalDeps<S, C, P, U>,
+    v: &Verification,
+    journey: &'j Journey,
+    visit: &Visit<'_>,
+) -> Result<&'j Open, NotNow> {
+    match journey {
+        Journey::Open(open) => Ok(open),
+        Journey::Consent { .. } => Err(refuse(deps, v, journey, visit, CONSENT_FIRST).await),
+        _ => Err(current_page(deps, v, journey, visit).await),
+    }
+}
 
 /// Writes `transition` in one conditional write: 303 back to the link once applied (`applied`
 /// logs it), else the page as it now is (`after_conflict`).
-pub(super) async fn write_then_show<
-    S: PortalStore,
-    C: Clock,
-    P: IncomeProvider,
-    U: UploadSigner,
->(
+pub(super) async fn write_then_show<S: PortalStore, C, P: IncomeProvider, U: UploadSigner>(
     deps: &PortalDeps<S, C, P, U>,
     v: &Verification,
     transition: &Transition,
@@ -40,81 +57,64 @@ pub(super) async fn write_then_show<
     }
 }
 
-/// The answer to a step that the verification's state does not allow: the page as it is once
-/// closed, the consent notice while the consent is still to be given; None when the step may go
-/// on.
-pub(super) async fn not_now<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+/// The "use another way" POST: the method to connect is recorded as `abandoned` (one conditional
+/// write on the tries as read, consent kept) when `method` is the journey's next one; a form that
+/// no longer fits (another tab switched, or nothing follows) shows the page as it now is.
+pub(super) async fn switch_method<S: PortalStore, C, P: IncomeProvider, U: UploadSigner>(
     deps: &PortalDeps<S, C, P, U>,
-    v: &Verification,
+    v: Verification,
+    journey: &Journey,
+    form: &HashMap<String, String>,
     visit: &Visit<'_>,
-) -> Option<Result<ApiResponse, PageError>> {
-    if !v.effective_status(visit.now).is_open() {
-        return Some(current_page(deps, v, visit).await);
-    }
-    if needs_consent(deps, v) {
-        return Some(refuse(deps, v, visit, CONSENT_FIRST).await);
-    }
-    None
-}
-
-/// The page's absolute URL: `PUBLIC_BASE_URL`, or the request's host over https, and the link.
-pub(super) fn page_url<S, C, P, U>(
-    deps: &PortalDeps<S, C, P, U>,
-    req: &ApiRequest,
-    link: &str,
-) -> String {
-    let base = deps
-        .uploads
-        .as_ref()
-        .and_then(|u| u.base_url.clone())
-        .or_else(|| {
-            let host = req.headers.get("host")?.to_str().ok()?;
-            Some(format!("https://{host}"))
-        })
-        .unwrap_or_default();
-    format!("{}{link}", base.trim_end_matches('/'))
-}
-
-/// The connection page with "Upload documents" added, when the stack has a documents bucket.
-pub(super) async fn with_documents<S, C, P: IncomeProvider, U: UploadSigner>(
-    deps: &PortalDeps<S, C, P, U>,
-    v: &Verification,
-    visit: &Visit<'_>,
-    resp: ApiResponse,
-) -> ApiResponse {
-    let Some(uploads) = deps.uploads.as_ref().filter(|_| offers_documents(deps, v)) else {
-        return resp;
+) -> Result<ApiResponse, PageError> {
+    let open = match open_or_answer(deps, &v, journey, visit).await {
+        Ok(open) => open,
+        Err(answer) => return answer,
     };
-    let form = documents::upload_form(uploads, v, &visit.page_url, visit.now).await;
-    let samples = uses_scenarios(deps, v);
-    let section = documents::section(v, form.as_ref(), visit.link, visit.uploaded, samples);
-    documents::with_section(resp, &section, form.as_ref())
+    let asked = form
+        .get("method")
+        .and_then(|m| VerificationMethod::parse(m));
+    let Some(left) = open
+        .connect
+        .filter(|c| c.next.is_some() && c.next == asked)
+        .map(|c| c.method)
+    else {
+        return current_page(deps, &v, journey, visit).await;
+    };
+    let transition = Transition::Attempt {
+        attempt: MethodAttempt {
+            method: left,
+            outcome: AttemptOutcome::Abandoned,
+            at: visit.now,
+        },
+    };
+    write_then_show(deps, &v, &transition, visit, |_| {
+        tracing::info!(method = left.as_str(), "tenant chose another way");
+    })
+    .await
 }
 
 /// The tenant finishes with the uploaded documents: the report from them, in one conditional
 /// write that also checks no document changed since this read.
-pub(super) async fn finish_documents<
-    S: PortalStore,
-    C: Clock,
-    P: IncomeProvider,
-    U: UploadSigner,
->(
+pub(super) async fn finish_documents<S: PortalStore, C, P: IncomeProvider, U: UploadSigner>(
     deps: &PortalDeps<S, C, P, U>,
     v: Verification,
+    journey: &Journey,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
-    if !v.effective_status(visit.now).is_open() || !offers_documents(deps, &v) {
-        return current_page(deps, &v, visit).await;
-    }
-    if needs_consent(deps, &v) {
-        return refuse(deps, &v, visit, CONSENT_FIRST).await;
-    }
-    if let Err(missing) = domain::documents::record::ready_to_finish(v.documents.values()) {
-        return refuse(deps, &v, visit, missing).await;
+    let open = match open_or_answer(deps, &v, journey, visit).await {
+        Ok(open) => open,
+        Err(answer) => return answer,
+    };
+    let Some(uploads) = &open.uploads else {
+        return current_page(deps, &v, journey, visit).await;
+    };
+    if let Err(NotReady(missing)) = uploads.finish {
+        return refuse(deps, &v, journey, visit, missing).await;
     }
     let mut report = domain::documents::finish::document_report(&v, visit.now.date_naive());
     // Income held from the local stack's sandbox marks the report as local, as a connection does.
-    if v.held_income.is_some() {
+    if open.held.is_some() {
         report.local_sandbox = local_sandbox(deps, &v);
     }
     let (document, succeeded) = (VerificationMethod::Document, AttemptOutcome::Succeeded);
@@ -134,18 +134,20 @@ pub(super) async fn finish_documents<
 pub(super) async fn finish<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     deps: &PortalDeps<S, C, P, U>,
     v: Verification,
+    journey: &Journey,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
-    if let Some(page) = not_now(deps, &v, visit).await {
-        return page;
-    }
-    let Some(held) = v.held_income.as_ref() else {
-        return current_page(deps, &v, visit).await;
+    let open = match open_or_answer(deps, &v, journey, visit).await {
+        Ok(open) => open,
+        Err(answer) => return answer,
     };
-    if v.documents.values().any(|d| d.counts()) && offers_documents(deps, &v) {
-        return finish_documents(deps, v, visit).await;
+    let (Some(held), Some(income)) = (&open.held, v.held_income.as_ref()) else {
+        return current_page(deps, &v, journey, visit).await;
+    };
+    if held.with_documents {
+        return finish_documents(deps, v, journey, visit).await;
     }
-    let mut report = build_report_with(held, &RentTerms::from(&v));
+    let mut report = build_report_with(income, &RentTerms::from(&v));
     report.local_sandbox = local_sandbox(deps, &v);
     report.attempts = v.method_attempts.clone();
     let transition = Transition::Complete {
@@ -157,25 +159,28 @@ pub(super) async fn finish<S: PortalStore, C: Clock, P: IncomeProvider, U: Uploa
     .await
 }
 
-/// The figures a tenant typed from a photo or scan: stored once on that document.
-pub(super) async fn state_pay<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+/// The figures a tenant typed from a photo or scan: stored once on a document the journey asks
+/// them for.
+pub(super) async fn state_pay<S: PortalStore, C, P: IncomeProvider, U: UploadSigner>(
     deps: &PortalDeps<S, C, P, U>,
     v: Verification,
-    form: &std::collections::HashMap<String, String>,
+    journey: &Journey,
+    form: &HashMap<String, String>,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
+    let asked = |id: &String| match journey {
+        Journey::Open(open) => open.typed_figures.contains(id),
+        _ => false,
+    };
     let Some((id, document)) = form
         .get("document")
         .and_then(|id| v.documents.get_key_value(id))
-        .filter(|(_, d)| d.needs_stated_pay() && d.stated.is_none())
+        .filter(|(id, _)| asked(id))
     else {
-        return current_page(deps, &v, visit).await;
+        return current_page(deps, &v, journey, visit).await;
     };
-    if v.effective_status(visit.now) != Status::InProgress {
-        return current_page(deps, &v, visit).await;
-    }
     let Some(stated) = documents::parse_stated_pay(form, visit.now.date_naive()) else {
-        return refuse(deps, &v, visit, documents::STATED_PAY_NOTICE).await;
+        return refuse(deps, &v, journey, visit, documents::STATED_PAY_NOTICE).await;
     };
     let mut entry = document.clone();
     entry.stated = Some(stated);
@@ -189,18 +194,19 @@ pub(super) async fn state_pay<S: PortalStore, C: Clock, P: IncomeProvider, U: Up
 }
 
 /// The tenant's note on a completed verification: stored once (see `report_copy`).
-pub(super) async fn add_note<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
+pub(super) async fn add_note<S: PortalStore, C, P: IncomeProvider, U: UploadSigner>(
     deps: &PortalDeps<S, C, P, U>,
     v: Verification,
-    form: &std::collections::HashMap<String, String>,
+    journey: &Journey,
+    form: &HashMap<String, String>,
     visit: &Visit<'_>,
 ) -> Result<ApiResponse, PageError> {
-    if v.effective_status(visit.now) != Status::Completed || v.tenant_note.is_some() {
-        return current_page(deps, &v, visit).await;
+    if !matches!(journey, Journey::Done { may_add_note: true }) {
+        return current_page(deps, &v, journey, visit).await;
     }
     let note = match report_copy::parse_note(form) {
         Ok(note) => note,
-        Err(problem) => return refuse(deps, &v, visit, &problem.message()).await,
+        Err(problem) => return refuse(deps, &v, journey, visit, &problem.message()).await,
     };
     match deps.store.add_tenant_note(v.verification_id, &note).await? {
         Some(_) => {

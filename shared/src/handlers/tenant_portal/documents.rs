@@ -13,14 +13,12 @@ use crate::http::ApiResponse;
 use domain::Verification;
 use domain::documents::finish::listed;
 use domain::documents::record::{
-    DocumentRecord, DocumentState, MAX_DOCUMENTS, MAX_UPLOADS, StatedPay, object_key, verdict_words,
+    DocumentRecord, DocumentState, StatedPay, object_key, verdict_words,
 };
-use domain::documents::samples::{Sample, sample_pdf};
+use domain::documents::samples::Sample;
 use domain::income::PayFrequency;
+use ports::UploadSigner;
 use ports::upload_form::UploadForm;
-use ports::{IncomeProvider, UploadSigner};
-
-use super::{PortalDeps, routing::offers_documents, uses_scenarios};
 
 /// What the page needs to offer uploads: the signer, and the page's own origin (S3 redirects
 /// the browser there after an upload).
@@ -30,22 +28,14 @@ pub struct DocumentUploads<U> {
     pub base_url: Option<String>,
 }
 
-/// Whether another upload may be offered.
-pub fn may_upload(v: &Verification) -> bool {
-    v.documents.values().filter(|d| d.counts()).count() < MAX_DOCUMENTS && v.uploads < MAX_UPLOADS
-}
-
-/// A fresh, signed form for one more upload, when one may be offered; None otherwise (or when
-/// the credentials could not be had: the page then offers the bank only, and says why).
+/// A fresh, signed form for one more upload (the journey says whether one may be offered); None
+/// when the credentials could not be had: the page then offers the bank only, and says why.
 pub async fn upload_form<U: UploadSigner>(
     uploads: &DocumentUploads<U>,
     v: &Verification,
     page_url: &str,
     now: DateTime<Utc>,
 ) -> Option<UploadForm> {
-    if !may_upload(v) {
-        return None;
-    }
     let document_id = uuid::Uuid::new_v4().simple().to_string();
     let key = object_key(v.verification_id, &document_id);
     match uploads.signer.upload_form(&key, page_url, now).await {
@@ -75,14 +65,20 @@ fn state_words(d: &DocumentRecord) -> String {
     }
 }
 
+/// What the documents section shows beside the documents, as the journey decided it.
+pub struct Shown<'a> {
+    /// The object key S3 named when it sent the browser back after an upload.
+    pub just_uploaded: Option<&'a str>,
+    pub may_upload: bool,
+    /// The sandbox's sample documents.
+    pub samples: bool,
+    /// The documents whose figures the tenant is asked to type.
+    pub typed_figures: &'a [String],
+}
+
 /// The documents section: what arrived, the forms, and the finishing button.
-pub fn section(
-    v: &Verification,
-    form: Option<&UploadForm>,
-    link: &str,
-    just_uploaded: Option<&str>,
-    with_samples: bool,
-) -> String {
+pub fn section(v: &Verification, form: Option<&UploadForm>, link: &str, shown: &Shown) -> String {
+    let just_uploaded = shown.just_uploaded;
     let mut out = String::from(
         r#"<h2 id="documents">Or upload documents</h2>
 <p>No bank connection? Upload 1 to 6 recent pay stubs, bank statements or benefit award letters instead: PDF, or a photo (JPEG or PNG), each at most 10 MB, one at a time.</p>"#,
@@ -106,7 +102,7 @@ pub fn section(
         out.push_str("</table>");
     }
     for (id, d) in &documents {
-        if d.state == DocumentState::Analysed && d.needs_stated_pay() && d.stated.is_none() {
+        if d.state == DocumentState::Analysed && shown.typed_figures.contains(id) {
             let _ = write!(
                 out,
                 r#"<form method="post" action="{link}">
@@ -145,12 +141,12 @@ pub fn section(
 <button type="submit">Upload this file</button></form>"#,
             );
         }
-        None if !may_upload(v) => out.push_str(
+        None if !shown.may_upload => out.push_str(
             r#"<p class="small">You have uploaded as many files as one request takes.</p>"#,
         ),
         None => {}
     }
-    if with_samples && may_upload(v) {
+    if shown.samples && shown.may_upload {
         samples_list(&mut out, link);
     }
     if documents.iter().any(|(_, d)| d.counts()) {
@@ -181,29 +177,6 @@ fn samples_list(out: &mut String, link: &str) {
         );
     }
     out.push_str("</ul></details>");
-}
-
-/// A sample document of the sandbox, made for this verification's tenant: only where the page
-/// offers samples (an open verification in test mode, or the local stack's sandbox, with
-/// documents among its methods).
-/// None otherwise, or for a name that is no sample.
-pub(super) fn sample_download<S, C, P: IncomeProvider, U>(
-    deps: &PortalDeps<S, C, P, U>,
-    v: &Verification,
-    name: &str,
-    now: DateTime<Utc>,
-) -> Option<ApiResponse> {
-    let offered = deps.uploads.is_some()
-        && v.effective_status(now).is_open()
-        && uses_scenarios(deps, v)
-        && offers_documents(deps, v);
-    if !offered {
-        return None;
-    }
-    let sample = Sample::from_slug(name)?;
-    let tenant = v.tenant_name.as_deref().unwrap_or("Jamie Sample");
-    let bytes = sample_pdf(sample, v.verification_id, tenant, now.date_naive())?;
-    Some(ApiResponse::pdf(bytes, &sample.file_name()))
 }
 
 /// The page with the documents section added before its footer, and the upload form's origin

@@ -1,8 +1,10 @@
-//! The HTML of the tenant page: one document shell, the texts of each state, and the provider's
-//! widget. Pure functions of what they are given; the decisions are in `tenant_portal`.
+//! The HTML of the tenant page's steps: the consent, the sandbox's scenarios, the provider's
+//! widget. Pure functions of what they are given; the decisions are in `domain::journey`.
 
 use std::fmt::Write as _;
 
+use super::payroll_widget::payroll_widget_page;
+use super::shell::{page, provider_down, script_string};
 use crate::adapters::sandbox::scenario_from_email;
 use crate::handlers::html::esc;
 use crate::http::ApiResponse;
@@ -48,6 +50,19 @@ pub(crate) fn consent_body(
         consent = esc(consent_text),
     )
 }
+
+/// The consent form's identity fields, with the browser's autofill names.
+pub(crate) const IDENTITY_FIELDS: &str = r#"<fieldset><legend>Who you are, for the bank-income report</legend>
+<p class="small">The consumer report needs these. They go to the bank-data provider only; we keep none of them.</p>
+<p><label for="id-first">Legal first name</label><br><input id="id-first" name="first_name" autocomplete="given-name" maxlength="100" required></p>
+<p><label for="id-last">Legal last name</label><br><input id="id-last" name="last_name" autocomplete="family-name" maxlength="100" required></p>
+<p><label for="id-phone">Mobile number</label><br><input type="tel" id="id-phone" name="phone" autocomplete="tel" maxlength="30" required></p>
+<p><label for="id-dob">Date of birth</label><br><input type="date" id="id-dob" name="date_of_birth" autocomplete="bday" required></p>
+<p><label for="id-street">Street address</label><br><input id="id-street" name="street" autocomplete="street-address" maxlength="100" required></p>
+<p><label for="id-city">City</label><br><input id="id-city" name="city" autocomplete="address-level2" maxlength="100" required></p>
+<p><label for="id-region">State (two letters)</label><br><input id="id-region" name="region" autocomplete="address-level1" maxlength="2" size="2" required></p>
+<p><label for="id-zip">ZIP code</label><br><input id="id-zip" name="postal_code" autocomplete="postal-code" inputmode="numeric" maxlength="10" required></p>
+</fieldset>"#;
 
 /// The sandbox's scenario form (no JavaScript).
 pub(crate) fn scenario_body(
@@ -104,13 +119,7 @@ pub(crate) fn connect_step(
         Ok(ConnectStep::PayrollWidget {
             user_token,
             sandbox,
-        }) => super::payroll_widget::payroll_widget_page(
-            &user_token,
-            sandbox,
-            link,
-            notice,
-            request_id,
-        ),
+        }) => payroll_widget_page(&user_token, sandbox, link, notice, request_id),
         Err(e) => {
             tracing::warn!(error = %e, "income provider could not start");
             provider_down(request_id)
@@ -165,101 +174,6 @@ document.getElementById("open").addEventListener("click", function () {{ handler
         }
     }
     resp
-}
-
-/// A JavaScript string literal that is safe inside `<script>`: JSON-encoded, and with `<`, `>`,
-/// `&` and U+2028/U+2029 escaped, so no value can close the script or break the line.
-pub fn script_string(raw: &str) -> String {
-    let json = serde_json::to_string(raw).unwrap_or_else(|_| "\"\"".to_string());
-    let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-pub(crate) fn provider_down(request_id: &str) -> ApiResponse {
-    page(
-        503,
-        "Please try again shortly",
-        "<p>We cannot reach the income provider right now. Nothing was lost: open the link again in a few minutes.</p>",
-        request_id,
-    )
-    .with_header("retry-after", "120")
-}
-
-pub(crate) fn not_found(request_id: &str) -> ApiResponse {
-    page(
-        404,
-        "This link is not valid",
-        "<p>Check that you opened the whole link from the e-mail, or ask the person who requested the verification to send a new one.</p>",
-        request_id,
-    )
-}
-
-pub(crate) fn see_other(link: &str) -> ApiResponse {
-    ApiResponse {
-        status: 303,
-        headers: vec![
-            ("location".into(), link.to_string()),
-            ("cache-control".into(), "no-store".into()),
-        ],
-        body: String::new(),
-        binary: None,
-    }
-}
-
-pub(crate) fn page(status: u16, title: &str, body: &str, request_id: &str) -> ApiResponse {
-    ApiResponse::html(
-        status,
-        format!(
-            r#"<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>{title} · Income verification</title>
-<style>
-body {{ font: 16px/1.5 system-ui, sans-serif; margin: 0; background: #f4f5f7; color: #1d2330; }}
-main {{ max-width: 34rem; margin: 0 auto; padding: 1.5rem 1rem; background: #fff; min-height: 100vh; box-sizing: border-box; }}
-h1 {{ font-size: 1.5rem; margin-top: 0; }} h2 {{ font-size: 1.1rem; }}
-button {{ font: inherit; line-height: 1.5; min-height: 2.75rem; padding: .75rem 1.25rem; border: 0; border-radius: .4rem; background: #1f5eff; color: #fff; width: 100%; }}
-button:focus-visible, input:focus-visible {{ outline: 3px solid #ffbf47; }}
-.check, .option {{ display: flex; gap: .6rem; align-items: flex-start; }}
-.check input {{ margin-top: .35rem; width: 1.2rem; height: 1.2rem; flex: none; }}
-.option input {{ margin-top: .25rem; width: 1.2rem; height: 1.2rem; flex: none; }}
-fieldset {{ border: 1px solid #ccd; border-radius: .4rem; margin-bottom: 1rem; }}
-.notice {{ background: #fff3cd; padding: .6rem; border-radius: .4rem; }}
-.sandbox {{ background: #e8f0ff; padding: .5rem; border-radius: .4rem; font-size: .9rem; }}
-.small, footer {{ font-size: .85rem; color: #5a6070; }}
-footer {{ word-break: break-all; }}
-table.shared {{ width: 100%; border-collapse: collapse; margin-bottom: 1rem; }}
-table.shared th, table.shared td {{ text-align: left; padding: .3rem .2rem; border-bottom: 1px solid #e3e5ea; vertical-align: top; }}
-table.shared td.amount {{ text-align: right; white-space: nowrap; }}
-a.download {{ display: block; text-align: center; padding: .75rem 1.25rem; border: 2px solid #1f5eff; border-radius: .4rem; color: #1f5eff; font-weight: 600; text-decoration: none; margin-bottom: 1rem; }}
-textarea {{ font: inherit; width: 100%; box-sizing: border-box; min-height: 6rem; padding: .5rem; border: 1px solid #ccd; border-radius: .4rem; }}
-blockquote {{ margin: 0 0 1rem; padding: .5rem .8rem; border-left: 4px solid #ccd; white-space: pre-wrap; }}
-</style>
-</head>
-<body><main>
-<h1>{title}</h1>
-{body}
-<footer><p>Reference: {request_id}</p></footer>
-</main></body>
-</html>
-"#,
-            title = esc(title),
-            request_id = esc(request_id),
-        ),
-    )
 }
 
 #[cfg(test)]

@@ -2,8 +2,8 @@
 //! tenant's click; when an account is connected and Link closes, the page posts `connect`, and
 //! the server reads the payroll data. The page's script and Argyle's are the only scripts.
 
+use super::shell::{page, script_string};
 use crate::handlers::html::esc;
-use crate::handlers::tenant_portal::page::{page, script_string};
 use crate::http::ApiResponse;
 use domain::secrets::sha256_hex;
 

@@ -1,6 +1,6 @@
 //! What the tenant page reads besides the verification: who asks (for a rendered page).
 
-use super::PortalDeps;
+use super::deps::PortalDeps;
 use domain::Verification;
 use ports::{AccountStore, StoreError};
 

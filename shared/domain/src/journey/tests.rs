@@ -1,0 +1,362 @@
+use chrono::Utc;
+use proptest::prelude::*;
+
+use super::*;
+use crate::income::{PayFrequency, ProviderIncomeSource};
+use crate::report::build_report;
+use crate::{NewVerificationInput, Transition, VERIFICATION_LIFETIME};
+use VerificationMethod::*;
+
+const SANDBOX: Served = Served {
+    live_method: Bank,
+    live_simulated: false,
+    live_needs_identity: false,
+    documents: false,
+};
+
+fn verification(mode: Mode, methods: &[VerificationMethod]) -> Verification {
+    let mut v = Verification::new_pending(
+        "a",
+        mode,
+        NewVerificationInput {
+            tenant_email: "t@example.com".into(),
+            ..Default::default()
+        },
+        Utc::now(),
+        VERIFICATION_LIFETIME,
+    );
+    v.methods = methods.to_vec();
+    v
+}
+
+/// A test verification after the consent.
+fn consented(methods: &[VerificationMethod]) -> Verification {
+    let v = verification(Mode::Test, methods);
+    let consent = Transition::Consent {
+        version: "v".into(),
+        provider_user: None,
+        methods: vec![],
+    };
+    consent.apply(&v, Utc::now())
+}
+
+fn open(v: &Verification, s: &Served) -> Open {
+    match next_step(v, Utc::now(), s) {
+        Journey::Open(open) => open,
+        other => panic!("{other:?}"),
+    }
+}
+
+fn connect(v: &Verification, s: &Served) -> Connect {
+    open(v, s).connect.expect("a method to connect")
+}
+
+fn build(income: &ProviderIncome) -> IncomeReport {
+    build_report(income, None)
+}
+
+use crate::income::ProviderIncome;
+use crate::report::IncomeReport;
+
+#[test]
+fn a_refusal_routes_while_a_method_remains_then_fails() {
+    let v = consented(&[Bank, Payroll]);
+    let now = Utc::now();
+    let c = connect(&v, &SANDBOX);
+    assert_eq!(
+        (c.method, c.by, c.next),
+        (Bank, By::Scenarios, Some(Payroll))
+    );
+    let t = after_connection(&v, &c, Connection::Refused, (now, false), build);
+    let Transition::Attempt { attempt } = &t else {
+        panic!("{t:?}")
+    };
+    assert_eq!(
+        (attempt.method, attempt.outcome),
+        (Bank, AttemptOutcome::Failed)
+    );
+    let tried = t.apply(&v, now);
+    let after = open(&tried, &SANDBOX);
+    let last = after.last_try.as_ref().unwrap();
+    assert_eq!((last.method, last.outcome), (Bank, AttemptOutcome::Failed));
+    let c = after.connect.unwrap();
+    assert_eq!((c.method, c.next), (Payroll, None));
+    let t = after_connection(&tried, &c, Connection::Refused, (now, false), build);
+    assert!(matches!(t, Transition::Fail { .. }), "{t:?}");
+    let only_bank = consented(&[Bank]);
+    let c = connect(&only_bank, &SANDBOX);
+    let t = after_connection(&only_bank, &c, Connection::Refused, (now, false), build);
+    assert!(matches!(t, Transition::Fail { .. }), "{t:?}");
+}
+
+#[test]
+fn every_method_failed_or_abandoned_fails_the_verification() {
+    let now = Utc::now();
+    let abandoned = |mut v: Verification| {
+        v.method_attempts = vec![MethodAttempt {
+            method: Bank,
+            outcome: AttemptOutcome::Abandoned,
+            at: now,
+        }];
+        v
+    };
+    let uploads = Served {
+        documents: true,
+        ..SANDBOX
+    };
+    // Documents remain after payroll: a refusal routes to them.
+    let v = abandoned(consented(&[Bank, Payroll, Document]));
+    let journey = open(&v, &uploads);
+    assert_eq!(journey.open, vec![Payroll, Document]);
+    assert_eq!(
+        journey.last_try.map(|a| a.outcome),
+        Some(AttemptOutcome::Abandoned)
+    );
+    let c = journey.connect.unwrap();
+    assert_eq!((c.method, c.next), (Payroll, Some(Document)));
+    let t = after_connection(&v, &c, Connection::Refused, (now, false), build);
+    assert!(matches!(t, Transition::Attempt { .. }), "{t:?}");
+    // With bank abandoned, payroll's refusal leaves nothing: the verification fails.
+    let v = abandoned(consented(&[Bank, Payroll]));
+    let c = connect(&v, &uploads);
+    let t = after_connection(&v, &c, Connection::Refused, (now, false), build);
+    assert!(matches!(t, Transition::Fail { .. }), "{t:?}");
+}
+
+#[test]
+fn no_income_routes_and_the_report_after_routing_records_every_try() {
+    let v = consented(&[Bank, Payroll]);
+    let now = Utc::now();
+    let empty = Connection::Income(ProviderIncome::empty(Bank, now.date_naive()));
+    let t = after_connection(&v, &connect(&v, &SANDBOX), empty, (now, false), build);
+    let tried = t.apply(&v, now);
+    assert_eq!(tried.method_attempts[0].outcome, AttemptOutcome::NoIncome);
+    let paid = ProviderIncome {
+        sources: vec![ProviderIncomeSource::on_cycle(
+            "Job",
+            "SALARY",
+            PayFrequency::Monthly,
+            now.date_naive(),
+            6,
+            |_| 1000.0,
+        )],
+        ..ProviderIncome::empty(Payroll, now.date_naive())
+    };
+    let c = connect(&tried, &SANDBOX);
+    assert_eq!(c.method, Payroll);
+    let t = after_connection(&tried, &c, Connection::Income(paid), (now, false), build);
+    let Transition::Complete { report } = t else {
+        panic!("{t:?}")
+    };
+    let tries: Vec<_> = (report.attempts.iter())
+        .map(|a| (a.method, a.outcome))
+        .collect();
+    assert_eq!(
+        tries,
+        vec![
+            (Bank, AttemptOutcome::NoIncome),
+            (Payroll, AttemptOutcome::Succeeded)
+        ]
+    );
+    // Without routing the report names no tries.
+    assert!(v.method_attempts.is_empty());
+}
+
+#[test]
+fn a_closed_verification_is_done_failed_cancelled_or_expired() {
+    let now = Utc::now();
+    let v = consented(&[]);
+    let closed = |t: Transition| next_step(&t.apply(&v, now), now, &SANDBOX);
+    let report = build(&ProviderIncome::empty(Bank, now.date_naive()));
+    assert_eq!(
+        closed(Transition::Complete {
+            report: Box::new(report)
+        }),
+        Journey::Done { may_add_note: true }
+    );
+    let reason = "x".to_string();
+    assert_eq!(closed(Transition::Fail { reason }), Journey::Failed);
+    assert_eq!(closed(Transition::Cancel), Journey::Cancelled);
+    assert_eq!(closed(Transition::Expire), Journey::Expired);
+    // Past its expiry, an open verification is expired as read.
+    let late = v.expires_at + chrono::Duration::seconds(1);
+    assert_eq!(next_step(&v, late, &SANDBOX), Journey::Expired);
+}
+
+#[test]
+fn the_consent_comes_first_and_a_real_provider_needs_its_user() {
+    let now = Utc::now();
+    let pending = verification(Mode::Test, &[]);
+    let consent = Journey::Consent {
+        asks_identity: false,
+    };
+    assert_eq!(next_step(&pending, now, &SANDBOX), consent);
+    let check = Served {
+        live_needs_identity: true,
+        ..SANDBOX
+    };
+    // The sandbox never asks the identity; a real provider that needs it does.
+    assert_eq!(next_step(&pending, now, &check), consent);
+    let live = verification(Mode::Live, &[]);
+    assert_eq!(
+        next_step(&live, now, &check),
+        Journey::Consent {
+            asks_identity: true
+        }
+    );
+    // Consented without the provider's user: the consent again, for a real provider only.
+    let mut live = live;
+    live.consented_at = Some(now);
+    assert!(matches!(
+        next_step(&live, now, &check),
+        Journey::Consent { .. }
+    ));
+    let local = Served {
+        live_simulated: true,
+        ..check
+    };
+    let c = connect(&live, &local);
+    assert_eq!((c.method, c.by), (Bank, By::Scenarios));
+    live.provider_user = Some("user".into());
+    let c = connect(&live, &check);
+    assert_eq!((c.method, c.by, c.next), (Bank, By::Provider, None));
+}
+
+#[test]
+fn uploads_sit_beside_the_methods_and_remain_alone_at_the_end() {
+    let now = Utc::now();
+    let uploads = Served {
+        documents: true,
+        ..SANDBOX
+    };
+    let v = consented(&[Document, Payroll]);
+    let journey = open(&v, &uploads);
+    let c = journey.connect.unwrap();
+    // Documents come first in the landlord's order: payroll is connected, documents beside it.
+    assert_eq!((c.method, c.next), (Payroll, Some(Document)));
+    let u = journey.uploads.unwrap();
+    assert!(u.may_upload && u.samples);
+    assert!(u.finish.is_err(), "nothing uploaded yet");
+    // Without a bucket the documents are no method.
+    assert_eq!(open(&v, &SANDBOX).uploads, None);
+    let tried = Transition::Attempt {
+        attempt: MethodAttempt {
+            method: Payroll,
+            outcome: AttemptOutcome::Failed,
+            at: now,
+        },
+    }
+    .apply(&v, now);
+    let journey = open(&tried, &uploads);
+    assert_eq!((journey.connect, journey.open), (None, vec![Document]));
+    assert!(journey.uploads.is_some());
+    // Without documents among its methods, none are offered.
+    assert_eq!(open(&consented(&[Bank]), &uploads).uploads, None);
+}
+
+#[test]
+fn held_income_names_its_methods() {
+    let now = Utc::now();
+    let v = consented(&[Bank, Payroll]);
+    let hold = Transition::Hold {
+        attempt: MethodAttempt {
+            method: Bank,
+            outcome: AttemptOutcome::Succeeded,
+            at: now,
+        },
+        income: Box::new(ProviderIncome::empty(Bank, now.date_naive())),
+    };
+    let journey = open(&hold.apply(&v, now), &SANDBOX);
+    assert_eq!(
+        journey.held,
+        Some(Held {
+            methods: vec![Bank],
+            with_documents: false
+        })
+    );
+    assert_eq!(
+        journey.connect.map(|c| (c.method, c.next)),
+        Some((Payroll, None))
+    );
+}
+
+#[test]
+fn the_accounts_default_is_stored_at_consent_less_what_the_page_cannot_serve() {
+    let live = verification(Mode::Live, &[]);
+    assert_eq!(
+        methods_at_consent(&live, &SANDBOX, &[Payroll, Bank]),
+        vec![Bank]
+    );
+    let own = verification(Mode::Live, &[Bank]);
+    assert_eq!(methods_at_consent(&own, &SANDBOX, &[Payroll, Bank]), vec![]);
+    let test = verification(Mode::Test, &[]);
+    assert_eq!(
+        methods_at_consent(&test, &SANDBOX, &[Document, Payroll]),
+        vec![Payroll]
+    );
+}
+
+fn method() -> impl Strategy<Value = VerificationMethod> {
+    prop::sample::select(methods::ALL.to_vec())
+}
+
+fn outcome() -> impl Strategy<Value = AttemptOutcome> {
+    prop::sample::select(vec![
+        AttemptOutcome::Succeeded,
+        AttemptOutcome::Failed,
+        AttemptOutcome::NoIncome,
+        AttemptOutcome::Abandoned,
+    ])
+}
+
+proptest! {
+    /// Whatever the verification, the method to connect was never tried, is one of the
+    /// landlord's methods (when named) and is no upload; its fallback likewise was never tried.
+    #[test]
+    fn the_method_to_connect_is_untried_and_the_landlords(
+        own in prop::collection::vec(method(), 0..4),
+        tries in prop::collection::vec((method(), outcome()), 0..4),
+        live in any::<bool>(),
+        consented in any::<bool>(),
+        user in any::<bool>(),
+        served in (method(), any::<bool>(), any::<bool>(), any::<bool>()),
+    ) {
+        let now = Utc::now();
+        let mut own_methods = vec![];
+        for m in own {
+            if !own_methods.contains(&m) {
+                own_methods.push(m);
+            }
+        }
+        let mode = if live { Mode::Live } else { Mode::Test };
+        let mut v = verification(mode, &own_methods);
+        v.method_attempts = tries
+            .iter()
+            .map(|(method, outcome)| MethodAttempt { method: *method, outcome: *outcome, at: now })
+            .collect();
+        v.consented_at = consented.then_some(now);
+        v.provider_user = user.then(|| "user".to_string());
+        let s = Served {
+            live_method: served.0,
+            live_simulated: served.1,
+            live_needs_identity: served.2,
+            documents: served.3,
+        };
+        if let Journey::Open(open) = next_step(&v, now, &s) {
+            let tried = |m: VerificationMethod| v.method_attempts.iter().any(|a| a.method == m);
+            if let Some(c) = open.connect {
+                prop_assert!(!tried(c.method), "{c:?} was tried");
+                prop_assert!(own_methods.is_empty() || own_methods.contains(&c.method));
+                prop_assert_ne!(c.method, Document);
+                if let Some(next) = c.next {
+                    prop_assert!(!tried(next) && next != c.method);
+                    prop_assert!(own_methods.is_empty() || own_methods.contains(&next));
+                }
+            }
+            for m in &open.open {
+                prop_assert!(!tried(*m));
+            }
+            prop_assert!(open.uploads.is_none() || s.documents);
+        }
+    }
+}
