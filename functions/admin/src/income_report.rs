@@ -37,7 +37,7 @@ pub fn income_report(args: &IncomeReportArgs) -> Result<String, String> {
     let terms = rent_terms(args)?;
     let income = match (&args.payments, &args.plaid) {
         (Some(path), _) => parse_payments(&read(path)?)?,
-        (None, Some(path)) => shared::adapters::plaid::income_from_response_json(&read(path)?)
+        (None, Some(path)) => adapters::plaid::income_from_response_json(&read(path)?)
             .map_err(|e| format!("{}: {e}", path.display()))?,
         (None, None) => return Err("give --payments FILE or --plaid FILE".into()),
     };

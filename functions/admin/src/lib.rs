@@ -14,7 +14,7 @@ use domain::secrets::{
 use domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus, format_ts};
 use ports::WebhookSecrets;
 use ports::store::prelude::*;
-use shared::handlers::retention::rearm_account;
+use service::handlers::retention::rearm_account;
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum KeyMode {

@@ -29,11 +29,11 @@ async fn main() {
     };
     // PLANS follows the functions' rule (unset: the defaults; a bad value is refused).
     let plans =
-        shared::config::plans_from_env(&shared::config::Env::process()).unwrap_or_else(|e| {
+        service::config::plans_from_env(&service::config::Env::process()).unwrap_or_else(|e| {
             eprintln!("{e}");
             std::process::exit(2)
         });
-    let store = shared::wiring::store(&shared::aws_config().await, table);
+    let store = adapters::wiring::store(&adapters::aws_config().await, table);
     finish(admin::run(&store, &plans, cli.command, chrono::Utc::now()).await);
 }
 

@@ -9,13 +9,13 @@ use lambda_runtime::{Error, LambdaEvent, run, service_fn};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    shared::init_tracing();
-    let config = shared::config::AnalyzeDocumentConfig::from_env()?;
-    let deps = shared::wiring::analyze_document(config, &shared::aws_config().await).await?;
+    service::init_tracing();
+    let config = service::config::AnalyzeDocumentConfig::from_env()?;
+    let deps = adapters::wiring::analyze_document(config, &adapters::aws_config().await).await?;
     let deps = &deps;
     run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
         Ok::<_, Error>(
-            shared::handlers::analyze_document::analyze_documents(deps, event.payload).await,
+            service::handlers::analyze_document::analyze_documents(deps, event.payload).await,
         )
     }))
     .await

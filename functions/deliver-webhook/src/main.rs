@@ -5,13 +5,13 @@ use lambda_runtime::{Error, LambdaEvent, run, service_fn};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    shared::init_tracing();
-    let config = shared::config::DeliverWebhookConfig::from_env()?;
-    let deps = shared::wiring::deliver_webhook(config, &shared::aws_config().await);
+    service::init_tracing();
+    let config = service::config::DeliverWebhookConfig::from_env()?;
+    let deps = adapters::wiring::deliver_webhook(config, &adapters::aws_config().await);
     let deps = &deps;
     run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
         Ok::<_, Error>(
-            shared::handlers::deliver_webhook::deliver_webhooks(deps, event.payload).await,
+            service::handlers::deliver_webhook::deliver_webhooks(deps, event.payload).await,
         )
     }))
     .await

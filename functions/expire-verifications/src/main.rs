@@ -6,13 +6,14 @@ use lambda_runtime::{Error, LambdaEvent, run, service_fn};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    shared::init_tracing();
-    let config = shared::config::ExpireVerificationsConfig::from_env()?;
-    let deps = shared::wiring::expire_verifications(config, &shared::aws_config().await);
+    service::init_tracing();
+    let config = service::config::ExpireVerificationsConfig::from_env()?;
+    let deps = adapters::wiring::expire_verifications(config, &adapters::aws_config().await);
     let deps = &deps;
     run(service_fn(move |event: LambdaEvent<Event>| async move {
         Ok::<_, Error>(
-            shared::handlers::expire_verifications::expire_verifications(deps, event.payload).await,
+            service::handlers::expire_verifications::expire_verifications(deps, event.payload)
+                .await,
         )
     }))
     .await

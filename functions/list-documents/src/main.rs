@@ -1,16 +1,16 @@
-//! Lambda for the API route served by `shared::handlers::api::list_documents`.
+//! Lambda for the API route served by `service::handlers::list_documents::list_documents`.
 
 use lambda_http::{Error, run, service_fn};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    shared::init_tracing();
-    let config = shared::config::ListDocumentsConfig::from_env()?;
-    let (deps, links) = shared::wiring::list_documents(config, &shared::aws_config().await);
+    service::init_tracing();
+    let config = service::config::ListDocumentsConfig::from_env()?;
+    let (deps, links) = adapters::wiring::list_documents(config, &adapters::aws_config().await);
     let (deps, links) = (&deps, &links);
     run(service_fn(move |req| {
-        shared::http::serve(req, move |req| {
-            shared::handlers::api::list_documents(deps, links, req)
+        service::http::serve(req, move |req| {
+            service::handlers::list_documents::list_documents(deps, links, req)
         })
     }))
     .await

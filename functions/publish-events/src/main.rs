@@ -7,14 +7,14 @@ use lambda_runtime::{Error, LambdaEvent, run, service_fn};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    shared::init_tracing();
-    let config = shared::config::PublishEventsConfig::from_env()?;
-    let deps = shared::wiring::publish_events(config, &shared::aws_config().await).await?;
+    service::init_tracing();
+    let config = service::config::PublishEventsConfig::from_env()?;
+    let deps = adapters::wiring::publish_events(config, &adapters::aws_config().await).await?;
     let deps = &deps;
     run(service_fn(move |event: LambdaEvent<Event>| async move {
         // Boxed: the handler's future is deep, and nesting it in this block's would pass the
         // compiler's type-depth limit.
-        let response = Box::pin(shared::handlers::publish_events::publish_events(
+        let response = Box::pin(service::handlers::publish_events::publish_events(
             deps,
             event.payload,
         ))

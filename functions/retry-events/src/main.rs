@@ -9,12 +9,12 @@ use lambda_runtime::{Error, LambdaEvent, run, service_fn};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    shared::init_tracing();
-    let config = shared::config::PublishEventsConfig::from_env()?;
-    let deps = shared::wiring::publish_events(config, &shared::aws_config().await).await?;
+    service::init_tracing();
+    let config = service::config::PublishEventsConfig::from_env()?;
+    let deps = adapters::wiring::publish_events(config, &adapters::aws_config().await).await?;
     let deps = &deps;
     run(service_fn(move |event: LambdaEvent<SqsEvent>| async move {
-        Ok::<_, Error>(shared::handlers::retry_events::retry_events(deps, event.payload).await)
+        Ok::<_, Error>(service::handlers::retry_events::retry_events(deps, event.payload).await)
     }))
     .await
 }

@@ -4,13 +4,13 @@ use lambda_http::{Error, run, service_fn};
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
-    shared::init_tracing();
-    let config = shared::config::TenantPortalConfig::from_env()?;
-    let deps = shared::wiring::tenant_portal(config, &shared::aws_config().await).await?;
+    service::init_tracing();
+    let config = service::config::TenantPortalConfig::from_env()?;
+    let deps = adapters::wiring::tenant_portal(config, &adapters::aws_config().await).await?;
     let deps = &deps;
     run(service_fn(move |req| {
-        shared::http::serve(req, move |req| {
-            shared::handlers::tenant_portal::tenant_portal(deps, req)
+        service::http::serve(req, move |req| {
+            service::handlers::tenant_portal::tenant_portal(deps, req)
         })
     }))
     .await

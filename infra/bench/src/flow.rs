@@ -12,7 +12,7 @@ use devstack::stack::{self, Created};
 use domain::plans::Plans;
 use domain::{Mode, Plan};
 use serde_json::{Value, json};
-use shared::config::Settings;
+use service::config::Settings;
 
 use crate::cost::Usage;
 use crate::{Error, err, fresh_stack};

@@ -11,8 +11,10 @@ use domain::{ApiKeyRecord, Mode, Plan};
 use ports::SystemClock;
 use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::handlers::api::{ApiDeps, create_verification, get_verification};
-use shared::http::{ApiRequest, parse_query};
+use service::handlers::api::ApiDeps;
+use service::handlers::create_verification::create_verification;
+use service::handlers::get_verification::get_verification;
+use service::http::{ApiRequest, parse_query};
 use test_support::{MemoryStore, active_account};
 
 use crate::flow::{LocalStack, local_stack};
@@ -246,7 +248,7 @@ pub(crate) fn handler_throughput(seconds: u64) -> Result<HandlerRun, Error> {
                     revoked_at: None,
                 })
                 .await?;
-            let settings = shared::config::Settings {
+            let settings = service::config::Settings {
                 plans: domain::plans::Plans::new(vec![Plan {
                     name: "bench".into(),
                     verifications_per_month: u32::MAX,

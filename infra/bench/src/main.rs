@@ -28,6 +28,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+use adapters::dynamo::DynamoStore;
 use clap::Parser;
 use devstack::moto::Moto;
 use devstack::proxy::{self, Call, Proxy};
@@ -41,7 +42,6 @@ use process::*;
 use report::*;
 use runtime_api::RuntimeApi;
 use scenarios::*;
-use shared::adapters::dynamo::DynamoStore;
 
 #[derive(Parser)]
 #[command(about = "Benchmarks of the functions' release binaries (run by `make bench`)")]
@@ -103,7 +103,7 @@ pub(crate) struct Args {
     pub(crate) build: String,
 }
 
-/// A function of the route table (`shared::routes`) and the two sample events it is invoked with
+/// A function of the route table (`service::routes`) and the two sample events it is invoked with
 /// (cold, then warm). The leading number of an HTTP event's file name is the status it must answer.
 pub(crate) struct Function {
     pub(crate) name: &'static str,
@@ -112,8 +112,8 @@ pub(crate) struct Function {
 }
 
 /// The sample events each function is measured with; `None` leaves it out of the bench.
-pub(crate) fn bench_events(function: shared::routes::Function) -> Option<[&'static str; 2]> {
-    use shared::routes::Function as F;
+pub(crate) fn bench_events(function: service::routes::Function) -> Option<[&'static str; 2]> {
+    use service::routes::Function as F;
     Some(match function {
         F::CreateVerification => ["201-created.json", "201-email-only.json"],
         F::GetVerification => ["200-completed.json", "200-pending.json"],
@@ -155,7 +155,7 @@ pub(crate) fn bench_events(function: shared::routes::Function) -> Option<[&'stat
 
 /// The functions the bench measures, in the route table's order.
 pub(crate) fn functions() -> Vec<Function> {
-    shared::routes::Function::ALL
+    service::routes::Function::ALL
         .into_iter()
         .filter_map(|f| {
             bench_events(f).map(|events| Function {

@@ -214,12 +214,12 @@ pub(crate) fn render(
     let _ = writeln!(
         o,
         "\nList cost: one page of `GET /api/v1/verifications` (default limit {}) of one owner, via the store and via the list-verifications binary on a warm instance (items read = DynamoDB's ScannedCount, seen by the proxy); items seeded with BatchWriteItem:\n",
-        shared::handlers::api::DEFAULT_LIMIT
+        service::handlers::list_verifications::DEFAULT_LIMIT
     );
     let _ = writeln!(
         o,
         "| verifications of the owner | items read (store) | items read (handler) | items read, limit {} | DynamoDB calls (sequential) | page items: store / handler (status) | total reported | store ms | handler ms | seeding s |",
-        shared::handlers::api::MAX_LIMIT
+        service::handlers::list_verifications::MAX_LIMIT
     );
     let _ = writeln!(o, "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
     for l in &lists.runs {
@@ -320,7 +320,7 @@ pub(crate) fn render(
         });
     let api_rows: Vec<(&Row, &Invocations)> = rows
         .iter()
-        .filter(|r| shared::routes::Function::from_name(&r.name).is_some_and(|f| f.is_http()))
+        .filter(|r| service::routes::Function::from_name(&r.name).is_some_and(|f| f.is_http()))
         .filter_map(|r| r.inv.as_ref().map(|i| (r, i)))
         .collect();
     // The most sequential round trips, with every HTTP function that needs more than `bound`.
@@ -345,16 +345,16 @@ pub(crate) fn render(
     let api_only = |pick: &dyn Fn(&Invocations) -> usize| {
         let over: Vec<String> = (api_rows.iter())
             .filter(|(r, _)| {
-                shared::routes::Function::from_name(&r.name)
-                    .is_some_and(shared::routes::Function::is_api)
+                service::routes::Function::from_name(&r.name)
+                    .is_some_and(service::routes::Function::is_api)
             })
             .filter(|(_, i)| pick(i) > 1)
             .map(|(r, i)| format!("{} {}", r.name, pick(i)))
             .collect();
         let max = (api_rows.iter())
             .filter(|(r, _)| {
-                shared::routes::Function::from_name(&r.name)
-                    .is_some_and(shared::routes::Function::is_api)
+                service::routes::Function::from_name(&r.name)
+                    .is_some_and(service::routes::Function::is_api)
             })
             .map(|(_, i)| pick(i))
             .max()
@@ -369,7 +369,7 @@ pub(crate) fn render(
     let (cold_api, cold_over_one) = api_only(&|i| i.cold.sequential);
     let (warm_api, warm_over_one) = api_only(&|i| i.warm.sequential);
     let portal = (api_rows.iter())
-        .filter(|(r, _)| shared::routes::Function::from_name(&r.name).is_some_and(|f| !f.is_api()))
+        .filter(|(r, _)| service::routes::Function::from_name(&r.name).is_some_and(|f| !f.is_api()))
         .map(|(r, i)| {
             format!(
                 "{} cold {}, warm {}",

@@ -116,11 +116,11 @@ pub(crate) async fn list_cost(
             };
             let t = Instant::now();
             let page = store
-                .list_verifications(&query(shared::handlers::api::DEFAULT_LIMIT))
+                .list_verifications(&query(service::handlers::list_verifications::DEFAULT_LIMIT))
                 .await?;
             let store_ms = ms(t.elapsed());
             let full = store
-                .list_verifications(&query(shared::handlers::api::MAX_LIMIT))
+                .list_verifications(&query(service::handlers::list_verifications::MAX_LIMIT))
                 .await?;
             proxy.take();
             let (outcome, took) =
@@ -151,7 +151,7 @@ pub(crate) async fn list_cost(
         // The peak RSS of a page of 100 at offset 0 and at the deepest offset (10,000), each
         // measured from the RSS before it: the skipped items are counted and dropped.
         let mut memory = Vec::new();
-        let deepest = shared::handlers::list_verifications::MAX_OFFSET;
+        let deepest = service::handlers::list_verifications::MAX_OFFSET;
         for offset in [0, deepest].into_iter().filter(|o| (*o as usize) < seeded) {
             let mut paged: serde_json::Value = serde_json::from_str(&event)?;
             paged["rawQueryString"] = format!("offset={offset}&limit=100").into();

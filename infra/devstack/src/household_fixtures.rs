@@ -2,6 +2,7 @@
 //! completed), two open (an applicant and a guarantor; two applicants; all pending) and one of
 //! another account.
 
+use adapters::dynamo::DynamoStore;
 use chrono::{Duration, Utc};
 use domain::household::{Household, HouseholdShape, MemberRole, member_id};
 use domain::income::{PayFrequency, ProviderIncome, ProviderIncomeSource, VerificationMethod};
@@ -9,7 +10,6 @@ use domain::report::build_report;
 use domain::{Mode, NewVerificationInput, Transition, Verification};
 use ports::StoreError;
 use ports::store::prelude::*;
-use shared::adapters::dynamo::DynamoStore;
 
 use crate::stack::{DEMO_ACCOUNT, OTHER_ACCOUNT};
 

@@ -14,14 +14,14 @@ pub mod stack;
 
 use std::sync::Arc;
 
+use adapters::live_provider::LiveProvider;
+use adapters::wiring;
 use domain::plans::Plans;
 use domain::webhook::LocalWebhookOrigins;
-use shared::config::{
+use service::config::{
     DeliverWebhookConfig, ExpireVerificationsConfig, PublishEventsConfig, ReachConfig,
     ReminderSchedules, Settings, TenantPortalConfig, TestModeDelivery,
 };
-use shared::handlers::tenant_portal::LiveProvider;
-use shared::wiring;
 
 /// Settings of the HTTP handlers for a local stack whose pages are served at `base_url`. No
 /// webhook receiver is listed yet: the stack adds its own once it is listening (tests add theirs).
@@ -33,7 +33,7 @@ pub fn local_settings(table: &str, base_url: &str, lifetime: chrono::Duration) -
         local_webhook_origins: LocalWebhookOrigins::default(),
         verification_lifetime: lifetime,
         // The local stack has no bank-data provider: live keys use the sandbox, marked as local.
-        live_income: shared::config::LiveIncome::LocalSandbox,
+        live_income: service::config::LiveIncome::LocalSandbox,
         sms_region: Default::default(),
         sms_countries: Default::default(),
         // Every local stack has its documents bucket (`app_with`).
@@ -45,7 +45,7 @@ pub fn local_settings(table: &str, base_url: &str, lifetime: chrono::Duration) -
 /// verifications (the local sandbox, or none).
 pub fn app(sdk: &aws_config::SdkConfig, settings: Settings) -> Arc<server::App> {
     let live_provider = match settings.live_income {
-        shared::config::LiveIncome::LocalSandbox => LiveProvider::local_sandbox(),
+        service::config::LiveIncome::LocalSandbox => LiveProvider::local_sandbox(),
         // The local stack holds no Plaid credentials: tests that need Plaid use `app_with`.
         _ => LiveProvider::None,
     };
@@ -65,13 +65,13 @@ pub fn app_with(
         live_income: settings.live_income,
         plaid: Default::default(),
         argyle: Default::default(),
-        documents: Some(shared::config::DocumentBucket {
+        documents: Some(service::config::DocumentBucket {
             upload_url: sdk.endpoint_url().map(|e| format!("{e}/{bucket}")),
             bucket: bucket.clone(),
         }),
         public_base_url: settings.public_base_url.clone(),
     };
-    let documents = shared::adapters::s3::S3Objects::new(sdk, &bucket);
+    let documents = adapters::s3::S3Objects::new(sdk, &bucket);
     Arc::new(server::App {
         api: wiring::api(settings, sdk),
         documents,
@@ -93,7 +93,7 @@ pub struct Workers {
     pub expiry: pump::Expiry,
     pub delivery: pump::Delivery,
     /// `analyze-document`, reading the local documents bucket.
-    pub analysis: shared::wiring::Analysis,
+    pub analysis: adapters::wiring::Analysis,
 }
 
 impl Workers {
@@ -123,7 +123,7 @@ impl Workers {
                 },
                 reminder_offsets: domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
                 sms: Default::default(),
-                live_income: shared::config::LiveIncome::LocalSandbox,
+                live_income: service::config::LiveIncome::LocalSandbox,
                 plaid: Default::default(),
                 argyle: Default::default(),
             },
@@ -136,7 +136,7 @@ impl Workers {
             DeliverWebhookConfig {
                 table_name: names.table.clone(),
                 webhook_queue_url: created.webhook_queue_url.clone(),
-                timeout: shared::config::DEFAULT_WEBHOOK_TIMEOUT,
+                timeout: service::config::DEFAULT_WEBHOOK_TIMEOUT,
                 local_webhook_origins: local_origins.clone(),
             },
             sdk,
@@ -160,7 +160,7 @@ impl Workers {
         };
         let reach = wiring::send_reminders(reach_config, sdk);
         let analysis = wiring::analyze_document_with(
-            &shared::config::AnalyzeDocumentConfig {
+            &service::config::AnalyzeDocumentConfig {
                 table_name: names.table.clone(),
                 bucket: names.documents_bucket.clone(),
                 fingerprint_key_secret_arn: created.fingerprint_key_secret_arn.clone(),

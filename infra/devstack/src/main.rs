@@ -5,6 +5,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use adapters::dynamo::DynamoStore;
 use clap::Parser;
 use devstack::pump::{
     StreamPump, TtlDeletions, pump_documents_once, pump_retry_once, pump_sqs_once, sweep_ttl,
@@ -12,7 +13,6 @@ use devstack::pump::{
 use devstack::{Workers, moto, stack};
 use ports::WebhookSecrets;
 use ports::store::prelude::*;
-use shared::adapters::dynamo::DynamoStore;
 
 #[derive(Parser)]
 #[command(about = "Run the Tenant Income Verification Service locally against moto")]
@@ -51,8 +51,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .with_current_span(true)
         .without_time()
         .init();
-    let env = shared::config::Env::process();
-    let plans = shared::config::plans_from_env(&env)?;
+    let env = service::config::Env::process();
+    let plans = service::config::plans_from_env(&env)?;
     if plans.get(&args.demo_plan).is_none() {
         return Err(format!(
             "DEV_DEMO_PLAN {:?} is not a plan (see PLANS)",
@@ -93,7 +93,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     settings.plans = plans;
     // SMS_COUNTRIES (and PLANS' SMS allowances), as a deployed stack reads them.
-    let sms = shared::config::SmsBounds::parse(&env)?;
+    let sms = service::config::SmsBounds::parse(&env)?;
     settings.sms_countries = sms.countries.clone();
     // Webhooks may reach the demo receiver below and nothing else on this machine, except the
     // receivers `LOCAL_WEBHOOK_ORIGINS` names (infra/stack.sh: the client tests' own).
@@ -118,11 +118,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         &names,
         &created,
         &base,
-        shared::handlers::deliver_webhook::DEFAULT_BACKOFF.to_vec(),
+        service::handlers::deliver_webhook::DEFAULT_BACKOFF.to_vec(),
         &local_origins,
     );
-    workers.outbox.retry_backoff = shared::handlers::retry_events::DEFAULT_RETRY_BACKOFF.to_vec();
-    let offsets = shared::config::parse_offsets(args.reminder_offsets_seconds.as_deref())?;
+    workers.outbox.retry_backoff = service::handlers::retry_events::DEFAULT_RETRY_BACKOFF.to_vec();
+    let offsets = service::config::parse_offsets(args.reminder_offsets_seconds.as_deref())?;
     workers.outbox.reminder_offsets = offsets.clone();
     workers.reach.reminder_offsets = offsets;
     workers.outbox.sms = sms.clone();

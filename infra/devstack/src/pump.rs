@@ -8,6 +8,9 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
+use adapters::dynamo::DynamoStore;
+use adapters::sqs::SqsQueue;
+use adapters::webhook_client::WebhookClient;
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
 use aws_sdk_dynamodb::types::AttributeValue as DynamoValue;
@@ -16,17 +19,15 @@ use base64::Engine;
 use ports::store::prelude::*;
 use ports::{Clock, Mailer, Queue, Scheduler, SystemClock, Texter};
 use serde_json::{Value, json};
-use shared::adapters::dynamo::{DynamoStore, schema};
-use shared::adapters::sqs::SqsQueue;
-use shared::adapters::webhook_client::WebhookClient;
-use shared::handlers::deliver_webhook::DeliveryDeps;
-use shared::handlers::expire_verifications::TTL_PRINCIPAL;
-use shared::handlers::publish_events::OutboxDeps;
+use service::handlers::deliver_webhook::DeliveryDeps;
+use service::handlers::expire_verifications::TTL_PRINCIPAL;
+use service::handlers::publish_events::OutboxDeps;
+use service::table_schema::{self as schema};
 
-pub type Outbox = shared::wiring::Outbox;
-pub type Expiry = shared::wiring::Expiry;
+pub type Outbox = adapters::wiring::Outbox;
+pub type Expiry = adapters::wiring::Expiry;
 pub type Delivery = DeliveryDeps<DynamoStore, SqsQueue, SystemClock, WebhookClient>;
-pub type Reach = shared::wiring::Reach;
+pub type Reach = adapters::wiring::Reach;
 
 /// template.yaml, read at build time: the pump filters with the very patterns AWS will use.
 const TEMPLATE: &str = include_str!("../../../template.yaml");
@@ -252,9 +253,9 @@ impl StreamPump {
 
     /// Reads new records and runs each stream function on the ones its filter lets through, after
     /// the records it failed last time. Returns how many records were handed to a function.
-    pub async fn pump_once<S, M, T, R, Q, C>(
+    pub async fn pump_once<S, M, T, R, Q, C, P>(
         &mut self,
-        outbox: &OutboxDeps<S, M, T, R, Q, C>,
+        outbox: &OutboxDeps<S, M, T, R, Q, C, P>,
         expiry: &Expiry,
     ) -> Result<usize, String>
     where
@@ -264,6 +265,7 @@ impl StreamPump {
         R: Scheduler,
         Q: Queue,
         C: Clock,
+        P: ports::IncomeProvider,
     {
         let records = self.read().await?;
         let pick = |filters: &[Value]| -> Vec<EventRecord> {
@@ -280,13 +282,13 @@ impl StreamPump {
         let handed = to_outbox.len() + to_expiry.len();
         if !to_outbox.is_empty() {
             self.outbox_backlog = run_batch(to_outbox, |batch| {
-                shared::handlers::publish_events::publish_events(outbox, batch)
+                service::handlers::publish_events::publish_events(outbox, batch)
             })
             .await;
         }
         if !to_expiry.is_empty() {
             self.expiry_backlog = run_batch(to_expiry, |batch| {
-                shared::handlers::expire_verifications::expire_verifications(expiry, batch)
+                service::handlers::expire_verifications::expire_verifications(expiry, batch)
             })
             .await;
         }
@@ -390,7 +392,7 @@ pub async fn pump_sqs_once(
     wait_seconds: i32,
 ) -> Result<usize, String> {
     pump_queue_once(sqs, queue_url, wait_seconds, |event| {
-        shared::handlers::deliver_webhook::deliver_webhooks(delivery, event)
+        service::handlers::deliver_webhook::deliver_webhooks(delivery, event)
     })
     .await
 }
@@ -403,7 +405,7 @@ pub async fn pump_retry_once(
     wait_seconds: i32,
 ) -> Result<usize, String> {
     pump_queue_once(sqs, queue_url, wait_seconds, |event| {
-        shared::handlers::retry_events::retry_events(outbox, event)
+        service::handlers::retry_events::retry_events(outbox, event)
     })
     .await
 }
@@ -412,11 +414,11 @@ pub async fn pump_retry_once(
 pub async fn pump_documents_once(
     sqs: &aws_sdk_sqs::Client,
     queue_url: &str,
-    analysis: &shared::wiring::Analysis,
+    analysis: &adapters::wiring::Analysis,
     wait_seconds: i32,
 ) -> Result<usize, String> {
     pump_queue_once(sqs, queue_url, wait_seconds, |event| {
-        shared::handlers::analyze_document::analyze_documents(analysis, event)
+        service::handlers::analyze_document::analyze_documents(analysis, event)
     })
     .await
 }

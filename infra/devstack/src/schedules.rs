@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use chrono::{DateTime, NaiveDateTime, Utc};
 use ports::store::prelude::*;
 use ports::{Clock, Mailer, Queue, Texter};
-use shared::handlers::reach_events::ReminderPayload;
-use shared::handlers::send_reminders::ReachDeps;
+use service::handlers::reach_events::ReminderPayload;
+use service::handlers::send_reminders::ReachDeps;
 
 /// Invocations of one schedule before it is given up (Lambda async: 1 + 2 retries).
 pub const ATTEMPTS: u32 = 3;
@@ -66,7 +66,8 @@ where
         let done = match serde_json::from_str::<ReminderPayload>(input) {
             Ok(payload) => {
                 fired += 1;
-                let result = shared::handlers::send_reminders::send_reminders(reach, payload).await;
+                let result =
+                    service::handlers::send_reminders::send_reminders(reach, payload).await;
                 let tried = attempts.entry(name.to_string()).or_insert(0);
                 *tried += 1;
                 match result {

@@ -4,12 +4,12 @@
 //! GSI attributes as `DynamoStore::create_verification` writes), and the owner's STATS counter
 //! set to match.
 
+use adapters::dynamo::items::{owner_stats_item, verification_item};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::{PutRequest, WriteRequest};
 use chrono::{Duration, Utc};
 use domain::{Mode, NewVerificationInput, OwnerStats, VERIFICATION_LIFETIME, Verification};
 use futures::StreamExt;
-use shared::adapters::dynamo::items::{owner_stats_item, verification_item};
 
 /// A pending test-mode verification of `account`, created `age_seconds` ago.
 pub fn verification(account: &str, age_seconds: i64) -> Verification {

@@ -5,6 +5,7 @@ use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use adapters::dynamo::DynamoStore;
 use domain::error::ApiError;
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::{Bytes, Incoming};
@@ -12,11 +13,10 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use ports::SystemClock;
-use shared::adapters::dynamo::DynamoStore;
-use shared::handlers::api::{self, ApiDeps};
-use shared::handlers::households;
-use shared::http::{ApiRequest, ApiResponse, parse_query};
-use shared::routes::{Function, Resolved, resolve};
+use service::handlers::api::{self, ApiDeps};
+use service::handlers::households;
+use service::http::{ApiRequest, ApiResponse, parse_query};
+use service::routes::{Function, Resolved, resolve};
 use tokio::net::TcpListener;
 
 /// Everything the routes need.
@@ -24,10 +24,10 @@ pub struct App {
     pub api: ApiDeps<DynamoStore, SystemClock>,
     /// The local stack has no bank-data provider: live verifications use the local sandbox (or
     /// none, or a Plaid on loopback in tests).
-    pub portal: shared::wiring::Portal,
+    pub portal: adapters::wiring::Portal,
     /// The documents bucket: `list-documents`' download links, and the uploads
     /// `erase-verification-data` erases.
-    pub documents: shared::adapters::s3::S3Objects,
+    pub documents: adapters::s3::S3Objects,
 }
 
 /// Which deps each HTTP function runs with: one `App` for all (the local stack), or one per
@@ -51,7 +51,7 @@ impl Apps for PerFunction {
     }
 }
 
-/// Routes like the HttpApi of template.yaml (the table in `shared::routes`), then calls the
+/// Routes like the HttpApi of template.yaml (the table in `service::routes`), then calls the
 /// function's handler.
 pub async fn route<A: Apps + ?Sized>(apps: &A, req: ApiRequest) -> ApiResponse {
     match resolve(req.method.as_str(), &req.path) {
@@ -71,25 +71,48 @@ pub async fn route<A: Apps + ?Sized>(apps: &A, req: ApiRequest) -> ApiResponse {
 /// Calls the handler of an HTTP function, as its `main.rs` does.
 pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiResponse {
     match function {
-        Function::CreateVerification => api::create_verification(&app.api, req).await,
-        Function::GetVerification => api::get_verification(&app.api, req).await,
-        Function::CancelVerification => api::cancel_verification(&app.api, req).await,
-        Function::ListVerifications => api::list_verifications(&app.api, req).await,
-        Function::GetUsage => api::get_usage(&app.api, req).await,
-        Function::GetReport => api::get_report(&app.api, req).await,
-        Function::ListDocuments => api::list_documents(&app.api, &app.documents, req).await,
-        Function::ListWebhookDeliveries => api::list_webhook_deliveries(&app.api, req).await,
-        Function::RedeliverWebhook => api::redeliver_webhook(&app.api, req).await,
-        Function::ResendVerification => api::resend_verification(&app.api, req).await,
+        Function::CreateVerification => {
+            service::handlers::create_verification::create_verification(&app.api, req).await
+        }
+        Function::GetVerification => {
+            service::handlers::get_verification::get_verification(&app.api, req).await
+        }
+        Function::CancelVerification => {
+            service::handlers::cancel_verification::cancel_verification(&app.api, req).await
+        }
+        Function::ListVerifications => {
+            service::handlers::list_verifications::list_verifications(&app.api, req).await
+        }
+        Function::GetUsage => service::handlers::get_usage::get_usage(&app.api, req).await,
+        Function::GetReport => service::handlers::get_report::get_report(&app.api, req).await,
+        Function::ListDocuments => {
+            service::handlers::list_documents::list_documents(&app.api, &app.documents, req).await
+        }
+        Function::ListWebhookDeliveries => {
+            service::handlers::list_webhook_deliveries::list_webhook_deliveries(&app.api, req).await
+        }
+        Function::RedeliverWebhook => {
+            service::handlers::redeliver_webhook::redeliver_webhook(&app.api, req).await
+        }
+        Function::ResendVerification => {
+            service::handlers::resend_verification::resend_verification(&app.api, req).await
+        }
         Function::CreateHousehold => households::create_household(&app.api, req).await,
         Function::GetHousehold => households::get_household(&app.api, req).await,
         Function::CancelHousehold => households::cancel_household(&app.api, req).await,
         Function::EraseVerificationData => {
-            api::erase_verification_data(&app.api, &app.documents, req).await
+            service::handlers::erase_verification_data::erase_verification_data(
+                &app.api,
+                &app.documents,
+                req,
+            )
+            .await
         }
-        Function::ReviewDocuments => api::review_documents(&app.api, req).await,
+        Function::ReviewDocuments => {
+            service::handlers::review_documents::review_documents(&app.api, req).await
+        }
         Function::TenantPortal => {
-            shared::handlers::tenant_portal::tenant_portal(&app.portal, req).await
+            service::handlers::tenant_portal::tenant_portal(&app.portal, req).await
         }
         Function::PublishEvents
         | Function::RetryEvents
@@ -129,7 +152,7 @@ async fn to_api_request(req: hyper::Request<Incoming>) -> Result<ApiRequest, Api
 }
 
 fn to_hyper(resp: ApiResponse) -> hyper::Response<Full<Bytes>> {
-    shared::http::to_http(resp, |body| Full::new(Bytes::from(body.into_bytes())))
+    service::http::to_http(resp, |body| Full::new(Bytes::from(body.into_bytes())))
 }
 
 /// Serves `app` on `listener` until the task is dropped.

@@ -127,7 +127,7 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
         .await
         .is_ok();
     if !exists {
-        shared::adapters::dynamo::create_table(&dynamo, &names.table)
+        adapters::dynamo::create_table(&dynamo, &names.table)
             .await
             .map_err(|e| e.to_string())?;
     }
@@ -191,7 +191,7 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
 
 /// How many receives before a documents-queue message goes to its DLQ (matches template.yaml).
 pub const DOCUMENTS_MAX_RECEIVES: i32 =
-    shared::handlers::analyze_document::DOCUMENT_MAX_RECEIVES as i32;
+    service::handlers::analyze_document::DOCUMENT_MAX_RECEIVES as i32;
 
 /// The documents bucket as template.yaml makes it: encrypted, public access blocked, and its
 /// uploads' ObjectCreated notifications sent to the documents queue. moto keeps the settings but
@@ -203,7 +203,7 @@ async fn documents_bucket(sdk: &SdkConfig, bucket: &str, queue: &str) -> Result<
         S3KeyFilter, ServerSideEncryption, ServerSideEncryptionByDefault,
         ServerSideEncryptionConfiguration, ServerSideEncryptionRule,
     };
-    let s3 = shared::adapters::s3::s3_client(sdk);
+    let s3 = adapters::s3::s3_client(sdk);
     if s3.head_bucket().bucket(bucket).send().await.is_ok() {
         return Ok(());
     }

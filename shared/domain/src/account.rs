@@ -205,3 +205,24 @@ pub struct MonthStats {
     #[serde(default)]
     pub completed: u64,
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, Utc};
+
+    use super::*;
+    use crate::format_ts;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn windows_and_months() {
+        let now = at("2026-12-31T23:59:59.999Z");
+        assert_eq!(api_window(now), "2026-12-31");
+        assert_eq!(format_ts(api_window_reset(now)), "2027-01-01T00:00:00.000Z");
+        assert_eq!(usage_month(now), "2026-12");
+        assert_eq!(format_ts(next_month_start(now)), "2027-01-01T00:00:00.000Z");
+    }
+}

@@ -34,16 +34,6 @@ impl RentTerms {
     }
 }
 
-impl From<&crate::Verification> for RentTerms {
-    fn from(v: &crate::Verification) -> Self {
-        RentTerms {
-            monthly_rent: v.monthly_rent,
-            rent_subsidy_monthly: v.rent_subsidy_monthly,
-            income_multiple: v.income_multiple,
-        }
-    }
-}
-
 /// The `affordability` object of the report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Affordability {

@@ -86,6 +86,18 @@ pub enum Verdict {
     Undetermined,
 }
 
+/// The figures of a document of that kind, each kind read by its own module (`extract` the pay
+/// stub, `statement` the bank statement, `letter` the benefit letter).
+fn fields_of(kind: DocumentKind, pages: &[text::Page]) -> Fields {
+    let lines = fields::all_lines(pages);
+    match kind {
+        DocumentKind::PayStub => Fields::PayStub(extract::pay_stub(&lines)),
+        DocumentKind::BankStatement => Fields::BankStatement(statement::bank_statement(&lines)),
+        DocumentKind::BenefitLetter => Fields::BenefitLetter(letter::benefit_letter(&lines)),
+        DocumentKind::Photo | DocumentKind::Unknown => Fields::None,
+    }
+}
+
 /// Check names, as they appear in the report.
 pub mod names {
     pub const TEXT_LAYER: &str = "text_layer";
@@ -216,7 +228,7 @@ pub fn analyse_with(
     } else {
         DocumentKind::Photo
     };
-    let fields = extract::fields(kind, &pages);
+    let fields = fields_of(kind, &pages);
     checks.extend(arithmetic::single_document_checks(&fields));
     checks.push(identity::check(&fields, tenant_name));
     let mut analysis = Analysis {

@@ -24,8 +24,10 @@ use crate::affordability::{
 };
 use crate::{Mode, Status, Verification};
 
+pub mod role;
 pub mod shape;
 
+pub use role::MemberRole;
 pub use shape::{HouseholdShape, member_id};
 
 /// A guarantor must earn this many times the tenant's portion when the request names no multiple.
@@ -35,31 +37,6 @@ pub const MIN_GUARANTOR_MULTIPLE: f64 = 1.0;
 pub const MAX_GUARANTOR_MULTIPLE: f64 = 10.0;
 /// Members of one household: each is a verification written in the create's one transaction.
 pub const MAX_MEMBERS: usize = 6;
-
-/// What a member is to the household.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MemberRole {
-    /// Will live there and pay: incomes are added up.
-    Applicant,
-    /// Vouches for the rent: must meet the guarantor rule alone.
-    Guarantor,
-}
-
-impl MemberRole {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MemberRole::Applicant => "applicant",
-            MemberRole::Guarantor => "guarantor",
-        }
-    }
-
-    pub fn parse(raw: &str) -> Option<Self> {
-        [MemberRole::Applicant, MemberRole::Guarantor]
-            .into_iter()
-            .find(|r| r.as_str() == raw)
-    }
-}
 
 /// One member: their verification and role.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -8,9 +8,9 @@
 
 use chrono::{DateTime, Duration, Utc};
 use phonenumber::country::Id as Region;
-use serde::{Deserialize, Serialize};
 
 use crate::sms::SmsCountries;
+use crate::verification::SmsReach;
 use crate::{Status, Verification, format_ts};
 
 /// The region a number without a country code is read in, unless configured (`SMS_DEFAULT_REGION`).
@@ -21,14 +21,6 @@ pub const DEFAULT_REMINDER_OFFSETS: [Duration; 2] = [Duration::hours(72), Durati
 
 /// The carriers' required opt-out wording, at the end of every SMS.
 pub const SMS_OPT_OUT: &str = "Reply STOP to opt out.";
-
-/// Whether the tenant's number can receive the SMS.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SmsReach {
-    /// `tenant_phone` was given but is no valid number in E.164 terms: e-mail only.
-    Unusable,
-}
 
 /// A phone-number region code (ISO 3166 alpha-2, e.g. `US`), checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -69,11 +69,6 @@ pub fn as_placed(read: &Verification, place: Option<u32>, now: DateTime<Utc>) ->
     mine
 }
 
-/// For `skip_serializing_if`.
-pub(crate) fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,13 +4,13 @@ mod income_report;
 mod methods;
 mod retention;
 
+use adapters::dynamo::DynamoStore;
 use admin::{Command, KeyMode, run};
 use chrono::Utc;
 use devstack::moto::Moto;
 use domain::plans::Plans;
 use domain::secrets::parse_api_key;
 use ports::store::prelude::*;
-use shared::adapters::dynamo::DynamoStore;
 
 fn line<'a>(out: &'a str, prefix: &str) -> &'a str {
     out.lines()

@@ -1,12 +1,12 @@
 //! `set-default-methods`: an account's default verification methods, on the account item.
 
+use adapters::dynamo::DynamoStore;
 use admin::{Command, run};
 use chrono::Utc;
 use devstack::moto::Moto;
 use domain::income::VerificationMethod;
 use domain::plans::Plans;
 use ports::store::prelude::*;
-use shared::adapters::dynamo::DynamoStore;
 
 use crate::line;
 

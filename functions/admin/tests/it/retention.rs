@@ -1,6 +1,7 @@
 //! `admin set-retention`: the period is bounded and stored on the account, and the erasure of
 //! every closed verification is armed at the new end (a marker only ever moves earlier).
 
+use adapters::dynamo::DynamoStore;
 use admin::{Command, run};
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{Duration, Utc};
@@ -10,7 +11,7 @@ use domain::retention::RetentionDays;
 use domain::{Mode, NewVerificationInput, Transition, VERIFICATION_LIFETIME, Verification};
 use ports::TransitionOutcome;
 use ports::store::prelude::*;
-use shared::adapters::dynamo::{DynamoStore, keys};
+use service::table_schema::keys;
 
 /// The TTL of the verification's erasure marker, if it has one.
 async fn marker_ttl(store: &DynamoStore, v: &Verification) -> Option<i64> {

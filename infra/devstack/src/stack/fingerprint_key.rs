@@ -38,6 +38,6 @@ pub async fn fingerprint_key(
         .map_err(|e| format!("describe the fingerprint key's secret: {e}"))?
         .arn
         .ok_or("the fingerprint key's secret has no ARN")?;
-    let key = shared::adapters::secrets::fingerprint_key(&client, &arn).await?;
+    let key = adapters::secrets::fingerprint_key(&client, &arn).await?;
     Ok((arn, key))
 }

@@ -1,12 +1,12 @@
 //! The demo accounts with their fixed keys, and the fixture verifications and webhook history
 //! the sample events in `events/` refer to.
 
+use adapters::dynamo::DynamoStore;
 use chrono::{Duration, Utc};
 use domain::secrets::{GeneratedKey, account_key_from_random};
 use domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus};
 use ports::StoreError;
 use ports::store::prelude::*;
-use shared::adapters::dynamo::DynamoStore;
 
 pub const DEMO_ACCOUNT: &str = "acct_demo";
 pub const OTHER_ACCOUNT: &str = "acct_other";
@@ -213,7 +213,7 @@ async fn seed_webhook_history(
     use domain::webhook_log::{
         AttemptOutcome, DeliveryAttempt, StoredWebhookEvent, WebhookSubject,
     };
-    use shared::handlers::publish_events::webhook_message;
+    use service::handlers::publish_events::webhook_message;
     for id in [FIXTURE_COMPLETED, FIXTURE_OTHER_ACCOUNT] {
         let Some(mut v) = store
             .get_verification(id.parse().expect("fixture uuid"))

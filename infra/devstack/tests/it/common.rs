@@ -6,6 +6,7 @@ use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
+use adapters::dynamo::DynamoStore;
 use aws_config::SdkConfig;
 use devstack::moto::Moto;
 use devstack::server::App;
@@ -14,8 +15,7 @@ use domain::Plan;
 use domain::plans::Plans;
 use domain::webhook::LocalWebhookOrigins;
 use serde_json::Value;
-use shared::adapters::dynamo::DynamoStore;
-use shared::config::Settings;
+use service::config::Settings;
 
 static MOTOS: OnceLock<Vec<Moto>> = OnceLock::new();
 static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
@@ -646,8 +646,8 @@ pub async fn stored_item(
     aws_sdk_dynamodb::Client::new(&env.sdk)
         .get_item()
         .table_name(&env.names.table)
-        .key(shared::adapters::dynamo::schema::PK, V::S(pk))
-        .key(shared::adapters::dynamo::schema::SK, V::S(sk))
+        .key(service::table_schema::PK, V::S(pk))
+        .key(service::table_schema::SK, V::S(sk))
         .consistent_read(true)
         .send()
         .await
@@ -666,7 +666,7 @@ pub async fn claim_state(
     id: uuid::Uuid,
     message: &domain::reach::Message,
 ) -> Option<String> {
-    let key = shared::adapters::dynamo::keys::message_claim(id, &message.key());
+    let key = service::table_schema::keys::message_claim(id, &message.key());
     match stored_item(env, key).await?.get("state") {
         Some(aws_sdk_dynamodb::types::AttributeValue::S(state)) => Some(state.clone()),
         _ => None,
@@ -676,7 +676,7 @@ pub async fn claim_state(
 /// Puts two uploads of verification `id` in the documents `bucket`, as the browser's form would
 /// (unrecorded: `sdk` is the emulator's own).
 pub async fn put_uploads(sdk: &aws_config::SdkConfig, bucket: &str, id: impl std::fmt::Display) {
-    let s3 = shared::adapters::s3::s3_client(sdk);
+    let s3 = adapters::s3::s3_client(sdk);
     for document in ["d1", "d2"] {
         s3.put_object()
             .bucket(bucket)
@@ -694,7 +694,7 @@ pub async fn upload_keys(
     bucket: &str,
     id: impl std::fmt::Display,
 ) -> Vec<String> {
-    let listed = shared::adapters::s3::s3_client(sdk)
+    let listed = adapters::s3::s3_client(sdk)
         .list_objects_v2()
         .bucket(bucket)
         .prefix(format!("uploads/{id}/"))
@@ -709,7 +709,7 @@ pub async fn upload_keys(
 /// Makes the completed verification's report one from documents (with none listed), as a report
 /// finished with documents reads to its review: the fixtures' completed report is from a bank.
 pub async fn report_from_documents(env: &TestEnv, id: &str) {
-    let (pk, sk) = shared::adapters::dynamo::schema::keys::verification(id.parse().unwrap());
+    let (pk, sk) = service::table_schema::keys::verification(id.parse().unwrap());
     aws_sdk_dynamodb::Client::new(&env.sdk)
         .update_item()
         .table_name(&env.names.table)

@@ -244,7 +244,7 @@ async fn a_review_goes_out_as_a_webhook_and_its_event_goes_with_an_erasure() {
         done.body["data"]["document_review"]
     );
     let event =
-        shared::adapters::dynamo::keys::webhook_event(&format!("msg_{}_reviewed", id.simple()));
+        service::table_schema::keys::webhook_event(&format!("msg_{}_reviewed", id.simple()));
     assert!(
         common::stored_item(&env, event.clone()).await.is_some(),
         "stored"

@@ -11,7 +11,7 @@ use domain::{Status, Transition, Verification};
 use ports::TransitionOutcome;
 use ports::store::prelude::*;
 use serde_json::json;
-use shared::handlers::analyze_document::analyze_documents;
+use service::handlers::analyze_document::analyze_documents;
 use uuid::Uuid;
 
 use crate::common::{self, TINY_PNG, TestEnv};
@@ -190,7 +190,7 @@ async fn the_same_object_event_twice_records_once_and_a_fault_ends_undetermined(
     let env = common::env().await;
     let mut workers = env.workers();
     let (id, _) = consented(&env).await;
-    let s3 = shared::adapters::s3::s3_client(&env.sdk);
+    let s3 = adapters::s3::s3_client(&env.sdk);
     let put = |doc: &'static str| {
         let s3 = s3.clone();
         let bucket = env.names.documents_bucket.clone();
@@ -267,7 +267,7 @@ async fn a_completion_from_a_stale_read_of_the_documents_is_refused() {
     let (id, _) = consented(&env).await;
     let read = stored(&env, id).await;
     // An upload is recorded after the read.
-    shared::adapters::s3::s3_client(&env.sdk)
+    adapters::s3::s3_client(&env.sdk)
         .put_object()
         .bucket(&env.names.documents_bucket)
         .key(object_key(id, "late"))

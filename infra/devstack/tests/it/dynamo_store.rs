@@ -7,6 +7,8 @@ use crate::common;
 
 use common::Metered;
 
+use adapters::dynamo::items::{self, Item};
+use adapters::dynamo::{DynamoStore, create_table};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Duration, TimeZone, Utc};
@@ -24,8 +26,7 @@ use ports::{
     MessageClaim, MeterOutcome, MeteredCancel, MeteredCreate, TransitionOutcome,
     VerificationRefusal, WebhookSecrets,
 };
-use shared::adapters::dynamo::items::{self, Item};
-use shared::adapters::dynamo::{DynamoStore, create_table, keys, schema};
+use service::table_schema::{self as schema, keys};
 
 /// The first invite e-mail, as the outbox claims it.
 static INVITE: Message = Message::InviteEmail(0);
@@ -99,7 +100,7 @@ async fn items_round_trip_and_are_the_production_mapping() {
     assert!(store.get_account(ACCOUNT).await.unwrap() == Some(acct.clone()));
     assert_eq!(
         raw(&store, keys::account(ACCOUNT)).await,
-        Some(items::account_item(&acct).unwrap())
+        Some(adapters::dynamo::account_item(&acct).unwrap())
     );
     let end = now() + Duration::days(60);
     let changed = store

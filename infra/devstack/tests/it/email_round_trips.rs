@@ -7,6 +7,7 @@ use crate::common;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use adapters::dynamo::DynamoStore;
 use aws_sdk_dynamodb::config::interceptors::{
     BeforeSerializationInterceptorContextRef, BeforeTransmitInterceptorContextRef,
     FinalizerInterceptorContextRef,
@@ -22,8 +23,7 @@ use aws_sdk_dynamodb::operation::update_item::UpdateItemInput;
 use common::{env, sent_emails};
 use ports::store::prelude::*;
 use serde_json::json;
-use shared::adapters::dynamo::DynamoStore;
-use shared::handlers::publish_events::{OutboxDeps, send_tenant_email, send_tenant_email_of};
+use service::handlers::publish_events::{OutboxDeps, send_tenant_email, send_tenant_email_of};
 use uuid::Uuid;
 
 /// The first invite e-mail, as the outbox claims it.
@@ -116,7 +116,7 @@ impl RoundTripCounter {
     }
 }
 
-type Outbox = shared::wiring::Outbox;
+type Outbox = adapters::wiring::Outbox;
 
 /// The local stack's outbox, over a DynamoDB client that counts its round trips.
 fn counted_outbox(env: &common::TestEnv) -> (Outbox, RoundTripCounter) {

@@ -15,7 +15,7 @@ use domain::Verification;
 use ports::ErasureOutcome;
 use ports::store::prelude::*;
 use serde_json::json;
-use shared::adapters::dynamo::keys;
+use service::table_schema::keys;
 use uuid::Uuid;
 
 struct Rig {
@@ -507,8 +507,8 @@ async fn a_webhook_queued_before_the_erasure_is_never_sent_and_no_queue_keeps_th
     assert!(handed.await.unwrap() > 0);
     let queued = queue_bodies(&rig.env, &rig.env.created.webhook_queue_url).await;
     assert_eq!(queued.len(), 1, "the redelivery waits on the queue");
-    let retry = shared::handlers::outbox::RetryMessage {
-        work: shared::handlers::outbox::RetryWork::Webhook { message },
+    let retry = service::handlers::outbox::RetryMessage {
+        work: service::handlers::outbox::RetryWork::Webhook { message },
         first_failed_at: Utc::now(),
     };
     let retry = serde_json::to_string(&retry).unwrap();

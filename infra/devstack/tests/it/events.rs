@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use devstack::server::App;
 use futures::StreamExt;
 use lambda_http::Body;
-use shared::routes::Function;
+use service::routes::Function;
 
 /// Events in flight at once (per test). More does not help: moto answers from one Python process.
 const EVENTS_AT_ONCE: usize = 4;
@@ -27,7 +27,7 @@ fn events_dir() -> PathBuf {
 async fn invoke_http(app: &App, function: Function, event: &str) -> lambda_http::Response<Body> {
     let req =
         lambda_http::request::from_str(event).expect("event is an API Gateway HTTP API payload");
-    let resp = shared::http::serve(req, |r| devstack::server::handle(app, function, r)).await;
+    let resp = service::http::serve(req, |r| devstack::server::handle(app, function, r)).await;
     resp.expect("infallible")
 }
 
@@ -271,12 +271,12 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
     match function {
         Function::PublishEvents => {
             let response =
-                shared::handlers::publish_events::publish_events(&workers.outbox, stream_event())
+                service::handlers::publish_events::publish_events(&workers.outbox, stream_event())
                     .await;
             assert!(response.batch_item_failures.is_empty(), "{function}/{name}");
         }
         Function::ExpireVerifications => {
-            let response = shared::handlers::expire_verifications::expire_verifications(
+            let response = service::handlers::expire_verifications::expire_verifications(
                 &workers.expiry,
                 stream_event(),
             )
@@ -285,7 +285,7 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
         }
         Function::RetryEvents => {
             let response =
-                shared::handlers::retry_events::retry_events(&workers.outbox, sqs_event()).await;
+                service::handlers::retry_events::retry_events(&workers.outbox, sqs_event()).await;
             assert!(response.batch_item_failures.is_empty(), "{function}/{name}");
         }
         Function::DeliverWebhook => {
@@ -325,7 +325,8 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
                 .filter_map(|r| r.message_id.clone())
                 .collect();
             let response =
-                shared::handlers::deliver_webhook::deliver_webhooks(&workers.delivery, event).await;
+                service::handlers::deliver_webhook::deliver_webhooks(&workers.delivery, event)
+                    .await;
             let failed: Vec<String> = response
                 .batch_item_failures
                 .iter()
@@ -337,11 +338,11 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
             }
         }
         Function::SendReminders => {
-            let payload: shared::handlers::reach_events::ReminderPayload =
+            let payload: service::handlers::reach_events::ReminderPayload =
                 serde_json::from_str(&raw).unwrap_or_else(|e| {
                     panic!("{function}/{name}: a reminder schedule's input ({e})")
                 });
-            shared::handlers::send_reminders::send_reminders(&workers.reach, payload)
+            service::handlers::send_reminders::send_reminders(&workers.reach, payload)
                 .await
                 .unwrap_or_else(|e| panic!("{function}/{name}: {e}"));
         }
@@ -351,7 +352,7 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
                 "uploads/{}/sampledoc1",
                 devstack::stack::FIXTURE_IN_PROGRESS
             );
-            shared::adapters::s3::s3_client(&env.sdk)
+            adapters::s3::s3_client(&env.sdk)
                 .put_object()
                 .bucket(&names.documents_bucket)
                 .key(&key)
@@ -359,7 +360,7 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
                 .send()
                 .await
                 .unwrap_or_else(|e| panic!("{function}/{name}: put the sample object: {e}"));
-            let response = shared::handlers::analyze_document::analyze_documents(
+            let response = service::handlers::analyze_document::analyze_documents(
                 &workers.analysis,
                 sqs_event(),
             )
@@ -424,7 +425,7 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
         // The completed fixture's erasure marker, put again at the end of the default retention.
         "armed" => {
             let completed = devstack::stack::FIXTURE_COMPLETED.parse().unwrap();
-            let marker = shared::adapters::dynamo::keys::erasure_marker(completed);
+            let marker = service::table_schema::keys::erasure_marker(completed);
             let ttl = common::stored_item(&env, marker)
                 .await
                 .and_then(|m| m.get("ttl")?.as_n().ok()?.parse::<i64>().ok())

@@ -1,4 +1,4 @@
-//! A Plaid on loopback serving recorded answers (shared/tests/fixtures/plaid/), scripted per path:
+//! A Plaid on loopback serving recorded answers (shared/adapters/tests/fixtures/plaid/), scripted per path:
 //! each path answers its replies in turn, the last one repeating. It records the paths asked.
 #![allow(dead_code)]
 
@@ -9,17 +9,18 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 
 pub const USER_CREATE: &str =
-    include_str!("../../../../shared/tests/fixtures/plaid/user_create.json");
+    include_str!("../../../../shared/adapters/tests/fixtures/plaid/user_create.json");
 pub const LINK_TOKEN_CREATE: &str =
-    include_str!("../../../../shared/tests/fixtures/plaid/link_token_create.json");
+    include_str!("../../../../shared/adapters/tests/fixtures/plaid/link_token_create.json");
 pub const BANK_INCOME: &str =
-    include_str!("../../../../shared/tests/fixtures/plaid/bank_income_get.json");
+    include_str!("../../../../shared/adapters/tests/fixtures/plaid/bank_income_get.json");
 pub const PRODUCT_NOT_READY: &str =
-    include_str!("../../../../shared/tests/fixtures/plaid/error_product_not_ready.json");
-pub const INTERNAL_SERVER_ERROR: &str =
-    include_str!("../../../../shared/tests/fixtures/plaid/error_internal_server_error.json");
+    include_str!("../../../../shared/adapters/tests/fixtures/plaid/error_product_not_ready.json");
+pub const INTERNAL_SERVER_ERROR: &str = include_str!(
+    "../../../../shared/adapters/tests/fixtures/plaid/error_internal_server_error.json"
+);
 pub const USER_REMOVE: &str =
-    include_str!("../../../../shared/tests/fixtures/plaid/user_remove.json");
+    include_str!("../../../../shared/adapters/tests/fixtures/plaid/user_remove.json");
 /// The link token of `LINK_TOKEN_CREATE`.
 pub const LINK_TOKEN: &str = "link-sandbox-af1a0311-da53-4636-b754-dd15cc058176";
 
@@ -96,8 +97,8 @@ impl FakePlaid {
         self.asked().iter().filter(|p| *p == path).count()
     }
 
-    pub fn provider(&self) -> shared::adapters::plaid::PlaidIncomeProvider {
-        shared::adapters::plaid::PlaidIncomeProvider::new(shared::adapters::plaid::PlaidConfig {
+    pub fn provider(&self) -> adapters::plaid::PlaidIncomeProvider {
+        adapters::plaid::PlaidIncomeProvider::new(adapters::plaid::PlaidConfig {
             base_url: self.base_url.clone(),
             client_id: "5f7c1a2b3c4d5e6f7a8b9c0d".into(),
             secret: "b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8".into(),

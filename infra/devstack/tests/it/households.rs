@@ -10,6 +10,11 @@ use crate::common;
 
 use std::time::Duration;
 
+use adapters::dynamo::DynamoStore;
+use adapters::scheduler::EventBridgeScheduler;
+use adapters::ses::SesMailer;
+use adapters::sns::SnsTexter;
+use adapters::sqs::SqsQueue;
 use chrono::Utc;
 use common::{
     Receiver, Reply, TestEnv, env, fresh_number, queue_depth, sent_emails, sent_sms,
@@ -20,13 +25,8 @@ use devstack::pump::{StreamPump, TtlDeletions, pump_retry_once, pump_sqs_once};
 use ports::store::prelude::*;
 use ports::{SystemClock, WebhookSecrets};
 use serde_json::{Value, json};
-use shared::adapters::dynamo::DynamoStore;
-use shared::adapters::scheduler::EventBridgeScheduler;
-use shared::adapters::ses::SesMailer;
-use shared::adapters::sns::SnsTexter;
-use shared::adapters::sqs::SqsQueue;
-use shared::config::TestModeDelivery;
-use shared::handlers::publish_events::OutboxDeps;
+use service::config::TestModeDelivery;
+use service::handlers::publish_events::OutboxDeps;
 use test_support::{ArmedFaults, FaultyStore, StoreOp};
 use uuid::Uuid;
 
@@ -95,7 +95,15 @@ async fn rig() -> Rig {
 impl Rig {
     async fn drain<S: Store>(
         &mut self,
-        outbox: &OutboxDeps<S, SesMailer, SnsTexter, EventBridgeScheduler, SqsQueue, SystemClock>,
+        outbox: &OutboxDeps<
+            S,
+            SesMailer,
+            SnsTexter,
+            EventBridgeScheduler,
+            SqsQueue,
+            SystemClock,
+            adapters::live_provider::LiveProvider,
+        >,
     ) {
         for _ in 0..30 {
             if self

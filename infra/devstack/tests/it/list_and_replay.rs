@@ -8,6 +8,7 @@ use crate::common;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use adapters::dynamo::DynamoStore;
 use aws_sdk_dynamodb::config::interceptors::AfterDeserializationInterceptorContextRef;
 use aws_sdk_dynamodb::config::{ConfigBag, Intercept, RuntimeComponents};
 use aws_sdk_dynamodb::operation::query::QueryOutput;
@@ -21,9 +22,8 @@ use ports::list::COUNT_CAP;
 use ports::store::prelude::*;
 use ports::{Clock, TransitionOutcome};
 use serde_json::{Value, json};
-use shared::adapters::dynamo::DynamoStore;
-use shared::handlers::api::{self, ApiDeps, MAX_REPLAY_LINK_TOKENS};
-use shared::http::ApiRequest;
+use service::handlers::api::{ApiDeps, MAX_REPLAY_LINK_TOKENS};
+use service::http::ApiRequest;
 use uuid::Uuid;
 
 /// A clock the test sets.
@@ -111,7 +111,7 @@ fn counted_deps(
         aws_sdk_dynamodb::Client::from_conf(conf),
         env.names.table.clone(),
     );
-    let settings = shared::config::Settings {
+    let settings = service::config::Settings {
         plans: common::small_plans(),
         ..devstack::local_settings(&env.names.table, &env.base, VERIFICATION_LIFETIME)
     };
@@ -121,7 +121,7 @@ fn counted_deps(
 async fn list(deps: &ApiDeps<DynamoStore, TestClock>, key: &str, query: &str) -> (u16, Value) {
     let req = ApiRequest::new(http::Method::GET, &format!("/api/v1/verifications{query}"))
         .with_header("authorization", &format!("Bearer {key}"));
-    let resp = api::list_verifications(deps, req).await;
+    let resp = service::handlers::list_verifications::list_verifications(deps, req).await;
     let body = serde_json::from_str(&resp.body).unwrap_or(Value::Null);
     (resp.status, body)
 }
@@ -217,7 +217,7 @@ async fn refused_list_requests_read_at_most_a_capped_page() {
         .await
         .unwrap();
     for _ in 0..2 {
-        let usage = api::get_usage(
+        let usage = service::handlers::get_usage::get_usage(
             &deps,
             ApiRequest::new(http::Method::GET, "/api/v1/usage")
                 .with_header("authorization", &format!("Bearer {}", env.test_key)),

@@ -8,12 +8,12 @@
 
 use crate::common;
 
+use adapters::dynamo::DynamoStore;
 use chrono::{Duration, Utc};
 use devstack::proxy::Proxy;
 use domain::{Mode, Status};
 use ports::ListQuery;
 use ports::store::prelude::*;
-use shared::adapters::dynamo::DynamoStore;
 
 const OWNER: &str = "acct_deep_list";
 const ITEMS: usize = 20_000;

@@ -5,6 +5,7 @@
 
 use crate::common;
 
+use adapters::dynamo::{DynamoStore, live_created_attribute};
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{Datelike, Duration, Utc};
 use common::{Metered, TestEnv, env};
@@ -18,13 +19,13 @@ use domain::{
 use ports::store::prelude::*;
 use ports::{MeterOutcome, MeteredHousehold, SystemClock};
 use serde_json::{Value, json};
-use shared::adapters::dynamo::{DynamoStore, keys, live_created_attribute, schema};
-use shared::handlers::api::{self, ApiDeps};
-use shared::http::{ApiRequest, ApiResponse};
+use service::handlers::api::ApiDeps;
+use service::http::{ApiRequest, ApiResponse};
+use service::table_schema::{self as schema, keys};
 
 /// A fresh instance (no caches: it knows no plan) over the test's table.
 fn cold(env: &TestEnv) -> ApiDeps<DynamoStore, SystemClock> {
-    let settings = shared::config::Settings {
+    let settings = service::config::Settings {
         plans: common::small_plans(),
         ..devstack::local_settings(&env.names.table, &env.base, VERIFICATION_LIFETIME)
     };
@@ -42,7 +43,7 @@ fn post(path: &str, key: &str, body: Value) -> ApiRequest {
 /// A live create on its own cold instance.
 async fn create_cold(env: &TestEnv, key: &str, email: String) -> ApiResponse {
     let req = post("/api/v1/verify", key, json!({ "tenant_email": email }));
-    api::create_verification(&cold(env), req).await
+    service::handlers::create_verification::create_verification(&cold(env), req).await
 }
 
 /// A household of `members` applicants on its own cold instance.
@@ -55,7 +56,7 @@ async fn household_cold(env: &TestEnv, key: &str, tag: &str, members: usize) -> 
         key,
         json!({ "property_address": "2 Shared House Lane", "monthly_rent": 1800, "members": members }),
     );
-    shared::handlers::households::create_household(&cold(env), req).await
+    service::handlers::households::create_household(&cold(env), req).await
 }
 
 fn code(resp: &ApiResponse) -> (u16, String) {
@@ -63,7 +64,7 @@ fn code(resp: &ApiResponse) -> (u16, String) {
     (resp.status, body["code"].as_str().unwrap_or("").to_string())
 }
 
-async fn raw(store: &DynamoStore, (pk, sk): (String, String)) -> shared::adapters::dynamo::Item {
+async fn raw(store: &DynamoStore, (pk, sk): (String, String)) -> adapters::dynamo::Item {
     store
         .client()
         .get_item()
@@ -78,7 +79,7 @@ async fn raw(store: &DynamoStore, (pk, sk): (String, String)) -> shared::adapter
         .unwrap_or_default()
 }
 
-fn number(item: &shared::adapters::dynamo::Item, attr: &str) -> Option<i64> {
+fn number(item: &adapters::dynamo::Item, attr: &str) -> Option<i64> {
     item.get(attr).map(|v| v.as_n().unwrap().parse().unwrap())
 }
 
@@ -195,7 +196,7 @@ async fn store() -> DynamoStore {
     let sdk = common::moto().sdk_config().await;
     let client = aws_sdk_dynamodb::Client::new(&sdk);
     let table = format!("live{}", &uuid::Uuid::new_v4().simple().to_string()[..12]);
-    shared::adapters::dynamo::create_table(&client, &table)
+    adapters::dynamo::create_table(&client, &table)
         .await
         .expect("table");
     DynamoStore::new(client, table)

@@ -140,7 +140,7 @@ async fn tenant_email_goes_out_once_even_when_the_insert_is_delivered_twice() {
         .collect();
     assert_eq!(insert.len(), 1);
     for _ in 0..2 {
-        let response = shared::handlers::publish_events::publish_events(
+        let response = service::handlers::publish_events::publish_events(
             &rig.workers.outbox,
             event(vec![insert[0].clone(), insert[0].clone()]),
         )
@@ -187,8 +187,8 @@ async fn ses_failing_then_recovering_sends_once() {
     // SES unreachable: nothing is sent, the work goes to the retry queue and the record is
     // acknowledged (the shard moves on).
     let down = devstack::moto::sdk_config("http://127.0.0.1:1").await;
-    let broken = shared::handlers::publish_events::OutboxDeps {
-        mailer: shared::adapters::ses::SesMailer::new(
+    let broken = service::handlers::publish_events::OutboxDeps {
+        mailer: adapters::ses::SesMailer::new(
             aws_sdk_sesv2::Client::new(&down),
             rig.env.names.sender.clone(),
         ),
@@ -196,17 +196,17 @@ async fn ses_failing_then_recovering_sends_once() {
         scheduler: rig.workers.outbox.scheduler.clone(),
         queue: rig.workers.outbox.queue.clone(),
         retry_queue: rig.workers.outbox.retry_queue.clone(),
-        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
+        provider: adapters::live_provider::LiveProvider::local_sandbox(),
         store: rig.env.store.clone(),
         clock: ports::SystemClock,
         public_base_url: rig.env.base.clone(),
-        test_mode_delivery: shared::config::TestModeDelivery::Send,
+        test_mode_delivery: service::config::TestModeDelivery::Send,
         reminder_offsets: rig.workers.outbox.reminder_offsets.clone(),
         retry_backoff: vec![0],
         sms: Default::default(),
     };
     let response =
-        shared::handlers::publish_events::publish_events(&broken, event(records.clone())).await;
+        service::handlers::publish_events::publish_events(&broken, event(records.clone())).await;
     assert!(response.batch_item_failures.is_empty());
     assert!(sent_emails("flaky@example.com").await.is_empty());
     assert_eq!(
@@ -220,7 +220,8 @@ async fn ses_failing_then_recovering_sends_once() {
         0
     );
     let response =
-        shared::handlers::publish_events::publish_events(&rig.workers.outbox, event(records)).await;
+        service::handlers::publish_events::publish_events(&rig.workers.outbox, event(records))
+            .await;
     assert!(response.batch_item_failures.is_empty());
     assert_eq!(sent_emails("flaky@example.com").await.len(), 1);
 }
@@ -237,7 +238,7 @@ async fn an_unverified_sender_is_the_operators_fault_not_the_tenants() {
         .await;
     let good_mailer = std::mem::replace(
         &mut rig.workers.outbox.mailer,
-        shared::adapters::ses::SesMailer::new(
+        adapters::ses::SesMailer::new(
             aws_sdk_sesv2::Client::new(&rig.env.sdk),
             "nobody@unverified.test",
         ),
@@ -488,7 +489,7 @@ async fn gone_and_forbidden_targets_are_not_retried() {
     );
 
     // A production client (https only, no loopback) refuses what the local one allows.
-    let strict = shared::adapters::webhook_client::WebhookClient::new(
+    let strict = adapters::webhook_client::WebhookClient::new(
         Duration::from_secs(2),
         domain::webhook::LocalWebhookOrigins::default(),
     );
@@ -565,7 +566,7 @@ async fn ttl_removal_expires_and_a_persons_delete_does_not() {
     rig.drain_stream().await;
     // A person deletes one marker by hand: no TTL identity, so nothing expires.
     let dynamo = aws_sdk_dynamodb::Client::new(&rig.env.sdk);
-    let (pk, sk) = shared::adapters::dynamo::keys::expiry_marker(by_person.verification_id);
+    let (pk, sk) = service::table_schema::keys::expiry_marker(by_person.verification_id);
     dynamo
         .delete_item()
         .table_name(&rig.env.names.table)

@@ -13,6 +13,11 @@ use crate::common;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use adapters::dynamo::DynamoStore;
+use adapters::scheduler::EventBridgeScheduler;
+use adapters::ses::SesMailer;
+use adapters::sns::SnsTexter;
+use adapters::sqs::SqsQueue;
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use chrono::{DateTime, Utc};
 use common::{TestEnv, env, fresh_number, queue_depth, sent_emails, sent_sms, stored_item_size};
@@ -24,13 +29,9 @@ use ports::{
     Texter,
 };
 use serde_json::{Value, json};
-use shared::adapters::dynamo::{DynamoStore, keys};
-use shared::adapters::scheduler::EventBridgeScheduler;
-use shared::adapters::ses::SesMailer;
-use shared::adapters::sns::SnsTexter;
-use shared::adapters::sqs::SqsQueue;
-use shared::config::TestModeDelivery;
-use shared::handlers::publish_events::OutboxDeps;
+use service::config::TestModeDelivery;
+use service::handlers::publish_events::OutboxDeps;
+use service::table_schema::keys;
 use test_support::{FaultPlan, StoreOp};
 use uuid::Uuid;
 mod windows_and_sizes;
@@ -203,8 +204,15 @@ impl Scheduler for FaultyScheduler {
     }
 }
 
-type Deps =
-    OutboxDeps<FaultyStore, FaultyMailer, FaultyTexter, FaultyScheduler, FaultyQueue, TestClock>;
+type Deps = OutboxDeps<
+    FaultyStore,
+    FaultyMailer,
+    FaultyTexter,
+    FaultyScheduler,
+    FaultyQueue,
+    TestClock,
+    adapters::live_provider::LiveProvider,
+>;
 
 struct Rig {
     env: TestEnv,
@@ -251,7 +259,7 @@ async fn rig() -> Rig {
         },
         queue: queue(workers.outbox.queue.clone(), Step::WebhookQueue),
         retry_queue: queue(workers.outbox.retry_queue.clone(), Step::RetryQueue),
-        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
+        provider: adapters::live_provider::LiveProvider::local_sandbox(),
         clock: clock.clone(),
         public_base_url: env.base.clone(),
         test_mode_delivery: TestModeDelivery::Send,
@@ -302,7 +310,7 @@ impl Rig {
         }
         let mut event = Event::default();
         event.records = records.clone();
-        let response = shared::handlers::publish_events::publish_events(&self.deps, event).await;
+        let response = service::handlers::publish_events::publish_events(&self.deps, event).await;
         if let Some(failed) = response
             .batch_item_failures
             .first()
@@ -320,7 +328,7 @@ impl Rig {
     async fn retry_pass(&self) -> usize {
         let sqs = aws_sdk_sqs::Client::new(&self.env.sdk);
         pump_queue_once(&sqs, &self.env.created.retry_queue_url, 0, |event| {
-            shared::handlers::retry_events::retry_events(&self.deps, event)
+            service::handlers::retry_events::retry_events(&self.deps, event)
         })
         .await
         .unwrap()
@@ -350,7 +358,7 @@ impl Rig {
                     .filter_map(|r| Some((r.message_id.clone()?, r.receipt_handle.clone()?)))
                     .collect();
                 let response =
-                    shared::handlers::retry_events::retry_events(&self.deps, event).await;
+                    service::handlers::retry_events::retry_events(&self.deps, event).await;
                 for f in &response.batch_item_failures {
                     failed
                         .lock()
@@ -507,7 +515,7 @@ async fn a_multi_hour_ses_and_sqs_outage_loses_nothing() {
     rig.stream_pass().await;
     assert_eq!(rig.backlog.len(), 1, "the record waits on the stream");
 
-    let schedule = shared::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
+    let schedule = service::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
     let mut attempt = 0;
     while rig.clock.now() - start < chrono::Duration::hours(30) {
         let hours = (rig.clock.now() - start).num_hours();

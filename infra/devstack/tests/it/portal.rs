@@ -145,7 +145,7 @@ async fn a_tenant_completes_with_the_good_scenario() {
     assert_eq!(stored.started_at, stored.consented_at);
     assert_eq!(
         stored.consent_version.as_deref(),
-        Some(shared::handlers::tenant_portal::CONSENT_VERSION)
+        Some(service::handlers::tenant_portal::CONSENT_VERSION)
     );
 
     let p = page(&env, "GET", &link, None).await;
@@ -547,7 +547,7 @@ async fn raw_item(
     env: &TestEnv,
     id: &str,
 ) -> std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue> {
-    let (pk, sk) = shared::adapters::dynamo::keys::verification(id.parse().unwrap());
+    let (pk, sk) = service::table_schema::keys::verification(id.parse().unwrap());
     aws_sdk_dynamodb::Client::new(&env.sdk)
         .get_item()
         .table_name(&env.names.table)

@@ -7,6 +7,7 @@
 
 use crate::common;
 
+use adapters::dynamo::{DynamoStore, create_table};
 use aws_sdk_dynamodb::Client;
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Duration, TimeZone, Utc};
@@ -24,7 +25,7 @@ use ports::store::prelude::*;
 use ports::{
     CreateOutcome, MeterOutcome, MeteredHouseholdCancel, MeteredRedelivery, MeteredResend,
 };
-use shared::adapters::dynamo::{DynamoStore, create_table, keys, schema};
+use service::table_schema::{self as schema, keys};
 use uuid::Uuid;
 
 const ACCOUNT: &str = "acct_reach";

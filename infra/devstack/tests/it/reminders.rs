@@ -4,7 +4,7 @@
 //! their time (an injected instant: moto never fires them), through send-reminders to SES and SNS,
 //! once each; the `verification.reminder_sent` webhook is stored, logged and redelivered like any
 //! other event. Timing and de-duplication in detail, with a manual clock, are in
-//! `shared/tests/it/reminders.rs`.
+//! `shared/adapters/tests/it/reminders.rs`.
 
 use crate::common;
 
@@ -21,7 +21,7 @@ use domain::Verification;
 use domain::reach::Message;
 use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::handlers::reach_events::ReminderPayload;
+use service::handlers::reach_events::ReminderPayload;
 
 struct Rig {
     env: TestEnv,
@@ -206,7 +206,7 @@ async fn invite_sms_schedules_and_reminders_on_moto_each_once() {
         verification_id: v.verification_id,
         reminder: "72h".into(),
     };
-    shared::handlers::send_reminders::send_reminders(&rig.workers.reach, payload)
+    service::handlers::send_reminders::send_reminders(&rig.workers.reach, payload)
         .await
         .unwrap();
     rig.fire_due(v.expires_at - Duration::hours(72)).await;
@@ -341,7 +341,7 @@ async fn reminders_false_and_an_unusable_number_keep_the_verification_and_its_em
         .create(json!({"tenant_email": email, "tenant_phone": "000-000-0000", "reminders": false}))
         .await;
     assert_eq!(v.sms_phone, None);
-    assert_eq!(v.sms, Some(domain::reach::SmsReach::Unusable));
+    assert_eq!(v.sms, Some(domain::verification::SmsReach::Unusable));
     assert!(v.reminders_off);
     assert_eq!(
         sent_emails(&email).await.len(),

@@ -5,7 +5,7 @@
 //! the tenant's portion, the stability figures, the amounts basis and the consent record.
 
 use crate::common;
-use shared::handlers::tenant_portal::CONSENT_VERSION;
+use service::handlers::tenant_portal::CONSENT_VERSION;
 
 use std::time::Duration;
 

@@ -16,7 +16,7 @@ use domain::resend::MAX_RESENDS_PER_DAY;
 use ports::WebhookSecrets;
 use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::config::TestModeDelivery;
+use service::config::TestModeDelivery;
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
@@ -65,7 +65,8 @@ impl Rig {
             let mut event = Event::default();
             event.records = records.clone();
             let response =
-                shared::handlers::publish_events::publish_events(&self.workers.outbox, event).await;
+                service::handlers::publish_events::publish_events(&self.workers.outbox, event)
+                    .await;
             assert!(response.batch_item_failures.is_empty());
             all.extend(records);
         }
@@ -163,7 +164,7 @@ async fn a_resend_mails_a_new_link_once_and_tells_the_webhook() {
     assert!(!modify.is_empty());
     let mut again = Event::default();
     again.records = modify;
-    shared::handlers::publish_events::publish_events(&rig.workers.outbox, again).await;
+    service::handlers::publish_events::publish_events(&rig.workers.outbox, again).await;
     assert_eq!(sent_emails(&to).await.len(), 2, "each round is sent once");
 
     let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
@@ -289,7 +290,7 @@ async fn a_resend_whose_claim_fails_is_finished_by_the_retry_queue() {
     let faults = ArmedFaults::default();
     faults.arm(StoreOp::ClaimMessage, 1);
     let o = &rig.workers.outbox;
-    let outbox = shared::handlers::publish_events::OutboxDeps {
+    let outbox = service::handlers::publish_events::OutboxDeps {
         store: FaultyStore {
             inner: rig.env.store.clone(),
             faults: faults.clone(),
@@ -299,7 +300,7 @@ async fn a_resend_whose_claim_fails_is_finished_by_the_retry_queue() {
         scheduler: o.scheduler.clone(),
         queue: o.queue.clone(),
         retry_queue: o.retry_queue.clone(),
-        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
+        provider: adapters::live_provider::LiveProvider::local_sandbox(),
         clock: ports::SystemClock,
         public_base_url: o.public_base_url.clone(),
         test_mode_delivery: o.test_mode_delivery,
@@ -317,7 +318,7 @@ async fn a_resend_whose_claim_fails_is_finished_by_the_retry_queue() {
         .collect();
     let mut event = Event::default();
     event.records = records;
-    let response = shared::handlers::publish_events::publish_events(&outbox, event).await;
+    let response = service::handlers::publish_events::publish_events(&outbox, event).await;
     assert!(
         response.batch_item_failures.is_empty(),
         "acknowledged: handed off"
@@ -329,7 +330,7 @@ async fn a_resend_whose_claim_fails_is_finished_by_the_retry_queue() {
     );
     let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
     devstack::pump::pump_queue_once(&sqs, &rig.env.created.retry_queue_url, 0, |event| {
-        shared::handlers::retry_events::retry_events(&outbox, event)
+        service::handlers::retry_events::retry_events(&outbox, event)
     })
     .await
     .unwrap();

@@ -12,6 +12,7 @@ use crate::common;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use adapters::dynamo::DynamoStore;
 use aws_sdk_dynamodb::config::interceptors::{
     BeforeSerializationInterceptorContextRef, FinalizerInterceptorContextRef,
 };
@@ -23,10 +24,9 @@ use domain::{Mode, Transition, VERIFICATION_LIFETIME};
 use ports::Clock;
 use ports::store::prelude::*;
 use serde_json::{Value, json};
-use shared::adapters::dynamo::DynamoStore;
-use shared::handlers::api::{self, ApiDeps};
-use shared::handlers::households;
-use shared::http::{ApiRequest, ApiResponse};
+use service::handlers::api::ApiDeps;
+use service::handlers::households;
+use service::http::{ApiRequest, ApiResponse};
 use test_support::ManualClock;
 
 /// Each DynamoDB call as (sent, answered) on one logical sequence.
@@ -128,7 +128,7 @@ fn instance(env: &TestEnv, counter: &RoundTrips) -> ApiDeps<DynamoStore, ManualC
         aws_sdk_dynamodb::Client::from_conf(conf),
         env.names.table.clone(),
     );
-    let settings = shared::config::Settings {
+    let settings = service::config::Settings {
         plans: common::small_plans(),
         ..devstack::local_settings(&env.names.table, &env.base, VERIFICATION_LIFETIME)
     };
@@ -227,9 +227,11 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     let setup = instance(&env, &counter);
     let mut pending = Vec::new();
     for n in 0..2 {
-        let resp =
-            api::create_verification(&setup, create_request(key, &format!("rt{n}@example.com")))
-                .await;
+        let resp = service::handlers::create_verification::create_verification(
+            &setup,
+            create_request(key, &format!("rt{n}@example.com")),
+        )
+        .await;
         assert_eq!(resp.status, 201, "{}", resp.body);
         pending.push(
             json_of(&resp)["data"]["verification_id"]
@@ -241,9 +243,11 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     // Two the tenant has started.
     let mut started = Vec::new();
     for n in 0..2 {
-        let resp =
-            api::create_verification(&setup, create_request(key, &format!("st{n}@example.com")))
-                .await;
+        let resp = service::handlers::create_verification::create_verification(
+            &setup,
+            create_request(key, &format!("st{n}@example.com")),
+        )
+        .await;
         assert_eq!(resp.status, 201, "{}", resp.body);
         let id: uuid::Uuid = json_of(&resp)["data"]["verification_id"]
             .as_str()
@@ -297,7 +301,11 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     let mut reviewable = Vec::new();
     for n in 0..2 {
         let email = format!("rv{n}@example.com");
-        let resp = api::create_verification(&setup, create_request(key, &email)).await;
+        let resp = service::handlers::create_verification::create_verification(
+            &setup,
+            create_request(key, &email),
+        )
+        .await;
         assert_eq!(resp.status, 201, "{}", resp.body);
         let id: uuid::Uuid = json_of(&resp)["data"]["verification_id"]
             .as_str()
@@ -322,7 +330,11 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     let completed = devstack::stack::FIXTURE_COMPLETED;
     // For the endpoints of issues 12 and 13: a verification to resend, a delivery attempt logged
     // and an event archived for the completed one, and a household.
-    let resp = api::create_verification(&setup, create_request(key, "resend@example.com")).await;
+    let resp = service::handlers::create_verification::create_verification(
+        &setup,
+        create_request(key, "resend@example.com"),
+    )
+    .await;
     assert_eq!(resp.status, 201, "{}", resp.body);
     let to_resend = json_of(&resp)["data"]["verification_id"]
         .as_str()
@@ -387,7 +399,10 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
 
     let measured = [
         measure!(&env, &counter, "create-verification", 201, |deps, n| {
-            api::create_verification(deps, create_request(key, &format!("new{n}@example.com")))
+            service::handlers::create_verification::create_verification(
+                deps,
+                create_request(key, &format!("new{n}@example.com")),
+            )
         }),
         // A live key: its monthly allowance is the account's plan's, checked on the account item
         // in the same condition as the plan, so a cold instance needs not know the plan.
@@ -397,14 +412,14 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "create-verification, live key",
             201,
             |deps, n| {
-                api::create_verification(
+                service::handlers::create_verification::create_verification(
                     deps,
                     create_request(&env.live_key, &format!("live{n}@example.com")),
                 )
             }
         ),
         measure!(&env, &counter, "create-household", 201, |deps, n| {
-            shared::handlers::households::create_household(
+            service::handlers::households::create_household(
                 deps,
                 household_request(key, &format!("hh{n}")),
             )
@@ -415,14 +430,14 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "create-household, live key",
             201,
             |deps, n| {
-                shared::handlers::households::create_household(
+                service::handlers::households::create_household(
                     deps,
                     household_request(&env.live_key, &format!("livehh{n}")),
                 )
             }
         ),
         measure!(&env, &counter, "get-verification", 200, |deps, _| {
-            api::get_verification(
+            service::handlers::get_verification::get_verification(
                 deps,
                 get(format!("/api/v1/verify?verification_id={completed}")),
             )
@@ -434,7 +449,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             200,
             |deps, n: usize| {
                 let id = pending[n].clone();
-                api::cancel_verification(
+                service::handlers::cancel_verification::cancel_verification(
                     deps,
                     request(
                         http::Method::DELETE,
@@ -453,7 +468,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             200,
             |deps, n: usize| {
                 let id = started[n].clone();
-                api::cancel_verification(
+                service::handlers::cancel_verification::cancel_verification(
                     deps,
                     request(
                         http::Method::DELETE,
@@ -471,7 +486,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "cancel-verification, completed",
             400,
             |deps, _| {
-                api::cancel_verification(
+                service::handlers::cancel_verification::cancel_verification(
                     deps,
                     request(
                         http::Method::DELETE,
@@ -496,7 +511,10 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             |deps, n: usize| cancel_household(deps, key, &households[2 + n])
         ),
         measure!(&env, &counter, "list-verifications", 200, |deps, _| {
-            api::list_verifications(deps, get("/api/v1/verifications".into()))
+            service::handlers::list_verifications::list_verifications(
+                deps,
+                get("/api/v1/verifications".into()),
+            )
         }),
         // Filters whose `total` needs COUNTs (open ones past expiry, in-progress ones): capped
         // at `COUNT_CAP` items each, they run beside the metering write too.
@@ -506,7 +524,10 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "list-verifications, pending",
             200,
             |deps, _| {
-                api::list_verifications(deps, get("/api/v1/verifications?status=pending".into()))
+                service::handlers::list_verifications::list_verifications(
+                    deps,
+                    get("/api/v1/verifications?status=pending".into()),
+                )
             }
         ),
         measure!(
@@ -515,7 +536,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "list-verifications, in_progress",
             200,
             |deps, _| {
-                api::list_verifications(
+                service::handlers::list_verifications::list_verifications(
                     deps,
                     get("/api/v1/verifications?status=in_progress".into()),
                 )
@@ -527,7 +548,10 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "list-verifications, expired",
             200,
             |deps, _| {
-                api::list_verifications(deps, get("/api/v1/verifications?status=expired".into()))
+                service::handlers::list_verifications::list_verifications(
+                    deps,
+                    get("/api/v1/verifications?status=expired".into()),
+                )
             }
         ),
         // Past the first 100 items a page's cost grows with its offset: it follows the write.
@@ -537,7 +561,10 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "list-verifications, offset 100",
             200,
             |deps, _| {
-                api::list_verifications(deps, get("/api/v1/verifications?offset=100".into()))
+                service::handlers::list_verifications::list_verifications(
+                    deps,
+                    get("/api/v1/verifications?offset=100".into()),
+                )
             }
         ),
         // A household's members: the household and one bounded Query of its members (at most
@@ -548,24 +575,24 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "list-verifications, household",
             200,
             |deps, _| {
-                api::list_verifications(
+                service::handlers::list_verifications::list_verifications(
                     deps,
                     get(format!("/api/v1/verifications?household_id={household_id}")),
                 )
             }
         ),
         measure!(&env, &counter, "get-usage", 200, |deps, _| {
-            api::get_usage(deps, get("/api/v1/usage".into()))
+            service::handlers::get_usage::get_usage(deps, get("/api/v1/usage".into()))
         }),
         measure!(&env, &counter, "get-report", 200, |deps, _| {
-            api::get_report(
+            service::handlers::get_report::get_report(
                 deps,
                 get(format!("/api/v1/verify/report?verification_id={completed}")),
             )
         }),
         // Twice the same verification: the day's second resend is one write too.
         measure!(&env, &counter, "resend-verification", 202, |deps, _| {
-            api::resend_verification(
+            service::handlers::resend_verification::resend_verification(
                 deps,
                 request(
                     http::Method::POST,
@@ -581,7 +608,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "resend-verification, household member",
             202,
             |deps, _| {
-                api::resend_verification(
+                service::handlers::resend_verification::resend_verification(
                     deps,
                     request(
                         http::Method::POST,
@@ -592,7 +619,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             }
         ),
         measure!(&env, &counter, "list-webhook-deliveries", 200, |deps, _| {
-            api::list_webhook_deliveries(
+            service::handlers::list_webhook_deliveries::list_webhook_deliveries(
                 deps,
                 get(format!(
                     "/api/v1/webhooks/deliveries?verification_id={completed}"
@@ -600,7 +627,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             )
         }),
         measure!(&env, &counter, "redeliver-webhook", 202, |deps, _| {
-            api::redeliver_webhook(
+            service::handlers::redeliver_webhook::redeliver_webhook(
                 deps,
                 request(
                     http::Method::POST,
@@ -619,7 +646,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             404,
             |deps, _| {
                 let unknown = uuid::Uuid::new_v4().simple();
-                api::redeliver_webhook(
+                service::handlers::redeliver_webhook::redeliver_webhook(
                     deps,
                     request(
                         http::Method::POST,
@@ -636,7 +663,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             409,
             |deps, _| {
                 let id: uuid::Uuid = to_resend.parse().unwrap();
-                api::redeliver_webhook(
+                service::handlers::redeliver_webhook::redeliver_webhook(
                     deps,
                     request(
                         http::Method::POST,
@@ -658,14 +685,22 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         // A second review of the same report is refused with the verification as the condition
         // saw it, then counted alone.
         measure!(&env, &counter, "review-documents", 200, |deps, n: usize| {
-            api::review_documents(deps, review_request(key, &reviewable[n]))
+            service::handlers::review_documents::review_documents(
+                deps,
+                review_request(key, &reviewable[n]),
+            )
         }),
         measure!(
             &env,
             &counter,
             "review-documents, reviewed",
             409,
-            |deps, _| { api::review_documents(deps, review_request(key, &reviewable[0])) }
+            |deps, _| {
+                service::handlers::review_documents::review_documents(
+                    deps,
+                    review_request(key, &reviewable[0]),
+                )
+            }
         ),
     ];
     let table: Vec<String> = measured

@@ -2,7 +2,7 @@
 //! claim's own transaction, so concurrent senders at the allowance's edge text exactly the
 //! allowance; a text refused for the allowance fails nothing, and the e-mail goes; `/usage`
 //! reports the month's texts; a number of another country is refused at create. The rules one by
-//! one, with in-memory fakes: `shared/tests/it/reminders/sms_bounds.rs`.
+//! one, with in-memory fakes: `shared/adapters/tests/it/reminders/sms_bounds.rs`.
 
 use crate::common;
 
@@ -16,9 +16,9 @@ use domain::{Mode, NewVerificationInput, Status, VERIFICATION_LIFETIME, Verifica
 use ports::store::prelude::*;
 use ports::{ClaimStart, MessageClaim, SmsAllowance};
 use serde_json::json;
-use shared::adapters::dynamo::keys;
-use shared::config::SmsBounds;
-use shared::handlers::reach_events::invite_sms;
+use service::config::SmsBounds;
+use service::handlers::reach_events::invite_sms;
+use service::table_schema::keys;
 
 /// The test plans, `business` (the demo account's) allowing `sms` texts a month.
 fn plans(sms: u32) -> Plans {

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_yaml::Value;
-use shared::adapters::dynamo::schema;
+use service::table_schema as schema;
 mod documents;
 mod table_roles;
 
@@ -126,11 +126,11 @@ fn every_function_is_built_from_its_crate_and_has_events() {
     assert_eq!(strings(&t["Globals"]["Function"]["Architectures"]).len(), 1);
 }
 
-/// The template deploys exactly the functions of `shared::routes`, each with the HttpApi routes
+/// The template deploys exactly the functions of `service::routes`, each with the HttpApi routes
 /// (method and path) the table gives it, the trigger it names, and a folder of sample events.
 #[test]
 fn functions_and_routes_match_the_route_table() {
-    use shared::routes::{Function, Trigger};
+    use service::routes::{Function, Trigger};
     let t = template();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut deployed = BTreeSet::new();
@@ -142,7 +142,7 @@ fn functions_and_routes_match_the_route_table() {
             .as_str()
             .unwrap();
         let function = Function::from_name(binary)
-            .unwrap_or_else(|| panic!("{binary} is not in shared::routes"));
+            .unwrap_or_else(|| panic!("{binary} is not in service::routes"));
         let mut routes = BTreeSet::new();
         let mut triggers = BTreeSet::new();
         // A function invoked only by schedules it does not own has no events.
@@ -274,7 +274,7 @@ fn local_queue_matches_the_template() {
         Some(devstack::stack::WEBHOOK_MAX_RECEIVES as i64)
     );
     // The back-off fits in the queue's retention, and spans about three days.
-    let backoff: u64 = shared::handlers::deliver_webhook::DEFAULT_BACKOFF
+    let backoff: u64 = service::handlers::deliver_webhook::DEFAULT_BACKOFF
         .iter()
         .map(|d| *d as u64)
         .sum();
@@ -300,13 +300,13 @@ fn outbox_retries_outlast_a_day_and_test_mode_mails_nobody() {
 
     let queue = &r["RetryQueue"]["Properties"];
     let retention = queue["MessageRetentionPeriod"].as_i64().unwrap();
-    let window = shared::handlers::retry_events::RETRY_WINDOW.num_seconds();
+    let window = service::handlers::retry_events::RETRY_WINDOW.num_seconds();
     assert!(retention >= 4 * 86_400 && retention > window + 43_200);
     let max_receives = queue["RedrivePolicy"]["maxReceiveCount"].as_i64().unwrap();
     assert_eq!(max_receives, devstack::stack::RETRY_MAX_RECEIVES as i64);
     // Receives within the window, on the consumer's back-off, stay below the DLQ's threshold.
     let (mut waited, mut receives) = (0i64, 1i64);
-    let backoff = shared::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
+    let backoff = service::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
     while waited < window {
         waited += backoff[(receives as usize - 1).min(backoff.len() - 1)] as i64;
         receives += 1;
@@ -380,7 +380,7 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
         vec!["WEBHOOK_EVENT#*"]
     );
     assert!(
-        shared::adapters::dynamo::keys::webhook_event("msg_x")
+        service::table_schema::keys::webhook_event("msg_x")
             .0
             .starts_with("WEBHOOK_EVENT#")
     );
@@ -401,7 +401,7 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
         WebhookSubject::Verification(uuid::Uuid::nil()),
         WebhookSubject::Household(uuid::Uuid::nil()),
     ] {
-        assert!(shared::adapters::dynamo::keys::deliveries(subject).starts_with("DELIVERIES#"));
+        assert!(service::table_schema::keys::deliveries(subject).starts_with("DELIVERIES#"));
     }
     let secrets = table_statements[0];
     assert_eq!(secrets["Action"], "dynamodb:GetItem");
@@ -411,13 +411,13 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
         vec!["SIGNING_SECRETS#*"]
     );
     assert!(
-        shared::adapters::dynamo::keys::webhook_secrets("acct")
+        service::table_schema::keys::webhook_secrets("acct")
             .0
             .starts_with("SIGNING_SECRETS#")
     );
     let mut allowed = vec![schema::PK.to_string(), schema::SK.to_string()];
     allowed.extend(
-        shared::adapters::dynamo::WEBHOOK_SECRET_ATTRIBUTES
+        service::table_schema::WEBHOOK_SECRET_ATTRIBUTES
             .iter()
             .map(|a| a.to_string()),
     );
@@ -447,7 +447,7 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
         .keys()
         .cloned()
         .collect();
-    let projected: BTreeSet<String> = shared::adapters::dynamo::WEBHOOK_SECRET_ATTRIBUTES
+    let projected: BTreeSet<String> = service::table_schema::WEBHOOK_SECRET_ATTRIBUTES
         .iter()
         .map(|a| a.to_string())
         .collect();
@@ -576,7 +576,7 @@ fn reminder_roles_are_least_privilege() {
 #[test]
 fn only_deliver_webhook_reaches_the_signing_secrets() {
     let t = template();
-    let secrets_pk = shared::adapters::dynamo::keys::webhook_secrets("acct_x").0;
+    let secrets_pk = service::table_schema::keys::webhook_secrets("acct_x").0;
     let mut reaching = Vec::new();
     for (name, resource) in t["Resources"].as_mapping().unwrap() {
         let kind = resource["Type"].as_str().unwrap_or_default();
@@ -610,7 +610,7 @@ fn only_deliver_webhook_reaches_the_signing_secrets() {
 #[test]
 fn tenant_facing_roles_read_only_the_account_name() {
     let t = template();
-    let account = shared::adapters::dynamo::keys::account("acct_x").0;
+    let account = service::table_schema::keys::account("acct_x").0;
     for resource in [
         "TenantPortalFunction",
         "PublishEventsRole",
@@ -651,12 +651,12 @@ fn tenant_facing_roles_read_only_the_account_name() {
         let mut readable = vec![
             schema::PK.to_string(),
             schema::SK.to_string(),
-            shared::adapters::dynamo::ACCOUNT_NAME_ATTRIBUTE.to_string(),
+            service::table_schema::ACCOUNT_NAME_ATTRIBUTE.to_string(),
         ];
         readable.push(if resource == "TenantPortalFunction" {
-            shared::adapters::dynamo::ACCOUNT_DEFAULT_METHODS_ATTRIBUTE.to_string()
+            service::table_schema::ACCOUNT_DEFAULT_METHODS_ATTRIBUTE.to_string()
         } else {
-            shared::adapters::dynamo::ACCOUNT_PLAN_ATTRIBUTE.to_string()
+            service::table_schema::ACCOUNT_PLAN_ATTRIBUTE.to_string()
         });
         for st in reaching {
             if st["Sid"] == "SmsAllowance" {
@@ -734,7 +734,7 @@ fn table_grants(t: &Value, resource: &str) -> BTreeSet<(String, String, String)>
 /// of `/api/v1` routes. Counts are written in digits (CONTRIBUTING.md), so a stale one fails here.
 #[test]
 fn the_docs_state_the_true_function_and_endpoint_counts() {
-    use shared::routes::Function;
+    use service::routes::Function;
     let functions = Function::ALL.len();
     let endpoints = Function::ALL
         .iter()

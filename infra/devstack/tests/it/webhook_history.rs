@@ -18,7 +18,7 @@ use domain::Transition;
 use ports::WebhookSecrets;
 use ports::store::prelude::*;
 use serde_json::json;
-use shared::handlers::deliver_webhook::{DeliveryDeps, deliver_webhooks};
+use service::handlers::deliver_webhook::{DeliveryDeps, deliver_webhooks};
 use test_support::{ArmedFaults, FaultyStore, StoreOp};
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -454,7 +454,7 @@ async fn an_event_that_cannot_be_stored_is_not_queued_and_the_retry_queue_finish
     faults.restore(StoreOp::PutWebhookEvent);
     let sqs = aws_sdk_sqs::Client::new(&rig.env.sdk);
     devstack::pump::pump_queue_once(&sqs, &rig.env.created.retry_queue_url, 0, |event| {
-        shared::handlers::retry_events::retry_events(&outbox, event)
+        service::handlers::retry_events::retry_events(&outbox, event)
     })
     .await
     .unwrap();
@@ -474,23 +474,24 @@ async fn an_event_that_cannot_be_stored_is_not_queued_and_the_retry_queue_finish
 fn wiring_outbox_with<S>(
     rig: &Rig,
     store: S,
-) -> shared::handlers::publish_events::OutboxDeps<
+) -> service::handlers::publish_events::OutboxDeps<
     S,
-    shared::adapters::ses::SesMailer,
-    shared::adapters::sns::SnsTexter,
-    shared::adapters::scheduler::EventBridgeScheduler,
-    shared::adapters::sqs::SqsQueue,
+    adapters::ses::SesMailer,
+    adapters::sns::SnsTexter,
+    adapters::scheduler::EventBridgeScheduler,
+    adapters::sqs::SqsQueue,
     ports::SystemClock,
+    adapters::live_provider::LiveProvider,
 > {
     let o = &rig.workers.outbox;
-    shared::handlers::publish_events::OutboxDeps {
+    service::handlers::publish_events::OutboxDeps {
         store,
         mailer: o.mailer.clone(),
         texter: o.texter.clone(),
         scheduler: o.scheduler.clone(),
         queue: o.queue.clone(),
         retry_queue: o.retry_queue.clone(),
-        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
+        provider: adapters::live_provider::LiveProvider::local_sandbox(),
         clock: ports::SystemClock,
         public_base_url: o.public_base_url.clone(),
         test_mode_delivery: o.test_mode_delivery,

@@ -11,7 +11,6 @@ use super::fields::{
     all_lines, amounts, amounts_after, date_after, dates_after, normalise, value_text,
 };
 use super::text::{Line, Page};
-use super::{letter, statement};
 use crate::income::PayFrequency;
 
 /// One deduction line of a pay stub (taxes included), this period.
@@ -162,17 +161,6 @@ pub fn detect_kind(pages: &[Page]) -> DocumentKind {
         kind
     } else {
         DocumentKind::Unknown
-    }
-}
-
-/// The figures of a document of that kind.
-pub fn fields(kind: DocumentKind, pages: &[Page]) -> Fields {
-    let lines = all_lines(pages);
-    match kind {
-        DocumentKind::PayStub => Fields::PayStub(pay_stub(&lines)),
-        DocumentKind::BankStatement => Fields::BankStatement(statement::bank_statement(&lines)),
-        DocumentKind::BenefitLetter => Fields::BenefitLetter(letter::benefit_letter(&lines)),
-        DocumentKind::Photo | DocumentKind::Unknown => Fields::None,
     }
 }
 

@@ -11,7 +11,7 @@ use crate::error::FieldError;
 use crate::ts;
 
 /// The longest review note, in characters (as long as the tenant's note).
-pub const REVIEW_NOTE_MAX_CHARS: usize = crate::TENANT_NOTE_MAX_CHARS;
+pub const REVIEW_NOTE_MAX_CHARS: usize = 500;
 
 /// What the landlord decided about the documents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

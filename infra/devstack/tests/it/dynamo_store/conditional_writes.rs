@@ -397,7 +397,7 @@ pub(super) async fn a_hold_and_a_completion_from_one_read_have_one_winner<S: Sto
     use domain::income::VerificationMethod;
     use domain::methods::{AttemptOutcome, MethodAttempt};
     use domain::report::build_report;
-    use shared::adapters::sandbox::scenario_income;
+    use service::sandbox::scenario_income;
     store.put_account(&account("pro")).await.unwrap();
     let v = pending(Mode::Test);
     store.create_verification(&v, None, None).await.unwrap();

@@ -116,6 +116,7 @@ pub(super) async fn a_failed_decision_write_is_finished_by_the_retry_queue() {
         EventBridgeScheduler,
         SqsQueue,
         SystemClock,
+        adapters::live_provider::LiveProvider,
     > = OutboxDeps {
         store: FaultyStore {
             inner: rig.env.store.clone(),
@@ -129,7 +130,7 @@ pub(super) async fn a_failed_decision_write_is_finished_by_the_retry_queue() {
         scheduler: rig.workers.outbox.scheduler.clone(),
         queue: SqsQueue::new(sqs.clone(), rig.env.created.webhook_queue_url.clone()),
         retry_queue: SqsQueue::new(sqs.clone(), rig.env.created.retry_queue_url.clone()),
-        provider: shared::handlers::tenant_portal::LiveProvider::local_sandbox(),
+        provider: adapters::live_provider::LiveProvider::local_sandbox(),
         clock: SystemClock,
         public_base_url: rig.env.base.clone(),
         test_mode_delivery: TestModeDelivery::Send,

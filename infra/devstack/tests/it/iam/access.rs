@@ -233,7 +233,7 @@ fn s3_bucket_call(call: &Call) -> bool {
 fn s3_bucket(call: &Call) -> Vec<Access> {
     let (path, query) = (call.path_and_query.split_once('?')).unwrap_or((&call.path_and_query, ""));
     let bucket = format!("arn:aws:s3:::{}", path.trim_matches('/'));
-    let query: BTreeMap<String, String> = shared::http::parse_query(query).into_iter().collect();
+    let query: BTreeMap<String, String> = service::http::parse_query(query).into_iter().collect();
     let method = call.operation.split(' ').next().unwrap_or_default();
     if method == "POST" && query.contains_key("delete") {
         let body = String::from_utf8_lossy(&call.body);
@@ -275,7 +275,7 @@ fn form_field(body: &[u8], name: &str) -> Option<String> {
 }
 
 fn form_pairs(body: &[u8]) -> BTreeMap<String, String> {
-    shared::http::parse_query(&String::from_utf8_lossy(body))
+    service::http::parse_query(&String::from_utf8_lossy(body))
         .into_iter()
         .collect()
 }

@@ -1,5 +1,5 @@
 //! The runs whose AWS calls the least-privilege test checks: every function wired as its
-//! `main.rs` wires it (`shared::wiring`, through `devstack`), each with AWS clients of its own that
+//! `main.rs` wires it (`adapters::wiring`, through `devstack`), each with AWS clients of its own that
 //! go through its own recording proxy (`FunctionProxies`). The emulator's own work (moto's
 //! stream read, the TTL sweep, the schedule listing, setup and inspection) uses unrecorded
 //! clients. Each step asserts its answer, so the path it names did run.
@@ -7,6 +7,11 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use adapters::dynamo::DynamoStore;
+use adapters::scheduler::EventBridgeScheduler;
+use adapters::ses::SesMailer;
+use adapters::sns::SnsTexter;
+use adapters::sqs::SqsQueue;
 use aws_config::SdkConfig;
 use devstack::Workers;
 use devstack::proxy::FunctionProxies;
@@ -15,14 +20,9 @@ use devstack::stack::{self, Created, Resources};
 use ports::store::prelude::*;
 use ports::{Email, MailError, Mailer, OneTimeSchedule, Queue, Scheduler, StoreError, SystemClock};
 use serde_json::{Value, json};
-use shared::adapters::dynamo::DynamoStore;
-use shared::adapters::scheduler::EventBridgeScheduler;
-use shared::adapters::ses::SesMailer;
-use shared::adapters::sns::SnsTexter;
-use shared::adapters::sqs::SqsQueue;
-use shared::config::Settings;
-use shared::handlers::publish_events::OutboxDeps;
-use shared::routes::{Function, Trigger};
+use service::config::Settings;
+use service::handlers::publish_events::OutboxDeps;
+use service::routes::{Function, Trigger};
 use std::sync::atomic::{AtomicBool, Ordering};
 use test_support::{ArmedFaults, FaultyStore, StoreOp};
 
@@ -110,6 +110,7 @@ type Publish<S> = OutboxDeps<
     Flaky<EventBridgeScheduler>,
     Flaky<SqsQueue>,
     SystemClock,
+    adapters::live_provider::LiveProvider,
 >;
 
 /// The outbox as wired, with switchable SES, scheduler and webhook queue, over `store`.
@@ -558,7 +559,7 @@ pub async fn success(rig: &mut Rig) {
             "PLAID_SECRET_ARN" => Some(arn.clone()),
             _ => None,
         };
-        shared::adapters::plaid::PlaidConfig::load(&sm, lookup)
+        adapters::plaid::PlaidConfig::load(&sm, lookup)
             .await
             .expect("the secret reads");
         let arn = rig.argyle_secret_arn.clone();
@@ -567,14 +568,14 @@ pub async fn success(rig: &mut Rig) {
             "ARGYLE_SECRET_ARN" => Some(arn.clone()),
             _ => None,
         };
-        shared::adapters::argyle::ArgyleConfig::load(&sm, lookup)
+        adapters::argyle::ArgyleConfig::load(&sm, lookup)
             .await
             .expect("the Argyle secret reads");
     }
     // analyze-document's cold start: the fingerprint key.
     let sm =
         aws_sdk_secretsmanager::Client::new(&rig.function_sdk(Function::AnalyzeDocument).await);
-    shared::adapters::secrets::fingerprint_key(&sm, &rig.created.fingerprint_key_secret_arn)
+    adapters::secrets::fingerprint_key(&sm, &rig.created.fingerprint_key_secret_arn)
         .await
         .expect("the fingerprint key reads");
 }
@@ -666,8 +667,8 @@ async fn update_item(
     values: &[(&str, aws_sdk_dynamodb::types::AttributeValue)],
 ) -> std::collections::HashMap<String, aws_sdk_dynamodb::types::AttributeValue> {
     use aws_sdk_dynamodb::types::{AttributeValue as V, ReturnValue};
-    use shared::adapters::dynamo::schema;
-    let (pk, sk) = shared::adapters::dynamo::keys::verification(id.parse().unwrap());
+    use service::table_schema as schema;
+    let (pk, sk) = service::table_schema::keys::verification(id.parse().unwrap());
     let mut update = aws_sdk_dynamodb::Client::new(&rig.sdk)
         .update_item()
         .table_name(&rig.names.table)
@@ -687,7 +688,7 @@ async fn update_item(
 /// Removes a member's GSI3 key (as if the index had not caught up); returns it.
 async fn hide_from_index(rig: &Rig, id: &str) -> aws_sdk_dynamodb::types::AttributeValue {
     let old = update_item(rig, id, "REMOVE #g", &[]).await;
-    old[shared::adapters::dynamo::schema::GSI3PK].clone()
+    old[service::table_schema::GSI3PK].clone()
 }
 
 async fn show_in_index(rig: &Rig, id: &str, value: aws_sdk_dynamodb::types::AttributeValue) {

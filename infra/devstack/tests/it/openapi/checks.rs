@@ -285,9 +285,9 @@ pub(super) fn the_tenant_form_s_scenarios_are_the_sandbox_s() {
         .iter()
         .map(|s| s.as_str().unwrap())
         .collect();
-    let offered: BTreeSet<&str> = shared::adapters::sandbox::SCENARIOS
+    let offered: BTreeSet<&str> = service::sandbox::SCENARIOS
         .iter()
-        .chain(shared::adapters::sandbox::PAYROLL_SCENARIOS.iter())
+        .chain(service::sandbox::PAYROLL_SCENARIOS.iter())
         .map(|(name, _)| *name)
         .collect();
     assert_eq!(documented, offered);

@@ -232,11 +232,11 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
         json!({"tenant_email": "t+remind@example.com", "property_address": "9 Oak Lane", "webhook_url": receiver.url}),
     )
     .await;
-    let payload = shared::handlers::reach_events::ReminderPayload {
+    let payload = service::handlers::reach_events::ReminderPayload {
         verification_id: id_of(&reminded).parse().unwrap(),
         reminder: "72h".into(),
     };
-    shared::handlers::send_reminders::send_reminders(&workers.reach, payload)
+    service::handlers::send_reminders::send_reminders(&workers.reach, payload)
         .await
         .unwrap();
 

@@ -20,12 +20,12 @@ async fn past_the_retry_window_the_verification_fails_and_is_not_charged() {
     assert_eq!(used_this_month(&rig.env, &key).await, before + 1);
     rig.stream_pass().await;
     let start = rig.clock.now();
-    let schedule = shared::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
+    let schedule = service::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
     let mut attempt = 0;
     while rig.depth(&rig.env.created.retry_queue_url).await > 0 {
         assert!(
             rig.clock.now() - start
-                <= shared::handlers::retry_events::RETRY_WINDOW + chrono::Duration::hours(12),
+                <= service::handlers::retry_events::RETRY_WINDOW + chrono::Duration::hours(12),
             "given up in time"
         );
         // Within the window the verification waits.
@@ -40,7 +40,7 @@ async fn past_the_retry_window_the_verification_fails_and_is_not_charged() {
     assert_eq!(v.status, Status::Failed);
     assert_eq!(
         v.failure_reason.as_deref(),
-        Some(shared::handlers::retry_events::EMAIL_UNDELIVERABLE)
+        Some(service::handlers::retry_events::EMAIL_UNDELIVERABLE)
     );
     assert!(sent_emails("never@example.com").await.is_empty());
     assert_eq!(
@@ -179,7 +179,7 @@ async fn an_sms_and_scheduler_outage_holds_nothing_else_and_grows_no_item() {
         first.insert(*id, rig.size(*id).await);
     }
 
-    let schedule = shared::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
+    let schedule = service::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
     let mut attempt = 0;
     let mut rounds = 0;
     loop {
@@ -243,9 +243,9 @@ async fn an_sms_and_scheduler_outage_holds_nothing_else_and_grows_no_item() {
 /// first attempt left them; once SES and SNS are back, each message goes out once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_failed_attempts_at_one_message_leave_its_items_the_same_size() {
-    use shared::handlers::outbox_work::{RetryMessage, RetryWork};
-    use shared::handlers::reach_events::ReminderPayload;
-    use shared::handlers::send_reminders::{ReachDeps, send_reminders};
+    use service::handlers::outbox_work::{RetryMessage, RetryWork};
+    use service::handlers::reach_events::ReminderPayload;
+    use service::handlers::send_reminders::{ReachDeps, send_reminders};
     let rig = rig().await;
     let key = rig.env.test_key.clone();
     let (raw, e164) = fresh_number();
@@ -317,7 +317,7 @@ async fn a_hundred_failed_attempts_at_one_message_leave_its_items_the_same_size(
     let mut after = Vec::new();
     for _ in 0..100 {
         let response =
-            shared::handlers::retry_events::retry_events(&rig.deps, retries(work())).await;
+            service::handlers::retry_events::retry_events(&rig.deps, retries(work())).await;
         assert_eq!(response.batch_item_failures.len(), 2, "both fail again");
         assert!(send_reminders(&reach, payload()).await.is_err());
         after.push(sizes().await);
@@ -348,7 +348,7 @@ async fn a_hundred_failed_attempts_at_one_message_leave_its_items_the_same_size(
     }
     for _ in 0..2 {
         let response =
-            shared::handlers::retry_events::retry_events(&rig.deps, retries(work())).await;
+            service::handlers::retry_events::retry_events(&rig.deps, retries(work())).await;
         assert!(response.batch_item_failures.is_empty());
         send_reminders(&reach, payload()).await.unwrap();
     }

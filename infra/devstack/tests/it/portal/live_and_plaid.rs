@@ -5,12 +5,12 @@ use super::*;
 /// Another local server on the same table, with its own income provider for live verifications.
 async fn serve_with(
     env: &TestEnv,
-    live_income: shared::config::LiveIncome,
-    provider: shared::handlers::tenant_portal::LiveProvider,
+    live_income: service::config::LiveIncome,
+    provider: adapters::live_provider::LiveProvider,
 ) -> String {
     let port = devstack::moto::free_port();
     let base = format!("http://127.0.0.1:{port}");
-    let settings = shared::config::Settings {
+    let settings = service::config::Settings {
         plans: common::small_plans(),
         live_income,
         ..devstack::local_settings(&env.names.table, &base, domain::VERIFICATION_LIFETIME)
@@ -44,8 +44,8 @@ async fn a_stack_without_a_live_provider_refuses_live_creates_clearly() {
     let env = env().await;
     let base = serve_with(
         &env,
-        shared::config::LiveIncome::None,
-        shared::handlers::tenant_portal::LiveProvider::None,
+        service::config::LiveIncome::None,
+        adapters::live_provider::LiveProvider::None,
     )
     .await;
 
@@ -93,8 +93,8 @@ async fn a_live_verification_is_never_completed_from_a_sandbox_scenario() {
     // The same table served by a portal without a live provider.
     let base = serve_with(
         &env,
-        shared::config::LiveIncome::None,
-        shared::handlers::tenant_portal::LiveProvider::None,
+        service::config::LiveIncome::None,
+        adapters::live_provider::LiveProvider::None,
     )
     .await;
 
@@ -132,8 +132,8 @@ async fn a_live_verification_is_never_completed_from_a_sandbox_scenario() {
     .await;
     let base = serve_with(
         &env,
-        shared::config::LiveIncome::Plaid,
-        shared::handlers::tenant_portal::LiveProvider::Plaid(plaid.provider()),
+        service::config::LiveIncome::Plaid,
+        adapters::live_provider::LiveProvider::Plaid(plaid.provider()),
     )
     .await;
     let p = page_at(&base, "POST", &link, Some("action=consent&agree=yes")).await;
@@ -209,8 +209,8 @@ async fn the_plaid_flow_recovers_from_a_failed_link_token_and_product_not_ready(
     .await;
     let base = serve_with(
         &env,
-        shared::config::LiveIncome::Plaid,
-        shared::handlers::tenant_portal::LiveProvider::Plaid(plaid.provider()),
+        service::config::LiveIncome::Plaid,
+        adapters::live_provider::LiveProvider::Plaid(plaid.provider()),
     )
     .await;
     let (status, body) = create_at(&base, &env.live_key, "jane.tenant@example.com").await;
@@ -288,8 +288,7 @@ async fn the_plaid_flow_recovers_from_a_failed_link_token_and_product_not_ready(
     // The report is built: the outbox removes the Plaid user (and its Items). Plaid fails once;
     // the retry queue finishes it, and the verification forgets the user.
     let mut workers = env.workers();
-    workers.outbox.provider =
-        shared::handlers::tenant_portal::LiveProvider::Plaid(plaid.provider());
+    workers.outbox.provider = adapters::live_provider::LiveProvider::Plaid(plaid.provider());
     while pump
         .pump_once(&workers.outbox, &workers.expiry)
         .await
@@ -318,7 +317,7 @@ async fn the_plaid_flow_recovers_from_a_failed_link_token_and_product_not_ready(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_plaid_secret_is_loaded_from_secrets_manager() {
-    use shared::adapters::plaid::{PlaidConfig, PlaidConfigError};
+    use adapters::plaid::{PlaidConfig, PlaidConfigError};
     let env = env().await;
     let sm = aws_sdk_secretsmanager::Client::new(&env.sdk);
     let name = format!("{}-plaid", env.names.table);

@@ -102,14 +102,14 @@ fn the_documents_bucket_is_private_encrypted_tls_only_and_expires_uploads() {
     assert!(q["KmsMasterKeyId"].is_null());
     assert_eq!(
         q["RedrivePolicy"]["maxReceiveCount"].as_i64(),
-        Some(shared::handlers::analyze_document::DOCUMENT_MAX_RECEIVES as i64)
+        Some(service::handlers::analyze_document::DOCUMENT_MAX_RECEIVES as i64)
     );
     let timeout = r["AnalyzeDocumentFunction"]["Properties"]["Timeout"]
         .as_u64()
         .unwrap();
     assert!(q["VisibilityTimeout"].as_u64().unwrap() >= 6 * timeout);
     assert!(
-        shared::handlers::analyze_document::ANALYSIS_TIME_LIMIT.as_secs() < timeout,
+        service::handlers::analyze_document::ANALYSIS_TIME_LIMIT.as_secs() < timeout,
         "the analysis stops before the function does"
     );
 }
@@ -208,7 +208,7 @@ fn only_uploads_are_reachable_and_each_role_has_the_s3_actions_it_uses() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_local_bucket_has_the_template_s_settings() {
     let env = common::env().await;
-    let s3 = shared::adapters::s3::s3_client(&env.sdk);
+    let s3 = adapters::s3::s3_client(&env.sdk);
     let bucket = &env.names.documents_bucket;
     let sse = s3
         .get_bucket_encryption()

@@ -11,7 +11,7 @@ use super::*;
 /// only this test sees a missing grant before AWS does.)
 #[test]
 fn household_cancel_roles_match_the_calls() {
-    use shared::adapters::dynamo::keys;
+    use service::table_schema::keys;
     let t = template();
     let nil = uuid::Uuid::nil();
     let prefix_of = |pk: String| format!("{}*", &pk[..=pk.find('#').unwrap()]);
@@ -84,7 +84,7 @@ fn household_cancel_roles_match_the_calls() {
 /// messages may do exactly that on `VERIFICATION#`, and no API function may release a claim.
 #[test]
 fn message_claim_roles_match_the_calls() {
-    use shared::adapters::dynamo::keys;
+    use service::table_schema::keys;
     let t = template();
     let nil = uuid::Uuid::nil();
     let (pk, sk) = keys::message_claim(nil, "invite_email");
@@ -122,7 +122,7 @@ fn message_claim_roles_match_the_calls() {
 ///   holds the reminder e-mail (`get_webhook_event`).
 #[test]
 fn list_and_reminder_roles_allow_their_household_and_event_reads() {
-    use shared::adapters::dynamo::keys;
+    use service::table_schema::keys;
     let t = template();
     let nil = uuid::Uuid::nil();
     let prefix_of = |pk: String| format!("{}*", &pk[..=pk.find('#').unwrap()]);

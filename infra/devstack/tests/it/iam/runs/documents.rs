@@ -5,7 +5,7 @@
 
 use devstack::pump::pump_queue_once;
 use serde_json::json;
-use shared::routes::Function;
+use service::routes::Function;
 
 use super::{Rig, VERIFY, created_id};
 use crate::common;
@@ -46,7 +46,7 @@ pub async fn documents(rig: &mut Rig) {
     let mut handed = 0;
     for _ in 0..10 {
         handed += pump_queue_once(&sqs, &rig.created.documents_queue_url, 0, |event| {
-            shared::handlers::analyze_document::analyze_documents(analysis, event)
+            service::handlers::analyze_document::analyze_documents(analysis, event)
         })
         .await
         .unwrap();

@@ -319,7 +319,7 @@ async fn retry_round(rig: &mut Rig) -> usize {
     for _ in 0..10 {
         let retry = &rig.retry;
         let n = pump_queue_once(&sqs, &rig.created.retry_queue_url, 0, |event| {
-            shared::handlers::retry_events::retry_events(retry, event)
+            service::handlers::retry_events::retry_events(retry, event)
         })
         .await
         .unwrap();

@@ -86,7 +86,7 @@ pub async fn refusals(rig: &mut Rig) {
 /// event), and an invite e-mail refused for good (publish-events fails the verification).
 pub async fn held_claims(rig: &mut Rig) {
     use domain::reach::Message;
-    use shared::handlers::reach_events::ReminderPayload;
+    use service::handlers::reach_events::ReminderPayload;
     let key = rig.live_key.clone();
     let (_, phone) = common::fresh_number();
     let created = rig.expect("POST", VERIFY, Some(&key), Some(json!({"tenant_email": "iam.held+good@example.com", "tenant_phone": phone, "webhook_url": rig.receiver.url.clone()})), 201).await;
@@ -107,7 +107,7 @@ pub async fn held_claims(rig: &mut Rig) {
         verification_id: id,
         reminder: "72h".into(),
     };
-    let held = shared::handlers::send_reminders::send_reminders(reach, payload).await;
+    let held = service::handlers::send_reminders::send_reminders(reach, payload).await;
     assert!(held.is_err(), "another attempt holds the reminder");
     // A reminder whose e-mail SES refuses for now: send-reminders gives its claim back (the
     // retry may send at once) and reports the failure for its retry.
@@ -123,7 +123,7 @@ pub async fn held_claims(rig: &mut Rig) {
     let released: uuid::Uuid = created_id(&created, "verification_id").parse().unwrap();
     rig.drain().await;
     let reach = &rig.workers[&Function::SendReminders].reach;
-    let ses_down = shared::handlers::send_reminders::ReachDeps {
+    let ses_down = service::handlers::send_reminders::ReachDeps {
         store: reach.store.clone(),
         mailer: Flaky::new(reach.mailer.clone()),
         texter: reach.texter.clone(),
@@ -139,7 +139,7 @@ pub async fn held_claims(rig: &mut Rig) {
         verification_id: released,
         reminder: "72h".into(),
     };
-    let failed = shared::handlers::send_reminders::send_reminders(&ses_down, payload).await;
+    let failed = service::handlers::send_reminders::send_reminders(&ses_down, payload).await;
     assert!(
         failed.is_err(),
         "a transient SES failure is reported for a retry"

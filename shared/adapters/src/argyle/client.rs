@@ -1,0 +1,277 @@
+//! The Argyle HTTP client and the calls of the flow (see the module docs of `argyle`).
+
+use std::fmt;
+
+use reqwest::{Method, StatusCode, header, redirect};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::argyle::config::{ArgyleConfig, ArgyleConfigError, base_url_of};
+use crate::argyle::errors::{argyle_error, transport_error, unavailable};
+use crate::argyle::income::{Records, connected_accounts, income_from_records};
+use crate::argyle::wire::{
+    Account, Employment, Identity, Page, Paystub, UserCreateRequest, UserCreateResponse,
+    UserTokenRequest, UserTokenResponse,
+};
+use domain::Verification;
+use domain::income::ProviderIncome;
+use ports::{ConnectStep, IncomeProvider, ProviderError};
+
+/// Items per list page (Argyle's maximum).
+const PAGE_LIMIT: &str = "200";
+/// At most this many pages per list: 2,000 pay stubs is decades of weekly pay.
+const MAX_PAGES: usize = 10;
+
+/// The Argyle implementation of [`IncomeProvider`]. Build it once per cold start: it holds one
+/// HTTP client (connection pool, TLS session cache).
+pub struct ArgyleIncomeProvider {
+    http: reqwest::Client,
+    base_url: String,
+    api_key_id: String,
+    api_key_secret: String,
+    sandbox: bool,
+}
+
+impl fmt::Debug for ArgyleIncomeProvider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ArgyleIncomeProvider")
+            .field("base_url", &self.base_url)
+            .field("api_key_id", &self.api_key_id)
+            .field("api_key_secret", &"<redacted>")
+            .finish()
+    }
+}
+
+impl ArgyleIncomeProvider {
+    pub fn new(config: ArgyleConfig) -> Result<Self, ArgyleConfigError> {
+        let (base_url, plain_http) = base_url_of(&config.base_url)?;
+        let http = reqwest::Client::builder()
+            .timeout(config.timeout)
+            // Argyle never redirects its API; following one could send the key elsewhere.
+            .redirect(redirect::Policy::none())
+            .https_only(!plain_http)
+            .build()
+            .map_err(|_| ArgyleConfigError::Client)?;
+        Ok(ArgyleIncomeProvider {
+            sandbox: base_url.contains("sandbox") || plain_http,
+            http,
+            base_url,
+            api_key_id: config.api_key_id,
+            api_key_secret: config.api_key_secret,
+        })
+    }
+
+    /// One request with Basic auth (a JSON body when given): the status and the answer's bytes.
+    async fn send(
+        &self,
+        endpoint: &'static str,
+        method: Method,
+        url: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<(StatusCode, Vec<u8>), ProviderError> {
+        let mut request = self
+            .http
+            .request(method, url)
+            .basic_auth(&self.api_key_id, Some(&self.api_key_secret))
+            .header(header::ACCEPT, "application/json");
+        if let Some(body) = body {
+            request = request
+                .header(header::CONTENT_TYPE, "application/json")
+                .body(body);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| transport_error(endpoint, &e))?;
+        let status = response.status();
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|e| transport_error(endpoint, &e))?;
+        Ok((status, bytes.to_vec()))
+    }
+
+    /// One call: Basic auth, JSON both ways.
+    async fn call<Resp: DeserializeOwned>(
+        &self,
+        endpoint: &'static str,
+        method: Method,
+        url: &str,
+        body: Option<Vec<u8>>,
+    ) -> Result<Resp, ProviderError> {
+        let (status, bytes) = self.send(endpoint, method, url, body).await?;
+        if !status.is_success() {
+            return Err(argyle_error(endpoint, status));
+        }
+        serde_json::from_slice(&bytes).map_err(|e| {
+            // The serde message can quote values from the body; line and column suffice.
+            tracing::warn!(
+                endpoint,
+                line = e.line(),
+                column = e.column(),
+                "malformed answer from Argyle"
+            );
+            unavailable(endpoint, "malformed answer")
+        })
+    }
+
+    async fn post<Req: Serialize, Resp: DeserializeOwned>(
+        &self,
+        endpoint: &'static str,
+        request: &Req,
+    ) -> Result<Resp, ProviderError> {
+        let body = serde_json::to_vec(request)
+            .map_err(|_| unavailable(endpoint, "the request could not be encoded"))?;
+        let url = format!("{}{endpoint}", self.base_url);
+        self.call(endpoint, Method::POST, &url, Some(body)).await
+    }
+
+    /// Every item of a list for one user, following `next` while it stays on the same endpoint
+    /// of the same host (a `next` elsewhere would receive the API key).
+    async fn list<T: DeserializeOwned>(
+        &self,
+        endpoint: &'static str,
+        user: &str,
+    ) -> Result<Vec<T>, ProviderError> {
+        let first = reqwest::Url::parse_with_params(
+            &format!("{}{endpoint}", self.base_url),
+            [("user", user), ("limit", PAGE_LIMIT)],
+        )
+        .map_err(|_| unavailable(endpoint, "the request could not be encoded"))?;
+        let prefix = format!("{}{endpoint}?", self.base_url);
+        let mut url = first.to_string();
+        let mut items = Vec::new();
+        for _ in 0..MAX_PAGES {
+            match self
+                .call::<Page<T>>(endpoint, Method::GET, &url, None)
+                .await?
+            {
+                Page::Bare(page) => {
+                    items.extend(page);
+                    return Ok(items);
+                }
+                Page::Paged { next, results } => {
+                    items.extend(results);
+                    match next.filter(|n| !n.trim().is_empty()) {
+                        None => return Ok(items),
+                        Some(n) if n.starts_with(&prefix) => url = n,
+                        Some(_) => return Err(unavailable(endpoint, "a next page elsewhere")),
+                    }
+                }
+            }
+        }
+        Err(unavailable(endpoint, "too many pages"))
+    }
+}
+
+impl IncomeProvider for ArgyleIncomeProvider {
+    fn method(&self) -> domain::income::VerificationMethod {
+        domain::income::VerificationMethod::Payroll
+    }
+
+    async fn create_user(
+        &self,
+        verification: &Verification,
+        _identity: Option<&domain::tenant_identity::TenantIdentity>,
+    ) -> Result<Option<String>, ProviderError> {
+        // Our reference only; a fresh one per attempt, as for Plaid, so a user made by an attempt
+        // whose store write failed never blocks the next.
+        let external_id = format!(
+            "{}-{:08x}",
+            verification.verification_id,
+            rand::random::<u32>()
+        );
+        let created: UserCreateResponse = self
+            .post(
+                "/v2/users",
+                &UserCreateRequest {
+                    external_id: &external_id,
+                },
+            )
+            .await?;
+        let id = created.id.trim();
+        if !is_user_id(id) {
+            return Err(unavailable("/v2/users", "no usable user id in the answer"));
+        }
+        Ok(Some(id.to_string()))
+    }
+
+    async fn begin(
+        &self,
+        _verification: &Verification,
+        provider_user: Option<&str>,
+    ) -> Result<ConnectStep, ProviderError> {
+        let Some(user) = provider_user.map(str::trim).filter(|u| is_user_id(u)) else {
+            return Err(unavailable(
+                "/v2/user-tokens",
+                "no Argyle user for this verification",
+            ));
+        };
+        let token: UserTokenResponse = self
+            .post("/v2/user-tokens", &UserTokenRequest { user })
+            .await?;
+        let user_token = token
+            .user_token
+            .filter(|t| !t.trim().is_empty())
+            .ok_or_else(|| unavailable("/v2/user-tokens", "empty user token"))?;
+        Ok(ConnectStep::PayrollWidget {
+            user_token,
+            sandbox: self.sandbox,
+        })
+    }
+
+    async fn fetch_income(
+        &self,
+        _verification: &Verification,
+        connection: &str,
+    ) -> Result<ProviderIncome, ProviderError> {
+        let user = connection.trim();
+        if !is_user_id(user) {
+            return Err(ProviderError::Rejected(
+                "Argyle: no user to fetch payroll income for".into(),
+            ));
+        }
+        let accounts: Vec<Account> = self.list("/v2/accounts", user).await?;
+        // Nothing more is read before a connection is there and its pay stubs are in.
+        connected_accounts(&accounts)?;
+        let (employments, identities, paystubs) = tokio::join!(
+            self.list::<Employment>("/v2/employments", user),
+            self.list::<Identity>("/v2/identities", user),
+            self.list::<Paystub>("/v2/paystubs", user),
+        );
+        income_from_records(Records {
+            accounts,
+            employments: employments?,
+            identities: identities?,
+            paystubs: paystubs?,
+        })
+    }
+
+    async fn close_user(
+        &self,
+        _verification: &Verification,
+        provider_user: &str,
+    ) -> Result<(), ProviderError> {
+        // Deleting the user deletes its accounts and every record read through them.
+        const ENDPOINT: &str = "/v2/users/{id}";
+        let user = provider_user.trim();
+        if !is_user_id(user) {
+            return Err(ProviderError::Rejected(
+                "Argyle: no user to delete for this verification".into(),
+            ));
+        }
+        let url = format!("{}/v2/users/{user}", self.base_url);
+        let (status, _) = self.send(ENDPOINT, Method::DELETE, &url, None).await?;
+        // A user already gone (a redone piece) is closed too.
+        if status.is_success() || status == StatusCode::NOT_FOUND {
+            Ok(())
+        } else {
+            Err(argyle_error(ENDPOINT, status))
+        }
+    }
+}
+
+/// Argyle ids are UUIDs: hex digits and dashes only, so one is safe in a query and a log line.
+fn is_user_id(id: &str) -> bool {
+    (8..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
+}

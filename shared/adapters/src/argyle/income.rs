@@ -1,0 +1,307 @@
+//! Argyle's payroll records as the domain's [`ProviderIncome`]: each employment becomes one
+//! source with its pay stubs. No income arithmetic here: the domain's income rules make every
+//! figure.
+//!
+//! - **As of**: the latest `scanned_at` of the connected accounts (when Argyle last read the
+//!   payroll system), else their latest `updated_at`. Without either the accounts are refused:
+//!   a job that stopped paying could not be told from a current one.
+//! - **Payments**: each pay stub's `paystub_date` with its `gross_pay` (`payments`, gross) and
+//!   its `net_pay` (`net_payments`); stubs not `completed`, or dated after the as-of date, are
+//!   left out.
+//! - **Employer**: the employment's `employer`, else its identity's, else the stubs'.
+//! - **Employment status**: the identity's (`active`, `inactive`, `terminated`), else the
+//!   employment's (`active`, `inactive`); anything but `active` is an ended job.
+//! - **Pay frequency**: the identity's `pay_cycle`; none means irregular (gig payouts).
+//! - **Pay rate**: `base_pay` per pay period when its period is the pay cycle, or annual or
+//!   monthly pay spread over the cycle; hourly pay states no rate per period.
+//! - **Category**: `GIG_ECONOMY` for a `contractor` employment, else `SALARY`.
+
+use std::collections::BTreeMap;
+
+use chrono::NaiveDate;
+
+use crate::argyle::errors::safe_code;
+use crate::argyle::wire::{Account, Employment, Identity, Paystub};
+use domain::income::{
+    AmountsBasis, EmploymentStatus, PayFrequency, Payment, ProviderIncome, ProviderIncomeSource,
+    VerificationMethod,
+};
+use ports::ProviderError;
+
+/// Employer names come from payroll records; they are shown in the report.
+const MAX_NAME_CHARS: usize = 100;
+
+/// What the four list calls returned for one user.
+pub(super) struct Records {
+    pub(super) accounts: Vec<Account>,
+    pub(super) employments: Vec<Employment>,
+    pub(super) identities: Vec<Identity>,
+    pub(super) paystubs: Vec<Paystub>,
+}
+
+/// The connected accounts and the end of their data window, or why there is no income to read.
+/// Called before the other lists are fetched.
+pub(super) fn connected_accounts(accounts: &[Account]) -> Result<Vec<&Account>, ProviderError> {
+    if accounts.is_empty() {
+        return Err(ProviderError::Rejected(
+            "Argyle: no payroll account was connected".into(),
+        ));
+    }
+    let status = |a: &Account| {
+        a.connection
+            .as_ref()
+            .and_then(|c| c.status.as_deref())
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    };
+    let connected: Vec<&Account> = accounts
+        .iter()
+        .filter(|a| status(a) == "connected")
+        .collect();
+    if connected.is_empty() {
+        if accounts.iter().all(|a| status(a) == "error") {
+            let codes: Vec<String> = accounts
+                .iter()
+                .map(|a| safe_code(a.connection.as_ref().and_then(|c| c.error_code.as_deref())))
+                .collect();
+            return Err(ProviderError::Rejected(format!(
+                "Argyle: the payroll connection failed ({})",
+                codes.join(", ")
+            )));
+        }
+        return Err(ProviderError::Unavailable(
+            "Argyle: the payroll connection is not finished yet".into(),
+        ));
+    }
+    let syncing = connected.iter().any(|a| {
+        a.availability
+            .as_ref()
+            .and_then(|av| av.paystubs.as_ref())
+            .and_then(|p| p.status.as_deref())
+            .is_some_and(|s| s.eq_ignore_ascii_case("in_progress"))
+    });
+    if syncing {
+        return Err(ProviderError::Unavailable(
+            "Argyle: pay stubs are still being read".into(),
+        ));
+    }
+    Ok(connected)
+}
+
+pub(super) fn income_from_records(records: Records) -> Result<ProviderIncome, ProviderError> {
+    let connected = connected_accounts(&records.accounts)?;
+    let as_of: NaiveDate = connected
+        .iter()
+        .filter_map(|a| a.scanned_at)
+        .max()
+        .or_else(|| connected.iter().filter_map(|a| a.updated_at).max())
+        .map(|t| t.date_naive())
+        .ok_or_else(|| {
+            ProviderError::Rejected("Argyle's accounts say nothing of when they were read".into())
+        })?;
+    let accounts: Vec<&str> = connected.iter().map(|a| a.id.as_str()).collect();
+    let of_connected =
+        |account: &Option<String>| account.as_deref().is_none_or(|id| accounts.contains(&id));
+    // One source per employment; stubs naming no known employment are grouped by employer.
+    let mut groups: BTreeMap<String, Group> = BTreeMap::new();
+    for e in records
+        .employments
+        .iter()
+        .filter(|e| of_connected(&e.account))
+    {
+        let g = groups.entry(e.id.clone()).or_default();
+        g.employer = g.employer.take().or_else(|| clean(e.employer.as_deref()));
+        g.status = e.employment_status.clone();
+    }
+    for i in records
+        .identities
+        .iter()
+        .filter(|i| of_connected(&i.account))
+    {
+        let Some(employment) = i.employment.as_deref() else {
+            continue;
+        };
+        if let Some(g) = groups.get_mut(employment) {
+            g.employer = g.employer.take().or_else(|| clean(i.employer.as_deref()));
+            g.identity = Some(i);
+        }
+    }
+    for stub in records.paystubs.iter().filter(|p| of_connected(&p.account)) {
+        let key = match stub.employment.as_deref() {
+            Some(id) if groups.contains_key(id) => id.to_string(),
+            _ => format!(
+                "employer:{}",
+                clean(stub.employer.as_deref()).unwrap_or_default()
+            ),
+        };
+        let g = groups.entry(key).or_default();
+        if g.employer.is_none() {
+            g.employer = clean(stub.employer.as_deref());
+        }
+        g.stubs.push(stub);
+    }
+    let sources = groups
+        .into_values()
+        .map(|g| g.source(as_of))
+        .collect::<Vec<_>>();
+    Ok(ProviderIncome {
+        as_of,
+        method: VerificationMethod::Payroll,
+        sources,
+        provider_confidence: None,
+    })
+}
+
+/// A pay stub's date, gross pay and net pay.
+type Stub = (NaiveDate, Option<f64>, Option<f64>);
+
+#[derive(Default)]
+struct Group<'a> {
+    employer: Option<String>,
+    status: Option<String>,
+    identity: Option<&'a Identity>,
+    stubs: Vec<&'a Paystub>,
+}
+
+impl Group<'_> {
+    fn source(self, as_of: NaiveDate) -> ProviderIncomeSource {
+        let identity = self.identity;
+        let pay_frequency = identity
+            .and_then(|i| i.pay_cycle.as_deref())
+            .and_then(frequency);
+        let status = identity
+            .and_then(|i| i.employment_status.clone())
+            .or(self.status);
+        let employment_status = status.map(|s| match s.to_ascii_lowercase().as_str() {
+            "active" => EmploymentStatus::Active,
+            _ => EmploymentStatus::Ended,
+        });
+        let contractor = identity
+            .and_then(|i| i.employment_type.as_deref())
+            .is_some_and(|t| t.eq_ignore_ascii_case("contractor"));
+        let mut stubs: Vec<Stub> = self
+            .stubs
+            .iter()
+            .filter(|s| {
+                s.status
+                    .as_deref()
+                    .is_none_or(|st| st.eq_ignore_ascii_case("completed"))
+            })
+            .filter_map(|s| {
+                let date = s.paystub_date?.date_naive();
+                (date <= as_of).then(|| (date, money(&s.gross_pay), money(&s.net_pay)))
+            })
+            .collect();
+        stubs.sort_by_key(|(date, _, _)| *date);
+        let dated = |pick: fn(&Stub) -> Option<f64>| {
+            stubs
+                .iter()
+                .filter_map(|s| pick(s).map(|amount| Payment { date: s.0, amount }))
+                .collect::<Vec<_>>()
+        };
+        let name: String = self
+            .employer
+            .unwrap_or_else(|| "Payroll income".to_string())
+            .chars()
+            .take(MAX_NAME_CHARS)
+            .collect();
+        ProviderIncomeSource {
+            name,
+            category: if contractor { "GIG_ECONOMY" } else { "SALARY" }.into(),
+            method: Some(VerificationMethod::Payroll),
+            pay_frequency,
+            pay_rate: identity.and_then(|i| pay_rate(i, pay_frequency?)),
+            employment_status,
+            payments: dated(|s| s.1),
+            amounts_basis: Some(AmountsBasis::Gross),
+            net_payments: dated(|s| s.2),
+            // Argyle's earnings breakdown is not read yet: every pay is whole, and a spike is
+            // split by the rules (`income::variable_pay`).
+            variable_payments: vec![],
+            ongoing: false,
+            provider_forecast_monthly: None,
+        }
+    }
+}
+
+/// Argyle's pay cycle names.
+fn frequency(raw: &str) -> Option<PayFrequency> {
+    match raw.trim().to_ascii_lowercase().as_str() {
+        "weekly" => Some(PayFrequency::Weekly),
+        "biweekly" => Some(PayFrequency::Biweekly),
+        "semimonthly" => Some(PayFrequency::SemiMonthly),
+        "monthly" => Some(PayFrequency::Monthly),
+        "daily" => Some(PayFrequency::Daily),
+        _ => None,
+    }
+}
+
+/// Base pay per pay period (module docs).
+fn pay_rate(identity: &Identity, cycle: PayFrequency) -> Option<f64> {
+    let base = identity.base_pay.as_ref()?;
+    let amount = money(&base.amount)?;
+    let period = base.period.as_deref()?.trim().to_ascii_lowercase();
+    let per_period = match period.as_str() {
+        "annual" => amount / 12.0 / cycle.periods_per_month(),
+        "monthly" => amount / cycle.periods_per_month(),
+        other if frequency(other) == Some(cycle) => amount,
+        _ => return None,
+    };
+    Some((per_period * 100.0).round() / 100.0)
+}
+
+/// A positive decimal string as Argyle sends money; anything else is no amount.
+fn money(raw: &Option<String>) -> Option<f64> {
+    raw.as_deref()?
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|a| a.is_finite() && *a > 0.0)
+}
+
+fn clean(raw: Option<&str>) -> Option<String> {
+    raw.map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(String::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity(cycle: &str, amount: &str, period: &str) -> Identity {
+        serde_json::from_value(serde_json::json!({
+            "pay_cycle": cycle,
+            "base_pay": {"amount": amount, "period": period, "currency": "USD"}
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn base_pay_is_spread_over_the_pay_cycle() {
+        let semi = PayFrequency::SemiMonthly;
+        assert_eq!(
+            pay_rate(&identity("semimonthly", "58024.50", "annual"), semi),
+            Some(2417.69)
+        );
+        assert_eq!(
+            pay_rate(
+                &identity("biweekly", "2000", "biweekly"),
+                PayFrequency::Biweekly
+            ),
+            Some(2000.0)
+        );
+        assert_eq!(
+            pay_rate(
+                &identity("monthly", "18.08", "hourly"),
+                PayFrequency::Monthly
+            ),
+            None
+        );
+        assert_eq!(frequency("semimonthly"), Some(semi));
+        assert_eq!(frequency("fortnightly"), None);
+        assert_eq!(money(&Some("1290.10".into())), Some(1290.1));
+        assert_eq!(money(&Some("-3".into())), None);
+        assert_eq!(money(&None), None);
+    }
+}

@@ -1,0 +1,85 @@
+//! The review of a verification's documents with its metering in ONE transaction (as
+//! `metered_reach` does for a resend): the count on the account item, and one conditional update
+//! that sets `income_report.document_review` only while the verification is the key's own,
+//! completed, has a report from documents and no review yet.
+
+use aws_sdk_dynamodb::types::{
+    AttributeValue, CancellationReason, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
+    Update,
+};
+use uuid::Uuid;
+
+use super::items::s;
+use super::metered_create::seen_own_verification;
+use super::{DynamoStore, Expr, unavailable};
+use domain::Status;
+use ports::{Metered, MeteredReview, ReviewRefusal, ReviewStore, StoreError};
+use service::table_schema::{self as schema, keys};
+
+impl ReviewStore for DynamoStore {
+    async fn meter_and_review(
+        &self,
+        request: &MeteredReview<'_>,
+    ) -> Result<Metered<(), ReviewRefusal>, StoreError> {
+        let MeteredReview {
+            key,
+            now,
+            plans,
+            verification_id,
+            review,
+        } = *request;
+        let marker = Uuid::new_v4().to_string();
+        let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
+            return self.no_api_plan(key, now, plans).await;
+        };
+        let value = serde_dynamo::to_attribute_value::<_, AttributeValue>(review)
+            .map_err(|e| StoreError::Unavailable(format!("document review: {e}")))?;
+        let mut expr = Expr::default();
+        let report = expr.name("income_report");
+        let documents = expr.name("documents");
+        let reviewed = expr.name("document_review");
+        let review_v = expr.value("review", value);
+        let account = expr.set("account_id", "acct", s(&key.account_id));
+        let mode = expr.set("mode", "mode", s(key.mode.as_str()));
+        let status = expr.set("status", "completed", s(Status::Completed.as_str()));
+        let (pk, sk) = keys::verification(verification_id);
+        let update = Update::builder()
+            .table_name(self.table())
+            .key(schema::PK, s(pk))
+            .key(schema::SK, s(sk))
+            .update_expression(format!("SET {report}.{reviewed} = {review_v}"))
+            .condition_expression(format!(
+                "attribute_exists(PK) AND {account} AND {mode} AND {status} \
+                 AND attribute_exists({report}.{documents}) \
+                 AND attribute_not_exists({report}.{reviewed})"
+            ))
+            .set_expression_attribute_names(expr.names())
+            .set_expression_attribute_values(expr.values())
+            // A refusal carries the verification, which tells why.
+            .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
+            .build()
+            .map_err(unavailable)?;
+        let items = vec![count, TransactWriteItem::builder().update(update).build()];
+        let why = |reasons: &[CancellationReason]| {
+            let Some(seen) = seen_own_verification(reasons, 1, key)? else {
+                return Ok(None);
+            };
+            Ok(Some(match seen {
+                None => ReviewRefusal::NotFound,
+                Some(v) if v.status != Status::Completed => {
+                    ReviewRefusal::NotCompleted(v.effective_status(now))
+                }
+                Some(v) => match v.income_report {
+                    Some(r) if r.documents.is_some() => match r.document_review {
+                        Some(stands) => ReviewRefusal::AlreadyReviewed(Box::new(stands)),
+                        // Every condition held as read: a refusal this item does not explain.
+                        None => return Ok(None),
+                    },
+                    _ => ReviewRefusal::NoDocuments,
+                },
+            }))
+        };
+        self.transact_counted(items, (key, now, plans), &marker, why)
+            .await
+    }
+}

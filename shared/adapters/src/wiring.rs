@@ -1,0 +1,270 @@
+//! One builder per function: its configuration plus the AWS SDK configuration in, the handler's
+//! dependencies out. The Lambdas' `main.rs`, the local stack and the admin tool all build through
+//! here, so they run the same wiring.
+
+use aws_config::SdkConfig;
+
+use crate::argyle::{ArgyleConfig, ArgyleIncomeProvider};
+use crate::dynamo::DynamoStore;
+use crate::live_provider::LiveProvider;
+use crate::plaid::PlaidIncomeProvider;
+use crate::plaid::check::PlaidCheckIncomeProvider;
+use crate::plaid::config::PlaidConfig;
+use crate::s3::{S3Objects, S3UploadSigner};
+use crate::scheduler::EventBridgeScheduler;
+use crate::ses::SesMailer;
+use crate::sns::SnsTexter;
+use crate::sqs::SqsQueue;
+use crate::webhook_client::WebhookClient;
+use domain::documents::reuse::FingerprintKey;
+use ports::SystemClock;
+use service::config::AnalyzeDocumentConfig;
+use service::config::{
+    ConfigError, DeliverWebhookConfig, ExpireVerificationsConfig, LiveIncome, PlaidVariables,
+    ProviderVariables, PublishEventsConfig, ReachConfig, Settings, TenantPortalConfig,
+};
+use service::handlers::analyze_document::{
+    ANALYSIS_TIME_LIMIT, AnalysisDeps, DOCUMENT_MAX_RECEIVES,
+};
+use service::handlers::api::ApiDeps;
+use service::handlers::deliver_webhook::{DEFAULT_BACKOFF, DeliveryDeps, WEBHOOK_MAX_ATTEMPTS};
+use service::handlers::expire_verifications::ExpiryDeps;
+use service::handlers::outbox::OutboxDeps;
+use service::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
+use service::handlers::send_reminders::ReachDeps;
+use service::handlers::tenant_portal::PortalDeps;
+use service::handlers::tenant_portal::documents::DocumentUploads;
+use service::sandbox::SandboxProvider;
+
+/// The service's table (every function, and the admin tool).
+pub fn store(sdk: &SdkConfig, table_name: &str) -> DynamoStore {
+    DynamoStore::new(aws_sdk_dynamodb::Client::new(sdk), table_name.to_string())
+}
+
+/// The API functions (create, get, cancel, list verifications; usage; the report PDF) share these
+/// deps.
+pub fn api(config: Settings, sdk: &SdkConfig) -> ApiDeps<DynamoStore, SystemClock> {
+    ApiDeps::new(store(sdk, &config.table_name), SystemClock, config)
+}
+
+/// `tenant-portal`. The income provider of live verifications: Plaid or Argyle (credentials read
+/// from Secrets Manager here, once), none, or the local sandbox (set in code by the local stack only:
+/// no environment variable selects it).
+pub async fn tenant_portal(
+    config: TenantPortalConfig,
+    sdk: &SdkConfig,
+) -> Result<Portal, ConfigError> {
+    let live_provider =
+        live_provider(config.live_income, &config.plaid, &config.argyle, sdk).await?;
+    Ok(tenant_portal_with(&config, sdk, live_provider))
+}
+
+/// The income provider of live verifications: Plaid (Bank Income or Plaid Check) or Argyle
+/// (credentials read from Secrets Manager here, once), none, or the local sandbox (set in code by
+/// the local stack only).
+async fn live_provider(
+    live_income: LiveIncome,
+    plaid: &PlaidVariables,
+    argyle: &ProviderVariables,
+    sdk: &SdkConfig,
+) -> Result<LiveProvider, ConfigError> {
+    let failed = |e: &dyn std::fmt::Display| ConfigError(e.to_string());
+    Ok(match live_income {
+        // Two Plaid products on one secret.
+        LiveIncome::Plaid | LiveIncome::PlaidCheck => {
+            let secrets = aws_sdk_secretsmanager::Client::new(sdk);
+            let config = PlaidConfig::load(&secrets, |name| plaid.get(name))
+                .await
+                .map_err(|e| failed(&e))?;
+            match live_income {
+                LiveIncome::PlaidCheck => LiveProvider::PlaidCheck(
+                    PlaidCheckIncomeProvider::new(config).map_err(|e| failed(&e))?,
+                ),
+                _ => LiveProvider::Plaid(PlaidIncomeProvider::new(config).map_err(|e| failed(&e))?),
+            }
+        }
+        LiveIncome::Argyle => {
+            let secrets = aws_sdk_secretsmanager::Client::new(sdk);
+            let argyle = ArgyleConfig::load(&secrets, |name| argyle.get(name))
+                .await
+                .map_err(|e| ConfigError(e.to_string()))?;
+            LiveProvider::Argyle(
+                ArgyleIncomeProvider::new(argyle).map_err(|e| ConfigError(e.to_string()))?,
+            )
+        }
+        LiveIncome::None => LiveProvider::None,
+        LiveIncome::LocalSandbox => LiveProvider::local_sandbox(),
+    })
+}
+
+/// `tenant-portal` with a provider already built (the local stack: a Plaid on loopback in tests).
+pub fn tenant_portal_with(
+    config: &TenantPortalConfig,
+    sdk: &SdkConfig,
+    live_provider: LiveProvider,
+) -> Portal {
+    let uploads = config.documents.as_ref().and_then(|d| {
+        Some(DocumentUploads {
+            signer: S3UploadSigner::new(sdk, &d.bucket, d.upload_url.as_deref())?,
+            base_url: config.public_base_url.clone(),
+        })
+    });
+    PortalDeps {
+        store: store(sdk, &config.table_name),
+        clock: SystemClock,
+        live_provider,
+        sandbox: SandboxProvider,
+        uploads,
+    }
+}
+
+/// `tenant-portal`'s deps.
+pub type Portal = PortalDeps<DynamoStore, SystemClock, LiveProvider, S3UploadSigner>;
+
+/// `analyze-document`.
+pub type Analysis = AnalysisDeps<DynamoStore, S3Objects, SystemClock>;
+
+/// `analyze-document`: the table, the bucket, the analysis of `documents`.
+pub async fn analyze_document(
+    config: AnalyzeDocumentConfig,
+    sdk: &SdkConfig,
+) -> Result<Analysis, ConfigError> {
+    let secrets = aws_sdk_secretsmanager::Client::new(sdk);
+    let key = crate::secrets::fingerprint_key(&secrets, &config.fingerprint_key_secret_arn)
+        .await
+        .map_err(|e| ConfigError(format!("FINGERPRINT_KEY_SECRET_ARN: {e}")))?;
+    Ok(analyze_document_with(&config, sdk, key))
+}
+
+/// `analyze-document` with its fingerprint key already read (the local stack reads it once).
+pub fn analyze_document_with(
+    config: &AnalyzeDocumentConfig,
+    sdk: &SdkConfig,
+    fingerprint_key: FingerprintKey,
+) -> Analysis {
+    AnalysisDeps {
+        store: store(sdk, &config.table_name),
+        objects: S3Objects::new(sdk, &config.bucket),
+        clock: SystemClock,
+        analyse: domain::documents::analyse,
+        time_limit: ANALYSIS_TIME_LIMIT,
+        max_receives: DOCUMENT_MAX_RECEIVES,
+        fingerprint_key,
+    }
+}
+
+/// The outbox of `publish-events` and `retry-events` (the second redoes the first's failed work
+/// with the same deps: e-mail, webhook queue, SMS, reminder schedules), with the production retry
+/// back-off.
+pub type Outbox = OutboxDeps<
+    DynamoStore,
+    SesMailer,
+    SnsTexter,
+    EventBridgeScheduler,
+    SqsQueue,
+    SystemClock,
+    LiveProvider,
+>;
+
+/// `publish-events` and `retry-events`; the income provider closes tenant users at the provider.
+pub async fn publish_events(
+    config: PublishEventsConfig,
+    sdk: &SdkConfig,
+) -> Result<Outbox, ConfigError> {
+    let provider = live_provider(config.live_income, &config.plaid, &config.argyle, sdk).await?;
+    Ok(publish_events_with(config, sdk, provider))
+}
+
+/// `publish-events` and `retry-events` with a provider already built (the local stack).
+pub fn publish_events_with(
+    config: PublishEventsConfig,
+    sdk: &SdkConfig,
+    provider: LiveProvider,
+) -> Outbox {
+    let sqs = aws_sdk_sqs::Client::new(sdk);
+    let schedules = config.schedules;
+    OutboxDeps {
+        store: store(sdk, &config.table_name),
+        mailer: SesMailer::new(aws_sdk_sesv2::Client::new(sdk), config.sender_email),
+        texter: SnsTexter::new(aws_sdk_sns::Client::new(sdk)),
+        scheduler: EventBridgeScheduler::new(
+            aws_sdk_scheduler::Client::new(sdk),
+            schedules.group,
+            schedules.target_arn,
+            schedules.role_arn,
+        ),
+        queue: SqsQueue::new(sqs.clone(), config.webhook_queue_url),
+        retry_queue: SqsQueue::new(sqs, config.retry_queue_url),
+        provider,
+        clock: SystemClock,
+        public_base_url: config.public_base_url,
+        test_mode_delivery: config.test_mode_delivery,
+        reminder_offsets: config.reminder_offsets,
+        retry_backoff: DEFAULT_RETRY_BACKOFF.to_vec(),
+        sms: config.sms,
+    }
+}
+
+/// `deliver-webhook`, with the production delivery back-off.
+pub fn deliver_webhook(
+    config: DeliverWebhookConfig,
+    sdk: &SdkConfig,
+) -> DeliveryDeps<DynamoStore, SqsQueue, SystemClock, WebhookClient> {
+    DeliveryDeps {
+        store: store(sdk, &config.table_name),
+        queue: SqsQueue::new(aws_sdk_sqs::Client::new(sdk), config.webhook_queue_url),
+        clock: SystemClock,
+        client: WebhookClient::new(config.timeout, config.local_webhook_origins),
+        backoff: DEFAULT_BACKOFF.to_vec(),
+        max_attempts: WEBHOOK_MAX_ATTEMPTS,
+    }
+}
+
+/// `expire-verifications`'s deps: the table, and the documents bucket when the stack has one.
+pub type Expiry = ExpiryDeps<DynamoStore, SystemClock, Option<S3Objects>>;
+
+/// `expire-verifications`.
+pub fn expire_verifications(config: ExpireVerificationsConfig, sdk: &SdkConfig) -> Expiry {
+    ExpiryDeps {
+        store: store(sdk, &config.table_name),
+        clock: SystemClock,
+        documents: (config.documents_bucket.as_deref()).map(|bucket| S3Objects::new(sdk, bucket)),
+    }
+}
+
+/// `send-reminders`: the reminder e-mail and SMS.
+pub type Reach = ReachDeps<DynamoStore, SesMailer, SnsTexter, SqsQueue, SystemClock>;
+
+/// `send-reminders`.
+pub fn send_reminders(config: ReachConfig, sdk: &SdkConfig) -> Reach {
+    ReachDeps {
+        store: store(sdk, &config.table_name),
+        mailer: SesMailer::new(aws_sdk_sesv2::Client::new(sdk), config.sender_email),
+        texter: SnsTexter::new(aws_sdk_sns::Client::new(sdk)),
+        queue: SqsQueue::new(aws_sdk_sqs::Client::new(sdk), config.webhook_queue_url),
+        clock: SystemClock,
+        public_base_url: config.public_base_url,
+        test_mode_delivery: config.test_mode_delivery,
+        reminder_offsets: config.reminder_offsets,
+        sms: config.sms,
+    }
+}
+
+/// `erase-verification-data`: the API's deps, and the documents bucket whose uploads it erases
+/// (None: the stack has no bucket).
+pub fn erase_verification_data(
+    config: service::config::EraseVerificationDataConfig,
+    sdk: &SdkConfig,
+) -> (ApiDeps<DynamoStore, SystemClock>, Option<S3Objects>) {
+    let documents = (config.bucket.as_deref()).map(|bucket| S3Objects::new(sdk, bucket));
+    (api(config.settings, sdk), documents)
+}
+
+/// `list-documents`: the API's deps, and the bucket its download links are signed for.
+pub fn list_documents(
+    config: service::config::ListDocumentsConfig,
+    sdk: &SdkConfig,
+) -> (ApiDeps<DynamoStore, SystemClock>, S3Objects) {
+    let links = S3Objects::new(sdk, &config.bucket);
+    (api(config.settings, sdk), links)
+}
