@@ -18,11 +18,18 @@ export SAM_CLI_TELEMETRY := 0
 export MOTO_PYTHON := $(PY)
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: dev dev-reminders test tools bench-tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
+.PHONY: dev dev-reminders test test-tools system-packages tools bench-tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
 
 $(VENV)/.installed: infra/requirements.txt infra/requirements-openapi.txt
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r infra/requirements.txt -r infra/requirements-openapi.txt
+	touch $@
+
+# What the tests need of it (infra/requirements-test.txt, included by infra/requirements.txt): moto,
+# standardwebhooks and the OpenAPI validator, without cfn-lint, cargo-lambda/zig or schemathesis.
+$(VENV)/.test-installed: infra/requirements-test.txt
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r infra/requirements-test.txt
 	touch $@
 
 ## tools: install the pinned Python tools (moto, cfn-lint, cargo-lambda, standardwebhooks, schemathesis)
@@ -63,12 +70,24 @@ dev-reminders: tools
 	DEV_LINK_LIFETIME_SECONDS=600 DEV_REMINDER_OFFSETS_SECONDS=420,180 cargo run --quiet -p devstack --bin devstack
 
 ## test: unit, adapter (moto), sample-event and end-to-end tests, then the clients' tests against a
-## fresh local stack (both run; either failing fails the target)
-test: tools clients-tools
-	@[ "$$SKIP_BROWSER_TESTS" = 1 ] || infra/install_chromium.sh
-	infra/install_poppler.sh
-	status=0; cargo test --workspace --no-fail-fast || status=$$?; \
+## fresh local stack (both run; either failing fails the target). The workspace compiles in the
+## background while test-tools installs; the clients' stack reuses the devstack binary it built.
+test:
+	@cargo test --workspace --no-run --quiet & build=$$!; \
+		$(MAKE) --no-print-directory -j3 test-tools; tools=$$?; \
+		wait $$build; built=$$?; \
+		[ $$tools -eq 0 ] || exit $$tools; \
+		[ $$built -eq 0 ] && export STACK_BUILD=off; \
+		status=0; cargo test --workspace --no-fail-fast || status=$$?; \
 		bash infra/clients.sh test || status=1; exit $$status
+
+## test-tools: what `make test` needs, pinned: the tests' part of .tools/venv, the clients' tools,
+## Chromium and ChromeDriver (unless SKIP_BROWSER_TESTS=1) and poppler-utils
+test-tools: $(VENV)/.test-installed clients-tools system-packages
+
+system-packages:
+	@[ "$$SKIP_BROWSER_TESTS" = 1 ] || infra/install_chromium.sh
+	@infra/install_poppler.sh
 
 ## lint: formatting, clippy, the CloudFormation linter and the prose check (CONTRIBUTING.md)
 lint: tools

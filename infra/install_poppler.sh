@@ -20,8 +20,23 @@ else
 fi
 
 export DEBIAN_FRONTEND=noninteractive
-"${SUDO[@]}" apt-get update -qq
-"${SUDO[@]}" apt-get install -y -qq --no-install-recommends poppler-utils
+
+# Installs Debian packages, with `apt-get update` only when needed: skipped when the package lists
+# already know every package (a recent update, e.g. the other install script's in the same
+# `make test`), and run then retried once if the install fails on stale lists.
+apt_install() {
+  local known=1 p
+  for p in "$@"; do
+    apt-cache show "$p" >/dev/null 2>&1 || known=0
+  done
+  if [[ $known -eq 1 ]] && "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "$@"; then
+    return
+  fi
+  echo "$(basename "$0"): apt-get update"
+  "${SUDO[@]}" apt-get update -qq
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "$@"
+}
+apt_install poppler-utils
 
 for bin in pdftotext pdftoppm; do
   if ! command -v "$bin" >/dev/null 2>&1; then

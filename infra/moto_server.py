@@ -13,7 +13,10 @@ copies of scanned items), so each read of that page (`make dev`'s e-mail printer
 tests' sent e-mails and SMS) grew slower with every write, and held the lock above meanwhile. We
 read only the sent e-mails and SMS there.
 
-Usage: python infra/moto_server.py -H 127.0.0.1 -p PORT
+And it says when it is ready: once listening, it prints `moto ready on port PORT` on stdout (PORT
+0, the default, binds a free port, named there), so a launcher waits for that line, not on a probe.
+
+Usage: python infra/moto_server.py -H 127.0.0.1 [-p PORT]
 """
 import argparse
 import threading
@@ -24,7 +27,7 @@ from moto.moto_server.werkzeug_app import (
     create_backend_app,
 )
 from moto.core.common_models import BaseModel
-from werkzeug.serving import run_simple
+from werkzeug.serving import make_server
 
 LISTED_SERVICES = {"ses", "sns"}
 
@@ -54,10 +57,14 @@ class Serialized:
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("-H", "--host", default="127.0.0.1")
-    parser.add_argument("-p", "--port", type=int, required=True)
+    parser.add_argument("-p", "--port", type=int, default=0)
     args = parser.parse_args()
     app = DomainDispatcherApplication(create_backend_app)
-    run_simple(args.host, args.port, Serialized(app), threaded=True, request_handler=MotoRequestHandler)
+    server = make_server(
+        args.host, args.port, Serialized(app), threaded=True, request_handler=MotoRequestHandler
+    )
+    print(f"moto ready on port {server.port}", flush=True)
+    server.serve_forever()
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@
 # Env:   STACK_NETNS=off (skip the namespace), STACK_REPORT_DIR (default target/stack: the stack's
 #        logs are copied there when COMMAND fails), STACK_NAME (prefix of the messages),
 #        DEV_DEMO_PLAN and PLANS (the demo account's plan, see `devstack --help`),
-#        CARGO_TARGET_DIR, MOTO_PYTHON, VENV.
+#        STACK_BUILD=off (use the devstack binary the caller just built, e.g. `make test`'s
+#        `cargo test --workspace`, instead of `cargo build -p devstack`, whose other feature set
+#        would rebuild the crates it shares), CARGO_TARGET_DIR, MOTO_PYTHON, VENV.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -54,7 +56,9 @@ if [[ -z "${TIV_STACK_INNER:-}" ]]; then
         exit 2
     fi
     # Build outside the namespace (cargo may need its registry).
-    cargo build --quiet -p devstack --bin devstack
+    if [[ "${STACK_BUILD:-on}" != "off" || ! -x "${CARGO_TARGET_DIR:-$ROOT/target}/debug/devstack" ]]; then
+        cargo build --quiet -p devstack --bin devstack
+    fi
     export TIV_STACK_INNER=1
     if [[ "${STACK_NETNS:-auto}" != "off" ]] && command -v unshare >/dev/null && command -v ip >/dev/null \
         && unshare -n true 2>/dev/null; then
@@ -66,17 +70,21 @@ fi
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/tiv-stack.XXXXXX")"
 STACK_PID=""
+DRAIN_PID=""
 cleanup() {
     local rc=$?
     if [[ -n "$STACK_PID" ]] && kill -0 "$STACK_PID" 2>/dev/null; then
-        # Ctrl-C is the stack's own way to stop (it drops moto); then insist.
+        # Ctrl-C is the stack's own way to stop (it drops moto); wait for it to exit, and insist
+        # (SIGKILL) only if it has not within 10 s.
         kill -INT "$STACK_PID" 2>/dev/null || true
-        for _ in $(seq 1 50); do
-            kill -0 "$STACK_PID" 2>/dev/null || break
-            sleep 0.2
-        done
-        kill -KILL "$STACK_PID" 2>/dev/null || true
+        (sleep 10 && kill -KILL "$STACK_PID" 2>/dev/null) &
+        local insist=$!
         wait "$STACK_PID" 2>/dev/null || true
+        kill "$insist" 2>/dev/null || true
+        wait "$insist" 2>/dev/null || true
+    fi
+    if [[ -n "$DRAIN_PID" ]]; then
+        wait "$DRAIN_PID" 2>/dev/null || true
     fi
     if [[ $rc -ne 0 && -f "$WORK/stack.err" ]]; then
         mkdir -p "$REPORT_DIR"
@@ -116,31 +124,46 @@ print(api, *others)
 EOF
 )
 
+# The stack's stdout goes through a FIFO: its banner is read line by line as it is printed (no
+# polling of a file), then the rest is drained into stack.out so the stack never blocks on it.
+mkfifo "$WORK/stack.fifo"
 LOCAL_WEBHOOK_ORIGINS="http://127.0.0.1:$HOOK_PORT" \
     "${CARGO_TARGET_DIR:-$ROOT/target}/debug/devstack" --port "$PORT" --moto-port "$MOTO_PORT" \
-    >"$WORK/stack.out" 2>"$WORK/stack.err" </dev/null &
+    >"$WORK/stack.fifo" 2>"$WORK/stack.err" </dev/null &
 STACK_PID=$!
+exec 3<"$WORK/stack.fifo"
 
-# Ready when it prints its banner (after moto, the tables, the demo account and the server).
-KEY=""
-for _ in $(seq 1 600); do
-    if ! kill -0 "$STACK_PID" 2>/dev/null; then
-        echo "$NAME: the local stack exited early" >&2
-        tail -n 20 "$WORK/stack.err" >&2 || true
+# Ready when it prints its banner (after moto, the tables, the demo account and the server): the
+# key's line, then the receiver's; within 120 s. End of file first means the stack exited.
+KEY="" RECEIVER="" SECRET=""
+DEADLINE=$((SECONDS + 120))
+while [[ -z "$RECEIVER" ]]; do
+    left=$((DEADLINE - SECONDS))
+    if ((left <= 0)); then
+        echo "$NAME: the local stack did not start within 120 s" >&2
         exit 1
     fi
-    KEY="$(sed -n 's/^ *demo API key *: *\(tiv_test_[A-Za-z0-9_]*\).*/\1/p' "$WORK/stack.out" | head -n 1)"
-    [[ -n "$KEY" ]] && break
-    sleep 0.2
+    if ! IFS= read -r -t "$left" line <&3; then
+        if ((SECONDS >= DEADLINE)); then
+            echo "$NAME: the local stack did not start within 120 s" >&2
+        else
+            echo "$NAME: the local stack exited early" >&2
+            tail -n 20 "$WORK/stack.err" >&2 || true
+        fi
+        exit 1
+    fi
+    printf '%s\n' "$line" >>"$WORK/stack.out"
+    if [[ -z "$KEY" && "$line" =~ ^\ *demo\ API\ key\ *:\ *(tiv_test_[A-Za-z0-9_]*) ]]; then
+        KEY="${BASH_REMATCH[1]}"
+    elif [[ "$line" =~ ^\ *webhook\ receiver\ *:\ *(http:[^ ]*)\ .*\(secret\ (whsec_[A-Za-z0-9+/=]*)\) ]]; then
+        RECEIVER="${BASH_REMATCH[1]}" SECRET="${BASH_REMATCH[2]}"
+    fi
 done
-if [[ -z "$KEY" ]]; then
-    echo "$NAME: the local stack did not start within 120 s" >&2
-    exit 1
-fi
-RECEIVER="$(sed -n 's/^ *webhook receiver *: *\(http:[^ ]*\) .*/\1/p' "$WORK/stack.out" | head -n 1)"
-SECRET="$(sed -n 's/^ *webhook receiver *:.*(secret \(whsec_[A-Za-z0-9+\/=]*\)).*/\1/p' "$WORK/stack.out" | head -n 1)"
-if [[ -z "$RECEIVER" || -z "$SECRET" ]]; then
-    echo "$NAME: the stack's banner names no webhook receiver or secret" >&2
+cat <&3 >>"$WORK/stack.out" &
+DRAIN_PID=$!
+exec 3<&-
+if [[ -z "$KEY" || -z "$RECEIVER" || -z "$SECRET" ]]; then
+    echo "$NAME: the stack's banner names no demo key, webhook receiver or secret" >&2
     exit 1
 fi
 BASE="http://127.0.0.1:$PORT"

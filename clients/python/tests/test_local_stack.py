@@ -95,14 +95,16 @@ class Hooks:
 
     def __init__(self, port: int) -> None:
         self.received: list[tuple[dict[str, str], bytes]] = []
-        self.lock = threading.Lock()
+        # Notified with each request recorded: wait_for wakes on arrivals, not on a timer.
+        self.arrived = threading.Condition()
         hooks = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 (the stdlib's name)
                 body = self.rfile.read(int(self.headers.get("content-length", "0")))
-                with hooks.lock:
+                with hooks.arrived:
                     hooks.received.append(({k: v for k, v in self.headers.items()}, body))
+                    hooks.arrived.notify_all()
                 self.send_response(200)
                 self.end_headers()
 
@@ -114,14 +116,14 @@ class Hooks:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def wait_for(self, what: Callable[[dict[str, str], bytes], bool], timeout: float = 60.0) -> tuple[dict[str, str], bytes]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            with self.lock:
-                for headers, body in self.received:
-                    if what(headers, body):
-                        return headers, body
-            time.sleep(0.2)
-        pytest.fail("the awaited webhook did not arrive within %.0f s" % timeout)
+        def found() -> tuple[dict[str, str], bytes] | None:
+            return next(((h, b) for h, b in self.received if what(h, b)), None)
+
+        with self.arrived:
+            hit = self.arrived.wait_for(found, timeout)
+        if hit is None:
+            pytest.fail("the awaited webhook did not arrive within %.0f s" % timeout)
+        return hit
 
 
 @pytest.fixture(scope="module")

@@ -14,13 +14,20 @@ function env(name: string): string {
 }
 
 const api = new TivClient({ baseUrl: env("TIV_BASE_URL"), apiKey: env("TIV_API_KEY") });
-const received: { headers: IncomingHttpHeaders; body: Buffer }[] = [];
+type Hook = { headers: IncomingHttpHeaders; body: Buffer };
+const received: Hook[] = [];
+// Who waits for which webhook-id: resolved by the receiver as the request arrives (no timer poll).
+const waiting = new Map<string, (hook: Hook) => void>();
 const receiver = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on("data", (c: Buffer) => chunks.push(c));
   req.on("end", () => {
-    received.push({ headers: req.headers, body: Buffer.concat(chunks) });
+    const hook = { headers: req.headers, body: Buffer.concat(chunks) };
+    received.push(hook);
     res.writeHead(200).end();
+    const id = String(req.headers["webhook-id"]);
+    waiting.get(id)?.(hook);
+    waiting.delete(id);
   });
 });
 const hookPort = Number(env("TIV_HOOK_PORT"));
@@ -29,14 +36,22 @@ const hookUrl = `http://127.0.0.1:${hookPort}/hooks`;
 before(() => new Promise<void>((done) => receiver.listen(hookPort, "127.0.0.1", done)));
 after(() => new Promise<void>((done) => receiver.close(() => done())));
 
-async function webhook(id: string, suffix: string): Promise<{ headers: IncomingHttpHeaders; body: Buffer }> {
+async function webhook(id: string, suffix: string): Promise<Hook> {
   const wanted = `msg_${id.replaceAll("-", "")}_${suffix}`;
-  for (let i = 0; i < 300; i++) {
-    const hit = received.find((r) => r.headers["webhook-id"] === wanted);
-    if (hit) return hit;
-    await new Promise((r) => setTimeout(r, 200));
+  const hit = received.find((r) => r.headers["webhook-id"] === wanted);
+  if (hit) return hit;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      new Promise<Hook>((resolve) => waiting.set(wanted, resolve)),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the webhook ${suffix} did not arrive within 60 s`)), 60_000);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    waiting.delete(wanted);
   }
-  throw new Error(`the webhook ${suffix} did not arrive within 60 s`);
 }
 
 /** What the tenant does on the page behind the link: consent, then the sandbox's `good` income. */

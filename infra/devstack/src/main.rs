@@ -100,12 +100,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     settings.local_webhook_origins = extra_origins;
     let local_origins = settings.local_webhook_origins.clone();
     let app = devstack::app(&sdk, settings);
-    devstack::server::spawn(app, args.port).await.map_err(|e| {
-        format!(
-            "cannot listen on 127.0.0.1:{}: {e} (set DEV_PORT to use another port)",
-            args.port
-        )
-    })?;
+    // Each answered request kicks the stream pump below, which kicks the queue pumps when it
+    // queued something: a write is pumped at once, not at the next tick (the ticks stay, as the
+    // longest pause). One kick per hop keeps moto's load what it was.
+    let kick: devstack::server::Kick = Arc::new(tokio::sync::watch::Sender::new(0));
+    let queued: devstack::server::Kick = Arc::new(tokio::sync::watch::Sender::new(0));
+    devstack::server::spawn_kicking(app, args.port, Some(kick.clone()))
+        .await
+        .map_err(|e| {
+            format!(
+                "cannot listen on 127.0.0.1:{}: {e} (set DEV_PORT to use another port)",
+                args.port
+            )
+        })?;
     let receiver_port = args.port + 1;
     let receiver = devstack::receiver::spawn_printing(receiver_port, secret.clone())
         .await
@@ -131,15 +138,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let ttl = TtlDeletions::default();
     let mut pump = StreamPump::new(&sdk, &names.table, ttl.clone()).await?;
     let stream_workers = workers.clone();
+    let (stream_kick, mut kicks) = (queued.clone(), kick.subscribe());
     tokio::spawn(async move {
         loop {
-            if let Err(e) = pump
+            match pump
                 .pump_once(&stream_workers.outbox, &stream_workers.expiry)
                 .await
             {
-                tracing::warn!(error = %e, "stream pump");
+                // What the records queued (webhooks, retries): the queue pumps take it now.
+                Ok(n) if n > 0 => devstack::server::kick(&stream_kick),
+                Ok(_) => {}
+                Err(e) => tracing::warn!(error = %e, "stream pump"),
             }
-            tokio::time::sleep(Duration::from_millis(300)).await;
+            devstack::server::kicked_or(&mut kicks, Duration::from_millis(300)).await;
         }
     });
     let dynamo = aws_sdk_dynamodb::Client::new(&sdk);
@@ -155,13 +166,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sqs = aws_sdk_sqs::Client::new(&sdk);
     let queue_url = created.webhook_queue_url.clone();
     let queue_workers = workers.clone();
+    let (queue_kick, mut kicks) = (kick.clone(), queued.subscribe());
     tokio::spawn(async move {
-        // Short polls with a pause: a long poll would hold moto's request lock (moto_server.py)
-        // and slow every other call to the emulator.
+        // Short polls with a pause until a kick: a long poll would hold moto's request lock
+        // (moto_server.py) and slow every other call to the emulator.
         loop {
             match pump_sqs_once(&sqs, &queue_url, &queue_workers.delivery, 0).await {
-                Ok(0) => tokio::time::sleep(Duration::from_millis(300)).await,
-                Ok(_) => {}
+                Ok(0) => devstack::server::kicked_or(&mut kicks, Duration::from_millis(300)).await,
+                // The attempts it logged are stream records.
+                Ok(_) => devstack::server::kick(&queue_kick),
                 Err(e) => {
                     tracing::warn!(error = %e, "queue pump");
                     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -172,11 +185,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let sqs = aws_sdk_sqs::Client::new(&sdk);
     let retry_url = created.retry_queue_url.clone();
     let retry_workers = workers.clone();
+    let (retry_kick, mut kicks) = (queued.clone(), queued.subscribe());
     tokio::spawn(async move {
         loop {
             match pump_retry_once(&sqs, &retry_url, &retry_workers.outbox, 0).await {
-                Ok(0) => tokio::time::sleep(Duration::from_secs(1)).await,
-                Ok(_) => {}
+                Ok(0) => devstack::server::kicked_or(&mut kicks, Duration::from_secs(1)).await,
+                // It ran the outbox again: what that queued goes out now.
+                Ok(_) => devstack::server::kick(&retry_kick),
                 Err(e) => {
                     tracing::warn!(error = %e, "retry queue pump");
                     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -192,6 +207,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tokio::spawn(async move {
         loop {
             match pump_documents_once(&sqs, &documents_url, &document_workers.analysis, 0).await {
+                // Uploads go to moto's S3, not through the server: no kick to wait on.
                 Ok(0) => tokio::time::sleep(Duration::from_millis(500)).await,
                 Ok(_) => {}
                 Err(e) => {

@@ -1,10 +1,11 @@
 //! Starts moto's server on a free loopback port and builds SDK configuration pointed at it.
 
-use std::io::Read;
+use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::sync::mpsc;
+use std::time::Duration;
 
 use aws_config::{BehaviorVersion, SdkConfig};
 use aws_sdk_dynamodb::config::{Credentials, Region};
@@ -29,7 +30,7 @@ fn moto_script() -> PathBuf {
 const PORT_IN_USE: &str = "is already in use";
 
 /// A free TCP port on 127.0.0.1 (bound and released: another process may take it before it is
-/// used, which `Moto::start` meets by trying another).
+/// used; `Moto::start` does not need one, moto binds port 0 itself).
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -46,21 +47,13 @@ pub struct Moto {
 }
 
 impl Moto {
-    /// Starts moto on a free port.
+    /// Starts moto on a free port (moto binds port 0 and names the port it got).
     pub fn start() -> Result<Moto, String> {
-        // A free port can be taken by another process (another test binary, a second stack)
-        // before moto binds it: try a few fresh ones.
-        let mut last = String::new();
-        for _ in 0..5 {
-            match Self::start_on(free_port()) {
-                Err(e) if e.ends_with(PORT_IN_USE) => last = e,
-                other => return other,
-            }
-        }
-        Err(last)
+        Self::start_on(0)
     }
 
-    /// Starts moto on `port`.
+    /// Starts moto on `port` (0: a free one), and returns once it listens: moto prints
+    /// `moto ready on port N` then, which this waits for (60 s at most), no probe loop.
     pub fn start_on(port: u16) -> Result<Moto, String> {
         let python = moto_python();
         if !python.exists() {
@@ -69,42 +62,57 @@ impl Moto {
                 python.display()
             ));
         }
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+        if port != 0 && std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
             return Err(format!("port {port} {PORT_IN_USE}"));
         }
         let mut child = Command::new("sh")
             .arg("-c")
-            .arg("\"$0\" \"$1\" -H 127.0.0.1 -p \"$2\" >/dev/null 2>&1 & pid=$!; read _; kill $pid")
+            .arg("\"$0\" \"$1\" -H 127.0.0.1 -p \"$2\" 2>/dev/null & pid=$!; read _; kill $pid")
             .arg(&python)
             .arg(moto_script())
             .arg(port.to_string())
             .stdin(Stdio::piped())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .map_err(|e| format!("cannot start moto: {e}"))?;
         let keepalive = child.stdin.take().expect("piped stdin");
-        let endpoint = format!("http://127.0.0.1:{port}");
-        let deadline = Instant::now() + Duration::from_secs(60);
-        // Bounded wait until moto answers on its port.
-        loop {
-            if let Ok(mut stream) = std::net::TcpStream::connect(("127.0.0.1", port)) {
-                use std::io::Write;
-                let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-                let _ = stream.write_all(b"GET /moto-api/ HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n");
-                let mut buf = [0u8; 12];
-                if stream.read(&mut buf).is_ok_and(|n| n > 0) {
-                    break;
+        let stdout = child.stdout.take().expect("piped stdout");
+        // The ready line, read on a thread so that the wait has a deadline; end of file (moto
+        // exited: a taken port, a missing package) comes back at once.
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            let mut line = String::new();
+            let read = reader.read_line(&mut line);
+            let _ = tx.send(read.map(|_| line));
+            // Keep moto's stdout open (and drained) for as long as it runs.
+            let _ = std::io::copy(&mut reader, &mut std::io::sink());
+        });
+        let ready = rx.recv_timeout(Duration::from_secs(60));
+        let bound = match &ready {
+            Ok(Ok(line)) => line
+                .trim()
+                .strip_prefix("moto ready on port ")
+                .and_then(|p| p.parse::<u16>().ok()),
+            _ => None,
+        };
+        let Some(bound) = bound else {
+            drop(keepalive);
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(match ready {
+                Err(_) => "moto did not start within 60 s".into(),
+                Ok(Ok(line)) if line.is_empty() && port != 0 => {
+                    format!("moto exited before listening (port {port} {PORT_IN_USE}?)")
                 }
-            }
-            if Instant::now() > deadline {
-                let _ = child.kill();
-                return Err("moto did not start within 60 s".into());
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
+                Ok(Ok(line)) if line.is_empty() => "moto exited before listening".into(),
+                Ok(Ok(line)) => format!("moto printed {line:?}, not its ready line"),
+                Ok(Err(e)) => format!("reading moto's output: {e}"),
+            });
+        };
         Ok(Moto {
-            endpoint,
+            endpoint: format!("http://127.0.0.1:{bound}"),
             child,
             keepalive: Some(keepalive),
         })

@@ -12,6 +12,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use serde_json::Value;
 use tokio::net::TcpListener;
+use tokio::sync::watch;
 
 /// One request as the receiver got it.
 #[derive(Debug, Clone)]
@@ -52,6 +53,8 @@ pub struct Receiver {
 
 struct State {
     requests: Mutex<Vec<Received>>,
+    /// How many requests were recorded: bumped with each, for `wait_for`.
+    recorded: watch::Sender<usize>,
     answered: AtomicUsize,
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
@@ -70,6 +73,7 @@ impl Receiver {
         let url = format!("http://{}{path}", listener.local_addr()?);
         let state = Arc::new(State {
             requests: Mutex::default(),
+            recorded: watch::Sender::new(0),
             answered: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
             max_in_flight: AtomicUsize::new(0),
@@ -118,6 +122,15 @@ impl Receiver {
         self.state.requests.lock().unwrap().clone()
     }
 
+    /// Waits until `n` requests were recorded (before any is answered), for at most `deadline`:
+    /// woken by each request as it is recorded, no polling. False when the deadline passed first.
+    pub async fn wait_for(&self, n: usize, deadline: Duration) -> bool {
+        let mut recorded = self.state.recorded.subscribe();
+        tokio::time::timeout(deadline, recorded.wait_for(|count| *count >= n))
+            .await
+            .is_ok_and(|seen| seen.is_ok())
+    }
+
     /// Requests answered since the last reset.
     pub fn answered(&self) -> usize {
         self.state.answered.load(Ordering::SeqCst)
@@ -164,6 +177,7 @@ impl State {
         let n = {
             let mut requests = self.requests.lock().unwrap();
             requests.push(received.clone());
+            self.recorded.send_replace(requests.len());
             requests.len()
         };
         tokio::time::sleep(delay).await;

@@ -157,19 +157,36 @@ fn to_hyper(resp: ApiResponse) -> hyper::Response<Full<Bytes>> {
 
 /// Serves `app` on `listener` until the task is dropped.
 pub async fn serve<A: Apps>(listener: TcpListener, app: Arc<A>) {
+    serve_kicking(listener, app, None).await
+}
+
+/// Bumped after each request is answered: what `make dev`'s pumps wait on, so that a write is
+/// pumped as soon as it is made rather than at the next tick.
+pub type Kick = Arc<tokio::sync::watch::Sender<u64>>;
+
+/// Bumps `kick`.
+pub fn kick(kick: &Kick) {
+    kick.send_modify(|n| *n = n.wrapping_add(1));
+}
+
+/// `serve`, bumping `kick` (if any) after each request.
+pub async fn serve_kicking<A: Apps>(listener: TcpListener, app: Arc<A>, after: Option<Kick>) {
     loop {
         let Ok((stream, _)) = listener.accept().await else {
             continue;
         };
-        let app = app.clone();
+        let (app, after) = (app.clone(), after.clone());
         tokio::spawn(async move {
             let service = service_fn(move |req| {
-                let app = app.clone();
+                let (app, after) = (app.clone(), after.clone());
                 async move {
                     let resp = match to_api_request(req).await {
                         Ok(req) => route(&*app, req).await,
                         Err(resp) => resp,
                     };
+                    if let Some(after) = &after {
+                        kick(after);
+                    }
                     Ok::<_, Infallible>(to_hyper(resp))
                 }
             });
@@ -182,8 +199,23 @@ pub async fn serve<A: Apps>(listener: TcpListener, app: Arc<A>) {
 
 /// Binds 127.0.0.1:`port` (0 for any free port) and serves in the background.
 pub async fn spawn<A: Apps>(app: Arc<A>, port: u16) -> std::io::Result<SocketAddr> {
+    spawn_kicking(app, port, None).await
+}
+
+/// `spawn`, bumping `kick` (if any) after each request.
+pub async fn spawn_kicking<A: Apps>(
+    app: Arc<A>,
+    port: u16,
+    kick: Option<Kick>,
+) -> std::io::Result<SocketAddr> {
     let listener = TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;
-    tokio::spawn(serve(listener, app));
+    tokio::spawn(serve_kicking(listener, app, kick));
     Ok(addr)
+}
+
+/// Waits for the next bump of `kick` (one made since the last wait counts) or `idle`, whichever
+/// comes first: a pump's pause between two polls of a source with nothing new.
+pub async fn kicked_or(kicks: &mut tokio::sync::watch::Receiver<u64>, idle: std::time::Duration) {
+    let _ = tokio::time::timeout(idle, kicks.changed()).await;
 }

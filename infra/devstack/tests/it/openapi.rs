@@ -1,7 +1,7 @@
 //! The handlers against `infra/openapi.yaml`: every endpoint, every error case, the tenant pages and
 //! the webhooks are driven through the local server (against moto), each exchange is recorded as
 //! (method, path template, status, headers, body), and a Python helper (the venv's `jsonschema`,
-//! `referencing`, `openapi-spec-validator`, pinned in `infra/requirements-openapi.txt`) checks it
+//! `referencing`, `openapi-spec-validator`, pinned in `infra/requirements-test.txt`) checks it
 //! against the file: the status is documented for the operation, the Content-Type is one of the
 //! documented media types, the body validates against that response's schema (JSON Schema 2020-12,
 //! formats checked), every required header is present, every documented header validates, and no
@@ -363,7 +363,7 @@ fn validate(exchanges: &[Value]) -> Value {
     writer.join().unwrap().unwrap();
     assert!(
         out.status.success(),
-        "the OpenAPI validator failed (are infra/requirements-openapi.txt installed? `make tools`):\n{}",
+        "the OpenAPI validator failed (are infra/requirements-test.txt installed? `make test`):\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     serde_json::from_slice(&out.stdout).expect("validator report")

@@ -82,7 +82,7 @@ impl Driver {
             .arg(format!("--port={port}"))
             .arg(format!("--log-path={}", log.display()))
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("start {CHROMEDRIVER}: {e}"));
@@ -92,34 +92,33 @@ impl Driver {
             profile,
             log,
         };
-        // Bounded wait until it answers /status with ready: true.
-        let http = client();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            if let Ok(Some(status)) = driver.child.try_wait() {
-                panic!(
-                    "chromedriver exited at start ({status}); log: {}",
-                    driver.log.display()
-                );
+        // It prints "ChromeDriver was started successfully on port N." once it listens: wait for
+        // that line (20 s at most), read on a thread that then drains the rest of its stdout.
+        let stdout = driver.child.stdout.take().expect("piped stdout");
+        let (ready_tx, ready_rx) = tokio::sync::oneshot::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            let mut ready_tx = Some(ready_tx);
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if line.contains("started successfully")
+                    && let Some(tx) = ready_tx.take()
+                {
+                    let _ = tx.send(());
+                }
             }
-            let ready = match http.get(driver.url("/status")).send().await {
-                Ok(r) => r
-                    .text()
-                    .await
-                    .ok()
-                    .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-                    .is_some_and(|v| v["value"]["ready"] == true),
-                Err(_) => false,
-            };
-            if ready {
-                return driver;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "chromedriver did not answer /status on port {port} within 20 s; log: {}",
+        });
+        match tokio::time::timeout(Duration::from_secs(20), ready_rx).await {
+            Ok(Ok(())) => driver,
+            Ok(Err(_)) => panic!(
+                "chromedriver exited at start ({:?}); log: {}",
+                driver.child.try_wait(),
                 driver.log.display()
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            ),
+            Err(_) => panic!(
+                "chromedriver did not start on port {port} within 20 s; log: {}",
+                driver.log.display()
+            ),
         }
     }
 
@@ -377,26 +376,45 @@ impl Browser {
         .await
     }
 
-    /// Bounded polling until the page's h1 reads `heading`.
+    /// Waits until the page's h1 reads `heading`, for at most `within` (no more than the session's
+    /// 10 s script timeout): one asynchronous script that answers at once when it does, or else
+    /// when a MutationObserver sees it change, or at the deadline with the last h1 it saw.
     pub(super) async fn wait_for_heading(&self, heading: &str, within: Duration) {
+        let within_ms = within.as_millis().min(9_500) as u64;
+        let script = r#"
+            const [want, ms, done] = arguments;
+            const h1 = () => { const e = document.querySelector("h1"); return e ? e.innerText.trim() : ""; };
+            if (h1() === want) { done({ok: true, last: want}); return; }
+            const observer = new MutationObserver(() => {
+                if (h1() === want) { observer.disconnect(); clearTimeout(timer); done({ok: true, last: want}); }
+            });
+            const timer = setTimeout(() => { observer.disconnect(); done({ok: false, last: h1()}); }, ms);
+            observer.observe(document.documentElement, {childList: true, subtree: true, characterData: true});
+        "#;
+        // A navigation in progress can end the script with it ("no such window" or a stale
+        // context): then it is run again on the new document, within the same deadline.
         let deadline = Instant::now() + within;
-        let mut last = String::new();
+        let mut last = Value::Null;
         loop {
-            if let Ok(el) = self.try_find("h1").await
-                && let Ok(v) = self
-                    .try_cmd(reqwest::Method::GET, &format!("/element/{el}/text"), None)
-                    .await
+            let left = deadline.saturating_duration_since(Instant::now());
+            let ms = left.as_millis().min(within_ms as u128) as u64;
+            if let Ok(answer) = self
+                .try_cmd(
+                    reqwest::Method::POST,
+                    "/execute/async",
+                    Some(json!({"script": script, "args": [heading, ms]})),
+                )
+                .await
             {
-                last = v.as_str().unwrap_or_default().to_string();
-                if last == heading {
+                if answer["ok"] == true {
                     return;
                 }
+                last = answer["last"].clone();
             }
             assert!(
                 Instant::now() < deadline,
-                "the page did not show {heading:?} within {within:?}; last h1: {last:?}"
+                "the page did not show {heading:?} within {within:?}; last h1: {last}"
             );
-            tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
 
