@@ -13,12 +13,19 @@ copies of scanned items), so each read of that page (`make dev`'s e-mail printer
 tests' sent e-mails and SMS) grew slower with every write, and held the lock above meanwhile. We
 read only the sent e-mails and SMS there.
 
+And three: a TransactWriteItems backs up only the items it names, not whole tables. moto
+deep-copies the whole table once per item of every transaction, to restore it if the transaction
+is cancelled; with thousands of items, every metered request then costs a copy of them all, and
+the test run's time went to that copying. Under the lock above nothing else writes meanwhile, so
+the named items (and the stream's length) are all a cancelled transaction must put back.
+
 And it says when it is ready: once listening, it prints `moto ready on port PORT` on stdout (PORT
 0, the default, binds a free port, named there), so a launcher waits for that line, not on a probe.
 
 Usage: python infra/moto_server.py -H 127.0.0.1 [-p PORT]
 """
 import argparse
+import copy
 import threading
 
 from moto.moto_server.werkzeug_app import (
@@ -27,6 +34,9 @@ from moto.moto_server.werkzeug_app import (
     create_backend_app,
 )
 from moto.core.common_models import BaseModel
+from moto.dynamodb import models as dynamodb_models
+from moto.dynamodb.models.dynamo_type import DynamoType
+from moto.dynamodb.models.table import Table
 from werkzeug.serving import make_server
 
 LISTED_SERVICES = {"ses", "sns"}
@@ -41,6 +51,74 @@ def _new_model(cls, *args, **kwargs):
 
 
 BaseModel.__new__ = _new_model
+
+
+class _TablesNotCopied:
+    """Stands in for the `copy` module of moto's DynamoDB backend during a transaction: a whole
+    table's backup is the table itself (`_transact_write_items` below backs up the items instead);
+    everything else (an update's old image, for the stream) is copied as before."""
+
+    @staticmethod
+    def deepcopy(value, memo=None):
+        if isinstance(value, Table):
+            return value
+        return copy.deepcopy(value, memo)
+
+
+_moto_transact_write_items = dynamodb_models.DynamoDBBackend.transact_write_items
+
+
+def _named_key(table, op):
+    """The (hash, range) key a transaction's operation names, as the table stores it."""
+    attrs = op["Item"] if "Item" in op else op["Key"]
+    hash_value = DynamoType(attrs[table.hash_key_attr])
+    range_value = DynamoType(attrs[table.range_key_attr]) if table.has_range_key else None
+    return hash_value, range_value
+
+
+def _put_back(table, hash_value, range_value, item):
+    """Restores one item as it was (None: absent), without a stream record."""
+    if range_value is None:
+        if item is None:
+            table.items.pop(hash_value, None)
+        else:
+            table.items[hash_value] = item
+    elif item is None:
+        table.items[hash_value].pop(range_value, None)
+    else:
+        table.items[hash_value][range_value] = item
+
+
+def _transact_write_items(self, transact_items):
+    backups, streams = [], {}
+    for entry in transact_items:
+        op = next(iter(entry.values()))
+        table = self.tables.get(op.get("TableName"))
+        if table is None:
+            continue
+        try:
+            hash_value, range_value = _named_key(table, op)
+        except (KeyError, TypeError):
+            continue  # moto refuses the malformed operation itself
+        before = table.get_item(hash_value, range_value)
+        backups.append((table, hash_value, range_value, copy.deepcopy(before)))
+        if table.stream_shard is not None:
+            streams.setdefault(id(table), (table.stream_shard, len(table.stream_shard.items)))
+    module_copy = dynamodb_models.copy
+    dynamodb_models.copy = _TablesNotCopied
+    try:
+        return _moto_transact_write_items(self, transact_items)
+    except Exception:
+        for table, hash_value, range_value, item in reversed(backups):
+            _put_back(table, hash_value, range_value, item)
+        for shard, length in streams.values():
+            del shard.items[length:]
+        raise
+    finally:
+        dynamodb_models.copy = module_copy
+
+
+dynamodb_models.DynamoDBBackend.transact_write_items = _transact_write_items
 
 
 class Serialized:

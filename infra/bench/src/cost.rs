@@ -189,8 +189,17 @@ pub(crate) fn total(lines: &[Line]) -> f64 {
     lines.iter().map(|l| l.usd).sum()
 }
 
+/// What the flows measured, for the report: the usage of `runs` verifications end to end, the
+/// webhooks the receiver saw, and the functions' memory.
+pub(crate) struct Measured<'a> {
+    pub(crate) usage: &'a Usage,
+    pub(crate) runs: usize,
+    pub(crate) webhooks: usize,
+    pub(crate) memory_mb: u32,
+}
+
 /// The report's section: the bill of 1,000 verifications, its largest item, and the prices used.
-pub(crate) fn section(run: &crate::flow::FlowRun, prices: &Prices) -> String {
+pub(crate) fn section(run: Measured<'_>, prices: &Prices) -> String {
     use std::fmt::Write as _;
     let thousand = run.usage.scaled(run.runs, 1000);
     let lines = bill(&thousand, prices);
@@ -242,7 +251,7 @@ pub(crate) fn section(run: &crate::flow::FlowRun, prices: &Prices) -> String {
          its GSI entries), storage, CloudWatch Logs, data transfer, and the event source mappings' \
          empty polls. Lambda compute is each invocation's measured time here, rounded up to the \
          millisecond, at {} MB (template.yaml).\n",
-        crate::flow::MEMORY_MB
+        run.memory_mb
     );
     let _ = writeln!(out, "Prices ({}; {}):\n", prices.as_of, prices.source);
     let _ = writeln!(out, "| price | USD |\n|---|---:|");

@@ -321,7 +321,15 @@ async fn run(args: Args) -> Result<(), Error> {
         begun.elapsed(),
         &load,
     );
-    report.push_str(&cost::section(&flows, &cost::US_EAST_1));
+    report.push_str(&cost::section(
+        cost::Measured {
+            usage: &flows.usage,
+            runs: flows.runs,
+            webhooks: flows.webhooks,
+            memory_mb: flow::MEMORY_MB,
+        },
+        &cost::US_EAST_1,
+    ));
     report.push_str(&load::section(&load_run, &handlers, args.handler_seconds));
     report.push_str(&documents);
     println!("{report}");

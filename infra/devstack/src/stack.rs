@@ -1,9 +1,11 @@
 //! Creates the local resources (table, queues, SES sender, bucket, the fingerprint key's secret);
 //! `seed` puts the demo accounts with their keys and the fixtures.
 
+mod accounts;
 mod fingerprint_key;
 mod seed;
 
+pub use accounts::{DEMO_ACCOUNT, OTHER_ACCOUNT};
 pub use seed::*;
 
 use aws_config::SdkConfig;

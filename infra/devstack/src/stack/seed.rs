@@ -8,8 +8,7 @@ use domain::{Account, ApiKeyRecord, Mode, SubscriptionStatus};
 use ports::StoreError;
 use ports::store::prelude::*;
 
-pub const DEMO_ACCOUNT: &str = "acct_demo";
-pub const OTHER_ACCOUNT: &str = "acct_other";
+use super::accounts::{DEMO_ACCOUNT, OTHER_ACCOUNT};
 
 /// The demo keys are fixed so the sample events in `events/` carry a key that works against the
 /// local stack. They exist only in local tables; a deployed table never has them. They name their
