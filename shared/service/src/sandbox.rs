@@ -199,20 +199,6 @@ pub fn scenarios_for(methods: &[VerificationMethod]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// The scenarios offered to a verification's tenant: those of the first of its methods (its
-/// own, else every method the sandbox serves) that no try has closed yet.
-pub fn offered(verification: &Verification) -> Vec<(String, String)> {
-    use domain::methods::{available, effective, remaining};
-    let methods = effective(
-        &verification.methods,
-        &[],
-        // Uploaded documents are no scenario: the page offers them in a section of their own.
-        &available(None, domain::Mode::Test, false),
-    );
-    let open = remaining(&methods, &verification.method_attempts);
-    scenarios_for(open.first().map(std::slice::from_ref).unwrap_or_default())
-}
-
 /// The method a scenario stands for.
 pub fn scenario_method(scenario: &str) -> VerificationMethod {
     if PAYROLL_SCENARIOS.iter().any(|(k, _)| *k == scenario) {
@@ -380,13 +366,15 @@ pub fn scenario_income(scenario: &str, as_of: NaiveDate) -> Result<ProviderIncom
 }
 
 impl IncomeProvider for SandboxProvider {
+    /// Every scenario of the methods the sandbox serves: which method's the tenant sees is the
+    /// journey's to decide (`domain::journey`), and the page shows only those.
     async fn begin(
         &self,
-        verification: &Verification,
+        _verification: &Verification,
         _provider_user: Option<&str>,
     ) -> Result<ConnectStep, ProviderError> {
         Ok(ConnectStep::ChooseScenario {
-            scenarios: offered(verification),
+            scenarios: scenarios_for(&[VerificationMethod::Bank, VerificationMethod::Payroll]),
         })
     }
 
