@@ -1,6 +1,6 @@
 //! The uploaded documents in S3: reading an upload (`ObjectStore`), erasing a verification's
 //! uploads (`DocumentEraser`), and signing the browser's upload form with the function's own
-//! credentials (`UploadSigner`, through `s3_upload`).
+//! credentials (`UploadSigner`, through `ports::upload_form`).
 
 use aws_sdk_s3::config::{ProvideCredentials, SharedCredentialsProvider};
 use aws_sdk_s3::operation::get_object::GetObjectError;

@@ -1,6 +1,7 @@
 //! The table's shape, defined once: attribute and index names, the key of every item kind, and the
-//! reading of ids back out of keys. The local bootstrap creates the table from it (`table.rs`) and
-//! a test checks that `template.yaml` declares the same.
+//! reading of ids back out of keys. The store adapter writes items by it, the stream handlers here
+//! read records by it, the local bootstrap creates the table from it (`adapters::dynamo`), and a
+//! test checks that `template.yaml` declares the same.
 
 pub const PK: &str = "PK";
 pub const SK: &str = "SK";
