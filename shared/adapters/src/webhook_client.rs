@@ -80,43 +80,6 @@ impl WebhookClient {
             .build()
             .expect("webhook client builds")
     }
-
-    /// One attempt. The response body is never read.
-    pub async fn post(
-        &self,
-        message: &WebhookMessage,
-        secrets: &[&str],
-        timestamp: i64,
-    ) -> Attempt {
-        let Ok(url) = check_url(&message.url, &self.local) else {
-            return Attempt::Refused;
-        };
-        let http = if self.local.allows(&url) {
-            self.local_http
-                .get_or_init(|| Self::build(self.timeout, false))
-        } else {
-            &self.http
-        };
-        let result = http
-            .post(url)
-            .header("content-type", "application/json")
-            .header("webhook-id", &message.webhook_id)
-            .header("webhook-timestamp", timestamp.to_string())
-            .header(
-                "webhook-signature",
-                signature_header(secrets, &message.webhook_id, timestamp, &message.body),
-            )
-            .body(message.body.clone())
-            .send()
-            .await;
-        match result {
-            Ok(resp) if resp.status().is_success() => Attempt::Delivered(resp.status().as_u16()),
-            Ok(resp) if resp.status().as_u16() == 410 => Attempt::Gone,
-            Ok(resp) => Attempt::Failed(Some(resp.status().as_u16())),
-            Err(e) if is_forbidden(&e) => Attempt::Refused,
-            Err(e) => Attempt::Unreachable(error_class(&e)),
-        }
-    }
 }
 
 /// The class of a failed request, for the delivery log: read off reqwest's flags and the text of
@@ -164,12 +127,35 @@ fn is_forbidden(e: &reqwest::Error) -> bool {
 }
 
 impl WebhookSender for WebhookClient {
-    fn send(
-        &self,
-        message: &WebhookMessage,
-        secrets: &[&str],
-        timestamp: i64,
-    ) -> impl std::future::Future<Output = Attempt> + Send {
-        self.post(message, secrets, timestamp)
+    /// One attempt. The response body is never read.
+    async fn send(&self, message: &WebhookMessage, secrets: &[&str], timestamp: i64) -> Attempt {
+        let Ok(url) = check_url(&message.url, &self.local) else {
+            return Attempt::Refused;
+        };
+        let http = if self.local.allows(&url) {
+            self.local_http
+                .get_or_init(|| Self::build(self.timeout, false))
+        } else {
+            &self.http
+        };
+        let result = http
+            .post(url)
+            .header("content-type", "application/json")
+            .header("webhook-id", &message.webhook_id)
+            .header("webhook-timestamp", timestamp.to_string())
+            .header(
+                "webhook-signature",
+                signature_header(secrets, &message.webhook_id, timestamp, &message.body),
+            )
+            .body(message.body.clone())
+            .send()
+            .await;
+        match result {
+            Ok(resp) if resp.status().is_success() => Attempt::Delivered(resp.status().as_u16()),
+            Ok(resp) if resp.status().as_u16() == 410 => Attempt::Gone,
+            Ok(resp) => Attempt::Failed(Some(resp.status().as_u16())),
+            Err(e) if is_forbidden(&e) => Attempt::Refused,
+            Err(e) => Attempt::Unreachable(error_class(&e)),
+        }
     }
 }

@@ -489,6 +489,7 @@ async fn gone_and_forbidden_targets_are_not_retried() {
     );
 
     // A production client (https only, no loopback) refuses what the local one allows.
+    use ports::webhooks::WebhookSender as _;
     let strict = adapters::webhook_client::WebhookClient::new(
         Duration::from_secs(2),
         domain::webhook::LocalWebhookOrigins::default(),
@@ -500,7 +501,7 @@ async fn gone_and_forbidden_targets_are_not_retried() {
         body: "{}".into(),
     };
     assert_eq!(
-        strict.post(&message, &[SECRET], 0).await,
+        strict.send(&message, &[SECRET], 0).await,
         ports::webhooks::Attempt::Refused
     );
     assert_eq!(gone.received().len(), 1, "nothing reached the receiver");

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use common::{Receiver, env};
 use domain::webhook::WebhookMessage;
-use ports::webhooks::Attempt;
+use ports::webhooks::{Attempt, WebhookSender};
 use serde_json::json;
 
 const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -54,12 +54,12 @@ async fn another_loopback_port_is_refused_at_create_and_at_delivery() {
     let workers = env.workers();
     let client = &workers.delivery.client;
     assert_eq!(
-        client.post(&message(&unlisted.url), &[SECRET], 0).await,
+        client.send(&message(&unlisted.url), &[SECRET], 0).await,
         Attempt::Refused
     );
     assert!(unlisted.received().is_empty(), "nothing reached it");
     assert_eq!(
-        client.post(&message(&listed.url), &[SECRET], 0).await,
+        client.send(&message(&listed.url), &[SECRET], 0).await,
         Attempt::Delivered(200)
     );
     assert_eq!(listed.received().len(), 1);
