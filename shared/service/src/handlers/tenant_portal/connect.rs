@@ -35,13 +35,21 @@ pub(super) async fn connect<S: PortalStore, C, P: IncomeProvider, U: UploadSigne
         Ok(open) => open,
         Err(answer) => return answer,
     };
-    let income = if journey::scenarios(&v, &served(deps)) {
+    let scenarios = journey::scenarios(&v, &served(deps));
+    let Some(connect) = open.connect else {
+        // No method left to connect: a scenario is refused as any other, a provider's page shown.
+        return if scenarios {
+            refuse(deps, &v, journey, visit, SCENARIO_NOTICE).await
+        } else {
+            current_page(deps, &v, journey, visit).await
+        };
+    };
+    let income = if scenarios {
         // Only a scenario of the method to connect (the page offers no other).
-        let scenario = open.connect.and_then(|c| {
-            let offered = scenarios_for(std::slice::from_ref(&c.method));
-            form.get("scenario")
-                .filter(|s| offered.iter().any(|(k, _)| k == *s))
-        });
+        let offered = scenarios_for(std::slice::from_ref(&connect.method));
+        let scenario = form
+            .get("scenario")
+            .filter(|s| offered.iter().any(|(k, _)| k == *s));
         let Some(scenario) = scenario else {
             return refuse(deps, &v, journey, visit, SCENARIO_NOTICE).await;
         };
@@ -50,15 +58,9 @@ pub(super) async fn connect<S: PortalStore, C, P: IncomeProvider, U: UploadSigne
             Mode::Live => deps.live_provider.fetch_income(&v, scenario).await,
         }
     } else {
-        if open.connect.is_none() {
-            return current_page(deps, &v, journey, visit).await;
-        }
         // The journey is open, so the provider user is there; the form's fields are ignored.
         let user = v.provider_user.as_deref().unwrap_or_default();
         deps.live_provider.fetch_income(&v, user).await
-    };
-    let Some(connect) = open.connect else {
-        return current_page(deps, &v, journey, visit).await;
     };
     let method = connect.method.as_str();
     let connection = match income {
