@@ -14,7 +14,20 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use ports::SystemClock;
 use service::handlers::api::{self, ApiDeps};
+use service::handlers::cancel_verification::cancel_verification;
+use service::handlers::create_verification::create_verification;
+use service::handlers::erase_verification_data::erase_verification_data;
+use service::handlers::get_report::get_report;
+use service::handlers::get_usage::get_usage;
+use service::handlers::get_verification::get_verification;
 use service::handlers::households;
+use service::handlers::list_documents::list_documents;
+use service::handlers::list_verifications::list_verifications;
+use service::handlers::list_webhook_deliveries::list_webhook_deliveries;
+use service::handlers::redeliver_webhook::redeliver_webhook;
+use service::handlers::resend_verification::resend_verification;
+use service::handlers::review_documents::review_documents;
+use service::handlers::tenant_portal::tenant_portal;
 use service::http::{ApiRequest, ApiResponse, parse_query};
 use service::routes::{Function, Resolved, resolve};
 use tokio::net::TcpListener;
@@ -71,49 +84,24 @@ pub async fn route<A: Apps + ?Sized>(apps: &A, req: ApiRequest) -> ApiResponse {
 /// Calls the handler of an HTTP function, as its `main.rs` does.
 pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiResponse {
     match function {
-        Function::CreateVerification => {
-            service::handlers::create_verification::create_verification(&app.api, req).await
-        }
-        Function::GetVerification => {
-            service::handlers::get_verification::get_verification(&app.api, req).await
-        }
-        Function::CancelVerification => {
-            service::handlers::cancel_verification::cancel_verification(&app.api, req).await
-        }
-        Function::ListVerifications => {
-            service::handlers::list_verifications::list_verifications(&app.api, req).await
-        }
-        Function::GetUsage => service::handlers::get_usage::get_usage(&app.api, req).await,
-        Function::GetReport => service::handlers::get_report::get_report(&app.api, req).await,
-        Function::ListDocuments => {
-            service::handlers::list_documents::list_documents(&app.api, &app.documents, req).await
-        }
-        Function::ListWebhookDeliveries => {
-            service::handlers::list_webhook_deliveries::list_webhook_deliveries(&app.api, req).await
-        }
-        Function::RedeliverWebhook => {
-            service::handlers::redeliver_webhook::redeliver_webhook(&app.api, req).await
-        }
-        Function::ResendVerification => {
-            service::handlers::resend_verification::resend_verification(&app.api, req).await
-        }
+        Function::CreateVerification => create_verification(&app.api, req).await,
+        Function::GetVerification => get_verification(&app.api, req).await,
+        Function::CancelVerification => cancel_verification(&app.api, req).await,
+        Function::ListVerifications => list_verifications(&app.api, req).await,
+        Function::GetUsage => get_usage(&app.api, req).await,
+        Function::GetReport => get_report(&app.api, req).await,
+        Function::ListDocuments => list_documents(&app.api, &app.documents, req).await,
+        Function::ListWebhookDeliveries => list_webhook_deliveries(&app.api, req).await,
+        Function::RedeliverWebhook => redeliver_webhook(&app.api, req).await,
+        Function::ResendVerification => resend_verification(&app.api, req).await,
         Function::CreateHousehold => households::create_household(&app.api, req).await,
         Function::GetHousehold => households::get_household(&app.api, req).await,
         Function::CancelHousehold => households::cancel_household(&app.api, req).await,
         Function::EraseVerificationData => {
-            service::handlers::erase_verification_data::erase_verification_data(
-                &app.api,
-                &app.documents,
-                req,
-            )
-            .await
+            erase_verification_data(&app.api, &app.documents, req).await
         }
-        Function::ReviewDocuments => {
-            service::handlers::review_documents::review_documents(&app.api, req).await
-        }
-        Function::TenantPortal => {
-            service::handlers::tenant_portal::tenant_portal(&app.portal, req).await
-        }
+        Function::ReviewDocuments => review_documents(&app.api, req).await,
+        Function::TenantPortal => tenant_portal(&app.portal, req).await,
         Function::PublishEvents
         | Function::RetryEvents
         | Function::DeliverWebhook

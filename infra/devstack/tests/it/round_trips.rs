@@ -25,7 +25,17 @@ use ports::Clock;
 use ports::store::prelude::*;
 use serde_json::{Value, json};
 use service::handlers::api::ApiDeps;
+use service::handlers::cancel_verification::cancel_verification;
+use service::handlers::create_verification::create_verification;
+use service::handlers::get_report::get_report;
+use service::handlers::get_usage::get_usage;
+use service::handlers::get_verification::get_verification;
 use service::handlers::households;
+use service::handlers::list_verifications::list_verifications;
+use service::handlers::list_webhook_deliveries::list_webhook_deliveries;
+use service::handlers::redeliver_webhook::redeliver_webhook;
+use service::handlers::resend_verification::resend_verification;
+use service::handlers::review_documents::review_documents;
 use service::http::{ApiRequest, ApiResponse};
 use test_support::ManualClock;
 
@@ -227,11 +237,8 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     let setup = instance(&env, &counter);
     let mut pending = Vec::new();
     for n in 0..2 {
-        let resp = service::handlers::create_verification::create_verification(
-            &setup,
-            create_request(key, &format!("rt{n}@example.com")),
-        )
-        .await;
+        let resp =
+            create_verification(&setup, create_request(key, &format!("rt{n}@example.com"))).await;
         assert_eq!(resp.status, 201, "{}", resp.body);
         pending.push(
             json_of(&resp)["data"]["verification_id"]
@@ -243,11 +250,8 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     // Two the tenant has started.
     let mut started = Vec::new();
     for n in 0..2 {
-        let resp = service::handlers::create_verification::create_verification(
-            &setup,
-            create_request(key, &format!("st{n}@example.com")),
-        )
-        .await;
+        let resp =
+            create_verification(&setup, create_request(key, &format!("st{n}@example.com"))).await;
         assert_eq!(resp.status, 201, "{}", resp.body);
         let id: uuid::Uuid = json_of(&resp)["data"]["verification_id"]
             .as_str()
@@ -301,11 +305,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     let mut reviewable = Vec::new();
     for n in 0..2 {
         let email = format!("rv{n}@example.com");
-        let resp = service::handlers::create_verification::create_verification(
-            &setup,
-            create_request(key, &email),
-        )
-        .await;
+        let resp = create_verification(&setup, create_request(key, &email)).await;
         assert_eq!(resp.status, 201, "{}", resp.body);
         let id: uuid::Uuid = json_of(&resp)["data"]["verification_id"]
             .as_str()
@@ -330,11 +330,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
     let completed = devstack::stack::FIXTURE_COMPLETED;
     // For the endpoints of issues 12 and 13: a verification to resend, a delivery attempt logged
     // and an event archived for the completed one, and a household.
-    let resp = service::handlers::create_verification::create_verification(
-        &setup,
-        create_request(key, "resend@example.com"),
-    )
-    .await;
+    let resp = create_verification(&setup, create_request(key, "resend@example.com")).await;
     assert_eq!(resp.status, 201, "{}", resp.body);
     let to_resend = json_of(&resp)["data"]["verification_id"]
         .as_str()
@@ -399,10 +395,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
 
     let measured = [
         measure!(&env, &counter, "create-verification", 201, |deps, n| {
-            service::handlers::create_verification::create_verification(
-                deps,
-                create_request(key, &format!("new{n}@example.com")),
-            )
+            create_verification(deps, create_request(key, &format!("new{n}@example.com")))
         }),
         // A live key: its monthly allowance is the account's plan's, checked on the account item
         // in the same condition as the plan, so a cold instance needs not know the plan.
@@ -412,7 +405,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "create-verification, live key",
             201,
             |deps, n| {
-                service::handlers::create_verification::create_verification(
+                create_verification(
                     deps,
                     create_request(&env.live_key, &format!("live{n}@example.com")),
                 )
@@ -437,7 +430,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             }
         ),
         measure!(&env, &counter, "get-verification", 200, |deps, _| {
-            service::handlers::get_verification::get_verification(
+            get_verification(
                 deps,
                 get(format!("/api/v1/verify?verification_id={completed}")),
             )
@@ -449,7 +442,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             200,
             |deps, n: usize| {
                 let id = pending[n].clone();
-                service::handlers::cancel_verification::cancel_verification(
+                cancel_verification(
                     deps,
                     request(
                         http::Method::DELETE,
@@ -468,7 +461,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             200,
             |deps, n: usize| {
                 let id = started[n].clone();
-                service::handlers::cancel_verification::cancel_verification(
+                cancel_verification(
                     deps,
                     request(
                         http::Method::DELETE,
@@ -486,7 +479,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "cancel-verification, completed",
             400,
             |deps, _| {
-                service::handlers::cancel_verification::cancel_verification(
+                cancel_verification(
                     deps,
                     request(
                         http::Method::DELETE,
@@ -511,10 +504,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             |deps, n: usize| cancel_household(deps, key, &households[2 + n])
         ),
         measure!(&env, &counter, "list-verifications", 200, |deps, _| {
-            service::handlers::list_verifications::list_verifications(
-                deps,
-                get("/api/v1/verifications".into()),
-            )
+            list_verifications(deps, get("/api/v1/verifications".into()))
         }),
         // Filters whose `total` needs COUNTs (open ones past expiry, in-progress ones): capped
         // at `COUNT_CAP` items each, they run beside the metering write too.
@@ -524,10 +514,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "list-verifications, pending",
             200,
             |deps, _| {
-                service::handlers::list_verifications::list_verifications(
-                    deps,
-                    get("/api/v1/verifications?status=pending".into()),
-                )
+                list_verifications(deps, get("/api/v1/verifications?status=pending".into()))
             }
         ),
         measure!(
@@ -536,10 +523,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "list-verifications, in_progress",
             200,
             |deps, _| {
-                service::handlers::list_verifications::list_verifications(
-                    deps,
-                    get("/api/v1/verifications?status=in_progress".into()),
-                )
+                list_verifications(deps, get("/api/v1/verifications?status=in_progress".into()))
             }
         ),
         measure!(
@@ -548,10 +532,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "list-verifications, expired",
             200,
             |deps, _| {
-                service::handlers::list_verifications::list_verifications(
-                    deps,
-                    get("/api/v1/verifications?status=expired".into()),
-                )
+                list_verifications(deps, get("/api/v1/verifications?status=expired".into()))
             }
         ),
         // Past the first 100 items a page's cost grows with its offset: it follows the write.
@@ -560,12 +541,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             &counter,
             "list-verifications, offset 100",
             200,
-            |deps, _| {
-                service::handlers::list_verifications::list_verifications(
-                    deps,
-                    get("/api/v1/verifications?offset=100".into()),
-                )
-            }
+            |deps, _| { list_verifications(deps, get("/api/v1/verifications?offset=100".into()),) }
         ),
         // A household's members: the household and one bounded Query of its members (at most
         // seven items) beside the metering write.
@@ -575,24 +551,24 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "list-verifications, household",
             200,
             |deps, _| {
-                service::handlers::list_verifications::list_verifications(
+                list_verifications(
                     deps,
                     get(format!("/api/v1/verifications?household_id={household_id}")),
                 )
             }
         ),
         measure!(&env, &counter, "get-usage", 200, |deps, _| {
-            service::handlers::get_usage::get_usage(deps, get("/api/v1/usage".into()))
+            get_usage(deps, get("/api/v1/usage".into()))
         }),
         measure!(&env, &counter, "get-report", 200, |deps, _| {
-            service::handlers::get_report::get_report(
+            get_report(
                 deps,
                 get(format!("/api/v1/verify/report?verification_id={completed}")),
             )
         }),
         // Twice the same verification: the day's second resend is one write too.
         measure!(&env, &counter, "resend-verification", 202, |deps, _| {
-            service::handlers::resend_verification::resend_verification(
+            resend_verification(
                 deps,
                 request(
                     http::Method::POST,
@@ -608,7 +584,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             "resend-verification, household member",
             202,
             |deps, _| {
-                service::handlers::resend_verification::resend_verification(
+                resend_verification(
                     deps,
                     request(
                         http::Method::POST,
@@ -619,7 +595,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             }
         ),
         measure!(&env, &counter, "list-webhook-deliveries", 200, |deps, _| {
-            service::handlers::list_webhook_deliveries::list_webhook_deliveries(
+            list_webhook_deliveries(
                 deps,
                 get(format!(
                     "/api/v1/webhooks/deliveries?verification_id={completed}"
@@ -627,7 +603,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             )
         }),
         measure!(&env, &counter, "redeliver-webhook", 202, |deps, _| {
-            service::handlers::redeliver_webhook::redeliver_webhook(
+            redeliver_webhook(
                 deps,
                 request(
                     http::Method::POST,
@@ -646,7 +622,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             404,
             |deps, _| {
                 let unknown = uuid::Uuid::new_v4().simple();
-                service::handlers::redeliver_webhook::redeliver_webhook(
+                redeliver_webhook(
                     deps,
                     request(
                         http::Method::POST,
@@ -663,7 +639,7 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
             409,
             |deps, _| {
                 let id: uuid::Uuid = to_resend.parse().unwrap();
-                service::handlers::redeliver_webhook::redeliver_webhook(
+                redeliver_webhook(
                     deps,
                     request(
                         http::Method::POST,
@@ -685,22 +661,14 @@ async fn every_api_request_is_one_sequential_round_trip_cold_and_warm() {
         // A second review of the same report is refused with the verification as the condition
         // saw it, then counted alone.
         measure!(&env, &counter, "review-documents", 200, |deps, n: usize| {
-            service::handlers::review_documents::review_documents(
-                deps,
-                review_request(key, &reviewable[n]),
-            )
+            review_documents(deps, review_request(key, &reviewable[n]))
         }),
         measure!(
             &env,
             &counter,
             "review-documents, reviewed",
             409,
-            |deps, _| {
-                service::handlers::review_documents::review_documents(
-                    deps,
-                    review_request(key, &reviewable[0]),
-                )
-            }
+            |deps, _| { review_documents(deps, review_request(key, &reviewable[0]),) }
         ),
     ];
     let table: Vec<String> = measured

@@ -39,7 +39,7 @@ async fn a_request_its_account_refuses_is_one_sequential_round_trip() {
     let used_up = seed("acct_rt_tiny", "tiny").await;
     let setup = instance(&env, &counter);
     for _ in 0..3 {
-        let resp = service::handlers::get_usage::get_usage(
+        let resp = get_usage(
             &setup,
             request(http::Method::GET, "/api/v1/usage", &used_up),
         )
@@ -62,13 +62,13 @@ async fn a_request_its_account_refuses_is_one_sequential_round_trip() {
         ("subscription inactive", &inactive, 403),
     ] {
         let create = measure!(&env, &counter, "create-verification", status, |deps, n| {
-            service::handlers::create_verification::create_verification(
+            create_verification(
                 deps,
                 create_request(key, &format!("refused{n}@example.com")),
             )
         });
         let cancelled = measure!(&env, &counter, "cancel-verification", status, |deps, _| {
-            service::handlers::cancel_verification::cancel_verification(deps, cancel(key))
+            cancel_verification(deps, cancel(key))
         });
         for m in [create, cancelled] {
             measured.push((format!("{}, {why}", m.name), m.cold, m.warm, m.calls));
@@ -113,11 +113,8 @@ async fn the_first_request_of_a_utc_day_is_one_sequential_round_trip() {
     let setup = instance(&env, &counter);
     let mut open = Vec::new();
     for n in 0..4 {
-        let resp = service::handlers::create_verification::create_verification(
-            &setup,
-            create_request(key, &format!("day{n}@example.com")),
-        )
-        .await;
+        let resp =
+            create_verification(&setup, create_request(key, &format!("day{n}@example.com"))).await;
         assert_eq!(resp.status, 201, "{}", resp.body);
         open.push(
             json_of(&resp)["data"]["verification_id"]
@@ -172,7 +169,7 @@ async fn the_first_request_of_a_utc_day_is_one_sequential_round_trip() {
         }};
     }
     first_of_day!("cancel-verification", 200, |deps, n: usize| {
-        service::handlers::cancel_verification::cancel_verification(
+        cancel_verification(
             deps,
             request(
                 http::Method::DELETE,
@@ -182,7 +179,7 @@ async fn the_first_request_of_a_utc_day_is_one_sequential_round_trip() {
         )
     });
     first_of_day!("resend-verification", 202, |deps, n: usize| {
-        service::handlers::resend_verification::resend_verification(
+        resend_verification(
             deps,
             request(
                 http::Method::POST,
@@ -202,7 +199,7 @@ async fn the_first_request_of_a_utc_day_is_one_sequential_round_trip() {
         )
     });
     first_of_day!("create-verification", 201, |deps, n| {
-        service::handlers::create_verification::create_verification(
+        create_verification(
             deps,
             create_request(key, &format!("firstday{n}@example.com")),
         )
@@ -211,19 +208,16 @@ async fn the_first_request_of_a_utc_day_is_one_sequential_round_trip() {
         households::create_household(deps, household_request(key, &format!("firsthh{n}")))
     });
     first_of_day!("get-verification", 200, |deps, _| {
-        service::handlers::get_verification::get_verification(
+        get_verification(
             deps,
             get(format!("/api/v1/verify?verification_id={completed}")),
         )
     });
     first_of_day!("get-usage", 200, |deps, _| {
-        service::handlers::get_usage::get_usage(deps, get("/api/v1/usage".into()))
+        get_usage(deps, get("/api/v1/usage".into()))
     });
     first_of_day!("list-verifications", 200, |deps, _| {
-        service::handlers::list_verifications::list_verifications(
-            deps,
-            get("/api/v1/verifications".into()),
-        )
+        list_verifications(deps, get("/api/v1/verifications".into()))
     });
     first_of_day!("get-household", 200, |deps, _| {
         households::get_household(
