@@ -21,8 +21,8 @@
 #        logs are copied there when COMMAND fails), STACK_NAME (prefix of the messages),
 #        DEV_DEMO_PLAN and PLANS (the demo account's plan, see `devstack --help`),
 #        STACK_BUILD=off (use the devstack binary the caller just built, e.g. `make test`'s
-#        `cargo test --workspace`, instead of `cargo build -p devstack`, whose other feature set
-#        would rebuild the crates it shares), CARGO_TARGET_DIR, MOTO_PYTHON, VENV.
+#        `cargo test --workspace`, instead of checking it again with `cargo build -p devstack`),
+#        CARGO_TARGET_DIR, MOTO_PYTHON, VENV.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
