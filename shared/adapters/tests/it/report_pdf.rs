@@ -168,7 +168,7 @@ async fn completed_editing(
 pub(crate) fn artifacts_dir() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"));
     let dir = target.join("test-artifacts");
     std::fs::create_dir_all(&dir).expect("create target/test-artifacts");
     dir

@@ -85,8 +85,7 @@ fn every_sample_gets_the_verdict_it_shows_for_the_reason_it_names() {
             }
         }
     }
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-artifacts");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::report_pdf::artifacts_dir();
     std::fs::write(dir.join("sample-verdicts.md"), table.join("\n") + "\n").unwrap();
 }
 
