@@ -47,21 +47,6 @@ pub fn moto() -> &'static Moto {
     &servers[NEXT.fetch_add(1, Ordering::Relaxed) % servers.len()]
 }
 
-/// moto's recorded state (`/moto-api/data.json`) of every server, one document each.
-async fn moto_data() -> Vec<Value> {
-    let mut all = Vec::new();
-    for moto in motos() {
-        let raw = reqwest::get(format!("{}/moto-api/data.json", moto.endpoint))
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        all.push(serde_json::from_str(&raw).unwrap());
-    }
-    all
-}
-
 /// Everything the handlers log, from every test of this binary.
 pub fn captured_logs() -> String {
     String::from_utf8_lossy(&logs().lock().unwrap()).into_owned()
@@ -374,33 +359,36 @@ impl Receiver {
 
 /// E-mails moto's SES has accepted, to this recipient (subject, HTML body, destinations).
 pub async fn sent_emails(to: &str) -> Vec<Value> {
-    moto_data()
+    sent_to(to, "emails").await
+}
+
+/// SMS moto's SNS recorded to `number`, their texts.
+pub async fn sent_sms(number: &str) -> Vec<String> {
+    sent_to(number, "sms")
         .await
         .into_iter()
-        .flat_map(|data| {
-            data["ses"]["Message"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|m| {
-            m["destinations"]["ToAddresses"]
-                .as_array()
-                .is_some_and(|a| a.iter().any(|t| t == to))
-        })
+        .filter_map(|m| m["message"].as_str().map(String::from))
         .collect()
 }
 
-/// SMS moto's SNS recorded to `number` (`/moto-api/data.json` -> sns -> SMS), their texts.
-pub async fn sent_sms(number: &str) -> Vec<String> {
-    // Each server's is a list of {phone_number, message, message_id}.
-    moto_data()
-        .await
-        .into_iter()
-        .flat_map(|data| data["sns"]["SMS"].as_array().cloned().unwrap_or_default())
-        .filter(|m| m["phone_number"] == number)
-        .filter_map(|m| m["message"].as_str().map(String::from))
-        .collect()
+/// What every moto server of this binary sent to one address or number (`infra/moto_server.py`'s
+/// `/moto-api/sent`: only those messages, in `/moto-api/data.json`'s shapes): `kind` is `emails`
+/// (SES, each {id, source, subject, body, destinations}) or `sms` (SNS, each {message_id,
+/// phone_number, message}).
+async fn sent_to(to: &str, kind: &str) -> Vec<Value> {
+    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    let mut all = Vec::new();
+    for moto in motos() {
+        let url = reqwest::Url::parse_with_params(
+            &format!("{}/moto-api/sent", moto.endpoint),
+            [("to", to)],
+        )
+        .unwrap();
+        let raw = http.get(url).send().await.unwrap().text().await.unwrap();
+        let sent: Value = serde_json::from_str(&raw).unwrap();
+        all.extend(sent[kind].as_array().cloned().unwrap_or_default());
+    }
+    all
 }
 
 /// A US number moto has not seen yet (tests share one moto).
