@@ -18,7 +18,7 @@ export SAM_CLI_TELEMETRY := 0
 export MOTO_PYTHON := $(PY)
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: dev dev-reminders test test-tools system-packages tools bench-tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
+.PHONY: dev dev-reminders test test-tools checkov-tools system-packages tools bench-tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
 
 $(VENV)/.installed: infra/requirements.txt infra/requirements-openapi.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -133,6 +133,8 @@ $(CHECKOV_VENV)/.installed: infra/requirements-checkov.txt
 	test -x $(CHECKOV_VENV)/bin/python || python3 -m venv $(CHECKOV_VENV)
 	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r infra/requirements-checkov.txt
 	touch $@
+
+checkov-tools: $(CHECKOV_VENV)/.installed
 
 # BC_SKIP_MAPPING and --skip-download: no call to the vendor's platform (offline, no telemetry).
 checkov: $(CHECKOV_VENV)/.installed

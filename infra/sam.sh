@@ -4,6 +4,7 @@
 #   infra/sam.sh build    [--config-env ENV] [sam build args...]    release bootstrap of every function
 #   infra/sam.sh deploy   [--config-env ENV] [sam deploy args...]   guided the first time for ENV
 #   infra/sam.sh validate                                            sam validate --lint, cfn-lint, transform + cfn-lint
+#   infra/sam.sh tools                                               install aws-sam-cli only
 #
 # Installs what it needs, pinned and only when missing: aws-sam-cli in its own venv
 # (.tools/sam-venv, from infra/requirements-sam.txt: it pins an older boto3 than moto wants), and
@@ -195,8 +196,9 @@ main() {
         build) shift; cmd_build "$@" ;;
         deploy) shift; cmd_deploy "$@" ;;
         validate) shift; cmd_validate "$@" ;;
+        tools) ensure_sam ;;
         *)
-            sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+            sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
             return 2
             ;;
     esac

@@ -34,7 +34,10 @@ const TEMPLATE: &str = include_str!("../../../template.yaml");
 
 /// The FilterCriteria patterns of a function's stream event in template.yaml.
 pub fn template_filters(function_binary: &str) -> Vec<Value> {
-    let template: serde_yaml::Value = serde_yaml::from_str(TEMPLATE).expect("template.yaml parses");
+    // Parsed once per process: the pumps and the tests ask on every stream pass.
+    static PARSED: std::sync::LazyLock<serde_yaml::Value> =
+        std::sync::LazyLock::new(|| serde_yaml::from_str(TEMPLATE).expect("template.yaml parses"));
+    let template = &*PARSED;
     let mut patterns = Vec::new();
     for (_, resource) in template["Resources"].as_mapping().into_iter().flatten() {
         if resource["Metadata"]["BuildProperties"]["Binary"].as_str() != Some(function_binary) {

@@ -376,7 +376,13 @@ pub async fn sent_sms(number: &str) -> Vec<String> {
 /// (SES, each {id, source, subject, body, destinations}) or `sms` (SNS, each {message_id,
 /// phone_number, message}).
 async fn sent_to(to: &str, kind: &str) -> Vec<Value> {
-    let http = reqwest::Client::builder().no_proxy().build().unwrap();
+    // One client for the whole binary (building one reads the system's certificates); no idle
+    // connections kept, since each test's runtime ends with its connections.
+    static HTTP: OnceLock<reqwest::Client> = OnceLock::new();
+    let http = HTTP.get_or_init(|| {
+        let builder = reqwest::Client::builder().no_proxy();
+        builder.pool_max_idle_per_host(0).build().unwrap()
+    });
     let mut all = Vec::new();
     for moto in motos() {
         let url = reqwest::Url::parse_with_params(

@@ -19,6 +19,7 @@ use adapters::ses::SesMailer;
 use adapters::sns::SnsTexter;
 use adapters::sqs::SqsQueue;
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
+use aws_sdk_sqs::types::ChangeMessageVisibilityBatchRequestEntry;
 use chrono::{DateTime, Utc};
 use common::{TestEnv, env, fresh_number, queue_depth, sent_emails, sent_sms, stored_item_size};
 use devstack::pump::{StreamPump, TtlDeletions, pump_queue_once};
@@ -341,14 +342,24 @@ impl Rig {
     async fn retry_round(&mut self) -> usize {
         let sqs = aws_sdk_sqs::Client::new(&self.env.sdk);
         let url = self.env.created.retry_queue_url.clone();
-        for handle in std::mem::take(&mut self.hidden) {
-            sqs.change_message_visibility()
+        // Ten at a time, SQS's batch limit.
+        for handles in std::mem::take(&mut self.hidden).chunks(10) {
+            let entries = handles.iter().enumerate().map(|(i, handle)| {
+                ChangeMessageVisibilityBatchRequestEntry::builder()
+                    .id(i.to_string())
+                    .receipt_handle(handle)
+                    .visibility_timeout(0)
+                    .build()
+                    .unwrap()
+            });
+            let out = sqs
+                .change_message_visibility_batch()
                 .queue_url(&url)
-                .receipt_handle(handle)
-                .visibility_timeout(0)
+                .set_entries(Some(entries.collect()))
                 .send()
                 .await
                 .unwrap();
+            assert!(out.failed.is_empty(), "{:?}", out.failed);
         }
         let failed = Mutex::new(Vec::new());
         let mut handed = 0;
