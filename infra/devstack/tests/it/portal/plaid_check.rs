@@ -415,3 +415,33 @@ async fn a_lost_webhook_is_caught_by_the_sweep() {
     let p = page_at(&stack.base, "GET", &link, None).await;
     assert!(p.html.contains("Thank you"), "{}", p.html);
 }
+
+/// Plaid's documented errors on demand: a `/link/token/create` that fails once with
+/// `INTERNAL_SERVER_ERROR` shows "try again" and writes nothing; the next start works with the
+/// same Plaid user.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_link_token_is_tried_again_with_the_same_user() {
+    const INTERNAL_SERVER_ERROR: &str = include_str!(
+        "../../../../../shared/adapters/tests/fixtures/plaid/error_internal_server_error.json"
+    );
+    let env = env().await;
+    let stack = plaid_stack(&env).await;
+    let (status, body) =
+        live_and_plaid::create_at(&stack.base, &env.live_key, "retry@example.com").await;
+    assert_eq!(status, 201, "{body}");
+    let url = body["data"]["verification_url"].as_str().unwrap();
+    let link = url.strip_prefix(&stack.base).unwrap().to_string();
+    let p = page_at(&stack.base, "POST", &link, Some(CONSENT_WITH_IDENTITY)).await;
+    assert_eq!(p.status, 303, "{}", p.html);
+
+    stack
+        .plaid
+        .fail_next("/link/token/create", 500, INTERNAL_SERVER_ERROR);
+    let p = page_at(&stack.base, "POST", &link, Some("action=start")).await;
+    assert_eq!(p.status, 503, "{}", p.html);
+    let p = page_at(&stack.base, "POST", &link, Some("action=start")).await;
+    assert_eq!(p.status, 200, "{}", p.html);
+    assert!(p.html.contains("token: \"link-local-"), "{}", p.html);
+    assert_eq!(stack.plaid.count("/user/create"), 1, "one Plaid user");
+    assert_eq!(stack.plaid.count("/link/token/create"), 2);
+}
