@@ -18,7 +18,7 @@ export SAM_CLI_TELEMETRY := 0
 export MOTO_PYTHON := $(PY)
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: dev dev-reminders test test-tools checkov-tools system-packages tools bench-tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
+.PHONY: dev dev-plaid dev-reminders test test-tools checkov-tools system-packages tools bench-tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
 
 $(VENV)/.installed: infra/requirements.txt infra/requirements-openapi.txt
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -64,6 +64,10 @@ clients-check: clients-tools
 ## dev: run the whole service locally against moto; prints the URL, a demo key and a curl example
 dev: tools
 	cargo run --quiet -p devstack --bin devstack
+
+## dev-plaid: the same, with live keys served by Plaid Check at the local Plaid emulator
+dev-plaid: tools
+	DEV_LIVE_PROVIDER=plaid cargo run --quiet -p devstack --bin devstack
 
 ## dev-reminders: the same, with 10-minute links whose two reminders fire 7 and 3 minutes before expiry
 dev-reminders: tools

@@ -7,6 +7,7 @@ retried, dropped); a test runs every file through its function
 against a local table seeded with the fixtures of infra/devstack (stack.rs), and checks the status.
 Run it again after changing a case: python3 infra/make_events.py
 """
+import base64
 import json
 import pathlib
 import zlib
@@ -201,6 +202,28 @@ CASES["tenant-portal"] = {
     "404-pending-report-pdf": page("GET", PENDING, suffix="/report.pdf"),
     "303-completed-note": page("POST", COMPLETED, "action=note&note=New+job+from+May"),
     "400-completed-note-empty": page("POST", COMPLETED, "action=note&note="),
+}
+
+
+def provider_webhook(provider, body, signature=None):
+    ev = event("POST", f"/webhooks/providers/{provider}", query=f"verification_id={IN_PROGRESS}",
+               body=body, auth=None)
+    if signature is not None:
+        ev["headers"]["plaid-verification"] = signature
+    return ev
+
+
+# Plaid's CHECK_REPORT_READY (https://plaid.com/docs/api/products/check/), unsigned or signed
+# with alg "none": refused before any key is fetched. A good signature is minutes-fresh, so the
+# signed cases are the devstack's tests (portal::plaid_check), not sample events.
+PLAID_READY = json.dumps({"webhook_type": "CHECK_REPORT", "webhook_code": "CHECK_REPORT_READY",
+                          "user_id": "usr_8c3ZbDBfXwJbV7Bq6sPWzRm2", "environment": "sandbox"})
+ALG_NONE = (base64.urlsafe_b64encode(b'{"alg":"none","kid":"k1","typ":"JWT"}').rstrip(b"=").decode()
+            + "." + base64.urlsafe_b64encode(b'{"iat":1795256100}').rstrip(b"=").decode() + ".")
+CASES["provider-webhooks"] = {
+    "401-unsigned": provider_webhook("plaid", PLAID_READY),
+    "401-alg-none": provider_webhook("plaid", PLAID_READY, ALG_NONE),
+    "401-not-a-jwt": provider_webhook("plaid", PLAID_READY, "not.a-jwt"),
 }
 
 

@@ -4,6 +4,7 @@
 
 pub mod household_fixtures;
 pub mod moto;
+pub mod plaid_emulator;
 pub mod proxy;
 pub mod pump;
 pub mod receiver;
@@ -58,6 +59,16 @@ pub fn app_with(
     settings: Settings,
     live_provider: LiveProvider,
 ) -> Arc<server::App> {
+    app_with_webhooks(sdk, settings, live_provider, None)
+}
+
+/// The app with a live income provider and the verifier of its webhooks (the Plaid emulator's).
+pub fn app_with_webhooks(
+    sdk: &aws_config::SdkConfig,
+    settings: Settings,
+    live_provider: LiveProvider,
+    plaid_webhooks: Option<adapters::plaid::PlaidWebhookVerifier>,
+) -> Arc<server::App> {
     // The browser posts uploads straight to moto's S3, path-style.
     let bucket = stack::documents_bucket_for(&settings.table_name);
     let portal = TenantPortalConfig {
@@ -72,7 +83,10 @@ pub fn app_with(
         public_base_url: settings.public_base_url.clone(),
     };
     let documents = adapters::s3::S3Objects::new(sdk, &bucket);
+    let provider_webhooks =
+        wiring::provider_webhooks_with(&settings.table_name, sdk, plaid_webhooks);
     Arc::new(server::App {
+        provider_webhooks,
         api: wiring::api(settings, sdk),
         documents,
         portal: wiring::tenant_portal_with(&portal, sdk, live_provider),

@@ -35,6 +35,10 @@ struct Args {
     /// daily API request allowance covers it.
     #[arg(long, env = "DEV_DEMO_PLAN", default_value = "business")]
     demo_plan: String,
+    /// Live keys' income: `sandbox` (scenarios, reports marked local_sandbox) or `plaid` (Plaid
+    /// Check at the local Plaid emulator: Link, the waiting page, the signed webhook).
+    #[arg(long, env = "DEV_LIVE_PROVIDER", default_value = "sandbox")]
+    live_provider: String,
 }
 
 #[tokio::main]
@@ -99,7 +103,22 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // receivers `LOCAL_WEBHOOK_ORIGINS` names (infra/stack.sh: the client tests' own).
     settings.local_webhook_origins = extra_origins;
     let local_origins = settings.local_webhook_origins.clone();
-    let app = devstack::app(&sdk, settings);
+    // The Plaid emulator: its keys check Plaid's webhook route; with DEV_LIVE_PROVIDER=plaid it
+    // is the live keys' bank, and its reports turn ready (and are signalled) right after Link.
+    let plaid = devstack::plaid_emulator::PlaidEmulator::start(true).await?;
+    let live_plaid = match args.live_provider.as_str() {
+        "plaid" => true,
+        "sandbox" => false,
+        other => return Err(format!("DEV_LIVE_PROVIDER {other:?}: sandbox or plaid").into()),
+    };
+    let live_provider = || match live_plaid {
+        true => adapters::live_provider::LiveProvider::PlaidCheck(plaid.provider(&base)),
+        false => adapters::live_provider::LiveProvider::local_sandbox(),
+    };
+    if live_plaid {
+        settings.live_income = service::config::LiveIncome::PlaidCheck;
+    }
+    let app = devstack::app_with_webhooks(&sdk, settings, live_provider(), Some(plaid.verifier()));
     // Each answered request kicks the stream pump below, which kicks the queue pumps when it
     // queued something: a write is pumped at once, not at the next tick (the ticks stay, as the
     // longest pause). One kick per hop keeps moto's load what it was.
@@ -132,6 +151,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let offsets = service::config::parse_offsets(args.reminder_offsets_seconds.as_deref())?;
     workers.outbox.reminder_offsets = offsets.clone();
     workers.reach.reminder_offsets = offsets;
+    workers.outbox.provider = live_provider();
     workers.outbox.sms = sms.clone();
     workers.reach.sms = sms;
     let workers = Arc::new(workers);
@@ -246,8 +266,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("Tenant Income Verification Service, local stack");
     println!("  API base URL    : {base}/api/v1");
     println!("  demo API key    : {test}   (test mode: sandbox income, not charged)");
+    if live_plaid {
+        println!("  live API key    : {live}   (local stack only: Plaid Check at the emulator)");
+    } else {
+        println!(
+            "  live API key    : {live}   (local stack only: sandbox income, reports marked local_sandbox)"
+        );
+    }
     println!(
-        "  live API key    : {live}   (local stack only: sandbox income, reports marked local_sandbox)"
+        "  Plaid emulator  : {}   (its signed webhooks go to {base}/webhooks/providers/plaid)",
+        plaid.base_url
     );
     println!("  webhook receiver: {hook}   (secret {secret})");
     println!(

@@ -24,6 +24,7 @@ use service::handlers::households;
 use service::handlers::list_documents::list_documents;
 use service::handlers::list_verifications::list_verifications;
 use service::handlers::list_webhook_deliveries::list_webhook_deliveries;
+use service::handlers::provider_webhooks::provider_webhooks;
 use service::handlers::redeliver_webhook::redeliver_webhook;
 use service::handlers::resend_verification::resend_verification;
 use service::handlers::review_documents::review_documents;
@@ -41,6 +42,9 @@ pub struct App {
     /// The documents bucket: `list-documents`' download links, and the uploads
     /// `erase-verification-data` erases.
     pub documents: adapters::s3::S3Objects,
+    /// `provider-webhooks`: Plaid's webhooks, checked with the Plaid emulator's keys when the
+    /// stack runs one (none otherwise: the route answers 404).
+    pub provider_webhooks: adapters::wiring::ProviderWebhooks,
 }
 
 /// Which deps each HTTP function runs with: one `App` for all (the local stack), or one per
@@ -102,6 +106,7 @@ pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiRespon
         }
         Function::ReviewDocuments => review_documents(&app.api, req).await,
         Function::TenantPortal => tenant_portal(&app.portal, req).await,
+        Function::ProviderWebhooks => provider_webhooks(&app.provider_webhooks, req).await,
         Function::PublishEvents
         | Function::RetryEvents
         | Function::DeliverWebhook

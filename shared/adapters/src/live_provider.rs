@@ -1,6 +1,5 @@
-//! The income provider of live verifications, chosen once per cold start: Plaid Bank Income or
-//! Plaid Check (bank), Argyle (payroll), none, or (only in the local stack) the sandbox standing
-//! in for a bank.
+//! The income provider of live verifications, chosen once per cold start: Plaid Check (bank),
+//! Argyle (payroll), none, or (only in the local stack) the sandbox standing in for a bank.
 
 use domain::Verification;
 use domain::income::ProviderIncome;
@@ -8,11 +7,9 @@ use domain::tenant_identity::TenantIdentity;
 use ports::{ConnectStep, IncomeProvider, ProviderError};
 use service::sandbox::SandboxProvider;
 
-/// The income provider of live verifications. A deployment chooses `Plaid`, `PlaidCheck`,
-/// `Argyle` or `None`
-/// through `INCOME_PROVIDER`; `LocalSandbox` is built only in code, by the local stack.
+/// The income provider of live verifications. A deployment chooses `PlaidCheck`, `Argyle` or
+/// `None` through `INCOME_PROVIDER`; `LocalSandbox` is built only in code, by the local stack.
 pub enum LiveProvider {
-    Plaid(crate::plaid::PlaidIncomeProvider),
     /// Bank income through Plaid Check's Consumer Report (asks the tenant's identity at consent).
     PlaidCheck(crate::plaid::check::PlaidCheckIncomeProvider),
     Argyle(crate::argyle::ArgyleIncomeProvider),
@@ -40,7 +37,6 @@ impl IncomeProvider for LiveProvider {
         identity: Option<&TenantIdentity>,
     ) -> Result<Option<String>, ProviderError> {
         match self {
-            LiveProvider::Plaid(p) => p.create_user(v, identity).await,
             LiveProvider::PlaidCheck(p) => p.create_user(v, identity).await,
             LiveProvider::Argyle(p) => p.create_user(v, identity).await,
             LiveProvider::None => Err(no_live_provider()),
@@ -61,7 +57,6 @@ impl IncomeProvider for LiveProvider {
         provider_user: Option<&str>,
     ) -> Result<ConnectStep, ProviderError> {
         match self {
-            LiveProvider::Plaid(p) => p.begin(v, provider_user).await,
             LiveProvider::PlaidCheck(p) => p.begin(v, provider_user).await,
             LiveProvider::Argyle(p) => p.begin(v, provider_user).await,
             LiveProvider::None => Err(no_live_provider()),
@@ -75,7 +70,6 @@ impl IncomeProvider for LiveProvider {
         connection: &str,
     ) -> Result<ProviderIncome, ProviderError> {
         match self {
-            LiveProvider::Plaid(p) => p.fetch_income(v, connection).await,
             LiveProvider::PlaidCheck(p) => p.fetch_income(v, connection).await,
             LiveProvider::Argyle(p) => p.fetch_income(v, connection).await,
             LiveProvider::None => Err(no_live_provider()),
@@ -92,7 +86,6 @@ impl IncomeProvider for LiveProvider {
 
     async fn close_user(&self, v: &Verification, provider_user: &str) -> Result<(), ProviderError> {
         match self {
-            LiveProvider::Plaid(p) => p.close_user(v, provider_user).await,
             LiveProvider::PlaidCheck(p) => p.close_user(v, provider_user).await,
             LiveProvider::Argyle(p) => p.close_user(v, provider_user).await,
             LiveProvider::None => Err(no_live_provider()),
@@ -102,5 +95,9 @@ impl IncomeProvider for LiveProvider {
 
     fn simulated(&self) -> bool {
         matches!(self, LiveProvider::LocalSandbox(_))
+    }
+
+    fn reports_later(&self) -> bool {
+        matches!(self, LiveProvider::PlaidCheck(_))
     }
 }

@@ -7,7 +7,6 @@ use aws_config::SdkConfig;
 use crate::argyle::{ArgyleConfig, ArgyleIncomeProvider};
 use crate::dynamo::DynamoStore;
 use crate::live_provider::LiveProvider;
-use crate::plaid::PlaidIncomeProvider;
 use crate::plaid::check::PlaidCheckIncomeProvider;
 use crate::plaid::config::PlaidConfig;
 use crate::s3::{S3Objects, S3UploadSigner};
@@ -54,34 +53,44 @@ pub async fn tenant_portal(
     config: TenantPortalConfig,
     sdk: &SdkConfig,
 ) -> Result<Portal, ConfigError> {
-    let live_provider =
-        live_provider(config.live_income, &config.plaid, &config.argyle, sdk).await?;
+    let webhook = plaid_webhook_url(config.public_base_url.as_deref());
+    let live_provider = live_provider(
+        config.live_income,
+        &config.plaid,
+        &config.argyle,
+        webhook,
+        sdk,
+    )
+    .await?;
     Ok(tenant_portal_with(&config, sdk, live_provider))
 }
 
-/// The income provider of live verifications: Plaid (Bank Income or Plaid Check) or Argyle
-/// (credentials read from Secrets Manager here, once), none, or the local sandbox (set in code by
-/// the local stack only).
+/// Where Plaid sends its webhooks: the stack's `POST /webhooks/providers/plaid`, on the same
+/// HTTP API as the tenant page (`PUBLIC_BASE_URL`). None without a base URL: the sweep alone
+/// then reads the reports.
+pub fn plaid_webhook_url(public_base_url: Option<&str>) -> Option<String> {
+    let base = public_base_url?.trim().trim_end_matches('/');
+    (!base.is_empty()).then(|| format!("{base}/webhooks/providers/plaid"))
+}
+
+/// The income provider of live verifications: Plaid Check or Argyle (credentials read from
+/// Secrets Manager here, once), none, or the local sandbox (set in code by the local stack only).
 async fn live_provider(
     live_income: LiveIncome,
     plaid: &PlaidVariables,
     argyle: &ProviderVariables,
+    webhook_url: Option<String>,
     sdk: &SdkConfig,
 ) -> Result<LiveProvider, ConfigError> {
     let failed = |e: &dyn std::fmt::Display| ConfigError(e.to_string());
     Ok(match live_income {
-        // Two Plaid products on one secret.
-        LiveIncome::Plaid | LiveIncome::PlaidCheck => {
+        LiveIncome::PlaidCheck => {
             let secrets = aws_sdk_secretsmanager::Client::new(sdk);
             let config = PlaidConfig::load(&secrets, |name| plaid.get(name))
                 .await
                 .map_err(|e| failed(&e))?;
-            match live_income {
-                LiveIncome::PlaidCheck => LiveProvider::PlaidCheck(
-                    PlaidCheckIncomeProvider::new(config).map_err(|e| failed(&e))?,
-                ),
-                _ => LiveProvider::Plaid(PlaidIncomeProvider::new(config).map_err(|e| failed(&e))?),
-            }
+            let provider = PlaidCheckIncomeProvider::new(config).map_err(|e| failed(&e))?;
+            LiveProvider::PlaidCheck(provider.with_webhook_url(webhook_url))
         }
         LiveIncome::Argyle => {
             let secrets = aws_sdk_secretsmanager::Client::new(sdk);
@@ -95,6 +104,48 @@ async fn live_provider(
         LiveIncome::None => LiveProvider::None,
         LiveIncome::LocalSandbox => LiveProvider::local_sandbox(),
     })
+}
+
+/// `provider-webhooks`' deps: the table, and Plaid's webhook keys fetched with Plaid's
+/// credentials when Plaid Check is the live provider (no verifier otherwise: its route 404s).
+pub type ProviderWebhooks = service::handlers::provider_webhooks::ProviderWebhookDeps<
+    DynamoStore,
+    SystemClock,
+    crate::plaid::PlaidWebhookVerifier,
+>;
+
+/// `provider-webhooks`.
+pub async fn provider_webhooks(
+    config: service::config::ProviderWebhooksConfig,
+    sdk: &SdkConfig,
+) -> Result<ProviderWebhooks, ConfigError> {
+    let plaid = match config.live_income {
+        LiveIncome::PlaidCheck => {
+            let secrets = aws_sdk_secretsmanager::Client::new(sdk);
+            let plaid = PlaidConfig::load(&secrets, |name| config.plaid.get(name))
+                .await
+                .map_err(|e| ConfigError(e.to_string()))?;
+            Some(
+                crate::plaid::PlaidWebhookVerifier::new(plaid)
+                    .map_err(|e| ConfigError(e.to_string()))?,
+            )
+        }
+        _ => None,
+    };
+    Ok(provider_webhooks_with(&config.table_name, sdk, plaid))
+}
+
+/// `provider-webhooks` with its verifier already built (the local stack: the Plaid emulator's).
+pub fn provider_webhooks_with(
+    table_name: &str,
+    sdk: &SdkConfig,
+    plaid: Option<crate::plaid::PlaidWebhookVerifier>,
+) -> ProviderWebhooks {
+    service::handlers::provider_webhooks::ProviderWebhookDeps {
+        store: store(sdk, table_name),
+        clock: SystemClock,
+        plaid,
+    }
 }
 
 /// `tenant-portal` with a provider already built (the local stack: a Plaid on loopback in tests).
@@ -171,7 +222,15 @@ pub async fn publish_events(
     config: PublishEventsConfig,
     sdk: &SdkConfig,
 ) -> Result<Outbox, ConfigError> {
-    let provider = live_provider(config.live_income, &config.plaid, &config.argyle, sdk).await?;
+    let webhook = plaid_webhook_url(Some(&config.public_base_url));
+    let provider = live_provider(
+        config.live_income,
+        &config.plaid,
+        &config.argyle,
+        webhook,
+        sdk,
+    )
+    .await?;
     Ok(publish_events_with(config, sdk, provider))
 }
 

@@ -8,7 +8,9 @@
 //! verification's methods (its own, else every method the page serves) less those tried are open,
 //! in the landlord's order. The first open method other than uploaded documents is the one to
 //! connect, the next open one the fallback ("use another way"); uploads sit beside them whenever
-//! documents are one of the methods.
+//! documents are one of the methods. While the provider collects the data of a finished
+//! connection (`awaiting`), the tenant waits: the try resolves by the provider's webhook or the
+//! sweep, through `after_connection` like any other connection.
 
 mod connection;
 #[cfg(test)]
@@ -51,7 +53,18 @@ pub enum Journey {
     Consent {
         asks_identity: bool,
     },
+    /// The tenant finished in the provider's window and its data is being collected
+    /// (`awaiting`): the page says so and refreshes itself; nothing is to connect meanwhile.
+    Waiting(Waiting),
     Open(Open),
+}
+
+/// A connection waiting for its provider's data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Waiting {
+    /// The method being connected, and where a failure leads (recorded when the wait began).
+    pub connect: Connect,
+    pub since: DateTime<Utc>,
 }
 
 /// An open verification after the consent.
@@ -172,6 +185,18 @@ pub fn next_step(v: &Verification, now: DateTime<Utc>, s: &Served) -> Journey {
         return Journey::Consent {
             asks_identity: !scenarios && s.live_needs_identity,
         };
+    }
+    // A wait of the current try comes before any choice: nothing is to connect again while the
+    // provider collects the data.
+    if let Some(waiting) = v.awaiting_now() {
+        return Journey::Waiting(Waiting {
+            connect: Connect {
+                method: waiting.method,
+                by: By::Provider,
+                next: waiting.next,
+            },
+            since: waiting.since,
+        });
     }
     let routable = routable(v, s);
     let open = methods::remaining(&routable, &v.method_attempts);

@@ -4,6 +4,7 @@
 
 pub mod account;
 pub mod affordability;
+pub mod awaiting;
 pub mod household;
 pub mod income;
 pub mod journey;

@@ -90,6 +90,7 @@ impl Debug for Verification {
             .field("sms_phone", &presence(&self.sms_phone))
             .field("sms", &self.sms)
             .field("held_income", &presence(&self.held_income))
+            .field("awaiting", &self.awaiting)
             .field("erased_at", &self.erased_at)
             .finish_non_exhaustive()
     }
@@ -145,6 +146,14 @@ impl Debug for Transition {
                 .field("attempt", attempt)
                 .field("income", &Hidden)
                 .finish(),
+            Transition::Await { method, next } => f
+                .debug_struct("Await")
+                .field("method", method)
+                .field("next", next)
+                .finish(),
+            Transition::Signal { signal } => {
+                f.debug_struct("Signal").field("signal", signal).finish()
+            }
         }
     }
 }

@@ -46,6 +46,16 @@ pub enum Transition {
         attempt: crate::methods::MethodAttempt,
         income: Box<crate::income::ProviderIncome>,
     },
+    /// The tenant finished in the provider's window; its data comes later (`awaiting`). Written
+    /// on the tries as read, and never over a wait of the same try.
+    Await {
+        method: crate::income::VerificationMethod,
+        next: Option<crate::income::VerificationMethod>,
+    },
+    /// The provider's verified word on the current wait, written once.
+    Signal {
+        signal: crate::awaiting::DataSignal,
+    },
 }
 
 impl Transition {
@@ -54,7 +64,9 @@ impl Transition {
             Transition::Start
             | Transition::Consent { .. }
             | Transition::Attempt { .. }
-            | Transition::Hold { .. } => Status::InProgress,
+            | Transition::Hold { .. }
+            | Transition::Await { .. }
+            | Transition::Signal { .. } => Status::InProgress,
             Transition::Complete { .. } => Status::Completed,
             Transition::Fail { .. } | Transition::FailRefunded { .. } => Status::Failed,
             Transition::Cancel | Transition::Expire => Status::Expired,
@@ -66,7 +78,10 @@ impl Transition {
         match self {
             Transition::Start => &[Status::Pending],
             Transition::Consent { .. } => &[Status::Pending, Status::InProgress],
-            Transition::Attempt { .. } | Transition::Hold { .. } => &[Status::InProgress],
+            Transition::Attempt { .. }
+            | Transition::Hold { .. }
+            | Transition::Await { .. }
+            | Transition::Signal { .. } => &[Status::InProgress],
             _ => &[Status::Pending, Status::InProgress],
         }
     }
@@ -115,6 +130,24 @@ impl Transition {
             Transition::Hold { attempt, income } => {
                 next.method_attempts.push(attempt.clone());
                 next.held_income = Some(income.joined(next.held_income.as_ref()));
+            }
+            Transition::Await { method, next: then } => {
+                next.awaiting = Some(crate::awaiting::AwaitingData {
+                    method: *method,
+                    next: *then,
+                    since: now,
+                    attempts: v.method_attempts.len() as u32,
+                    signal: None,
+                });
+            }
+            Transition::Signal { signal } => {
+                let current = next.method_attempts.len() as u32;
+                if let Some(waiting) = next.awaiting.as_mut().filter(|w| w.attempts == current) {
+                    waiting.signal.get_or_insert(crate::awaiting::SignalAt {
+                        signal: *signal,
+                        at: now,
+                    });
+                }
             }
         }
         next

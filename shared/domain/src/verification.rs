@@ -137,6 +137,10 @@ pub struct Verification {
     /// finishes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub held_income: Option<income::ProviderIncome>,
+    /// The connection waiting for its provider's data (`awaiting`): current while no try was
+    /// recorded after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub awaiting: Option<crate::awaiting::AwaitingData>,
     /// When its personal data was erased (`retention::erase`): by the retention sweep, or at the
     /// landlord's request.
     #[serde(default, with = "ts::option", skip_serializing_if = "Option::is_none")]
@@ -218,6 +222,7 @@ impl Verification {
             methods: input.methods,
             method_attempts: vec![],
             held_income: None,
+            awaiting: None,
             erased_at: None,
             documents: BTreeMap::new(),
             uploads: 0,

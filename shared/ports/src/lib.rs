@@ -11,6 +11,7 @@ use domain::tenant_identity::TenantIdentity;
 
 pub mod documents;
 pub mod list;
+pub mod provider_webhooks;
 pub mod reach;
 mod redact;
 pub mod store;
@@ -23,6 +24,7 @@ pub use documents::{
 };
 pub use domain::metering::MeterOutcome;
 pub use list::{ListPage, ListQuery};
+pub use provider_webhooks::{ProviderNotice, ProviderWebhookVerifier, WebhookRefusal};
 pub use reach::*;
 pub use store::*;
 
@@ -96,7 +98,12 @@ pub enum ConnectStep {
     ChooseScenario { scenarios: Vec<(String, String)> },
     /// A provider's own widget (e.g. Plaid Link) opened with this short-lived token. A fresh one
     /// is made for every page, so an expired or used token never strands the tenant.
-    Widget { link_token: String },
+    Widget {
+        link_token: String,
+        /// Where Link's script comes from: Plaid's CDN (None), or the local stack's stand-in,
+        /// set in code by the local stack only.
+        script: Option<String>,
+    },
     /// A payroll provider's widget (Argyle Link) opened with this short-lived user token; in
     /// its sandbox environment when `sandbox` is set.
     PayrollWidget { user_token: String, sandbox: bool },
@@ -156,6 +163,13 @@ pub trait IncomeProvider: Send + Sync {
 
     /// True when the income is invented (sandbox scenarios), not read from a real provider.
     fn simulated(&self) -> bool {
+        false
+    }
+
+    /// True when the provider builds its report after the tenant finishes in its window and
+    /// says so by webhook (Plaid Check): the page then records the connection as waiting
+    /// (`domain::awaiting`) instead of reading at once.
+    fn reports_later(&self) -> bool {
         false
     }
 }

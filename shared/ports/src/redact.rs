@@ -107,6 +107,7 @@ mod tests {
     fn connect_step_hides_the_provider_tokens() {
         let step = ConnectStep::Widget {
             link_token: LINK_TOKEN.into(),
+            script: None,
         };
         assert_hides(&step, &[LINK_TOKEN]);
         let consent = Transition::Consent {

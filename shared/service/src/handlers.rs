@@ -21,6 +21,8 @@ pub mod notices;
 pub mod outbox;
 pub mod outbox_work;
 pub mod provider_connection;
+pub mod provider_data;
+pub mod provider_webhooks;
 pub mod publish_events;
 pub mod queue_message;
 pub mod reach_events;

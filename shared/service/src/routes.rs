@@ -28,6 +28,7 @@ pub enum Function {
     AnalyzeDocument,
     ListDocuments,
     ReviewDocuments,
+    ProviderWebhooks,
 }
 
 /// What invokes a function.
@@ -56,12 +57,15 @@ pub const TENANT_LINK: &str = "/t/{verification_id}/{token}";
 /// The tenant's copy of the report PDF, under the link (same token).
 pub const TENANT_REPORT_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 
+/// Plaid's webhooks (`provider-webhooks`); the link token names it as Plaid Check's webhook.
+pub const PLAID_WEBHOOKS: &str = "/webhooks/providers/plaid";
+
 /// Households (co-applicants and guarantors): POST creates, GET reads, DELETE cancels.
 pub const HOUSEHOLDS: &str = "/api/v1/households";
 
 impl Function {
     /// Every function, in the order the tests and the bench report them.
-    pub const ALL: [Function; 22] = [
+    pub const ALL: [Function; 23] = [
         Function::CreateVerification,
         Function::GetVerification,
         Function::CancelVerification,
@@ -84,6 +88,7 @@ impl Function {
         Function::AnalyzeDocument,
         Function::ListDocuments,
         Function::ReviewDocuments,
+        Function::ProviderWebhooks,
     ];
 
     /// The name of its crate, binary and `events/` folder.
@@ -111,6 +116,7 @@ impl Function {
             Function::AnalyzeDocument => "analyze-document",
             Function::ListDocuments => "list-documents",
             Function::ReviewDocuments => "review-documents",
+            Function::ProviderWebhooks => "provider-webhooks",
         }
     }
 
@@ -189,6 +195,11 @@ impl Function {
             Function::EraseVerificationData => Trigger::Http(&[Route {
                 method: "DELETE",
                 path: "/api/v1/verify/data",
+            }]),
+            // One route per data provider; Argyle's joins beside Plaid's.
+            Function::ProviderWebhooks => Trigger::Http(&[Route {
+                method: "POST",
+                path: PLAID_WEBHOOKS,
             }]),
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
             Function::RetryEvents | Function::DeliverWebhook => Trigger::Sqs,

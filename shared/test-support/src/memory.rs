@@ -297,6 +297,20 @@ impl VerificationStore for MemoryStore {
             Transition::Attempt { .. } | Transition::Hold { .. } => {
                 stored.method_attempts.len() == current.method_attempts.len()
             }
+            // A wait never replaces one of the same try; a signal is written once, on it.
+            Transition::Await { .. } => {
+                stored.method_attempts.len() == current.method_attempts.len()
+                    && stored
+                        .awaiting
+                        .as_ref()
+                        .is_none_or(|w| w.attempts as usize != current.method_attempts.len())
+            }
+            Transition::Signal { .. } => {
+                stored.method_attempts.len() == current.method_attempts.len()
+                    && stored.awaiting.as_ref().is_some_and(|w| {
+                        w.attempts as usize == current.method_attempts.len() && w.signal.is_none()
+                    })
+            }
             // A completion covers the documents and the tries as read (the adapter's guards).
             Transition::Complete { .. } => {
                 stored.documents_rev == current.documents_rev

@@ -154,7 +154,16 @@ pub async fn env_with(plans: Plans) -> TestEnv {
         local_webhook_origins: webhook_origins().clone(),
         ..devstack::local_settings(&names.table, &base, domain::VERIFICATION_LIFETIME)
     };
-    let app = devstack::app(&sdk, settings);
+    // Plaid's webhook route checks signatures with a Plaid emulator's keys.
+    let plaid = devstack::plaid_emulator::PlaidEmulator::start(false)
+        .await
+        .expect("the Plaid emulator listens");
+    let app = devstack::app_with_webhooks(
+        &sdk,
+        settings,
+        adapters::live_provider::LiveProvider::local_sandbox(),
+        Some(plaid.verifier()),
+    );
     devstack::server::spawn(app.clone(), port)
         .await
         .expect("listen");

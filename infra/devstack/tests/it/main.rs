@@ -1,9 +1,8 @@
 //! The devstack crate's one integration-test binary: the service end to end against moto on
 //! loopback, one module per area. `common` holds the harness (moto, the test env and its typed
-//! client, receivers); `fake_plaid` serves Plaid's documented responses on loopback.
+//! client, receivers).
 
 mod common;
-mod fake_plaid;
 
 mod api;
 mod browser;

@@ -2,7 +2,6 @@
 //! completion against a cancel or an expiry. Through the local server, against moto.
 
 use crate::common;
-use crate::fake_plaid;
 
 use chrono::Utc;
 use common::{TestEnv, env};
@@ -10,8 +9,9 @@ use domain::{Status, Transition};
 use ports::TransitionOutcome;
 use ports::store::prelude::*;
 use serde_json::{Value, json};
-mod live_and_plaid;
+pub(crate) mod live_and_plaid;
 mod payroll;
+pub(crate) mod plaid_check;
 mod second_method;
 
 struct Page {

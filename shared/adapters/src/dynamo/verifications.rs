@@ -95,7 +95,11 @@ impl VerificationStore for DynamoStore {
         // one makes it conflict (a completion then never leaves out income held meanwhile).
         if matches!(
             transition,
-            Transition::Attempt { .. } | Transition::Hold { .. } | Transition::Complete { .. }
+            Transition::Attempt { .. }
+                | Transition::Hold { .. }
+                | Transition::Complete { .. }
+                | Transition::Await { .. }
+                | Transition::Signal { .. }
         ) {
             let attempts = expr.name("method_attempts");
             cond = match current.method_attempts.len() {
@@ -105,6 +109,27 @@ impl VerificationStore for DynamoStore {
                     expr.value("attempts_read", n(read as i64))
                 ),
             };
+        }
+        // A wait never replaces one of the same try (a signal may have come first), and a
+        // signal is written once, on the current try's wait: duplicate webhooks find it set.
+        let tries = current.method_attempts.len() as i64;
+        match transition {
+            Transition::Await { .. } => {
+                let (waiting, attempts) = (expr.name("awaiting"), expr.name("attempts"));
+                let read = expr.value("tries_read", n(tries));
+                cond = format!(
+                    "{cond} AND (attribute_not_exists({waiting}) OR {waiting}.{attempts} <> {read})"
+                );
+            }
+            Transition::Signal { .. } => {
+                let (waiting, attempts) = (expr.name("awaiting"), expr.name("attempts"));
+                let signal = expr.name("signal");
+                let read = expr.value("tries_read", n(tries));
+                cond = format!(
+                    "{cond} AND {waiting}.{attempts} = {read} AND attribute_not_exists({waiting}.{signal})"
+                );
+            }
+            _ => {}
         }
         // An erased verification takes no more personal data; only its expiry is still recorded
         // (one past `expires_at` may be erased before the TTL's sweep expires it).

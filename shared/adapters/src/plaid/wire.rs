@@ -1,5 +1,5 @@
-//! The JSON Plaid is sent and answers, as serde types: the requests of the three calls, the
-//! parts of their answers this adapter reads, and Plaid's error body.
+//! The JSON Plaid is sent and answers, as serde types: what the calls share, the report's
+//! items, sources and deposits the income mapping reads, and Plaid's error body.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -16,66 +16,21 @@ pub(super) struct Authenticated<'a, T: Serialize> {
 }
 
 #[derive(Serialize)]
-pub(super) struct UserCreateRequest<'a> {
-    pub(super) client_user_id: &'a str,
-}
-
-#[derive(Serialize)]
-pub(super) struct LinkTokenCreateRequest<'a> {
-    pub(super) client_name: &'a str,
-    pub(super) language: &'a str,
-    pub(super) country_codes: [&'a str; 1],
-    pub(super) user: LinkUser<'a>,
-    pub(super) user_token: &'a str,
-    pub(super) products: [&'a str; 1],
-    pub(super) income_verification: IncomeVerificationOptions,
-}
-
-#[derive(Serialize)]
 pub(super) struct LinkUser<'a> {
     pub(super) client_user_id: &'a str,
 }
 
-#[derive(Serialize)]
-pub(super) struct IncomeVerificationOptions {
-    pub(super) income_source_types: [&'static str; 1],
-    pub(super) bank_income: BankIncomeOptions,
-}
-
-#[derive(Serialize)]
-pub(super) struct BankIncomeOptions {
-    pub(super) days_requested: u32,
-}
-
-#[derive(Serialize)]
-pub(super) struct BankIncomeGetRequest<'a> {
-    pub(super) user_token: &'a str,
-    pub(super) options: BankIncomeGetOptions,
-}
-
-#[derive(Serialize)]
-pub(super) struct BankIncomeGetOptions {
-    /// Only the most recent report.
-    pub(super) count: u32,
-}
-
 // Responses: only the fields used; Plaid adds fields freely.
 
-/// `/user/remove`: the user and every Item made for it.
+/// `/user/remove` with the new User APIs' `user_id`: the user and every Item made for it.
 #[derive(Serialize)]
 pub(super) struct UserRemoveRequest<'a> {
-    pub(super) user_token: &'a str,
+    pub(super) user_id: &'a str,
 }
 
 /// Plaid answers only its `request_id`.
 #[derive(Deserialize)]
 pub(super) struct UserRemoveResponse {}
-
-#[derive(Deserialize)]
-pub(super) struct UserCreateResponse {
-    #[serde(default)]
-    pub(super) user_token: Option<String>,
-}
 
 #[derive(Deserialize)]
 pub(super) struct LinkTokenCreateResponse {

@@ -4,34 +4,46 @@
 
 use std::time::Duration;
 
-use adapters::plaid::{PlaidConfig, PlaidConfigError, PlaidIncomeProvider};
-use domain::income::{AmountsBasis, PayFrequency, VerificationMethod};
-use domain::report::build_report;
-use domain::stability::{RegularityLabel, TrendLabel};
-use ports::{ConnectStep, IncomeProvider, ProviderError};
+use adapters::plaid::check::PlaidCheckIncomeProvider;
+use adapters::plaid::{PlaidConfig, PlaidConfigError};
+use domain::tenant_identity::TenantIdentity;
+use ports::{IncomeProvider, ProviderError};
 use serde_json::json;
 
 use crate::fake_provider::{
-    FakeProvider, Recorded, Reply, TENANT_EMAIL, VERIFICATION_ID, expect_rejected,
-    expect_unavailable, ok, verification,
+    FakeProvider, Recorded, Reply, TENANT_EMAIL, expect_rejected, expect_unavailable, ok,
+    verification,
 };
 
 const CLIENT_ID: &str = "5f7c1a2b3c4d5e6f7a8b9c0d";
 const SECRET: &str = "b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8";
-const USER_TOKEN: &str = "user-sandbox-b0e2c4ee-a763-4df5-bfe9-46a46bce993d";
+/// The Plaid user of the new User APIs (`user_id`), as a stored handle.
+const USER_ID: &str = "usr_8c3ZbDBfXwJbV7Bq6sPWzRm2";
+const HANDLE: &str = "0b7f9a52-3c1e-4d8e-9f61-2a4c5e7d9b13-00c0ffee usr_8c3ZbDBfXwJbV7Bq6sPWzRm2";
 const LINK_TOKEN: &str = "link-sandbox-af1a0311-da53-4636-b754-dd15cc058176";
 
 const USER_CREATE: &str = include_str!("../fixtures/plaid/user_create.json");
-const LINK_TOKEN_CREATE: &str = include_str!("../fixtures/plaid/link_token_create.json");
-const BANK_INCOME: &str = include_str!("../fixtures/plaid/bank_income_get.json");
-const BANK_INCOME_UNREADABLE: &str =
-    include_str!("../fixtures/plaid/bank_income_get_unavailable_data.json");
+const INCOME_INSIGHTS: &str = include_str!("../fixtures/plaid_check/income_insights_get.json");
 const PRODUCT_NOT_READY: &str = include_str!("../fixtures/plaid/error_product_not_ready.json");
 const INVALID_API_KEYS: &str = include_str!("../fixtures/plaid/error_invalid_api_keys.json");
-const ITEM_LOGIN_REQUIRED: &str = include_str!("../fixtures/plaid/error_item_login_required.json");
+const REPORT_NOT_FOUND: &str =
+    include_str!("../fixtures/plaid_check/error_consumer_report_not_found.json");
 const INTERNAL_SERVER_ERROR: &str =
     include_str!("../fixtures/plaid/error_internal_server_error.json");
-const USER_REMOVE: &str = include_str!("../fixtures/plaid/user_remove.json");
+
+/// An identity as the consent form gives it.
+pub(crate) fn typed_identity() -> TenantIdentity {
+    TenantIdentity {
+        first_name: "Jane".into(),
+        last_name: "Tenant".into(),
+        phone: "+14155550123".into(),
+        date_of_birth: "1990-04-12".parse().unwrap(),
+        street: "1 Main St".into(),
+        city: "Oakland".into(),
+        region: "CA".into(),
+        postal_code: "94612".into(),
+    }
+}
 
 // ---- A fake Plaid ------------------------------------------------------------------------------
 
@@ -51,12 +63,12 @@ impl FakePlaid {
         self.server.requests()
     }
 
-    fn provider(&self) -> PlaidIncomeProvider {
+    fn provider(&self) -> PlaidCheckIncomeProvider {
         self.provider_with_timeout(Duration::from_secs(5))
     }
 
-    fn provider_with_timeout(&self, timeout: Duration) -> PlaidIncomeProvider {
-        PlaidIncomeProvider::new(PlaidConfig {
+    fn provider_with_timeout(&self, timeout: Duration) -> PlaidCheckIncomeProvider {
+        PlaidCheckIncomeProvider::new(PlaidConfig {
             base_url: self.server.base_url.clone(),
             client_id: CLIENT_ID.into(),
             secret: SECRET.into(),
@@ -69,7 +81,7 @@ impl FakePlaid {
 // ---- Helpers -----------------------------------------------------------------------------------
 
 /// What no error text may carry: the secret, a token, an e-mail address, the client id.
-const FORBIDDEN: &[&str] = &[SECRET, USER_TOKEN, LINK_TOKEN, "@", CLIENT_ID];
+const FORBIDDEN: &[&str] = &[SECRET, USER_ID, LINK_TOKEN, "@", CLIENT_ID];
 
 fn unavailable(result: Result<impl std::fmt::Debug, ProviderError>) -> String {
     expect_unavailable(result, FORBIDDEN)
@@ -92,5 +104,3 @@ fn assert_authenticated(request: &Recorded, path: &str) {
 
 mod config;
 mod errors;
-mod fetch_income;
-mod link_and_user;

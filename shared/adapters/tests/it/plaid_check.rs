@@ -1,5 +1,6 @@
-//! The Plaid Check (Consumer Report, Income Insights) adapter against answers written from
-//! Plaid's reference (tests/fixtures/plaid_check/), served on loopback by `fake_provider`.
+//! The Plaid Check (Consumer Report, Income Insights) adapter on Plaid's new User APIs, against
+//! answers written from Plaid's reference (tests/fixtures/plaid/ and plaid_check/), served on
+//! loopback by `fake_provider`.
 
 use std::time::Duration;
 
@@ -9,7 +10,6 @@ use adapters::plaid::check::{
 };
 use domain::income::VerificationMethod;
 use domain::report::build_report;
-use domain::tenant_identity::TenantIdentity;
 use ports::{ConnectStep, IncomeProvider, ProviderError};
 use serde_json::json;
 
@@ -19,8 +19,9 @@ use crate::fake_provider::{
 
 const CLIENT_ID: &str = "5f7c1a2b3c4d5e6f7a8b9c0d";
 const SECRET: &str = "b4c5d6e7f8a9b0c1d2e3f4a5b6c7d8";
-const USER_TOKEN: &str = "user-sandbox-6e1f5a2c-0d4b-4c3e-9a8f-7b6c5d4e3f2a";
-const HANDLE: &str = "0b7f9a52-3c1e-4d8e-9f61-2a4c5e7d9b13-00c0ffee user-sandbox-6e1f5a2c-0d4b-4c3e-9a8f-7b6c5d4e3f2a";
+/// The `user_id` of `../fixtures/plaid/user_create.json`.
+const USER_ID: &str = "usr_8c3ZbDBfXwJbV7Bq6sPWzRm2";
+const HANDLE: &str = "0b7f9a52-3c1e-4d8e-9f61-2a4c5e7d9b13-00c0ffee usr_8c3ZbDBfXwJbV7Bq6sPWzRm2";
 
 const USER_CREATE: &str = include_str!("../fixtures/plaid/user_create.json");
 const USER_REMOVE: &str = include_str!("../fixtures/plaid/user_remove.json");
@@ -33,7 +34,7 @@ const REPORT_NOT_FOUND: &str =
 const NOT_READY: &str = include_str!("../fixtures/plaid_check/error_product_not_ready.json");
 
 const INSIGHTS: &str = "/cra/check_report/income_insights/get";
-const FORBIDDEN: &[&str] = &[SECRET, USER_TOKEN, "@", CLIENT_ID, "1990-"];
+const FORBIDDEN: &[&str] = &[SECRET, USER_ID, "@", CLIENT_ID, "1990-"];
 
 fn provider(fake: &FakeProvider, timeout: Duration) -> PlaidCheckIncomeProvider {
     PlaidCheckIncomeProvider::new(PlaidConfig {
@@ -71,9 +72,10 @@ async fn the_user_is_created_with_the_identity_plaid_check_requires() {
         .await
         .unwrap();
 
-    let (client_user_id, token) = handle.split_once(' ').unwrap();
+    // The new User APIs answer a user_id, which names the user from then on.
+    let (client_user_id, user_id) = handle.split_once(' ').unwrap();
     assert!(client_user_id.starts_with(VERIFICATION_ID));
-    assert!(token.starts_with("user-"));
+    assert_eq!(user_id, USER_ID);
     let body = &plaid.requests()[0].body;
     assert_eq!(body["client_id"], CLIENT_ID);
     assert_eq!(body["client_user_id"], client_user_id);
@@ -96,16 +98,7 @@ async fn the_identity_typed_at_consent_makes_the_user_and_removing_it_closes_it(
     .await;
     let provider = provider(&plaid, Duration::from_secs(5));
     assert!(provider.needs_identity());
-    let typed = TenantIdentity {
-        first_name: "Jane".into(),
-        last_name: "Tenant".into(),
-        phone: "+14155550123".into(),
-        date_of_birth: "1990-04-12".parse().unwrap(),
-        street: "1 Main St".into(),
-        city: "Oakland".into(),
-        region: "CA".into(),
-        postal_code: "94612".into(),
-    };
+    let typed = crate::plaid::typed_identity();
     let v = verification(None);
 
     let handle = provider
@@ -128,7 +121,8 @@ async fn the_identity_typed_at_consent_makes_the_user_and_removing_it_closes_it(
     // The user the answer made is the one removed.
     let (_, made) = handle.split_once(' ').unwrap();
     assert_eq!(requests[1].path, "/user/remove");
-    assert_eq!(requests[1].body["user_token"], made);
+    assert_eq!(requests[1].body["user_id"], made);
+    assert!(requests[1].body.get("user_token").is_none());
 }
 
 #[tokio::test]
@@ -170,7 +164,10 @@ async fn link_asks_for_the_consumer_report_for_tenant_screening() {
         "LEGITIMATE_BUSINESS_NEED_TENANT_SCREENING"
     );
     assert_eq!(body["cra_options"], json!({"days_requested": 365}));
-    assert_eq!(body["user_token"], USER_TOKEN);
+    assert_eq!(body["user_id"], USER_ID);
+    assert!(body.get("user_token").is_none());
+    // Without a configured webhook URL no webhook is named.
+    assert!(body.get("webhook").is_none());
     assert!(
         body["user"]["client_user_id"]
             .as_str()
@@ -191,7 +188,7 @@ async fn income_insights_become_dated_payments_with_plaids_forecast_beside_them(
     let requests = plaid.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].path, INSIGHTS);
-    assert_eq!(requests[0].body["user_token"], USER_TOKEN);
+    assert_eq!(requests[0].body["user_id"], USER_ID);
     assert_eq!(requests[0].body["secret"], SECRET);
 
     assert_eq!(income.method, VerificationMethod::Bank);
@@ -296,4 +293,43 @@ async fn an_empty_handle_is_rejected_without_a_call() {
 
     expect_rejected(result, FORBIDDEN);
     assert!(plaid.requests().is_empty());
+}
+
+/// A client still on the legacy User APIs answers a `user_token` and no `user_id`: this service
+/// never was such a client, so it is the operator's configuration to fix, not a tenant's failure.
+#[tokio::test]
+async fn a_legacy_user_token_answer_is_unavailable() {
+    let legacy = r#"{"user_token": "user-sandbox-6e1f5a2c", "request_id": "Aim3b"}"#;
+    let plaid = FakeProvider::start(vec![("/user/create", ok(legacy))]).await;
+
+    let text = expect_unavailable(
+        provider(&plaid, Duration::from_secs(5))
+            .create_user_with(&verification(None), &identity())
+            .await,
+        FORBIDDEN,
+    );
+
+    assert!(text.contains("no user_id"), "{text}");
+}
+
+/// The link token names the webhook Plaid Check sends `CHECK_REPORT_READY` to, with the
+/// verification it concerns.
+#[tokio::test]
+async fn the_link_token_names_the_webhook_of_this_verification() {
+    let plaid = FakeProvider::start(vec![("/link/token/create", ok(LINK_TOKEN_CREATE))]).await;
+    let url = "https://api.example.com/webhooks/providers/plaid".to_string();
+
+    provider(&plaid, Duration::from_secs(5))
+        .with_webhook_url(Some(url))
+        .begin(&verification(Some(HANDLE)), Some(HANDLE))
+        .await
+        .unwrap();
+
+    let body = &plaid.requests()[0].body;
+    assert_eq!(
+        body["webhook"],
+        format!(
+            "https://api.example.com/webhooks/providers/plaid?verification_id={VERIFICATION_ID}"
+        )
+    );
 }

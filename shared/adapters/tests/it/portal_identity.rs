@@ -44,6 +44,7 @@ impl IncomeProvider for ConsumerReportProvider {
     async fn begin(&self, _: &Verification, _: Option<&str>) -> Result<ConnectStep, ProviderError> {
         Ok(ConnectStep::Widget {
             link_token: "link-check".into(),
+            script: None,
         })
     }
     async fn fetch_income(

@@ -50,6 +50,7 @@ impl IncomeProvider for CountingProvider {
         self.calls.lock().unwrap().push("begin");
         Ok(ConnectStep::Widget {
             link_token: LINK_TOKEN.into(),
+            script: None,
         })
     }
     async fn fetch_income(

@@ -360,3 +360,115 @@ proptest! {
         }
     }
 }
+
+// ---- Waiting for a provider's data (`awaiting`) ---------------------------------------------
+
+const PLAID_CHECK: Served = Served {
+    live_method: Bank,
+    live_simulated: false,
+    live_needs_identity: true,
+    documents: true,
+};
+
+/// A live verification consented with a provider user, its bank connection waiting since `at`.
+fn waiting_since(at: chrono::DateTime<Utc>) -> Verification {
+    let v = verification(Mode::Live, &[]);
+    let consent = Transition::Consent {
+        version: "v".into(),
+        provider_user: Some("cuid usr_1".into()),
+        methods: vec![],
+    };
+    let v = consent.apply(&v, at);
+    let Journey::Open(open) = next_step(&v, at, &PLAID_CHECK) else {
+        panic!("open after consent");
+    };
+    let connect = open.connect.expect("the bank to connect");
+    let wait = Transition::Await {
+        method: connect.method,
+        next: connect.next,
+    };
+    wait.apply(&v, at)
+}
+
+#[test]
+fn a_waiting_connection_is_the_journey_until_a_try_is_recorded() {
+    let now = Utc::now();
+    let v = waiting_since(now);
+    let Journey::Waiting(waiting) = next_step(&v, now, &PLAID_CHECK) else {
+        panic!("waiting");
+    };
+    assert_eq!(waiting.connect.method, Bank);
+    assert_eq!(
+        waiting.connect.next,
+        Some(Document),
+        "where a failure leads"
+    );
+    // The provider's failure settles the try through `after_connection`: the next method.
+    let t = after_connection(
+        &v,
+        &waiting.connect,
+        Connection::Refused,
+        (now, false),
+        |i| build_report(i, None),
+    );
+    let after = t.apply(&v, now);
+    assert!(
+        after.awaiting_now().is_none(),
+        "a recorded try ends the wait"
+    );
+    let Journey::Open(open) = next_step(&after, now, &PLAID_CHECK) else {
+        panic!("open for the next method");
+    };
+    assert_eq!(open.open, vec![Document]);
+}
+
+proptest! {
+    /// The sweep leaves a fresh wait, re-reads one without a signal after `SWEEP_AFTER`, and
+    /// gives up on any after `GIVE_UP_AFTER`; a closed verification is never swept.
+    #[test]
+    fn the_sweep_decides_by_the_waits_age_and_signal(
+        minutes in 0i64..3000,
+        signalled in any::<bool>(),
+        closed in any::<bool>(),
+    ) {
+        use crate::awaiting::{DataSignal, GIVE_UP_AFTER, SWEEP_AFTER, Sweep, sweep};
+        let since = Utc::now() - chrono::Duration::days(1);
+        let mut v = waiting_since(since);
+        if signalled {
+            v = Transition::Signal { signal: DataSignal::Ready }.apply(&v, since);
+        }
+        if closed {
+            v = Transition::Cancel.apply(&v, since);
+        }
+        let now = since + chrono::Duration::minutes(minutes);
+        let waited = now - since;
+        let expected = if closed {
+            Sweep::Leave
+        } else if waited >= GIVE_UP_AFTER {
+            Sweep::GiveUp
+        } else if !signalled && waited >= SWEEP_AFTER {
+            Sweep::Reread
+        } else {
+            Sweep::Leave
+        };
+        prop_assert_eq!(sweep(&v, now), expected);
+    }
+
+    /// The provider's signal is written once: a second one, whatever it says, changes nothing,
+    /// and a signal for no current wait is nothing.
+    #[test]
+    fn a_signal_is_kept_once(first_ready in any::<bool>(), second_ready in any::<bool>()) {
+        use crate::awaiting::DataSignal::{Failed, Ready};
+        let now = Utc::now();
+        let v = waiting_since(now);
+        let pick = |ready| if ready { Ready } else { Failed };
+        let once = Transition::Signal { signal: pick(first_ready) }.apply(&v, now);
+        let twice = Transition::Signal { signal: pick(second_ready) }
+            .apply(&once, now + chrono::Duration::seconds(5));
+        prop_assert_eq!(&once.awaiting, &twice.awaiting);
+        prop_assert_eq!(once.awaiting_now().unwrap().signal.unwrap().signal, pick(first_ready));
+        let fresh = consented(&[]);
+        let ignored = Transition::Signal { signal: Ready }.apply(&fresh, now);
+        prop_assert!(ignored.awaiting.is_none());
+    }
+}

@@ -8,8 +8,6 @@ use domain::income::VerificationMethod;
 pub enum LiveIncome {
     /// No real provider: live verifications are refused at create (403 `live_mode_unavailable`).
     None,
-    /// Bank income through Plaid Bank Income.
-    Plaid,
     /// Bank income through Plaid Check's Consumer Report (same credentials as Plaid's).
     PlaidCheck,
     /// Payroll income through Argyle.
@@ -20,21 +18,20 @@ pub enum LiveIncome {
 }
 
 pub const SANDBOX_FOR_LIVE_REFUSED: &str = "INCOME_PROVIDER=sandbox is refused: live verifications \
-get income only from a real provider (plaid, plaid_check, argyle) or none (live creates are refused); the sandbox serves \
+get income only from a real provider (plaid_check, argyle) or none (live creates are refused); the sandbox serves \
 test keys, and live keys only in the local stack";
 
 impl LiveIncome {
-    /// `INCOME_PROVIDER`: `plaid`, `plaid_check`, `argyle`, or `none` / unset (live
-    /// verifications refused).
+    /// `INCOME_PROVIDER`: `plaid_check`, `argyle`, or `none` / unset (live verifications
+    /// refused). Plaid Bank Income (`plaid`) is retired (docs/verification-methods.md).
     pub fn parse(raw: Option<&str>) -> Result<Self, ConfigError> {
         match raw.map(str::trim).unwrap_or("") {
             "" | "none" => Ok(LiveIncome::None),
-            "plaid" => Ok(LiveIncome::Plaid),
             "plaid_check" => Ok(LiveIncome::PlaidCheck),
             "argyle" => Ok(LiveIncome::Argyle),
             "sandbox" => Err(ConfigError(SANDBOX_FOR_LIVE_REFUSED.into())),
             _ => Err(ConfigError(
-                "INCOME_PROVIDER must be plaid, plaid_check, argyle or none".into(),
+                "INCOME_PROVIDER must be plaid_check, argyle or none".into(),
             )),
         }
     }
@@ -48,9 +45,7 @@ impl LiveIncome {
     pub fn method(self) -> Option<VerificationMethod> {
         match self {
             LiveIncome::None => None,
-            LiveIncome::Plaid | LiveIncome::PlaidCheck | LiveIncome::LocalSandbox => {
-                Some(VerificationMethod::Bank)
-            }
+            LiveIncome::PlaidCheck | LiveIncome::LocalSandbox => Some(VerificationMethod::Bank),
             LiveIncome::Argyle => Some(VerificationMethod::Payroll),
         }
     }
@@ -62,7 +57,10 @@ mod tests {
 
     #[test]
     fn the_sandbox_can_not_be_configured_for_live_verifications() {
-        assert_eq!(LiveIncome::parse(Some("plaid")).unwrap(), LiveIncome::Plaid);
+        assert!(
+            LiveIncome::parse(Some("plaid")).is_err(),
+            "Bank Income is retired"
+        );
         assert_eq!(
             LiveIncome::parse(Some("plaid_check")).unwrap(),
             LiveIncome::PlaidCheck

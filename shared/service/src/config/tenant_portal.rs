@@ -52,7 +52,7 @@ impl ProviderVariables {
         };
         Ok((
             live_income,
-            of(&[LiveIncome::Plaid, LiveIncome::PlaidCheck], "PLAID"),
+            of(&[LiveIncome::PlaidCheck], "PLAID"),
             of(&[LiveIncome::Argyle], "ARGYLE"),
         ))
     }
@@ -122,9 +122,9 @@ mod tests {
             (none.live_income, none.plaid),
             (LiveIncome::None, PlaidVariables::default())
         );
-        let plaid = vars.into_iter().chain([("INCOME_PROVIDER", "plaid")]);
+        let plaid = vars.into_iter().chain([("INCOME_PROVIDER", "plaid_check")]);
         let plaid = TenantPortalConfig::parse(&Env::from_pairs(plaid)).unwrap();
-        assert_eq!(plaid.live_income, LiveIncome::Plaid);
+        assert_eq!(plaid.live_income, LiveIncome::PlaidCheck);
         assert_eq!(
             plaid.plaid.get("PLAID_BASE_URL").as_deref(),
             Some("https://sandbox.plaid.com")

@@ -94,9 +94,13 @@ pub enum OutboxError {
     /// An SMS or a reminder schedule.
     #[error(transparent)]
     Reach(#[from] ReachError),
-    /// The income provider (closing a tenant's user).
+    /// The income provider (closing a tenant's user, reading a waiting connection's report).
     #[error("income provider: {0}")]
     Provider(String),
+    /// A waiting connection the sweep is not due to read yet: looked at again after the retry
+    /// road's next delay. Not a failure.
+    #[error("the waiting connection is not due for the sweep yet")]
+    NotDue,
     /// A webhook's event is stored but its reference could not be queued: what is left to do is
     /// `RetryWork::QueueWebhook`, which carries no body.
     #[error("webhook stored, not queued: {error}")]
@@ -149,6 +153,12 @@ pub enum RetryWork {
     HouseholdDecision { household_id: Uuid },
     /// Close the tenant's user at the income provider once the verification ended, then forget it.
     CloseProviderUser { verification_id: Uuid },
+    /// Read the data of this verification's waiting connection and settle its try (the
+    /// provider's webhook signalled it).
+    ProviderData { verification_id: Uuid },
+    /// The sweep of one waiting connection, in case its webhook is lost: redone on the retry
+    /// road's back-off until the wait is settled (`provider_data::sweep_wait`).
+    SweepWait { verification_id: Uuid },
 }
 
 impl RetryWork {
@@ -164,6 +174,8 @@ impl RetryWork {
             RetryWork::ResentSms { .. } => "resent_sms",
             RetryWork::HouseholdDecision { .. } => "household_decision",
             RetryWork::CloseProviderUser { .. } => "close_provider_user",
+            RetryWork::ProviderData { .. } => "provider_data",
+            RetryWork::SweepWait { .. } => "sweep_wait",
         }
     }
 }
@@ -264,6 +276,15 @@ mod tests {
                 round: 1,
             },
             RetryWork::HouseholdDecision { household_id: id },
+            RetryWork::CloseProviderUser {
+                verification_id: id,
+            },
+            RetryWork::ProviderData {
+                verification_id: id,
+            },
+            RetryWork::SweepWait {
+                verification_id: id,
+            },
         ];
         for work in all {
             let json = serde_json::to_value(&work).unwrap();

@@ -12,7 +12,9 @@ use crate::handlers::household_completed::{household_completed_webhook, record_d
 use crate::handlers::outbox::{OutboxDeps, OutboxError, OutboxStore, enqueue_webhook};
 pub use crate::handlers::outbox::{RetryMessage, RetryWork};
 use crate::handlers::tenant_email::{send_tenant_email, send_tenant_email_of};
-use crate::handlers::{provider_connection, reach_events, resend_invite, webhook_archive};
+use crate::handlers::{
+    provider_connection, provider_data, reach_events, resend_invite, webhook_archive,
+};
 use crate::table_schema as schema;
 use domain::public_view::render_verification;
 use domain::webhook::WebhookMessage;
@@ -155,6 +157,14 @@ pub(crate) fn work_of(record: &EventRecord) -> Result<Vec<Piece>, OutboxError> {
                     .into_iter()
                     .collect());
             }
+            // A connection began to wait: the sweep watches it, in case its webhook is lost. Its
+            // provider signalled: its data is read.
+            if let Some(work) = provider_data::sweep_work(&old, &new) {
+                return Ok(vec![(work, None)]);
+            }
+            if let Some(work) = provider_data::data_work(&old, &new) {
+                return Ok(vec![(work, None)]);
+            }
             if old.status == new.status {
                 return Ok(vec![]);
             }
@@ -267,6 +277,12 @@ where
         RetryWork::HouseholdDecision { household_id } => record_decision(deps, *household_id).await,
         RetryWork::CloseProviderUser { verification_id } => {
             provider_connection::close_user(deps, *verification_id).await
+        }
+        RetryWork::ProviderData { verification_id } => {
+            provider_data::read_data(deps, *verification_id).await
+        }
+        RetryWork::SweepWait { verification_id } => {
+            provider_data::sweep_wait(deps, *verification_id).await
         }
     }
 }

@@ -57,6 +57,9 @@ where
             };
             let kind = piece.0.kind();
             match hand_off_left(deps, piece.0, &e).await {
+                Ok(()) if matches!(e, OutboxError::NotDue) => {
+                    tracing::info!(kind, event_id = %record.event_id, "waiting connection handed to the sweep")
+                }
                 Ok(()) => {
                     tracing::warn!(error = %e, kind, event_id = %record.event_id, "stream record's work failed; handed to the retry queue")
                 }

@@ -113,7 +113,11 @@ where
     let count = receive_count(record);
     let delay = backoff_delay(&deps.retry_backoff, count).unwrap_or(300);
     let operator = matches!(error, OutboxError::Mail(MailError::Operator(_)));
-    tracing::warn!(message_id = ?record.message_id, kind = message.work.kind(), error = %error, operator, attempt = count, waited_seconds = waited.num_seconds(), retry_in = delay, "outbox work failed again");
+    if matches!(error, OutboxError::NotDue) {
+        tracing::info!(message_id = ?record.message_id, kind = message.work.kind(), attempt = count, retry_in = delay, "waiting connection looked at again later");
+    } else {
+        tracing::warn!(message_id = ?record.message_id, kind = message.work.kind(), error = %error, operator, attempt = count, waited_seconds = waited.num_seconds(), retry_in = delay, "outbox work failed again");
+    }
     if let Some(receipt) = &record.receipt_handle
         && let Err(e) = deps.retry_queue.retry_later(receipt, delay).await
     {

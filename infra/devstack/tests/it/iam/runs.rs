@@ -156,6 +156,8 @@ pub struct Rig {
     pub receiver: common::Receiver,
     pub plaid_secret_arn: String,
     pub argyle_secret_arn: String,
+    /// The Plaid emulator whose keys `provider-webhooks` checks.
+    pub plaid: devstack::plaid_emulator::PlaidEmulator,
 }
 
 pub async fn rig() -> Rig {
@@ -194,9 +196,21 @@ pub async fn rig() -> Rig {
     };
     let mut apps = HashMap::new();
     let mut workers = HashMap::new();
+    let plaid = devstack::plaid_emulator::PlaidEmulator::start(false)
+        .await
+        .expect("the Plaid emulator listens");
     for function in Function::ALL {
         let function_sdk = proxies.sdk(function.name()).await.expect("proxy");
         match function.trigger() {
+            Trigger::Http(_) if function == Function::ProviderWebhooks => {
+                let app = devstack::app_with_webhooks(
+                    &function_sdk,
+                    settings.clone(),
+                    adapters::live_provider::LiveProvider::local_sandbox(),
+                    Some(plaid.verifier()),
+                );
+                apps.insert(function, app);
+            }
             Trigger::Http(_) => {
                 apps.insert(function, devstack::app(&function_sdk, settings.clone()));
             }
@@ -273,6 +287,7 @@ pub async fn rig() -> Rig {
         receiver,
         plaid_secret_arn,
         argyle_secret_arn,
+        plaid,
     }
 }
 
@@ -552,16 +567,7 @@ pub async fn success(rig: &mut Rig) {
         Function::PublishEvents,
         Function::RetryEvents,
     ] {
-        let sm = aws_sdk_secretsmanager::Client::new(&rig.function_sdk(function).await);
-        let arn = rig.plaid_secret_arn.clone();
-        let lookup = move |var: &str| match var {
-            "PLAID_BASE_URL" => Some("https://sandbox.plaid.com".to_string()),
-            "PLAID_SECRET_ARN" => Some(arn.clone()),
-            _ => None,
-        };
-        adapters::plaid::PlaidConfig::load(&sm, lookup)
-            .await
-            .expect("the secret reads");
+        let sm = read_plaid_secret(rig, function).await;
         let arn = rig.argyle_secret_arn.clone();
         let lookup = move |var: &str| match var {
             "ARGYLE_BASE_URL" => Some("https://api-sandbox.argyle.com".to_string()),
@@ -572,6 +578,10 @@ pub async fn success(rig: &mut Rig) {
             .await
             .expect("the Argyle secret reads");
     }
+    // provider-webhooks' cold start reads the Plaid secret (for the key endpoint), and a signed
+    // CHECK_REPORT_READY records its signal on a waiting verification.
+    read_plaid_secret(rig, Function::ProviderWebhooks).await;
+    plaid_signal(rig).await;
     // analyze-document's cold start: the fingerprint key.
     let sm =
         aws_sdk_secretsmanager::Client::new(&rig.function_sdk(Function::AnalyzeDocument).await);
@@ -593,6 +603,73 @@ async fn fire_reminders(rig: &mut Rig) {
             .unwrap();
     assert!(fired > 0, "reminders were due");
     rig.drain().await;
+}
+
+/// The Plaid secret's cold-start read with `function`'s role; its Secrets Manager client.
+async fn read_plaid_secret(rig: &Rig, function: Function) -> aws_sdk_secretsmanager::Client {
+    let sm = aws_sdk_secretsmanager::Client::new(&rig.function_sdk(function).await);
+    let arn = rig.plaid_secret_arn.clone();
+    let lookup = move |var: &str| match var {
+        "PLAID_BASE_URL" => Some("https://sandbox.plaid.com".to_string()),
+        "PLAID_SECRET_ARN" => Some(arn.clone()),
+        _ => None,
+    };
+    adapters::plaid::PlaidConfig::load(&sm, lookup)
+        .await
+        .expect("the Plaid secret reads");
+    sm
+}
+
+/// A live verification waiting for Plaid Check's report, and the emulator's signed webhook for it.
+async fn plaid_signal(rig: &mut Rig) {
+    use devstack::plaid_emulator::{PlaidEmulator, Report, Signing};
+    use domain::{Mode, NewVerificationInput, Transition, Verification};
+    let now = chrono::Utc::now();
+    let input = NewVerificationInput {
+        tenant_email: "iam.plaid@example.com".into(),
+        ..Default::default()
+    };
+    let v = Verification::new_pending(
+        stack::DEMO_ACCOUNT,
+        Mode::Live,
+        input,
+        now,
+        chrono::Duration::days(7),
+    );
+    rig.store.create_verification(&v, None, None).await.unwrap();
+    let consent = Transition::Consent {
+        version: "v".into(),
+        provider_user: Some("iam-cuid usr_iam_1".into()),
+        methods: vec![],
+    };
+    let wait = Transition::Await {
+        method: domain::income::VerificationMethod::Bank,
+        next: None,
+    };
+    let mut current = v;
+    for t in [consent, wait] {
+        match rig.store.transition(&current, &t, now).await.unwrap() {
+            ports::TransitionOutcome::Applied(next) => current = next,
+            other => panic!("{other:?}"),
+        }
+    }
+    let body = PlaidEmulator::report_webhook_body("usr_iam_1", Report::Ready);
+    let signature = rig.plaid.sign(body.as_bytes(), &Signing::default());
+    let url = format!(
+        "{}/webhooks/providers/plaid?verification_id={}",
+        rig.base, current.verification_id
+    );
+    assert_eq!(
+        rig.plaid.post_webhook(&url, &body, &signature).await,
+        Some(200)
+    );
+    let stored = rig
+        .store
+        .get_verification(current.verification_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(stored.awaiting_now().unwrap().signal.is_some(), "recorded");
 }
 
 async fn expiry(rig: &mut Rig) {

@@ -1,4 +1,4 @@
-//! The tenant page of live verifications: a stack without a live provider, the sandbox kept out of live mode, Plaid's flow and secret, and the expiry notes.
+//! The tenant page of live verifications: a stack without a live provider, the sandbox kept out of live mode, Plaid's secret, and the expiry notes (Plaid Check's flow is `plaid_check`).
 
 use super::*;
 
@@ -20,7 +20,7 @@ async fn serve_with(
     base
 }
 
-async fn create_at(base: &str, key: &str, email: &str) -> (u16, Value) {
+pub(crate) async fn create_at(base: &str, key: &str, email: &str) -> (u16, Value) {
     let resp = reqwest::Client::builder()
         .no_proxy()
         .build()
@@ -117,31 +117,24 @@ async fn a_live_verification_is_never_completed_from_a_sandbox_scenario() {
         assert!(stored.income_report.is_none());
     }
 
-    // With Plaid as the provider, a scenario in the form is ignored: income comes from Plaid.
-    let plaid = fake_plaid::FakePlaid::start(vec![
-        ("/user/create", vec![(200, fake_plaid::USER_CREATE)]),
-        (
-            "/link/token/create",
-            vec![(200, fake_plaid::LINK_TOKEN_CREATE)],
-        ),
-        (
-            "/credit/bank_income/get",
-            vec![(400, fake_plaid::PRODUCT_NOT_READY)],
-        ),
-    ])
-    .await;
-    let base = serve_with(
-        &env,
-        service::config::LiveIncome::Plaid,
-        adapters::live_provider::LiveProvider::Plaid(plaid.provider()),
+    // With Plaid Check as the provider, a scenario in the form is ignored: income comes from
+    // Plaid, later (`plaid_check`).
+    let stack = super::plaid_check::plaid_stack(&env).await;
+    let p = page_at(&stack.base, "POST", &link, Some("action=consent&agree=yes")).await;
+    assert_eq!(p.status, 400, "Plaid Check needs the identity first");
+    let form = "action=consent&agree=yes&first_name=Jane&last_name=Tenant&phone=%2B14155550123&date_of_birth=1990-04-12&street=1+Main+St&city=Oakland&region=CA&postal_code=94612";
+    let p = page_at(&stack.base, "POST", &link, Some(form)).await;
+    assert_eq!(p.status, 303, "{}", p.html);
+    let p = page_at(
+        &stack.base,
+        "POST",
+        &link,
+        Some("action=connect&scenario=good"),
     )
     .await;
-    let p = page_at(&base, "POST", &link, Some("action=consent&agree=yes")).await;
-    assert_eq!(p.status, 303);
-    let p = page_at(&base, "POST", &link, Some("action=connect&scenario=good")).await;
     assert_eq!(
-        p.status, 503,
-        "Plaid's report is not ready; no sandbox stands in"
+        p.status, 303,
+        "the connection waits for Plaid; no sandbox stands in"
     );
     let stored = env
         .store
@@ -151,7 +144,11 @@ async fn a_live_verification_is_never_completed_from_a_sandbox_scenario() {
         .unwrap();
     assert_eq!(stored.status, Status::InProgress);
     assert!(stored.income_report.is_none());
-    assert_eq!(plaid.count("/credit/bank_income/get"), 1);
+    assert!(stored.awaiting_now().is_some());
+    assert_eq!(
+        stack.plaid.count("/cra/check_report/income_insights/get"),
+        0
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -171,146 +168,6 @@ async fn the_local_stack_serves_live_keys_from_the_sandbox_marked_as_local() {
     );
     let p = page(&env, "GET", &link, None).await;
     assert!(p.html.contains("made from sandbox data"));
-}
-
-// ---- The Plaid flow recovers (issue 9, item 7) --------------------------------------------------
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_plaid_flow_recovers_from_a_failed_link_token_and_product_not_ready() {
-    let env = env().await;
-    let ttl = devstack::pump::TtlDeletions::default();
-    let mut pump = devstack::pump::StreamPump::new(&env.sdk, &env.names.table, ttl)
-        .await
-        .unwrap();
-    let plaid = fake_plaid::FakePlaid::start(vec![
-        ("/user/create", vec![(200, fake_plaid::USER_CREATE)]),
-        (
-            "/user/remove",
-            vec![
-                (500, fake_plaid::INTERNAL_SERVER_ERROR),
-                (200, fake_plaid::USER_REMOVE),
-            ],
-        ),
-        (
-            "/link/token/create",
-            vec![
-                (500, fake_plaid::INTERNAL_SERVER_ERROR),
-                (200, fake_plaid::LINK_TOKEN_CREATE),
-            ],
-        ),
-        (
-            "/credit/bank_income/get",
-            vec![
-                (400, fake_plaid::PRODUCT_NOT_READY),
-                (200, fake_plaid::BANK_INCOME),
-            ],
-        ),
-    ])
-    .await;
-    let base = serve_with(
-        &env,
-        service::config::LiveIncome::Plaid,
-        adapters::live_provider::LiveProvider::Plaid(plaid.provider()),
-    )
-    .await;
-    let (status, body) = create_at(&base, &env.live_key, "jane.tenant@example.com").await;
-    assert_eq!(status, 201, "{body}");
-    let id = body["data"]["verification_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let link = body["data"]["verification_url"]
-        .as_str()
-        .unwrap()
-        .strip_prefix(&base)
-        .unwrap()
-        .to_string();
-
-    let p = page_at(&base, "GET", &link, None).await;
-    assert!(p.html.contains("Agree and continue"));
-    assert!(
-        plaid.asked().is_empty(),
-        "opening the link asks Plaid nothing"
-    );
-    // Consent creates the Plaid user and stores it in the same write.
-    let p = page_at(&base, "POST", &link, Some("action=consent&agree=yes")).await;
-    assert_eq!(p.status, 303);
-    let stored = env
-        .store
-        .get_verification(id.parse().unwrap())
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(stored.provider_user.is_some() && stored.consented_at.is_some());
-    // Opening the connect page asks Plaid nothing (a link scanner costs nothing): the tenant's
-    // start makes the link token.
-    let asked = plaid.asked().len();
-    let p = page_at(&base, "GET", &link, None).await;
-    assert_eq!(p.status, 200, "{}", p.html);
-    assert!(p.html.contains(r#"value="start""#), "{}", p.html);
-    assert_eq!(plaid.asked().len(), asked, "a GET asks Plaid nothing");
-    // /link/token/create fails once: "try again", and the next start works with the same user.
-    let p = page_at(&base, "POST", &link, Some("action=start")).await;
-    assert_eq!(p.status, 503);
-    let p = page_at(&base, "POST", &link, Some("action=start")).await;
-    assert_eq!(p.status, 200, "{}", p.html);
-    assert!(
-        p.html
-            .contains(&format!("token: \"{}\"", fake_plaid::LINK_TOKEN))
-    );
-    // The report is not ready yet: nothing changes, and the tenant coming back gets a fresh token.
-    let p = page_at(&base, "POST", &link, Some("action=connect")).await;
-    assert_eq!(p.status, 503);
-    assert_eq!(
-        api_get(&env, &env.live_key, &id).await["status"],
-        "in_progress"
-    );
-    let tokens_before = plaid.count("/link/token/create");
-    let p = page_at(&base, "GET", &link, None).await;
-    assert_eq!(p.status, 200);
-    assert_eq!(plaid.count("/link/token/create"), tokens_before);
-    let p = page_at(&base, "POST", &link, Some("action=start")).await;
-    assert_eq!(p.status, 200);
-    assert_eq!(plaid.count("/link/token/create"), tokens_before + 1);
-    let p = page_at(&base, "POST", &link, Some("action=connect")).await;
-    assert_eq!(p.status, 303);
-
-    let data = api_get(&env, &env.live_key, &id).await;
-    assert_eq!(data["status"], "completed");
-    assert_eq!(data["income_report"]["verification_method"], "bank");
-    assert!(data["income_report"].get("local_sandbox").is_none());
-    assert_eq!(
-        plaid.count("/user/create"),
-        1,
-        "one Plaid user for the whole flow"
-    );
-
-    // The report is built: the outbox removes the Plaid user (and its Items). Plaid fails once;
-    // the retry queue finishes it, and the verification forgets the user.
-    let mut workers = env.workers();
-    workers.outbox.provider = adapters::live_provider::LiveProvider::Plaid(plaid.provider());
-    while pump
-        .pump_once(&workers.outbox, &workers.expiry)
-        .await
-        .unwrap()
-        > 0
-    {}
-    assert_eq!(plaid.count("/user/remove"), 1);
-    let sqs = aws_sdk_sqs::Client::new(&env.sdk);
-    let retry_queue = &env.created.retry_queue_url;
-    let retried = devstack::pump::pump_retry_once(&sqs, retry_queue, &workers.outbox, 0).await;
-    assert!(retried.unwrap() >= 1);
-    assert_eq!(plaid.count("/user/remove"), 2);
-    let stored = env
-        .store
-        .get_verification(id.parse().unwrap())
-        .await
-        .unwrap();
-    assert_eq!(
-        stored.unwrap().provider_user,
-        None,
-        "forgotten once removed at Plaid"
-    );
 }
 
 // ---- The Plaid secret comes from Secrets Manager (issue 9, item 12) ----------------------------

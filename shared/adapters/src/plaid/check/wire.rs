@@ -47,10 +47,11 @@ pub(super) struct UserCreateRequest<'a> {
     pub(super) consumer_report_user_identity: &'a ConsumerIdentity,
 }
 
+/// The new User APIs answer a `user_id` (https://plaid.com/docs/api/users/user-apis/).
 #[derive(Deserialize)]
 pub(super) struct UserCreateResponse {
     #[serde(default)]
-    pub(super) user_token: Option<String>,
+    pub(super) user_id: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -59,10 +60,12 @@ pub(super) struct LinkTokenCreateRequest<'a> {
     pub(super) language: &'a str,
     pub(super) country_codes: [&'a str; 1],
     pub(super) user: LinkUser<'a>,
-    pub(super) user_token: &'a str,
+    pub(super) user_id: &'a str,
     pub(super) products: [&'a str; 2],
     pub(super) consumer_report_permissible_purpose: &'a str,
     pub(super) cra_options: CraOptions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) webhook: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -72,7 +75,7 @@ pub(super) struct CraOptions {
 
 #[derive(Serialize)]
 pub(super) struct IncomeInsightsGetRequest<'a> {
-    pub(super) user_token: &'a str,
+    pub(super) user_id: &'a str,
 }
 
 /// The report, read twice: as Bank Income's report (the same items, sources and deposits) and

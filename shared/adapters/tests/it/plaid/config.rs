@@ -17,7 +17,7 @@ fn config_reads_the_secret_json_and_never_prints_the_secret() {
     let debug = format!("{config:?}");
     assert!(!debug.contains(SECRET), "{debug}");
     assert!(debug.contains("redacted"), "{debug}");
-    let provider = PlaidIncomeProvider::new(config).unwrap();
+    let provider = PlaidCheckIncomeProvider::new(config).unwrap();
     assert!(!format!("{provider:?}").contains(SECRET));
 }
 
@@ -53,15 +53,15 @@ fn plain_http_is_only_for_loopback() {
         secret: SECRET.into(),
         timeout: Duration::from_secs(1),
     };
-    assert!(PlaidIncomeProvider::new(config("http://127.0.0.1:9")).is_ok());
-    assert!(PlaidIncomeProvider::new(config("http://[::1]:9")).is_ok());
-    assert!(PlaidIncomeProvider::new(config("https://sandbox.plaid.com/")).is_ok());
+    assert!(PlaidCheckIncomeProvider::new(config("http://127.0.0.1:9")).is_ok());
+    assert!(PlaidCheckIncomeProvider::new(config("http://[::1]:9")).is_ok());
+    assert!(PlaidCheckIncomeProvider::new(config("https://sandbox.plaid.com/")).is_ok());
     assert!(matches!(
-        PlaidIncomeProvider::new(config("http://10.0.0.1")),
+        PlaidCheckIncomeProvider::new(config("http://10.0.0.1")),
         Err(PlaidConfigError::InvalidBaseUrl)
     ));
     assert!(matches!(
-        PlaidIncomeProvider::new(config("http://localhost:9")),
+        PlaidCheckIncomeProvider::new(config("http://localhost:9")),
         Err(PlaidConfigError::InvalidBaseUrl)
     ));
 }

@@ -6,7 +6,7 @@ use super::*;
 async fn product_not_ready_is_unavailable() {
     // Plaid is still generating the report after Link: the tenant may try again shortly.
     let plaid = FakePlaid::start(vec![(
-        "/credit/bank_income/get",
+        "/cra/check_report/income_insights/get",
         Reply::Body(400, PRODUCT_NOT_READY.into()),
     )])
     .await;
@@ -14,12 +14,16 @@ async fn product_not_ready_is_unavailable() {
     let text = unavailable(
         plaid
             .provider()
-            .fetch_income(&verification(Some(USER_TOKEN)), USER_TOKEN)
+            .fetch_income(&verification(Some(HANDLE)), HANDLE)
             .await,
     );
 
     assert!(text.contains("PRODUCT_NOT_READY"), "{text}");
     assert!(text.contains("HNTDNrA8F1shFEW"), "{text}");
+    assert_authenticated(
+        &plaid.requests()[0],
+        "/cra/check_report/income_insights/get",
+    );
 }
 
 #[tokio::test]
@@ -35,7 +39,7 @@ async fn invalid_api_keys_is_unavailable_not_a_failed_verification() {
     let text = unavailable(
         plaid
             .provider()
-            .create_user(&verification(None), None)
+            .create_user(&verification(None), Some(&typed_identity()))
             .await,
     );
 
@@ -47,26 +51,26 @@ async fn invalid_api_keys_is_unavailable_not_a_failed_verification() {
 #[tokio::test]
 async fn item_errors_about_the_tenant_are_rejected() {
     let plaid = FakePlaid::start(vec![(
-        "/credit/bank_income/get",
-        Reply::Body(400, ITEM_LOGIN_REQUIRED.into()),
+        "/cra/check_report/income_insights/get",
+        Reply::Body(400, REPORT_NOT_FOUND.into()),
     )])
     .await;
 
     let text = rejected(
         plaid
             .provider()
-            .fetch_income(&verification(Some(USER_TOKEN)), USER_TOKEN)
+            .fetch_income(&verification(Some(HANDLE)), HANDLE)
             .await,
     );
 
-    assert!(text.contains("ITEM_LOGIN_REQUIRED"), "{text}");
+    assert!(text.contains("CONSUMER_REPORT_NOT_FOUND"), "{text}");
 }
 
 #[tokio::test]
 async fn server_errors_are_unavailable() {
     let plaid = FakePlaid::start(vec![
         (
-            "/credit/bank_income/get",
+            "/cra/check_report/income_insights/get",
             Reply::Body(500, INTERNAL_SERVER_ERROR.into()),
         ),
         // A load balancer's page rather than a Plaid error body.
@@ -81,14 +85,14 @@ async fn server_errors_are_unavailable() {
 
     let text = unavailable(
         provider
-            .fetch_income(&verification(Some(USER_TOKEN)), USER_TOKEN)
+            .fetch_income(&verification(Some(HANDLE)), HANDLE)
             .await,
     );
     assert!(text.contains("INTERNAL_SERVER_ERROR"), "{text}");
 
     let text = unavailable(
         provider
-            .begin(&verification(Some(USER_TOKEN)), Some(USER_TOKEN))
+            .begin(&verification(Some(HANDLE)), Some(HANDLE))
             .await,
     );
     assert!(text.contains("503"), "{text}");
@@ -96,14 +100,15 @@ async fn server_errors_are_unavailable() {
 
 #[tokio::test]
 async fn an_unanswered_request_times_out_as_unavailable() {
-    let plaid = FakePlaid::start(vec![("/credit/bank_income/get", Reply::Hang)]).await;
+    let plaid =
+        FakePlaid::start(vec![("/cra/check_report/income_insights/get", Reply::Hang)]).await;
     let provider = plaid.provider_with_timeout(Duration::from_millis(300));
 
     // The outer bound only stops a hang if the configured timeout never fires; "timed out"
     // below is what proves the 300 ms one did.
     let outcome = tokio::time::timeout(
         Duration::from_secs(60),
-        provider.fetch_income(&verification(Some(USER_TOKEN)), USER_TOKEN),
+        provider.fetch_income(&verification(Some(HANDLE)), HANDLE),
     )
     .await
     .expect("the provider's own timeout never fired");
@@ -117,8 +122,8 @@ async fn malformed_json_is_unavailable() {
     let plaid = FakePlaid::start(vec![
         // Cut off mid-answer.
         (
-            "/credit/bank_income/get",
-            ok(&BANK_INCOME[..BANK_INCOME.len() / 2]),
+            "/cra/check_report/income_insights/get",
+            ok(&INCOME_INSIGHTS[..INCOME_INSIGHTS.len() / 2]),
         ),
         // Well-formed JSON of the wrong shape.
         ("/user/create", ok(USER_CREATE)),
@@ -132,13 +137,13 @@ async fn malformed_json_is_unavailable() {
 
     let text = unavailable(
         provider
-            .fetch_income(&verification(Some(USER_TOKEN)), USER_TOKEN)
+            .fetch_income(&verification(Some(HANDLE)), HANDLE)
             .await,
     );
     assert!(text.contains("malformed"), "{text}");
     let text = unavailable(
         provider
-            .begin(&verification(Some(USER_TOKEN)), Some(USER_TOKEN))
+            .begin(&verification(Some(HANDLE)), Some(HANDLE))
             .await,
     );
     assert!(text.contains("malformed"), "{text}");
@@ -147,20 +152,23 @@ async fn malformed_json_is_unavailable() {
 #[tokio::test]
 async fn redirects_are_not_followed() {
     let plaid = FakePlaid::start(vec![
-        ("/credit/bank_income/get", Reply::Redirect("/elsewhere")),
-        ("/elsewhere", ok(BANK_INCOME)),
+        (
+            "/cra/check_report/income_insights/get",
+            Reply::Redirect("/elsewhere"),
+        ),
+        ("/elsewhere", ok(INCOME_INSIGHTS)),
     ])
     .await;
 
     unavailable(
         plaid
             .provider()
-            .fetch_income(&verification(Some(USER_TOKEN)), USER_TOKEN)
+            .fetch_income(&verification(Some(HANDLE)), HANDLE)
             .await,
     );
 
     let paths: Vec<String> = plaid.requests().into_iter().map(|r| r.path).collect();
-    assert_eq!(paths, vec!["/credit/bank_income/get"]);
+    assert_eq!(paths, vec!["/cra/check_report/income_insights/get"]);
 }
 
 #[tokio::test]
@@ -171,19 +179,22 @@ async fn error_texts_never_echo_what_plaid_echoes() {
         "error_type": "INVALID_INPUT",
         "error_code": "INVALID_FIELD",
         "error_message":
-            format!("user_token {USER_TOKEN} of {TENANT_EMAIL} is invalid for secret {SECRET}"),
+            format!("user_id {USER_ID} of {TENANT_EMAIL} is invalid for secret {SECRET}"),
         "display_message": format!("contact {TENANT_EMAIL}"),
         "request_id": TENANT_EMAIL,
     })
     .to_string();
-    let plaid =
-        FakePlaid::start(vec![("/credit/bank_income/get", Reply::Body(400, hostile))]).await;
+    let plaid = FakePlaid::start(vec![(
+        "/cra/check_report/income_insights/get",
+        Reply::Body(400, hostile),
+    )])
+    .await;
 
     // `rejected` asserts the text is clean.
     let text = rejected(
         plaid
             .provider()
-            .fetch_income(&verification(Some(USER_TOKEN)), USER_TOKEN)
+            .fetch_income(&verification(Some(HANDLE)), HANDLE)
             .await,
     );
 
@@ -196,7 +207,7 @@ async fn a_connection_refused_is_unavailable() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base_url = format!("http://{}", listener.local_addr().unwrap());
     drop(listener);
-    let provider = PlaidIncomeProvider::new(PlaidConfig {
+    let provider = PlaidCheckIncomeProvider::new(PlaidConfig {
         base_url,
         client_id: CLIENT_ID.into(),
         secret: SECRET.into(),
@@ -204,5 +215,9 @@ async fn a_connection_refused_is_unavailable() {
     })
     .unwrap();
 
-    unavailable(provider.create_user(&verification(None), None).await);
+    unavailable(
+        provider
+            .create_user(&verification(None), Some(&typed_identity()))
+            .await,
+    );
 }

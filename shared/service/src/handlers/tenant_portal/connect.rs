@@ -1,6 +1,7 @@
 //! Connecting the journey's method: the real provider's widget, started by a POST (`start`),
 //! and the connection itself (`connect`), whose outcome `domain::journey::after_connection`
-//! decides: the report, the failure, the next method, or income held for another source.
+//! decides: the report, the failure, the next method, or income held for another source. A
+//! provider that reports later (Plaid Check) leaves the connection waiting for its data.
 
 use std::collections::HashMap;
 
@@ -57,6 +58,21 @@ pub(super) async fn connect<S: PortalStore, C, P: IncomeProvider, U: UploadSigne
             Mode::Test => deps.sandbox.fetch_income(&v, scenario).await,
             Mode::Live => deps.live_provider.fetch_income(&v, scenario).await,
         }
+    } else if deps.live_provider.reports_later() {
+        // The provider builds its report on its own time and says so by webhook: the
+        // connection waits (one conditional write on the tries as read); the webhook's piece of
+        // work, or the sweep, reads the report. Nothing is read now.
+        let transition = Transition::Await {
+            method: connect.method,
+            next: connect.next,
+        };
+        return write_then_show(deps, &v, &transition, visit, |_| {
+            tracing::info!(
+                method = connect.method.as_str(),
+                "connection waits for its data"
+            );
+        })
+        .await;
     } else {
         // The journey is open, so the provider user is there; the form's fields are ignored.
         let user = v.provider_user.as_deref().unwrap_or_default();

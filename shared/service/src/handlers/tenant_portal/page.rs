@@ -113,8 +113,8 @@ pub(crate) fn connect_step(
                 request_id,
             )
         }
-        Ok(ConnectStep::Widget { link_token }) => {
-            widget_page(&link_token, link, notice, request_id)
+        Ok(ConnectStep::Widget { link_token, script }) => {
+            widget_page(&link_token, script.as_deref(), link, notice, request_id)
         }
         Ok(ConnectStep::PayrollWidget {
             user_token,
@@ -141,14 +141,35 @@ pub(crate) fn start_body(notice: &str, link: &str) -> String {
     )
 }
 
+/// Plaid Link's script, from Plaid's CDN.
+const PLAID_LINK_SCRIPT: &str = "https://cdn.plaid.com/link/v2/stable/link-initialize.js";
+
+/// `scheme://host[:port]` of a URL, for the page's content security policy.
+fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let host = rest.split('/').next().filter(|h| !h.is_empty())?;
+    Some(format!("{scheme}://{host}"))
+}
+
 /// The provider's widget (Plaid Link) needs its script; everything else on the page works without.
 pub(crate) fn widget_page(
     link_token: &str,
+    script: Option<&str>,
     link: &str,
     notice: &str,
     request_id: &str,
 ) -> ApiResponse {
     let nonce = sha256_hex(format!("{request_id}{link_token}").as_bytes())[..24].to_string();
+    let script_url = script.unwrap_or(PLAID_LINK_SCRIPT);
+    // The script's origin may run it and be called by it: Plaid's, or the local stand-in's.
+    let origin = script
+        .and_then(origin_of)
+        .unwrap_or_else(|| "https://cdn.plaid.com".into());
+    let connect = if script.is_some() {
+        origin.clone()
+    } else {
+        "https://*.plaid.com".into()
+    };
     let body = format!(
         r#"<p>Connect the bank account your income is paid into. A window from our bank-data partner opens.</p>
 {notice}
@@ -156,7 +177,7 @@ pub(crate) fn widget_page(
 <input type="hidden" name="action" value="connect">
 <button type="button" id="open">Connect your bank</button>
 </form>
-<script src="https://cdn.plaid.com/link/v2/stable/link-initialize.js" nonce="{nonce}"></script>
+<script src="{script_url}" nonce="{nonce}"></script>
 <script nonce="{nonce}">
 var handler = Plaid.create({{ token: {token}, onSuccess: function () {{ document.getElementById("connect").submit(); }} }});
 document.getElementById("open").addEventListener("click", function () {{ handler.open(); }});
@@ -164,12 +185,13 @@ document.getElementById("open").addEventListener("click", function () {{ handler
 <noscript><p>Connecting a bank needs JavaScript for our partner's window.</p></noscript>"#,
         link = esc(link),
         token = script_string(link_token),
+        script_url = esc(script_url),
     );
     let mut resp = page(200, "Connect your income", &body, request_id);
     for (name, value) in resp.headers.iter_mut() {
         if name == "content-security-policy" {
             *value = format!(
-                "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-{nonce}' https://cdn.plaid.com; frame-src https://cdn.plaid.com; connect-src https://*.plaid.com; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+                "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-{nonce}' {origin}; frame-src {origin}; connect-src {connect}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
             );
         }
     }
@@ -203,7 +225,7 @@ mod tests {
         }
         // It is still exactly the token, for a JavaScript (JSON) parser.
         assert_eq!(serde_json::from_str::<String>(&literal).unwrap(), hostile);
-        let resp = widget_page(hostile, "/t/x/y", "", "req-1");
+        let resp = widget_page(hostile, None, "/t/x/y", "", "req-1");
         assert_eq!(
             resp.body.matches("</script>").count(),
             2,

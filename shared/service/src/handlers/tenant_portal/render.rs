@@ -6,7 +6,7 @@ use super::files::with_documents;
 use super::page::{IDENTITY_FIELDS, connect_step, consent_body, expiry_note, start_body};
 use super::reads::requester_name;
 use super::report_copy;
-use super::shell::{not_found, page};
+use super::shell::{not_found, page, waiting_page};
 use super::steps::{more_box, retry_notice, with_switch};
 use crate::handlers::html::esc;
 use crate::http::ApiResponse;
@@ -150,6 +150,8 @@ async fn render<S, C, P: IncomeProvider, U: UploadSigner>(
             ),
             request_id,
         ),
+        // `who` is escaped already; the expiry note is the page's own HTML.
+        Journey::Waiting(_) => waiting_page(&who, &expiry, request_id),
         Journey::Open(open) => {
             let step = open_step(v, open, banner, visit, &format!("{notice}{expiry}"));
             with_documents(deps, v, open, visit, step).await

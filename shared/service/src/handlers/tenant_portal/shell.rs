@@ -54,6 +54,31 @@ pub(crate) fn see_other(link: &str) -> ApiResponse {
     }
 }
 
+/// How often the waiting page reloads itself (seconds): soon enough to show the report within
+/// a breath of it being built, rare enough to cost nothing.
+pub(crate) const WAITING_REFRESH_SECONDS: u32 = 10;
+
+/// The page shown while a provider collects the tenant's data: it reloads itself with a meta
+/// refresh (no JavaScript), and asks nothing of the tenant.
+pub(crate) fn waiting_page(who: &str, expiry: &str, request_id: &str) -> ApiResponse {
+    let body = format!(
+        r#"<p class="notice" role="status">Your bank connection worked. We are collecting your income data from your bank: this usually takes a few minutes.</p>
+<p>You do not need to do anything or connect again. This page updates itself; you may also close it and open the link later.</p>
+<p><strong>{who}</strong> will be told once your income summary is ready.</p>
+{expiry}"#
+    );
+    let mut resp = page(200, "Collecting your income data", &body, request_id);
+    resp.body = resp.body.replacen(
+        r#"<meta name="robots" content="noindex">"#,
+        &format!(
+            r#"<meta name="robots" content="noindex">
+<meta http-equiv="refresh" content="{WAITING_REFRESH_SECONDS}">"#
+        ),
+        1,
+    );
+    resp
+}
+
 pub(crate) fn page(status: u16, title: &str, body: &str, request_id: &str) -> ApiResponse {
     ApiResponse::html(
         status,

@@ -1,0 +1,28 @@
+//! Configuration of `provider-webhooks`: the table, and where the live provider's credentials
+//! are (its webhook keys are fetched with them).
+
+use super::{ConfigError, Env, LiveIncome, PlaidVariables, ProviderVariables};
+
+#[derive(Debug, Clone)]
+pub struct ProviderWebhooksConfig {
+    pub table_name: String,
+    /// `INCOME_PROVIDER`: whose webhooks are checked (Plaid Check's today); other routes 404.
+    pub live_income: LiveIncome,
+    /// Read only when `live_income` is Plaid Check.
+    pub plaid: PlaidVariables,
+}
+
+impl ProviderWebhooksConfig {
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::parse(&Env::process())
+    }
+
+    pub fn parse(env: &Env) -> Result<Self, ConfigError> {
+        let (live_income, plaid, _) = ProviderVariables::with_live_income(env)?;
+        Ok(ProviderWebhooksConfig {
+            table_name: env.required("TABLE_NAME")?,
+            live_income,
+            plaid,
+        })
+    }
+}

@@ -1,0 +1,194 @@
+//! `provider-webhooks`: `POST /webhooks/providers/{provider}`, the data providers' webhooks.
+//! Plaid's today (`/webhooks/providers/plaid`); Argyle's join as a second verifier on the same
+//! route shape.
+//!
+//! A webhook is work only once verified (`ports::ProviderWebhookVerifier`): anything else is
+//! answered 401 and changes nothing. A verified one that names a verification's waiting
+//! connection records the provider's signal on it in one conditional write; the table's stream
+//! then hands the reading of the data to the outbox (`provider_data`), whose retry road has the
+//! back-off. A duplicate finds the signal written and is answered 200 with no more work, and of
+//! two concurrent ones the conditional write lets one through. Nothing is answered 200 before
+//! the signal is stored: a 503 asks the provider to send it again.
+//!
+//! The verification is named by the URL Plaid was given with the link token
+//! (`?verification_id=`), and trusted only when the signed body names that verification's user.
+
+use serde_json::json;
+use tracing::Instrument;
+use uuid::Uuid;
+
+use crate::http::{ApiRequest, ApiResponse};
+use domain::Transition;
+use domain::awaiting::DataSignal;
+use ports::{
+    Clock, ProviderNotice, ProviderWebhookVerifier, TransitionOutcome, VerificationStore,
+    WebhookRefusal,
+};
+
+/// What `provider-webhooks` needs: the verifications, the time, and one verifier per provider
+/// (None: that provider is not configured, and its route answers 404).
+pub struct ProviderWebhookDeps<S, C, V> {
+    pub store: S,
+    pub clock: C,
+    pub plaid: Option<V>,
+}
+
+/// Entry point of the `provider-webhooks` function.
+pub async fn provider_webhooks<S: VerificationStore, C: Clock, V: ProviderWebhookVerifier>(
+    deps: &ProviderWebhookDeps<S, C, V>,
+    req: ApiRequest,
+) -> ApiResponse {
+    let span = tracing::info_span!("provider_webhook", request_id = %req.request_id, provider = tracing::field::Empty);
+    async {
+        let response = handle(deps, &req).await;
+        tracing::info!(status = response.status, "provider webhook answered");
+        response.with_header("x-request-id", req.request_id.clone())
+    }
+    .instrument(span)
+    .await
+}
+
+/// The service's envelope: `result` says what became of a received webhook; an error names its
+/// code and the request id.
+fn answer(req: &ApiRequest, status: u16, code: &str, message: &str) -> ApiResponse {
+    let body = if status < 300 {
+        json!({"success": true, "result": code})
+    } else {
+        json!({"success": false, "error": message, "code": code, "details": [], "request_id": req.request_id})
+    };
+    ApiResponse::json(status, &body)
+}
+
+async fn handle<S: VerificationStore, C: Clock, V: ProviderWebhookVerifier>(
+    deps: &ProviderWebhookDeps<S, C, V>,
+    req: &ApiRequest,
+) -> ApiResponse {
+    let provider = req
+        .path
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or("");
+    let verifier = match provider {
+        "plaid" => deps.plaid.as_ref(),
+        _ => None,
+    };
+    let Some(verifier) = verifier else {
+        return answer(req, 404, "not_found", "No such provider webhook.");
+    };
+    tracing::Span::current().record("provider", provider);
+    if req.method != http::Method::POST {
+        return answer(req, 405, "method_not_allowed", "Only POST.").with_header("allow", "POST");
+    }
+    let signature = req.header(verifier.signature_header());
+    let notice = match verifier
+        .verify(signature, &req.body, deps.clock.now())
+        .await
+    {
+        Ok(notice) => notice,
+        Err(WebhookRefusal::Unverified(why)) => {
+            tracing::warn!(why, "provider webhook refused: unverified");
+            return answer(
+                req,
+                401,
+                "webhook_unverified",
+                "The webhook's signature does not hold.",
+            );
+        }
+        Err(WebhookRefusal::Unavailable(why)) => {
+            tracing::warn!(why = %why, "provider webhook not checked: keys unavailable");
+            return answer(
+                req,
+                503,
+                "unavailable",
+                "Please send the webhook again later.",
+            )
+            .with_header("retry-after", "60");
+        }
+    };
+    let (user_id, signal) = match notice {
+        ProviderNotice::Data {
+            provider_user_id,
+            signal,
+        } => (provider_user_id, signal),
+        ProviderNotice::Ignored { kind } => {
+            tracing::info!(kind = %kind, "provider webhook of no concern");
+            return answer(req, 200, "ignored", "");
+        }
+    };
+    match record_signal(deps, verifier, req, &user_id, signal).await {
+        Ok(result) => answer(req, 200, result, ""),
+        Err(Retry(why)) => {
+            tracing::warn!(why, "provider webhook not recorded yet");
+            answer(
+                req,
+                503,
+                "unavailable",
+                "Please send the webhook again later.",
+            )
+            .with_header("retry-after", "60")
+        }
+    }
+}
+
+/// Why a verified webhook could not be recorded now (the provider sends it again).
+struct Retry(&'static str);
+
+/// Records the signal on the named verification's waiting connection, once.
+async fn record_signal<S: VerificationStore, C: Clock, V: ProviderWebhookVerifier>(
+    deps: &ProviderWebhookDeps<S, C, V>,
+    verifier: &V,
+    req: &ApiRequest,
+    user_id: &str,
+    signal: DataSignal,
+) -> Result<&'static str, Retry> {
+    let Some(id) = (req.query.get("verification_id")).and_then(|id| Uuid::parse_str(id).ok())
+    else {
+        return Ok("unknown_verification");
+    };
+    let v = match deps.store.get_verification(id).await {
+        Ok(Some(v)) => v,
+        Ok(None) => return Ok("unknown_verification"),
+        Err(_) => return Err(Retry("store unavailable")),
+    };
+    // The URL is not signed: only a body naming this verification's user counts for it.
+    if !v
+        .provider_user
+        .as_deref()
+        .is_some_and(|h| verifier.is_user(h, user_id))
+    {
+        tracing::warn!(verification_id = %id, "webhook names another user; ignored");
+        return Ok("other_user");
+    }
+    let Some(waiting) = v.awaiting_now() else {
+        if v.status.is_open() && v.consented_at.is_some() {
+            // Ready before the page recorded the wait: kept by the provider, sent again.
+            return Err(Retry("the connection is not waiting yet"));
+        }
+        return Ok("settled");
+    };
+    if waiting.signal.is_some() {
+        return Ok("duplicate");
+    }
+    let now = deps.clock.now();
+    match deps
+        .store
+        .transition(&v, &Transition::Signal { signal }, now)
+        .await
+    {
+        Ok(TransitionOutcome::Applied(_)) => {
+            tracing::info!(verification_id = %id, signal = ?signal, "provider signal recorded");
+            Ok("recorded")
+        }
+        Ok(TransitionOutcome::Conflict(Some(fresh)))
+            if fresh.awaiting_now().is_some_and(|w| w.signal.is_some()) =>
+        {
+            Ok("duplicate")
+        }
+        Ok(TransitionOutcome::Conflict(Some(fresh))) if fresh.awaiting_now().is_none() => {
+            Ok("settled")
+        }
+        Ok(TransitionOutcome::Conflict(_)) => Err(Retry("the verification changed meanwhile")),
+        Err(_) => Err(Retry("store unavailable")),
+    }
+}
