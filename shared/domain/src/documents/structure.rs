@@ -269,6 +269,14 @@ fn overlays(doc: &Document, pages: &[Page]) -> Check {
     if fields > 0 {
         found.push(format!("{fields} form field(s)"));
     }
+    for (index, page) in pages.iter().enumerate() {
+        found.extend(text_over_text(page).into_iter().map(|(a, b)| {
+            format!(
+                "page {}: '{a}' and '{b}' drawn one over the other",
+                index + 1
+            )
+        }));
+    }
     if found.is_empty() {
         Check::new(
             names::OVERLAYS,
@@ -278,6 +286,28 @@ fn overlays(doc: &Document, pages: &[Page]) -> Check {
     } else {
         Check::new(names::OVERLAYS, CheckResult::Fail, found.join("; "))
     }
+}
+
+/// Runs of one line drawn over other text: more than half of the narrower one covered, with
+/// other words (a writer's fake bold draws the same words twice). A printed document never
+/// draws one figure on top of another; an editor hiding the old figure under a new one does.
+fn text_over_text(page: &Page) -> Vec<(String, String)> {
+    let mut found = vec![];
+    for line in &page.lines {
+        let mut runs: Vec<&Run> = line.runs.iter().filter(|r| r.end_x > r.x).collect();
+        runs.sort_by(|a, b| a.x.total_cmp(&b.x));
+        for (i, under) in runs.iter().enumerate() {
+            for over in runs[i + 1..].iter().take_while(|o| o.x < under.end_x) {
+                let overlap = under.end_x.min(over.end_x) - over.x;
+                let narrower = (under.end_x - under.x).min(over.end_x - over.x);
+                let (a, b) = (under.text.trim(), over.text.trim());
+                if overlap > narrower / 2.0 && !a.is_empty() && !b.is_empty() && a != b {
+                    found.push((b.to_string(), a.to_string()));
+                }
+            }
+        }
+    }
+    found
 }
 
 fn page_height(doc: &Document, page_id: ObjectId) -> f32 {
