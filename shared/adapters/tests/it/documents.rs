@@ -6,6 +6,7 @@
 mod edits;
 mod fixtures;
 mod hostile;
+mod layouts;
 mod samples;
 
 use domain::documents::reuse::{deposit_match, file_fingerprint, stub_fingerprint};

@@ -257,6 +257,7 @@ const NOT_NAME_WORDS: &[&str] = &[
     "withholdings",
     "statement",
     "department",
+    "name",
 ];
 
 /// A name-like value, trying each label in turn: the label's value when it has letters, no

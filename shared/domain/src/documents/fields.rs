@@ -173,6 +173,7 @@ pub const QUALIFIERS: &[&str] = &[
     "contributions",
     "match",
     "account",
+    "name",
 ];
 
 /// The first line (over all pages) whose cell starts with one of `labels` (normalised), not
@@ -242,7 +243,9 @@ const KNOWN_LABELS: &[&str] = &[
     "employee id",
     "employee number",
     "employer",
+    "employer name",
     "company",
+    "company name",
     "name",
     "ssn",
     "social security",
@@ -257,6 +260,9 @@ const KNOWN_LABELS: &[&str] = &[
     "advice number",
     "pay date",
     "check date",
+    "pay day",
+    "payment date",
+    "advice date",
     "pay period",
     "period",
     "period beginning",
@@ -266,6 +272,9 @@ const KNOWN_LABELS: &[&str] = &[
     "pay frequency",
     "frequency",
     "pay schedule",
+    "pay cycle",
+    "pay type",
+    "pay rate",
     "rate",
     "hours",
     "current",
@@ -274,6 +283,7 @@ const KNOWN_LABELS: &[&str] = &[
     "ytd",
     "gross pay",
     "net pay",
+    "net check",
     "deductions",
     "taxes",
     "earnings",
@@ -352,11 +362,13 @@ pub fn amounts_after(lines: &[Line], labels: &[&'static str]) -> Vec<i64> {
     };
     let own = &found.cell.text[label_end(&found.cell.text, found.label)..];
     let mut on_line = amounts(own);
+    let not_money = quantity_columns(lines, found.line_index);
     for cell in found
         .line
         .cells()
         .iter()
         .filter(|c| c.x >= found.cell.end_x)
+        .filter(|c| !not_money.iter().any(|(x, end)| c.x < *end && c.end_x > *x))
     {
         let found_here = amounts(&cell.text);
         if found_here.is_empty() || !is_amount_cell(&cell.text) {
@@ -377,6 +389,22 @@ pub fn amounts_after(lines: &[Line], labels: &[&'static str]) -> Vec<i64> {
         at += 1;
     }
     column
+}
+
+/// Headers of columns that hold quantities, not money, though printed with two decimals.
+const QUANTITY_HEADERS: &[&str] = &["hours", "hrs", "units", "rate", "qty", "quantity"];
+
+/// The spans of the quantity columns (hours, rate) of the table a line belongs to: those of its
+/// header, the nearest line above without amounts, of two cells or more.
+fn quantity_columns(lines: &[Line], line_index: usize) -> Vec<(f32, f32)> {
+    let header = (lines[..line_index].iter().rev().take(12)).find(|line| {
+        let cells = line.cells();
+        cells.len() >= 2 && cells.iter().all(|c| amounts(&c.text).is_empty())
+    });
+    (header.map(Line::cells).unwrap_or_default().into_iter())
+        .filter(|c| QUANTITY_HEADERS.contains(&normalise(&c.text).as_str()))
+        .map(|c| (c.x - 2.0, c.end_x + 2.0))
+        .collect()
 }
 
 /// Whether a cell holds only amounts (and currency signs).

@@ -359,10 +359,18 @@ fn font_consistency(pages: &[Page]) -> Check {
         if main_count < 3 {
             continue;
         }
-        for r in amounts
-            .iter()
-            .filter(|r| family(&r.font) != main && counts[family(&r.font)] <= 2)
-        {
+        // A row drawn wholly in another family (bold totals in a serif) is the layout's; an
+        // amount alone in its family, beside a label in the page's, is not.
+        let labelled_alike = |r: &Run| {
+            (page.lines.iter())
+                .find(|l| l.runs.iter().any(|o| std::ptr::eq(o, r)))
+                .is_some_and(|l| {
+                    (l.runs.iter()).any(|o| !is_amount(o) && family(&o.font) == family(&r.font))
+                })
+        };
+        for r in amounts.iter().filter(|r| {
+            family(&r.font) != main && counts[family(&r.font)] <= 2 && !labelled_alike(r)
+        }) {
             outliers.push(format!(
                 "page {}: '{}' is drawn in {} while its {main_count} neighbouring amounts use {main}",
                 index + 1,
