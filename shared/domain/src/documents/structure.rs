@@ -11,15 +11,18 @@ use super::intake::Pdf;
 use super::text::{Page, Run};
 use super::{Check, CheckResult, names};
 
+mod signatures;
+
 /// Every structure check of a PDF, in report order.
 pub fn checks(pdf: &Pdf, pages: &[Page]) -> Vec<Check> {
     let info = info(&pdf.doc);
     let created = info.get("CreationDate").and_then(|d| pdf_date(d));
     let modified = info.get("ModDate").and_then(|d| pdf_date(d));
     let modified_later = matches!((created, modified), (Some(c), Some(m)) if m > c + chrono::Duration::seconds(MOD_DATE_SLACK_SECONDS));
+    let signed = signatures::signature_only(pdf);
     vec![
-        incremental_updates(pdf),
-        modified_after_creation(created, modified),
+        incremental_updates(pdf, signed.as_ref()),
+        modified_after_creation(created, modified, signed.as_ref()),
         editing_tool_check(&info, modified_later),
         overlays(&pdf.doc, pages),
         font_consistency(pages),
@@ -92,13 +95,23 @@ pub fn pdf_date(text: &str) -> Option<DateTime<FixedOffset>> {
     offset.from_local_datetime(&time).single()
 }
 
-fn incremental_updates(pdf: &Pdf) -> Check {
+fn incremental_updates(pdf: &Pdf, signed: Option<&signatures::Signed>) -> Check {
     let revisions = pdf.doc.revision_count().max(1);
     if revisions <= 1 || pdf.eof_offsets.len() <= 1 {
         return Check::new(
             names::INCREMENTAL_UPDATES,
             CheckResult::Pass,
             format!("one revision ({} %%EOF marker)", pdf.eof_offsets.len()),
+        );
+    }
+    if let Some(signed) = signed {
+        return Check::new(
+            names::INCREMENTAL_UPDATES,
+            CheckResult::Pass,
+            format!(
+                "{revisions} revisions: the update(s) after the first %%EOF only add a signature; {}",
+                signed.words()
+            ),
         );
     }
     let mut seen = std::collections::BTreeSet::new();
@@ -158,8 +171,18 @@ fn describe(doc: &Document, id: ObjectId) -> String {
 fn modified_after_creation(
     created: Option<DateTime<FixedOffset>>,
     modified: Option<DateTime<FixedOffset>>,
+    signed: Option<&signatures::Signed>,
 ) -> Check {
     let (result, evidence) = match (created, modified) {
+        // Signing saves the file again: that modification is the signature's.
+        (Some(c), Some(m)) if signed.is_some() => (
+            CheckResult::Pass,
+            format!(
+                "modified {} after its creation {}, when it was signed",
+                m.to_rfc3339(),
+                c.to_rfc3339()
+            ),
+        ),
         (Some(c), Some(m)) if m > c + chrono::Duration::seconds(MOD_DATE_SLACK_SECONDS) => (
             CheckResult::Fail,
             format!(
@@ -257,17 +280,6 @@ fn overlays(doc: &Document, pages: &[Page]) -> Check {
                 ));
             }
         }
-    }
-    let fields = doc
-        .catalog()
-        .ok()
-        .and_then(|c| c.get_deref(b"AcroForm", doc).ok())
-        .and_then(|f| f.as_dict().ok())
-        .and_then(|f| f.get_deref(b"Fields", doc).ok())
-        .and_then(|f| f.as_array().ok())
-        .map_or(0, Vec::len);
-    if fields > 0 {
-        found.push(format!("{fields} form field(s)"));
     }
     for (index, page) in pages.iter().enumerate() {
         found.extend(text_over_text(page).into_iter().map(|(a, b)| {
