@@ -2,7 +2,8 @@
 # Makes the committed sets of generated pay stubs from two outside producers: Chromium's print to
 # PDF and Ghostscript's pdfwrite, 32 of each, in shared/test-support/fixtures/documents/layouts/.
 # The layouts come from test_support::layouts (seeds 10000 to 10031); `make test` reads the PDFs
-# and checks every field against the layout's figures. Run it again after changing the generator.
+# and checks every field against the layout's figures. It also writes the first layout with an
+# owner password only, and with a password to open it. Run it again after changing the generator.
 # Needs Chromium (infra/install_chromium.sh) and Ghostscript (Debian's ghostscript).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -221,4 +221,40 @@ fn write_the_committed_layouts() {
             .expect("Ghostscript (gs) runs");
         assert!(status.success(), "gs failed on seed {seed}");
     }
+    // The first layout again, with an owner password only, and with a password to open it.
+    let ps = work.join(format!("{}.ps", COMMITTED.start));
+    for (name, passwords) in [
+        ("owner-password.pdf", vec!["-sOwnerPassword=owner"]),
+        (
+            "user-password.pdf",
+            vec!["-sOwnerPassword=owner", "-sUserPassword=user"],
+        ),
+    ] {
+        let out = committed_dir("").join(name);
+        let status = Command::new("gs")
+            .args(["-q", "-dSAFER", "-dBATCH", "-dNOPAUSE", "-sDEVICE=pdfwrite"])
+            .args(["-dEncryptionR=3", "-dKeyLength=128", "-dPermissions=-3904"])
+            .args(passwords)
+            .arg(format!("-sOutputFile={}", out.display()))
+            .arg(&ps)
+            .status()
+            .expect("Ghostscript (gs) runs");
+        assert!(status.success(), "gs failed on {name}");
+    }
+}
+
+/// A PDF with an owner password only opens with the empty user password, as in any viewer: it
+/// is analysed like any other. One that needs a password to open is refused.
+#[test]
+fn an_owner_password_alone_is_analysed_and_a_password_to_open_is_refused() {
+    let layout = Layout::new(COMMITTED.start);
+    let owner = std::fs::read(committed_dir("").join("owner-password.pdf")).unwrap();
+    let a = analyse(&owner, Some(&layout.truth.tenant)).unwrap();
+    let mut tally = Tally::default();
+    tally.add(COMMITTED.start, &layout.truth, &a);
+    assert_eq!(a.verdict, Verdict::Clean, "{:#?}", a.checks);
+    tally.assert_honest("owner password");
+    let user = std::fs::read(committed_dir("").join("user-password.pdf")).unwrap();
+    let refused = analyse(&user, Some(&layout.truth.tenant)).unwrap_err();
+    assert_eq!(refused, domain::documents::Refusal::Encrypted);
 }
