@@ -385,4 +385,33 @@ mod tests {
         assert_eq!(v, Verdict::Undetermined);
         assert!(reason.unwrap().contains("not a pay stub"));
     }
+
+    proptest::proptest! {
+        /// Whatever the checks say, only a failed structure check of `CONTENT_CHANGED` makes a
+        /// document `edited`; any other failed or partial check but `active_content` makes it
+        /// `inconsistent`.
+        #[test]
+        fn only_changed_content_makes_a_document_edited(
+            found in proptest::collection::vec((0usize..13, 0usize..5), 0..14),
+        ) {
+            const ALL: [&str; 13] = [
+                names::TEXT_LAYER, names::INCREMENTAL_UPDATES, names::MODIFIED_AFTER_CREATION,
+                names::EDITING_TOOL, names::OVERLAYS, names::FONT_CONSISTENCY,
+                names::ACTIVE_CONTENT, names::NET_PAY_ARITHMETIC, names::YEAR_TO_DATE,
+                names::PAY_DATES, names::IDENTITY, names::DEPOSIT_MATCH, names::REUSE,
+            ];
+            use CheckResult::*;
+            let results = [Pass, Fail, Partial, NotApplicable, Unknown];
+            let list: Vec<Check> = (found.iter())
+                .map(|(c, r)| Check::new(ALL[*c], results[*r], ""))
+                .collect();
+            let (v, _) = verdict(DocumentKind::PayStub, &list);
+            let changed = list.iter().any(|c| c.result == Fail && CONTENT_CHANGED.contains(&c.check.as_str()));
+            let disagrees = list.iter().any(|c| matches!(c.result, Fail | Partial) && c.check != names::ACTIVE_CONTENT);
+            proptest::prop_assert_eq!(v == Verdict::Edited, changed);
+            if !changed && disagrees {
+                proptest::prop_assert_eq!(v, Verdict::Inconsistent);
+            }
+        }
+    }
 }

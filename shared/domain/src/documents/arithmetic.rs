@@ -324,3 +324,64 @@ fn cadence_pair(prev: &PayStub, cur: &PayStub) -> Option<Check> {
         ),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::documents::Deduction;
+    use proptest::prelude::*;
+
+    fn stub(gross: i64, net: i64, lines: &[i64], stated: Option<i64>) -> PayStub {
+        PayStub {
+            gross_cents: Some(gross),
+            net_cents: Some(net),
+            deductions: (lines.iter().enumerate())
+                .map(|(i, c)| Deduction {
+                    name: format!("line {i}"),
+                    cents: *c,
+                })
+                .collect(),
+            deductions_total_cents: stated,
+            ..Default::default()
+        }
+    }
+
+    proptest! {
+        /// Figures that add up pass; a net raised above them fails; a deduction line missed by
+        /// the reading never fails a stub without a stated total.
+        #[test]
+        fn net_pay_fails_only_on_figures_that_cannot_add_up(
+            gross in 10_000i64..1_000_000,
+            lines in prop::collection::vec(1i64..40_000, 1..8),
+            raise in 2i64..300_000,
+            stated in any::<bool>(),
+        ) {
+            let total: i64 = lines.iter().sum();
+            prop_assume!(total < gross);
+            let net = gross - total;
+            let stated_total = stated.then_some(total);
+            prop_assert_eq!(net_pay(&stub(gross, net, &lines, stated_total)).result, CheckResult::Pass);
+            let raised = net_pay(&stub(gross, net + raise, &lines, stated_total));
+            prop_assert_eq!(raised.result, CheckResult::Fail, "{}", raised.evidence);
+            if lines.len() > 1 && !stated {
+                let missed = net_pay(&stub(gross, net, &lines[1..], None));
+                prop_assert_ne!(missed.result, CheckResult::Fail, "{}", missed.evidence);
+            }
+        }
+
+        /// A pay date from 3 days before the period's end to 14 after it is normal.
+        #[test]
+        fn pay_dates_accept_early_and_arrears_pay(lag in -3i64..=14, start_day in 0i64..300) {
+            let start = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap() + chrono::Duration::days(start_day);
+            let end = start + chrono::Duration::days(13);
+            let s = PayStub {
+                period_start: Some(start),
+                period_end: Some(end),
+                pay_date: Some(end + chrono::Duration::days(lag)),
+                pay_frequency: Some(PayFrequency::Biweekly),
+                ..Default::default()
+            };
+            prop_assert_eq!(pay_dates_single(&s).result, CheckResult::Pass);
+        }
+    }
+}
