@@ -139,8 +139,7 @@ impl Tally {
 
 /// The figures of each producer, for the note and a person to read.
 fn write_figures(name: &str, rows: &[String]) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/test-artifacts");
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::report_pdf::artifacts_dir();
     let mut table = vec![
         "| producer | documents | fields read | read wrong | verdicts |".to_string(),
         "|---|---|---|---|---|".to_string(),
