@@ -889,11 +889,17 @@ export interface components {
              */
             documents?: components["schemas"]["ReportDocument"][];
             /**
-             * @description Present with `documents`. True when a document is `edited`, or counted income rests
-             *     on an `undetermined` document (a photo whose figures the tenant typed, a file the
-             *     analysis could not finish): a person should look at the originals.
+             * @description Present with `documents`. True when a document is not `clean` (`edited`,
+             *     `inconsistent` or `undetermined`), or its figures were typed by the tenant: a person
+             *     should look at the originals.
              */
             needs_review?: boolean;
+            awaiting_review?: components["schemas"]["AwaitingReview"];
+            /**
+             * @description Additive. 1 when the report is made; one more each time it is computed again, as when
+             *     the landlord accepts its documents with `POST /api/v1/verify/review`.
+             */
+            revision?: number;
             /**
              * @description Present once the landlord reviewed the documents with `POST /api/v1/verify/review`
              *     (one review per report). The `verification.completed` webhook, sent before, never
@@ -1082,7 +1088,7 @@ export interface components {
             /** @enum {string} */
             kind?: "pay_stub" | "bank_statement" | "benefit_letter" | "photo" | "unknown";
             /** @enum {string} */
-            verdict?: "clean" | "edited" | "undetermined";
+            verdict?: "clean" | "edited" | "inconsistent" | "undetermined";
             verdict_words?: string;
             /** @description Why the file was not accepted (state `refused`). */
             refusal?: string;
@@ -1101,15 +1107,26 @@ export interface components {
             /** @enum {string} */
             kind: "pay_stub" | "bank_statement" | "benefit_letter" | "photo" | "unknown";
             /**
-             * @description `edited`: a check found a sign of editing or another person's name; `undetermined`:
-             *     the document could not be checked (`reason` says why); `clean` otherwise.
+             * @description `edited`: the file's structure shows its content changed after it was made (a later
+             *     revision rewriting a page, an editing tool's save, text drawn over the figures);
+             *     `inconsistent`: inconsistencies found, needs review (figures, dates, fonts or the name
+             *     disagree, with the evidence in `checks`); `undetermined`: the document could not be
+             *     checked (`reason` says why); `clean` otherwise.
              * @enum {string}
              */
-            verdict: "clean" | "edited" | "undetermined";
+            verdict: "clean" | "edited" | "inconsistent" | "undetermined";
             /** @description Why the verdict is `undetermined`; absent otherwise. */
             reason?: string;
-            /** @description Whether its income counts; an `edited` document's never does. */
+            /**
+             * @description Whether its income counts. A `clean` document's counts at once and an `edited` one's
+             *     never; the others', and typed figures, once the landlord accepts them.
+             */
             counted: boolean;
+            /**
+             * @description Present when its income counts only once the landlord accepts the documents.
+             * @constant
+             */
+            awaiting_review?: true;
             /**
              * @description Present when the pay date, gross and net pay were typed by the tenant (a photo or scan).
              * @constant
@@ -1119,11 +1136,28 @@ export interface components {
             summary: string;
             checks: components["schemas"]["DocumentCheck"][];
         };
+        /**
+         * @description Present while some documents' income counts only once the landlord accepts them with
+         *     `POST /api/v1/verify/review`: `inconsistent` and `undetermined` documents, and figures the
+         *     tenant typed. The totals and the 3x rule leave them out until then.
+         */
+        AwaitingReview: {
+            /** @description Their names (`Document <n>`), in upload order. */
+            documents: string[];
+            /**
+             * Format: double
+             * @description What `total_monthly_income` becomes once they are accepted.
+             */
+            total_monthly_income_if_accepted: number;
+        };
         DocumentCheck: {
             /** @description The check's name, such as `incremental_updates` or `net_pay_arithmetic` (docs/documents.md). */
             check: string;
-            /** @enum {string} */
-            result: "pass" | "fail" | "not_applicable" | "unknown";
+            /**
+             * @description `partial`: the values agree in part, such as a name written another way; a person should compare them.
+             * @enum {string}
+             */
+            result: "pass" | "fail" | "partial" | "not_applicable" | "unknown";
             /** @description What was compared, and the values found. */
             evidence: string;
         };

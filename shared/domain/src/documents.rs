@@ -55,6 +55,8 @@ pub enum DocumentKind {
 pub enum CheckResult {
     Pass,
     Fail,
+    /// The values agree in part (a name written another way): a person should compare them.
+    Partial,
     NotApplicable,
     Unknown,
 }
@@ -82,7 +84,10 @@ impl Check {
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     Clean,
+    /// Structural evidence that the content changed after the document was made.
     Edited,
+    /// A reading check found figures or a name that don't agree: a person should review it.
+    Inconsistent,
     Undetermined,
 }
 
@@ -149,23 +154,40 @@ impl Analysis {
     }
 }
 
+/// The structure checks whose failure shows that the content changed after the document was
+/// made: a later revision rewriting page content, an editing tool's save, drawing over the text.
+/// Every other failing check reads figures, dates, names or fonts, which a genuine document
+/// can also disagree on (a layout misread, a nickname, a subtotal): those ask for a review.
+pub const CONTENT_CHANGED: &[&str] = &[
+    names::INCREMENTAL_UPDATES,
+    names::EDITING_TOOL,
+    names::OVERLAYS,
+];
+
 /// The verdict rule, in order:
-/// 1. `edited` when any check other than `active_content` fails: each of them is evidence that
-///    the document was changed after it was made, or belongs to someone else;
-/// 2. `undetermined` when the document can't be checked: a photo or a page without text,
+/// 1. `edited` when a check of [`CONTENT_CHANGED`] fails;
+/// 2. `inconsistent` when any other check but `active_content` fails or matches only in part:
+///    its evidence is what a person should review;
+/// 3. `undetermined` when the document can't be checked: a photo or a page without text,
 ///    JavaScript or embedded files (`active_content` fails), text that is none of the known
-///    kinds, or
-///    a pay stub whose gross, deductions and net could not all be read (`net_pay_arithmetic`
-///    unknown);
-/// 3. `clean` otherwise.
+///    kinds, or a pay stub whose gross, deductions and net could not all be read
+///    (`net_pay_arithmetic` unknown);
+/// 4. `clean` otherwise.
 pub fn verdict(kind: DocumentKind, checks: &[Check]) -> (Verdict, Option<String>) {
-    let failed: Vec<&str> = checks
+    let failed = |c: &&Check| c.result == CheckResult::Fail;
+    if checks
         .iter()
-        .filter(|c| c.result == CheckResult::Fail && c.check != names::ACTIVE_CONTENT)
-        .map(|c| c.check.as_str())
-        .collect();
-    if !failed.is_empty() {
+        .filter(failed)
+        .any(|c| CONTENT_CHANGED.contains(&c.check.as_str()))
+    {
         return (Verdict::Edited, None);
+    }
+    let disagrees = checks.iter().any(|c| {
+        matches!(c.result, CheckResult::Fail | CheckResult::Partial)
+            && c.check != names::ACTIVE_CONTENT
+    });
+    if disagrees {
+        return (Verdict::Inconsistent, None);
     }
     let result_of = |name: &str| checks.iter().find(|c| c.check == name).map(|c| c.result);
     let reason =
@@ -313,8 +335,38 @@ mod tests {
         edited[1].1 = Fail;
         assert_eq!(
             verdict(DocumentKind::PayStub, &checks(&edited)).0,
-            Verdict::Edited
+            Verdict::Inconsistent,
+            "what a reading check found is said, active content or not"
         );
+        for structural in CONTENT_CHANGED {
+            let mut edited = clean.to_vec();
+            edited.push((structural, Fail));
+            assert_eq!(
+                verdict(DocumentKind::PayStub, &checks(&edited)).0,
+                Verdict::Edited
+            );
+        }
+        for reading in [
+            names::NET_PAY_ARITHMETIC,
+            names::YEAR_TO_DATE,
+            names::PAY_DATES,
+            names::IDENTITY,
+            names::FONT_CONSISTENCY,
+            names::DEPOSIT_MATCH,
+            names::REUSE,
+            names::MODIFIED_AFTER_CREATION,
+        ] {
+            for result in [Fail, Partial] {
+                let mut read = clean.to_vec();
+                read.retain(|(name, _)| *name != reading);
+                read.push((reading, result));
+                assert_eq!(
+                    verdict(DocumentKind::PayStub, &checks(&read)),
+                    (Verdict::Inconsistent, None),
+                    "{reading} {result:?}"
+                );
+            }
+        }
         let mut active = clean.to_vec();
         active[1].1 = Fail;
         let (v, reason) = verdict(DocumentKind::PayStub, &checks(&active));
@@ -332,5 +384,34 @@ mod tests {
         let (v, reason) = verdict(DocumentKind::Unknown, &checks(&clean));
         assert_eq!(v, Verdict::Undetermined);
         assert!(reason.unwrap().contains("not a pay stub"));
+    }
+
+    proptest::proptest! {
+        /// Whatever the checks say, only a failed structure check of `CONTENT_CHANGED` makes a
+        /// document `edited`; any other failed or partial check but `active_content` makes it
+        /// `inconsistent`.
+        #[test]
+        fn only_changed_content_makes_a_document_edited(
+            found in proptest::collection::vec((0usize..13, 0usize..5), 0..14),
+        ) {
+            const ALL: [&str; 13] = [
+                names::TEXT_LAYER, names::INCREMENTAL_UPDATES, names::MODIFIED_AFTER_CREATION,
+                names::EDITING_TOOL, names::OVERLAYS, names::FONT_CONSISTENCY,
+                names::ACTIVE_CONTENT, names::NET_PAY_ARITHMETIC, names::YEAR_TO_DATE,
+                names::PAY_DATES, names::IDENTITY, names::DEPOSIT_MATCH, names::REUSE,
+            ];
+            use CheckResult::*;
+            let results = [Pass, Fail, Partial, NotApplicable, Unknown];
+            let list: Vec<Check> = (found.iter())
+                .map(|(c, r)| Check::new(ALL[*c], results[*r], ""))
+                .collect();
+            let (v, _) = verdict(DocumentKind::PayStub, &list);
+            let changed = list.iter().any(|c| c.result == Fail && CONTENT_CHANGED.contains(&c.check.as_str()));
+            let disagrees = list.iter().any(|c| matches!(c.result, Fail | Partial) && c.check != names::ACTIVE_CONTENT);
+            proptest::prop_assert_eq!(v == Verdict::Edited, changed);
+            if !changed && disagrees {
+                proptest::prop_assert_eq!(v, Verdict::Inconsistent);
+            }
+        }
     }
 }

@@ -178,6 +178,27 @@ pub struct IncomeReport {
     /// per report. Absent before, and without documents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub document_review: Option<crate::documents::review::DocumentReview>,
+    /// The documents whose income counts only once the landlord accepts them, and the total it
+    /// would then be; absent when none waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub awaiting_review: Option<AwaitingReview>,
+    /// 1 when the report is made; one more each time it is computed again (the landlord's
+    /// acceptance of its documents).
+    #[serde(default = "first_revision")]
+    pub revision: u32,
+}
+
+/// The documents of a report whose income awaits the landlord's acceptance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AwaitingReview {
+    /// Their names ("Document 2"), in upload order.
+    pub documents: Vec<String>,
+    /// `total_monthly_income` once they are accepted.
+    pub total_monthly_income_if_accepted: f64,
+}
+
+fn first_revision() -> u32 {
+    1
 }
 
 impl IncomeReport {
@@ -332,6 +353,8 @@ pub fn build_report_with(income: &ProviderIncome, terms: &RentTerms) -> IncomeRe
         documents: None,
         needs_review: None,
         document_review: None,
+        awaiting_review: None,
+        revision: first_revision(),
     }
 }
 

@@ -1,6 +1,6 @@
 //! Test support, a dev-dependency of the crates that test handlers (no function binary links it):
 //! the store in memory, a fault-injecting wrapper for any store, a clock the test moves, and the
-//! document fixtures (`documents`).
+//! document fixtures (`documents`, and the generated layouts of `layouts`).
 
 use std::sync::{Arc, Mutex};
 
@@ -13,6 +13,7 @@ pub mod documents;
 mod faulty;
 mod faulty_claims;
 mod faulty_erasure;
+pub mod layouts;
 mod memory;
 mod uploads;
 

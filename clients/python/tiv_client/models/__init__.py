@@ -1,6 +1,7 @@
 """Contains all the data models used in inputs/outputs"""
 
 from .affordability import Affordability
+from .awaiting_review import AwaitingReview
 from .bad_request_cancel_error import BadRequestCancelError
 from .bad_request_cancel_error_code import BadRequestCancelErrorCode
 from .bad_request_create_error import BadRequestCreateError
@@ -179,6 +180,7 @@ from .webhook_reviewed_data_status import WebhookReviewedDataStatus
 
 __all__ = (
     "Affordability",
+    "AwaitingReview",
     "BadRequestCancelError",
     "BadRequestCancelErrorCode",
     "BadRequestCreateError",

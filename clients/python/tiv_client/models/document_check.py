@@ -15,7 +15,8 @@ class DocumentCheck:
     """
     Attributes:
         check (str): The check's name, such as `incremental_updates` or `net_pay_arithmetic` (docs/documents.md).
-        result (DocumentCheckResult):
+        result (DocumentCheckResult): `partial`: the values agree in part, such as a name written another way; a person
+            should compare them.
         evidence (str): What was compared, and the values found.
     """
 

@@ -4,6 +4,7 @@ from enum import StrEnum
 class DocumentCheckResult(StrEnum):
     FAIL = "fail"
     NOT_APPLICABLE = "not_applicable"
+    PARTIAL = "partial"
     PASS = "pass"
     UNKNOWN = "unknown"
 

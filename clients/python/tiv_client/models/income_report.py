@@ -13,6 +13,7 @@ from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.affordability import Affordability
+    from ..models.awaiting_review import AwaitingReview
     from ..models.confidence_factor import ConfidenceFactor
     from ..models.document_review import DocumentReview
     from ..models.excluded_source import ExcludedSource
@@ -84,9 +85,15 @@ class IncomeReport:
                 (`verification_method`
                 `document`): each document with its verdict and every check, in upload order.
                 docs/documents.md states the checks and the verdict rule.
-            needs_review (bool | Unset): Present with `documents`. True when a document is `edited`, or counted income rests
-                on an `undetermined` document (a photo whose figures the tenant typed, a file the
-                analysis could not finish): a person should look at the originals.
+            needs_review (bool | Unset): Present with `documents`. True when a document is not `clean` (`edited`,
+                `inconsistent` or `undetermined`), or its figures were typed by the tenant: a person
+                should look at the originals.
+            awaiting_review (AwaitingReview | Unset): Present while some documents' income counts only once the landlord
+                accepts them with
+                `POST /api/v1/verify/review`: `inconsistent` and `undetermined` documents, and figures the
+                tenant typed. The totals and the 3x rule leave them out until then.
+            revision (int | Unset): Additive. 1 when the report is made; one more each time it is computed again, as when
+                the landlord accepts its documents with `POST /api/v1/verify/review`.
             document_review (DocumentReview | Unset): The landlord's review of the documents, as recorded.
             local_sandbox (bool | Unset): Present only on the local development stack (`make dev`), on a live verification
                 whose
@@ -113,6 +120,8 @@ class IncomeReport:
     provider_forecast_monthly_income: float | Unset = UNSET
     documents: list[ReportDocument] | Unset = UNSET
     needs_review: bool | Unset = UNSET
+    awaiting_review: AwaitingReview | Unset = UNSET
+    revision: int | Unset = UNSET
     document_review: DocumentReview | Unset = UNSET
     local_sandbox: bool | Unset = UNSET
     tenant_note: str | Unset = UNSET
@@ -184,6 +193,12 @@ class IncomeReport:
 
         needs_review = self.needs_review
 
+        awaiting_review: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.awaiting_review, Unset):
+            awaiting_review = self.awaiting_review.to_dict()
+
+        revision = self.revision
+
         document_review: dict[str, Any] | Unset = UNSET
         if not isinstance(self.document_review, Unset):
             document_review = self.document_review.to_dict()
@@ -225,6 +240,10 @@ class IncomeReport:
             field_dict["documents"] = documents
         if needs_review is not UNSET:
             field_dict["needs_review"] = needs_review
+        if awaiting_review is not UNSET:
+            field_dict["awaiting_review"] = awaiting_review
+        if revision is not UNSET:
+            field_dict["revision"] = revision
         if document_review is not UNSET:
             field_dict["document_review"] = document_review
         if local_sandbox is not UNSET:
@@ -237,6 +256,7 @@ class IncomeReport:
     @classmethod
     def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
         from ..models.affordability import Affordability
+        from ..models.awaiting_review import AwaitingReview
         from ..models.confidence_factor import ConfidenceFactor
         from ..models.document_review import DocumentReview
         from ..models.excluded_source import ExcludedSource
@@ -347,6 +367,15 @@ class IncomeReport:
 
         needs_review = d.pop("needs_review", UNSET)
 
+        _awaiting_review = d.pop("awaiting_review", UNSET)
+        awaiting_review: AwaitingReview | Unset
+        if isinstance(_awaiting_review, Unset):
+            awaiting_review = UNSET
+        else:
+            awaiting_review = AwaitingReview.from_dict(_awaiting_review)
+
+        revision = d.pop("revision", UNSET)
+
         _document_review = d.pop("document_review", UNSET)
         document_review: DocumentReview | Unset
         if isinstance(_document_review, Unset):
@@ -376,6 +405,8 @@ class IncomeReport:
             provider_forecast_monthly_income=provider_forecast_monthly_income,
             documents=documents,
             needs_review=needs_review,
+            awaiting_review=awaiting_review,
+            revision=revision,
             document_review=document_review,
             local_sandbox=local_sandbox,
             tenant_note=tenant_note,

@@ -23,13 +23,18 @@ class ReportDocument:
     Attributes:
         name (str): `Document <n>`, by upload order.
         kind (ReportDocumentKind):
-        verdict (ReportDocumentVerdict): `edited`: a check found a sign of editing or another person's name;
-            `undetermined`:
-            the document could not be checked (`reason` says why); `clean` otherwise.
-        counted (bool): Whether its income counts; an `edited` document's never does.
+        verdict (ReportDocumentVerdict): `edited`: the file's structure shows its content changed after it was made (a
+            later
+            revision rewriting a page, an editing tool's save, text drawn over the figures);
+            `inconsistent`: inconsistencies found, needs review (figures, dates, fonts or the name
+            disagree, with the evidence in `checks`); `undetermined`: the document could not be
+            checked (`reason` says why); `clean` otherwise.
+        counted (bool): Whether its income counts. A `clean` document's counts at once and an `edited` one's
+            never; the others', and typed figures, once the landlord accepts them.
         summary (str): The verdict in plain words, with the failed checks or the reason.
         checks (list[DocumentCheck]):
         reason (str | Unset): Why the verdict is `undetermined`; absent otherwise.
+        awaiting_review (bool | Unset): Present when its income counts only once the landlord accepts the documents.
         stated_by_tenant (bool | Unset): Present when the pay date, gross and net pay were typed by the tenant (a photo
             or scan).
     """
@@ -41,6 +46,7 @@ class ReportDocument:
     summary: str
     checks: list[DocumentCheck]
     reason: str | Unset = UNSET
+    awaiting_review: bool | Unset = UNSET
     stated_by_tenant: bool | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -61,6 +67,8 @@ class ReportDocument:
 
         reason = self.reason
 
+        awaiting_review = self.awaiting_review
+
         stated_by_tenant = self.stated_by_tenant
 
         field_dict: dict[str, Any] = {}
@@ -77,6 +85,8 @@ class ReportDocument:
         )
         if reason is not UNSET:
             field_dict["reason"] = reason
+        if awaiting_review is not UNSET:
+            field_dict["awaiting_review"] = awaiting_review
         if stated_by_tenant is not UNSET:
             field_dict["stated_by_tenant"] = stated_by_tenant
 
@@ -106,6 +116,8 @@ class ReportDocument:
 
         reason = d.pop("reason", UNSET)
 
+        awaiting_review = d.pop("awaiting_review", UNSET)
+
         stated_by_tenant = d.pop("stated_by_tenant", UNSET)
 
         report_document = cls(
@@ -116,6 +128,7 @@ class ReportDocument:
             summary=summary,
             checks=checks,
             reason=reason,
+            awaiting_review=awaiting_review,
             stated_by_tenant=stated_by_tenant,
         )
 

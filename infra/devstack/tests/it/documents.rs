@@ -177,7 +177,23 @@ async fn an_upload_goes_from_the_page_through_the_bucket_to_the_report() {
     );
     assert_eq!(report["documents"][0]["verdict"], "undetermined");
     assert_eq!(report["documents"][0]["stated_by_tenant"], true);
-    assert_eq!(report["total_monthly_income"], 6000.0);
+    // Typed figures count once the landlord accepts them; the acceptance computes the report
+    // again, through the store's one conditional write.
+    assert_eq!(report["total_monthly_income"], 0.0);
+    assert_eq!(
+        report["awaiting_review"]["total_monthly_income_if_accepted"],
+        6000.0
+    );
+    assert_eq!(report["revision"], 1);
+    let accepted = json!({"decision": "accepted", "note": "Matches the employer's letter."});
+    let done = env.review_documents(&env.test_key, id, accepted).await;
+    assert_eq!(done.status, 200, "{}", done.raw);
+    let got = env.get_verification(&env.test_key, id).await;
+    let report = &got.body["data"]["income_report"];
+    assert_eq!(report["total_monthly_income"], 6000.0, "{}", got.raw);
+    assert_eq!(report["revision"], 2);
+    assert_eq!(report["documents"][0]["counted"], true);
+    assert!(report.get("awaiting_review").is_none());
     let v = stored(&env, id).await;
     assert_eq!(
         v.income_report.unwrap().verification_method,
@@ -340,14 +356,15 @@ async fn sandbox_samples_download_from_the_page_and_show_their_verdicts_in_the_r
     assert_eq!(verdict_of("Document 1"), ("clean".into(), vec![]));
     assert_eq!(
         verdict_of("Document 2"),
-        ("edited".into(), vec!["incremental_updates"])
+        ("edited".into(), vec!["incremental_updates", "overlays"])
     );
     // The landlord's PDF names the flagged document and why; its pages as PNGs for a person.
     let pdf = common::landlord_pdf(&env, &env.test_key, &id.to_string()).await;
     let path = common::artifacts_dir().join("documents-report-edited.pdf");
     let text = common::pdf_text(&pdf, &path);
     for expected in [
-        "Document 2 (pay stub): signs of editing found (incremental_updates); not counted.",
+        "Document 2 (pay stub): signs of editing found (incremental_updates, overlays); not \
+         counted.",
         "Document 1 (pay stub): no sign of editing found.",
     ] {
         assert!(text.contains(expected), "{expected:?} not in:\n{text}");

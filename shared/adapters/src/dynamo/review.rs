@@ -1,7 +1,9 @@
 //! The review of a verification's documents with its metering in ONE transaction (as
 //! `metered_reach` does for a resend): the count on the account item, and one conditional update
-//! that sets `income_report.document_review` only while the verification is the key's own,
-//! completed, has a report from documents and no review yet.
+//! that sets the report reviewed (`documents::finish::reviewed_report`: the review, and after an
+//! acceptance the figures computed again) only while the verification is the key's own,
+//! completed, has a report from documents and no review yet, and its report is still the
+//! revision read.
 
 use aws_sdk_dynamodb::types::{
     AttributeValue, CancellationReason, ReturnValuesOnConditionCheckFailure, TransactWriteItem,
@@ -13,6 +15,7 @@ use super::items::s;
 use super::metered_create::seen_own_verification;
 use super::{DynamoStore, Expr, unavailable};
 use domain::Status;
+use domain::documents::finish::reviewed_report;
 use ports::{Metered, MeteredReview, ReviewRefusal, ReviewStore, StoreError};
 use service::table_schema::{self as schema, keys};
 
@@ -32,13 +35,25 @@ impl ReviewStore for DynamoStore {
         let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
             return self.no_api_plan(key, now, plans).await;
         };
-        let value = serde_dynamo::to_attribute_value::<_, AttributeValue>(review)
+        // The report is computed from the verification as read; the condition on its revision
+        // keeps the write to that report. Without one to review, the write is refused, and the
+        // verification seen then says why.
+        let read = self.read(keys::verification(verification_id)).await?;
+        let reviewed = read.as_ref().and_then(|v| reviewed_report(v, review));
+        let read_revision = read
+            .as_ref()
+            .and_then(|v| v.income_report.as_ref())
+            .filter(|_| reviewed.is_some())
+            .map_or(0, |r| r.revision);
+        let value = serde_dynamo::to_attribute_value::<_, AttributeValue>(&reviewed)
             .map_err(|e| StoreError::Unavailable(format!("document review: {e}")))?;
         let mut expr = Expr::default();
         let report = expr.name("income_report");
         let documents = expr.name("documents");
-        let reviewed = expr.name("document_review");
-        let review_v = expr.value("review", value);
+        let reviewed_name = expr.name("document_review");
+        let revision_name = expr.name("revision");
+        let report_v = expr.value("report", value);
+        let read_rev = expr.value("revision", AttributeValue::N(read_revision.to_string()));
         let account = expr.set("account_id", "acct", s(&key.account_id));
         let mode = expr.set("mode", "mode", s(key.mode.as_str()));
         let status = expr.set("status", "completed", s(Status::Completed.as_str()));
@@ -47,11 +62,12 @@ impl ReviewStore for DynamoStore {
             .table_name(self.table())
             .key(schema::PK, s(pk))
             .key(schema::SK, s(sk))
-            .update_expression(format!("SET {report}.{reviewed} = {review_v}"))
+            .update_expression(format!("SET {report} = {report_v}"))
             .condition_expression(format!(
                 "attribute_exists(PK) AND {account} AND {mode} AND {status} \
                  AND attribute_exists({report}.{documents}) \
-                 AND attribute_not_exists({report}.{reviewed})"
+                 AND attribute_not_exists({report}.{reviewed_name}) \
+                 AND {report}.{revision_name} = {read_rev}"
             ))
             .set_expression_attribute_names(expr.names())
             .set_expression_attribute_values(expr.values())

@@ -219,3 +219,85 @@ async fn a_recorded_review_makes_one_reviewed_webhook_with_the_review() {
     unreviewed.income_report.as_mut().unwrap().document_review = None;
     assert_eq!(reviewed_webhook_message(&unreviewed), None);
 }
+
+/// Completes the stored verification as a tenant finishing with one photo whose figures they
+/// typed: a report whose income awaits the landlord's acceptance.
+fn complete_with_typed_figures(store: &MemoryStore, id: Uuid) {
+    use domain::documents::record::{DocumentRecord, DocumentState, StatedPay};
+    use domain::documents::{Analysis, Check, CheckResult, DocumentKind, Fields, Verdict, names};
+    let mut v = store.verification(id).unwrap();
+    let mut photo = DocumentRecord::arrived(1, "e1", 1_000, now());
+    photo.state = DocumentState::Analysed;
+    photo.analysis = Some(Analysis {
+        kind: DocumentKind::Photo,
+        verdict: Verdict::Undetermined,
+        reason: Some("a photo".into()),
+        pages: 1,
+        fields: Fields::None,
+        checks: vec![Check::new(names::TEXT_LAYER, CheckResult::Unknown, "a PNG")],
+    });
+    photo.stated = Some(StatedPay {
+        pay_date: now().date_naive() - Duration::days(4),
+        gross_cents: 250_000,
+        net_cents: 190_000,
+        pay_frequency: domain::income::PayFrequency::Biweekly,
+    });
+    v.documents.insert("d1".into(), photo);
+    v.status = Status::Completed;
+    v.completed_at = Some(now());
+    v.income_report = Some(domain::documents::finish::document_report(
+        &v,
+        now().date_naive(),
+    ));
+    store.insert_verification(&v);
+}
+
+#[tokio::test]
+async fn an_acceptance_counts_what_awaited_it_and_the_webhook_carries_the_new_figures() {
+    use service::handlers::outbox_work::reviewed_webhook_message;
+    let (deps, keys) = deps_with(MemoryStore::new(), "pro").await;
+    let key = &keys.test.secret;
+    let id = created_id(&deps, key).await;
+    complete_with_typed_figures(&deps.store, id);
+    let before = deps.store.verification(id).unwrap().income_report.unwrap();
+    assert_eq!((before.total_monthly_income, before.revision), (0.0, 1));
+    let awaiting = before
+        .awaiting_review
+        .expect("typed figures await the review");
+    assert_eq!(awaiting.documents, ["Document 1"]);
+    assert_eq!(awaiting.total_monthly_income_if_accepted, 5416.67);
+
+    assert_eq!(review(&deps, key, id, accepted()).await.status, 200);
+    let mut reviewed = deps.store.verification(id).unwrap();
+    let after = reviewed.income_report.clone().unwrap();
+    assert_eq!((after.total_monthly_income, after.revision), (5416.67, 2));
+    assert_eq!(after.awaiting_review, None);
+    let document = &after.documents.as_ref().unwrap()[0];
+    assert!(document.counted && !document.awaiting_review);
+    assert!(after.document_review.is_some());
+
+    reviewed.webhook_url = Some("https://hooks.example.com/tiv".into());
+    let message = reviewed_webhook_message(&reviewed).expect("a message");
+    let sent: Value = serde_json::from_str(&message.body).unwrap();
+    assert_eq!(
+        sent["data"]["income_report"]["total_monthly_income"],
+        5416.67
+    );
+    assert_eq!(sent["data"]["income_report"]["revision"], 2);
+    let shown = get_verification(&deps, with_id(http::Method::GET, key, &id.to_string())).await;
+    assert_eq!(body(&shown)["data"]["income_report"]["revision"], 2);
+}
+
+#[tokio::test]
+async fn a_rejection_keeps_the_figures_and_the_revision() {
+    let (deps, keys) = deps_with(MemoryStore::new(), "pro").await;
+    let key = &keys.test.secret;
+    let id = created_id(&deps, key).await;
+    complete_with_typed_figures(&deps.store, id);
+    let rejected = json!({"decision": "rejected", "note": "The photo is not legible."});
+    assert_eq!(review(&deps, key, id, rejected).await.status, 200);
+    let after = deps.store.verification(id).unwrap().income_report.unwrap();
+    assert_eq!((after.total_monthly_income, after.revision), (0.0, 1));
+    assert!(after.awaiting_review.is_some());
+    assert_eq!(after.document_review.unwrap().decision.as_str(), "rejected");
+}

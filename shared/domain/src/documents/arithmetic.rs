@@ -23,54 +23,96 @@ pub fn single_document_checks(fields: &Fields) -> Vec<Check> {
     }
 }
 
-/// `net_pay_arithmetic`: gross less the deductions equals net; the listed deductions add up to
-/// the stated total when the stub states one.
+/// `net_pay_arithmetic`: gross less the deductions equals net. The deductions are the total the
+/// stub states (with its taxes' subtotal when that stands apart), or else the lines read. A
+/// stated total is read by its label, so a difference fails; lines may be missed on a layout
+/// never seen, so without a total only a net above gross less the lines fails (no missed line
+/// explains it), and a net below it is `unknown`.
 pub fn net_pay(stub: &PayStub) -> Check {
     let listed: i64 = stub.deductions.iter().map(|d| d.cents).sum();
-    let total = stub
-        .deductions_total_cents
-        .or((!stub.deductions.is_empty()).then_some(listed));
-    let (Some(gross), Some(net), Some(total)) = (stub.gross_cents, stub.net_cents, total) else {
-        let missing: Vec<&str> = [
-            ("gross pay", stub.gross_cents.is_none()),
-            ("net pay", stub.net_cents.is_none()),
-            ("deductions", total.is_none()),
-        ]
-        .iter()
-        .filter(|(_, m)| *m)
-        .map(|(n, _)| *n)
-        .collect();
-        return Check::new(
-            names::NET_PAY_ARITHMETIC,
-            CheckResult::Unknown,
-            format!("not found on the stub: {}", missing.join(", ")),
-        );
+    let lines = (!stub.deductions.is_empty()).then_some(listed);
+    let (Some(gross), Some(net)) = (stub.gross_cents, stub.net_cents) else {
+        return unread(stub, lines);
     };
-    let mut evidence = vec![format!(
-        "gross {} less deductions {} is {}; the stub states net {}",
-        dollars(gross),
-        dollars(total),
-        dollars(gross - total),
-        dollars(net)
-    )];
-    let mut fail = (gross - total - net).abs() > CENT_TOLERANCE;
-    if let Some(stated) = stub.deductions_total_cents
-        && !stub.deductions.is_empty()
-    {
-        evidence.push(format!(
-            "the {} deduction lines add up to {}, the stated total is {}",
+    let mut candidates: Vec<(i64, String)> = vec![];
+    if let Some(total) = stub.deductions_total_cents {
+        candidates.push((total, "the stated total".into()));
+        if let Some(taxes) = stub.taxes_total_cents {
+            candidates.push((
+                total + taxes,
+                format!("the stated taxes {} and deductions", dollars(taxes)),
+            ));
+        }
+    }
+    if let Some(listed) = lines {
+        candidates.push((
+            listed,
+            format!("the {} deduction lines", stub.deductions.len()),
+        ));
+    }
+    if candidates.is_empty() {
+        return unread(stub, lines);
+    }
+    let says = |(total, what): &(i64, String)| {
+        format!(
+            "gross {} less deductions {} is {}; the stub states net {} ({what})",
+            dollars(gross),
+            dollars(*total),
+            dollars(gross - total),
+            dollars(net)
+        )
+    };
+    let lines_note = match (stub.deductions_total_cents, lines) {
+        (Some(stated), Some(listed)) => format!(
+            "; the {} deduction lines add up to {}, the stated total is {}",
             stub.deductions.len(),
             dollars(listed),
             dollars(stated)
-        ));
-        fail |= (listed - stated).abs() > CENT_TOLERANCE;
-    }
-    let result = if fail {
-        CheckResult::Fail
-    } else {
-        CheckResult::Pass
+        ),
+        _ => String::new(),
     };
-    Check::new(names::NET_PAY_ARITHMETIC, result, evidence.join("; "))
+    if let Some(fits) = candidates
+        .iter()
+        .find(|(total, _)| (gross - total - net).abs() <= CENT_TOLERANCE)
+    {
+        let evidence = format!("{}{lines_note}", says(fits));
+        return Check::new(names::NET_PAY_ARITHMETIC, CheckResult::Pass, evidence);
+    }
+    let evidence = candidates.iter().map(says).collect::<Vec<_>>().join("; ") + &lines_note;
+    let stated = stub.deductions_total_cents.is_some();
+    let above = candidates
+        .iter()
+        .all(|(total, _)| net > gross - total + CENT_TOLERANCE);
+    if stated || above {
+        Check::new(names::NET_PAY_ARITHMETIC, CheckResult::Fail, evidence)
+    } else {
+        Check::new(
+            names::NET_PAY_ARITHMETIC,
+            CheckResult::Unknown,
+            format!("{evidence}: a deduction line may not have been read"),
+        )
+    }
+}
+
+/// `net_pay_arithmetic` when gross, net or deductions were not read.
+fn unread(stub: &PayStub, lines: Option<i64>) -> Check {
+    let missing: Vec<&str> = [
+        ("gross pay", stub.gross_cents.is_none()),
+        ("net pay", stub.net_cents.is_none()),
+        (
+            "deductions",
+            stub.deductions_total_cents.is_none() && lines.is_none(),
+        ),
+    ]
+    .iter()
+    .filter(|(_, m)| *m)
+    .map(|(n, _)| *n)
+    .collect();
+    Check::new(
+        names::NET_PAY_ARITHMETIC,
+        CheckResult::Unknown,
+        format!("not found on the stub: {}", missing.join(", ")),
+    )
 }
 
 /// `year_to_date` on one stub: the year-to-date gross is at least this period's.
@@ -113,11 +155,15 @@ fn period_days(f: PayFrequency) -> (i64, i64) {
     }
 }
 
-/// A pay date falls on the period's end or at most this many days after it.
-pub const PAY_LAG_DAYS: i64 = 10;
+/// A pay date falls at most this many days after the period's end: pay in arrears.
+pub const PAY_LAG_DAYS: i64 = 14;
+
+/// A pay date may fall this many days before the period's end: a Friday pay date for a period
+/// ending on Saturday, or a holiday.
+pub const EARLY_PAY_DAYS: i64 = 3;
 
 /// `pay_dates` on one stub: the period spans the stated frequency's length, and the pay date
-/// follows its end by at most [`PAY_LAG_DAYS`].
+/// falls from [`EARLY_PAY_DAYS`] before its end to [`PAY_LAG_DAYS`] after it.
 fn pay_dates_single(stub: &PayStub) -> Check {
     let (Some(f), Some(start), Some(end), Some(paid)) = (
         stub.pay_frequency,
@@ -138,7 +184,7 @@ fn pay_dates_single(stub: &PayStub) -> Check {
         "a period of {days} days ({start} to {end}), paid {paid}, for pay {}",
         f.words()
     );
-    let fits = (low..=high).contains(&days) && (0..=PAY_LAG_DAYS).contains(&lag);
+    let fits = (low..=high).contains(&days) && (-EARLY_PAY_DAYS..=PAY_LAG_DAYS).contains(&lag);
     Check::new(
         names::PAY_DATES,
         if fits {
@@ -277,4 +323,65 @@ fn cadence_pair(prev: &PayStub, cur: &PayStub) -> Option<Check> {
             f.words()
         ),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::documents::Deduction;
+    use proptest::prelude::*;
+
+    fn stub(gross: i64, net: i64, lines: &[i64], stated: Option<i64>) -> PayStub {
+        PayStub {
+            gross_cents: Some(gross),
+            net_cents: Some(net),
+            deductions: (lines.iter().enumerate())
+                .map(|(i, c)| Deduction {
+                    name: format!("line {i}"),
+                    cents: *c,
+                })
+                .collect(),
+            deductions_total_cents: stated,
+            ..Default::default()
+        }
+    }
+
+    proptest! {
+        /// Figures that add up pass; a net raised above them fails; a deduction line missed by
+        /// the reading never fails a stub without a stated total.
+        #[test]
+        fn net_pay_fails_only_on_figures_that_cannot_add_up(
+            gross in 10_000i64..1_000_000,
+            lines in prop::collection::vec(1i64..40_000, 1..8),
+            raise in 2i64..300_000,
+            stated in any::<bool>(),
+        ) {
+            let total: i64 = lines.iter().sum();
+            prop_assume!(total < gross);
+            let net = gross - total;
+            let stated_total = stated.then_some(total);
+            prop_assert_eq!(net_pay(&stub(gross, net, &lines, stated_total)).result, CheckResult::Pass);
+            let raised = net_pay(&stub(gross, net + raise, &lines, stated_total));
+            prop_assert_eq!(raised.result, CheckResult::Fail, "{}", raised.evidence);
+            if lines.len() > 1 && !stated {
+                let missed = net_pay(&stub(gross, net, &lines[1..], None));
+                prop_assert_ne!(missed.result, CheckResult::Fail, "{}", missed.evidence);
+            }
+        }
+
+        /// A pay date from 3 days before the period's end to 14 after it is normal.
+        #[test]
+        fn pay_dates_accept_early_and_arrears_pay(lag in -3i64..=14, start_day in 0i64..300) {
+            let start = NaiveDate::from_ymd_opt(2026, 1, 1).unwrap() + chrono::Duration::days(start_day);
+            let end = start + chrono::Duration::days(13);
+            let s = PayStub {
+                period_start: Some(start),
+                period_end: Some(end),
+                pay_date: Some(end + chrono::Duration::days(lag)),
+                pay_frequency: Some(PayFrequency::Biweekly),
+                ..Default::default()
+            };
+            prop_assert_eq!(pay_dates_single(&s).result, CheckResult::Pass);
+        }
+    }
 }

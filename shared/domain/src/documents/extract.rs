@@ -35,6 +35,9 @@ pub struct PayStub {
     pub deductions: Vec<Deduction>,
     /// The total the stub states; None when it prints none.
     pub deductions_total_cents: Option<i64>,
+    /// The taxes' subtotal the stub states beside its deductions total; None when it prints none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taxes_total_cents: Option<i64>,
     pub ytd_gross_cents: Option<i64>,
     pub ytd_net_cents: Option<i64>,
 }
@@ -179,6 +182,13 @@ const DEDUCTIONS_TOTAL: &[&str] = &[
     "total withholdings",
     "deductions total",
 ];
+const TAXES_TOTAL: &[&str] = &[
+    "total taxes",
+    "total employee taxes",
+    "total tax",
+    "taxes total",
+    "total withholding taxes",
+];
 const DEDUCTION_SECTIONS: &[&str] = &[
     "deductions",
     "statutory deductions",
@@ -210,20 +220,56 @@ const OTHER_SECTIONS: &[&str] = &[
     "employer paid",
 ];
 
-/// What follows a label such as "Employee" when it names a field, not a person.
-const NOT_NAMES: &[&str] = &[
-    "id", "number", "no", "code", "ssn", "address", "type", "status",
+/// Words of a stub's own vocabulary: a value holding one is a heading or a label ("Employee
+/// Taxes", "Deductions"), never a person's or a company's name.
+const NOT_NAME_WORDS: &[&str] = &[
+    "id",
+    "number",
+    "no",
+    "code",
+    "ssn",
+    "address",
+    "type",
+    "status",
+    "taxes",
+    "tax",
+    "deductions",
+    "deduction",
+    "earnings",
+    "pay",
+    "gross",
+    "net",
+    "total",
+    "ytd",
+    "period",
+    "date",
+    "hours",
+    "rate",
+    "current",
+    "amount",
+    "description",
+    "summary",
+    "information",
+    "info",
+    "details",
+    "benefits",
+    "withholding",
+    "withholdings",
+    "statement",
+    "department",
+    "name",
 ];
 
-/// A name-like value, trying each label in turn: the label's value when it has letters and
-/// no digits.
+/// A name-like value, trying each label in turn: the label's value when it has letters, no
+/// digits and none of a stub's own words.
 pub(super) fn name_after(lines: &[Line], labels: &[&'static str]) -> Option<String> {
     labels.iter().find_map(|label| {
         let value = value_text(lines, std::slice::from_ref(label))?;
+        let norm = normalise(&value);
         let ok = value.chars().any(char::is_alphabetic)
             && !value.chars().any(|c| c.is_ascii_digit())
             && value.split_whitespace().count() <= 6
-            && !NOT_NAMES.contains(&normalise(&value).as_str());
+            && !norm.split(' ').any(|w| NOT_NAME_WORDS.contains(&w));
         ok.then(|| value.trim_end_matches(',').to_string())
     })
 }
@@ -297,6 +343,7 @@ pub fn pay_stub(lines: &[Line]) -> PayStub {
         net_cents: net.first().copied(),
         deductions: deduction_lines(lines),
         deductions_total_cents: amounts_after(lines, DEDUCTIONS_TOTAL).first().copied(),
+        taxes_total_cents: amounts_after(lines, TAXES_TOTAL).first().copied(),
         ytd_gross_cents: (gross.len() >= 2).then(|| gross[gross.len() - 1]),
         ytd_net_cents: (net.len() >= 2).then(|| net[net.len() - 1]),
     }
@@ -379,6 +426,14 @@ fn deduction_lines(lines: &[Line]) -> Vec<Deduction> {
         }
         if stop {
             inside = false;
+            continue;
+        }
+        // A subtotal ("Total Taxes") repeats lines already read; what the employer pays
+        // (a 401(k) match) is no deduction from the pay.
+        let subtotal = label.starts_with("total")
+            || label.starts_with("subtotal")
+            || label.ends_with(" total");
+        if subtotal || label.contains("employer") {
             continue;
         }
         if inside

@@ -152,14 +152,43 @@ pub struct Found<'a> {
     pub rest: String,
 }
 
-/// The first line (over all pages) whose cell starts with one of `labels` (normalised).
+/// Words that, after a label such as "Employee", make it another field's label ("Employee ID",
+/// "Employee Number"): that cell is not the label sought.
+pub const QUALIFIERS: &[&str] = &[
+    "id",
+    "number",
+    "no",
+    "num",
+    "code",
+    "ssn",
+    "address",
+    "type",
+    "status",
+    "department",
+    "dept",
+    "signature",
+    "benefits",
+    "paid",
+    "contribution",
+    "contributions",
+    "match",
+    "account",
+    "name",
+];
+
+/// The first line (over all pages) whose cell starts with one of `labels` (normalised), not
+/// followed by a word that makes it another field's label.
 pub fn find_label<'a>(lines: &'a [Line], labels: &[&'static str]) -> Option<Found<'a>> {
     for label in labels {
         for (line_index, line) in lines.iter().enumerate() {
             let cells = line.cells();
             for (k, cell) in cells.iter().enumerate() {
                 let norm = normalise(&cell.text);
-                if norm == *label || norm.starts_with(&format!("{label} ")) {
+                let qualified = norm
+                    .strip_prefix(&format!("{label} "))
+                    .and_then(|rest| rest.split(' ').next())
+                    .is_some_and(|next| QUALIFIERS.contains(&next));
+                if (norm == *label || norm.starts_with(&format!("{label} "))) && !qualified {
                     let rest = cells[k..]
                         .iter()
                         .map(|c| c.text.as_str())
@@ -206,12 +235,94 @@ pub fn below(lines: &[Line], line_index: usize, cell: &Cell) -> Option<String> {
         .map(|c| c.text)
 }
 
-/// The value of a label: the rest of its own cell; else, for a label ending in a colon, the
-/// next cell on its line; else the cell under it (a table's header), or the next cell.
+/// The labels of the common layouts' fields: a cell that is one of them (or ends in a colon) is
+/// a label, never a value.
+const KNOWN_LABELS: &[&str] = &[
+    "employee",
+    "employee name",
+    "employee id",
+    "employee number",
+    "employer",
+    "employer name",
+    "company",
+    "company name",
+    "name",
+    "ssn",
+    "social security",
+    "department",
+    "dept",
+    "location",
+    "job title",
+    "title",
+    "position",
+    "check number",
+    "check no",
+    "advice number",
+    "pay date",
+    "check date",
+    "pay day",
+    "payment date",
+    "advice date",
+    "pay period",
+    "period",
+    "period beginning",
+    "period ending",
+    "period start",
+    "period end",
+    "pay frequency",
+    "frequency",
+    "pay schedule",
+    "pay cycle",
+    "pay type",
+    "pay rate",
+    "rate",
+    "hours",
+    "current",
+    "this period",
+    "year to date",
+    "ytd",
+    "gross pay",
+    "net pay",
+    "net check",
+    "deductions",
+    "taxes",
+    "earnings",
+    "address",
+    "account",
+    "federal",
+    "state",
+    "filing status",
+    "allowances",
+    "description",
+    "amount",
+    "total",
+    "memo",
+];
+
+/// Whether a cell reads as a label rather than a value.
+pub fn is_label(text: &str) -> bool {
+    let norm = normalise(text);
+    text.trim_end().ends_with(':')
+        || KNOWN_LABELS.iter().any(|l| {
+            norm == *l
+                || norm.strip_prefix(l).is_some_and(|r| r.starts_with(' '))
+                    && !norm.chars().any(|c| c.is_ascii_digit())
+                    && norm.split(' ').count() <= 4
+        })
+}
+
+/// Whether a line is a table's header: two cells or more, every one a label.
+fn is_header(line: &Line) -> bool {
+    let cells = line.cells();
+    cells.len() >= 2 && cells.iter().all(|c| is_label(&c.text))
+}
+
+/// The value of a label: the rest of its own cell; else, in a table's header, the cell under
+/// it; else the next cell on its line. A cell that is itself a label is never the value ("Employee"
+/// above "Employee ID" has no value there), so such a field is missing rather than misread.
 pub fn value_text(lines: &[Line], labels: &[&'static str]) -> Option<String> {
     let found = find_label(lines, labels)?;
     let own = &found.cell.text[label_end(&found.cell.text, found.label)..];
-    let colon = own.trim_start().starts_with(':');
     let own = own.trim_start_matches([':', ' ', '#', '-']).trim();
     if !own.is_empty() {
         return Some(own.to_string());
@@ -221,10 +332,11 @@ pub fn value_text(lines: &[Line], labels: &[&'static str]) -> Option<String> {
         .iter()
         .find(|c| c.x >= found.cell.end_x)
         .map(|c| c.text.clone());
-    if colon {
-        return next;
+    let value = |t: &Option<String>| t.clone().filter(|t| !is_label(t));
+    if next.as_deref().is_none_or(is_label) || is_header(found.line) {
+        return value(&below(lines, found.line_index, &found.cell));
     }
-    below(lines, found.line_index, &found.cell).or(next)
+    value(&next)
 }
 
 /// The dates after a label: on the rest of its line, else in the cell under it.
@@ -250,11 +362,13 @@ pub fn amounts_after(lines: &[Line], labels: &[&'static str]) -> Vec<i64> {
     };
     let own = &found.cell.text[label_end(&found.cell.text, found.label)..];
     let mut on_line = amounts(own);
+    let not_money = quantity_columns(lines, found.line_index);
     for cell in found
         .line
         .cells()
         .iter()
         .filter(|c| c.x >= found.cell.end_x)
+        .filter(|c| !not_money.iter().any(|(x, end)| c.x < *end && c.end_x > *x))
     {
         let found_here = amounts(&cell.text);
         if found_here.is_empty() || !is_amount_cell(&cell.text) {
@@ -275,6 +389,22 @@ pub fn amounts_after(lines: &[Line], labels: &[&'static str]) -> Vec<i64> {
         at += 1;
     }
     column
+}
+
+/// Headers of columns that hold quantities, not money, though printed with two decimals.
+const QUANTITY_HEADERS: &[&str] = &["hours", "hrs", "units", "rate", "qty", "quantity"];
+
+/// The spans of the quantity columns (hours, rate) of the table a line belongs to: those of its
+/// header, the nearest line above without amounts, of two cells or more.
+fn quantity_columns(lines: &[Line], line_index: usize) -> Vec<(f32, f32)> {
+    let header = (lines[..line_index].iter().rev().take(12)).find(|line| {
+        let cells = line.cells();
+        cells.len() >= 2 && cells.iter().all(|c| amounts(&c.text).is_empty())
+    });
+    (header.map(Line::cells).unwrap_or_default().into_iter())
+        .filter(|c| QUANTITY_HEADERS.contains(&normalise(&c.text).as_str()))
+        .map(|c| (c.x - 2.0, c.end_x + 2.0))
+        .collect()
 }
 
 /// Whether a cell holds only amounts (and currency signs).

@@ -5,23 +5,66 @@
 
 use chrono::NaiveDate;
 
-use super::record::{DocumentRecord, analysed_set, report_documents};
+use super::record::{DocumentRecord, analysed_set, counts_in_report, report_documents};
+use super::review::{DocumentReview, ReviewDecision};
 use super::{Analysis, BankStatement, Deposit, Verdict};
 use crate::Verification;
 use crate::affordability::RentTerms;
 use crate::income::{ProviderIncome, VerificationMethod};
 use crate::report::confidence::documents_factor;
-use crate::report::{IncomeReport, build_report_with};
+use crate::report::{AwaitingReview, IncomeReport, build_report_with};
 
 /// The report of `v`'s documents, as of `today` when no document shows a date, beside any income
 /// held from a method that succeeded first (`Verification::held_income`): one report, by the one
-/// set of income rules, a job seen twice counted once.
+/// set of income rules, a job seen twice counted once. Only `clean` documents count until the
+/// landlord accepts the others (`awaiting_review` says which, and the total then).
 pub fn document_report(v: &Verification, today: NaiveDate) -> IncomeReport {
-    let bank = held_bank(v);
-    let set = analysed_set(v.documents.values(), bank.as_ref());
+    let set = analysed_set(v.documents.values(), held_bank(v).as_ref());
+    let mut report = report_of(v, &set, today, false);
+    let awaiting: Vec<String> = (report.documents.iter().flatten())
+        .filter(|d| d.awaiting_review)
+        .map(|d| d.name.clone())
+        .collect();
+    if !awaiting.is_empty() {
+        report.awaiting_review = Some(AwaitingReview {
+            documents: awaiting,
+            total_monthly_income_if_accepted: report_of(v, &set, today, true).total_monthly_income,
+        });
+    }
+    report
+}
+
+/// The report once the landlord reviewed its documents: an acceptance counts every document
+/// that is not `edited` and raises the revision; a rejection keeps the figures. Either way the
+/// review is kept in it. None when `v` has no report from documents.
+pub fn reviewed_report(v: &Verification, review: &DocumentReview) -> Option<IncomeReport> {
+    let current = v.income_report.as_ref().filter(|r| r.documents.is_some())?;
+    let mut report = match review.decision {
+        ReviewDecision::Rejected => current.clone(),
+        ReviewDecision::Accepted => {
+            let today = v.completed_at.unwrap_or(review.reviewed_at).date_naive();
+            let set = analysed_set(v.documents.values(), held_bank(v).as_ref());
+            let mut report = report_of(v, &set, today, true);
+            report.attempts = current.attempts.clone();
+            report.local_sandbox = current.local_sandbox;
+            report.revision = current.revision + 1;
+            report
+        }
+    };
+    report.document_review = Some(review.clone());
+    Some(report)
+}
+
+/// The report of a checked set, counting what `accepted` allows.
+fn report_of(
+    v: &Verification,
+    set: &[(DocumentRecord, Analysis)],
+    today: NaiveDate,
+    accepted: bool,
+) -> IncomeReport {
     let counted: Vec<&Analysis> = set
         .iter()
-        .filter(|(_, a)| a.verdict != Verdict::Edited)
+        .filter(|(d, a)| counts_in_report(a.verdict, d.stated.is_some(), accepted))
         .map(|(_, a)| a)
         .collect();
     let documents = super::income::provider_income(&counted, today);
@@ -36,16 +79,20 @@ pub fn document_report(v: &Verification, today: NaiveDate) -> IncomeReport {
         report.verification_method = VerificationMethod::Document;
         report.amounts_basis = Some(VerificationMethod::Document.amounts_basis());
     }
-    let (documents, needs_review) = report_documents(&set);
-    let on_undetermined = documents
+    let (documents, needs_review) = report_documents(set, accepted);
+    let on_unchecked = documents
         .iter()
-        .any(|d| d.counted && d.verdict == Verdict::Undetermined);
+        .any(|d| d.counted && d.verdict != Verdict::Clean);
     if report.total_monthly_income > 0.0
-        && let Some(factor) = documents_factor(on_undetermined)
+        && let Some(factor) = documents_factor(on_unchecked)
     {
         report.confidence_score =
             ((report.confidence_score * factor.effect) * 100.0).round() / 100.0;
         report.confidence_factors.push(factor);
+    }
+    if !documents.is_empty() && !report.methods_used.contains(&VerificationMethod::Document) {
+        // Documents whose income awaits the review were still the method used.
+        report.methods_used.push(VerificationMethod::Document);
     }
     report.documents = Some(documents);
     report.needs_review = Some(needs_review);

@@ -42,7 +42,7 @@ pub enum Refusal {
     TooLarge { bytes: usize, limit: usize },
     #[error("the file is not a PDF, a JPEG or a PNG")]
     NotSupported,
-    #[error("the PDF is password-protected (encrypted): upload a copy without a password")]
+    #[error("the PDF needs a password to open: upload a copy without a password")]
     Encrypted,
     #[error("the PDF can't be read: {0}")]
     Corrupt(String),
@@ -90,11 +90,12 @@ pub fn open(bytes: &[u8], limits: &Limits) -> Result<Opened, Refusal> {
     if find(head, b"%PDF-").is_none() {
         return Err(Refusal::NotSupported);
     }
-    if has_encrypt_entry(bytes) {
-        return Err(Refusal::Encrypted);
-    }
+    // A PDF with an owner password only opens with the empty user password, as every viewer
+    // opens it: that one is read. One that needs a password to open is refused.
+    let encrypted = has_encrypt_entry(bytes);
     let options = LoadOptions {
         max_decompressed_size: Some(limits.max_stream_bytes),
+        password: encrypted.then(String::new),
         ..Default::default()
     };
     let doc = Document::load_mem_with_options(bytes, options).map_err(|e| match e {
@@ -103,9 +104,10 @@ pub fn open(bytes: &[u8], limits: &Limits) -> Result<Opened, Refusal> {
                 limit: limits.max_stream_bytes,
             }
         }
+        _ if encrypted => Refusal::Encrypted,
         other => Refusal::Corrupt(plain_error(&other)),
     })?;
-    if doc.trailer.get(b"Encrypt").is_ok() || doc.was_encrypted() {
+    if doc.is_encrypted() {
         return Err(Refusal::Encrypted);
     }
     if doc.objects.len() > limits.max_objects {

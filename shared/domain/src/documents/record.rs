@@ -174,6 +174,36 @@ pub fn analysed_set<'a>(
     out
 }
 
+/// When a document's figures count toward the report's income.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counting {
+    /// A `clean` document read from its own text: at once.
+    Now,
+    /// An `inconsistent` or `undetermined` document, or figures the tenant typed: once the
+    /// landlord accepts the documents (`POST /api/v1/verify/review`).
+    AfterReview,
+    /// An `edited` document: never.
+    Never,
+}
+
+/// When a document with this verdict counts; `stated` when the tenant typed its figures.
+pub fn counting(verdict: Verdict, stated: bool) -> Counting {
+    match verdict {
+        Verdict::Edited => Counting::Never,
+        Verdict::Clean if !stated => Counting::Now,
+        _ => Counting::AfterReview,
+    }
+}
+
+/// Whether a document counts, the landlord having accepted the documents or not.
+pub fn counts_in_report(verdict: Verdict, stated: bool, accepted: bool) -> bool {
+    match counting(verdict, stated) {
+        Counting::Now => true,
+        Counting::AfterReview => accepted,
+        Counting::Never => false,
+    }
+}
+
 /// One document as the report shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReportDocument {
@@ -183,8 +213,12 @@ pub struct ReportDocument {
     /// Why the verdict is `undetermined`; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// Whether its income counts: `edited` documents never do.
+    /// Whether its income counts: `edited` documents never do; `inconsistent` and
+    /// `undetermined` ones, and typed figures, once the landlord accepts them.
     pub counted: bool,
+    /// Its income counts once the landlord accepts the documents; absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub awaiting_review: bool,
     /// The pay date, gross and net were typed by the tenant (a photo or scan).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stated_by_tenant: bool,
@@ -198,6 +232,7 @@ pub fn verdict_words(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Clean => "no sign of editing found",
         Verdict::Edited => "signs of editing found",
+        Verdict::Inconsistent => "inconsistencies found, needs review",
         Verdict::Undetermined => "could not be checked",
     }
 }
@@ -214,21 +249,33 @@ pub fn kind_words(kind: DocumentKind) -> &'static str {
 }
 
 /// One document's verdict in a sentence: "Document 2 (pay stub): signs of editing found
-/// (incremental_updates, font_consistency); not counted."
-pub fn summary(name: &str, analysis: &Analysis, stated: bool) -> String {
+/// (incremental_updates); not counted." `awaiting` when its income waits on the landlord's
+/// acceptance.
+pub fn summary(name: &str, analysis: &Analysis, stated: bool, awaiting: bool) -> String {
     let mut out = format!(
         "{name} ({}): {}",
         kind_words(analysis.kind),
         verdict_words(analysis.verdict)
     );
-    let failed: Vec<&str> = analysis
-        .checks
-        .iter()
-        .filter(|c| c.result == CheckResult::Fail)
-        .map(|c| c.check.as_str())
-        .collect();
+    let named = |results: &[CheckResult]| -> Vec<&str> {
+        (analysis.checks.iter())
+            .filter(|c| results.contains(&c.result))
+            .map(|c| c.check.as_str())
+            .collect()
+    };
     match analysis.verdict {
-        Verdict::Edited => out.push_str(&format!(" ({}); not counted", failed.join(", "))),
+        Verdict::Edited => out.push_str(&format!(
+            " ({}); not counted",
+            named(&[CheckResult::Fail])
+                .into_iter()
+                .filter(|c| super::CONTENT_CHANGED.contains(c))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+        Verdict::Inconsistent => out.push_str(&format!(
+            " ({})",
+            named(&[CheckResult::Fail, CheckResult::Partial]).join(", ")
+        )),
         Verdict::Undetermined => {
             if let Some(reason) = &analysis.reason {
                 out.push_str(&format!(": {reason}"));
@@ -239,29 +286,41 @@ pub fn summary(name: &str, analysis: &Analysis, stated: bool) -> String {
     if stated {
         out.push_str("; its pay date, gross and net pay were typed by the tenant");
     }
+    if awaiting {
+        out.push_str("; counted once the landlord accepts it");
+    }
     out.push('.');
     out
 }
 
-/// The documents of the report and whether a person should review them: any `edited`
-/// document, or counted income that rests on an `undetermined` one.
-pub fn report_documents(set: &[(DocumentRecord, Analysis)]) -> (Vec<ReportDocument>, bool) {
+/// The documents of the report, `accepted` when the landlord accepted them, and whether a person
+/// should review them: any document that is not `clean`, or figures the tenant typed.
+pub fn report_documents(
+    set: &[(DocumentRecord, Analysis)],
+    accepted: bool,
+) -> (Vec<ReportDocument>, bool) {
     let documents: Vec<ReportDocument> = set
         .iter()
-        .map(|(d, a)| ReportDocument {
-            name: d.name(),
-            kind: a.kind,
-            verdict: a.verdict,
-            reason: a.reason.clone(),
-            counted: a.verdict != Verdict::Edited,
-            stated_by_tenant: d.stated.is_some(),
-            summary: summary(&d.name(), a, d.stated.is_some()),
-            checks: a.checks.clone(),
+        .map(|(d, a)| {
+            let stated = d.stated.is_some();
+            let counted = counts_in_report(a.verdict, stated, accepted);
+            let awaiting = !counted && counting(a.verdict, stated) == Counting::AfterReview;
+            ReportDocument {
+                name: d.name(),
+                kind: a.kind,
+                verdict: a.verdict,
+                reason: a.reason.clone(),
+                counted,
+                awaiting_review: awaiting,
+                stated_by_tenant: stated,
+                summary: summary(&d.name(), a, stated, awaiting),
+                checks: a.checks.clone(),
+            }
         })
         .collect();
-    let needs_review = documents
+    let needs_review = set
         .iter()
-        .any(|d| d.verdict == Verdict::Edited || (d.counted && d.verdict == Verdict::Undetermined));
+        .any(|(d, a)| counting(a.verdict, d.stated.is_some()) != Counting::Now);
     (documents, needs_review)
 }
 
@@ -323,16 +382,19 @@ mod tests {
     }
 
     #[test]
-    fn review_is_needed_for_an_edited_document_or_income_on_an_undetermined_one() {
+    fn review_is_needed_for_any_document_that_is_not_clean() {
         let clean = analysed_set(&[analysed(1, Verdict::Clean)], None);
-        assert!(!report_documents(&clean).1);
+        assert!(!report_documents(&clean, false).1);
         let edited = analysed_set(
             &[analysed(1, Verdict::Clean), analysed(2, Verdict::Edited)],
             None,
         );
-        let (docs, review) = report_documents(&edited);
+        let (docs, review) = report_documents(&edited, true);
         assert!(review);
-        assert!(!docs[1].counted);
+        assert!(
+            !docs[1].counted && !docs[1].awaiting_review,
+            "edited never counts"
+        );
         assert_eq!(
             docs[1].summary,
             "Document 2 (benefit letter): signs of editing found (); not counted."
@@ -341,8 +403,28 @@ mod tests {
             docs[0].summary,
             "Document 1 (benefit letter): no sign of editing found."
         );
-        let undetermined = analysed_set(&[analysed(1, Verdict::Undetermined)], None);
-        assert!(report_documents(&undetermined).1);
+        for verdict in [Verdict::Undetermined, Verdict::Inconsistent] {
+            let set = analysed_set(&[analysed(1, verdict)], None);
+            let (docs, review) = report_documents(&set, false);
+            assert!(review);
+            assert!(!docs[0].counted && docs[0].awaiting_review);
+            assert!(
+                docs[0]
+                    .summary
+                    .ends_with("counted once the landlord accepts it.")
+            );
+            let (docs, _) = report_documents(&set, true);
+            assert!(docs[0].counted && !docs[0].awaiting_review);
+        }
+        let mut typed = analysed(1, Verdict::Clean);
+        typed.stated = Some(StatedPay {
+            pay_date: NaiveDate::from_ymd_opt(2026, 10, 31).unwrap(),
+            gross_cents: 250_000,
+            net_cents: 190_000,
+            pay_frequency: PayFrequency::Biweekly,
+        });
+        let (docs, review) = report_documents(&analysed_set([&typed], None), false);
+        assert!(review && docs[0].awaiting_review && !docs[0].counted);
     }
 
     #[test]

@@ -85,21 +85,23 @@ impl Sample {
     /// The verdict the analysis gives the sample, and the checks it fails (none for the
     /// genuine stubs and the scan, which can't be checked).
     pub fn shows(self) -> (super::Verdict, &'static [&'static str]) {
-        use super::Verdict::{Clean, Edited, Undetermined};
+        use super::Verdict::{Clean, Edited, Inconsistent, Undetermined};
         use super::names;
         match self {
             Sample::Genuine | Sample::Earlier => (Clean, &[]),
-            Sample::AppendedEdit => (Edited, &[names::INCREMENTAL_UPDATES]),
+            // The new figure is drawn over the old one, in an appended revision.
+            Sample::AppendedEdit => (Edited, &[names::INCREMENTAL_UPDATES, names::OVERLAYS]),
             // An editor's save is also a modification after the creation.
             Sample::EditingTool => (
                 Edited,
                 &[names::MODIFIED_AFTER_CREATION, names::EDITING_TOOL],
             ),
             Sample::Annotation => (Edited, &[names::OVERLAYS]),
-            Sample::OtherFont => (Edited, &[names::FONT_CONSISTENCY]),
-            Sample::Arithmetic => (Edited, &[names::NET_PAY_ARITHMETIC]),
-            Sample::YearToDate => (Edited, &[names::YEAR_TO_DATE]),
-            Sample::OtherName => (Edited, &[names::IDENTITY]),
+            // What a reading check finds, a genuine document can show too: a review, not "edited".
+            Sample::OtherFont => (Inconsistent, &[names::FONT_CONSISTENCY]),
+            Sample::Arithmetic => (Inconsistent, &[names::NET_PAY_ARITHMETIC]),
+            Sample::YearToDate => (Inconsistent, &[names::YEAR_TO_DATE]),
+            Sample::OtherName => (Inconsistent, &[names::IDENTITY]),
             Sample::Scan => (Undetermined, &[]),
         }
     }

@@ -11,15 +11,18 @@ use super::intake::Pdf;
 use super::text::{Page, Run};
 use super::{Check, CheckResult, names};
 
+mod signatures;
+
 /// Every structure check of a PDF, in report order.
 pub fn checks(pdf: &Pdf, pages: &[Page]) -> Vec<Check> {
     let info = info(&pdf.doc);
     let created = info.get("CreationDate").and_then(|d| pdf_date(d));
     let modified = info.get("ModDate").and_then(|d| pdf_date(d));
     let modified_later = matches!((created, modified), (Some(c), Some(m)) if m > c + chrono::Duration::seconds(MOD_DATE_SLACK_SECONDS));
+    let signed = signatures::signature_only(pdf);
     vec![
-        incremental_updates(pdf),
-        modified_after_creation(created, modified),
+        incremental_updates(pdf, signed.as_ref()),
+        modified_after_creation(created, modified, signed.as_ref()),
         editing_tool_check(&info, modified_later),
         overlays(&pdf.doc, pages),
         font_consistency(pages),
@@ -92,13 +95,23 @@ pub fn pdf_date(text: &str) -> Option<DateTime<FixedOffset>> {
     offset.from_local_datetime(&time).single()
 }
 
-fn incremental_updates(pdf: &Pdf) -> Check {
+fn incremental_updates(pdf: &Pdf, signed: Option<&signatures::Signed>) -> Check {
     let revisions = pdf.doc.revision_count().max(1);
     if revisions <= 1 || pdf.eof_offsets.len() <= 1 {
         return Check::new(
             names::INCREMENTAL_UPDATES,
             CheckResult::Pass,
             format!("one revision ({} %%EOF marker)", pdf.eof_offsets.len()),
+        );
+    }
+    if let Some(signed) = signed {
+        return Check::new(
+            names::INCREMENTAL_UPDATES,
+            CheckResult::Pass,
+            format!(
+                "{revisions} revisions: the update(s) after the first %%EOF only add a signature; {}",
+                signed.words()
+            ),
         );
     }
     let mut seen = std::collections::BTreeSet::new();
@@ -158,8 +171,18 @@ fn describe(doc: &Document, id: ObjectId) -> String {
 fn modified_after_creation(
     created: Option<DateTime<FixedOffset>>,
     modified: Option<DateTime<FixedOffset>>,
+    signed: Option<&signatures::Signed>,
 ) -> Check {
     let (result, evidence) = match (created, modified) {
+        // Signing saves the file again: that modification is the signature's.
+        (Some(c), Some(m)) if signed.is_some() => (
+            CheckResult::Pass,
+            format!(
+                "modified {} after its creation {}, when it was signed",
+                m.to_rfc3339(),
+                c.to_rfc3339()
+            ),
+        ),
         (Some(c), Some(m)) if m > c + chrono::Duration::seconds(MOD_DATE_SLACK_SECONDS) => (
             CheckResult::Fail,
             format!(
@@ -258,16 +281,13 @@ fn overlays(doc: &Document, pages: &[Page]) -> Check {
             }
         }
     }
-    let fields = doc
-        .catalog()
-        .ok()
-        .and_then(|c| c.get_deref(b"AcroForm", doc).ok())
-        .and_then(|f| f.as_dict().ok())
-        .and_then(|f| f.get_deref(b"Fields", doc).ok())
-        .and_then(|f| f.as_array().ok())
-        .map_or(0, Vec::len);
-    if fields > 0 {
-        found.push(format!("{fields} form field(s)"));
+    for (index, page) in pages.iter().enumerate() {
+        found.extend(text_over_text(page).into_iter().map(|(a, b)| {
+            format!(
+                "page {}: '{a}' and '{b}' drawn one over the other",
+                index + 1
+            )
+        }));
     }
     if found.is_empty() {
         Check::new(
@@ -278,6 +298,28 @@ fn overlays(doc: &Document, pages: &[Page]) -> Check {
     } else {
         Check::new(names::OVERLAYS, CheckResult::Fail, found.join("; "))
     }
+}
+
+/// Runs of one line drawn over other text: more than half of the narrower one covered, with
+/// other words (a writer's fake bold draws the same words twice). A printed document never
+/// draws one figure on top of another; an editor hiding the old figure under a new one does.
+fn text_over_text(page: &Page) -> Vec<(String, String)> {
+    let mut found = vec![];
+    for line in &page.lines {
+        let mut runs: Vec<&Run> = line.runs.iter().filter(|r| r.end_x > r.x).collect();
+        runs.sort_by(|a, b| a.x.total_cmp(&b.x));
+        for (i, under) in runs.iter().enumerate() {
+            for over in runs[i + 1..].iter().take_while(|o| o.x < under.end_x) {
+                let overlap = under.end_x.min(over.end_x) - over.x;
+                let narrower = (under.end_x - under.x).min(over.end_x - over.x);
+                let (a, b) = (under.text.trim(), over.text.trim());
+                if overlap > narrower / 2.0 && !a.is_empty() && !b.is_empty() && a != b {
+                    found.push((b.to_string(), a.to_string()));
+                }
+            }
+        }
+    }
+    found
 }
 
 fn page_height(doc: &Document, page_id: ObjectId) -> f32 {
@@ -329,10 +371,18 @@ fn font_consistency(pages: &[Page]) -> Check {
         if main_count < 3 {
             continue;
         }
-        for r in amounts
-            .iter()
-            .filter(|r| family(&r.font) != main && counts[family(&r.font)] <= 2)
-        {
+        // A row drawn wholly in another family (bold totals in a serif) is the layout's; an
+        // amount alone in its family, beside a label in the page's, is not.
+        let labelled_alike = |r: &Run| {
+            (page.lines.iter())
+                .find(|l| l.runs.iter().any(|o| std::ptr::eq(o, r)))
+                .is_some_and(|l| {
+                    (l.runs.iter()).any(|o| !is_amount(o) && family(&o.font) == family(&r.font))
+                })
+        };
+        for r in amounts.iter().filter(|r| {
+            family(&r.font) != main && counts[family(&r.font)] <= 2 && !labelled_alike(r)
+        }) {
             outliers.push(format!(
                 "page {}: '{}' is drawn in {} while its {main_count} neighbouring amounts use {main}",
                 index + 1,

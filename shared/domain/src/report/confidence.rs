@@ -50,12 +50,13 @@ fn round_to(x: f64, places: i32) -> f64 {
     (x * f).round() / f
 }
 
-/// The documents' factor: 0.80 when counted income rests on an `undetermined` document.
-pub fn documents_factor(rests_on_undetermined: bool) -> Option<ConfidenceFactor> {
-    rests_on_undetermined.then(|| ConfidenceFactor {
+/// The documents' factor: 0.80 when counted income rests on a document that is not `clean`
+/// (counted after the landlord accepted it).
+pub fn documents_factor(rests_on_unchecked: bool) -> Option<ConfidenceFactor> {
+    rests_on_unchecked.then(|| ConfidenceFactor {
         factor: "documents".into(),
         effect: 0.80,
-        detail: "some counted income rests on documents that could not be checked".into(),
+        detail: "some counted income rests on documents the landlord accepted after review".into(),
     })
 }
 

@@ -101,6 +101,22 @@ fn summary(doc: &mut Document, v: &Verification, report: &IncomeReport) {
         _ => "not applied (no rent given)".into(),
     };
     doc.row("3x rent rule", &rule);
+    if let Some(waiting) = &report.awaiting_review {
+        doc.row(
+            "Awaiting review",
+            &format!(
+                "{} not counted until the landlord accepts them; income would then be {}",
+                waiting.documents.join(", "),
+                money(waiting.total_monthly_income_if_accepted)
+            ),
+        );
+    }
+    if report.revision > 1 {
+        doc.row(
+            "Revision",
+            &format!("{} (recomputed after the review)", report.revision),
+        );
+    }
     if let Some(a) = &report.affordability {
         doc.row(
             "Rent subsidy",
@@ -296,8 +312,8 @@ fn documents(doc: &mut Document, report: &IncomeReport) {
     doc.heading(&format!("Documents ({})", documents.len()));
     if report.needs_review == Some(true) {
         doc.paragraph(
-            "Needs review: a document shows signs of editing, or counted income rests on a \
-             document that could not be checked.",
+            "Needs review: a document shows signs of editing or inconsistencies, could not be \
+             checked, or has figures the tenant typed.",
         );
     }
     for d in documents {

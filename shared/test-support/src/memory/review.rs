@@ -1,9 +1,11 @@
 //! `ReviewStore` in memory: the review of a verification's documents, with its metering, under
-//! the one lock as the adapter's transaction.
+//! the one lock as the adapter's transaction. An acceptance computes the report again
+//! (`documents::finish::reviewed_report`).
 
 use super::MemoryStore;
 use super::meter::{allowed, owned, settle};
 use domain::Status;
+use domain::documents::finish::reviewed_report;
 use ports::{Metered, MeteredReview, ReviewRefusal, ReviewStore, StoreError};
 
 impl ReviewStore for MemoryStore {
@@ -24,14 +26,14 @@ impl ReviewStore for MemoryStore {
             Err(refusal) => return Ok(Metered::AccountRefused(*refusal)),
         };
         let done = match t.verifications.get_mut(&verification_id) {
-            Some(v) if owned(v, key) => match v.income_report.as_mut() {
+            Some(v) if owned(v, key) => match v.income_report.as_ref() {
                 _ if v.status != Status::Completed => {
                     Err(ReviewRefusal::NotCompleted(v.effective_status(now)))
                 }
                 Some(report) if report.documents.is_some() => match &report.document_review {
                     Some(stands) => Err(ReviewRefusal::AlreadyReviewed(Box::new(stands.clone()))),
                     None => {
-                        report.document_review = Some(review.clone());
+                        v.income_report = reviewed_report(v, review);
                         Ok(())
                     }
                 },

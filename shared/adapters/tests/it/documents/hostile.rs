@@ -247,7 +247,7 @@ fn hostile_files_are_refused_or_undetermined_within_a_memory_limit() {
         (
             "encrypted.pdf",
             b"%PDF-1.7\ntrailer << /Encrypt 5 0 R >>\n%%EOF".to_vec(),
-            "refused: the PDF is password-protected",
+            "refused: the PDF needs a password to open",
         ),
     ];
     for (name, bytes, expected) in cases {

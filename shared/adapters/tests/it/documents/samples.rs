@@ -3,7 +3,9 @@
 
 use chrono::NaiveDate;
 use domain::documents::samples::{Sample, sample_pdf};
-use domain::documents::{Analysis, Check, CheckResult, Verdict, analyse_set, names};
+use domain::documents::{
+    Analysis, CONTENT_CHANGED, Check, CheckResult, Verdict, analyse_set, names,
+};
 use uuid::Uuid;
 
 const TENANT: &str = "Jane Q. Doe";
@@ -78,6 +80,12 @@ fn every_sample_gets_the_verdict_it_shows_for_the_reason_it_names() {
                 assert_eq!(result_of(names::IDENTITY), Some(CheckResult::Pass));
             }
             Verdict::Edited => {}
+            // A reading check disagrees; nothing in the file's structure shows an edit.
+            Verdict::Inconsistent => assert!(
+                names.iter().all(|n| !CONTENT_CHANGED.contains(n)),
+                "sample {}: {names:?}",
+                sample.slug()
+            ),
             // The scan: no text to check, said as the reason.
             Verdict::Undetermined => {
                 assert_ne!(result_of(names::TEXT_LAYER), Some(CheckResult::Pass));
@@ -176,13 +184,14 @@ fn a_stub_is_compared_with_the_deposits_of_the_bank_connected_first() {
         .expect("compared with the connected bank");
     assert_eq!(check.result, CheckResult::Pass, "{}", check.evidence);
     assert_eq!(documents[0].verdict, Verdict::Clean);
-    // The bank paid 300.00 less than the stub states: the stub is edited and not counted.
+    // The bank paid 300.00 less than the stub states: the stub needs review, not counted until
+    // the landlord accepts it.
     let short = document_report(&verification(net - 30_000), today());
     let documents = short.documents.unwrap();
     let check = (documents[0].checks.iter())
         .find(|c| c.check == names::DEPOSIT_MATCH)
         .unwrap();
     assert_eq!(check.result, CheckResult::Fail, "{}", check.evidence);
-    assert_eq!(documents[0].verdict, Verdict::Edited);
-    assert!(!documents[0].counted);
+    assert_eq!(documents[0].verdict, Verdict::Inconsistent);
+    assert!(!documents[0].counted && documents[0].awaiting_review);
 }
