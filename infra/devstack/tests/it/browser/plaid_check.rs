@@ -67,7 +67,7 @@ async fn a_live_tenant_walks_consent_link_waiting_webhook_report_in_chromium() {
             .await;
         eprintln!("chromium walk: consent with identity recorded");
         // The start POST makes the link token; the widget page loads the stand-in Link script.
-        b.click("form button[type=submit]").await;
+        b.submit("form button[type=submit]").await;
         b.wait_for_heading("Connect your income", Duration::from_secs(15))
             .await;
         b.find("#open").await;

@@ -39,7 +39,7 @@ async fn a_failed_bank_connection_is_followed_by_payroll_on_a_phone() {
         assert!(b.selected("#s-fail").await);
         b.screenshot(&artifacts, "browser-routing-1-bank-phone", true)
             .await;
-        b.click("#connect button[type=submit]").await;
+        b.submit("#connect button[type=submit]").await;
         b.wait_for_heading("Connect your income", Duration::from_secs(15))
             .await;
         let main = b.text("main").await;
@@ -139,7 +139,7 @@ async fn a_failed_bank_connection_is_followed_by_documents_on_a_phone() {
             Some(json!({"text": file.display().to_string()})),
         )
         .await;
-        b.click("form[enctype='multipart/form-data'] button").await;
+        b.submit("form[enctype='multipart/form-data'] button").await;
         b.wait_for_heading("Upload your documents", Duration::from_secs(15))
             .await;
         crate::documents::pump_until_analysed(&env, &workers, id, 1).await;

@@ -51,7 +51,7 @@ async fn a_tenant_uploads_a_photo_on_a_phone_and_finishes_with_it() {
             Some(json!({"text": photo.display().to_string()})),
         )
         .await;
-        b.click("form[enctype='multipart/form-data'] button").await;
+        b.submit("form[enctype='multipart/form-data'] button").await;
         b.wait_for_heading("Connect your income", Duration::from_secs(15))
             .await;
         let url = b.current_url().await;
@@ -72,7 +72,7 @@ async fn a_tenant_uploads_a_photo_on_a_phone_and_finishes_with_it() {
         .await;
         b.screenshot(&artifacts, "browser-upload-2-figures-phone", true)
             .await;
-        b.click("fieldset button[type=submit]").await;
+        b.submit("fieldset button[type=submit]").await;
         b.wait_for_heading("Connect your income", Duration::from_secs(15))
             .await;
         b.script(

@@ -320,6 +320,14 @@ impl Browser {
         .await;
     }
 
+    /// Clicks `css`, which submits a form, marking the page first: `wait_for_heading` then waits
+    /// for the page that answers, not the one left, whose heading may read the same.
+    pub(super) async fn submit(&self, css: &str) {
+        self.script("window.__tivSubmitted = true; return true")
+            .await;
+        self.click(css).await;
+    }
+
     pub(super) async fn text(&self, css: &str) -> String {
         let el = self.find(css).await;
         self.cmd(reqwest::Method::GET, &format!("/element/{el}/text"), None)
@@ -384,6 +392,8 @@ impl Browser {
         let script = r#"
             const [want, ms, done] = arguments;
             const h1 = () => { const e = document.querySelector("h1"); return e ? e.innerText.trim() : ""; };
+            // The page a submit left is not the answer, even when its h1 reads the same.
+            if (window.__tivSubmitted) { setTimeout(() => done({ok: false, last: "(the page before the submit)"}), ms); return; }
             if (h1() === want) { done({ok: true, last: want}); return; }
             const observer = new MutationObserver(() => {
                 if (h1() === want) { observer.disconnect(); clearTimeout(timer); done({ok: true, last: want}); }
