@@ -71,6 +71,10 @@ pub enum ApiError {
     /// Concurrent requests on the same account outlasted the store's retries; nothing was done.
     #[error("The service is busy with concurrent requests on this account; retry in a second")]
     Busy,
+    /// Something the request needs is down for a moment; nothing was done (a provider's webhook
+    /// is sent again after `retry_after` seconds).
+    #[error("The service cannot take this now; retry in {retry_after} seconds")]
+    Unavailable { retry_after: u64 },
     #[error("Internal error; retry later and quote the request_id if it persists")]
     Internal,
 }
@@ -103,7 +107,7 @@ impl ApiError {
             ApiError::IdempotencyMismatch => 422,
             ApiError::RateLimited { .. } | ApiError::ResendLimitReached { .. } => 429,
             ApiError::Internal => 500,
-            ApiError::Busy => 503,
+            ApiError::Busy | ApiError::Unavailable { .. } => 503,
         }
     }
 
@@ -128,6 +132,7 @@ impl ApiError {
             ApiError::RateLimited { .. } => "rate_limit_exceeded",
             ApiError::Internal => "internal_error",
             ApiError::Busy => "busy",
+            ApiError::Unavailable { .. } => "unavailable",
         }
     }
 
@@ -223,6 +228,7 @@ mod tests {
             ),
             (ApiError::Internal, 500),
             (ApiError::Busy, 503),
+            (ApiError::Unavailable { retry_after: 60 }, 503),
         ];
         for (e, status) in cases {
             assert_eq!(e.status(), status, "{e:?}");

@@ -17,9 +17,11 @@ use serde_json::json;
 use tracing::Instrument;
 use uuid::Uuid;
 
+use crate::handlers::api::respond::error_response;
 use crate::http::{ApiRequest, ApiResponse};
 use domain::Transition;
 use domain::awaiting::DataSignal;
+use domain::error::ApiError;
 use ports::{
     Clock, ProviderNotice, ProviderWebhookVerifier, TransitionOutcome, VerificationStore,
     WebhookRefusal,
@@ -48,16 +50,25 @@ pub async fn provider_webhooks<S: VerificationStore, C: Clock, V: ProviderWebhoo
     .await
 }
 
-/// The service's envelope: `result` says what became of a received webhook; an error names its
-/// code and the request id.
-fn answer(req: &ApiRequest, status: u16, code: &str, message: &str) -> ApiResponse {
-    let body = if status < 300 {
-        json!({"success": true, "result": code})
-    } else {
-        json!({"success": false, "error": message, "code": code, "details": [], "request_id": req.request_id})
-    };
-    ApiResponse::json(status, &body)
+/// A received webhook's answer: `result` says what became of it.
+fn received(result: &str) -> ApiResponse {
+    ApiResponse::json(200, &json!({"success": true, "result": result}))
 }
+
+/// A refusal, enveloped as every error of the service. A 401 carries no Bearer challenge: the
+/// provider proves itself by the signature, not by an API key.
+fn refuse(req: &ApiRequest, e: ApiError) -> ApiResponse {
+    match e {
+        ApiError::Unauthorized { .. } => ApiResponse::json(e.status(), &e.body(&req.request_id)),
+        ApiError::MethodNotAllowed => {
+            error_response(&e, &req.request_id).with_header("allow", "POST")
+        }
+        _ => error_response(&e, &req.request_id),
+    }
+}
+
+/// The provider sends a webhook again after a 503; a minute lets a store or key fetch recover.
+const TRY_AGAIN: ApiError = ApiError::Unavailable { retry_after: 60 };
 
 async fn handle<S: VerificationStore, C: Clock, V: ProviderWebhookVerifier>(
     deps: &ProviderWebhookDeps<S, C, V>,
@@ -74,11 +85,11 @@ async fn handle<S: VerificationStore, C: Clock, V: ProviderWebhookVerifier>(
         _ => None,
     };
     let Some(verifier) = verifier else {
-        return answer(req, 404, "not_found", "No such provider webhook.");
+        return refuse(req, ApiError::NotFound("No such provider webhook".into()));
     };
     tracing::Span::current().record("provider", provider);
     if req.method != http::Method::POST {
-        return answer(req, 405, "method_not_allowed", "Only POST.").with_header("allow", "POST");
+        return refuse(req, ApiError::MethodNotAllowed);
     }
     let signature = req.header(verifier.signature_header());
     let notice = match verifier
@@ -88,22 +99,13 @@ async fn handle<S: VerificationStore, C: Clock, V: ProviderWebhookVerifier>(
         Ok(notice) => notice,
         Err(WebhookRefusal::Unverified(why)) => {
             tracing::warn!(why, "provider webhook refused: unverified");
-            return answer(
-                req,
-                401,
-                "webhook_unverified",
-                "The webhook's signature does not hold.",
-            );
+            let message = "The webhook's signature does not hold".to_string();
+            let code = "webhook_unverified";
+            return refuse(req, ApiError::Unauthorized { code, message });
         }
         Err(WebhookRefusal::Unavailable(why)) => {
             tracing::warn!(why = %why, "provider webhook not checked: keys unavailable");
-            return answer(
-                req,
-                503,
-                "unavailable",
-                "Please send the webhook again later.",
-            )
-            .with_header("retry-after", "60");
+            return refuse(req, TRY_AGAIN);
         }
     };
     let (user_id, signal) = match notice {
@@ -113,20 +115,14 @@ async fn handle<S: VerificationStore, C: Clock, V: ProviderWebhookVerifier>(
         } => (provider_user_id, signal),
         ProviderNotice::Ignored { kind } => {
             tracing::info!(kind = %kind, "provider webhook of no concern");
-            return answer(req, 200, "ignored", "");
+            return received("ignored");
         }
     };
     match record_signal(deps, verifier, req, &user_id, signal).await {
-        Ok(result) => answer(req, 200, result, ""),
+        Ok(result) => received(result),
         Err(Retry(why)) => {
             tracing::warn!(why, "provider webhook not recorded yet");
-            answer(
-                req,
-                503,
-                "unavailable",
-                "Please send the webhook again later.",
-            )
-            .with_header("retry-after", "60")
+            refuse(req, TRY_AGAIN)
         }
     }
 }
