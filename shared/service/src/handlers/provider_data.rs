@@ -63,6 +63,15 @@ pub(crate) async fn read_data<S: OutboxStore, M, T, R, Q, C: Clock, P: IncomePro
     let Some(v) = deps.store.get_verification(verification_id).await? else {
         return Ok(());
     };
+    read_waiting(deps, &v).await
+}
+
+/// `read_data` on the verification as already read (the sweep has it in hand).
+async fn read_waiting<S: OutboxStore, M, T, R, Q, C: Clock, P: IncomeProvider>(
+    deps: &OutboxDeps<S, M, T, R, Q, C, P>,
+    v: &Verification,
+) -> Result<(), OutboxError> {
+    let verification_id = v.verification_id;
     let Some(waiting) = v.awaiting_now().cloned() else {
         return Ok(());
     };
@@ -74,14 +83,14 @@ pub(crate) async fn read_data<S: OutboxStore, M, T, R, Q, C: Clock, P: IncomePro
         }
         _ => {
             let user = v.provider_user.as_deref().unwrap_or_default();
-            match deps.provider.fetch_income(&v, user).await {
+            match deps.provider.fetch_income(v, user).await {
                 Ok(income) => Connection::Income(income),
                 Err(ProviderError::Rejected(reason)) => {
                     tracing::info!(%verification_id, reason = %reason, "provider refused the report");
                     Connection::Refused
                 }
                 // Past the wait's end, a report that never came ends the try.
-                Err(ProviderError::Unavailable(_)) if sweep(&v, now) == Sweep::GiveUp => {
+                Err(ProviderError::Unavailable(_)) if sweep(v, now) == Sweep::GiveUp => {
                     tracing::warn!(%verification_id, "no report within the wait; next method");
                     Connection::Refused
                 }
@@ -91,7 +100,7 @@ pub(crate) async fn read_data<S: OutboxStore, M, T, R, Q, C: Clock, P: IncomePro
             }
         }
     };
-    settle(deps, &v, &waiting, connection).await
+    settle(deps, v, &waiting, connection).await
 }
 
 /// Writes what the connection leads to, on the verification as read: one conditional write.
@@ -141,7 +150,7 @@ pub async fn sweep_one<S: OutboxStore, M, T, R, Q, C: Clock, P: IncomeProvider>(
     let decision = sweep(v, deps.clock.now());
     match decision {
         Sweep::Leave => {}
-        Sweep::Reread => read_data(deps, v.verification_id).await?,
+        Sweep::Reread => read_waiting(deps, v).await?,
         Sweep::GiveUp => {
             if let Some(waiting) = v.awaiting_now().cloned() {
                 settle(deps, v, &waiting, Connection::Refused).await?;
