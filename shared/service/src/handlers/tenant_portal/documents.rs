@@ -202,8 +202,8 @@ pub fn with_section(
     resp
 }
 
-/// `scheme://host[:port]` of a URL.
-fn origin_of(url: &str) -> Option<String> {
+/// `scheme://host[:port]` of a URL (for a page's content security policy).
+pub(super) fn origin_of(url: &str) -> Option<String> {
     let (scheme, rest) = url.split_once("://")?;
     let host = rest.split('/').next()?;
     (!host.is_empty()).then(|| format!("{scheme}://{host}"))

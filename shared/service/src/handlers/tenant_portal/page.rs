@@ -144,13 +144,6 @@ pub(crate) fn start_body(notice: &str, link: &str) -> String {
 /// Plaid Link's script, from Plaid's CDN.
 const PLAID_LINK_SCRIPT: &str = "https://cdn.plaid.com/link/v2/stable/link-initialize.js";
 
-/// `scheme://host[:port]` of a URL, for the page's content security policy.
-fn origin_of(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let host = rest.split('/').next().filter(|h| !h.is_empty())?;
-    Some(format!("{scheme}://{host}"))
-}
-
 /// The provider's widget (Plaid Link) needs its script; everything else on the page works without.
 pub(crate) fn widget_page(
     link_token: &str,
@@ -163,7 +156,7 @@ pub(crate) fn widget_page(
     let script_url = script.unwrap_or(PLAID_LINK_SCRIPT);
     // The script's origin may run it and be called by it: Plaid's, or the local stand-in's.
     let origin = script
-        .and_then(origin_of)
+        .and_then(super::documents::origin_of)
         .unwrap_or_else(|| "https://cdn.plaid.com".into());
     let connect = if script.is_some() {
         origin.clone()
