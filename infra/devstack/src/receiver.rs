@@ -58,6 +58,8 @@ struct State {
     answered: AtomicUsize,
     in_flight: AtomicUsize,
     max_in_flight: AtomicUsize,
+    /// When non-zero, each request is held until this many were recorded (or `delay` passed).
+    hold_until: AtomicUsize,
 }
 
 impl Receiver {
@@ -77,6 +79,7 @@ impl Receiver {
             answered: AtomicUsize::new(0),
             in_flight: AtomicUsize::new(0),
             max_in_flight: AtomicUsize::new(0),
+            hold_until: AtomicUsize::new(0),
         });
         let shared = state.clone();
         tokio::spawn(async move {
@@ -131,6 +134,12 @@ impl Receiver {
             .is_ok_and(|seen| seen.is_ok())
     }
 
+    /// Holds every request unanswered until `n` were recorded, `delay` being the longest hold: a
+    /// sender that sends one at a time never gets there, one that sends them together does.
+    pub fn hold_until(&self, n: usize) {
+        self.state.hold_until.store(n, Ordering::SeqCst);
+    }
+
     /// Requests answered since the last reset.
     pub fn answered(&self) -> usize {
         self.state.answered.load(Ordering::SeqCst)
@@ -180,7 +189,13 @@ impl State {
             self.recorded.send_replace(requests.len());
             requests.len()
         };
-        tokio::time::sleep(delay).await;
+        match self.hold_until.load(Ordering::SeqCst) {
+            0 => tokio::time::sleep(delay).await,
+            n => {
+                let mut recorded = self.recorded.subscribe();
+                let _ = tokio::time::timeout(delay, recorded.wait_for(|count| *count >= n)).await;
+            }
+        }
         let status = respond(n, &received);
         self.answered.fetch_add(1, Ordering::SeqCst);
         self.in_flight.fetch_sub(1, Ordering::SeqCst);
