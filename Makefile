@@ -16,6 +16,10 @@ export AWS_EC2_METADATA_DISABLED := true
 export AWS_ENDPOINT_URL := http://127.0.0.1:1
 export SAM_CLI_TELEMETRY := 0
 export MOTO_PYTHON := $(PY)
+# The integration tests spend most of their time waiting for moto and the local functions: six
+# test threads keep both cores of a small machine busy where the default (one per core) left them
+# idle half the time.
+export RUST_TEST_THREADS ?= 6
 export PATH := $(VENV)/bin:$(PATH)
 
 .PHONY: dev dev-plaid dev-reminders test test-tools checkov-tools system-packages tools bench-tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
