@@ -27,9 +27,9 @@ counting all its messages, once per message it handed out, to read the retention
 request was logged to a stream nobody reads. A query now takes the table's items unsorted (the
 query sorts what it keeps itself, by keys worked out once per item), a query of the table reads
 its partition only, a query that projects its items no longer deep-copies them whole first, the
-data-plane answers are written as JSON directly (see DATA_PLANE), a scalar's value is read in one
-step, the retention period is read from the queue, the package list is read once, and nothing is
-logged per request.
+answers the tests ask for most are written as JSON directly (see PLAIN_ANSWERS), a scalar's value
+is read in one step, the retention period is read from the queue, the package list is read once,
+and nothing is logged per request.
 
 And five: `/moto-api/sent?to=ADDRESS` answers with only the e-mails and SMS sent to one address
 or number (see `_sent`).
@@ -41,11 +41,13 @@ Usage: python infra/moto_server.py -H 127.0.0.1 [-p PORT]
 """
 import argparse
 import base64
+import calendar
 import copy
 import inspect
 import json
 import os
 import threading
+from datetime import datetime
 from decimal import Decimal
 from urllib.parse import parse_qs
 
@@ -61,12 +63,12 @@ from moto.dynamodb import models as dynamodb_models
 from moto.dynamodb.models.dynamo_type import DynamoType, Item
 from moto.dynamodb.models import table as table_module
 from moto.dynamodb.models.table import Table
-from moto.dynamodb.responses import DynamoResult
+from moto.core.responses import ActionResult
 from moto.sqs import models as sqs_models
 from werkzeug.serving import make_server
 
 LISTED_SERVICES = {"ses", "sns"}
-# Set to compare each fast DynamoDB answer with moto's own (see DATA_PLANE).
+# Set to compare each answer written directly with moto's own (see PLAIN_ANSWERS).
 CHECK_ANSWERS = os.environ.get("MOTO_CHECK_ANSWERS") == "1"
 
 
@@ -260,22 +262,36 @@ def _retained(self, queue_name, message):
 sqs_models.SQSBackend.is_message_valid_based_on_retention_period = _retained
 
 
-# DynamoDB's data-plane answers hold only attribute values, counts and keys: JSON as they stand
-# once the members the operation doesn't have are left out, where moto's generic serializer walked
-# every value against the service model (a fifth of a large query's time). Binary values are the
-# one conversion (moto hands them over as bytes). MOTO_CHECK_ANSWERS=1 compares each answer with
-# moto's own and writes any difference to the file MOTO_CHECK_ANSWERS_LOG names.
-DATA_PLANE = {
-    "GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
-    "BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems",
+# The answers the tests ask for most (DynamoDB's items, SQS's messages, the stream's records) are
+# plain values, counts and keys: JSON as they stand once the members the operation doesn't have
+# are left out, where moto's generic serializer walked every value against the service model (a
+# fifth of a large query's time). Binary values and dates are the conversions (moto hands them over
+# as bytes and datetimes; the JSON protocol sends them as base64 and epoch seconds); an answer
+# holding anything else goes to moto's serializer as before.
+# MOTO_CHECK_ANSWERS=1 compares each answer with moto's own and writes any difference to the file
+# MOTO_CHECK_ANSWERS_LOG names.
+PLAIN_ANSWERS = {
+    "dynamodb": {
+        "GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
+        "BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems",
+    },
+    "sqs": {
+        "ReceiveMessage", "SendMessage", "SendMessageBatch", "DeleteMessage",
+        "DeleteMessageBatch", "ChangeMessageVisibility", "ChangeMessageVisibilityBatch",
+        "GetQueueAttributes",
+    },
+    "dynamodbstreams": {"GetRecords"},
 }
-_moto_execute_result = DynamoResult.execute_result
+_moto_execute_result = ActionResult.execute_result
 
 
 def _json_value(value):
     if isinstance(value, bytes):
         return base64.b64encode(value).decode()
-    raise TypeError(f"{type(value).__name__} in a DynamoDB answer")
+    if isinstance(value, datetime):
+        seconds = calendar.timegm(value.timetuple())
+        return seconds + value.microsecond // 1000 / 1000 if value.microsecond else seconds
+    raise TypeError(f"{type(value).__name__} is not a plain value")
 
 
 def _without_nulls(value):
@@ -287,17 +303,27 @@ def _without_nulls(value):
 
 
 def _execute_result(self, context):
-    if context.operation_model.name not in DATA_PLANE:
+    operation = context.operation_model
+    service = context.service_model
+    plain = PLAIN_ANSWERS.get(service.service_name, ())
+    if operation.name not in plain or not isinstance(self.result, dict):
         return _moto_execute_result(self, context)
-    members = context.operation_model.output_shape.members
+    members = operation.output_shape.members if operation.output_shape else {}
     answer = {k: v for k, v in self.result.items() if k in members}
-    body = json.dumps(_without_nulls(answer), default=_json_value, separators=(",", ":"))
-    headers = {"Content-Type": "application/x-amz-json-1.0"}
+    try:
+        body = json.dumps(_without_nulls(answer), default=_json_value, separators=(",", ":"))
+    except TypeError:
+        return _moto_execute_result(self, context)
+    version = service.metadata.get("jsonVersion", "1.0")
+    headers = {"Content-Type": f"application/x-amz-json-{version}"}
     if CHECK_ANSWERS:
         status, moto_headers, moto_body = _moto_execute_result(self, context)
         expected = (status, moto_headers, json.loads(moto_body))
-        _check(context.operation_model.name, expected, (200, headers, json.loads(body)))
+        _check(operation.name, expected, (200, headers, json.loads(body)))
     return 200, headers, body
+
+
+ActionResult.execute_result = _execute_result
 
 
 def _check(what, expected, answered):
@@ -305,8 +331,6 @@ def _check(what, expected, answered):
         with open(os.environ["MOTO_CHECK_ANSWERS_LOG"], "a") as log:
             print(f"{what}: moto's {expected} != {answered}", file=log)
 
-
-DynamoResult.execute_result = _execute_result
 
 # moto lists its package folder on disk for every request to find the service.
 _moto_modules = tuple(backends.list_of_moto_modules())
