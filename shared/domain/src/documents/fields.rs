@@ -9,7 +9,7 @@ use super::text::{Cell, Line, Page};
 /// An amount in cents from a token such as `$1,234.56`, `1234.56`, `(12.00)` or `-12.00`. The
 /// amount must have exactly two decimals, so hours, rates and years are not read as money.
 pub fn money(token: &str) -> Option<i64> {
-    let t = token.trim().trim_end_matches([',', ';', ':']);
+    let t = token.trim().trim_end_matches([',', ';', ':', '.']);
     let negative =
         t.starts_with('-') || (t.starts_with('(') && t.ends_with(')')) || t.ends_with('-');
     let t = t.trim_matches(|c| c == '(' || c == ')' || c == '-' || c == '+');
@@ -68,6 +68,10 @@ pub fn dates(text: &str) -> Vec<NaiveDate> {
     let mut i = 0;
     while i < words.len() {
         let w = words[i].trim_matches(|c: char| c == ',' || c == '(' || c == ')' || c == ':');
+        let w = w
+            .strip_suffix('.')
+            .filter(|w| numeric_date(w).is_some())
+            .unwrap_or(w);
         if let Some(d) = numeric_date(w) {
             found.push(d);
         } else if let Some(month) = month_of(w)
@@ -416,6 +420,67 @@ fn is_amount_cell(text: &str) -> bool {
 /// The first date after a label, on its line or under it.
 pub fn date_after(lines: &[Line], labels: &[&'static str]) -> Option<NaiveDate> {
     dates_after(lines, labels).into_iter().next()
+}
+
+/// Words of an organisation's name: a line holding one is a letterhead, never a person.
+const ORGANISATION_NAME_WORDS: &[&str] = &[
+    "bank",
+    "credit",
+    "union",
+    "savings",
+    "trust",
+    "financial",
+    "federal",
+    "national",
+    "administration",
+    "department",
+    "agency",
+    "office",
+    "board",
+    "system",
+    "fund",
+    "retirement",
+    "services",
+    "inc",
+    "llc",
+    "corp",
+    "co",
+    "company",
+    "statement",
+    "account",
+];
+
+/// The name of a mailing address block: a line of two to five words of letters, then a line
+/// starting with a number (the street), then "City, ST 12345". The first line of the page is a
+/// letterhead, and a line with an organisation's word is no person, so neither is read.
+pub fn address_block_name(lines: &[Line]) -> Option<String> {
+    lines.windows(3).take(25).skip(1).find_map(|w| {
+        let name = w[0].text();
+        let words: Vec<String> = normalise(&name).split(' ').map(str::to_string).collect();
+        let person = (2..=5).contains(&words.len())
+            && name
+                .chars()
+                .all(|c| c.is_alphabetic() || " .,'-".contains(c))
+            && !words
+                .iter()
+                .any(|x| ORGANISATION_NAME_WORDS.contains(&x.as_str()));
+        let street = w[1]
+            .text()
+            .trim_start()
+            .starts_with(|c: char| c.is_ascii_digit());
+        let city = w[2].text();
+        let city_words: Vec<&str> = city.split_whitespace().collect();
+        let zip = city_words
+            .last()
+            .is_some_and(|z| z.len() >= 5 && z.chars().take(5).all(|c| c.is_ascii_digit()));
+        let state = city_words.len() >= 3
+            && city_words[city_words.len() - 2].len() == 2
+            && city_words[city_words.len() - 2]
+                .chars()
+                .all(|c| c.is_ascii_uppercase())
+            && city_words[city_words.len() - 3].ends_with(',');
+        (person && street && zip && state).then_some(name)
+    })
 }
 
 /// Every line of every page, in reading order.

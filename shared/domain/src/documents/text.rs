@@ -10,6 +10,7 @@ use super::{Check, CheckResult, names};
 
 mod font;
 mod interpret;
+mod metrics;
 
 use interpret::{Matrix, Reader};
 

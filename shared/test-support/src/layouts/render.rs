@@ -4,7 +4,7 @@
 
 use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 
-use super::{Block, Face, Layout};
+use super::{Align, Block, Face, Layout};
 
 const PAGE_WIDTH: f32 = 612.0;
 const PAGE_HEIGHT: f32 = 792.0;
@@ -44,9 +44,13 @@ fn placed(layout: &Layout) -> Vec<Placed<'_>> {
             Block::Row(cells) => {
                 y += ROW;
                 for c in cells {
+                    let x = match c.align {
+                        Align::Left => c.x,
+                        Align::Right => c.x - width(&c.text, c.face, SIZE),
+                    };
                     out.push(Placed {
                         page,
-                        x: c.x,
+                        x,
                         y,
                         size: SIZE,
                         face: c.face,
@@ -62,6 +66,24 @@ fn placed(layout: &Layout) -> Vec<Placed<'_>> {
         }
     }
     out
+}
+
+/// A text's width in points, by the standard fonts' metrics (Helvetica, Helvetica-Bold and
+/// Times-Bold; thousandths of an em), so a right-aligned amount ends where its column does.
+fn width(text: &str, face: Face, size: f32) -> f32 {
+    let em: f32 = (text.chars())
+        .map(|c| match (face, c) {
+            (Face::OtherBold, '0'..='9' | '$') => 500.0,
+            (Face::OtherBold, ',' | '.' | ' ') => 250.0,
+            (_, '0'..='9' | '$') => 556.0,
+            (_, ',' | '.' | ' ') => 278.0,
+            (_, '(' | ')' | '-') => 333.0,
+            (Face::Regular, 'A'..='Z') => 667.0,
+            (_, 'A'..='Z') => 722.0,
+            _ => 556.0,
+        })
+        .sum();
+    em * size / 1000.0
 }
 
 fn pages(layout: &Layout) -> usize {

@@ -283,8 +283,9 @@ impl<'a, 'b> Reader<'a, 'b> {
                     let Ok(n) = other.as_float() else { continue };
                     let advance = -n / 1000.0 * size * state.scale;
                     *tm = Matrix::translate(advance, 0.0).then(*tm);
-                    // A wide gap inside one TJ separates words or columns.
-                    if n < -200.0
+                    // A wide gap inside one TJ separates words or columns; a wide step back
+                    // (a column drawn left of the one before) starts a run of its own too.
+                    if !(-200.0..=200.0).contains(&n)
                         && let Some(run) = current.take()
                     {
                         finished.push(run);
