@@ -64,12 +64,18 @@ pub enum Face {
     OtherBold,
 }
 
-/// Where a cell's `x` stands: its left edge, or its right edge (amounts in columns).
+/// Where a cell's `x` stands: its left edge, or its right edge (amounts in columns); or its
+/// right edge with a dollar sign in a run of its own at the column's left, as accounting
+/// layouts print money.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {
     Left,
     Right,
+    Accounting,
 }
+
+/// Joins the words of a left-aligned cell that are drawn as runs of their own.
+pub const SPLIT: char = '\u{1f}';
 
 /// One run of text at a column, in points from the page's left edge.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,7 +4,10 @@
 use chrono::{Duration, NaiveDate};
 use domain::income::PayFrequency;
 
-use super::{Block, Draw, EMPLOYERS, Face, PEOPLE, cell, date_words, money, printed_name};
+use super::{
+    Align, Block, Cell, Draw, EMPLOYERS, Face, PEOPLE, SPLIT, cell, date_words, money,
+    printed_name, right,
+};
 
 /// What a generated stub states: the fields the analysis should read, or report missing.
 #[derive(Debug, Clone, PartialEq)]
@@ -202,6 +205,67 @@ fn info_rows(d: &mut Draw, t: &StubTruth) -> Vec<Block> {
     rows
 }
 
+/// How a layout prints its amount columns: right-aligned or not, a dollar sign (none, attached,
+/// or in a run of its own), thousands separators or none.
+struct Columns {
+    right: bool,
+    dollar: usize,
+    grouped: bool,
+}
+
+impl Columns {
+    fn draw(d: &mut Draw) -> Columns {
+        Columns {
+            right: d.chance(50),
+            dollar: [0, 0, 0, 1, 1, 2][d.below(6)],
+            grouped: !d.chance(15),
+        }
+    }
+
+    /// The right edge of a column starting at `x`.
+    fn edge(x: f32) -> f32 {
+        x + 70.0
+    }
+
+    fn head(&self, x: f32, text: &str) -> Cell {
+        if self.right {
+            right(Self::edge(x), text, Face::Bold)
+        } else {
+            cell(x, text, Face::Bold)
+        }
+    }
+
+    /// An amount; `negative` 1 prints it with a minus, 2 in parentheses.
+    fn amount(&self, x: f32, cents: i64, negative: usize, face: Face) -> Cell {
+        let number = if self.grouped {
+            money(cents)
+        } else {
+            format!("{}.{:02}", cents / 100, cents % 100)
+        };
+        let number = if self.dollar == 1 {
+            format!("${number}")
+        } else {
+            number
+        };
+        let text = match negative {
+            1 => format!("-{number}"),
+            2 => format!("({number})"),
+            _ => number,
+        };
+        match (self.right, self.dollar) {
+            (true, 2) => Cell {
+                x: Self::edge(x),
+                text,
+                face,
+                align: Align::Accounting,
+            },
+            (true, _) => right(Self::edge(x), text, face),
+            (false, 2) => cell(x, format!("$ {text}"), face),
+            _ => cell(x, text, face),
+        }
+    }
+}
+
 /// The earnings, deductions and net pay tables.
 fn money_rows(d: &mut Draw, t: &StubTruth) -> Vec<Vec<Block>> {
     let n = t.ytd_gross_cents / t.gross_cents;
@@ -210,6 +274,9 @@ fn money_rows(d: &mut Draw, t: &StubTruth) -> Vec<Vec<Block>> {
     } else {
         (300.0, 420.0)
     };
+    // The year to date before the current column, as some payroll layouts print it.
+    let (cur, ytd) = if d.chance(20) { (ytd, cur) } else { (cur, ytd) };
+    let cols = Columns::draw(d);
     let hours = d.chance(50);
     let (cur_head, ytd_head) = *d.pick(&[
         ("Current", "YTD"),
@@ -228,10 +295,7 @@ fn money_rows(d: &mut Draw, t: &StubTruth) -> Vec<Vec<Block>> {
             } else {
                 vec![]
             },
-            vec![
-                cell(cur, cur_head, Face::Bold),
-                cell(ytd, ytd_head, Face::Bold),
-            ],
+            vec![cols.head(cur, cur_head), cols.head(ytd, ytd_head)],
         ]
         .concat(),
     )];
@@ -244,8 +308,8 @@ fn money_rows(d: &mut Draw, t: &StubTruth) -> Vec<Vec<Block>> {
             Face::Regular,
         ));
     }
-    regular.push(cell(cur, money(t.gross_cents), Face::Regular));
-    regular.push(cell(ytd, money(t.ytd_gross_cents), Face::Regular));
+    regular.push(cols.amount(cur, t.gross_cents, 0, Face::Regular));
+    regular.push(cols.amount(ytd, t.ytd_gross_cents, 0, Face::Regular));
     earnings.push(Block::Row(regular));
     let mut gross = vec![cell(
         40.0,
@@ -255,29 +319,24 @@ fn money_rows(d: &mut Draw, t: &StubTruth) -> Vec<Vec<Block>> {
     if hours && d.chance(60) {
         gross.push(cell(170.0, "80.00", total_face));
     }
-    gross.push(cell(cur, money(t.gross_cents), total_face));
-    gross.push(cell(ytd, money(t.ytd_gross_cents), total_face));
+    gross.push(cols.amount(cur, t.gross_cents, 0, total_face));
+    gross.push(cols.amount(ytd, t.ytd_gross_cents, 0, total_face));
     earnings.push(Block::Row(gross));
 
     let parts = deductions_of(t.gross_cents);
-    let signed = |c: i64, style: usize| match style {
-        0 => money(c),
-        1 => format!("-{}", money(c)),
-        _ => format!("({})", money(c)),
-    };
     let style = d.below(3);
     let line = |name: &str, c: i64| {
         Block::Row(vec![
             cell(40.0, name, Face::Regular),
-            cell(cur, signed(c, style), Face::Regular),
-            cell(ytd, money(c * n), Face::Regular),
+            cols.amount(cur, c, style, Face::Regular),
+            cols.amount(ytd, c * n, 0, Face::Regular),
         ])
     };
     let head = |name: &str| {
         Block::Row(vec![
             cell(40.0, name, Face::Bold),
-            cell(cur, cur_head, Face::Bold),
-            cell(ytd, ytd_head, Face::Bold),
+            cols.head(cur, cur_head),
+            cols.head(ytd, ytd_head),
         ])
     };
     let taxes: i64 = parts[..4].iter().sum();
@@ -304,8 +363,8 @@ fn money_rows(d: &mut Draw, t: &StubTruth) -> Vec<Vec<Block>> {
     if subtotal {
         deductions.push(Block::Row(vec![
             cell(40.0, "Total Taxes", Face::Bold),
-            cell(cur, money(taxes), Face::Bold),
-            cell(ytd, money(taxes * n), Face::Bold),
+            cols.amount(cur, taxes, 0, Face::Bold),
+            cols.amount(ytd, taxes * n, 0, Face::Bold),
         ]));
     }
     if separate {
@@ -323,8 +382,8 @@ fn money_rows(d: &mut Draw, t: &StubTruth) -> Vec<Vec<Block>> {
         let total = if separate { others } else { taxes + others };
         deductions.push(Block::Row(vec![
             cell(40.0, "Total Deductions", total_face),
-            cell(cur, money(total), total_face),
-            cell(ytd, money(total * n), total_face),
+            cols.amount(cur, total, 0, total_face),
+            cols.amount(ytd, total * n, 0, total_face),
         ]));
     }
     let mut employer_paid = vec![];
@@ -333,8 +392,8 @@ fn money_rows(d: &mut Draw, t: &StubTruth) -> Vec<Vec<Block>> {
         let matched = t.gross_cents / 40;
         employer_paid.push(Block::Row(vec![
             cell(40.0, "Employer 401(k) Match", Face::Regular),
-            cell(cur, money(matched), Face::Regular),
-            cell(ytd, money(matched * n), Face::Regular),
+            cols.amount(cur, matched, 0, Face::Regular),
+            cols.amount(ytd, matched * n, 0, Face::Regular),
         ]));
     }
     let net = vec![Block::Row(vec![
@@ -343,8 +402,8 @@ fn money_rows(d: &mut Draw, t: &StubTruth) -> Vec<Vec<Block>> {
             d.word(&["Net Pay", "Net Check", "Take Home Pay"]),
             total_face,
         ),
-        cell(cur, money(t.net_cents), total_face),
-        cell(ytd, money(t.ytd_net_cents), total_face),
+        cols.amount(cur, t.net_cents, 0, total_face),
+        cols.amount(ytd, t.ytd_net_cents, 0, total_face),
     ])];
     vec![earnings, deductions, employer_paid, net]
 }
@@ -354,6 +413,12 @@ pub(super) fn blocks(d: &mut Draw, t: &StubTruth) -> Vec<Block> {
     let labelled_employer = d.chance(50);
     if !labelled_employer {
         out.push(Block::Row(vec![cell(40.0, t.employer.clone(), Face::Bold)]));
+        // The employer's address under its name, as printed on a mailed stub.
+        if d.chance(50) {
+            for line in ["1200 Industrial Parkway, Suite 4", "Columbus, OH 43215"] {
+                out.push(Block::Row(vec![cell(40.0, line, Face::Regular)]));
+            }
+        }
     }
     let title = d.word(&[
         "Earnings Statement",
@@ -380,6 +445,19 @@ pub(super) fn blocks(d: &mut Draw, t: &StubTruth) -> Vec<Block> {
         }
         if i == break_before {
             out.push(Block::PageBreak);
+            // The next page repeats who the stub is from and for.
+            if d.chance(60) {
+                out.push(Block::Row(vec![
+                    cell(40.0, t.employer.clone(), Face::Bold),
+                    cell(450.0, "Page 2 of 2", Face::Regular),
+                ]));
+                out.push(Block::Row(vec![cell(
+                    40.0,
+                    format!("Employee: {}", t.employee),
+                    Face::Regular,
+                )]));
+                out.push(Block::Gap);
+            }
         }
         out.extend(section);
         out.push(Block::Gap);
@@ -390,6 +468,19 @@ pub(super) fn blocks(d: &mut Draw, t: &StubTruth) -> Vec<Block> {
             "Keep this statement for your records.",
             Face::Regular,
         )]));
+    }
+    // Labels whose words are runs of their own, as producers that place each word write them.
+    if d.chance(25) {
+        for block in &mut out {
+            if let Block::Row(cells) = block {
+                for c in cells
+                    .iter_mut()
+                    .filter(|c| c.x == 40.0 && c.align == Align::Left)
+                {
+                    c.text = c.text.replace(' ', &SPLIT.to_string());
+                }
+            }
+        }
     }
     out
 }

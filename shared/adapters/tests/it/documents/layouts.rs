@@ -259,6 +259,69 @@ fn the_committed_chromium_and_ghostscript_documents_are_read_right_or_reported_m
     assert!(faults.is_empty(), "{}", faults.join("\n"));
 }
 
+/// The classic edit on generated documents: a white box over a stub's net pay or a
+/// statement's first deposit, a new figure written on it, in the file rewritten whole or in an
+/// appended revision. Each is `edited` by the `overlays` check, naming what the box hides.
+#[test]
+fn a_white_box_over_a_generated_figure_is_an_edit() {
+    use domain::documents::samples::edits::{incremental_overlay, rewritten_overlay};
+    use domain::documents::{CheckResult, names};
+    for kind in [Kind::Stub, Kind::Statement] {
+        let mut edits = 0;
+        for seed in 0..30 {
+            let layout = Layout::of(kind, seed);
+            let pdf = layout.pdf();
+            let figure = match &layout.truth {
+                Truth::Stub(t) => t.net_cents,
+                Truth::Statement(t) => t.deposits[0].cents,
+                Truth::Letter(t) => t.monthly_cents,
+            };
+            let digits = test_support::layouts::money(figure).replace(',', "");
+            // A figure on a later page is left out: the edits draw on page 1.
+            let Some(drawn) = first_run_holding(&pdf, &digits) else {
+                continue;
+            };
+            edits += 1;
+            let raised = test_support::layouts::money(figure + 150_000);
+            for edited in [
+                rewritten_overlay(&pdf, &drawn, &raised).unwrap(),
+                incremental_overlay(&pdf, &drawn, &raised).unwrap(),
+            ] {
+                let a = analyse(&edited, Some(layout.truth.tenant())).unwrap();
+                let overlays = (a.checks.iter())
+                    .find(|c| c.check == names::OVERLAYS)
+                    .unwrap();
+                assert_eq!(overlays.result, CheckResult::Fail, "seed {seed}");
+                assert!(
+                    overlays.evidence.contains(&format!(
+                        "a white box hides '{drawn}' with '{raised}' drawn on it"
+                    )),
+                    "seed {seed}: {}",
+                    overlays.evidence
+                );
+                assert_eq!(a.verdict, Verdict::Edited, "seed {seed}");
+            }
+        }
+        assert!(edits >= 15, "{}: {edits} figures on page 1", kind.name());
+    }
+}
+
+/// The text of the first run on page 1 whose figure, without separators, is `digits`.
+fn first_run_holding(pdf: &[u8], digits: &str) -> Option<String> {
+    use domain::documents::intake::{Opened, open};
+    let Opened::Pdf(opened) = open(pdf, &Default::default()).ok()? else {
+        return None;
+    };
+    let pages = domain::documents::text::read_pages(&opened.doc, &Default::default()).ok()?;
+    let found = pages.first()?.runs().find(|r| {
+        let bare: String = (r.text.chars())
+            .filter(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        bare == digits
+    });
+    found.map(|r| r.text.trim().to_string())
+}
+
 /// Writes the committed sets again: `infra/make_layout_fixtures.sh` runs it (Chromium and
 /// Ghostscript needed). Ignored by `make test`, which reads what is committed.
 #[test]
