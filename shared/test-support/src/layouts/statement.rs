@@ -423,10 +423,11 @@ fn ledger(
         ("Additions", "Subtractions"),
     ]);
     let credit_first = d.chance(40);
+    // Far enough apart that the longest headings keep a gap in any font.
     let (credit_x, debit_x) = if credit_first {
-        (390.0, 475.0)
+        (375.0, 485.0)
     } else {
-        (475.0, 390.0)
+        (485.0, 375.0)
     };
     let heads = || {
         Block::Row(vec![
