@@ -306,6 +306,18 @@ pub fn set_checks(set: &[(usize, &Analysis)], bank: Option<&BankStatement>) -> V
     checks
 }
 
+/// Any verdict, for the properties of the rules that follow from one.
+#[cfg(test)]
+pub(crate) fn any_verdict() -> impl proptest::strategy::Strategy<Value = Verdict> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just(Verdict::Clean),
+        Just(Verdict::Edited),
+        Just(Verdict::Inconsistent),
+        Just(Verdict::Undetermined),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

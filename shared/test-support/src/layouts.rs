@@ -1,31 +1,59 @@
-//! A generator of genuine pay stubs in layouts the analysis has never seen: label words with and
-//! without colons, extra rows (employee ID, masked SSN, department, check number), hours and rate
-//! columns, sections in other orders, subtotals, employer-paid lines, bold totals in another
-//! font family, several pages, pay dates from 3 days before a period's end to 14 after. Each
-//! layout is drawn from a seed, with the figures it states (`Truth`), and is rendered three ways
-//! (`render`): straight to PDF, as HTML for Chromium's print, and as PostScript for Ghostscript.
+//! A generator of genuine documents in layouts the analysis has never seen: pay stubs
+//! (`stub`), bank statements (`statement`) and benefit award letters (`letter`). Each is drawn
+//! from a seed, with the figures it states (`Truth`), and rendered three ways (`render`):
+//! straight to PDF, as HTML for Chromium's print, and as PostScript for Ghostscript.
+//! The variations are those real producers show: label words with and without colons, extra
+//! rows, columns in other orders, right-aligned amounts, subtotals, several pages, dates in
+//! several forms, names written four ways.
 
-use chrono::{Datelike, Duration, NaiveDate};
-use domain::income::PayFrequency;
+use chrono::{Datelike, NaiveDate};
 
+mod letter;
 pub mod render;
+mod statement;
+mod stub;
 
-/// What a generated stub states: the fields the analysis should read, or report missing.
+pub use letter::LetterTruth;
+pub use statement::{StatementDeposit, StatementTruth};
+pub use stub::StubTruth;
+
+/// The kinds of document the generator draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Stub,
+    Statement,
+    Letter,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Stub, Kind::Statement, Kind::Letter];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Stub => "pay stub",
+            Kind::Statement => "bank statement",
+            Kind::Letter => "benefit letter",
+        }
+    }
+}
+
+/// What a generated document states: the fields the analysis should read, or report missing.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Truth {
-    pub employer: String,
-    pub employee: String,
-    /// The tenant's name as the verification holds it (the stub may write it another way).
-    pub tenant: String,
-    pub period_start: NaiveDate,
-    pub period_end: NaiveDate,
-    pub pay_date: NaiveDate,
-    /// None when the stub prints no frequency.
-    pub frequency: Option<PayFrequency>,
-    pub gross_cents: i64,
-    pub net_cents: i64,
-    pub ytd_gross_cents: i64,
-    pub ytd_net_cents: i64,
+pub enum Truth {
+    Stub(StubTruth),
+    Statement(StatementTruth),
+    Letter(LetterTruth),
+}
+
+impl Truth {
+    /// The tenant's name as the verification holds it (the document may write it another way).
+    pub fn tenant(&self) -> &str {
+        match self {
+            Truth::Stub(t) => &t.tenant,
+            Truth::Statement(t) => &t.tenant,
+            Truth::Letter(t) => &t.tenant,
+        }
+    }
 }
 
 /// The font of a cell: the layout's regular and bold, and a bold of another family for totals.
@@ -36,15 +64,29 @@ pub enum Face {
     OtherBold,
 }
 
+/// Where a cell's `x` stands: its left edge, or its right edge (amounts in columns); or its
+/// right edge with a dollar sign in a run of its own at the column's left, as accounting
+/// layouts print money.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+    Accounting,
+}
+
+/// Joins the words of a left-aligned cell that are drawn as runs of their own.
+pub const SPLIT: char = '\u{1f}';
+
 /// One run of text at a column, in points from the page's left edge.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Cell {
     pub x: f32,
     pub text: String,
     pub face: Face,
+    pub align: Align,
 }
 
-/// The stub, top to bottom.
+/// The document, top to bottom.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Block {
     Row(Vec<Cell>),
@@ -53,12 +95,41 @@ pub enum Block {
     PageBreak,
 }
 
-/// A generated stub: what it states, and how it is drawn.
+/// A generated document: what it states, and how it is drawn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layout {
     pub seed: u64,
     pub truth: Truth,
     pub blocks: Vec<Block>,
+}
+
+impl Layout {
+    /// The layout of a kind and a seed.
+    pub fn of(kind: Kind, seed: u64) -> Layout {
+        let mut d = Draw(seed ^ 0x5EED_1A70);
+        let (truth, blocks) = match kind {
+            Kind::Stub => {
+                let t = stub::truth(&mut d);
+                let blocks = stub::blocks(&mut d, &t);
+                (Truth::Stub(t), blocks)
+            }
+            Kind::Statement => {
+                let mut t = statement::truth(&mut d);
+                let blocks = statement::blocks(&mut d, &mut t);
+                (Truth::Statement(t), blocks)
+            }
+            Kind::Letter => {
+                let t = letter::truth(&mut d);
+                let blocks = letter::blocks(&mut d, &t);
+                (Truth::Letter(t), blocks)
+            }
+        };
+        Layout {
+            seed,
+            truth,
+            blocks,
+        }
+    }
 }
 
 /// splitmix64: a small, fixed generator, so a seed always draws the same layout.
@@ -86,7 +157,7 @@ impl Draw {
     }
 }
 
-const EMPLOYERS: &[&str] = &[
+pub(crate) const EMPLOYERS: &[&str] = &[
     "Acme Widgets Inc",
     "Northwind Traders LLC",
     "Blue Harbor Logistics Corp",
@@ -108,107 +179,15 @@ pub fn money(cents: i64) -> String {
     crate::documents::amount(cents)
 }
 
-impl Layout {
-    /// The layout of a seed.
-    pub fn new(seed: u64) -> Layout {
-        let mut d = Draw(seed ^ 0x5EED_1A70);
-        let truth = truth(&mut d);
-        let blocks = blocks(&mut d, &truth);
-        Layout {
-            seed,
-            truth,
-            blocks,
-        }
-    }
-}
-
-fn truth(d: &mut Draw) -> Truth {
-    let (first, middle, last) = *d.pick(PEOPLE);
-    let employee = match d.below(4) {
+/// A person's name as documents print it, in one of four forms.
+fn printed_name(d: &mut Draw, (first, middle, last): (&str, &str, &str)) -> String {
+    match d.below(4) {
         0 => format!("{first} {middle}. {last}"),
         1 => format!("{} {}", first.to_uppercase(), last.to_uppercase()),
         2 => format!("{}, {} {middle}", last.to_uppercase(), first.to_uppercase()),
         _ => format!("{first} {last}"),
-    };
-    let frequency = *d.pick(&[
-        PayFrequency::Weekly,
-        PayFrequency::Biweekly,
-        PayFrequency::Biweekly,
-        PayFrequency::SemiMonthly,
-        PayFrequency::Monthly,
-    ]);
-    let year_start = NaiveDate::from_ymd_opt(2026, 1, 1).expect("a date");
-    let (period_start, period_end, n) = match frequency {
-        PayFrequency::Weekly | PayFrequency::Biweekly => {
-            let days = if frequency == PayFrequency::Weekly {
-                7
-            } else {
-                14
-            };
-            let n = 1 + d.below(if days == 7 { 45 } else { 22 }) as i64;
-            let start = year_start + Duration::days(days * (n - 1) + 3);
-            (start, start + Duration::days(days - 1), n)
-        }
-        PayFrequency::SemiMonthly => {
-            let month = 1 + d.below(11) as u32;
-            let second = d.chance(50);
-            let start = NaiveDate::from_ymd_opt(2026, month, if second { 16 } else { 1 });
-            let start = start.expect("a date");
-            let end = if second {
-                NaiveDate::from_ymd_opt(2026, month + 1, 1).expect("a date") - Duration::days(1)
-            } else {
-                NaiveDate::from_ymd_opt(2026, month, 15).expect("a date")
-            };
-            (start, end, 2 * month as i64 - 1 + second as i64)
-        }
-        _ => {
-            let month = 1 + d.below(11) as u32;
-            let start = NaiveDate::from_ymd_opt(2026, month, 1).expect("a date");
-            let end = NaiveDate::from_ymd_opt(2026, month + 1, 1).expect("a date");
-            (start, end - Duration::days(1), month as i64)
-        }
-    };
-    // Up to 3 days before the period's end (a Friday before a Saturday end), up to 14 after.
-    let lag = d.below(18) as i64 - 3;
-    let pay_date = period_end + Duration::days(lag);
-    let gross_cents = 40_000 + d.below(500_000) as i64;
-    let net_cents = gross_cents - deductions_of(gross_cents).iter().sum::<i64>();
-    Truth {
-        employer: d.pick(EMPLOYERS).to_string(),
-        employee,
-        tenant: format!("{first} {last}"),
-        period_start,
-        period_end,
-        pay_date,
-        frequency: (!d.chance(8)).then_some(frequency),
-        gross_cents,
-        net_cents,
-        ytd_gross_cents: gross_cents * n,
-        ytd_net_cents: net_cents * n,
     }
 }
-
-/// This period's taxes (federal, social security, Medicare, state) and deductions (401(k),
-/// medical), from gross pay.
-fn deductions_of(gross: i64) -> [i64; 6] {
-    let share = |per_mille: i64| gross * per_mille / 1000;
-    [
-        share(110),
-        share(62),
-        share(14) + 1,
-        share(41),
-        share(50),
-        (gross / 40).min(12_500),
-    ]
-}
-
-const TAX_NAMES: [&str; 4] = [
-    "Federal Income Tax",
-    "Social Security",
-    "Medicare",
-    "State Income Tax",
-];
-const DEDUCTION_NAMES: [&str; 2] = ["401(k)", "Medical Plan"];
 
 fn date_words(d: &mut Draw, date: NaiveDate) -> String {
     match d.below(3) {
@@ -218,297 +197,21 @@ fn date_words(d: &mut Draw, date: NaiveDate) -> String {
     }
 }
 
-fn frequency_words(d: &mut Draw, f: PayFrequency) -> &'static str {
-    match f {
-        PayFrequency::Weekly => "Weekly",
-        PayFrequency::Biweekly => d.word(&["Biweekly", "Bi-Weekly", "Every two weeks"]),
-        PayFrequency::SemiMonthly => d.word(&["Semi-Monthly", "Semimonthly", "Twice a month"]),
-        _ => "Monthly",
-    }
-}
-
 fn cell(x: f32, text: impl Into<String>, face: Face) -> Cell {
     Cell {
         x,
         text: text.into(),
         face,
+        align: Align::Left,
     }
 }
 
-/// The rows of the stub's header: who, when and how often, in one of three styles.
-fn info_rows(d: &mut Draw, t: &Truth) -> Vec<Block> {
-    let colon = if d.chance(50) { ":" } else { "" };
-    let employee_label = d.word(&["Employee Name", "Employee", "Name"]);
-    let pay_date_label = d.word(&["Pay Date", "Check Date", "Pay Day", "Payment Date"]);
-    let mut fields: Vec<(String, String)> = vec![(employee_label.into(), t.employee.clone())];
-    let extras = [
-        ("Employee ID", format!("{:06}", d.below(999_999))),
-        ("SSN", format!("XXX-XX-{:04}", d.below(9999))),
-        (
-            "Department",
-            d.word(&["Warehouse", "Nursing", "Sales"]).to_string(),
-        ),
-        ("Check Number", format!("{:07}", d.below(9_999_999))),
-    ];
-    for (label, value) in extras {
-        if d.chance(60) {
-            fields.push((label.into(), value));
-        }
+/// An amount whose right edge stands at `x`, as columns of figures print them.
+fn right(x: f32, text: impl Into<String>, face: Face) -> Cell {
+    Cell {
+        x,
+        text: text.into(),
+        face,
+        align: Align::Right,
     }
-    if d.chance(50) {
-        let (s, e) = (date_words(d, t.period_start), date_words(d, t.period_end));
-        fields.push(("Pay Period".into(), format!("{s} - {e}")));
-    } else {
-        let (b, e) = *d.pick(&[
-            ("Period Beginning", "Period Ending"),
-            ("Period Start", "Period End"),
-        ]);
-        fields.push((b.into(), date_words(d, t.period_start)));
-        fields.push((e.into(), date_words(d, t.period_end)));
-    }
-    fields.push((pay_date_label.into(), date_words(d, t.pay_date)));
-    if let Some(f) = t.frequency {
-        let label = d.word(&["Pay Frequency", "Frequency", "Pay Schedule"]);
-        fields.push((label.into(), frequency_words(d, f).into()));
-    }
-    // The extra rows among the others, in another order each time; the employee's row first
-    // half the time, so "Employee ID" often stands right under "Employee".
-    if d.chance(50) {
-        let tail = fields.split_off(1);
-        let mut tail = tail;
-        for i in (1..tail.len()).rev() {
-            tail.swap(i, d.below(i + 1));
-        }
-        fields.extend(tail);
-    }
-    let mut rows = vec![];
-    match d.below(3) {
-        // One run "Label: value".
-        0 => {
-            for (label, value) in fields {
-                rows.push(Block::Row(vec![cell(
-                    40.0,
-                    format!("{label}: {value}"),
-                    Face::Regular,
-                )]));
-            }
-        }
-        // Label and value in two columns.
-        1 => {
-            for (label, value) in fields {
-                rows.push(Block::Row(vec![
-                    cell(40.0, format!("{label}{colon}"), Face::Bold),
-                    cell(170.0, value, Face::Regular),
-                ]));
-            }
-        }
-        // Header tables: labels on one row, values under them, three columns at a time.
-        _ => {
-            for chunk in fields.chunks(3) {
-                let xs = [40.0, 230.0, 420.0];
-                let heads = (chunk.iter().zip(xs))
-                    .map(|((l, _), x)| cell(x, l.clone(), Face::Bold))
-                    .collect();
-                let values = (chunk.iter().zip(xs))
-                    .map(|((_, v), x)| cell(x, v.clone(), Face::Regular))
-                    .collect();
-                rows.push(Block::Row(heads));
-                rows.push(Block::Row(values));
-                rows.push(Block::Gap);
-            }
-        }
-    }
-    rows
-}
-
-/// The earnings, deductions and net pay tables.
-fn money_rows(d: &mut Draw, t: &Truth) -> Vec<Vec<Block>> {
-    let n = t.ytd_gross_cents / t.gross_cents;
-    let (cur, ytd) = if d.chance(50) {
-        (330.0, 450.0)
-    } else {
-        (300.0, 420.0)
-    };
-    let hours = d.chance(50);
-    let (cur_head, ytd_head) = *d.pick(&[
-        ("Current", "YTD"),
-        ("This Period", "Year to Date"),
-        ("Current", "Year-to-Date"),
-    ]);
-    let total_face = *d.pick(&[Face::Bold, Face::Bold, Face::OtherBold]);
-    let mut earnings = vec![Block::Row(
-        [
-            vec![cell(40.0, d.word(&["Earnings", "Description"]), Face::Bold)],
-            if hours {
-                vec![
-                    cell(170.0, "Hours", Face::Bold),
-                    cell(230.0, "Rate", Face::Bold),
-                ]
-            } else {
-                vec![]
-            },
-            vec![
-                cell(cur, cur_head, Face::Bold),
-                cell(ytd, ytd_head, Face::Bold),
-            ],
-        ]
-        .concat(),
-    )];
-    let mut regular = vec![cell(40.0, "Regular", Face::Regular)];
-    if hours {
-        regular.push(cell(170.0, "80.00", Face::Regular));
-        regular.push(cell(
-            230.0,
-            format!("{:.4}", t.gross_cents as f64 / 8000.0),
-            Face::Regular,
-        ));
-    }
-    regular.push(cell(cur, money(t.gross_cents), Face::Regular));
-    regular.push(cell(ytd, money(t.ytd_gross_cents), Face::Regular));
-    earnings.push(Block::Row(regular));
-    let mut gross = vec![cell(
-        40.0,
-        d.word(&["Gross Pay", "Gross Earnings", "Total Gross", "Gross Wages"]),
-        total_face,
-    )];
-    if hours && d.chance(60) {
-        gross.push(cell(170.0, "80.00", total_face));
-    }
-    gross.push(cell(cur, money(t.gross_cents), total_face));
-    gross.push(cell(ytd, money(t.ytd_gross_cents), total_face));
-    earnings.push(Block::Row(gross));
-
-    let parts = deductions_of(t.gross_cents);
-    let signed = |c: i64, style: usize| match style {
-        0 => money(c),
-        1 => format!("-{}", money(c)),
-        _ => format!("({})", money(c)),
-    };
-    let style = d.below(3);
-    let line = |name: &str, c: i64| {
-        Block::Row(vec![
-            cell(40.0, name, Face::Regular),
-            cell(cur, signed(c, style), Face::Regular),
-            cell(ytd, money(c * n), Face::Regular),
-        ])
-    };
-    let head = |name: &str| {
-        Block::Row(vec![
-            cell(40.0, name, Face::Bold),
-            cell(cur, cur_head, Face::Bold),
-            cell(ytd, ytd_head, Face::Bold),
-        ])
-    };
-    let taxes: i64 = parts[..4].iter().sum();
-    let others: i64 = parts[4..].iter().sum();
-    let mut deductions = vec![];
-    let separate = d.chance(40);
-    if separate {
-        deductions.push(head(d.word(&[
-            "Taxes",
-            "Employee Taxes",
-            "Statutory Deductions",
-        ])));
-    } else {
-        deductions.push(head(d.word(&[
-            "Deductions",
-            "Taxes and Deductions",
-            "Withholdings",
-        ])));
-    }
-    for (name, c) in TAX_NAMES.iter().zip(&parts[..4]) {
-        deductions.push(line(name, *c));
-    }
-    let subtotal = separate || d.chance(40);
-    if subtotal {
-        deductions.push(Block::Row(vec![
-            cell(40.0, "Total Taxes", Face::Bold),
-            cell(cur, money(taxes), Face::Bold),
-            cell(ytd, money(taxes * n), Face::Bold),
-        ]));
-    }
-    if separate {
-        deductions.push(Block::Gap);
-        deductions.push(head(d.word(&[
-            "Deductions",
-            "Pre Tax Deductions",
-            "Other Deductions",
-        ])));
-    }
-    for (name, c) in DEDUCTION_NAMES.iter().zip(&parts[4..]) {
-        deductions.push(line(name, *c));
-    }
-    if separate || d.chance(60) {
-        let total = if separate { others } else { taxes + others };
-        deductions.push(Block::Row(vec![
-            cell(40.0, "Total Deductions", total_face),
-            cell(cur, money(total), total_face),
-            cell(ytd, money(total * n), total_face),
-        ]));
-    }
-    let mut employer_paid = vec![];
-    if d.chance(40) {
-        employer_paid.push(head("Employer Paid Benefits"));
-        let matched = t.gross_cents / 40;
-        employer_paid.push(Block::Row(vec![
-            cell(40.0, "Employer 401(k) Match", Face::Regular),
-            cell(cur, money(matched), Face::Regular),
-            cell(ytd, money(matched * n), Face::Regular),
-        ]));
-    }
-    let net = vec![Block::Row(vec![
-        cell(
-            40.0,
-            d.word(&["Net Pay", "Net Check", "Take Home Pay"]),
-            total_face,
-        ),
-        cell(cur, money(t.net_cents), total_face),
-        cell(ytd, money(t.ytd_net_cents), total_face),
-    ])];
-    vec![earnings, deductions, employer_paid, net]
-}
-
-fn blocks(d: &mut Draw, t: &Truth) -> Vec<Block> {
-    let mut out = vec![];
-    let labelled_employer = d.chance(50);
-    if !labelled_employer {
-        out.push(Block::Row(vec![cell(40.0, t.employer.clone(), Face::Bold)]));
-    }
-    let title = d.word(&[
-        "Earnings Statement",
-        "Pay Statement",
-        "Payroll Advice",
-        "Pay Stub",
-    ]);
-    out.push(Block::Title(title.into()));
-    if labelled_employer {
-        let label = d.word(&["Company", "Employer", "Employer Name"]);
-        out.push(Block::Row(vec![
-            cell(40.0, label, Face::Bold),
-            cell(170.0, t.employer.clone(), Face::Regular),
-        ]));
-    }
-    out.push(Block::Gap);
-    out.extend(info_rows(d, t));
-    out.push(Block::Gap);
-    let sections = money_rows(d, t);
-    let break_before = if d.chance(35) { 1 + d.below(3) } else { 9 };
-    for (i, section) in sections.into_iter().enumerate() {
-        if section.is_empty() {
-            continue;
-        }
-        if i == break_before {
-            out.push(Block::PageBreak);
-        }
-        out.extend(section);
-        out.push(Block::Gap);
-    }
-    if d.chance(50) {
-        out.push(Block::Row(vec![cell(
-            40.0,
-            "Keep this statement for your records.",
-            Face::Regular,
-        )]));
-    }
-    out
 }

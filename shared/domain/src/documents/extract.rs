@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::DocumentKind;
 use super::fields::{
-    all_lines, amounts, amounts_after, date_after, dates_after, normalise, value_text,
+    all_lines, amounts, amounts_after, date_after, dates_after, normalise, value_text, ytd_first,
 };
 use super::text::{Line, Page};
 use crate::income::PayFrequency;
@@ -106,6 +106,15 @@ const STUB_WORDS: &[&str] = &[
     "deductions",
     "ytd",
     "year to date",
+    "payroll advice",
+    "earnings",
+    "gross earnings",
+    "gross wages",
+    "net check",
+    "take home pay",
+    "withholdings",
+    "period ending",
+    "pay frequency",
 ];
 const STATEMENT_WORDS: &[&str] = &[
     "bank statement",
@@ -349,6 +358,20 @@ pub fn pay_stub(lines: &[Line]) -> PayStub {
     }
 }
 
+/// The current period's amount of a row: its first, or its last when the table prints the
+/// year to date first.
+fn this_period(cells: &[super::text::Cell], ytd_first: bool) -> Option<i64> {
+    let mut found = cells
+        .iter()
+        .skip(1)
+        .filter_map(|c| amounts(&c.text).first().copied());
+    if ytd_first {
+        found.next_back()
+    } else {
+        found.next()
+    }
+}
+
 /// Words that end a company's name.
 const COMPANY_SUFFIXES: &[&str] = &[
     "inc",
@@ -399,7 +422,7 @@ pub fn frequency(text: &str) -> Option<PayFrequency> {
 fn deduction_lines(lines: &[Line]) -> Vec<Deduction> {
     let mut found = vec![];
     let mut inside = false;
-    for line in lines {
+    for (index, line) in lines.iter().enumerate() {
         let cells = line.cells();
         let Some(first) = cells.first() else { continue };
         let label = normalise(&first.text);
@@ -438,10 +461,7 @@ fn deduction_lines(lines: &[Line]) -> Vec<Deduction> {
         }
         if inside
             && amounts(&first.text).is_empty()
-            && let Some(cents) = cells
-                .iter()
-                .skip(1)
-                .find_map(|c| amounts(&c.text).first().copied())
+            && let Some(cents) = this_period(&cells, ytd_first(lines, index))
         {
             found.push(Deduction {
                 name: first.text.trim_end_matches(':').to_string(),

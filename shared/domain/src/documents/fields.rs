@@ -6,10 +6,15 @@ use chrono::NaiveDate;
 
 use super::text::{Cell, Line, Page};
 
+mod columns;
+
+pub(crate) use columns::ytd_first;
+use columns::{is_amount_cell, quantity_columns};
+
 /// An amount in cents from a token such as `$1,234.56`, `1234.56`, `(12.00)` or `-12.00`. The
 /// amount must have exactly two decimals, so hours, rates and years are not read as money.
 pub fn money(token: &str) -> Option<i64> {
-    let t = token.trim().trim_end_matches([',', ';', ':']);
+    let t = token.trim().trim_end_matches([',', ';', ':', '.']);
     let negative =
         t.starts_with('-') || (t.starts_with('(') && t.ends_with(')')) || t.ends_with('-');
     let t = t.trim_matches(|c| c == '(' || c == ')' || c == '-' || c == '+');
@@ -68,6 +73,10 @@ pub fn dates(text: &str) -> Vec<NaiveDate> {
     let mut i = 0;
     while i < words.len() {
         let w = words[i].trim_matches(|c: char| c == ',' || c == '(' || c == ')' || c == ':');
+        let w = w
+            .strip_suffix('.')
+            .filter(|w| numeric_date(w).is_some())
+            .unwrap_or(w);
         if let Some(d) = numeric_date(w) {
             found.push(d);
         } else if let Some(month) = month_of(w)
@@ -370,11 +379,18 @@ pub fn amounts_after(lines: &[Line], labels: &[&'static str]) -> Vec<i64> {
         .filter(|c| c.x >= found.cell.end_x)
         .filter(|c| !not_money.iter().any(|(x, end)| c.x < *end && c.end_x > *x))
     {
+        // A dollar sign in a run of its own stands before its amount.
+        if cell.text.trim() == "$" {
+            continue;
+        }
         let found_here = amounts(&cell.text);
         if found_here.is_empty() || !is_amount_cell(&cell.text) {
             break;
         }
         on_line.extend(found_here);
+    }
+    if on_line.len() >= 2 && ytd_first(lines, found.line_index) {
+        on_line.reverse();
     }
     if !on_line.is_empty() {
         return on_line;
@@ -391,31 +407,70 @@ pub fn amounts_after(lines: &[Line], labels: &[&'static str]) -> Vec<i64> {
     column
 }
 
-/// Headers of columns that hold quantities, not money, though printed with two decimals.
-const QUANTITY_HEADERS: &[&str] = &["hours", "hrs", "units", "rate", "qty", "quantity"];
-
-/// The spans of the quantity columns (hours, rate) of the table a line belongs to: those of its
-/// header, the nearest line above without amounts, of two cells or more.
-fn quantity_columns(lines: &[Line], line_index: usize) -> Vec<(f32, f32)> {
-    let header = (lines[..line_index].iter().rev().take(12)).find(|line| {
-        let cells = line.cells();
-        cells.len() >= 2 && cells.iter().all(|c| amounts(&c.text).is_empty())
-    });
-    (header.map(Line::cells).unwrap_or_default().into_iter())
-        .filter(|c| QUANTITY_HEADERS.contains(&normalise(&c.text).as_str()))
-        .map(|c| (c.x - 2.0, c.end_x + 2.0))
-        .collect()
-}
-
-/// Whether a cell holds only amounts (and currency signs).
-fn is_amount_cell(text: &str) -> bool {
-    let words: Vec<&str> = text.split_whitespace().filter(|w| *w != "$").collect();
-    !words.is_empty() && words.iter().all(|w| money(w).is_some())
-}
-
 /// The first date after a label, on its line or under it.
 pub fn date_after(lines: &[Line], labels: &[&'static str]) -> Option<NaiveDate> {
     dates_after(lines, labels).into_iter().next()
+}
+
+/// Words of an organisation's name: a line holding one is a letterhead, never a person.
+const ORGANISATION_NAME_WORDS: &[&str] = &[
+    "bank",
+    "credit",
+    "union",
+    "savings",
+    "trust",
+    "financial",
+    "federal",
+    "national",
+    "administration",
+    "department",
+    "agency",
+    "office",
+    "board",
+    "system",
+    "fund",
+    "retirement",
+    "services",
+    "inc",
+    "llc",
+    "corp",
+    "co",
+    "company",
+    "statement",
+    "account",
+];
+
+/// The name of a mailing address block: a line of two to five words of letters, then a line
+/// starting with a number (the street), then "City, ST 12345". The first line of the page is a
+/// letterhead, and a line with an organisation's word is no person, so neither is read.
+pub fn address_block_name(lines: &[Line]) -> Option<String> {
+    lines.windows(3).take(25).skip(1).find_map(|w| {
+        let name = w[0].text();
+        let words: Vec<String> = normalise(&name).split(' ').map(str::to_string).collect();
+        let person = (2..=5).contains(&words.len())
+            && name
+                .chars()
+                .all(|c| c.is_alphabetic() || " .,'-".contains(c))
+            && !words
+                .iter()
+                .any(|x| ORGANISATION_NAME_WORDS.contains(&x.as_str()));
+        let street = w[1]
+            .text()
+            .trim_start()
+            .starts_with(|c: char| c.is_ascii_digit());
+        let city = w[2].text();
+        let city_words: Vec<&str> = city.split_whitespace().collect();
+        let zip = city_words
+            .last()
+            .is_some_and(|z| z.len() >= 5 && z.chars().take(5).all(|c| c.is_ascii_digit()));
+        let state = city_words.len() >= 3
+            && city_words[city_words.len() - 2].len() == 2
+            && city_words[city_words.len() - 2]
+                .chars()
+                .all(|c| c.is_ascii_uppercase())
+            && city_words[city_words.len() - 3].ends_with(',');
+        (person && street && zip && state).then_some(name)
+    })
 }
 
 /// Every line of every page, in reading order.
@@ -424,39 +479,4 @@ pub fn all_lines(pages: &[Page]) -> Vec<Line> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn d(s: &str) -> NaiveDate {
-        s.parse().unwrap()
-    }
-
-    #[test]
-    fn amounts_need_two_decimals_and_honest_grouping() {
-        assert_eq!(money("$1,234.56"), Some(123_456));
-        assert_eq!(money("(12.00)"), Some(-1_200));
-        assert_eq!(money("-200.00"), Some(-20_000));
-        assert_eq!(money("1234.5"), None);
-        assert_eq!(money("25.0000"), None);
-        assert_eq!(money("12,34.00"), None);
-        assert_eq!(money("2026"), None);
-        assert_eq!(
-            amounts("Gross Pay $2,000.00 $44,000.00"),
-            [200_000, 4_400_000]
-        );
-    }
-
-    #[test]
-    fn dates_read_in_the_common_us_forms() {
-        assert_eq!(date("Pay Date: 11/06/2026"), Some(d("2026-11-06")));
-        assert_eq!(date("11/06/26"), Some(d("2026-11-06")));
-        assert_eq!(date("2026-11-06"), Some(d("2026-11-06")));
-        assert_eq!(
-            dates("Oct 19, 2026 – Nov 1, 2026"),
-            [d("2026-10-19"), d("2026-11-01")]
-        );
-        assert_eq!(date("Effective December 1, 2026."), Some(d("2026-12-01")));
-        assert_eq!(date("Mayor 3, 2026"), None);
-        assert_eq!(date("13/40/2026"), None);
-    }
-}
+mod tests;

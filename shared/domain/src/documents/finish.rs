@@ -129,3 +129,120 @@ pub fn listed(v: &Verification) -> Vec<(&String, &DocumentRecord)> {
     out.sort_by_key(|(_, d)| d.number);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use chrono::{DateTime, Utc};
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::documents::any_verdict;
+    use crate::documents::record::DocumentState;
+    use crate::documents::{BenefitLetter, DocumentKind, Fields};
+    use crate::{Mode, NewVerificationInput, VERIFICATION_LIFETIME};
+
+    fn now() -> DateTime<Utc> {
+        "2026-11-20T09:00:00Z".parse().unwrap()
+    }
+
+    /// A finished verification whose documents are award letters of these verdicts, each of
+    /// its own payer and monthly amount.
+    fn finished(letters: &[(Verdict, i64)]) -> Verification {
+        let input = NewVerificationInput {
+            tenant_email: "t@example.com".into(),
+            monthly_rent: Some(1000.0),
+            ..Default::default()
+        };
+        let mut v = Verification::new_pending("a", Mode::Test, input, now(), VERIFICATION_LIFETIME);
+        v.completed_at = Some(now());
+        for (i, (verdict, monthly)) in letters.iter().enumerate() {
+            let mut d = DocumentRecord::arrived(i as u32 + 1, &format!("e{i}"), 1, now());
+            d.state = DocumentState::Analysed;
+            d.analysis = Some(Analysis {
+                kind: DocumentKind::BenefitLetter,
+                verdict: *verdict,
+                reason: None,
+                pages: 1,
+                fields: Fields::BenefitLetter(BenefitLetter {
+                    payer: Some(format!("Retirement Board {i}")),
+                    recipient: None,
+                    monthly_cents: Some(*monthly),
+                    effective_date: NaiveDate::from_ymd_opt(2026, 1 + i as u32, 1),
+                }),
+                checks: vec![],
+            });
+            v.documents.insert(format!("d{i}"), d);
+        }
+        v.income_report = Some(document_report(&v, now().date_naive()));
+        v
+    }
+
+    fn review(decision: ReviewDecision) -> DocumentReview {
+        DocumentReview {
+            decision,
+            note: "checked".into(),
+            reviewed_at: now(),
+        }
+    }
+
+    proptest! {
+        /// The report at completion is revision 1 and names what awaits the review with the
+        /// total it would make; an acceptance makes exactly that total, counts every document
+        /// but the edited ones, leaves nothing awaiting and is revision 2; a rejection keeps the
+        /// figures and the revision; edited letters change no total, accepted or not.
+        #[test]
+        fn an_acceptance_makes_the_total_the_report_announced(
+            letters in proptest::collection::vec((any_verdict(), 10_000i64..500_000), 1..6),
+        ) {
+            let v = finished(&letters);
+            let report = v.income_report.clone().unwrap();
+            prop_assert_eq!(report.revision, 1);
+            prop_assert_eq!(
+                report.total_monthly_income > 0.0,
+                letters.iter().any(|(v, _)| *v == Verdict::Clean)
+            );
+            let documents = report.documents.clone().unwrap();
+            let awaiting: Vec<String> = (documents.iter())
+                .filter(|d| d.awaiting_review)
+                .map(|d| d.name.clone())
+                .collect();
+            prop_assert_eq!(
+                awaiting.is_empty(),
+                letters.iter().all(|(v, _)| matches!(v, Verdict::Clean | Verdict::Edited))
+            );
+            prop_assert_eq!(
+                report.awaiting_review.as_ref().map(|a| a.documents.clone()),
+                (!awaiting.is_empty()).then(|| awaiting.clone())
+            );
+
+            let accepted = reviewed_report(&v, &review(ReviewDecision::Accepted)).unwrap();
+            prop_assert_eq!(accepted.revision, 2);
+            prop_assert!(accepted.awaiting_review.is_none());
+            let expected = report
+                .awaiting_review
+                .as_ref()
+                .map_or(report.total_monthly_income, |a| a.total_monthly_income_if_accepted);
+            prop_assert_eq!(accepted.total_monthly_income, expected);
+            for (d, (verdict, _)) in accepted.documents.unwrap().iter().zip(&letters) {
+                prop_assert_eq!(d.counted, *verdict != Verdict::Edited);
+                prop_assert!(!d.awaiting_review);
+            }
+            prop_assert!(accepted.total_monthly_income >= report.total_monthly_income);
+
+            let rejected = reviewed_report(&v, &review(ReviewDecision::Rejected)).unwrap();
+            prop_assert_eq!(rejected.revision, 1);
+            prop_assert_eq!(rejected.total_monthly_income, report.total_monthly_income);
+            prop_assert_eq!(&rejected.documents, &report.documents);
+
+            let unedited: Vec<(Verdict, i64)> = (letters.iter().copied())
+                .filter(|(v, _)| *v != Verdict::Edited)
+                .collect();
+            let without = finished(&unedited);
+            let without_report = without.income_report.clone().unwrap();
+            prop_assert_eq!(without_report.total_monthly_income, report.total_monthly_income);
+            let without_accepted =
+                reviewed_report(&without, &review(ReviewDecision::Accepted)).unwrap();
+            prop_assert_eq!(without_accepted.total_monthly_income, accepted.total_monthly_income);
+        }
+    }
+}

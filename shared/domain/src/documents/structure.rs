@@ -11,7 +11,10 @@ use super::intake::Pdf;
 use super::text::{Page, Run};
 use super::{Check, CheckResult, names};
 
+mod overlays;
 mod signatures;
+
+use overlays::overlays;
 
 /// Every structure check of a PDF, in report order.
 pub fn checks(pdf: &Pdf, pages: &[Page]) -> Vec<Check> {
@@ -231,104 +234,6 @@ fn editing_tool_check(
             format!("{stated}: not an editing tool"),
         ),
     }
-}
-
-/// Annotation kinds that draw over a page (links and popups do not).
-const OVERLAY_ANNOTATIONS: &[&str] = &[
-    "FreeText", "Widget", "Stamp", "Square", "Ink", "Text", "Redact", "Caret", "Line", "Polygon",
-];
-
-fn overlays(doc: &Document, pages: &[Page]) -> Check {
-    let mut found = vec![];
-    for (index, page_id) in doc.get_pages().into_values().enumerate() {
-        let height = pages
-            .get(index)
-            .map_or(792.0, |_| page_height(doc, page_id));
-        for annot in doc.get_page_annotations(page_id).unwrap_or_default() {
-            let subtype = annot
-                .get(b"Subtype")
-                .and_then(Object::as_name)
-                .map(|n| String::from_utf8_lossy(n).to_string())
-                .unwrap_or_default();
-            if !OVERLAY_ANNOTATIONS.contains(&subtype.as_str()) {
-                continue;
-            }
-            let rect: Vec<f32> = annot
-                .get(b"Rect")
-                .and_then(Object::as_array)
-                .map(|a| a.iter().filter_map(|o| o.as_float().ok()).collect())
-                .unwrap_or_default();
-            let covered: Vec<String> = match (&rect[..], pages.get(index)) {
-                (&[x0, y0, x1, y1], Some(page)) => page
-                    .runs()
-                    .filter(|r| {
-                        let y = height - r.y;
-                        r.x < x0.max(x1)
-                            && r.end_x > x0.min(x1)
-                            && y >= y0.min(y1) - 2.0
-                            && y <= y0.max(y1) + 2.0
-                    })
-                    .map(|r| format!("'{}'", r.text.trim()))
-                    .collect(),
-                _ => vec![],
-            };
-            if !covered.is_empty() {
-                found.push(format!(
-                    "page {}: a {subtype} annotation over {}",
-                    index + 1,
-                    covered.join(", ")
-                ));
-            }
-        }
-    }
-    for (index, page) in pages.iter().enumerate() {
-        found.extend(text_over_text(page).into_iter().map(|(a, b)| {
-            format!(
-                "page {}: '{a}' and '{b}' drawn one over the other",
-                index + 1
-            )
-        }));
-    }
-    if found.is_empty() {
-        Check::new(
-            names::OVERLAYS,
-            CheckResult::Pass,
-            "no annotation or form field over the text",
-        )
-    } else {
-        Check::new(names::OVERLAYS, CheckResult::Fail, found.join("; "))
-    }
-}
-
-/// Runs of one line drawn over other text: more than half of the narrower one covered, with
-/// other words (a writer's fake bold draws the same words twice). A printed document never
-/// draws one figure on top of another; an editor hiding the old figure under a new one does.
-fn text_over_text(page: &Page) -> Vec<(String, String)> {
-    let mut found = vec![];
-    for line in &page.lines {
-        let mut runs: Vec<&Run> = line.runs.iter().filter(|r| r.end_x > r.x).collect();
-        runs.sort_by(|a, b| a.x.total_cmp(&b.x));
-        for (i, under) in runs.iter().enumerate() {
-            for over in runs[i + 1..].iter().take_while(|o| o.x < under.end_x) {
-                let overlap = under.end_x.min(over.end_x) - over.x;
-                let narrower = (under.end_x - under.x).min(over.end_x - over.x);
-                let (a, b) = (under.text.trim(), over.text.trim());
-                if overlap > narrower / 2.0 && !a.is_empty() && !b.is_empty() && a != b {
-                    found.push((b.to_string(), a.to_string()));
-                }
-            }
-        }
-    }
-    found
-}
-
-fn page_height(doc: &Document, page_id: ObjectId) -> f32 {
-    doc.get_dictionary(page_id)
-        .and_then(|d| d.get(b"MediaBox"))
-        .and_then(Object::as_array)
-        .ok()
-        .and_then(|b| Some(b.get(3)?.as_float().ok()? - b.get(1)?.as_float().ok()?))
-        .unwrap_or(792.0)
 }
 
 /// A font's family: its name less the style after a hyphen or comma ("DejaVuSans-Bold" →

@@ -10,6 +10,7 @@ use super::{Check, CheckResult, names};
 
 mod font;
 mod interpret;
+pub mod metrics;
 
 use interpret::{Matrix, Reader};
 
@@ -92,6 +93,41 @@ impl Line {
 pub struct Page {
     pub lines: Vec<Line>,
     pub image_cover: f32,
+    /// The text white boxes hide, each with what is drawn on it.
+    pub covered: Vec<Covering>,
+}
+
+/// Text a white box drawn later hides, and the text drawn on the box: how an edit covers a
+/// figure and writes a new one. A box drawn before its text (a table's background) hides none.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Covering {
+    pub hidden: Vec<String>,
+    pub over: Vec<String>,
+}
+
+/// What each white box hides of the runs drawn before it (a run is under a box when its middle
+/// is), and the runs drawn on it after. Runs in page space, before lines are made.
+fn coverings(runs: &[Run], boxes: &[interpret::WhiteBox]) -> Vec<Covering> {
+    let texts = |runs: &[Run], [x0, y0, x1, y1]: [f32; 4]| -> Vec<String> {
+        (runs.iter())
+            .filter(|r| {
+                let (x, y) = ((r.x + r.end_x) / 2.0, r.y + r.size * 0.3);
+                x > x0 && x < x1 && y > y0 && y < y1 && !r.text.trim().is_empty()
+            })
+            .map(|r| r.text.trim().to_string())
+            .collect()
+    };
+    (boxes.iter())
+        .filter_map(|b| {
+            let before = &runs[..b.runs_before.min(runs.len())];
+            let hidden = texts(before, b.rect);
+            let after = &runs[b.runs_before.min(runs.len())..];
+            (!hidden.is_empty()).then(|| Covering {
+                hidden,
+                over: texts(after, b.rect),
+            })
+        })
+        .collect()
 }
 
 impl Page {
@@ -152,9 +188,13 @@ pub fn read_pages(doc: &Document, limits: &Limits) -> Result<Vec<Page>, Refusal>
         let resources = page_resources(doc, page_id);
         reader.run(&content, &resources, Matrix::IDENTITY, 0)?;
         let Reader {
-            runs, image_area, ..
+            runs,
+            image_area,
+            white_boxes,
+            ..
         } = reader;
         pages.push(Page {
+            covered: coverings(&runs, &white_boxes),
             lines: into_lines(runs, height),
             image_cover: (image_area / (width * height).max(1.0)).min(1.0),
         });

@@ -4,7 +4,7 @@
 
 use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 
-use super::{Block, Face, Layout};
+use super::{Align, Block, Face, Layout, SPLIT};
 
 const PAGE_WIDTH: f32 = 612.0;
 const PAGE_HEIGHT: f32 = 792.0;
@@ -21,10 +21,14 @@ struct Placed<'a> {
     y: f32,
     size: f32,
     face: Face,
+    /// Words joined by `SPLIT` are drawn as runs of their own, a space apart.
     text: &'a str,
+    /// The right edge a right-aligned run ends at: Chromium aligns it itself, in whatever font
+    /// it has.
+    right_edge: Option<f32>,
 }
 
-fn placed(layout: &Layout) -> Vec<Placed<'_>> {
+fn placed<'a>(layout: &'a Layout) -> Vec<Placed<'a>> {
     let (mut page, mut y) = (0, TOP);
     let mut out = vec![];
     for block in &layout.blocks {
@@ -38,20 +42,34 @@ fn placed(layout: &Layout) -> Vec<Placed<'_>> {
                     size: TITLE_SIZE,
                     face: Face::Bold,
                     text,
+                    right_edge: None,
                 });
                 y += 4.0;
             }
             Block::Row(cells) => {
                 y += ROW;
                 for c in cells {
-                    out.push(Placed {
+                    let at = |x: f32, text: &'a str| Placed {
                         page,
-                        x: c.x,
+                        x,
                         y,
                         size: SIZE,
                         face: c.face,
-                        text: &c.text,
-                    });
+                        text,
+                        right_edge: None,
+                    };
+                    match c.align {
+                        Align::Left => out.push(at(c.x, &c.text)),
+                        Align::Right | Align::Accounting => {
+                            if c.align == Align::Accounting {
+                                out.push(at(c.x - 75.0, "$"));
+                            }
+                            out.push(Placed {
+                                right_edge: Some(c.x),
+                                ..at(c.x - width(&c.text, c.face, SIZE), &c.text)
+                            });
+                        }
+                    }
                 }
             }
             Block::Gap => y += GAP,
@@ -62,6 +80,25 @@ fn placed(layout: &Layout) -> Vec<Placed<'_>> {
         }
     }
     out
+}
+
+/// A text's width in points, by the standard fonts' metrics (Helvetica, Helvetica-Bold and
+/// Times-Bold), so a right-aligned amount ends where its column does.
+pub(super) fn width(text: &str, face: Face, size: f32) -> f32 {
+    use domain::documents::text::metrics::{FIRST_CODE, standard_widths};
+    let font = match face {
+        Face::Regular => "Helvetica",
+        Face::Bold => "Helvetica-Bold",
+        Face::OtherBold => "Times-Bold",
+    };
+    let table = standard_widths(font).expect("a standard font");
+    let em: f32 = (text.chars())
+        .map(|c| {
+            let code = (c as u32).wrapping_sub(FIRST_CODE) as usize;
+            table.get(code).copied().unwrap_or(556.0)
+        })
+        .sum();
+    em * size / 1000.0
 }
 
 fn pages(layout: &Layout) -> usize {
@@ -111,12 +148,16 @@ impl Layout {
             page.finish();
             let mut content = Content::new();
             for r in runs.iter().filter(|r| r.page == i) {
-                content
-                    .begin_text()
-                    .set_font(font_name(r.face), r.size)
-                    .next_line(r.x, PAGE_HEIGHT - r.y)
-                    .show(Str(r.text.as_bytes()))
-                    .end_text();
+                let mut x = r.x;
+                for word in r.text.split(SPLIT) {
+                    content
+                        .begin_text()
+                        .set_font(font_name(r.face), r.size)
+                        .next_line(x, PAGE_HEIGHT - r.y)
+                        .show(Str(word.as_bytes()))
+                        .end_text();
+                    x += width(&format!("{word} "), r.face, r.size);
+                }
             }
             pdf.stream(content_id, &content.finish());
         }
@@ -140,6 +181,7 @@ impl Layout {
              .page { position: relative; width: 612pt; height: 792pt; page-break-after: always; }\
              .page:last-child { page-break-after: auto; }\
              span { position: absolute; white-space: pre; font-family: Helvetica, Arial, sans-serif; }\
+             span.w { position: static; font-family: inherit; }\
              .b { font-weight: bold; } .o { font-weight: bold; font-family: 'Times New Roman', serif; }\
              </style></head><body>",
         );
@@ -153,12 +195,19 @@ impl Layout {
                     Face::OtherBold => "o",
                 };
                 // The span's top is the baseline less the font's ascent (about 0.9 em).
+                let side = match r.right_edge {
+                    Some(edge) => format!("right:{}pt", PAGE_WIDTH - edge),
+                    None => format!("left:{}pt", r.x),
+                };
+                // Split words as spans of their own, laid out by Chromium in its own font.
+                let words: Vec<String> = (r.text.split(SPLIT))
+                    .map(|w| format!("<span class=\"w\">{}</span>", escape_html(w)))
+                    .collect();
                 html.push_str(&format!(
-                    "<span class=\"{class}\" style=\"left:{}pt;top:{}pt;font-size:{}pt\">{}</span>",
-                    r.x,
+                    "<span class=\"{class}\" style=\"{side};top:{}pt;font-size:{}pt\">{}</span>",
                     r.y - r.size * 0.9,
                     r.size,
-                    escape_html(r.text)
+                    words.join(" ")
                 ));
             }
             html.push_str("</div>");
@@ -179,15 +228,21 @@ impl Layout {
                     Face::Bold => "Helvetica-Bold",
                     Face::OtherBold => "Times-Bold",
                 };
+                let words: Vec<String> = (r.text.split(SPLIT))
+                    .map(|w| {
+                        let w = w
+                            .replace('\\', "\\\\")
+                            .replace('(', "\\(")
+                            .replace(')', "\\)");
+                        format!("({w}) show")
+                    })
+                    .collect();
                 ps.push_str(&format!(
-                    "/{font} findfont {} scalefont setfont {} {} moveto ({}) show\n",
+                    "/{font} findfont {} scalefont setfont {} {} moveto {}\n",
                     r.size,
                     r.x,
                     PAGE_HEIGHT - r.y,
-                    r.text
-                        .replace('\\', "\\\\")
-                        .replace('(', "\\(")
-                        .replace(')', "\\)")
+                    words.join(" ( ) show ")
                 ));
             }
             ps.push_str("showpage\n");

@@ -59,6 +59,14 @@ impl<'a> FontInfo<'a> {
                 }
             }
         }
+        if !two_byte
+            && widths.is_empty()
+            && let Some(standard) = super::metrics::standard_widths(&name)
+        {
+            for (i, w) in standard.into_iter().enumerate() {
+                widths.insert(super::metrics::FIRST_CODE + i as u32, w);
+            }
+        }
         Ok(FontInfo {
             name,
             encoding,

@@ -58,7 +58,20 @@ struct State {
     scale: f32,
     leading: f32,
     rise: f32,
+    /// The fill colour is white (gray 1, RGB 1 1 1, CMYK 0 0 0 0).
+    white_fill: bool,
 }
+
+/// A white filled rectangle in page space (x0, y0, x1, y1), and how many runs were drawn
+/// before it: text under it drawn earlier is hidden.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhiteBox {
+    pub rect: [f32; 4],
+    pub runs_before: usize,
+}
+
+/// At most this many white boxes (and rectangles of one path) are kept for a page.
+const MAX_BOXES: usize = 1_000;
 
 pub struct Reader<'a, 'b> {
     doc: &'a Document,
@@ -67,6 +80,9 @@ pub struct Reader<'a, 'b> {
     fonts: BTreeMap<ObjectId, FontInfo<'a>>,
     pub runs: Vec<Run>,
     pub image_area: f32,
+    /// The rectangles of the path being built.
+    path: Vec<[f32; 4]>,
+    pub white_boxes: Vec<WhiteBox>,
 }
 
 /// At most this many text runs are kept for a page; a pay stub has a few hundred.
@@ -84,6 +100,8 @@ impl<'a, 'b> Reader<'a, 'b> {
             fonts: BTreeMap::new(),
             runs: vec![],
             image_area: 0.0,
+            path: vec![],
+            white_boxes: vec![],
         }
     }
 
@@ -146,6 +164,7 @@ impl<'a, 'b> Reader<'a, 'b> {
             scale: 1.0,
             leading: 0.0,
             rise: 0.0,
+            white_fill: false,
         };
         let mut stack: Vec<State> = vec![];
         let mut tm = Matrix::IDENTITY;
@@ -231,6 +250,38 @@ impl<'a, 'b> Reader<'a, 'b> {
                     };
                     self.show(fid, &parts, &state, &mut tm);
                 }
+                "g" => state.white_fill = nums.len() == 1 && nums[0] >= 0.99,
+                "rg" => state.white_fill = nums.len() == 3 && nums.iter().all(|c| *c >= 0.99),
+                "k" => state.white_fill = nums.len() == 4 && nums.iter().all(|c| *c <= 0.01),
+                "sc" | "scn" => {
+                    state.white_fill = match nums.len() {
+                        1 | 3 => nums.iter().all(|c| *c >= 0.99),
+                        4 => nums.iter().all(|c| *c <= 0.01),
+                        _ => false,
+                    }
+                }
+                "cs" => state.white_fill = false,
+                "re" => {
+                    if let [x, y, w, h] = nums[..]
+                        && self.path.len() < MAX_BOXES
+                    {
+                        let (x0, y0) = state.ctm.apply(x, y);
+                        let (x1, y1) = state.ctm.apply(x + w, y + h);
+                        self.path
+                            .push([x0.min(x1), y0.min(y1), x0.max(x1), y0.max(y1)]);
+                    }
+                }
+                "f" | "F" | "f*" | "B" | "B*" | "b" | "b*" => {
+                    if state.white_fill {
+                        let room = MAX_BOXES.saturating_sub(self.white_boxes.len());
+                        let runs_before = self.runs.len();
+                        let boxes = self.path.drain(..).take(room);
+                        self.white_boxes
+                            .extend(boxes.map(|rect| WhiteBox { rect, runs_before }));
+                    }
+                    self.path.clear();
+                }
+                "n" | "S" | "s" => self.path.clear(),
                 "Do" => {
                     if let Some(Ok(name)) = op.operands.first().map(Object::as_name) {
                         self.draw_xobject(resources, name, &state, depth)?;
@@ -283,8 +334,9 @@ impl<'a, 'b> Reader<'a, 'b> {
                     let Ok(n) = other.as_float() else { continue };
                     let advance = -n / 1000.0 * size * state.scale;
                     *tm = Matrix::translate(advance, 0.0).then(*tm);
-                    // A wide gap inside one TJ separates words or columns.
-                    if n < -200.0
+                    // A wide gap inside one TJ separates words or columns; a wide step back
+                    // (a column drawn left of the one before) starts a run of its own too.
+                    if !(-200.0..=200.0).contains(&n)
                         && let Some(run) = current.take()
                     {
                         finished.push(run);

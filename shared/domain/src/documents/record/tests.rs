@@ -1,0 +1,178 @@
+use super::*;
+
+#[test]
+fn object_keys_round_trip_and_nothing_else_parses() {
+    let id = Uuid::new_v4();
+    let key = object_key(id, "d0c1");
+    assert_eq!(parse_object_key(&key), Some((id, "d0c1".to_string())));
+    for bad in [
+        "uploads/x/d1",
+        "other/0b3f1c2e-5d4a-4e8b-9c7d-1a2b3c4d5e6f/d1",
+        "uploads/0b3f1c2e-5d4a-4e8b-9c7d-1a2b3c4d5e6f/",
+        "uploads/0b3f1c2e-5d4a-4e8b-9c7d-1a2b3c4d5e6f/a/b",
+    ] {
+        assert_eq!(parse_object_key(bad), None, "{bad}");
+    }
+}
+
+fn analysed(number: u32, verdict: Verdict) -> DocumentRecord {
+    let mut d = DocumentRecord::arrived(number, "e", 1, Utc::now());
+    d.state = DocumentState::Analysed;
+    d.analysis = Some(Analysis {
+        kind: DocumentKind::BenefitLetter,
+        verdict,
+        reason: None,
+        pages: 1,
+        fields: Fields::None,
+        checks: vec![],
+    });
+    d
+}
+
+#[test]
+fn review_is_needed_for_any_document_that_is_not_clean() {
+    let clean = analysed_set(&[analysed(1, Verdict::Clean)], None);
+    assert!(!report_documents(&clean, false).1);
+    let edited = analysed_set(
+        &[analysed(1, Verdict::Clean), analysed(2, Verdict::Edited)],
+        None,
+    );
+    let (docs, review) = report_documents(&edited, true);
+    assert!(review);
+    assert!(
+        !docs[1].counted && !docs[1].awaiting_review,
+        "edited never counts"
+    );
+    assert_eq!(
+        docs[1].summary,
+        "Document 2 (benefit letter): signs of editing found (); not counted."
+    );
+    assert_eq!(
+        docs[0].summary,
+        "Document 1 (benefit letter): no sign of editing found."
+    );
+    for verdict in [Verdict::Undetermined, Verdict::Inconsistent] {
+        let set = analysed_set(&[analysed(1, verdict)], None);
+        let (docs, review) = report_documents(&set, false);
+        assert!(review);
+        assert!(!docs[0].counted && docs[0].awaiting_review);
+        assert!(
+            docs[0]
+                .summary
+                .ends_with("counted once the landlord accepts it.")
+        );
+        let (docs, _) = report_documents(&set, true);
+        assert!(docs[0].counted && !docs[0].awaiting_review);
+    }
+    let mut typed = analysed(1, Verdict::Clean);
+    typed.stated = Some(StatedPay {
+        pay_date: NaiveDate::from_ymd_opt(2026, 10, 31).unwrap(),
+        gross_cents: 250_000,
+        net_cents: 190_000,
+        pay_frequency: PayFrequency::Biweekly,
+    });
+    let (docs, review) = report_documents(&analysed_set([&typed], None), false);
+    assert!(review && docs[0].awaiting_review && !docs[0].counted);
+}
+
+#[test]
+fn finishing_waits_for_every_analysis_and_every_photo_s_figures() {
+    let none: Vec<DocumentRecord> = vec![];
+    assert!(ready_to_finish(&none).is_err());
+    let waiting = DocumentRecord::arrived(1, "e", 1, Utc::now());
+    assert!(
+        ready_to_finish([&waiting])
+            .unwrap_err()
+            .contains("being checked")
+    );
+    let mut photo = analysed(1, Verdict::Undetermined);
+    photo.analysis.as_mut().unwrap().kind = DocumentKind::Photo;
+    assert!(ready_to_finish([&photo]).unwrap_err().contains("type"));
+    photo.stated = Some(StatedPay {
+        pay_date: NaiveDate::from_ymd_opt(2026, 10, 31).unwrap(),
+        gross_cents: 250_000,
+        net_cents: 190_000,
+        pay_frequency: PayFrequency::Biweekly,
+    });
+    assert!(ready_to_finish([&photo]).is_ok());
+    let mut refused = DocumentRecord::arrived(2, "e", 1, Utc::now());
+    refused.state = DocumentState::Refused;
+    assert!(ready_to_finish([&photo, &refused]).is_ok());
+}
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::documents::any_verdict;
+
+    fn typed() -> StatedPay {
+        StatedPay {
+            pay_date: NaiveDate::from_ymd_opt(2026, 10, 31).unwrap(),
+            gross_cents: 250_000,
+            net_cents: 190_000,
+            pay_frequency: PayFrequency::Biweekly,
+        }
+    }
+
+    proptest! {
+        /// Clean figures read from the document count at once; edited ones never, accepted or
+        /// not; everything else (inconsistent, undetermined, typed) exactly when accepted.
+        #[test]
+        fn what_counts_follows_the_verdict_and_the_acceptance(
+            v in any_verdict(), stated: bool, accepted: bool,
+        ) {
+            let rule = counting(v, stated);
+            prop_assert_eq!(rule == Counting::Never, v == Verdict::Edited);
+            prop_assert_eq!(rule == Counting::Now, v == Verdict::Clean && !stated);
+            let counts = counts_in_report(v, stated, accepted);
+            match rule {
+                Counting::Now => prop_assert!(counts),
+                Counting::Never => prop_assert!(!counts),
+                Counting::AfterReview => prop_assert_eq!(counts, accepted),
+            }
+            // An acceptance only ever adds what counts.
+            prop_assert!(!counts_in_report(v, stated, false) || counts_in_report(v, stated, true));
+        }
+
+        /// In any set, a document either counts or awaits the review or is edited, exactly one
+        /// of them; an acceptance leaves nothing awaiting; a review is needed exactly when some
+        /// document does not count at once, accepted or not.
+        #[test]
+        fn a_set_s_documents_count_await_or_are_edited(
+            docs in proptest::collection::vec((any_verdict(), any::<bool>()), 1..6),
+        ) {
+            let records: Vec<DocumentRecord> = (docs.iter().enumerate())
+                .map(|(i, (v, stated))| {
+                    let mut d = analysed(i as u32 + 1, *v);
+                    d.stated = stated.then(typed);
+                    d
+                })
+                .collect();
+            let set = analysed_set(&records, None);
+            let (before, review_before) = report_documents(&set, false);
+            let (after, review_after) = report_documents(&set, true);
+            prop_assert_eq!(review_before, review_after);
+            prop_assert_eq!(
+                review_before,
+                docs.iter().any(|(v, s)| *v != Verdict::Clean || *s)
+            );
+            for (d, ((v, stated), a)) in before.iter().zip(docs.iter().zip(&after)) {
+                let edited = *v == Verdict::Edited;
+                prop_assert_eq!(
+                    [d.counted, d.awaiting_review, edited].iter().filter(|x| **x).count(),
+                    1,
+                    "{:?}", d
+                );
+                prop_assert_eq!(d.counted, *v == Verdict::Clean && !stated);
+                prop_assert_eq!(d.stated_by_tenant, *stated);
+                prop_assert!(!a.awaiting_review);
+                prop_assert_eq!(a.counted, !edited);
+                prop_assert_eq!(
+                    d.summary.ends_with("counted once the landlord accepts it."),
+                    d.awaiting_review
+                );
+            }
+        }
+    }
+}
