@@ -6,11 +6,12 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 
 use domain::Verification;
-use domain::income::ProviderIncome;
+use domain::income::{ProviderIncome, VerificationMethod};
 use domain::tenant_identity::TenantIdentity;
 
 pub mod documents;
 pub mod list;
+pub mod provider_users;
 pub mod provider_webhooks;
 pub mod reach;
 mod redact;
@@ -129,25 +130,29 @@ pub trait IncomeProvider: Send + Sync {
         false
     }
 
-    /// Prepares the connection step of the tenant page; `provider_user` is what `create_user`
-    /// gave. Changes nothing on our side (a GET renders it).
+    /// Prepares the connection step of `method` on the tenant page; `provider_user` is what
+    /// `create_user` gave. Changes nothing on our side (a GET renders it).
     fn begin(
         &self,
         verification: &Verification,
+        method: VerificationMethod,
         provider_user: Option<&str>,
     ) -> impl Future<Output = Result<ConnectStep, ProviderError>> + Send;
 
-    /// Fetches the tenant's income once they connected. `connection` is the scenario the tenant
-    /// chose (sandbox) or the provider user from `create_user` (widget providers).
+    /// Fetches the tenant's income of `method` once they connected. `connection` is the scenario
+    /// the tenant chose (sandbox) or the provider user from `create_user` (widget providers).
     fn fetch_income(
         &self,
         verification: &Verification,
+        method: VerificationMethod,
         connection: &str,
     ) -> impl Future<Output = Result<ProviderIncome, ProviderError>> + Send;
 
-    /// The verification method this provider serves (the sandbox's depends on the scenario).
-    fn method(&self) -> domain::income::VerificationMethod {
-        domain::income::VerificationMethod::Bank
+    /// The verification methods this provider serves for live keys, in the order the page offers
+    /// them (a stack's several providers: `INCOME_PROVIDERS`; the sandbox's depend on the
+    /// scenario).
+    fn methods(&self) -> &[VerificationMethod] {
+        &[VerificationMethod::Bank]
     }
 
     /// Closes the tenant's connection at the provider once the report is built or the
@@ -166,10 +171,10 @@ pub trait IncomeProvider: Send + Sync {
         false
     }
 
-    /// True when the provider builds its report after the tenant finishes in its window and
-    /// says so by webhook (Plaid Check): the page then records the connection as waiting
-    /// (`domain::awaiting`) instead of reading at once.
-    fn reports_later(&self) -> bool {
+    /// True when the provider of `method` builds its report after the tenant finishes in its
+    /// window and says so by webhook (Plaid Check): the page then records the connection as
+    /// waiting (`domain::awaiting`) instead of reading at once.
+    fn reports_later(&self, _method: VerificationMethod) -> bool {
         false
     }
 }

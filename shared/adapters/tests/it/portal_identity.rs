@@ -41,7 +41,12 @@ impl IncomeProvider for ConsumerReportProvider {
     fn needs_identity(&self) -> bool {
         true
     }
-    async fn begin(&self, _: &Verification, _: Option<&str>) -> Result<ConnectStep, ProviderError> {
+    async fn begin(
+        &self,
+        _: &Verification,
+        _: domain::income::VerificationMethod,
+        _: Option<&str>,
+    ) -> Result<ConnectStep, ProviderError> {
         Ok(ConnectStep::Widget {
             link_token: "link-check".into(),
             script: None,
@@ -50,6 +55,7 @@ impl IncomeProvider for ConsumerReportProvider {
     async fn fetch_income(
         &self,
         _: &Verification,
+        _: domain::income::VerificationMethod,
         _: &str,
     ) -> Result<ProviderIncome, ProviderError> {
         Err(ProviderError::Unavailable("not in this test".into()))

@@ -44,8 +44,8 @@ async fn a_stack_without_a_live_provider_refuses_live_creates_clearly() {
     let env = env().await;
     let base = serve_with(
         &env,
-        service::config::LiveIncome::None,
-        adapters::live_provider::LiveProvider::None,
+        service::config::LiveIncome::none(),
+        adapters::live_provider::LiveProvider::none(),
     )
     .await;
 
@@ -93,8 +93,8 @@ async fn a_live_verification_is_never_completed_from_a_sandbox_scenario() {
     // The same table served by a portal without a live provider.
     let base = serve_with(
         &env,
-        service::config::LiveIncome::None,
-        adapters::live_provider::LiveProvider::None,
+        service::config::LiveIncome::none(),
+        adapters::live_provider::LiveProvider::none(),
     )
     .await;
 

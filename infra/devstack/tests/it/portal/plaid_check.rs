@@ -31,20 +31,20 @@ pub(crate) async fn plaid_stack(env: &TestEnv) -> PlaidStack {
     let provider = plaid.provider(&base);
     let settings = service::config::Settings {
         plans: common::small_plans(),
-        live_income: service::config::LiveIncome::PlaidCheck,
+        live_income: service::config::LiveIncome::of(&[service::config::Provider::PlaidCheck]),
         ..devstack::local_settings(&env.names.table, &base, domain::VERIFICATION_LIFETIME)
     };
     let verifier = plaid.verifier();
     let app = devstack::app_with_webhooks(
         &env.sdk,
         settings,
-        LiveProvider::PlaidCheck(provider),
+        LiveProvider::plaid_check(provider),
         Some(verifier),
     );
     devstack::server::spawn(app, port).await.expect("listen");
     let mut workers = env.workers();
     workers.outbox.provider =
-        LiveProvider::PlaidCheck(PlaidCheckIncomeProvider::new(plaid.config()).unwrap());
+        LiveProvider::plaid_check(PlaidCheckIncomeProvider::new(plaid.config()).unwrap());
     let ttl = devstack::pump::TtlDeletions::default();
     let pump = devstack::pump::StreamPump::new(&env.sdk, &env.names.table, ttl)
         .await
