@@ -2,6 +2,7 @@
 //! server that routes to the functions' handlers, and (for what moto lacks) the stream and queue
 //! pumps. `make dev` runs it; the tests use the same pieces.
 
+pub mod argyle_emulator;
 pub mod household_fixtures;
 pub mod moto;
 pub mod plaid_emulator;

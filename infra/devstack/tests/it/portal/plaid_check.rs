@@ -11,7 +11,7 @@ use devstack::plaid_emulator::{PlaidEmulator, Report, Signing};
 const INSIGHTS: &str = "/cra/check_report/income_insights/get";
 const KEY_GET: &str = "/webhook_verification_key/get";
 /// The consent form with the identity Plaid Check requires (URL-encoded).
-const CONSENT_WITH_IDENTITY: &str = "action=consent&agree=yes&first_name=Jane&last_name=Tenant&phone=%2B14155550123&date_of_birth=1990-04-12&street=1+Main+St&city=Oakland&region=CA&postal_code=94612";
+pub(crate) const CONSENT_WITH_IDENTITY: &str = "action=consent&agree=yes&first_name=Jane&last_name=Tenant&phone=%2B14155550123&date_of_birth=1990-04-12&street=1+Main+St&city=Oakland&region=CA&postal_code=94612";
 
 /// A local server whose live provider is Plaid Check at the emulator, with the stack's
 /// provider-webhooks route checking the emulator's keys, and outbox workers reading from it.
