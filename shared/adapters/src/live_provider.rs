@@ -124,11 +124,12 @@ impl IncomeProvider for LiveProvider {
         Ok(provider_users::join(&made))
     }
 
-    fn needs_identity(&self) -> bool {
-        self.providers.iter().any(|p| match p {
-            Provider::PlaidCheck(p) => p.needs_identity(),
-            _ => false,
-        })
+    fn identity_methods(&self) -> &[VerificationMethod] {
+        let plaid_check = |p: &Provider| matches!(p, Provider::PlaidCheck(_));
+        match self.providers.iter().any(plaid_check) {
+            true => &[VerificationMethod::Bank],
+            false => &[],
+        }
     }
 
     async fn begin(

@@ -33,8 +33,9 @@ pub struct Served<'a> {
     pub live_methods: &'a [VerificationMethod],
     /// The live provider is the local stack's sandbox: the tenant picks scenarios.
     pub live_simulated: bool,
-    /// The live provider needs the tenant's identity at consent (Plaid Check).
-    pub live_needs_identity: bool,
+    /// The methods whose live provider needs the tenant's identity at consent (Plaid Check's
+    /// bank): asked only of a verification that may use one of them.
+    pub live_identity_methods: &'a [VerificationMethod],
     /// The stack has a documents bucket: uploads are a method.
     pub documents: bool,
 }
@@ -188,7 +189,8 @@ pub fn next_step(v: &Verification, now: DateTime<Utc>, s: &Served) -> Journey {
         && (s.live_methods.is_empty() || routable(v, s).iter().any(|m| s.live_methods.contains(m)));
     if v.consented_at.is_none() || (needs_user && v.provider_user.is_none()) {
         return Journey::Consent {
-            asks_identity: !scenarios && s.live_needs_identity,
+            asks_identity: !scenarios
+                && (routable(v, s).iter()).any(|m| s.live_identity_methods.contains(m)),
         };
     }
     // A wait of the current try comes before any choice: nothing is to connect again while the

@@ -115,7 +115,7 @@ pub trait IncomeProvider: Send + Sync {
     /// Creates the tenant's user at the provider, for providers that have users (Plaid): an opaque
     /// handle the caller stores in the same write as the consent, before anything else can fail,
     /// so a later failure never needs a second user. None for providers without users.
-    /// `identity` is what the tenant typed when `needs_identity` asks for it; never stored.
+    /// `identity` is what the tenant typed when `identity_methods` asks for it; never stored.
     fn create_user(
         &self,
         _verification: &Verification,
@@ -124,10 +124,10 @@ pub trait IncomeProvider: Send + Sync {
         async { Ok(None) }
     }
 
-    /// True when the provider needs the tenant's date of birth and address at consent (a
-    /// consumer report: Plaid Check).
-    fn needs_identity(&self) -> bool {
-        false
+    /// The methods whose provider needs the tenant's legal name, date of birth and address at
+    /// consent (a consumer report: Plaid Check, for `bank`).
+    fn identity_methods(&self) -> &[VerificationMethod] {
+        &[]
     }
 
     /// Prepares the connection step of `method` on the tenant page; `provider_user` is what

@@ -135,7 +135,7 @@ impl PlaidCheckIncomeProvider {
 
 impl IncomeProvider for PlaidCheckIncomeProvider {
     /// Plaid Check refuses a user without the consumer's identity, which only the tenant can
-    /// give: the page asks it at consent (`needs_identity`) and passes it here, never stored.
+    /// give: the page asks it at consent (`identity_methods`) and passes it here, never stored.
     async fn create_user(
         &self,
         verification: &Verification,
@@ -166,8 +166,8 @@ impl IncomeProvider for PlaidCheckIncomeProvider {
             .map(Some)
     }
 
-    fn needs_identity(&self) -> bool {
-        true
+    fn identity_methods(&self) -> &[VerificationMethod] {
+        &[VerificationMethod::Bank]
     }
 
     /// Plaid Check builds the report after Link and says so by `CHECK_REPORT_READY`.

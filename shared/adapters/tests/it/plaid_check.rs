@@ -98,7 +98,7 @@ async fn the_identity_typed_at_consent_makes_the_user_and_removing_it_closes_it(
     ])
     .await;
     let provider = provider(&plaid, Duration::from_secs(5));
-    assert!(provider.needs_identity());
+    assert_eq!(provider.identity_methods(), &[Bank]);
     let typed = crate::plaid::typed_identity();
     let v = verification(None);
 

@@ -38,8 +38,8 @@ impl IncomeProvider for ConsumerReportProvider {
         self.given.lock().unwrap().push(identity.cloned());
         Ok(Some("client-user-1 user-token-1".into()))
     }
-    fn needs_identity(&self) -> bool {
-        true
+    fn identity_methods(&self) -> &[domain::income::VerificationMethod] {
+        &[domain::income::VerificationMethod::Bank]
     }
     async fn begin(
         &self,

@@ -10,7 +10,7 @@ use VerificationMethod::*;
 const SANDBOX: Served = Served {
     live_methods: &[Bank],
     live_simulated: false,
-    live_needs_identity: false,
+    live_identity_methods: &[],
     documents: false,
 };
 
@@ -93,7 +93,7 @@ fn a_refusal_routes_while_a_method_remains_then_fails() {
 const BANK_THEN_PAYROLL: Served = Served {
     live_methods: &[Bank, Payroll],
     live_simulated: false,
-    live_needs_identity: true,
+    live_identity_methods: &[Bank],
     documents: true,
 };
 
@@ -120,6 +120,22 @@ fn a_live_stack_with_two_providers_routes_bank_then_payroll_then_documents() {
     let after = open(&v, &BANK_THEN_PAYROLL);
     assert_eq!(after.connect, None, "only uploads remain");
     assert!(after.uploads.is_some());
+    // The identity is asked only of a verification that may use the bank.
+    let pending = |methods: &[VerificationMethod]| {
+        next_step(&verification(Mode::Live, methods), now, &BANK_THEN_PAYROLL)
+    };
+    assert_eq!(
+        pending(&[]),
+        Journey::Consent {
+            asks_identity: true
+        }
+    );
+    assert_eq!(
+        pending(&[Payroll]),
+        Journey::Consent {
+            asks_identity: false
+        }
+    );
     // A verification that may use documents alone needs no provider user after its consent.
     let mut docs = verification(Mode::Live, &[Document]);
     docs.consented_at = Some(now);
@@ -229,7 +245,7 @@ fn the_consent_comes_first_and_a_real_provider_needs_its_user() {
     };
     assert_eq!(next_step(&pending, now, &SANDBOX), consent);
     let check = Served {
-        live_needs_identity: true,
+        live_identity_methods: &[Bank],
         ..SANDBOX
     };
     // The sandbox never asks the identity; a real provider that needs it does.
@@ -376,7 +392,7 @@ proptest! {
         let s = Served {
             live_methods: &[served.0],
             live_simulated: served.1,
-            live_needs_identity: served.2,
+            live_identity_methods: if served.2 { &[Bank] } else { &[] },
             documents: served.3,
         };
         if let Journey::Open(open) = next_step(&v, now, &s) {
@@ -403,7 +419,7 @@ proptest! {
 const PLAID_CHECK: Served = Served {
     live_methods: &[Bank],
     live_simulated: false,
-    live_needs_identity: true,
+    live_identity_methods: &[Bank],
     documents: true,
 };
 

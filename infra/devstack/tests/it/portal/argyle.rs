@@ -13,9 +13,8 @@ use domain::methods::AttemptOutcome;
 
 const PAYSTUBS: &str = "/v2/paystubs";
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_failed_bank_try_is_followed_by_payroll_through_argyle_and_both_are_reported() {
-    let env = env().await;
+/// The local server with Plaid Check and Argyle at their emulators, in that order.
+async fn two_provider_stack(env: &TestEnv) -> (PlaidStack, ArgyleEmulator) {
     let plaid = PlaidEmulator::start(false).await.unwrap();
     let argyle = ArgyleEmulator::start().await.unwrap();
     let port = devstack::moto::free_port();
@@ -45,23 +44,24 @@ async fn a_failed_bank_try_is_followed_by_payroll_through_argyle_and_both_are_re
     let pump = devstack::pump::StreamPump::new(&env.sdk, &env.names.table, ttl)
         .await
         .unwrap();
-    let mut stack = PlaidStack {
-        base: base.clone(),
-        plaid: plaid.clone(),
+    let stack = PlaidStack {
+        base,
+        plaid,
         workers,
         pump,
     };
+    (stack, argyle)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_bank_try_is_followed_by_payroll_through_argyle_and_both_are_reported() {
+    let env = env().await;
+    let (mut stack, argyle) = two_provider_stack(&env).await;
+    let (base, plaid) = (stack.base.clone(), stack.plaid.clone());
 
     // Created with no methods: the stack's order, bank then payroll then documents.
-    let (status, body) =
-        live_and_plaid::create_at(&base, &env.live_key, "routed.tenant@example.com").await;
-    assert_eq!(status, 201, "{body}");
-    let id = body["data"]["verification_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let url = body["data"]["verification_url"].as_str().unwrap();
-    let link = url.strip_prefix(&base).unwrap().to_string();
+    let body = json!({"tenant_email": "routed.tenant@example.com", "monthly_rent": 1200});
+    let (id, link) = live_and_plaid::created_at(&base, &env.live_key, body).await;
 
     // The consent makes one user at each provider, stored as one handle.
     let p = page_at(&base, "POST", &link, Some(CONSENT_WITH_IDENTITY)).await;
@@ -142,4 +142,24 @@ async fn stored(env: &TestEnv, id: &str) -> domain::Verification {
         .await
         .unwrap()
         .unwrap()
+}
+
+/// A verification that may use payroll alone is not asked the identity Plaid Check needs, and
+/// its consent makes a user at Argyle only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_payroll_only_verification_asks_no_identity_and_makes_only_an_argyle_user() {
+    let env = env().await;
+    let (stack, argyle) = two_provider_stack(&env).await;
+    let body = json!({"tenant_email": "pay.only@example.com", "monthly_rent": 1200, "methods": ["payroll"]});
+    let (id, link) = live_and_plaid::created_at(&stack.base, &env.live_key, body).await;
+
+    let p = page_at(&stack.base, "GET", &link, None).await;
+    assert!(!p.html.contains("date_of_birth"), "{}", p.html);
+    let p = page_at(&stack.base, "POST", &link, Some("action=consent&agree=yes")).await;
+    assert_eq!(p.status, 303, "{}", p.html);
+
+    let handle = stored(&env, &id).await.provider_user.unwrap();
+    let argyle_user = argyle.user_ids().pop().expect("an Argyle user");
+    assert_eq!(handle, format!("payroll={argyle_user}"));
+    assert!(stack.plaid.user_ids().is_empty(), "no Plaid Check user");
 }

@@ -21,6 +21,26 @@ async fn serve_with(
 }
 
 pub(crate) async fn create_at(base: &str, key: &str, email: &str) -> (u16, Value) {
+    create_body_at(
+        base,
+        key,
+        json!({"tenant_email": email, "monthly_rent": 1200}),
+    )
+    .await
+}
+
+/// A live create with this body at the server at `base`, which must succeed: the verification's
+/// id and the path of its link.
+pub(crate) async fn created_at(base: &str, key: &str, body: Value) -> (String, String) {
+    let (status, body) = create_body_at(base, key, body).await;
+    assert_eq!(status, 201, "{body}");
+    let id = body["data"]["verification_id"].as_str().unwrap();
+    let url = body["data"]["verification_url"].as_str().unwrap();
+    (id.to_string(), url.strip_prefix(base).unwrap().to_string())
+}
+
+/// A create with this body at the server at `base`: the status and the answer.
+pub(crate) async fn create_body_at(base: &str, key: &str, body: Value) -> (u16, Value) {
     let resp = reqwest::Client::builder()
         .no_proxy()
         .build()
@@ -28,7 +48,7 @@ pub(crate) async fn create_at(base: &str, key: &str, email: &str) -> (u16, Value
         .post(format!("{base}/api/v1/verify"))
         .bearer_auth(key)
         .header("content-type", "application/json")
-        .body(json!({"tenant_email": email, "monthly_rent": 1200}).to_string())
+        .body(body.to_string())
         .send()
         .await
         .unwrap();

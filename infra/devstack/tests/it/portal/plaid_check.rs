@@ -75,14 +75,8 @@ impl PlaidStack {
     /// A live verification, consented with identity, Link finished, the connection waiting.
     /// Its id, link, and the emulator's user id.
     async fn waiting(&mut self, env: &TestEnv, email: &str) -> (String, String, String) {
-        let (status, body) = live_and_plaid::create_at(&self.base, &env.live_key, email).await;
-        assert_eq!(status, 201, "{body}");
-        let id = body["data"]["verification_id"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        let url = body["data"]["verification_url"].as_str().unwrap();
-        let link = url.strip_prefix(&self.base).unwrap().to_string();
+        let body = json!({"tenant_email": email, "monthly_rent": 1200});
+        let (id, link) = live_and_plaid::created_at(&self.base, &env.live_key, body).await;
         let p = page_at(&self.base, "POST", &link, Some(CONSENT_WITH_IDENTITY)).await;
         assert_eq!(p.status, 303, "{}", p.html);
         let p = page_at(&self.base, "POST", &link, Some("action=start")).await;
