@@ -51,7 +51,7 @@ pub(crate) fn lambda_env(
         // would measure a no-op. moto keeps the e-mails and texts; nothing leaves loopback.
         ("TEST_MODE_DELIVERY", "send"),
         ("WEBHOOK_TIMEOUT_SECONDS", "10"),
-        ("INCOME_PROVIDER", "none"),
+        ("INCOME_PROVIDERS", "none"),
         ("RUST_LOG", "info"),
     ]
     .into_iter()

@@ -2,6 +2,7 @@
 //! server that routes to the functions' handlers, and (for what moto lacks) the stream and queue
 //! pumps. `make dev` runs it; the tests use the same pieces.
 
+pub mod argyle_emulator;
 pub mod household_fixtures;
 pub mod moto;
 pub mod plaid_emulator;
@@ -34,7 +35,7 @@ pub fn local_settings(table: &str, base_url: &str, lifetime: chrono::Duration) -
         local_webhook_origins: LocalWebhookOrigins::default(),
         verification_lifetime: lifetime,
         // The local stack has no bank-data provider: live keys use the sandbox, marked as local.
-        live_income: service::config::LiveIncome::LocalSandbox,
+        live_income: service::config::LiveIncome::local_sandbox(),
         sms_region: Default::default(),
         sms_countries: Default::default(),
         // Every local stack has its documents bucket (`app_with`).
@@ -45,10 +46,11 @@ pub fn local_settings(table: &str, base_url: &str, lifetime: chrono::Duration) -
 /// Builds the app that `server::route` serves, with the income provider `settings` name for live
 /// verifications (the local sandbox, or none).
 pub fn app(sdk: &aws_config::SdkConfig, settings: Settings) -> Arc<server::App> {
-    let live_provider = match settings.live_income {
-        service::config::LiveIncome::LocalSandbox => LiveProvider::local_sandbox(),
+    let sandbox = service::config::Provider::LocalSandbox;
+    let live_provider = match settings.live_income.uses(sandbox) {
+        true => LiveProvider::local_sandbox(),
         // The local stack holds no Plaid credentials: tests that need Plaid use `app_with`.
-        _ => LiveProvider::None,
+        false => LiveProvider::none(),
     };
     app_with(sdk, settings, live_provider)
 }
@@ -73,7 +75,7 @@ pub fn app_with_webhooks(
     let bucket = stack::documents_bucket_for(&settings.table_name);
     let portal = TenantPortalConfig {
         table_name: settings.table_name.clone(),
-        live_income: settings.live_income,
+        live_income: settings.live_income.clone(),
         plaid: Default::default(),
         argyle: Default::default(),
         documents: Some(service::config::DocumentBucket {
@@ -137,7 +139,7 @@ impl Workers {
                 },
                 reminder_offsets: domain::reach::DEFAULT_REMINDER_OFFSETS.to_vec(),
                 sms: Default::default(),
-                live_income: service::config::LiveIncome::LocalSandbox,
+                live_income: service::config::LiveIncome::local_sandbox(),
                 plaid: Default::default(),
                 argyle: Default::default(),
             },

@@ -112,11 +112,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         other => return Err(format!("DEV_LIVE_PROVIDER {other:?}: sandbox or plaid").into()),
     };
     let live_provider = || match live_plaid {
-        true => adapters::live_provider::LiveProvider::PlaidCheck(plaid.provider(&base)),
+        true => adapters::live_provider::LiveProvider::plaid_check(plaid.provider(&base)),
         false => adapters::live_provider::LiveProvider::local_sandbox(),
     };
     if live_plaid {
-        settings.live_income = service::config::LiveIncome::PlaidCheck;
+        settings.live_income =
+            service::config::LiveIncome::of(&[service::config::Provider::PlaidCheck]);
     }
     let app = devstack::app_with_webhooks(&sdk, settings, live_provider(), Some(plaid.verifier()));
     // Each answered request kicks the stream pump below, which kicks the queue pumps when it

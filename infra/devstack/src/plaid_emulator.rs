@@ -121,12 +121,7 @@ impl PlaidEmulator {
                 .expect("an HTTP client"),
         };
         emulator.rotate_key();
-        let served = emulator.clone();
-        tokio::spawn(async move {
-            while let Ok((stream, _)) = listener.accept().await {
-                tokio::spawn(served.clone().serve(stream));
-            }
-        });
+        serve_each(listener, emulator.clone(), Self::serve);
         Ok(emulator)
     }
 
@@ -362,9 +357,10 @@ impl PlaidEmulator {
 
     /// One connection, one request.
     async fn serve(self, mut stream: TcpStream) {
-        let Some((method, path, body)) = read_request(&mut stream).await else {
+        let Some((method, target, body)) = read_request(&mut stream).await else {
             return;
         };
+        let path = target.split('?').next().unwrap_or_default().to_string();
         let (status, content_type, text) = match (method.as_str(), path.as_str()) {
             ("GET", "/link-initialize.js") => (
                 200,
@@ -400,12 +396,7 @@ impl PlaidEmulator {
             }
             _ => (405, "text/plain", String::new()),
         };
-        let response = format!(
-            "HTTP/1.1 {status} Status\r\nContent-Type: {content_type}\r\nAccess-Control-Allow-Origin: *\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
-            text.len()
-        );
-        let _ = stream.write_all(response.as_bytes()).await;
-        let _ = stream.shutdown().await;
+        write_response(&mut stream, status, content_type, &text).await;
     }
 }
 
@@ -415,7 +406,39 @@ fn invalid_input(code: &str) -> (u16, String) {
     (400, body.to_string())
 }
 
-async fn read_request(stream: &mut TcpStream) -> Option<(String, String, Vec<u8>)> {
+/// Answers every connection `listener` accepts with `serve`, on its own task.
+pub(crate) fn serve_each<E, Fut>(
+    listener: TcpListener,
+    emulator: E,
+    serve: impl Fn(E, TcpStream) -> Fut + Send + 'static,
+) where
+    E: Clone + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(serve(emulator.clone(), stream));
+        }
+    });
+}
+
+/// Writes one answer and closes the connection (the emulators answer one request each).
+pub(crate) async fn write_response(
+    stream: &mut TcpStream,
+    status: u16,
+    content_type: &str,
+    text: &str,
+) {
+    let response = format!(
+        "HTTP/1.1 {status} Status\r\nContent-Type: {content_type}\r\nAccess-Control-Allow-Origin: *\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+        text.len()
+    );
+    let _ = stream.write_all(response.as_bytes()).await;
+    let _ = stream.shutdown().await;
+}
+
+/// One request: its method, its target (path and query), its body.
+pub(crate) async fn read_request(stream: &mut TcpStream) -> Option<(String, String, Vec<u8>)> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
     let head_end = loop {
@@ -431,7 +454,7 @@ async fn read_request(stream: &mut TcpStream) -> Option<(String, String, Vec<u8>
     let mut lines = head.split("\r\n");
     let mut request_line = lines.next()?.split(' ');
     let method = request_line.next()?.to_string();
-    let path = request_line.next()?.split('?').next()?.to_string();
+    let path = request_line.next()?.to_string();
     let length: usize = lines
         .filter_map(|l| l.split_once(':'))
         .find(|(k, _)| k.trim().eq_ignore_ascii_case("content-length"))

@@ -6,7 +6,7 @@ use aws_config::SdkConfig;
 
 use crate::argyle::{ArgyleConfig, ArgyleIncomeProvider};
 use crate::dynamo::DynamoStore;
-use crate::live_provider::LiveProvider;
+use crate::live_provider::{self, LiveProvider};
 use crate::plaid::check::PlaidCheckIncomeProvider;
 use crate::plaid::config::PlaidConfig;
 use crate::s3::{S3Objects, S3UploadSigner};
@@ -20,7 +20,7 @@ use ports::SystemClock;
 use service::config::AnalyzeDocumentConfig;
 use service::config::{
     ConfigError, DeliverWebhookConfig, ExpireVerificationsConfig, LiveIncome, PlaidVariables,
-    ProviderVariables, PublishEventsConfig, ReachConfig, Settings, TenantPortalConfig,
+    Provider, ProviderVariables, PublishEventsConfig, ReachConfig, Settings, TenantPortalConfig,
 };
 use service::handlers::analyze_document::{
     ANALYSIS_TIME_LIMIT, AnalysisDeps, DOCUMENT_MAX_RECEIVES,
@@ -55,7 +55,7 @@ pub async fn tenant_portal(
 ) -> Result<Portal, ConfigError> {
     let webhook = plaid_webhook_url(config.public_base_url.as_deref());
     let live_provider = live_provider(
-        config.live_income,
+        &config.live_income,
         &config.plaid,
         &config.argyle,
         webhook,
@@ -73,41 +73,44 @@ pub fn plaid_webhook_url(public_base_url: Option<&str>) -> Option<String> {
     (!base.is_empty()).then(|| format!("{base}/webhooks/providers/plaid"))
 }
 
-/// The income provider of live verifications: Plaid Check or Argyle (credentials read from
-/// Secrets Manager here, once), none, or the local sandbox (set in code by the local stack only).
+/// The income providers of live verifications, in `INCOME_PROVIDERS`' order: Plaid Check and
+/// Argyle (each one's credentials read from Secrets Manager here, once, and only for a provider
+/// in the list), none, or the local sandbox (set in code by the local stack only).
 async fn live_provider(
-    live_income: LiveIncome,
+    live_income: &LiveIncome,
     plaid: &PlaidVariables,
     argyle: &ProviderVariables,
     webhook_url: Option<String>,
     sdk: &SdkConfig,
 ) -> Result<LiveProvider, ConfigError> {
     let failed = |e: &dyn std::fmt::Display| ConfigError(e.to_string());
-    Ok(match live_income {
-        LiveIncome::PlaidCheck => {
-            let secrets = aws_sdk_secretsmanager::Client::new(sdk);
-            let config = PlaidConfig::load(&secrets, |name| plaid.get(name))
-                .await
-                .map_err(|e| failed(&e))?;
-            let provider = PlaidCheckIncomeProvider::new(config).map_err(|e| failed(&e))?;
-            LiveProvider::PlaidCheck(provider.with_webhook_url(webhook_url))
-        }
-        LiveIncome::Argyle => {
-            let secrets = aws_sdk_secretsmanager::Client::new(sdk);
-            let argyle = ArgyleConfig::load(&secrets, |name| argyle.get(name))
-                .await
-                .map_err(|e| ConfigError(e.to_string()))?;
-            LiveProvider::Argyle(
-                ArgyleIncomeProvider::new(argyle).map_err(|e| ConfigError(e.to_string()))?,
-            )
-        }
-        LiveIncome::None => LiveProvider::None,
-        LiveIncome::LocalSandbox => LiveProvider::local_sandbox(),
-    })
+    let secrets = aws_sdk_secretsmanager::Client::new(sdk);
+    let mut providers = Vec::new();
+    for provider in live_income.providers() {
+        providers.push(match provider {
+            Provider::PlaidCheck => {
+                let config = PlaidConfig::load(&secrets, |name| plaid.get(name))
+                    .await
+                    .map_err(|e| failed(&e))?;
+                let provider = PlaidCheckIncomeProvider::new(config).map_err(|e| failed(&e))?;
+                live_provider::Provider::PlaidCheck(provider.with_webhook_url(webhook_url.clone()))
+            }
+            Provider::Argyle => {
+                let config = ArgyleConfig::load(&secrets, |name| argyle.get(name))
+                    .await
+                    .map_err(|e| failed(&e))?;
+                let provider = ArgyleIncomeProvider::new(config).map_err(|e| failed(&e))?;
+                live_provider::Provider::Argyle(provider)
+            }
+            Provider::LocalSandbox => live_provider::Provider::LocalSandbox(SandboxProvider),
+        });
+    }
+    Ok(LiveProvider::of(providers))
 }
 
 /// `provider-webhooks`' deps: the table, and Plaid's webhook keys fetched with Plaid's
-/// credentials when Plaid Check is the live provider (no verifier otherwise: its route 404s).
+/// credentials when Plaid Check is one of the live providers (no verifier otherwise: its route
+/// 404s).
 pub type ProviderWebhooks = service::handlers::provider_webhooks::ProviderWebhookDeps<
     DynamoStore,
     SystemClock,
@@ -119,8 +122,8 @@ pub async fn provider_webhooks(
     config: service::config::ProviderWebhooksConfig,
     sdk: &SdkConfig,
 ) -> Result<ProviderWebhooks, ConfigError> {
-    let plaid = match config.live_income {
-        LiveIncome::PlaidCheck => {
+    let plaid = match config.live_income.uses(Provider::PlaidCheck) {
+        true => {
             let secrets = aws_sdk_secretsmanager::Client::new(sdk);
             let plaid = PlaidConfig::load(&secrets, |name| config.plaid.get(name))
                 .await
@@ -130,7 +133,7 @@ pub async fn provider_webhooks(
                     .map_err(|e| ConfigError(e.to_string()))?,
             )
         }
-        _ => None,
+        false => None,
     };
     Ok(provider_webhooks_with(&config.table_name, sdk, plaid))
 }
@@ -224,7 +227,7 @@ pub async fn publish_events(
 ) -> Result<Outbox, ConfigError> {
     let webhook = plaid_webhook_url(Some(&config.public_base_url));
     let provider = live_provider(
-        config.live_income,
+        &config.live_income,
         &config.plaid,
         &config.argyle,
         webhook,

@@ -27,13 +27,15 @@ use crate::{Mode, Status, Verification};
 
 /// What the page's stack serves, built once per request from its providers and buckets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Served {
-    /// The method of the live income provider (bank for Plaid, payroll for Argyle).
-    pub live_method: VerificationMethod,
+pub struct Served<'a> {
+    /// The methods of the live income providers, in the stack's order (bank for Plaid Check,
+    /// payroll for Argyle: `INCOME_PROVIDERS`).
+    pub live_methods: &'a [VerificationMethod],
     /// The live provider is the local stack's sandbox: the tenant picks scenarios.
     pub live_simulated: bool,
-    /// The live provider needs the tenant's identity at consent (Plaid Check).
-    pub live_needs_identity: bool,
+    /// The methods whose live provider needs the tenant's identity at consent (Plaid Check's
+    /// bank): asked only of a verification that may use one of them.
+    pub live_identity_methods: &'a [VerificationMethod],
     /// The stack has a documents bucket: uploads are a method.
     pub documents: bool,
 }
@@ -139,7 +141,7 @@ fn served(v: &Verification, s: &Served) -> Vec<VerificationMethod> {
     } else {
         Mode::Live
     };
-    methods::available(Some(s.live_method), mode, s.documents)
+    methods::available(s.live_methods, mode, s.documents)
 }
 
 /// The methods the page routes `v` between: the verification's own (named at create, or the
@@ -181,9 +183,14 @@ pub fn next_step(v: &Verification, now: DateTime<Utc>, s: &Served) -> Journey {
         Status::Pending | Status::InProgress => {}
     }
     let scenarios = scenarios(v, s);
-    if v.consented_at.is_none() || (!scenarios && v.provider_user.is_none()) {
+    // A live provider's method needs the tenant's users at the providers, made at consent; a
+    // stack without a live provider can not take a live consent at all.
+    let needs_user = !scenarios
+        && (s.live_methods.is_empty() || routable(v, s).iter().any(|m| s.live_methods.contains(m)));
+    if v.consented_at.is_none() || (needs_user && v.provider_user.is_none()) {
         return Journey::Consent {
-            asks_identity: !scenarios && s.live_needs_identity,
+            asks_identity: !scenarios
+                && (routable(v, s).iter()).any(|m| s.live_identity_methods.contains(m)),
         };
     }
     // A wait of the current try comes before any choice: nothing is to connect again while the

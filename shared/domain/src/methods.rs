@@ -95,17 +95,17 @@ pub fn parse_methods(raw: &[&str]) -> Result<Vec<VerificationMethod>, Vec<String
     Ok(methods)
 }
 
-/// What a stack offers: the method of its live income provider for live keys, the sandbox's
-/// bank and payroll scenarios for test keys, and uploaded documents for both where the stack
-/// has a documents bucket (`documents`).
+/// What a stack offers: the methods of its live income providers for live keys, in the stack's
+/// order, the sandbox's bank and payroll scenarios for test keys, and uploaded documents for both
+/// where the stack has a documents bucket (`documents`).
 pub fn available(
-    live: Option<VerificationMethod>,
+    live: &[VerificationMethod],
     mode: Mode,
     documents: bool,
 ) -> Vec<VerificationMethod> {
     let mut methods = match mode {
         Mode::Test => vec![VerificationMethod::Bank, VerificationMethod::Payroll],
-        Mode::Live => live.into_iter().collect(),
+        Mode::Live => live.to_vec(),
     };
     if documents {
         methods.push(VerificationMethod::Document);
@@ -212,10 +212,15 @@ mod tests {
         assert_eq!(effective(&[], &[], &stack), vec![Bank, Payroll]);
         // An account default naming a method the stack lacks keeps the rest.
         assert_eq!(effective(&[], &[Document, Bank], &stack), vec![Bank]);
-        assert_eq!(available(Some(Payroll), Mode::Live, false), vec![Payroll]);
-        assert_eq!(available(None, Mode::Live, false), vec![]);
+        assert_eq!(available(&[Payroll], Mode::Live, false), vec![Payroll]);
+        assert_eq!(available(&[], Mode::Live, false), vec![]);
+        // Several live providers: their methods in the stack's order, then uploads.
         assert_eq!(
-            available(Some(Payroll), Mode::Test, false),
+            available(&[Bank, Payroll], Mode::Live, true),
+            vec![Bank, Payroll, Document]
+        );
+        assert_eq!(
+            available(&[Payroll], Mode::Test, false),
             vec![Bank, Payroll]
         );
         // At consent, the account's default less what the stack lacks; nothing when none is left.
@@ -226,9 +231,9 @@ mod tests {
         assert_eq!(from_account_default(&[Document], &stack), vec![]);
         assert_eq!(from_account_default(&[], &stack), vec![]);
         // A documents bucket adds uploads for both kinds of key.
-        assert_eq!(available(None, Mode::Live, true), vec![Document]);
+        assert_eq!(available(&[], Mode::Live, true), vec![Document]);
         assert_eq!(
-            available(Some(Bank), Mode::Test, true),
+            available(&[Bank], Mode::Test, true),
             vec![Bank, Payroll, Document]
         );
     }

@@ -6,11 +6,12 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 
 use domain::Verification;
-use domain::income::ProviderIncome;
+use domain::income::{ProviderIncome, VerificationMethod};
 use domain::tenant_identity::TenantIdentity;
 
 pub mod documents;
 pub mod list;
+pub mod provider_users;
 pub mod provider_webhooks;
 pub mod reach;
 mod redact;
@@ -114,7 +115,7 @@ pub trait IncomeProvider: Send + Sync {
     /// Creates the tenant's user at the provider, for providers that have users (Plaid): an opaque
     /// handle the caller stores in the same write as the consent, before anything else can fail,
     /// so a later failure never needs a second user. None for providers without users.
-    /// `identity` is what the tenant typed when `needs_identity` asks for it; never stored.
+    /// `identity` is what the tenant typed when `identity_methods` asks for it; never stored.
     fn create_user(
         &self,
         _verification: &Verification,
@@ -123,31 +124,35 @@ pub trait IncomeProvider: Send + Sync {
         async { Ok(None) }
     }
 
-    /// True when the provider needs the tenant's date of birth and address at consent (a
-    /// consumer report: Plaid Check).
-    fn needs_identity(&self) -> bool {
-        false
+    /// The methods whose provider needs the tenant's legal name, date of birth and address at
+    /// consent (a consumer report: Plaid Check, for `bank`).
+    fn identity_methods(&self) -> &[VerificationMethod] {
+        &[]
     }
 
-    /// Prepares the connection step of the tenant page; `provider_user` is what `create_user`
-    /// gave. Changes nothing on our side (a GET renders it).
+    /// Prepares the connection step of `method` on the tenant page; `provider_user` is what
+    /// `create_user` gave. Changes nothing on our side (a GET renders it).
     fn begin(
         &self,
         verification: &Verification,
+        method: VerificationMethod,
         provider_user: Option<&str>,
     ) -> impl Future<Output = Result<ConnectStep, ProviderError>> + Send;
 
-    /// Fetches the tenant's income once they connected. `connection` is the scenario the tenant
-    /// chose (sandbox) or the provider user from `create_user` (widget providers).
+    /// Fetches the tenant's income of `method` once they connected. `connection` is the scenario
+    /// the tenant chose (sandbox) or the provider user from `create_user` (widget providers).
     fn fetch_income(
         &self,
         verification: &Verification,
+        method: VerificationMethod,
         connection: &str,
     ) -> impl Future<Output = Result<ProviderIncome, ProviderError>> + Send;
 
-    /// The verification method this provider serves (the sandbox's depends on the scenario).
-    fn method(&self) -> domain::income::VerificationMethod {
-        domain::income::VerificationMethod::Bank
+    /// The verification methods this provider serves for live keys, in the order the page offers
+    /// them (a stack's several providers: `INCOME_PROVIDERS`; the sandbox's depend on the
+    /// scenario).
+    fn methods(&self) -> &[VerificationMethod] {
+        &[VerificationMethod::Bank]
     }
 
     /// Closes the tenant's connection at the provider once the report is built or the
@@ -166,10 +171,10 @@ pub trait IncomeProvider: Send + Sync {
         false
     }
 
-    /// True when the provider builds its report after the tenant finishes in its window and
-    /// says so by webhook (Plaid Check): the page then records the connection as waiting
-    /// (`domain::awaiting`) instead of reading at once.
-    fn reports_later(&self) -> bool {
+    /// True when the provider of `method` builds its report after the tenant finishes in its
+    /// window and says so by webhook (Plaid Check): the page then records the connection as
+    /// waiting (`domain::awaiting`) instead of reading at once.
+    fn reports_later(&self, _method: VerificationMethod) -> bool {
         false
     }
 }

@@ -54,7 +54,11 @@ pub trait ProviderWebhookVerifier: Send + Sync {
         now: DateTime<Utc>,
     ) -> impl Future<Output = Result<ProviderNotice, WebhookRefusal>> + Send;
 
-    /// Whether a stored provider-user handle (`Verification::provider_user`) is the user a
-    /// webhook names.
+    /// The method whose provider sends these webhooks: its part of the stored handle is the one
+    /// `is_user` is given (`crate::provider_users`).
+    fn method(&self) -> domain::income::VerificationMethod;
+
+    /// Whether this provider's own user handle (its part of `Verification::provider_user`) is
+    /// the user a webhook names.
     fn is_user(&self, handle: &str, provider_user_id: &str) -> bool;
 }

@@ -19,7 +19,7 @@ pub use analyze_document::{
 pub use api::Settings;
 pub use deliver_webhook::{DEFAULT_WEBHOOK_TIMEOUT, DeliverWebhookConfig};
 pub use expire_verifications::ExpireVerificationsConfig;
-pub use live_income::{LiveIncome, SANDBOX_FOR_LIVE_REFUSED};
+pub use live_income::{LiveIncome, Provider, SANDBOX_FOR_LIVE_REFUSED};
 pub use provider_webhooks::ProviderWebhooksConfig;
 pub use publish_events::PublishEventsConfig;
 pub use reach::{ReachConfig, ReminderSchedules, SmsBounds, parse_offsets, sms_countries};

@@ -371,6 +371,7 @@ impl IncomeProvider for SandboxProvider {
     async fn begin(
         &self,
         _verification: &Verification,
+        _method: VerificationMethod,
         _provider_user: Option<&str>,
     ) -> Result<ConnectStep, ProviderError> {
         Ok(ConnectStep::ChooseScenario {
@@ -381,9 +382,10 @@ impl IncomeProvider for SandboxProvider {
     async fn fetch_income(
         &self,
         verification: &Verification,
+        _method: VerificationMethod,
         connection: &str,
     ) -> Result<ProviderIncome, ProviderError> {
-        // Deterministic for a verification: the payments end just before it was created.
+        // The scenario names its method. Deterministic for a verification: the payments end just before it was created.
         scenario_income(connection, verification.created_at.date_naive())
     }
 

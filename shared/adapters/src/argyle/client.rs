@@ -14,7 +14,7 @@ use crate::argyle::wire::{
     UserTokenRequest, UserTokenResponse,
 };
 use domain::Verification;
-use domain::income::ProviderIncome;
+use domain::income::{ProviderIncome, VerificationMethod};
 use ports::{ConnectStep, IncomeProvider, ProviderError};
 
 /// Items per list page (Argyle's maximum).
@@ -165,8 +165,8 @@ impl ArgyleIncomeProvider {
 }
 
 impl IncomeProvider for ArgyleIncomeProvider {
-    fn method(&self) -> domain::income::VerificationMethod {
-        domain::income::VerificationMethod::Payroll
+    fn methods(&self) -> &[VerificationMethod] {
+        &[VerificationMethod::Payroll]
     }
 
     async fn create_user(
@@ -199,6 +199,7 @@ impl IncomeProvider for ArgyleIncomeProvider {
     async fn begin(
         &self,
         _verification: &Verification,
+        _method: VerificationMethod,
         provider_user: Option<&str>,
     ) -> Result<ConnectStep, ProviderError> {
         let Some(user) = provider_user.map(str::trim).filter(|u| is_user_id(u)) else {
@@ -223,6 +224,7 @@ impl IncomeProvider for ArgyleIncomeProvider {
     async fn fetch_income(
         &self,
         _verification: &Verification,
+        _method: VerificationMethod,
         connection: &str,
     ) -> Result<ProviderIncome, ProviderError> {
         let user = connection.trim();

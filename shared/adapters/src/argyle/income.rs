@@ -7,10 +7,13 @@
 //!   a job that stopped paying could not be told from a current one.
 //! - **Payments**: each pay stub's `paystub_date` with its `gross_pay` (`payments`, gross) and
 //!   its `net_pay` (`net_payments`); stubs not `completed`, or dated after the as-of date, are
-//!   left out.
+//!   left out. The `gross_pay_list` lines typed `bonus`, `commission` or `overtime` are the
+//!   variable part of that gross pay (`variable_payments`), which the rules count apart.
+//! - **Accounts**: only accounts whose pay stubs are `synced` are read (`connected_accounts`).
 //! - **Employer**: the employment's `employer`, else its identity's, else the stubs'.
 //! - **Employment status**: the identity's (`active`, `inactive`, `terminated`), else the
-//!   employment's (`active`, `inactive`); anything but `active` is an ended job.
+//!   employment's. `terminated`, or a `termination_datetime`, ends the job; `active` is a
+//!   current one; `inactive` (often a leave) states nothing, so pay-stub recency decides.
 //! - **Pay frequency**: the identity's `pay_cycle`; none means irregular (gig payouts).
 //! - **Pay rate**: `base_pay` per pay period when its period is the pay cycle, or annual or
 //!   monthly pay spread over the cycle; hourly pay states no rate per period.
@@ -39,53 +42,71 @@ pub(super) struct Records {
     pub(super) paystubs: Vec<Paystub>,
 }
 
-/// The connected accounts and the end of their data window, or why there is no income to read.
-/// Called before the other lists are fetched.
+/// The accounts whose pay stubs are read, or why there is no income to read (yet). Called
+/// before the other lists are fetched. As Argyle defines the states:
+///
+/// - an account still `connecting` is waited for, whatever the others are;
+/// - an account in `error` is left out, and only errors is a failed connection;
+/// - a connected account's pay stubs are read once `synced`; `in_progress`, or no state yet, is
+///   waited for; `sync_failed` leaves that account out, and only failures is a failed read.
 pub(super) fn connected_accounts(accounts: &[Account]) -> Result<Vec<&Account>, ProviderError> {
     if accounts.is_empty() {
         return Err(ProviderError::Rejected(
             "Argyle: no payroll account was connected".into(),
         ));
     }
-    let status = |a: &Account| {
-        a.connection
-            .as_ref()
-            .and_then(|c| c.status.as_deref())
-            .unwrap_or("")
-            .to_ascii_lowercase()
-    };
+    let status = |a: &Account| lower(a.connection.as_ref().and_then(|c| c.status.as_deref()));
+    if accounts
+        .iter()
+        .any(|a| status(a) != "connected" && status(a) != "error")
+    {
+        return Err(ProviderError::Unavailable(
+            "Argyle: a payroll connection is not finished yet".into(),
+        ));
+    }
     let connected: Vec<&Account> = accounts
         .iter()
         .filter(|a| status(a) == "connected")
         .collect();
     if connected.is_empty() {
-        if accounts.iter().all(|a| status(a) == "error") {
-            let codes: Vec<String> = accounts
-                .iter()
-                .map(|a| safe_code(a.connection.as_ref().and_then(|c| c.error_code.as_deref())))
-                .collect();
-            return Err(ProviderError::Rejected(format!(
-                "Argyle: the payroll connection failed ({})",
-                codes.join(", ")
-            )));
-        }
-        return Err(ProviderError::Unavailable(
-            "Argyle: the payroll connection is not finished yet".into(),
-        ));
+        let codes: Vec<String> = accounts
+            .iter()
+            .map(|a| safe_code(a.connection.as_ref().and_then(|c| c.error_code.as_deref())))
+            .collect();
+        return Err(ProviderError::Rejected(format!(
+            "Argyle: the payroll connection failed ({})",
+            codes.join(", ")
+        )));
     }
-    let syncing = connected.iter().any(|a| {
-        a.availability
-            .as_ref()
-            .and_then(|av| av.paystubs.as_ref())
-            .and_then(|p| p.status.as_deref())
-            .is_some_and(|s| s.eq_ignore_ascii_case("in_progress"))
-    });
-    if syncing {
+    let sync = |a: &Account| {
+        lower(
+            (a.availability.as_ref())
+                .and_then(|av| av.paystubs.as_ref())
+                .and_then(|p| p.status.as_deref()),
+        )
+    };
+    if connected
+        .iter()
+        .any(|a| sync(a) != "synced" && sync(a) != "sync_failed")
+    {
         return Err(ProviderError::Unavailable(
             "Argyle: pay stubs are still being read".into(),
         ));
     }
-    Ok(connected)
+    let synced: Vec<&Account> = connected
+        .into_iter()
+        .filter(|a| sync(a) == "synced")
+        .collect();
+    if synced.is_empty() {
+        return Err(ProviderError::Rejected(
+            "Argyle: the pay stubs could not be read (sync_failed)".into(),
+        ));
+    }
+    Ok(synced)
+}
+
+fn lower(raw: Option<&str>) -> String {
+    raw.unwrap_or("").trim().to_ascii_lowercase()
 }
 
 pub(super) fn income_from_records(records: Records) -> Result<ProviderIncome, ProviderError> {
@@ -152,8 +173,8 @@ pub(super) fn income_from_records(records: Records) -> Result<ProviderIncome, Pr
     })
 }
 
-/// A pay stub's date, gross pay and net pay.
-type Stub = (NaiveDate, Option<f64>, Option<f64>);
+/// A pay stub's date, gross pay, net pay, and the variable part of its gross pay.
+type Stub = (NaiveDate, Option<f64>, Option<f64>, Option<f64>);
 
 #[derive(Default)]
 struct Group<'a> {
@@ -172,10 +193,14 @@ impl Group<'_> {
         let status = identity
             .and_then(|i| i.employment_status.clone())
             .or(self.status);
-        let employment_status = status.map(|s| match s.to_ascii_lowercase().as_str() {
-            "active" => EmploymentStatus::Active,
-            _ => EmploymentStatus::Ended,
-        });
+        let terminated = identity.is_some_and(|i| i.termination_datetime.is_some());
+        // `inactive` is often a leave: it states nothing, and pay-stub recency decides.
+        let employment_status = match lower(status.as_deref()).as_str() {
+            _ if terminated => Some(EmploymentStatus::Ended),
+            "terminated" => Some(EmploymentStatus::Ended),
+            "active" => Some(EmploymentStatus::Active),
+            _ => None,
+        };
         let contractor = identity
             .and_then(|i| i.employment_type.as_deref())
             .is_some_and(|t| t.eq_ignore_ascii_case("contractor"));
@@ -189,10 +214,11 @@ impl Group<'_> {
             })
             .filter_map(|s| {
                 let date = s.paystub_date?.date_naive();
-                (date <= as_of).then(|| (date, money(&s.gross_pay), money(&s.net_pay)))
+                let pay = (money(&s.gross_pay), money(&s.net_pay), variable_part(s));
+                (date <= as_of).then_some((date, pay.0, pay.1, pay.2))
             })
             .collect();
-        stubs.sort_by_key(|(date, _, _)| *date);
+        stubs.sort_by_key(|s| s.0);
         let dated = |pick: fn(&Stub) -> Option<f64>| {
             stubs
                 .iter()
@@ -215,13 +241,22 @@ impl Group<'_> {
             payments: dated(|s| s.1),
             amounts_basis: Some(AmountsBasis::Gross),
             net_payments: dated(|s| s.2),
-            // Argyle's earnings breakdown is not read yet: every pay is whole, and a spike is
-            // split by the rules (`income::variable_pay`).
-            variable_payments: vec![],
+            // Argyle's breakdown of the gross pay: its bonus, commission and overtime lines.
+            variable_payments: dated(|s| s.3),
             ongoing: false,
             provider_forecast_monthly: None,
         }
     }
+}
+
+/// The gross pay's lines Argyle types as variable pay, summed; None without such a line.
+fn variable_part(stub: &Paystub) -> Option<f64> {
+    let variable = |kind: &str| matches!(kind, "bonus" | "commission" | "overtime");
+    let lines: Vec<f64> = (stub.gross_pay_list.iter())
+        .filter(|l| variable(&lower(l.kind.as_deref())))
+        .filter_map(|l| money(&l.amount))
+        .collect();
+    (!lines.is_empty()).then(|| (lines.iter().sum::<f64>() * 100.0).round() / 100.0)
 }
 
 /// Argyle's pay cycle names.

@@ -79,7 +79,8 @@ pub(super) struct Availability {
 
 #[derive(Deserialize)]
 pub(super) struct Sync {
-    /// `synced` once every pay stub is in; `in_progress` while Argyle still reads them.
+    /// `synced` once every pay stub is in; `in_progress` while Argyle still reads them;
+    /// `sync_failed` when it could not. Absent before the first read began.
     #[serde(default)]
     pub(super) status: Option<String>,
 }
@@ -107,6 +108,9 @@ pub(super) struct Identity {
     /// `active`, `inactive` or `terminated`.
     #[serde(default)]
     pub(super) employment_status: Option<String>,
+    /// When the job ended, if it did.
+    #[serde(default)]
+    pub(super) termination_datetime: Option<DateTime<Utc>>,
     /// `full-time`, `part-time`, `contractor`, ...
     #[serde(default)]
     pub(super) employment_type: Option<String>,
@@ -145,6 +149,17 @@ pub(super) struct Paystub {
     pub(super) gross_pay: Option<String>,
     #[serde(default)]
     pub(super) net_pay: Option<String>,
+    /// The gross pay's lines, each typed (`base`, `overtime`, `commission`, `bonus`, ...).
+    #[serde(default, deserialize_with = "null_as_empty")]
+    pub(super) gross_pay_list: Vec<GrossPayLine>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct GrossPayLine {
+    #[serde(default, rename = "type")]
+    pub(super) kind: Option<String>,
+    #[serde(default)]
+    pub(super) amount: Option<String>,
 }
 
 /// Argyle sends `null` for some empty lists.

@@ -41,7 +41,7 @@ use crate::plaid::errors::unavailable;
 use crate::plaid::income::income_from_report;
 use crate::plaid::wire::{BankIncomeGetResponse, LinkUser, UserRemoveRequest, UserRemoveResponse};
 use domain::Verification;
-use domain::income::ProviderIncome;
+use domain::income::{ProviderIncome, VerificationMethod};
 use domain::tenant_identity::TenantIdentity;
 use ports::{ConnectStep, IncomeProvider, ProviderError};
 
@@ -135,7 +135,7 @@ impl PlaidCheckIncomeProvider {
 
 impl IncomeProvider for PlaidCheckIncomeProvider {
     /// Plaid Check refuses a user without the consumer's identity, which only the tenant can
-    /// give: the page asks it at consent (`needs_identity`) and passes it here, never stored.
+    /// give: the page asks it at consent (`identity_methods`) and passes it here, never stored.
     async fn create_user(
         &self,
         verification: &Verification,
@@ -166,18 +166,19 @@ impl IncomeProvider for PlaidCheckIncomeProvider {
             .map(Some)
     }
 
-    fn needs_identity(&self) -> bool {
-        true
+    fn identity_methods(&self) -> &[VerificationMethod] {
+        &[VerificationMethod::Bank]
     }
 
     /// Plaid Check builds the report after Link and says so by `CHECK_REPORT_READY`.
-    fn reports_later(&self) -> bool {
+    fn reports_later(&self, _method: VerificationMethod) -> bool {
         true
     }
 
     async fn begin(
         &self,
         verification: &Verification,
+        _method: VerificationMethod,
         provider_user: Option<&str>,
     ) -> Result<ConnectStep, ProviderError> {
         let Some((client_user_id, user_id)) = provider_user.and_then(parse_handle) else {
@@ -206,6 +207,7 @@ impl IncomeProvider for PlaidCheckIncomeProvider {
     async fn fetch_income(
         &self,
         _verification: &Verification,
+        _method: VerificationMethod,
         connection: &str,
     ) -> Result<ProviderIncome, ProviderError> {
         let Some((_, user_id)) = parse_handle(connection) else {

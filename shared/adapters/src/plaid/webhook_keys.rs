@@ -263,6 +263,10 @@ impl ProviderWebhookVerifier for PlaidWebhookVerifier {
         Ok(notice_of(body))
     }
 
+    fn method(&self) -> domain::income::VerificationMethod {
+        domain::income::VerificationMethod::Bank
+    }
+
     fn is_user(&self, handle: &str, provider_user_id: &str) -> bool {
         user_id_of(handle).is_some_and(|own| same(own, provider_user_id))
     }

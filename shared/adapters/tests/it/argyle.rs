@@ -87,6 +87,7 @@ fn rejected(result: Result<impl std::fmt::Debug, ProviderError>) -> String {
     expect_rejected(result, FORBIDDEN)
 }
 
+mod as_documented;
 mod errors;
 mod fetch_income;
 mod link_and_user;

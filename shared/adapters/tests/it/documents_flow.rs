@@ -122,7 +122,7 @@ impl Rig {
         PortalDeps {
             store: self.store.clone(),
             clock: self.clock.clone(),
-            live_provider: LiveProvider::None,
+            live_provider: LiveProvider::none(),
             sandbox: SandboxProvider,
             uploads: Some(DocumentUploads {
                 signer: ExampleSigner {

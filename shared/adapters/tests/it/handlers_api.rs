@@ -575,7 +575,7 @@ async fn rent_terms_are_validated_stored_and_shown_and_bound_to_the_idempotency_
 #[tokio::test]
 async fn a_create_names_its_methods_and_unknown_or_unavailable_ones_are_named_back() {
     let mut settings = settings();
-    settings.live_income = service::config::LiveIncome::Argyle;
+    settings.live_income = service::config::LiveIncome::of(&[service::config::Provider::Argyle]);
     let store = MemoryStore::new();
     let keys = seed(&store, "pro").await;
     let deps = ApiDeps::new(store, ManualClock::at(now()), settings.clone());

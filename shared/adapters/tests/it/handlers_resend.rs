@@ -64,7 +64,7 @@ async fn deps() -> (
         }]),
         local_webhook_origins: Default::default(),
         verification_lifetime: Duration::days(7),
-        live_income: LiveIncome::LocalSandbox,
+        live_income: LiveIncome::local_sandbox(),
         sms_region: Default::default(),
         sms_countries: Default::default(),
         documents: false,

@@ -2,6 +2,7 @@
 //! answers written from Plaid's reference (tests/fixtures/plaid/ and plaid_check/), served on
 //! loopback by `fake_provider`.
 
+use domain::income::VerificationMethod::Bank;
 use std::time::Duration;
 
 use adapters::plaid::PlaidConfig;
@@ -97,7 +98,7 @@ async fn the_identity_typed_at_consent_makes_the_user_and_removing_it_closes_it(
     ])
     .await;
     let provider = provider(&plaid, Duration::from_secs(5));
-    assert!(provider.needs_identity());
+    assert_eq!(provider.identity_methods(), &[Bank]);
     let typed = crate::plaid::typed_identity();
     let v = verification(None);
 
@@ -145,7 +146,7 @@ async fn link_asks_for_the_consumer_report_for_tenant_screening() {
     let plaid = FakeProvider::start(vec![("/link/token/create", ok(LINK_TOKEN_CREATE))]).await;
 
     let step = provider(&plaid, Duration::from_secs(5))
-        .begin(&verification(Some(HANDLE)), Some(HANDLE))
+        .begin(&verification(Some(HANDLE)), Bank, Some(HANDLE))
         .await
         .unwrap();
 
@@ -181,7 +182,7 @@ async fn income_insights_become_dated_payments_with_plaids_forecast_beside_them(
     let plaid = FakeProvider::start(vec![(INSIGHTS, ok(INCOME_INSIGHTS))]).await;
 
     let income = provider(&plaid, Duration::from_secs(5))
-        .fetch_income(&verification(Some(HANDLE)), HANDLE)
+        .fetch_income(&verification(Some(HANDLE)), Bank, HANDLE)
         .await
         .unwrap();
 
@@ -234,7 +235,7 @@ async fn a_report_still_being_built_lets_the_tenant_come_back() {
 
     let text = expect_unavailable(
         provider(&plaid, Duration::from_secs(5))
-            .fetch_income(&verification(Some(HANDLE)), HANDLE)
+            .fetch_income(&verification(Some(HANDLE)), Bank, HANDLE)
             .await,
         FORBIDDEN,
     );
@@ -252,7 +253,7 @@ async fn an_expired_or_missing_report_is_rejected() {
 
         let text = expect_rejected(
             provider(&plaid, Duration::from_secs(5))
-                .fetch_income(&verification(Some(HANDLE)), HANDLE)
+                .fetch_income(&verification(Some(HANDLE)), Bank, HANDLE)
                 .await,
             FORBIDDEN,
         );
@@ -266,7 +267,7 @@ async fn an_outage_or_a_slow_plaid_is_unavailable() {
     let plaid = FakeProvider::start(vec![(INSIGHTS, Reply::Body(500, String::new()))]).await;
     expect_unavailable(
         provider(&plaid, Duration::from_secs(5))
-            .fetch_income(&verification(Some(HANDLE)), HANDLE)
+            .fetch_income(&verification(Some(HANDLE)), Bank, HANDLE)
             .await,
         FORBIDDEN,
     );
@@ -275,7 +276,7 @@ async fn an_outage_or_a_slow_plaid_is_unavailable() {
     let started = std::time::Instant::now();
     let text = expect_unavailable(
         provider(&plaid, Duration::from_millis(300))
-            .fetch_income(&verification(Some(HANDLE)), HANDLE)
+            .fetch_income(&verification(Some(HANDLE)), Bank, HANDLE)
             .await,
         FORBIDDEN,
     );
@@ -288,7 +289,7 @@ async fn an_empty_handle_is_rejected_without_a_call() {
     let plaid = FakeProvider::start(vec![]).await;
 
     let result: Result<_, ProviderError> = provider(&plaid, Duration::from_secs(5))
-        .fetch_income(&verification(None), "  ")
+        .fetch_income(&verification(None), Bank, "  ")
         .await;
 
     expect_rejected(result, FORBIDDEN);
@@ -321,7 +322,7 @@ async fn the_link_token_names_the_webhook_of_this_verification() {
 
     provider(&plaid, Duration::from_secs(5))
         .with_webhook_url(Some(url))
-        .begin(&verification(Some(HANDLE)), Some(HANDLE))
+        .begin(&verification(Some(HANDLE)), Bank, Some(HANDLE))
         .await
         .unwrap();
 

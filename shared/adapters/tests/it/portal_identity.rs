@@ -38,10 +38,15 @@ impl IncomeProvider for ConsumerReportProvider {
         self.given.lock().unwrap().push(identity.cloned());
         Ok(Some("client-user-1 user-token-1".into()))
     }
-    fn needs_identity(&self) -> bool {
-        true
+    fn identity_methods(&self) -> &[domain::income::VerificationMethod] {
+        &[domain::income::VerificationMethod::Bank]
     }
-    async fn begin(&self, _: &Verification, _: Option<&str>) -> Result<ConnectStep, ProviderError> {
+    async fn begin(
+        &self,
+        _: &Verification,
+        _: domain::income::VerificationMethod,
+        _: Option<&str>,
+    ) -> Result<ConnectStep, ProviderError> {
         Ok(ConnectStep::Widget {
             link_token: "link-check".into(),
             script: None,
@@ -50,6 +55,7 @@ impl IncomeProvider for ConsumerReportProvider {
     async fn fetch_income(
         &self,
         _: &Verification,
+        _: domain::income::VerificationMethod,
         _: &str,
     ) -> Result<ProviderIncome, ProviderError> {
         Err(ProviderError::Unavailable("not in this test".into()))

@@ -31,7 +31,7 @@ pub(crate) async fn page_deps(default: &[VerificationMethod], documents: bool) -
     PortalDeps {
         store,
         clock: ManualClock::at(now() + Duration::minutes(1)),
-        live_provider: LiveProvider::None,
+        live_provider: LiveProvider::none(),
         sandbox: SandboxProvider,
         uploads: documents.then(|| DocumentUploads {
             signer: ExampleSigner {

@@ -46,7 +46,12 @@ impl IncomeProvider for CountingProvider {
         self.calls.lock().unwrap().push("create_user");
         Ok(Some("provider-user-1".into()))
     }
-    async fn begin(&self, _: &Verification, _: Option<&str>) -> Result<ConnectStep, ProviderError> {
+    async fn begin(
+        &self,
+        _: &Verification,
+        _: domain::income::VerificationMethod,
+        _: Option<&str>,
+    ) -> Result<ConnectStep, ProviderError> {
         self.calls.lock().unwrap().push("begin");
         Ok(ConnectStep::Widget {
             link_token: LINK_TOKEN.into(),
@@ -56,6 +61,7 @@ impl IncomeProvider for CountingProvider {
     async fn fetch_income(
         &self,
         _: &Verification,
+        _: domain::income::VerificationMethod,
         _: &str,
     ) -> Result<ProviderIncome, ProviderError> {
         self.calls.lock().unwrap().push("fetch_income");

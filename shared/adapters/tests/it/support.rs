@@ -32,7 +32,7 @@ pub fn settings_with(plans: Plans) -> Settings {
         plans,
         local_webhook_origins: Default::default(),
         verification_lifetime: Duration::days(7),
-        live_income: LiveIncome::LocalSandbox,
+        live_income: LiveIncome::local_sandbox(),
         sms_region: Default::default(),
         sms_countries: Default::default(),
         documents: false,

@@ -8,9 +8,9 @@ use crate::{NewVerificationInput, Transition, VERIFICATION_LIFETIME};
 use VerificationMethod::*;
 
 const SANDBOX: Served = Served {
-    live_method: Bank,
+    live_methods: &[Bank],
     live_simulated: false,
-    live_needs_identity: false,
+    live_identity_methods: &[],
     documents: false,
 };
 
@@ -87,6 +87,59 @@ fn a_refusal_routes_while_a_method_remains_then_fails() {
     let c = connect(&only_bank, &SANDBOX);
     let t = after_connection(&only_bank, &c, Connection::Refused, (now, false), build);
     assert!(matches!(t, Transition::Fail { .. }), "{t:?}");
+}
+
+/// A live stack with Plaid Check and Argyle (`INCOME_PROVIDERS=plaid_check,argyle`) and uploads.
+const BANK_THEN_PAYROLL: Served = Served {
+    live_methods: &[Bank, Payroll],
+    live_simulated: false,
+    live_identity_methods: &[Bank],
+    documents: true,
+};
+
+#[test]
+fn a_live_stack_with_two_providers_routes_bank_then_payroll_then_documents() {
+    let now = Utc::now();
+    let mut v = verification(Mode::Live, &[]);
+    v.consented_at = Some(now);
+    v.provider_user = Some("bank=c u;payroll=018051aa".into());
+    let c = connect(&v, &BANK_THEN_PAYROLL);
+    assert_eq!(
+        (c.method, c.by, c.next),
+        (Bank, By::Provider, Some(Payroll))
+    );
+    let t = after_connection(&v, &c, Connection::Refused, (now, false), build);
+    let v = t.apply(&v, now);
+    let c = connect(&v, &BANK_THEN_PAYROLL);
+    assert_eq!(
+        (c.method, c.by, c.next),
+        (Payroll, By::Provider, Some(Document))
+    );
+    let t = after_connection(&v, &c, Connection::Refused, (now, false), build);
+    let v = t.apply(&v, now);
+    let after = open(&v, &BANK_THEN_PAYROLL);
+    assert_eq!(after.connect, None, "only uploads remain");
+    assert!(after.uploads.is_some());
+    // The identity is asked only of a verification that may use the bank.
+    let pending = |methods: &[VerificationMethod]| {
+        next_step(&verification(Mode::Live, methods), now, &BANK_THEN_PAYROLL)
+    };
+    assert_eq!(
+        pending(&[]),
+        Journey::Consent {
+            asks_identity: true
+        }
+    );
+    assert_eq!(
+        pending(&[Payroll]),
+        Journey::Consent {
+            asks_identity: false
+        }
+    );
+    // A verification that may use documents alone needs no provider user after its consent.
+    let mut docs = verification(Mode::Live, &[Document]);
+    docs.consented_at = Some(now);
+    assert!(open(&docs, &BANK_THEN_PAYROLL).uploads.is_some());
 }
 
 #[test]
@@ -192,7 +245,7 @@ fn the_consent_comes_first_and_a_real_provider_needs_its_user() {
     };
     assert_eq!(next_step(&pending, now, &SANDBOX), consent);
     let check = Served {
-        live_needs_identity: true,
+        live_identity_methods: &[Bank],
         ..SANDBOX
     };
     // The sandbox never asks the identity; a real provider that needs it does.
@@ -337,9 +390,9 @@ proptest! {
         v.consented_at = consented.then_some(now);
         v.provider_user = user.then(|| "user".to_string());
         let s = Served {
-            live_method: served.0,
+            live_methods: &[served.0],
             live_simulated: served.1,
-            live_needs_identity: served.2,
+            live_identity_methods: if served.2 { &[Bank] } else { &[] },
             documents: served.3,
         };
         if let Journey::Open(open) = next_step(&v, now, &s) {
@@ -364,9 +417,9 @@ proptest! {
 // ---- Waiting for a provider's data (`awaiting`) ---------------------------------------------
 
 const PLAID_CHECK: Served = Served {
-    live_method: Bank,
+    live_methods: &[Bank],
     live_simulated: false,
-    live_needs_identity: true,
+    live_identity_methods: &[Bank],
     documents: true,
 };
 

@@ -82,7 +82,7 @@ mod tests {
         );
         assert_eq!(settings.plans, Plans::defaults());
         assert_eq!(settings.verification_lifetime, VERIFICATION_LIFETIME);
-        assert_eq!(settings.live_income, LiveIncome::None);
+        assert_eq!(settings.live_income, LiveIncome::none());
         assert_eq!(settings.sms_region, PhoneRegion::default());
         assert_eq!(settings.sms_countries, SmsCountries::default());
     }
@@ -93,7 +93,7 @@ mod tests {
             ("TABLE_NAME", ""),
             ("VERIFICATION_LIFETIME_SECONDS", "soon"),
             ("PLANS", "[]"),
-            ("INCOME_PROVIDER", "bank"),
+            ("INCOME_PROVIDERS", "bank"),
             ("LOCAL_WEBHOOK_ORIGINS", "http://10.0.0.1:80"),
             ("SMS_DEFAULT_REGION", "Atlantis"),
             ("SMS_COUNTRIES", "US,Atlantis"),

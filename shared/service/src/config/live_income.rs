@@ -1,13 +1,12 @@
-//! `INCOME_PROVIDER`: where live verifications get their income.
+//! `INCOME_PROVIDERS`: where live verifications get their income, as an ordered list of
+//! providers, one per method (docs/verification-methods.md).
 
 use super::{ConfigError, Env};
 use domain::income::VerificationMethod;
 
-/// Where the income of live verifications comes from (test verifications always use the sandbox).
+/// One real income provider a stack may use for live verifications.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LiveIncome {
-    /// No real provider: live verifications are refused at create (403 `live_mode_unavailable`).
-    None,
+pub enum Provider {
     /// Bank income through Plaid Check's Consumer Report (same credentials as Plaid's).
     PlaidCheck,
     /// Payroll income through Argyle.
@@ -17,37 +16,97 @@ pub enum LiveIncome {
     LocalSandbox,
 }
 
-pub const SANDBOX_FOR_LIVE_REFUSED: &str = "INCOME_PROVIDER=sandbox is refused: live verifications \
-get income only from a real provider (plaid_check, argyle) or none (live creates are refused); the sandbox serves \
-test keys, and live keys only in the local stack";
+impl Provider {
+    /// The method this provider serves for live keys (the local sandbox stands for a bank).
+    pub fn method(self) -> VerificationMethod {
+        match self {
+            Provider::PlaidCheck | Provider::LocalSandbox => VerificationMethod::Bank,
+            Provider::Argyle => VerificationMethod::Payroll,
+        }
+    }
 
-impl LiveIncome {
-    /// `INCOME_PROVIDER`: `plaid_check`, `argyle`, or `none` / unset (live verifications
-    /// refused). Plaid Bank Income (`plaid`) is retired (docs/verification-methods.md).
-    pub fn parse(raw: Option<&str>) -> Result<Self, ConfigError> {
-        match raw.map(str::trim).unwrap_or("") {
-            "" | "none" => Ok(LiveIncome::None),
-            "plaid_check" => Ok(LiveIncome::PlaidCheck),
-            "argyle" => Ok(LiveIncome::Argyle),
+    fn parse(raw: &str) -> Result<Self, ConfigError> {
+        match raw {
+            "plaid_check" => Ok(Provider::PlaidCheck),
+            "argyle" => Ok(Provider::Argyle),
             "sandbox" => Err(ConfigError(SANDBOX_FOR_LIVE_REFUSED.into())),
             _ => Err(ConfigError(
-                "INCOME_PROVIDER must be plaid_check, argyle or none".into(),
+                "INCOME_PROVIDERS must list plaid_check and/or argyle (comma-separated), or be none"
+                    .into(),
             )),
         }
     }
+}
 
-    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
-        Self::parse(env.optional("INCOME_PROVIDER").as_deref())
+/// Where the income of live verifications comes from (test verifications always use the
+/// sandbox): the stack's providers in the order the tenant page offers their methods. Empty: live
+/// verifications are refused at create (403 `live_mode_unavailable`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LiveIncome {
+    providers: Vec<Provider>,
+}
+
+pub const SANDBOX_FOR_LIVE_REFUSED: &str = "INCOME_PROVIDERS=sandbox is refused: live verifications \
+get income only from real providers (plaid_check, argyle) or none (live creates are refused); the sandbox serves \
+test keys, and live keys only in the local stack";
+
+impl LiveIncome {
+    /// No provider: live verifications are refused.
+    pub fn none() -> Self {
+        LiveIncome::default()
     }
 
-    /// The verification method this provider serves for live keys (the local sandbox stands
-    /// for a bank).
-    pub fn method(self) -> Option<VerificationMethod> {
-        match self {
-            LiveIncome::None => None,
-            LiveIncome::PlaidCheck | LiveIncome::LocalSandbox => Some(VerificationMethod::Bank),
-            LiveIncome::Argyle => Some(VerificationMethod::Payroll),
+    /// These providers, in this order (the local stack and tests build it in code).
+    pub fn of(providers: &[Provider]) -> Self {
+        LiveIncome {
+            providers: providers.to_vec(),
         }
+    }
+
+    /// The local stack's sandbox standing in for live data.
+    pub fn local_sandbox() -> Self {
+        Self::of(&[Provider::LocalSandbox])
+    }
+
+    /// `INCOME_PROVIDERS`: a comma-separated list of `plaid_check` and `argyle`, each at most
+    /// once, in order of preference; `none` or unset: no provider. Plaid Bank Income (`plaid`)
+    /// is retired (docs/verification-methods.md).
+    pub fn parse(raw: Option<&str>) -> Result<Self, ConfigError> {
+        let raw = raw.map(str::trim).unwrap_or("");
+        if raw.is_empty() || raw == "none" {
+            return Ok(LiveIncome::none());
+        }
+        let mut providers = Vec::new();
+        for name in raw.split(',').map(str::trim) {
+            let provider = Provider::parse(name)?;
+            if providers.contains(&provider) {
+                return Err(ConfigError(format!("INCOME_PROVIDERS names {name} twice")));
+            }
+            providers.push(provider);
+        }
+        Ok(LiveIncome { providers })
+    }
+
+    pub fn from_env(env: &Env) -> Result<Self, ConfigError> {
+        Self::parse(env.optional("INCOME_PROVIDERS").as_deref())
+    }
+
+    pub fn is_none(&self) -> bool {
+        self.providers.is_empty()
+    }
+
+    pub fn uses(&self, provider: Provider) -> bool {
+        self.providers.contains(&provider)
+    }
+
+    /// The providers, in order.
+    pub fn providers(&self) -> &[Provider] {
+        &self.providers
+    }
+
+    /// The methods live keys have, in the providers' order.
+    pub fn methods(&self) -> Vec<VerificationMethod> {
+        self.providers.iter().map(|p| p.method()).collect()
     }
 }
 
@@ -56,27 +115,37 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_sandbox_can_not_be_configured_for_live_verifications() {
+    fn the_providers_are_an_ordered_list_without_the_sandbox() {
         assert!(
             LiveIncome::parse(Some("plaid")).is_err(),
             "Bank Income is retired"
         );
+        let both = LiveIncome::parse(Some("plaid_check, argyle")).unwrap();
+        assert_eq!(both.providers(), &[Provider::PlaidCheck, Provider::Argyle]);
         assert_eq!(
-            LiveIncome::parse(Some("plaid_check")).unwrap(),
-            LiveIncome::PlaidCheck
+            both.methods(),
+            vec![VerificationMethod::Bank, VerificationMethod::Payroll]
         );
-        assert_eq!(LiveIncome::parse(Some("none")).unwrap(), LiveIncome::None);
+        let reversed = LiveIncome::parse(Some("argyle,plaid_check")).unwrap();
+        assert_eq!(
+            reversed.methods(),
+            vec![VerificationMethod::Payroll, VerificationMethod::Bank]
+        );
+        assert!(LiveIncome::parse(Some("none")).unwrap().is_none());
+        assert!(LiveIncome::parse(None).unwrap().is_none());
         assert_eq!(
             LiveIncome::parse(Some("argyle")).unwrap(),
-            LiveIncome::Argyle
+            LiveIncome::of(&[Provider::Argyle])
         );
-        assert_eq!(LiveIncome::parse(None).unwrap(), LiveIncome::None);
-        let refused = LiveIncome::parse(Some("sandbox")).unwrap_err();
+        let twice = LiveIncome::parse(Some("argyle,argyle")).unwrap_err();
+        assert!(twice.to_string().contains("twice"), "{twice}");
+        let refused = LiveIncome::parse(Some("plaid_check,sandbox")).unwrap_err();
         assert!(
             refused.to_string().contains("sandbox is refused"),
             "{refused}"
         );
         assert!(LiveIncome::parse(Some("Sandbox")).is_err());
         assert!(LiveIncome::parse(Some("local_sandbox")).is_err());
+        assert!(LiveIncome::parse(Some("plaid_check,")).is_err());
     }
 }

@@ -6,10 +6,12 @@ use super::{ConfigError, Env, LiveIncome, PlaidVariables, ProviderVariables};
 #[derive(Debug, Clone)]
 pub struct ProviderWebhooksConfig {
     pub table_name: String,
-    /// `INCOME_PROVIDER`: whose webhooks are checked (Plaid Check's today); other routes 404.
+    /// `INCOME_PROVIDERS`: whose webhooks are checked; other providers' routes 404.
     pub live_income: LiveIncome,
-    /// Read only when `live_income` is Plaid Check.
+    /// Read only when `live_income` uses Plaid Check.
     pub plaid: PlaidVariables,
+    /// Read only when `live_income` uses Argyle.
+    pub argyle: ProviderVariables,
 }
 
 impl ProviderWebhooksConfig {
@@ -18,11 +20,12 @@ impl ProviderWebhooksConfig {
     }
 
     pub fn parse(env: &Env) -> Result<Self, ConfigError> {
-        let (live_income, plaid, _) = ProviderVariables::with_live_income(env)?;
+        let (live_income, plaid, argyle) = ProviderVariables::with_live_income(env)?;
         Ok(ProviderWebhooksConfig {
             table_name: env.required("TABLE_NAME")?,
             live_income,
             plaid,
+            argyle,
         })
     }
 }

@@ -24,11 +24,12 @@ pub struct PublishEventsConfig {
     pub reminder_offsets: Vec<Duration>,
     /// The countries SMS may go to and the plans' SMS allowances.
     pub sms: SmsBounds,
-    /// `INCOME_PROVIDER`: the provider whose tenant users are closed once a verification ended.
+    /// `INCOME_PROVIDERS`: the providers whose data the outbox reads after a webhook, and whose
+    /// tenant users it closes once a verification ended.
     pub live_income: LiveIncome,
-    /// Read only when `live_income` is Plaid; checked when the deps are built.
+    /// Read only when `live_income` uses Plaid Check; checked when the deps are built.
     pub plaid: PlaidVariables,
-    /// Read only when `live_income` is Argyle; checked when the deps are built.
+    /// Read only when `live_income` uses Argyle; checked when the deps are built.
     pub argyle: ProviderVariables,
 }
 

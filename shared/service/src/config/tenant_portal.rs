@@ -1,6 +1,6 @@
 //! Configuration of `tenant-portal`.
 
-use super::{ConfigError, Env, LiveIncome};
+use super::{ConfigError, Env, LiveIncome, Provider};
 
 /// Where a provider's credentials are (`PLAID_BASE_URL` and `PLAID_SECRET_ARN`, or the
 /// `ARGYLE_` pair), read with the rest at cold start; the secret itself is fetched from Secrets
@@ -36,25 +36,25 @@ impl ProviderVariables {
 }
 
 impl ProviderVariables {
-    /// `INCOME_PROVIDER`, and where the Plaid and the Argyle credentials are: each pair read only
-    /// when its provider is the live one.
+    /// `INCOME_PROVIDERS`, and where the Plaid and the Argyle credentials are: each pair read
+    /// only when its provider is in the list.
     pub fn with_live_income(
         env: &Env,
     ) -> Result<(LiveIncome, PlaidVariables, ProviderVariables), ConfigError> {
         let live_income = LiveIncome::from_env(env)?;
         // Plaid Check is a product of Plaid's, on the same credentials.
-        let of = |providers: &[LiveIncome], prefix: &str| {
-            if providers.contains(&live_income) {
+        let of = |provider: Provider, prefix: &str| {
+            if live_income.uses(provider) {
                 ProviderVariables::read(env, prefix)
             } else {
                 ProviderVariables::default()
             }
         };
-        Ok((
-            live_income,
-            of(&[LiveIncome::PlaidCheck], "PLAID"),
-            of(&[LiveIncome::Argyle], "ARGYLE"),
-        ))
+        let (plaid, argyle) = (
+            of(Provider::PlaidCheck, "PLAID"),
+            of(Provider::Argyle, "ARGYLE"),
+        );
+        Ok((live_income, plaid, argyle))
     }
 }
 
@@ -74,12 +74,12 @@ pub struct TenantPortalConfig {
     /// `PUBLIC_BASE_URL`: where S3 sends the browser back after an upload (unset: the request's
     /// own host).
     pub public_base_url: Option<String>,
-    /// `INCOME_PROVIDER`: the income of live verifications (`plaid` or none; the local stack sets
-    /// the local sandbox in code).
+    /// `INCOME_PROVIDERS`: the income of live verifications (the local stack sets the local
+    /// sandbox in code).
     pub live_income: LiveIncome,
-    /// Read only when `live_income` is Plaid; checked when the deps are built.
+    /// Read only when `live_income` uses Plaid Check; checked when the deps are built.
     pub plaid: PlaidVariables,
-    /// Read only when `live_income` is Argyle; checked when the deps are built.
+    /// Read only when `live_income` uses Argyle; checked when the deps are built.
     pub argyle: ProviderVariables,
 }
 
@@ -120,11 +120,14 @@ mod tests {
         let none = TenantPortalConfig::parse(&Env::from_pairs(vars)).unwrap();
         assert_eq!(
             (none.live_income, none.plaid),
-            (LiveIncome::None, PlaidVariables::default())
+            (LiveIncome::none(), PlaidVariables::default())
         );
-        let plaid = vars.into_iter().chain([("INCOME_PROVIDER", "plaid_check")]);
+        let plaid = vars
+            .into_iter()
+            .chain([("INCOME_PROVIDERS", "plaid_check")]);
         let plaid = TenantPortalConfig::parse(&Env::from_pairs(plaid)).unwrap();
-        assert_eq!(plaid.live_income, LiveIncome::PlaidCheck);
+        assert_eq!(plaid.live_income, LiveIncome::of(&[Provider::PlaidCheck]));
+        assert_eq!(plaid.argyle, ProviderVariables::default());
         assert_eq!(
             plaid.plaid.get("PLAID_BASE_URL").as_deref(),
             Some("https://sandbox.plaid.com")
@@ -135,13 +138,13 @@ mod tests {
     fn argyle_variables_are_read_only_for_argyle() {
         let vars = [
             ("TABLE_NAME", "t"),
-            ("INCOME_PROVIDER", "argyle"),
+            ("INCOME_PROVIDERS", "argyle"),
             ("ARGYLE_BASE_URL", "https://api-sandbox.argyle.com"),
             ("ARGYLE_SECRET_ARN", "arn:aws:secretsmanager:x"),
             ("PLAID_SECRET_ARN", "arn:aws:secretsmanager:y"),
         ];
         let argyle = TenantPortalConfig::parse(&Env::from_pairs(vars)).unwrap();
-        assert_eq!(argyle.live_income, LiveIncome::Argyle);
+        assert_eq!(argyle.live_income, LiveIncome::of(&[Provider::Argyle]));
         assert_eq!(argyle.plaid, PlaidVariables::default());
         assert_eq!(
             argyle.argyle.get("ARGYLE_SECRET_ARN").as_deref(),
@@ -151,8 +154,30 @@ mod tests {
 
     #[test]
     fn the_sandbox_is_refused_for_live_verifications() {
-        let vars = [("TABLE_NAME", "t"), ("INCOME_PROVIDER", "sandbox")];
+        let vars = [("TABLE_NAME", "t"), ("INCOME_PROVIDERS", "sandbox")];
         let refused = TenantPortalConfig::parse(&Env::from_pairs(vars)).unwrap_err();
-        assert!(refused.to_string().contains("INCOME_PROVIDER"), "{refused}");
+        assert!(
+            refused.to_string().contains("INCOME_PROVIDERS"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn both_pairs_are_read_when_both_providers_are_listed() {
+        let vars = [
+            ("TABLE_NAME", "t"),
+            ("INCOME_PROVIDERS", "plaid_check,argyle"),
+            ("ARGYLE_SECRET_ARN", "arn:aws:secretsmanager:x"),
+            ("PLAID_SECRET_ARN", "arn:aws:secretsmanager:y"),
+        ];
+        let both = TenantPortalConfig::parse(&Env::from_pairs(vars)).unwrap();
+        assert_eq!(
+            both.argyle.get("ARGYLE_SECRET_ARN").as_deref(),
+            Some("arn:aws:secretsmanager:x")
+        );
+        assert_eq!(
+            both.plaid.get("PLAID_SECRET_ARN").as_deref(),
+            Some("arn:aws:secretsmanager:y")
+        );
     }
 }

@@ -119,7 +119,7 @@ fn prepare<S, C>(
     now: DateTime<Utc>,
 ) -> Result<Prepared, ApiError> {
     // A live verification needs real income data; without a provider it could never complete.
-    if key.mode == Mode::Live && deps.settings.live_income == crate::config::LiveIncome::None {
+    if key.mode == Mode::Live && deps.settings.live_income.is_none() {
         return Err(ApiError::Forbidden {
             code: "live_mode_unavailable",
             message: "Live verifications are not available on this service yet (no income \
@@ -132,7 +132,7 @@ fn prepare<S, C>(
     check_methods_available(
         &input.methods,
         &methods::available(
-            deps.settings.live_income.method(),
+            &deps.settings.live_income.methods(),
             key.mode,
             deps.settings.documents,
         ),

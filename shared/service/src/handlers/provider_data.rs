@@ -83,7 +83,7 @@ async fn read_waiting<S: OutboxStore, M, T, R, Q, C: Clock, P: IncomeProvider>(
         }
         _ => {
             let user = v.provider_user.as_deref().unwrap_or_default();
-            match deps.provider.fetch_income(v, user).await {
+            match deps.provider.fetch_income(v, waiting.method, user).await {
                 Ok(income) => Connection::Income(income),
                 Err(ProviderError::Rejected(reason)) => {
                     tracing::info!(%verification_id, reason = %reason, "provider refused the report");

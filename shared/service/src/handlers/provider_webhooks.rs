@@ -148,11 +148,9 @@ async fn record_signal<S: VerificationStore, C: Clock, V: ProviderWebhookVerifie
         Err(_) => return Err(Retry("store unavailable")),
     };
     // The URL is not signed: only a body naming this verification's user counts for it.
-    if !v
-        .provider_user
-        .as_deref()
-        .is_some_and(|h| verifier.is_user(h, user_id))
-    {
+    let own = (v.provider_user.as_deref())
+        .and_then(|h| ports::provider_users::part(h, verifier.method()));
+    if !own.is_some_and(|h| verifier.is_user(h, user_id)) {
         tracing::warn!(verification_id = %id, "webhook names another user; ignored");
         return Ok("other_user");
     }

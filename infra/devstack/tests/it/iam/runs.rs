@@ -639,7 +639,7 @@ async fn plaid_signal(rig: &mut Rig) {
     rig.store.create_verification(&v, None, None).await.unwrap();
     let consent = Transition::Consent {
         version: "v".into(),
-        provider_user: Some("iam-cuid usr_iam_1".into()),
+        provider_user: Some("bank=iam-cuid usr_iam_1".into()),
         methods: vec![],
     };
     let wait = Transition::Await {

@@ -21,6 +21,26 @@ async fn serve_with(
 }
 
 pub(crate) async fn create_at(base: &str, key: &str, email: &str) -> (u16, Value) {
+    create_body_at(
+        base,
+        key,
+        json!({"tenant_email": email, "monthly_rent": 1200}),
+    )
+    .await
+}
+
+/// A live create with this body at the server at `base`, which must succeed: the verification's
+/// id and the path of its link.
+pub(crate) async fn created_at(base: &str, key: &str, body: Value) -> (String, String) {
+    let (status, body) = create_body_at(base, key, body).await;
+    assert_eq!(status, 201, "{body}");
+    let id = body["data"]["verification_id"].as_str().unwrap();
+    let url = body["data"]["verification_url"].as_str().unwrap();
+    (id.to_string(), url.strip_prefix(base).unwrap().to_string())
+}
+
+/// A create with this body at the server at `base`: the status and the answer.
+pub(crate) async fn create_body_at(base: &str, key: &str, body: Value) -> (u16, Value) {
     let resp = reqwest::Client::builder()
         .no_proxy()
         .build()
@@ -28,7 +48,7 @@ pub(crate) async fn create_at(base: &str, key: &str, email: &str) -> (u16, Value
         .post(format!("{base}/api/v1/verify"))
         .bearer_auth(key)
         .header("content-type", "application/json")
-        .body(json!({"tenant_email": email, "monthly_rent": 1200}).to_string())
+        .body(body.to_string())
         .send()
         .await
         .unwrap();
@@ -44,8 +64,8 @@ async fn a_stack_without_a_live_provider_refuses_live_creates_clearly() {
     let env = env().await;
     let base = serve_with(
         &env,
-        service::config::LiveIncome::None,
-        adapters::live_provider::LiveProvider::None,
+        service::config::LiveIncome::none(),
+        adapters::live_provider::LiveProvider::none(),
     )
     .await;
 
@@ -93,8 +113,8 @@ async fn a_live_verification_is_never_completed_from_a_sandbox_scenario() {
     // The same table served by a portal without a live provider.
     let base = serve_with(
         &env,
-        service::config::LiveIncome::None,
-        adapters::live_provider::LiveProvider::None,
+        service::config::LiveIncome::none(),
+        adapters::live_provider::LiveProvider::none(),
     )
     .await;
 

@@ -11,7 +11,7 @@ use devstack::plaid_emulator::{PlaidEmulator, Report, Signing};
 const INSIGHTS: &str = "/cra/check_report/income_insights/get";
 const KEY_GET: &str = "/webhook_verification_key/get";
 /// The consent form with the identity Plaid Check requires (URL-encoded).
-const CONSENT_WITH_IDENTITY: &str = "action=consent&agree=yes&first_name=Jane&last_name=Tenant&phone=%2B14155550123&date_of_birth=1990-04-12&street=1+Main+St&city=Oakland&region=CA&postal_code=94612";
+pub(crate) const CONSENT_WITH_IDENTITY: &str = "action=consent&agree=yes&first_name=Jane&last_name=Tenant&phone=%2B14155550123&date_of_birth=1990-04-12&street=1+Main+St&city=Oakland&region=CA&postal_code=94612";
 
 /// A local server whose live provider is Plaid Check at the emulator, with the stack's
 /// provider-webhooks route checking the emulator's keys, and outbox workers reading from it.
@@ -31,20 +31,20 @@ pub(crate) async fn plaid_stack(env: &TestEnv) -> PlaidStack {
     let provider = plaid.provider(&base);
     let settings = service::config::Settings {
         plans: common::small_plans(),
-        live_income: service::config::LiveIncome::PlaidCheck,
+        live_income: service::config::LiveIncome::of(&[service::config::Provider::PlaidCheck]),
         ..devstack::local_settings(&env.names.table, &base, domain::VERIFICATION_LIFETIME)
     };
     let verifier = plaid.verifier();
     let app = devstack::app_with_webhooks(
         &env.sdk,
         settings,
-        LiveProvider::PlaidCheck(provider),
+        LiveProvider::plaid_check(provider),
         Some(verifier),
     );
     devstack::server::spawn(app, port).await.expect("listen");
     let mut workers = env.workers();
     workers.outbox.provider =
-        LiveProvider::PlaidCheck(PlaidCheckIncomeProvider::new(plaid.config()).unwrap());
+        LiveProvider::plaid_check(PlaidCheckIncomeProvider::new(plaid.config()).unwrap());
     let ttl = devstack::pump::TtlDeletions::default();
     let pump = devstack::pump::StreamPump::new(&env.sdk, &env.names.table, ttl)
         .await
@@ -75,14 +75,8 @@ impl PlaidStack {
     /// A live verification, consented with identity, Link finished, the connection waiting.
     /// Its id, link, and the emulator's user id.
     async fn waiting(&mut self, env: &TestEnv, email: &str) -> (String, String, String) {
-        let (status, body) = live_and_plaid::create_at(&self.base, &env.live_key, email).await;
-        assert_eq!(status, 201, "{body}");
-        let id = body["data"]["verification_id"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        let url = body["data"]["verification_url"].as_str().unwrap();
-        let link = url.strip_prefix(&self.base).unwrap().to_string();
+        let body = json!({"tenant_email": email, "monthly_rent": 1200});
+        let (id, link) = live_and_plaid::created_at(&self.base, &env.live_key, body).await;
         let p = page_at(&self.base, "POST", &link, Some(CONSENT_WITH_IDENTITY)).await;
         assert_eq!(p.status, 303, "{}", p.html);
         let p = page_at(&self.base, "POST", &link, Some("action=start")).await;

@@ -1,5 +1,6 @@
 //! Argyle's documented errors, a slow Argyle, redirects and malformed answers.
 
+use domain::income::VerificationMethod::Payroll;
 use ports::IncomeProvider;
 
 use super::*;
@@ -46,7 +47,7 @@ async fn a_user_argyle_no_longer_knows_is_rejected() {
 
     let text = rejected(
         provider(&argyle)
-            .begin(&verification(Some(USER)), Some(USER))
+            .begin(&verification(Some(USER)), Payroll, Some(USER))
             .await,
     );
 
@@ -61,7 +62,7 @@ async fn rate_limits_and_outages_let_the_tenant_try_again() {
 
         let text = unavailable(
             provider(&argyle)
-                .fetch_income(&verification(Some(USER)), USER)
+                .fetch_income(&verification(Some(USER)), Payroll, USER)
                 .await,
         );
 
@@ -77,7 +78,7 @@ async fn a_slow_argyle_times_out_as_unavailable() {
 
     let text = unavailable(
         provider_with_timeout(&argyle, Duration::from_millis(300))
-            .fetch_income(&verification(Some(USER)), USER)
+            .fetch_income(&verification(Some(USER)), Payroll, USER)
             .await,
     );
 
@@ -100,7 +101,10 @@ async fn redirects_are_not_followed_and_malformed_answers_are_unavailable() {
         text.contains("HTTP 302") || text.contains("redirect"),
         "{text}"
     );
-    let text = unavailable(p.begin(&verification(Some(USER)), Some(USER)).await);
+    let text = unavailable(
+        p.begin(&verification(Some(USER)), Payroll, Some(USER))
+            .await,
+    );
     assert!(text.contains("malformed"), "{text}");
     assert!(!argyle.requests().iter().any(|r| r.path == "/elsewhere"));
 }

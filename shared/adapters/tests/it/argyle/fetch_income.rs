@@ -1,6 +1,7 @@
 //! `fetch_income`: accounts, employments, identities and every page of pay stubs mapped to one
 //! source per employment, gross and net, for the income rules.
 
+use domain::income::VerificationMethod::Payroll;
 use domain::income::rules::ExclusionReason;
 use domain::income::{
     AmountsBasis, EmploymentStatus, PayFrequency, ProviderIncomeSource, VerificationMethod,
@@ -19,7 +20,7 @@ async fn the_payroll_records_become_one_source_per_employment() {
     let argyle = argyle_with_accounts(ACCOUNTS).await;
 
     let income = provider(&argyle)
-        .fetch_income(&verification(Some(USER)), USER)
+        .fetch_income(&verification(Some(USER)), Payroll, USER)
         .await
         .unwrap();
 
@@ -102,7 +103,7 @@ async fn no_connected_account_is_rejected_and_nothing_else_is_read() {
 
     let text = rejected(
         provider(&argyle)
-            .fetch_income(&verification(Some(USER)), USER)
+            .fetch_income(&verification(Some(USER)), Payroll, USER)
             .await,
     );
 
@@ -116,7 +117,7 @@ async fn a_failed_connection_is_rejected_with_its_code() {
 
     let text = rejected(
         provider(&argyle)
-            .fetch_income(&verification(Some(USER)), USER)
+            .fetch_income(&verification(Some(USER)), Payroll, USER)
             .await,
     );
 
@@ -130,7 +131,7 @@ async fn pay_stubs_still_syncing_ask_the_tenant_to_come_back() {
 
     let text = unavailable(
         provider(&argyle)
-            .fetch_income(&verification(Some(USER)), USER)
+            .fetch_income(&verification(Some(USER)), Payroll, USER)
             .await,
     );
 
@@ -148,7 +149,7 @@ async fn a_next_page_on_another_host_is_never_followed() {
 
     let text = unavailable(
         provider(&argyle)
-            .fetch_income(&verification(Some(USER)), USER)
+            .fetch_income(&verification(Some(USER)), Payroll, USER)
             .await,
     );
 
@@ -167,7 +168,7 @@ async fn a_handle_that_is_not_an_argyle_user_is_rejected_without_a_call() {
 
     rejected(
         provider(&argyle)
-            .fetch_income(&verification(None), "../users?x=1")
+            .fetch_income(&verification(None), Payroll, "../users?x=1")
             .await,
     );
 

@@ -1,6 +1,7 @@
 //! `create_user` and `begin`: one Argyle user per consent, a fresh user token per Link page.
 
 use adapters::argyle::ArgyleConfigError;
+use domain::income::VerificationMethod::Payroll;
 use ports::{ConnectStep, IncomeProvider};
 
 use super::*;
@@ -40,7 +41,7 @@ async fn begin_makes_a_fresh_user_token_for_link_every_time() {
 
     for _ in 0..2 {
         let step = p
-            .begin(&verification(Some(USER)), Some(USER))
+            .begin(&verification(Some(USER)), Payroll, Some(USER))
             .await
             .unwrap();
         let ConnectStep::PayrollWidget {
@@ -68,7 +69,11 @@ async fn begin_makes_a_fresh_user_token_for_link_every_time() {
 async fn begin_without_a_user_asks_argyle_nothing() {
     let argyle = FakeProvider::start(vec![]).await;
 
-    unavailable(provider(&argyle).begin(&verification(None), None).await);
+    unavailable(
+        provider(&argyle)
+            .begin(&verification(None), Payroll, None)
+            .await,
+    );
 
     assert!(argyle.requests().is_empty());
 }

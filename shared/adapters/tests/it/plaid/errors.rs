@@ -1,6 +1,7 @@
 //! Plaid's documented errors, timeouts, redirects and malformed answers.
 
 use super::*;
+use domain::income::VerificationMethod::Bank;
 
 #[tokio::test]
 async fn product_not_ready_is_unavailable() {
@@ -14,7 +15,7 @@ async fn product_not_ready_is_unavailable() {
     let text = unavailable(
         plaid
             .provider()
-            .fetch_income(&verification(Some(HANDLE)), HANDLE)
+            .fetch_income(&verification(Some(HANDLE)), Bank, HANDLE)
             .await,
     );
 
@@ -59,7 +60,7 @@ async fn item_errors_about_the_tenant_are_rejected() {
     let text = rejected(
         plaid
             .provider()
-            .fetch_income(&verification(Some(HANDLE)), HANDLE)
+            .fetch_income(&verification(Some(HANDLE)), Bank, HANDLE)
             .await,
     );
 
@@ -85,14 +86,14 @@ async fn server_errors_are_unavailable() {
 
     let text = unavailable(
         provider
-            .fetch_income(&verification(Some(HANDLE)), HANDLE)
+            .fetch_income(&verification(Some(HANDLE)), Bank, HANDLE)
             .await,
     );
     assert!(text.contains("INTERNAL_SERVER_ERROR"), "{text}");
 
     let text = unavailable(
         provider
-            .begin(&verification(Some(HANDLE)), Some(HANDLE))
+            .begin(&verification(Some(HANDLE)), Bank, Some(HANDLE))
             .await,
     );
     assert!(text.contains("503"), "{text}");
@@ -108,7 +109,7 @@ async fn an_unanswered_request_times_out_as_unavailable() {
     // below is what proves the 300 ms one did.
     let outcome = tokio::time::timeout(
         Duration::from_secs(60),
-        provider.fetch_income(&verification(Some(HANDLE)), HANDLE),
+        provider.fetch_income(&verification(Some(HANDLE)), Bank, HANDLE),
     )
     .await
     .expect("the provider's own timeout never fired");
@@ -137,13 +138,13 @@ async fn malformed_json_is_unavailable() {
 
     let text = unavailable(
         provider
-            .fetch_income(&verification(Some(HANDLE)), HANDLE)
+            .fetch_income(&verification(Some(HANDLE)), Bank, HANDLE)
             .await,
     );
     assert!(text.contains("malformed"), "{text}");
     let text = unavailable(
         provider
-            .begin(&verification(Some(HANDLE)), Some(HANDLE))
+            .begin(&verification(Some(HANDLE)), Bank, Some(HANDLE))
             .await,
     );
     assert!(text.contains("malformed"), "{text}");
@@ -163,7 +164,7 @@ async fn redirects_are_not_followed() {
     unavailable(
         plaid
             .provider()
-            .fetch_income(&verification(Some(HANDLE)), HANDLE)
+            .fetch_income(&verification(Some(HANDLE)), Bank, HANDLE)
             .await,
     );
 
@@ -194,7 +195,7 @@ async fn error_texts_never_echo_what_plaid_echoes() {
     let text = rejected(
         plaid
             .provider()
-            .fetch_income(&verification(Some(HANDLE)), HANDLE)
+            .fetch_income(&verification(Some(HANDLE)), Bank, HANDLE)
             .await,
     );
 

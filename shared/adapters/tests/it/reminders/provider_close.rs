@@ -15,7 +15,7 @@ async fn an_ended_verification_closes_its_provider_user_through_the_retry_road()
     let (deps, outbox, v) = setup(input, Mode::Live).await;
     let consent = Transition::Consent {
         version: "v1".into(),
-        provider_user: Some("cuid-1 user-token-1".into()),
+        provider_user: Some("bank=cuid-1 user-token-1".into()),
         methods: vec![],
     };
     let Ok(TransitionOutcome::Applied(started)) =
@@ -35,7 +35,7 @@ async fn an_ended_verification_closes_its_provider_user_through_the_retry_road()
     // The provider is down (none configured): the piece waits on the retry queue.
     let retries = Outbox::default();
     let mut down = outbox_deps(&deps, &outbox, &retries);
-    down.provider = LiveProvider::None;
+    down.provider = LiveProvider::none();
     let record = modify_record(&started, &failed, "1");
     let response = publish(&down, vec![record]).await;
     assert!(

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::config::{LiveIncome, Settings};
+use crate::config::Settings;
 use crate::handlers::api::respond::{Attempt, attempt, respond_metered};
 use crate::handlers::api::validate::{idempotency_claim, invalid_fields, json_body, resolve_phone};
 use crate::handlers::api::{ApiDeps, MAX_REPLAY_LINK_TOKENS};
@@ -125,7 +125,7 @@ fn prepare<S, C>(
     key: &PresentedKey,
     now: DateTime<Utc>,
 ) -> Result<Prepared, ApiError> {
-    if key.mode == Mode::Live && deps.settings.live_income == LiveIncome::None {
+    if key.mode == Mode::Live && deps.settings.live_income.is_none() {
         return Err(ApiError::Forbidden {
             code: "live_mode_unavailable",
             message: "Live verifications are not available on this service yet (no income \

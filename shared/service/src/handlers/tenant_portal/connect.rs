@@ -55,10 +55,18 @@ pub(super) async fn connect<S: PortalStore, C, P: IncomeProvider, U: UploadSigne
             return refuse(deps, &v, journey, visit, SCENARIO_NOTICE).await;
         };
         match v.mode {
-            Mode::Test => deps.sandbox.fetch_income(&v, scenario).await,
-            Mode::Live => deps.live_provider.fetch_income(&v, scenario).await,
+            Mode::Test => {
+                deps.sandbox
+                    .fetch_income(&v, connect.method, scenario)
+                    .await
+            }
+            Mode::Live => {
+                (deps.live_provider)
+                    .fetch_income(&v, connect.method, scenario)
+                    .await
+            }
         }
-    } else if deps.live_provider.reports_later() {
+    } else if deps.live_provider.reports_later(connect.method) {
         // The provider builds its report on its own time and says so by webhook: the
         // connection waits (one conditional write on the tries as read); the webhook's piece of
         // work, or the sweep, reads the report. Nothing is read now.
@@ -76,7 +84,9 @@ pub(super) async fn connect<S: PortalStore, C, P: IncomeProvider, U: UploadSigne
     } else {
         // The journey is open, so the provider user is there; the form's fields are ignored.
         let user = v.provider_user.as_deref().unwrap_or_default();
-        deps.live_provider.fetch_income(&v, user).await
+        (deps.live_provider)
+            .fetch_income(&v, connect.method, user)
+            .await
     };
     let method = connect.method.as_str();
     let connection = match income {
@@ -127,7 +137,7 @@ pub(super) async fn start<S: PortalStore, C, P: IncomeProvider, U: UploadSigner>
         return current_page(deps, &v, journey, visit).await;
     };
     let (step, requester) = tokio::join!(
-        deps.live_provider.begin(&v, v.provider_user.as_deref()),
+        (deps.live_provider).begin(&v, connect.method, v.provider_user.as_deref()),
         requester_name(deps, &v)
     );
     let who = esc(&requester?);

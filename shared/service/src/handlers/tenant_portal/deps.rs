@@ -50,11 +50,11 @@ pub(super) struct Visit<'a> {
 }
 
 /// What this stack serves, for the journey.
-pub(super) fn served<S, C, P: IncomeProvider, U>(deps: &PortalDeps<S, C, P, U>) -> Served {
+pub(super) fn served<S, C, P: IncomeProvider, U>(deps: &PortalDeps<S, C, P, U>) -> Served<'_> {
     Served {
-        live_method: deps.live_provider.method(),
+        live_methods: deps.live_provider.methods(),
         live_simulated: deps.live_provider.simulated(),
-        live_needs_identity: deps.live_provider.needs_identity(),
+        live_identity_methods: deps.live_provider.identity_methods(),
         documents: deps.uploads.is_some(),
     }
 }

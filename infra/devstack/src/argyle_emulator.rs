@@ -1,0 +1,196 @@
+//! An Argyle on loopback with state, for the tests: the calls of the payroll flow on API v2,
+//! answered with the documented shapes (the adapters' fixtures, each citing its page in
+//! `shared/adapters/tests/fixtures/argyle/README.md`).
+//!
+//! - `POST /v2/users` makes a user; `POST /v2/user-tokens` answers a token for a known user;
+//!   `DELETE /v2/users/{id}` removes one (404 once gone).
+//! - A user's payroll accounts move as Argyle's do (`Stage`): none until Link, `connecting`,
+//!   then `connected` with pay stubs `in_progress`, then `synced` (or `sync_failed`). The test
+//!   says when, with `set`.
+//! - `GET /v2/accounts`, `/v2/employments`, `/v2/identities` and `/v2/paystubs` (two pages
+//!   linked by `next`) answer the user's records.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::plaid_emulator::{read_request, serve_each, write_response};
+
+const ACCOUNTS: &str = include_str!("../../../shared/adapters/tests/fixtures/argyle/accounts.json");
+const EMPLOYMENTS: &str =
+    include_str!("../../../shared/adapters/tests/fixtures/argyle/employments.json");
+const IDENTITIES: &str =
+    include_str!("../../../shared/adapters/tests/fixtures/argyle/identities.json");
+const PAYSTUBS_1: &str =
+    include_str!("../../../shared/adapters/tests/fixtures/argyle/paystubs_page1.json");
+const PAYSTUBS_2: &str =
+    include_str!("../../../shared/adapters/tests/fixtures/argyle/paystubs_page2.json");
+const NOT_FOUND: &str =
+    include_str!("../../../shared/adapters/tests/fixtures/argyle/error_not_found.json");
+/// The cursor of the second page of pay stubs.
+const CURSOR: &str = "cursor=ZXhhbXBsZV9jdXJzb3I";
+
+/// Where a user's payroll accounts stand.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Stage {
+    /// Link not finished: no account.
+    NoAccount,
+    /// The tenant signed in; Argyle is authenticating.
+    Connecting,
+    /// Connected; pay stubs still being read.
+    Syncing,
+    /// Connected; the pay stubs could not be read.
+    SyncFailed,
+    /// Connected and every pay stub read.
+    Synced,
+}
+
+#[derive(Default)]
+struct State {
+    users: HashMap<String, Stage>,
+    calls: Vec<String>,
+    serial: u64,
+}
+
+/// The emulator; clones share it.
+#[derive(Clone)]
+pub struct ArgyleEmulator {
+    pub base_url: String,
+    state: Arc<Mutex<State>>,
+}
+
+impl ArgyleEmulator {
+    /// Listens on a free loopback port.
+    pub async fn start() -> std::io::Result<Self> {
+        let listener = TcpListener::bind("127.0.0.1:0").await?;
+        let emulator = ArgyleEmulator {
+            base_url: format!("http://{}", listener.local_addr()?),
+            state: Arc::default(),
+        };
+        serve_each(listener, emulator.clone(), Self::serve);
+        Ok(emulator)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().expect("emulator state")
+    }
+
+    /// Moves `user`'s accounts to `stage`.
+    pub fn set(&self, user: &str, stage: Stage) {
+        if let Some(s) = self.lock().users.get_mut(user) {
+            *s = stage;
+        }
+    }
+
+    /// The users made so far.
+    pub fn user_ids(&self) -> Vec<String> {
+        self.lock().users.keys().cloned().collect()
+    }
+
+    /// How often `path` was called (the path without its query).
+    pub fn count(&self, path: &str) -> usize {
+        self.lock().calls.iter().filter(|c| *c == path).count()
+    }
+
+    /// How the service reaches the emulator: its URL and made-up keys (it checks none).
+    pub fn config(&self) -> adapters::argyle::ArgyleConfig {
+        adapters::argyle::ArgyleConfig {
+            base_url: self.base_url.clone(),
+            api_key_id: "emulator-key-id".into(),
+            api_key_secret: "emulator-key-secret".into(),
+            timeout: std::time::Duration::from_secs(5),
+        }
+    }
+
+    /// Argyle at the emulator.
+    pub fn provider(&self) -> adapters::argyle::ArgyleIncomeProvider {
+        adapters::argyle::ArgyleIncomeProvider::new(self.config()).expect("a loopback URL")
+    }
+
+    fn answer(&self, method: &str, target: &str, body: &Value) -> (u16, String) {
+        let (path, query) = target.split_once('?').unwrap_or((target, ""));
+        let query_user = query
+            .split('&')
+            .find_map(|kv| kv.strip_prefix("user="))
+            .unwrap_or_default();
+        let mut state = self.lock();
+        state.calls.push(path.to_string());
+        let known = |state: &State, user: &str| state.users.get(user).copied();
+        match (method, path) {
+            ("POST", "/v2/users") => {
+                state.serial += 1;
+                let id = format!("0187c66e-0000-4000-8000-{:012x}", state.serial);
+                state.users.insert(id.clone(), Stage::NoAccount);
+                let token = format!("emu-user-token-{}", state.serial);
+                (201, json!({"id": id, "user_token": token}).to_string())
+            }
+            ("POST", "/v2/user-tokens") => {
+                let user = body["user"].as_str().unwrap_or_default();
+                match known(&state, user) {
+                    Some(_) => (
+                        200,
+                        json!({"user_token": format!("emu-token-{user}")}).to_string(),
+                    ),
+                    None => (404, NOT_FOUND.to_string()),
+                }
+            }
+            ("DELETE", p) if p.starts_with("/v2/users/") => {
+                let user = p.trim_start_matches("/v2/users/");
+                match state.users.remove(user) {
+                    Some(_) => (204, String::new()),
+                    None => (404, NOT_FOUND.to_string()),
+                }
+            }
+            ("GET", "/v2/accounts") => match known(&state, query_user) {
+                Some(stage) => (200, accounts(stage)),
+                None => (
+                    200,
+                    json!({"next": null, "previous": null, "results": []}).to_string(),
+                ),
+            },
+            ("GET", "/v2/employments") => (200, EMPLOYMENTS.to_string()),
+            ("GET", "/v2/identities") => (200, IDENTITIES.to_string()),
+            ("GET", "/v2/paystubs") if query.contains(CURSOR) => (200, PAYSTUBS_2.to_string()),
+            ("GET", "/v2/paystubs") => {
+                let next = format!("{}/v2/paystubs?{CURSOR}", self.base_url);
+                (200, PAYSTUBS_1.replace("NEXT_PAGE_URL", &next))
+            }
+            _ => (404, NOT_FOUND.to_string()),
+        }
+    }
+
+    /// One connection, one request.
+    async fn serve(self, mut stream: TcpStream) {
+        let Some((method, target, body)) = read_request(&mut stream).await else {
+            return;
+        };
+        let value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        let (status, text) = self.answer(&method, &target, &value);
+        write_response(&mut stream, status, "application/json", &text).await;
+    }
+}
+
+/// The documented accounts, every one at `stage`.
+fn accounts(stage: Stage) -> String {
+    let mut page: Value = serde_json::from_str(ACCOUNTS).expect("the accounts fixture");
+    let results = page["results"].as_array_mut().expect("results");
+    if stage == Stage::NoAccount {
+        results.clear();
+    }
+    for account in results.iter_mut() {
+        let (connection, sync) = match stage {
+            Stage::NoAccount | Stage::Connecting => ("connecting", None),
+            Stage::Syncing => ("connected", Some("in_progress")),
+            Stage::SyncFailed => ("connected", Some("sync_failed")),
+            Stage::Synced => ("connected", Some("synced")),
+        };
+        account["connection"]["status"] = connection.into();
+        match sync {
+            Some(sync) => account["availability"]["paystubs"]["status"] = sync.into(),
+            None => account["availability"] = Value::Null,
+        }
+    }
+    page.to_string()
+}

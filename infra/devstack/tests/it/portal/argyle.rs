@@ -1,0 +1,165 @@
+//! Live routing between two real providers on the local stack (`INCOME_PROVIDERS=
+//! plaid_check,argyle`): Plaid Check at its emulator fails the bank try by its signed webhook,
+//! the page offers payroll, and Argyle at its emulator serves it once the accounts are connected
+//! and their pay stubs synced. The report lists both tries.
+
+use super::plaid_check::{CONSENT_WITH_IDENTITY, PlaidStack};
+use super::*;
+use adapters::live_provider::{LiveProvider, Provider};
+use devstack::argyle_emulator::{ArgyleEmulator, Stage};
+use devstack::plaid_emulator::{PlaidEmulator, Report};
+use domain::income::VerificationMethod::Bank;
+use domain::methods::AttemptOutcome;
+
+const PAYSTUBS: &str = "/v2/paystubs";
+
+/// The local server with Plaid Check and Argyle at their emulators, in that order.
+async fn two_provider_stack(env: &TestEnv) -> (PlaidStack, ArgyleEmulator) {
+    let plaid = PlaidEmulator::start(false).await.unwrap();
+    let argyle = ArgyleEmulator::start().await.unwrap();
+    let port = devstack::moto::free_port();
+    let base = format!("http://127.0.0.1:{port}");
+    let both = |plaid_check| {
+        LiveProvider::of([
+            Provider::PlaidCheck(plaid_check),
+            Provider::Argyle(argyle.provider()),
+        ])
+    };
+    use service::config::Provider as Kind;
+    let settings = service::config::Settings {
+        plans: common::small_plans(),
+        live_income: service::config::LiveIncome::of(&[Kind::PlaidCheck, Kind::Argyle]),
+        ..devstack::local_settings(&env.names.table, &base, domain::VERIFICATION_LIFETIME)
+    };
+    let app = devstack::app_with_webhooks(
+        &env.sdk,
+        settings,
+        both(plaid.provider(&base)),
+        Some(plaid.verifier()),
+    );
+    devstack::server::spawn(app, port).await.expect("listen");
+    let mut workers = env.workers();
+    workers.outbox.provider = both(plaid.provider(&base));
+    let ttl = devstack::pump::TtlDeletions::default();
+    let pump = devstack::pump::StreamPump::new(&env.sdk, &env.names.table, ttl)
+        .await
+        .unwrap();
+    let stack = PlaidStack {
+        base,
+        plaid,
+        workers,
+        pump,
+    };
+    (stack, argyle)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_bank_try_is_followed_by_payroll_through_argyle_and_both_are_reported() {
+    let env = env().await;
+    let (mut stack, argyle) = two_provider_stack(&env).await;
+    let (base, plaid) = (stack.base.clone(), stack.plaid.clone());
+
+    // Created with no methods: the stack's order, bank then payroll then documents.
+    let body = json!({"tenant_email": "routed.tenant@example.com", "monthly_rent": 1200});
+    let (id, link) = live_and_plaid::created_at(&base, &env.live_key, body).await;
+
+    // The consent makes one user at each provider, stored as one handle.
+    let p = page_at(&base, "POST", &link, Some(CONSENT_WITH_IDENTITY)).await;
+    assert_eq!(p.status, 303, "{}", p.html);
+    let handle = stored(&env, &id).await.provider_user.unwrap();
+    let argyle_user = argyle.user_ids().pop().expect("an Argyle user");
+    assert!(handle.starts_with("bank="), "bank first");
+    assert!(handle.ends_with(&format!(";payroll={argyle_user}")));
+
+    // Bank: Link at the Plaid emulator, then Plaid Check could not build the report.
+    let p = page_at(&base, "POST", &link, Some("action=start")).await;
+    assert!(p.html.contains(&plaid.link_script_url()), "{}", p.html);
+    let token = p.html.split("token: \"").nth(1).unwrap().split('"').next();
+    let plaid_user = plaid.complete_link(token.unwrap()).expect("Link completes");
+    let p = page_at(&base, "POST", &link, Some("action=connect")).await;
+    assert_eq!(p.status, 303, "{}", p.html);
+    assert_eq!(plaid.settle(&plaid_user, Report::Failed).await, Some(200));
+    stack.drain().await;
+    let p = page_at(&base, "GET", &link, None).await;
+    assert!(p.html.contains("by bank did not work"), "{}", p.html);
+
+    // Payroll: Argyle Link opens with a user token for this tenant's Argyle user.
+    let p = page_at(&base, "POST", &link, Some("action=start")).await;
+    assert_eq!(p.status, 200, "{}", p.html);
+    assert!(
+        p.html.contains(&format!("emu-token-{argyle_user}")),
+        "{}",
+        p.html
+    );
+    // The account is still connecting, then its pay stubs are being read: nothing is recorded.
+    for stage in [Stage::Connecting, Stage::Syncing] {
+        argyle.set(&argyle_user, stage);
+        let p = page_at(&base, "POST", &link, Some("action=connect")).await;
+        assert_eq!(p.status, 503, "{stage:?}: {}", p.html);
+        let v = stored(&env, &id).await;
+        assert_eq!(v.method_attempts.len(), 1, "{stage:?}: only the bank try");
+        assert_eq!(argyle.count(PAYSTUBS), 0, "nothing read before the sync");
+    }
+    argyle.set(&argyle_user, Stage::Synced);
+    let p = page_at(&base, "POST", &link, Some("action=connect")).await;
+    assert_eq!(p.status, 303, "{}", p.html);
+
+    let v = stored(&env, &id).await;
+    assert_eq!(v.status, Status::Completed);
+    let routed: Vec<_> = (v.method_attempts.iter())
+        .map(|a| (a.method, a.outcome))
+        .collect();
+    assert_eq!(
+        routed,
+        [(Bank, AttemptOutcome::Failed)],
+        "the try routed from"
+    );
+    assert_eq!(argyle.count(PAYSTUBS), 2, "both pages, read once");
+    let data = api_get(&env, &env.live_key, &id).await;
+    let report = &data["income_report"];
+    assert_eq!(report["verification_method"], "payroll");
+    assert_eq!(report["methods_used"], json!(["payroll"]));
+    assert!(report.get("local_sandbox").is_none(), "real providers");
+    let attempts: Vec<_> = (report["attempts"].as_array().unwrap().iter())
+        .map(|a| (a["method"].clone(), a["outcome"].clone()))
+        .collect();
+    assert_eq!(
+        attempts,
+        [
+            (json!("bank"), json!("failed")),
+            (json!("payroll"), json!("succeeded"))
+        ]
+    );
+    eprintln!(
+        "live report after routing: {}",
+        serde_json::to_string_pretty(&data).unwrap()
+    );
+}
+
+async fn stored(env: &TestEnv, id: &str) -> domain::Verification {
+    env.store
+        .get_verification(id.parse().unwrap())
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+/// A verification that may use payroll alone is not asked the identity Plaid Check needs, and
+/// its consent makes a user at Argyle only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_payroll_only_verification_asks_no_identity_and_makes_only_an_argyle_user() {
+    let env = env().await;
+    let (stack, argyle) = two_provider_stack(&env).await;
+    let body = json!({"tenant_email": "pay.only@example.com", "monthly_rent": 1200, "methods": ["payroll"]});
+    let (id, link) = live_and_plaid::created_at(&stack.base, &env.live_key, body).await;
+
+    let p = page_at(&stack.base, "GET", &link, None).await;
+    assert!(!p.html.contains("date_of_birth"), "{}", p.html);
+    let p = page_at(&stack.base, "POST", &link, Some("action=consent&agree=yes")).await;
+    assert_eq!(p.status, 303, "{}", p.html);
+
+    let handle = stored(&env, &id).await.provider_user.unwrap();
+    let argyle_user = argyle.user_ids().pop().expect("an Argyle user");
+    assert_eq!(handle, format!("payroll={argyle_user}"));
+    assert!(stack.plaid.user_ids().is_empty(), "no Plaid Check user");
+}
