@@ -15,6 +15,7 @@
 
 mod cost;
 mod documents;
+mod environment;
 mod flow;
 mod load;
 mod measure;
@@ -370,7 +371,7 @@ mod tests {
             fingerprint_key_secret_arn: "fk".into(),
             fingerprint_key: domain::documents::reuse::FingerprintKey::new(vec![7; 32]).unwrap(),
         };
-        let env = process::lambda_env("send-reminders", "api", "aws", "t-table", &queues);
+        let env = process::lambda_env("send-reminders", "api", "aws", "t-table", &queues).unwrap();
         let delivery = env.iter().find(|(k, _)| k == "TEST_MODE_DELIVERY");
         assert_eq!(delivery.map(|(_, v)| v.as_str()), Some("send"));
     }
