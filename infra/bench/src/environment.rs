@@ -4,7 +4,7 @@
 
 use serde_yaml::Value;
 
-use super::{err, Error};
+use super::{Error, err};
 
 /// template.yaml, read at build time (as devstack's pump reads its filters).
 const TEMPLATE: &str = include_str!("../../../template.yaml");
@@ -75,7 +75,9 @@ impl Local<'_> {
                     err(format!("{variable}: condition {name} has no local value"))
                 })?;
                 match if holds { then } else { otherwise } {
-                    Value::Tagged(t) if t.tag == "Ref" && t.value.as_str() == Some("AWS::NoValue") => {
+                    Value::Tagged(t)
+                        if t.tag == "Ref" && t.value.as_str() == Some("AWS::NoValue") =>
+                    {
                         Ok(None)
                     }
                     chosen => self.value(variable, chosen),
@@ -131,11 +133,6 @@ pub(crate) fn variables(function: &str, local: &Local) -> Result<Vec<(String, St
     Ok(out)
 }
 
-/// Whether template.yaml has a function built from this binary.
-pub(crate) fn in_template(function: &str) -> bool {
-    resource(function).is_some()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,7 +161,7 @@ mod tests {
         };
         for function in service::routes::Function::ALL {
             let name = function.name();
-            assert!(in_template(name), "{name} is not in template.yaml");
+            assert!(resource(name).is_some(), "{name} is not in template.yaml");
             let env = variables(name, &local).unwrap_or_else(|e| panic!("{name}: {e}"));
             let own = &resource(name).unwrap()["Properties"]["Environment"]["Variables"];
             for (variable, _) in own.as_mapping().into_iter().flatten() {

@@ -89,7 +89,7 @@ pub(crate) struct Args {
     /// The document peer's script.
     #[arg(long, default_value = "infra/bench/peer/documents.py")]
     pub(crate) documents_peer: PathBuf,
-    /// Only the document analysis: print its section and write nothing.
+    /// Only the document analysis: print its section and put it in place of the report's.
     #[arg(long)]
     pub(crate) only_documents: bool,
     /// Internal: analyse this PDF in this process and print the times (the bench runs itself so).
@@ -200,6 +200,9 @@ fn main() {
     }
 }
 
+/// Where the document analysis's section begins (the report's last).
+const DOCUMENTS_HEADING: &str = "\n## Document analysis\n";
+
 /// The document analysis's section of the report.
 fn document_analysis(args: &Args) -> String {
     eprintln!(
@@ -218,7 +221,15 @@ fn document_analysis(args: &Args) -> String {
 
 async fn run(args: Args) -> Result<(), Error> {
     if args.only_documents {
-        println!("{}", document_analysis(&args));
+        let section = document_analysis(&args);
+        println!("{section}");
+        // The section is the report's last: it replaces the one a full run wrote.
+        let report = std::fs::read_to_string(&args.out).unwrap_or_default();
+        let kept = report
+            .find(DOCUMENTS_HEADING)
+            .map_or(report.as_str(), |at| &report[..at]);
+        std::fs::write(&args.out, format!("{kept}{section}"))?;
+        eprintln!("bench: document analysis written to {}", args.out.display());
         return Ok(());
     }
     let begun = Instant::now();
