@@ -95,6 +95,10 @@ pub(crate) struct Args {
     /// Internal: analyse this PDF in this process and print the times (the bench runs itself so).
     #[arg(long, hide = true)]
     pub(crate) analyse_pdf: Option<PathBuf>,
+    /// Write the hostile corpus (`test_support::hostile`) into this folder and stop (to time a
+    /// file with any command).
+    #[arg(long)]
+    pub(crate) write_hostile: Option<PathBuf>,
     /// How the binaries were built (for the report).
     #[arg(
         long,
@@ -184,6 +188,18 @@ pub(crate) fn err(msg: impl Into<String>) -> Error {
 
 fn main() {
     let args = Args::parse();
+    if let Some(dir) = &args.write_hostile {
+        let written = std::fs::create_dir_all(dir).and_then(|()| {
+            test_support::hostile::corpus()
+                .into_iter()
+                .try_for_each(|h| std::fs::write(dir.join(format!("{}.pdf", h.name)), h.bytes))
+        });
+        if let Err(e) = written {
+            eprintln!("bench failed: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     // The Rust side of the document analysis: this process does that alone, without a runtime.
     let outcome = match &args.analyse_pdf {
         Some(pdf) => documents::analyse_in_this_process(pdf, args.documents_runs),
