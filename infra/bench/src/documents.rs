@@ -58,11 +58,11 @@ pub(crate) enum Outcome {
     Skipped(String),
 }
 
-/// The runs of a hostile file per side (each costs up to the limits).
+/// The most runs of a hostile file per side (each costs up to the limits).
 const HOSTILE_RUNS: usize = 5;
 
 /// The longest one side may take on one file; past it the side is reported as stopped.
-const SIDE_TIMEOUT_S: u64 = 300;
+const SIDE_TIMEOUT_S: u64 = 120;
 
 /// The two-page fixture, printed into `dir`.
 pub(crate) fn fixture(dir: &Path) -> Result<Vec<u8>, Error> {
@@ -188,7 +188,7 @@ pub(crate) fn measure(work_dir: &Path, python: &Path, peer: &Path, runs: usize) 
     files.extend(
         test_support::hostile::corpus()
             .into_iter()
-            .map(|h| (h.name.to_string(), h.bytes, HOSTILE_RUNS)),
+            .map(|h| (h.name.to_string(), h.bytes, runs.min(HOSTILE_RUNS))),
     );
     let mut rows = Vec::new();
     for (name, bytes, runs) in files {
