@@ -22,7 +22,7 @@ export AWS_EC2_METADATA_DISABLED=true
 export AWS_ENDPOINT_URL=http://127.0.0.1:1
 export MOTO_PYTHON="$VENV/bin/python"
 
-# The functions (what is deployed, target/lambda/<fn>/bootstrap), then the bench binary apart: it
+# The functions (what is deployed, <target dir>/lambda/<fn>/bootstrap), then the bench binary apart: it
 # turns on `shared`'s test-support (the in-memory store of the handler throughput run), which the
 # functions' binaries must not be built with. The admin CLI and the devstack binary are not Lambda
 # functions: their (LTO) links are skipped.
@@ -33,4 +33,5 @@ $BUILD
 export BENCH_BUILD="$BUILD ($(( $(date +%s) - start )) s in this run)"
 cargo lambda build --release -p bench --x86-64
 
-exec "$ROOT/target/lambda/bench/bootstrap" --out docs/benchmark-results.md "$@"
+LAMBDA_DIR="${CARGO_TARGET_DIR:-$ROOT/target}/lambda"
+exec "$LAMBDA_DIR/bench/bootstrap" --lambda-dir "$LAMBDA_DIR" --out docs/benchmark-results.md "$@"

@@ -7,8 +7,16 @@
 use aws_lambda_events::event::sqs::SqsEvent;
 use lambda_runtime::{Error, LambdaEvent, run, service_fn};
 
-#[tokio::main]
-async fn main() -> Result<(), Error> {
+fn main() -> Result<(), Error> {
+    // This binary is also the analysis child (`adapters::analysis_child`): serve and exit.
+    adapters::analysis_child::serve_if_child();
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(serve())
+}
+
+async fn serve() -> Result<(), Error> {
     service::init_tracing();
     let config = service::config::AnalyzeDocumentConfig::from_env()?;
     let deps = adapters::wiring::analyze_document(config, &adapters::aws_config().await).await?;

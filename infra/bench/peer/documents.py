@@ -96,16 +96,27 @@ def peak_rss_bytes():
     return 0
 
 
+def attempt(path):
+    """The analysis, or the error that stopped it (a hostile file's outcome)."""
+    try:
+        return analyse(path), None
+    except Exception as e:  # noqa: BLE001 - any library error is this file's outcome
+        return None, f"error: {type(e).__name__}"
+
+
 def main():
     path, runs = sys.argv[1], int(sys.argv[2])
-    first = analyse(path)
+    first, error = attempt(path)
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        analyse(path)
+        attempt(path)
         times.append((time.perf_counter() - start) * 1000.0)
-    fields = first["fields"]
-    found = f"{len(fields) - 2} fields, {fields['amounts']} amounts"
+    if first is None:
+        first, found = {"structure": {"pages": 0}}, error
+    else:
+        fields = first["fields"]
+        found = f"{len(fields) - 2} fields, {fields['amounts']} amounts"
     print(
         json.dumps(
             {

@@ -1,5 +1,6 @@
-//! The analysis of a two-page pay stub (`domain::documents::analyse`) beside a Python peer doing
-//! the same extraction (pdfplumber for the text runs with positions and fonts, pikepdf for the
+//! The analysis of a one- and a two-page pay stub and of each hostile file of the tests
+//! (`test_support::hostile`), by `domain::documents::analyse`, beside a Python peer doing the
+//! same extraction (pdfplumber for the text runs with positions and fonts, pikepdf for the
 //! file's structure), in the same run: p50, p95 and peak RSS of each, and their ratio.
 //!
 //! The fixture is made as the documents tests make theirs: the ADP template with figures that
@@ -35,6 +36,15 @@ pub(crate) struct Timed {
     pub(crate) found: String,
 }
 
+/// Both sides on one file; a side that failed says why.
+pub(crate) struct FileRow {
+    pub(crate) name: String,
+    pub(crate) bytes: usize,
+    pub(crate) runs: usize,
+    pub(crate) rust: Result<Timed, String>,
+    pub(crate) peer: Result<Timed, String>,
+}
+
 /// Both sides, or why they were not measured.
 pub(crate) enum Outcome {
     Measured {
@@ -42,9 +52,17 @@ pub(crate) enum Outcome {
         bytes: usize,
         rust: Timed,
         peer: Timed,
+        /// The one-page stub, the two-page one, then each hostile file.
+        files: Vec<FileRow>,
     },
     Skipped(String),
 }
+
+/// The most runs of a hostile file per side (each costs up to the limits).
+const HOSTILE_RUNS: usize = 5;
+
+/// The longest one side may take on one file; past it the side is reported as stopped.
+const SIDE_TIMEOUT_S: u64 = 120;
 
 /// The two-page fixture, printed into `dir`.
 pub(crate) fn fixture(dir: &Path) -> Result<Vec<u8>, Error> {
@@ -62,8 +80,7 @@ pub(crate) fn fixture(dir: &Path) -> Result<Vec<u8>, Error> {
 /// this process's peak RSS as JSON.
 pub(crate) fn analyse_in_this_process(pdf: &Path, runs: usize) -> Result<(), Error> {
     let bytes = std::fs::read(pdf)?;
-    let first = domain::documents::analyse(&bytes, Some(TENANT))
-        .map_err(|r| err(format!("the fixture was refused: {r:?}")))?;
+    let first = domain::documents::analyse(&bytes, Some(TENANT));
     let mut times = Vec::with_capacity(runs);
     for _ in 0..runs {
         let start = Instant::now();
@@ -71,20 +88,31 @@ pub(crate) fn analyse_in_this_process(pdf: &Path, runs: usize) -> Result<(), Err
         times.push(ms(start.elapsed()));
         std::hint::black_box(analysis).ok();
     }
-    let found = format!("{:?}, {:?}", first.kind, first.verdict);
+    let (pages, found) = match &first {
+        Ok(a) => (a.pages, format!("{:?}, {:?}", a.kind, a.verdict)),
+        Err(refusal) => (0, format!("refused: {refusal}")),
+    };
     let out = serde_json::json!({
         "times_ms": times,
         "peak_rss_bytes": crate::process::peak_rss(std::process::id()).unwrap_or(0),
-        "pages": first.pages,
+        "pages": pages,
         "found": found,
     });
     println!("{out}");
     Ok(())
 }
 
-/// Runs one side's process and reads its JSON.
+/// Runs one side's process (stopped after `SIDE_TIMEOUT_S` by coreutils' `timeout`) and reads
+/// its JSON.
 fn run_side(program: &Path, args: &[String]) -> Result<Value, Error> {
-    let out = Command::new(program).args(args).output()?;
+    let out = Command::new("timeout")
+        .arg(SIDE_TIMEOUT_S.to_string())
+        .arg(program)
+        .args(args)
+        .output()?;
+    if out.status.code() == Some(124) {
+        return Err(err(format!("stopped after {SIDE_TIMEOUT_S} s")));
+    }
     if !out.status.success() {
         return Err(err(format!(
             "{} failed: {}",
@@ -108,17 +136,16 @@ fn timed(v: &Value) -> Timed {
     }
 }
 
-/// Measures both sides on the fixture, `runs` analyses each.
-pub(crate) fn measure(work_dir: &Path, python: &Path, peer: &Path, runs: usize) -> Outcome {
-    let pdf = match fixture(&work_dir.join("documents")) {
-        Ok(bytes) => bytes,
-        Err(e) => return Outcome::Skipped(e.to_string()),
-    };
-    let path = work_dir.join("documents").join("bench_two_page_stub.pdf");
-    let both = || -> Result<Outcome, Error> {
-        let me = std::env::current_exe()?;
-        let pdf_arg = path.to_string_lossy().to_string();
-        let rust = run_side(
+/// Both sides on one file written to `path`, `runs` analyses each.
+fn measure_file(
+    path: &Path,
+    python: &Path,
+    peer: &Path,
+    runs: usize,
+) -> (Result<Value, String>, Result<Value, String>) {
+    let pdf_arg = path.to_string_lossy().to_string();
+    let rust = std::env::current_exe().map_err(Error::from).and_then(|me| {
+        run_side(
             &me,
             &[
                 "--analyse-pdf".into(),
@@ -126,33 +153,81 @@ pub(crate) fn measure(work_dir: &Path, python: &Path, peer: &Path, runs: usize) 
                 "--documents-runs".into(),
                 runs.to_string(),
             ],
-        )?;
-        let peer = run_side(
-            python,
-            &[
-                peer.to_string_lossy().to_string(),
-                pdf_arg,
-                runs.to_string(),
-            ],
-        )?;
-        Ok(Outcome::Measured {
-            pages: rust["pages"].as_u64().unwrap_or(0) as usize,
-            bytes: pdf.len(),
-            rust: timed(&rust),
-            peer: timed(&peer),
-        })
+        )
+    });
+    let peer = run_side(
+        python,
+        &[
+            peer.to_string_lossy().to_string(),
+            pdf_arg,
+            runs.to_string(),
+        ],
+    );
+    (
+        rust.map_err(|e| e.to_string()),
+        peer.map_err(|e| e.to_string()),
+    )
+}
+
+/// Measures both sides on the stubs (`runs` analyses each) and on each hostile file.
+pub(crate) fn measure(work_dir: &Path, python: &Path, peer: &Path, runs: usize) -> Outcome {
+    let dir = work_dir.join("documents");
+    let pdf = match fixture(&dir) {
+        Ok(bytes) => bytes,
+        Err(e) => return Outcome::Skipped(e.to_string()),
     };
-    both().unwrap_or_else(|e| Outcome::Skipped(e.to_string()))
+    let one_page = chromium_pdf(
+        &dir,
+        "bench_one_page_stub",
+        &Stub::new("2026-10-16", 21).adp_html(),
+    );
+    let mut files = vec![
+        ("one-page stub".to_string(), one_page, runs),
+        ("two-page stub".to_string(), pdf.clone(), runs),
+    ];
+    files.extend(
+        test_support::hostile::corpus()
+            .into_iter()
+            .map(|h| (h.name.to_string(), h.bytes, runs.min(HOSTILE_RUNS))),
+    );
+    let mut rows = Vec::new();
+    for (name, bytes, runs) in files {
+        eprintln!("bench: document analysis of {name}");
+        let path = dir.join(format!("bench_{name}.pdf"));
+        if let Err(e) = std::fs::write(&path, &bytes) {
+            return Outcome::Skipped(e.to_string());
+        }
+        let (rust, peer) = measure_file(&path, python, peer, runs);
+        rows.push(FileRow {
+            name,
+            bytes: bytes.len(),
+            runs,
+            rust: rust.map(|v| timed(&v)),
+            peer: peer.map(|v| timed(&v)),
+        });
+    }
+    let two_page = &rows[1];
+    match (&two_page.rust, &two_page.peer) {
+        (Ok(rust), Ok(peer)) => Outcome::Measured {
+            pages: 2,
+            bytes: pdf.len(),
+            rust: rust.clone(),
+            peer: peer.clone(),
+            files: rows,
+        },
+        (Err(e), _) | (_, Err(e)) => Outcome::Skipped(format!("the two-page stub: {e}")),
+    }
 }
 
 /// The report's section.
 pub(crate) fn section(outcome: &Outcome, runs: usize, peer_versions: &str) -> String {
-    let mut out = String::from("\n## Document analysis\n\n");
+    let mut out = format!("{}\n", crate::DOCUMENTS_HEADING);
     let Outcome::Measured {
         pages,
         bytes,
         rust,
         peer,
+        files,
     } = outcome
     else {
         if let Outcome::Skipped(why) = outcome {
@@ -197,6 +272,39 @@ pub(crate) fn section(outcome: &Outcome, runs: usize, peer_versions: &str) -> St
         yes(rust.spread.pct(0.95) <= TARGET_P95_MS),
         yes(rss_mb <= TARGET_RSS_MB),
     ));
+    out.push_str(&files_table(files));
+    out
+}
+
+/// Each file: the stubs, then the hostile files of the tests (`test_support::hostile`), each
+/// side in a process of its own.
+fn files_table(files: &[FileRow]) -> String {
+    let mut out = String::from(
+        "\nEach file, each side in a process of its own (the hostile files of the tests, \
+         `test_support::hostile`, a few runs each):\n\n\
+         | file | KiB | runs | Rust p50 (ms) | Rust p95 (ms) | Rust peak RSS (MB) | Rust found | peer p50 (ms) | peer p95 (ms) | peer peak RSS (MB) | peer found |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let side = |t: &Result<Timed, String>| match t {
+        Ok(t) => format!(
+            "{:.1} | {:.1} | {} | {}",
+            t.spread.median(),
+            t.spread.pct(0.95),
+            mb(t.peak_rss),
+            t.found.replace('|', "/")
+        ),
+        Err(e) => format!("| | | {}", e.replace(['|', '\n'], " ")),
+    };
+    for f in files {
+        out.push_str(&format!(
+            "| {} | {:.0} | {} | {} | {} |\n",
+            f.name,
+            f.bytes as f64 / 1024.0,
+            f.runs,
+            side(&f.rust),
+            side(&f.peer)
+        ));
+    }
     out
 }
 

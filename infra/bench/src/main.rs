@@ -15,6 +15,7 @@
 
 mod cost;
 mod documents;
+mod environment;
 mod flow;
 mod load;
 mod measure;
@@ -88,12 +89,16 @@ pub(crate) struct Args {
     /// The document peer's script.
     #[arg(long, default_value = "infra/bench/peer/documents.py")]
     pub(crate) documents_peer: PathBuf,
-    /// Only the document analysis: print its section and write nothing.
+    /// Only the document analysis: print its section and put it in place of the report's.
     #[arg(long)]
     pub(crate) only_documents: bool,
     /// Internal: analyse this PDF in this process and print the times (the bench runs itself so).
     #[arg(long, hide = true)]
     pub(crate) analyse_pdf: Option<PathBuf>,
+    /// Write the hostile corpus (`test_support::hostile`) into this folder and stop (to time a
+    /// file with any command).
+    #[arg(long)]
+    pub(crate) write_hostile: Option<PathBuf>,
     /// How the binaries were built (for the report).
     #[arg(
         long,
@@ -183,6 +188,18 @@ pub(crate) fn err(msg: impl Into<String>) -> Error {
 
 fn main() {
     let args = Args::parse();
+    if let Some(dir) = &args.write_hostile {
+        let written = std::fs::create_dir_all(dir).and_then(|()| {
+            test_support::hostile::corpus()
+                .into_iter()
+                .try_for_each(|h| std::fs::write(dir.join(format!("{}.pdf", h.name)), h.bytes))
+        });
+        if let Err(e) = written {
+            eprintln!("bench failed: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     // The Rust side of the document analysis: this process does that alone, without a runtime.
     let outcome = match &args.analyse_pdf {
         Some(pdf) => documents::analyse_in_this_process(pdf, args.documents_runs),
@@ -198,6 +215,9 @@ fn main() {
         std::process::exit(1);
     }
 }
+
+/// Where the document analysis's section begins (the report's last).
+const DOCUMENTS_HEADING: &str = "\n## Document analysis\n";
 
 /// The document analysis's section of the report.
 fn document_analysis(args: &Args) -> String {
@@ -217,7 +237,15 @@ fn document_analysis(args: &Args) -> String {
 
 async fn run(args: Args) -> Result<(), Error> {
     if args.only_documents {
-        println!("{}", document_analysis(&args));
+        let section = document_analysis(&args);
+        println!("{section}");
+        // The section is the report's last: it replaces the one a full run wrote.
+        let report = std::fs::read_to_string(&args.out).unwrap_or_default();
+        let kept = report
+            .find(DOCUMENTS_HEADING)
+            .map_or(report.as_str(), |at| &report[..at]);
+        std::fs::write(&args.out, format!("{kept}{section}"))?;
+        eprintln!("bench: document analysis written to {}", args.out.display());
         return Ok(());
     }
     let begun = Instant::now();
@@ -370,7 +398,7 @@ mod tests {
             fingerprint_key_secret_arn: "fk".into(),
             fingerprint_key: domain::documents::reuse::FingerprintKey::new(vec![7; 32]).unwrap(),
         };
-        let env = process::lambda_env("send-reminders", "api", "aws", "t-table", &queues);
+        let env = process::lambda_env("send-reminders", "api", "aws", "t-table", &queues).unwrap();
         let delivery = env.iter().find(|(k, _)| k == "TEST_MODE_DELIVERY");
         assert_eq!(delivery.map(|(_, v)| v.as_str()), Some("send"));
     }

@@ -26,7 +26,7 @@ pub(crate) async fn cold_init(
     // Python write its bytecode cache), as on a Lambda host that has the code on local disk.
     for i in 0..=starts {
         let mut api = RuntimeApi::start().await?;
-        let env = lambda_env(function, &api.endpoint(), endpoint, table, queues);
+        let env = lambda_env(function, &api.endpoint(), endpoint, table, queues)?;
         let started = Instant::now();
         let mut child = launch.spawn(&env)?;
         let first = wait_next(&mut api, &mut child, 1, &launch.log).await;
@@ -178,7 +178,7 @@ pub(crate) async fn invocations(
         &proxy.endpoint,
         &names.table,
         &created,
-    );
+    )?;
     env.push(local_receiver(&hook));
     let mut child = launch.spawn(&env)?;
     let result = async {

@@ -7,17 +7,16 @@ use super::*;
 // Processes
 
 /// The environment Lambda gives a function (loopback endpoints, dummy credentials), plus the
-/// function's own variables. Nothing else of the bench's environment leaks in.
+/// variables template.yaml gives it (`environment`). Nothing else of the bench's environment
+/// leaks in.
 pub(crate) fn lambda_env(
     function: &str,
     runtime_api: &str,
     aws_endpoint: &str,
     table: &str,
     queues: &devstack::stack::Created,
-) -> Vec<(String, String)> {
-    // The group `stack::bootstrap` created beside the table (`Resources::named`).
-    let schedule_group = format!("{}-reminders", table.trim_end_matches("-table"));
-    [
+) -> Result<Vec<(String, String)>, Error> {
+    let runtime = [
         ("PATH", "/usr/local/bin:/usr/bin:/bin"),
         ("LANG", "en_US.UTF-8"),
         ("TZ", ":UTC"),
@@ -33,30 +32,16 @@ pub(crate) fn lambda_env(
         ("AWS_SECRET_ACCESS_KEY", "testing"),
         ("AWS_EC2_METADATA_DISABLED", "true"),
         ("AWS_ENDPOINT_URL", aws_endpoint),
-        ("TABLE_NAME", table),
-        ("PUBLIC_BASE_URL", "http://127.0.0.1:3000"),
-        ("SENDER_EMAIL", "no-reply@verify.local.test"),
-        ("WEBHOOK_QUEUE_URL", &queues.webhook_queue_url),
-        ("RETRY_QUEUE_URL", &queues.retry_queue_url),
-        ("REMINDER_SCHEDULE_GROUP", &schedule_group),
-        (
-            "REMINDER_FUNCTION_ARN",
-            devstack::LOCAL_REMINDER_FUNCTION_ARN,
-        ),
-        (
-            "REMINDER_SCHEDULER_ROLE_ARN",
-            "arn:aws:iam::123456789012:role/bench-reminder-scheduler",
-        ),
-        // The sample events are test-mode fixtures: suppressed, send-reminders and publish-events
-        // would measure a no-op. moto keeps the e-mails and texts; nothing leaves loopback.
-        ("TEST_MODE_DELIVERY", "send"),
-        ("WEBHOOK_TIMEOUT_SECONDS", "10"),
-        ("INCOME_PROVIDERS", "none"),
-        ("RUST_LOG", "info"),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_string(), v.to_string()))
-    .collect()
+    ];
+    let mut env: Vec<(String, String)> = runtime
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    env.extend(crate::environment::variables(
+        function,
+        &crate::environment::Local { table, queues },
+    )?);
+    Ok(env)
 }
 
 /// A receiver on loopback that answers 200 after `delay` (the shared one of the local stack).

@@ -84,7 +84,7 @@ pub(crate) async fn list_cost(
         &proxy.endpoint,
         &names.table,
         &created,
-    );
+    )?;
     let mut child = launch.spawn(&env)?;
     let result = async {
         wait_next(&mut api, &mut child, 1, &launch.log).await?;
@@ -230,7 +230,7 @@ pub(crate) async fn webhook_batch(
         &moto.endpoint,
         &names.table,
         &created,
-    );
+    )?;
     env.push(local_receiver(&hook));
     let mut child = launch.spawn(&env)?;
     let result = async {

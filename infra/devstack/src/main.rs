@@ -41,8 +41,16 @@ struct Args {
     live_provider: String,
 }
 
-#[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // Uploads are analysed as the function does: in a child of this binary (`analysis_child`).
+    adapters::analysis_child::serve_if_child();
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(run())
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args = Args::parse();
     // Logs (JSON, as in CloudWatch) go to stderr; stdout keeps the friendly lines.
     tracing_subscriber::fmt()
@@ -153,6 +161,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     workers.outbox.reminder_offsets = offsets.clone();
     workers.reach.reminder_offsets = offsets;
     workers.outbox.provider = live_provider();
+    workers.analysis.analyse = adapters::analysis_child::Child::this_binary().analyser();
     workers.outbox.sms = sms.clone();
     workers.reach.sms = sms;
     let workers = Arc::new(workers);

@@ -4,6 +4,7 @@
 //! function's handler dependencies from its configuration. The only crate that names an AWS SDK,
 //! Plaid or Argyle.
 
+pub mod analysis_child;
 pub mod argyle;
 pub mod dynamo;
 pub mod live_provider;

@@ -187,7 +187,10 @@ pub async fn analyze_document(
     let key = crate::secrets::fingerprint_key(&secrets, &config.fingerprint_key_secret_arn)
         .await
         .map_err(|e| ConfigError(format!("FINGERPRINT_KEY_SECRET_ARN: {e}")))?;
-    Ok(analyze_document_with(&config, sdk, key))
+    let mut deps = analyze_document_with(&config, sdk, key);
+    // The function's binary analyses each file in a child of itself, under the OS's limits.
+    deps.analyse = crate::analysis_child::Child::this_binary().analyser();
+    Ok(deps)
 }
 
 /// `analyze-document` with its fingerprint key already read (the local stack reads it once).
@@ -200,7 +203,7 @@ pub fn analyze_document_with(
         store: store(sdk, &config.table_name),
         objects: S3Objects::new(sdk, &config.bucket),
         clock: SystemClock,
-        analyse: domain::documents::analyse,
+        analyse: service::handlers::analyze_document::in_process(),
         time_limit: ANALYSIS_TIME_LIMIT,
         max_receives: DOCUMENT_MAX_RECEIVES,
         fingerprint_key,

@@ -13,6 +13,7 @@ pub mod documents;
 mod faulty;
 mod faulty_claims;
 mod faulty_erasure;
+pub mod hostile;
 pub mod layouts;
 mod memory;
 mod uploads;

@@ -4,8 +4,8 @@
 pub mod upload;
 
 use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
+use domain::documents::Verdict;
 use domain::documents::record::{DocumentState, object_key};
-use domain::documents::{Analysis, Refusal, Verdict};
 use domain::income::VerificationMethod;
 use domain::{Status, Transition, Verification};
 use ports::TransitionOutcome;
@@ -243,10 +243,7 @@ async fn the_same_object_event_twice_records_once_and_a_fault_ends_undetermined(
     );
     assert_eq!(again.uploads, 1);
 
-    fn fails(_: &[u8], _: Option<&str>) -> Result<Analysis, Refusal> {
-        panic!("injected fault in the analysis")
-    }
-    workers.analysis.analyse = fails;
+    workers.analysis.analyse = std::sync::Arc::new(|_, _| panic!("injected fault in the analysis"));
     put("faulty").await;
     let key = object_key(id, "faulty");
     for receive in 1..3 {

@@ -8,7 +8,7 @@ use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
 use chrono::Duration;
 use domain::documents::record::{DocumentState, MAX_UPLOADS, object_key};
 use domain::documents::reuse::FingerprintKey;
-use domain::documents::{Analysis, CheckResult, DocumentKind, Refusal, Verdict};
+use domain::documents::{Analysis, CheckResult, DocumentKind, Verdict};
 use domain::income::VerificationMethod;
 use domain::methods::{AttemptOutcome, MethodAttempt};
 use domain::{Mode, NewVerificationInput, Status, Transition, Verification};
@@ -22,9 +22,13 @@ use test_support::{ExampleSigner, ManualClock, MemoryObjects, MemoryStore, activ
 
 use crate::support::now;
 
-/// The smallest PNG: a photo, which the analysis can't read.
-pub(crate) const PNG: [u8; 16] = [
-    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52,
+/// The smallest PNG (1 x 1 pixel, 67 bytes): a photo, which the analysis can't read.
+pub(crate) const PNG: [u8; 67] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00, 0x00, 0x00, 0x00, 0x3a, 0x7e, 0x9b,
+    0x55, 0x00, 0x00, 0x00, 0x0a, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x60, 0x00, 0x00, 0x00,
+    0x02, 0x00, 0x01, 0x48, 0xaf, 0xa4, 0x71, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae,
+    0x42, 0x60, 0x82,
 ];
 
 pub(crate) struct Rig {
@@ -88,8 +92,8 @@ async fn consented(
     (store.verification(v.verification_id).unwrap(), token)
 }
 
-fn panics(_: &[u8], _: Option<&str>) -> Result<Analysis, Refusal> {
-    panic!("injected fault in the analysis")
+fn panics() -> service::handlers::analyze_document::Analyse {
+    std::sync::Arc::new(|_, _| panic!("injected fault in the analysis"))
 }
 
 impl Rig {
@@ -98,7 +102,7 @@ impl Rig {
             store: self.store.clone(),
             objects: self.objects.clone(),
             clock: self.clock.clone(),
-            analyse: domain::documents::analyse,
+            analyse: service::handlers::analyze_document::in_process(),
             time_limit: std::time::Duration::from_secs(10),
             max_receives: 3,
             fingerprint_key: FingerprintKey::new(b"the tests' fingerprint key, 32+ bytes".to_vec())
@@ -329,7 +333,7 @@ async fn what_arrived_is_checked_first_an_oversized_object_is_never_read() {
 async fn an_analysis_that_keeps_failing_ends_undetermined_with_its_reason() {
     let rig = rig().await;
     let mut deps = rig.analysis();
-    deps.analyse = panics;
+    deps.analyse = panics();
     let key = object_key(rig.v.verification_id, "d1");
     rig.objects.put(&key, &PNG);
     for receive in 1..3 {
@@ -466,7 +470,7 @@ async fn a_photo_s_typed_figures_and_finishing_make_a_document_report() {
 async fn finishing_waits_while_a_document_is_analysed() {
     let rig = rig().await;
     let mut deps = rig.analysis();
-    deps.analyse = panics;
+    deps.analyse = panics();
     let e = rig.upload("d1", &PNG, "e1");
     analyze_documents(&deps, e).await;
     let waiting = rig.page(Some("action=finish_documents")).await;

@@ -5,6 +5,9 @@
 
 use lopdf::{Document, LoadOptions, Object};
 
+pub mod photo;
+pub mod prescan;
+
 /// The limits every upload must fit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Limits {
@@ -20,6 +23,13 @@ pub struct Limits {
     pub max_stream_bytes: usize,
     /// The most all the page content read may inflate to, together.
     pub max_content_bytes: usize,
+    /// The most the compressed streams the analysis reads may inflate to, together (`prescan`).
+    pub max_inflated_bytes: usize,
+    /// The most values (numbers, names, strings) all objects may hold: a parsed value costs
+    /// tens of bytes, so this bounds what the parser builds before it builds it.
+    pub max_values: usize,
+    /// The most pixels a photo may declare: a phone's 12-megapixel photo fits three times over.
+    pub max_pixels: u64,
 }
 
 impl Default for Limits {
@@ -31,12 +41,15 @@ impl Default for Limits {
             max_depth: 32,
             max_stream_bytes: 4 * 1024 * 1024,
             max_content_bytes: 8 * 1024 * 1024,
+            max_inflated_bytes: 32 * 1024 * 1024,
+            max_values: 250_000,
+            max_pixels: 40_000_000,
         }
     }
 }
 
 /// Why a file is refused: the tenant sees the message and can try again with another file.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum Refusal {
     #[error("the file is {bytes} bytes; the limit is {limit} bytes (10 MB)")]
     TooLarge { bytes: usize, limit: usize },
@@ -54,6 +67,17 @@ pub enum Refusal {
     TooDeep { depth: usize, limit: usize },
     #[error("a compressed stream of the PDF inflates past the limit of {limit} bytes")]
     Inflates { limit: usize },
+    #[error("the compressed streams of the PDF inflate past the limit of {limit} bytes together")]
+    InflatesInTotal { limit: usize },
+    #[error("the PDF holds more than {limit} values in its objects")]
+    TooManyValues { limit: usize },
+    /// The operating system stopped the analysis (its memory or CPU-time limit, say).
+    #[error("the analysis of the file was stopped: {0}")]
+    Stopped(String),
+    #[error("the {format} image can't be decoded: {why}")]
+    ImageUnreadable { format: String, why: String },
+    #[error("the image has {pixels} pixels; the limit is {limit}")]
+    TooManyPixels { pixels: u64, limit: u64 },
 }
 
 /// A PDF that opened within the limits, with the facts read from its raw bytes.
@@ -79,17 +103,24 @@ pub fn open(bytes: &[u8], limits: &Limits) -> Result<Opened, Refusal> {
             limit: limits.max_bytes,
         });
     }
-    if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        return Ok(Opened::Photo("JPEG"));
-    }
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        return Ok(Opened::Photo("PNG"));
+    let photo = if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some(photo::Format::Jpeg)
+    } else if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some(photo::Format::Png)
+    } else {
+        None
+    };
+    if let Some(format) = photo {
+        photo::check(bytes, format, limits)?;
+        return Ok(Opened::Photo(format.name()));
     }
     // The header may follow a little junk (the specification tolerates 1,024 bytes).
     let head = &bytes[..bytes.len().min(1024)];
     if find(head, b"%PDF-").is_none() {
         return Err(Refusal::NotSupported);
     }
+    // The budgets hold before the parser builds anything (`prescan`).
+    prescan::prescan(bytes, limits)?;
     // A PDF with an owner password only opens with the empty user password, as every viewer
     // opens it: that one is read. One that needs a password to open is refused.
     let encrypted = has_encrypt_entry(bytes);
@@ -202,17 +233,29 @@ fn eof_offsets(bytes: &[u8]) -> Vec<usize> {
     found
 }
 
-/// The `N G obj` headers in a stretch of the file, in order.
+/// The longest `N G` before ` obj` read (two numbers of ten and five digits and a space).
+const HEADER_PREFIX: usize = 24;
+
+/// The `N G obj` headers in a stretch of the file, in order. A header is a line of its own, so
+/// the walk back to the line's start stops after `HEADER_PREFIX` bytes: the scan stays linear
+/// in the file's size however many ` obj` it holds.
 fn object_headers(bytes: &[u8]) -> Vec<(u32, u16)> {
     let mut found = vec![];
     let mut from = 0;
     while let Some(at) = find(&bytes[from..], b" obj") {
         let end = from + at;
-        let start = bytes[..end]
+        let window = end.saturating_sub(HEADER_PREFIX);
+        let start = match bytes[window..end]
             .iter()
             .rposition(|b| *b == b'\n' || *b == b'\r')
-            .map_or(0, |p| p + 1);
-        let words: Vec<&str> = std::str::from_utf8(&bytes[start..end])
+        {
+            Some(p) => Some(window + p + 1),
+            None if window == 0 => Some(0),
+            // The line is longer than any header.
+            None => None,
+        };
+        let words: Vec<&str> = start
+            .and_then(|start| std::str::from_utf8(&bytes[start..end]).ok())
             .unwrap_or("")
             .split_whitespace()
             .collect();
@@ -229,4 +272,18 @@ fn object_headers(bytes: &[u8]) -> Vec<(u32, u16)> {
 /// The first offset of `needle` in `haystack`.
 pub fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn object_headers_are_lines_of_their_own() {
+        let bytes = b"7 0 obj\n<< >>\nendobj\r12 3 obj x\n1 2 3 obj\n";
+        assert_eq!(object_headers(bytes), vec![(7, 0), (12, 3)]);
+        // A line longer than any header: no header, and no walk back over it.
+        let long = [b"9 0".as_slice(), &[b' '; 100], b" obj"].concat();
+        assert_eq!(object_headers(&long), vec![]);
+    }
 }

@@ -9,7 +9,8 @@
 //!    event's size, without a read (moto, like any emulator, enforces no POST policy);
 //! 3. the upload is recorded as `analysing` with one conditional write that also counts it
 //!    against `record::MAX_UPLOADS`; the verification stays `in_progress` meanwhile;
-//! 4. the object is read (bounded) and analysed, off the async runtime and within a time limit;
+//! 4. the object is read (bounded) and analysed in a child process the kernel stops at its
+//!    memory and CPU-time limits (`adapters::analysis_child`), waited for within a time limit;
 //!    the first bytes decide its type (`documents::intake`); the reuse check then records the
 //!    file's fingerprint (and a pay stub's figures') and compares the earlier submissions;
 //! 5. the result is recorded with a conditional write, only if that upload is still the one
@@ -19,6 +20,7 @@
 //! analysis again: it records the document `undetermined`, with the reason, so no verification
 //! waits on a document for good.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
@@ -39,14 +41,23 @@ use ports::{Clock, DocumentStore, FingerprintStore, ObjectError, ObjectStore, Ve
 /// The documents queue's maxReceiveCount (template.yaml and the local stack).
 pub const DOCUMENT_MAX_RECEIVES: usize = 3;
 
-/// The longest one analysis may run (the function's timeout leaves room for the writes).
-pub const ANALYSIS_TIME_LIMIT: Duration = Duration::from_secs(20);
+/// The longest one analysis may run, waiting included (the function's timeout leaves room for
+/// the writes); the child's CPU-time limit stops the work itself first.
+pub const ANALYSIS_TIME_LIMIT: Duration = Duration::from_secs(30);
 
 /// Conditional writes that meet a concurrent one read again and decide again, this many times.
 const WRITE_TRIES: usize = 4;
 
-/// The analysis itself: `documents::analyse` (a test puts a failing one in its place).
-pub type Analyse = fn(&[u8], Option<&str>) -> Result<Analysis, Refusal>;
+/// The analysis itself: the file's analysis or refusal, or `Err` when it could not run at all
+/// (retried). The functions run it in a child process (`adapters::analysis_child`); a test puts
+/// a failing one in its place.
+pub type Analyse =
+    Arc<dyn Fn(&[u8], Option<&str>) -> Result<Result<Analysis, Refusal>, String> + Send + Sync>;
+
+/// `documents::analyse` in this process, without the child's limits (handler tests).
+pub fn in_process() -> Analyse {
+    Arc::new(|bytes, tenant_name| Ok(domain::documents::analyse(bytes, tenant_name)))
+}
 
 /// What `analyze-document` needs.
 pub struct AnalysisDeps<S, O, C> {
@@ -260,14 +271,15 @@ where
     C: Clock,
 {
     let tenant_name = v.tenant_name.clone();
-    let analyse = deps.analyse;
+    let analyse = deps.analyse.clone();
     let key = deps.fingerprint_key.clone();
     let task = tokio::task::spawn_blocking(move || {
         let file = file_fingerprint(key.bytes(), &bytes);
-        analyse(&bytes, tenant_name.as_deref()).map(|a| (a, file))
+        analyse(&bytes, tenant_name.as_deref()).map(|r| r.map(|a| (a, file)))
     });
     match tokio::time::timeout(deps.time_limit, task).await {
-        Ok(Ok(Ok((mut analysis, file)))) => {
+        Ok(Ok(Err(not_run))) => Err(format!("the analysis did not run: {not_run}")),
+        Ok(Ok(Ok(Ok((mut analysis, file))))) => {
             check_reuse(deps, v, &mut analysis, file).await?;
             tracing::info!(
                 kind = ?analysis.kind,
@@ -276,7 +288,7 @@ where
             );
             Ok(Outcome::Analysed(Box::new(analysis)))
         }
-        Ok(Ok(Err(refusal))) => {
+        Ok(Ok(Ok(Err(refusal)))) => {
             tracing::info!(refusal = %refusal, "document refused");
             Ok(Outcome::Refused(refusal.to_string()))
         }

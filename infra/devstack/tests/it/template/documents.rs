@@ -112,6 +112,16 @@ fn the_documents_bucket_is_private_encrypted_tls_only_and_expires_uploads() {
         service::handlers::analyze_document::ANALYSIS_TIME_LIMIT.as_secs() < timeout,
         "the analysis stops before the function does"
     );
+    // The analysis child's limits fit the function: its address space beside the function's
+    // own (a 10 MB file, twice, and the runtime), its CPU time within the wait for it.
+    let child = adapters::analysis_child::LIMITS;
+    let memory_mb = r["AnalyzeDocumentFunction"]["Properties"]["MemorySize"]
+        .as_u64()
+        .unwrap();
+    assert!((child.address_space_bytes >> 20) + 256 <= memory_mb);
+    assert!(
+        child.cpu_seconds * 2 < service::handlers::analyze_document::ANALYSIS_TIME_LIMIT.as_secs()
+    );
 }
 
 #[test]
