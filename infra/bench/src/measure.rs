@@ -141,6 +141,38 @@ pub(crate) async fn fresh_stack(
     Ok((names, created, store))
 }
 
+/// Stores the webhook event each queued message of an SQS `event` names, to `url`: the queue
+/// carries references only, and deliver-webhook drops a message whose event is not stored (so
+/// without this, the bench would time that drop, not a delivery).
+pub(crate) async fn store_queued_webhooks(
+    store: &DynamoStore,
+    event: &str,
+    url: &str,
+) -> Result<(), Error> {
+    let event: serde_json::Value = serde_json::from_str(event)?;
+    for record in event["Records"].as_array().into_iter().flatten() {
+        let body = record["body"]
+            .as_str()
+            .ok_or_else(|| err("a queued message's body"))?;
+        let queued: domain::webhook::QueuedWebhook = serde_json::from_str(body)?;
+        let message = domain::webhook::WebhookMessage {
+            webhook_id: queued.webhook_id,
+            account_id: queued.account_id,
+            url: url.to_string(),
+            body: serde_json::json!({
+                "type": "verification.completed",
+                "timestamp": "2026-11-21T10:09:00.000Z",
+                "data": {"verification_id": stack::FIXTURE_COMPLETED, "status": "completed"},
+            })
+            .to_string(),
+        };
+        let stored = domain::webhook_log::StoredWebhookEvent::of(&message, chrono::Utc::now())
+            .ok_or_else(|| err("a webhook event to store"))?;
+        store.put_webhook_event(&stored).await?;
+    }
+    Ok(())
+}
+
 /// Checks an answer against what its sample event's file name expects.
 pub(crate) fn check_answer(
     function: &Function,
@@ -168,7 +200,7 @@ pub(crate) async fn invocations(
     moto: &Moto,
     sdk: &aws_config::SdkConfig,
 ) -> Result<Invocations, Error> {
-    let (names, created, _store) = fresh_stack(sdk, "bench").await?;
+    let (names, created, store) = fresh_stack(sdk, "bench").await?;
     let hook = slow_receiver(Duration::ZERO).await?;
     let proxy = Proxy::start(&moto.endpoint).await?;
     let mut api = RuntimeApi::start().await?;
@@ -192,6 +224,9 @@ pub(crate) async fn invocations(
             let event = std::fs::read_to_string(&path)
                 .map_err(|e| err(format!("{}: {e}", path.display())))?
                 .replace(SAMPLE_WEBHOOK_URL, &hook.url);
+            if function.name == "deliver-webhook" {
+                store_queued_webhooks(&store, &event, &hook.url).await?;
+            }
             let (outcome, took) = tokio::time::timeout(STEP_TIMEOUT, api.invoke(&event))
                 .await
                 .map_err(|_| err(format!("{}: no answer to {file}", function.name)))?

@@ -219,7 +219,7 @@ pub(crate) async fn webhook_batch(
     sdk: &aws_config::SdkConfig,
     rounds: usize,
 ) -> Result<WebhookRun, Error> {
-    let (names, created, _store) = fresh_stack(sdk, "bench-hook").await?;
+    let (names, created, store) = fresh_stack(sdk, "bench-hook").await?;
     let hook = slow_receiver(Duration::from_millis(200)).await?;
     let sample =
         std::fs::read_to_string(root.join("events/deliver-webhook/delivered-one-message.json"))?;
@@ -243,6 +243,7 @@ pub(crate) async fn webhook_batch(
             for n in [1, 10] {
                 hook.reset();
                 let event = webhook_event(&sample, &hook.url, n)?;
+                store_queued_webhooks(&store, &event, &hook.url).await?;
                 let (outcome, took) = tokio::time::timeout(STEP_TIMEOUT, api.invoke(&event))
                     .await
                     .map_err(|_| err("deliver-webhook: no answer"))?
