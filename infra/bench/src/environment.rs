@@ -134,10 +134,11 @@ pub(crate) fn variables(function: &str, local: &Local) -> Result<Vec<(String, St
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn created() -> devstack::stack::Created {
+    /// Queue and secret names for the tests that need a `Created` without a stack.
+    pub(crate) fn created() -> devstack::stack::Created {
         devstack::stack::Created {
             webhook_queue_url: "q".into(),
             webhook_dlq_url: "d".into(),

@@ -388,16 +388,7 @@ mod tests {
     /// The samples are test-mode fixtures: suppressed, the reach functions would do nothing.
     #[test]
     fn the_functions_deliver_test_mode_messages() {
-        let queues = devstack::stack::Created {
-            webhook_queue_url: "q".into(),
-            webhook_dlq_url: "d".into(),
-            retry_queue_url: "r".into(),
-            retry_dlq_url: "rd".into(),
-            documents_queue_url: "dq".into(),
-            documents_dlq_url: "dd".into(),
-            fingerprint_key_secret_arn: "fk".into(),
-            fingerprint_key: domain::documents::reuse::FingerprintKey::new(vec![7; 32]).unwrap(),
-        };
+        let queues = crate::environment::tests::created();
         let env = process::lambda_env("send-reminders", "api", "aws", "t-table", &queues).unwrap();
         let delivery = env.iter().find(|(k, _)| k == "TEST_MODE_DELIVERY");
         assert_eq!(delivery.map(|(_, v)| v.as_str()), Some("send"));

@@ -3,7 +3,7 @@
 //! the page offers payroll, and Argyle at its emulator serves it once the accounts are connected
 //! and their pay stubs synced. The report lists both tries.
 
-use super::plaid_check::{CONSENT_WITH_IDENTITY, PlaidStack};
+use super::plaid_check::{CONSENT_WITH_IDENTITY, PlaidStack, stored};
 use super::*;
 use adapters::live_provider::{LiveProvider, Provider};
 use devstack::argyle_emulator::{ArgyleEmulator, Stage};
@@ -134,14 +134,6 @@ async fn a_failed_bank_try_is_followed_by_payroll_through_argyle_and_both_are_re
         "live report after routing: {}",
         serde_json::to_string_pretty(&data).unwrap()
     );
-}
-
-async fn stored(env: &TestEnv, id: &str) -> domain::Verification {
-    env.store
-        .get_verification(id.parse().unwrap())
-        .await
-        .unwrap()
-        .unwrap()
 }
 
 /// A verification that may use payroll alone is not asked the identity Plaid Check needs, and

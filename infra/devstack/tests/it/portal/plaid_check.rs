@@ -107,7 +107,8 @@ impl PlaidStack {
     }
 }
 
-async fn stored(env: &TestEnv, id: &str) -> domain::Verification {
+/// The verification `id` as the table holds it.
+pub(crate) async fn stored(env: &TestEnv, id: &str) -> domain::Verification {
     env.store
         .get_verification(id.parse().unwrap())
         .await
