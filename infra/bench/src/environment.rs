@@ -6,14 +6,7 @@ use serde_yaml::Value;
 
 use super::{Error, err};
 
-/// template.yaml, read at build time (as devstack's pump reads its filters).
-const TEMPLATE: &str = include_str!("../../../template.yaml");
-
-fn template() -> &'static Value {
-    static PARSED: std::sync::LazyLock<Value> =
-        std::sync::LazyLock::new(|| serde_yaml::from_str(TEMPLATE).expect("template.yaml parses"));
-    &PARSED
-}
+use devstack::pump::{template, template_function as resource};
 
 /// What the local stack names where template.yaml names a resource.
 pub(crate) struct Local<'a> {
@@ -102,13 +95,6 @@ impl Local<'_> {
 }
 
 /// The function's resource in template.yaml (by its binary's name).
-fn resource(function: &str) -> Option<&'static Value> {
-    template()["Resources"]
-        .as_mapping()?
-        .values()
-        .find(|r| r["Metadata"]["BuildProperties"]["Binary"].as_str() == Some(function))
-}
-
 /// The variables template.yaml gives `function` (the Globals', then its own), with their local
 /// values. A name the template doesn't know (the Python peer) gets the Globals alone.
 pub(crate) fn variables(function: &str, local: &Local) -> Result<Vec<(String, String)>, Error> {

@@ -32,17 +32,25 @@ pub type Reach = adapters::wiring::Reach;
 /// template.yaml, read at build time: the pump filters with the very patterns AWS will use.
 const TEMPLATE: &str = include_str!("../../../template.yaml");
 
-/// The FilterCriteria patterns of a function's stream event in template.yaml.
-pub fn template_filters(function_binary: &str) -> Vec<Value> {
-    // Parsed once per process: the pumps and the tests ask on every stream pass.
+/// template.yaml, parsed once per process: the pumps and the tests ask on every stream pass.
+pub fn template() -> &'static serde_yaml::Value {
     static PARSED: std::sync::LazyLock<serde_yaml::Value> =
         std::sync::LazyLock::new(|| serde_yaml::from_str(TEMPLATE).expect("template.yaml parses"));
-    let template = &*PARSED;
+    &PARSED
+}
+
+/// The template's resource of the function built as `function_binary`.
+pub fn template_function(function_binary: &str) -> Option<&'static serde_yaml::Value> {
+    template()["Resources"]
+        .as_mapping()?
+        .values()
+        .find(|r| r["Metadata"]["BuildProperties"]["Binary"].as_str() == Some(function_binary))
+}
+
+/// The FilterCriteria patterns of a function's stream event in template.yaml.
+pub fn template_filters(function_binary: &str) -> Vec<Value> {
     let mut patterns = Vec::new();
-    for (_, resource) in template["Resources"].as_mapping().into_iter().flatten() {
-        if resource["Metadata"]["BuildProperties"]["Binary"].as_str() != Some(function_binary) {
-            continue;
-        }
+    if let Some(resource) = template_function(function_binary) {
         for (_, event) in resource["Properties"]["Events"]
             .as_mapping()
             .into_iter()
