@@ -133,27 +133,35 @@ impl Child {
         let answer = (answer.split(|b| *b == b'\n'))
             .find_map(|line| line.strip_prefix(ANSWER.as_bytes()))
             .unwrap_or_default();
-        Ok(match serde_json::from_slice::<Answer>(answer) {
-            Ok(Answer::Analysed(analysis)) if status.success() => Ok(*analysis),
-            Ok(Answer::Refused(refusal)) if status.success() => Err(refusal),
-            _ => Err(Refusal::Stopped(self.why_stopped(status))),
-        })
+        match serde_json::from_slice::<Answer>(answer) {
+            Ok(Answer::Analysed(analysis)) if status.success() => Ok(Ok(*analysis)),
+            Ok(Answer::Refused(refusal)) if status.success() => Ok(Err(refusal)),
+            _ => match self.why_stopped(status) {
+                Some(why) => Ok(Err(Refusal::Stopped(why))),
+                // Not the file's doing (the child's own I/O, an answer that doesn't parse): an
+                // error, so the queue tries the document again instead of refusing it.
+                None => Err(format!(
+                    "the analysis child ended without an answer ({status})"
+                )),
+            },
+        }
     }
 
-    /// Why a child gave no answer, in the tenant's words.
-    fn why_stopped(&self, status: std::process::ExitStatus) -> String {
+    /// Why the file stopped its child, in the tenant's words; `None` when the file didn't.
+    fn why_stopped(&self, status: std::process::ExitStatus) -> Option<String> {
         let limits = self.limits;
         match (status.signal(), status.code()) {
-            (Some(libc::SIGXCPU) | Some(libc::SIGKILL), _) => {
-                format!("it needed more than {} s of CPU time", limits.cpu_seconds)
-            }
+            (Some(libc::SIGXCPU) | Some(libc::SIGKILL), _) => Some(format!(
+                "it needed more than {} s of CPU time",
+                limits.cpu_seconds
+            )),
             // An allocation past RLIMIT_AS aborts the process (Rust's allocation failure).
-            (Some(libc::SIGABRT) | Some(libc::SIGSEGV), _) => format!(
+            (Some(libc::SIGABRT) | Some(libc::SIGSEGV), _) => Some(format!(
                 "it needed more than {} MB of memory",
                 limits.address_space_bytes >> 20
-            ),
-            (_, Some(PANICKED)) => "the analysis failed on it".to_string(),
-            _ => format!("the analysis ended without an answer ({status})"),
+            )),
+            (_, Some(PANICKED)) => Some("the analysis failed on it".to_string()),
+            _ => None,
         }
     }
 }

@@ -249,3 +249,22 @@ fn a_child_stopped_at_its_limit_refuses_the_file_with_the_reason() {
         "refused: the analysis of the file was stopped: it needed more than 1 s of CPU time"
     );
 }
+
+/// A child that ends without an answer the file caused (its own I/O failed, or what it wrote
+/// doesn't parse) is an error the queue retries, never a refusal of the tenant's file.
+#[test]
+fn a_child_that_fails_for_its_own_reasons_is_retried_not_refused() {
+    for script in [
+        "cat >/dev/null; exit 2",
+        "cat >/dev/null; echo 'not an answer'",
+    ] {
+        let failing = Child {
+            program: "/bin/sh".into(),
+            args: vec!["-c".into(), script.into()],
+            env: vec![],
+            limits: LIMITS,
+        };
+        let outcome = failing.analyse(&genuine(), Some("Jane Doe"));
+        assert!(outcome.is_err(), "{script}: {outcome:?}");
+    }
+}
