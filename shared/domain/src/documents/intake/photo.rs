@@ -64,12 +64,12 @@ pub fn check(bytes: &[u8], format: Format, limits: &Limits) -> Result<(), Refusa
                 zune_jpeg::JpegDecoder::new_with_options(ZCursor::new(bytes), options);
             decoder
                 .decode_headers()
-                .map_err(|e| unreadable(format!("{e:?}")))?;
+                .map_err(|e| unreadable(e.to_string()))?;
             let info = decoder
                 .info()
                 .ok_or_else(|| unreadable("it has no frame header".into()))?;
             bounded(u64::from(info.width), u64::from(info.height))?;
-            decoder.decode().map_err(|e| unreadable(format!("{e:?}")))?;
+            decoder.decode().map_err(|e| unreadable(e.to_string()))?;
         }
     }
     Ok(())
