@@ -155,3 +155,33 @@ async fn a_payroll_only_verification_asks_no_identity_and_makes_only_an_argyle_u
     assert_eq!(handle, format!("payroll={argyle_user}"));
     assert!(stack.plaid.user_ids().is_empty(), "no Plaid Check user");
 }
+
+/// A verification created without methods, for an account whose default is payroll: its
+/// consent makes a user at Argyle only, so no tenant's identity reaches Plaid Check for a method
+/// the verification will never use.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_account_default_of_payroll_makes_only_an_argyle_user_at_consent() {
+    let env = env().await;
+    let (stack, argyle) = two_provider_stack(&env).await;
+    let account = "acct_payroll_default";
+    let (live_key, _) = devstack::stack::seed_account(&env.store, account, "business", true)
+        .await
+        .unwrap();
+    assert!(
+        env.store
+            .set_default_methods(account, &[domain::income::VerificationMethod::Payroll])
+            .await
+            .unwrap()
+    );
+    let body = json!({"tenant_email": "default.pay@example.com", "monthly_rent": 1200});
+    let (id, link) = live_and_plaid::created_at(&stack.base, &live_key, body).await;
+    page_at(&stack.base, "GET", &link, None).await;
+    let p = page_at(&stack.base, "POST", &link, Some(CONSENT_WITH_IDENTITY)).await;
+    assert_eq!(p.status, 303, "{}", p.html);
+
+    let v = stored(&env, &id).await;
+    assert_eq!(v.methods, [domain::income::VerificationMethod::Payroll]);
+    let argyle_user = argyle.user_ids().pop().expect("an Argyle user");
+    assert_eq!(v.provider_user.unwrap(), format!("payroll={argyle_user}"));
+    assert!(stack.plaid.user_ids().is_empty(), "no Plaid Check user");
+}

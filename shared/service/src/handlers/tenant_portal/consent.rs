@@ -38,27 +38,32 @@ pub(super) async fn consent<S: PortalStore, C, P: IncomeProvider, U: UploadSigne
         Err(notice) => return refuse(deps, &v, journey, visit, notice).await,
     };
     let served = served(deps);
+    // The account's default methods are read first, for a verification created without its own:
+    // users are made only at the providers of the methods the consent stores (a tenant's
+    // identity goes to no provider the verification will never use).
+    let default = match v.methods.is_empty() {
+        true => deps.store.get_default_methods(&v.account_id).await?,
+        false => vec![],
+    };
+    let methods = journey::methods_at_consent(&v, &served, &default);
     // The provider's user is created before the write that stores it, and only then: a failure
-    // here writes nothing, and the tenant simply agrees again. The account's default methods are
-    // read beside it, for a verification created without its own.
-    let user = async {
-        match journey::scenarios(&v, &served) {
-            true => Ok(None),
-            false => {
-                (deps.live_provider)
-                    .create_user(&v, identity.as_ref())
-                    .await
-            }
+    // here writes nothing, and the tenant simply agrees again.
+    let user = match journey::scenarios(&v, &served) {
+        true => Ok(None),
+        false => {
+            // The verification as the consent leaves it: its own methods, or those stored now.
+            let consented = match methods.is_empty() {
+                true => v.clone(),
+                false => Verification {
+                    methods: methods.clone(),
+                    ..v.clone()
+                },
+            };
+            (deps.live_provider)
+                .create_user(&consented, identity.as_ref())
+                .await
         }
     };
-    // The account is read only for a verification created without its own methods.
-    let methods = async {
-        match v.methods.is_empty() {
-            true => deps.store.get_default_methods(&v.account_id).await,
-            false => Ok(vec![]),
-        }
-    };
-    let (user, default) = tokio::join!(user, methods);
     let provider_user = match user {
         Ok(user) => user,
         Err(e) => {
@@ -69,7 +74,7 @@ pub(super) async fn consent<S: PortalStore, C, P: IncomeProvider, U: UploadSigne
     let transition = Transition::Consent {
         version: CONSENT_VERSION.to_string(),
         provider_user,
-        methods: journey::methods_at_consent(&v, &served, &default?),
+        methods,
     };
     write_then_show(deps, &v, &transition, visit, |_| {
         tracing::info!(consent_version = CONSENT_VERSION, "tenant consented");
