@@ -8,7 +8,13 @@
 //!   then `connected` with pay stubs `in_progress`, then `synced` (or `sync_failed`). The test
 //!   says when, with `set`.
 //! - `GET /v2/accounts`, `/v2/employments`, `/v2/identities` and `/v2/paystubs` (two pages
-//!   linked by `next`) answer the user's records.
+//!   linked by `next`) answer the user's records; `GET /v2/users/{id}` the user, with the
+//!   `external_id` it was made with.
+//! - Its webhooks are signed as Argyle signs them (https://docs.argyle.com/api-guide/webhooks:
+//!   `X-Argyle-Signature`, the hex HMAC-SHA512 of the body under the subscription's secret).
+//!   `settle` moves a user's accounts and sends what Argyle would: `paystubs.fully_synced`
+//!   (https://docs.argyle.com/api-reference/paystubs-webhooks) once synced, `accounts.updated`
+//!   (https://docs.argyle.com/api-reference/accounts-webhooks) for a failed sync.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -17,6 +23,7 @@ use serde_json::{Value, json};
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::plaid_emulator::{read_request, serve_each, write_response};
+use adapters::argyle::ArgyleWebhookVerifier;
 
 const ACCOUNTS: &str = include_str!("../../../shared/adapters/tests/fixtures/argyle/accounts.json");
 const EMPLOYMENTS: &str =
@@ -29,6 +36,8 @@ const PAYSTUBS_2: &str =
     include_str!("../../../shared/adapters/tests/fixtures/argyle/paystubs_page2.json");
 const NOT_FOUND: &str =
     include_str!("../../../shared/adapters/tests/fixtures/argyle/error_not_found.json");
+/// The `secret` of the stack's subscription to the emulator's webhooks.
+pub const WEBHOOK_SECRET: &str = "emulator-webhook-secret";
 /// The cursor of the second page of pay stubs.
 const CURSOR: &str = "cursor=ZXhhbXBsZV9jdXJzb3I";
 
@@ -50,8 +59,12 @@ pub enum Stage {
 #[derive(Default)]
 struct State {
     users: HashMap<String, Stage>,
+    /// Each user's `external_id`, as made.
+    external_ids: HashMap<String, String>,
     calls: Vec<String>,
     serial: u64,
+    /// Where the stack's subscription receives the webhooks.
+    webhook_url: Option<String>,
 }
 
 /// The emulator; clones share it.
@@ -84,6 +97,56 @@ impl ArgyleEmulator {
         }
     }
 
+    /// The stack's subscription: webhooks go to `url`.
+    pub fn subscribe(&self, url: &str) {
+        self.lock().webhook_url = Some(url.to_string());
+    }
+
+    /// The body of Argyle's `event` for `user`'s account.
+    pub fn webhook_body(event: &str, user: &str) -> String {
+        json!({
+            "event": event,
+            "name": "tenant-income-verification",
+            "data": {"account": "0187c66e-e7e5-811c-b006-2232f00f426a", "user": user},
+        })
+        .to_string()
+    }
+
+    /// Posts `body` to `url` with `signature` as `X-Argyle-Signature` (none when empty); the
+    /// answer's status, if the stack was reached.
+    pub async fn post_webhook(url: &str, body: &str, signature: &str) -> Option<u16> {
+        let client = reqwest::Client::builder().no_proxy().build().ok()?;
+        let mut request = (client.post(url))
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if !signature.is_empty() {
+            request = request.header(adapters::argyle::SIGNATURE_HEADER, signature);
+        }
+        Some(request.send().await.ok()?.status().as_u16())
+    }
+
+    /// Moves `user`'s accounts to `stage` and sends the subscription the webhook Argyle would,
+    /// signed: the stack's answer, if there was a webhook and it was reached.
+    pub async fn settle(&self, user: &str, stage: Stage) -> Option<u16> {
+        self.set(user, stage);
+        let event = match stage {
+            Stage::Synced => "paystubs.fully_synced",
+            Stage::SyncFailed => "accounts.updated",
+            _ => return None,
+        };
+        let url = self.lock().webhook_url.clone()?;
+        let body = Self::webhook_body(event, user);
+        let signature = ArgyleWebhookVerifier::sign(WEBHOOK_SECRET, body.as_bytes());
+        let status = Self::post_webhook(&url, &body, &signature).await;
+        tracing::info!(target: "argyle_emulator", event, ?status, "emulator sent a signed webhook");
+        status
+    }
+
+    /// The verifier of the emulator's webhooks, as `provider-webhooks` builds Argyle's.
+    pub fn verifier(&self) -> ArgyleWebhookVerifier {
+        ArgyleWebhookVerifier::new(self.config()).expect("a loopback URL and a webhook secret")
+    }
+
     /// The users made so far.
     pub fn user_ids(&self) -> Vec<String> {
         self.lock().users.keys().cloned().collect()
@@ -100,6 +163,7 @@ impl ArgyleEmulator {
             base_url: self.base_url.clone(),
             api_key_id: "emulator-key-id".into(),
             api_key_secret: "emulator-key-secret".into(),
+            webhook_secret: Some(WEBHOOK_SECRET.into()),
             timeout: std::time::Duration::from_secs(5),
         }
     }
@@ -123,6 +187,8 @@ impl ArgyleEmulator {
                 state.serial += 1;
                 let id = format!("0187c66e-0000-4000-8000-{:012x}", state.serial);
                 state.users.insert(id.clone(), Stage::NoAccount);
+                let external_id = body["external_id"].as_str().unwrap_or_default();
+                (state.external_ids).insert(id.clone(), external_id.to_string());
                 let token = format!("emu-user-token-{}", state.serial);
                 (201, json!({"id": id, "user_token": token}).to_string())
             }
@@ -132,6 +198,23 @@ impl ArgyleEmulator {
                     Some(_) => (
                         200,
                         json!({"user_token": format!("emu-token-{user}")}).to_string(),
+                    ),
+                    None => (404, NOT_FOUND.to_string()),
+                }
+            }
+            ("GET", p) if p.starts_with("/v2/users/") => {
+                let user = p.trim_start_matches("/v2/users/");
+                match state
+                    .external_ids
+                    .get(user)
+                    .filter(|_| state.users.contains_key(user))
+                {
+                    Some(external_id) => (
+                        200,
+                        json!({"id": user, "created_at": "2026-01-30T22:25:38.971Z",
+                               "items_connected": [], "employers_connected": [],
+                               "external_metadata": null, "external_id": external_id})
+                        .to_string(),
                     ),
                     None => (404, NOT_FOUND.to_string()),
                 }

@@ -61,15 +61,15 @@ pub fn app_with(
     settings: Settings,
     live_provider: LiveProvider,
 ) -> Arc<server::App> {
-    app_with_webhooks(sdk, settings, live_provider, None)
+    app_with_webhooks(sdk, settings, live_provider, Default::default())
 }
 
-/// The app with a live income provider and the verifier of its webhooks (the Plaid emulator's).
+/// The app with live income providers and the verifiers of their webhooks (the emulators').
 pub fn app_with_webhooks(
     sdk: &aws_config::SdkConfig,
     settings: Settings,
     live_provider: LiveProvider,
-    plaid_webhooks: Option<adapters::plaid::PlaidWebhookVerifier>,
+    verifiers: wiring::WebhookVerifiers,
 ) -> Arc<server::App> {
     // The browser posts uploads straight to moto's S3, path-style.
     let bucket = stack::documents_bucket_for(&settings.table_name);
@@ -85,8 +85,7 @@ pub fn app_with_webhooks(
         public_base_url: settings.public_base_url.clone(),
     };
     let documents = adapters::s3::S3Objects::new(sdk, &bucket);
-    let provider_webhooks =
-        wiring::provider_webhooks_with(&settings.table_name, sdk, plaid_webhooks);
+    let provider_webhooks = wiring::provider_webhooks_with(&settings.table_name, sdk, verifiers);
     Arc::new(server::App {
         provider_webhooks,
         api: wiring::api(settings, sdk),

@@ -127,7 +127,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         settings.live_income =
             service::config::LiveIncome::of(&[service::config::Provider::PlaidCheck]);
     }
-    let app = devstack::app_with_webhooks(&sdk, settings, live_provider(), Some(plaid.verifier()));
+    let app = devstack::app_with_webhooks(&sdk, settings, live_provider(), plaid.verifiers());
     // Each answered request kicks the stream pump below, which kicks the queue pumps when it
     // queued something: a write is pumped at once, not at the next tick (the ticks stay, as the
     // longest pause). One kick per hop keeps moto's load what it was.

@@ -282,6 +282,14 @@ impl PlaidEmulator {
         adapters::plaid::PlaidWebhookVerifier::new(self.config()).expect("a loopback URL")
     }
 
+    /// `provider-webhooks`' verifiers with Plaid's alone: this emulator's.
+    pub fn verifiers(&self) -> adapters::wiring::WebhookVerifiers {
+        adapters::wiring::WebhookVerifiers {
+            plaid: Some(self.verifier()),
+            argyle: None,
+        }
+    }
+
     /// Plaid Check at the emulator, naming the stack at `base` as its webhook and opening Link
     /// with the stand-in script.
     pub fn provider(&self, base: &str) -> adapters::plaid::check::PlaidCheckIncomeProvider {

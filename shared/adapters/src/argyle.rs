@@ -14,6 +14,9 @@
 //!    Each employment becomes one source with its pay stubs' dates, gross and net pay (`income`
 //!    gives the mapping).
 //!
+//! 4. Argyle's webhooks (`webhooks`): a signed `paystubs.fully_synced` wakes the waiting
+//!    connection, whose piece of work then calls `fetch_income`.
+//!
 //! `client` makes the calls, `wire` holds their JSON shapes, `income` maps Argyle's records to
 //! the domain's income data, `errors` decides what an Argyle error means for the verification.
 
@@ -21,7 +24,9 @@ mod client;
 pub mod config;
 mod errors;
 mod income;
+mod webhooks;
 mod wire;
 
 pub use crate::argyle::client::ArgyleIncomeProvider;
 pub use crate::argyle::config::{ArgyleConfig, ArgyleConfigError};
+pub use crate::argyle::webhooks::{ArgyleWebhookVerifier, SIGNATURE_HEADER};

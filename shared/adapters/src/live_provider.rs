@@ -184,7 +184,13 @@ impl IncomeProvider for LiveProvider {
         (self.providers.iter()).any(|p| matches!(p, Provider::LocalSandbox(_)))
     }
 
+    /// Each provider says (Plaid Check and Argyle do: their webhooks say when the data is in).
     fn reports_later(&self, method: VerificationMethod) -> bool {
-        matches!(self.serving(method), Ok(Provider::PlaidCheck(_)))
+        match self.serving(method) {
+            Ok(Provider::PlaidCheck(p)) => p.reports_later(method),
+            Ok(Provider::Argyle(p)) => p.reports_later(method),
+            Ok(Provider::LocalSandbox(p)) => p.reports_later(method),
+            Err(_) => false,
+        }
     }
 }

@@ -108,46 +108,60 @@ async fn live_provider(
     Ok(LiveProvider::of(providers))
 }
 
-/// `provider-webhooks`' deps: the table, and Plaid's webhook keys fetched with Plaid's
-/// credentials when Plaid Check is one of the live providers (no verifier otherwise: its route
-/// 404s).
+/// `provider-webhooks`' deps: the table, Plaid's webhook keys fetched with Plaid's credentials
+/// when Plaid Check is one of the live providers, and Argyle's webhook secret (with the API key
+/// that finds a webhook's verification) when Argyle is. A provider not configured has no
+/// verifier: its route 404s.
 pub type ProviderWebhooks = service::handlers::provider_webhooks::ProviderWebhookDeps<
     DynamoStore,
     SystemClock,
     crate::plaid::PlaidWebhookVerifier,
+    crate::argyle::ArgyleWebhookVerifier,
 >;
+
+/// The verifiers `provider-webhooks` checks with, one per configured provider.
+#[derive(Default)]
+pub struct WebhookVerifiers {
+    pub plaid: Option<crate::plaid::PlaidWebhookVerifier>,
+    pub argyle: Option<crate::argyle::ArgyleWebhookVerifier>,
+}
 
 /// `provider-webhooks`.
 pub async fn provider_webhooks(
     config: service::config::ProviderWebhooksConfig,
     sdk: &SdkConfig,
 ) -> Result<ProviderWebhooks, ConfigError> {
-    let plaid = match config.live_income.uses(Provider::PlaidCheck) {
-        true => {
-            let secrets = aws_sdk_secretsmanager::Client::new(sdk);
-            let plaid = PlaidConfig::load(&secrets, |name| config.plaid.get(name))
-                .await
-                .map_err(|e| ConfigError(e.to_string()))?;
-            Some(
-                crate::plaid::PlaidWebhookVerifier::new(plaid)
-                    .map_err(|e| ConfigError(e.to_string()))?,
-            )
-        }
-        false => None,
-    };
-    Ok(provider_webhooks_with(&config.table_name, sdk, plaid))
+    let failed = |e: &dyn std::fmt::Display| ConfigError(e.to_string());
+    let secrets = aws_sdk_secretsmanager::Client::new(sdk);
+    let mut verifiers = WebhookVerifiers::default();
+    if config.live_income.uses(Provider::PlaidCheck) {
+        let plaid = PlaidConfig::load(&secrets, |name| config.plaid.get(name))
+            .await
+            .map_err(|e| failed(&e))?;
+        verifiers.plaid =
+            Some(crate::plaid::PlaidWebhookVerifier::new(plaid).map_err(|e| failed(&e))?);
+    }
+    if config.live_income.uses(Provider::Argyle) {
+        let argyle = ArgyleConfig::load(&secrets, |name| config.argyle.get(name))
+            .await
+            .map_err(|e| failed(&e))?;
+        verifiers.argyle =
+            Some(crate::argyle::ArgyleWebhookVerifier::new(argyle).map_err(|e| failed(&e))?);
+    }
+    Ok(provider_webhooks_with(&config.table_name, sdk, verifiers))
 }
 
-/// `provider-webhooks` with its verifier already built (the local stack: the Plaid emulator's).
+/// `provider-webhooks` with its verifiers already built (the local stack: the emulators').
 pub fn provider_webhooks_with(
     table_name: &str,
     sdk: &SdkConfig,
-    plaid: Option<crate::plaid::PlaidWebhookVerifier>,
+    verifiers: WebhookVerifiers,
 ) -> ProviderWebhooks {
     service::handlers::provider_webhooks::ProviderWebhookDeps {
         store: store(sdk, table_name),
         clock: SystemClock,
-        plaid,
+        plaid: verifiers.plaid,
+        argyle: verifiers.argyle,
     }
 }
 

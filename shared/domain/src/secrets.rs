@@ -26,6 +26,15 @@ pub fn sha256_hex(data: &[u8]) -> String {
     hex::encode(Sha256::digest(data))
 }
 
+/// The hex HMAC-SHA512 of `body` under `key` (how Argyle signs its webhooks:
+/// https://docs.argyle.com/api-guide/webhooks).
+pub fn hmac_sha512_hex(key: &[u8], body: &[u8]) -> String {
+    use hmac::{Hmac, Mac};
+    let mut mac = Hmac::<sha2::Sha512>::new_from_slice(key).expect("HMAC takes any key length");
+    mac.update(body);
+    hex::encode(mac.finalize().into_bytes())
+}
+
 fn crc32(data: &[u8]) -> u32 {
     let mut crc = 0xFFFF_FFFFu32;
     for &byte in data {

@@ -172,7 +172,7 @@ pub trait IncomeProvider: Send + Sync {
     }
 
     /// True when the provider of `method` builds its report after the tenant finishes in its
-    /// window and says so by webhook (Plaid Check): the page then records the connection as
+    /// window and says so by webhook (Plaid Check, Argyle): the page then records the connection as
     /// waiting (`domain::awaiting`) instead of reading at once.
     fn reports_later(&self, _method: VerificationMethod) -> bool {
         false

@@ -1,5 +1,5 @@
-//! A data provider's signed webhooks (Plaid today; Argyle is to join on the same route): who
-//! checks the signature, and what a verified webhook says about one tenant's connection.
+//! A data provider's signed webhooks (Plaid's and Argyle's, on one route shape): who checks the
+//! signature, and what a verified webhook says about one tenant's connection.
 
 use std::future::Future;
 
@@ -42,7 +42,7 @@ pub enum WebhookRefusal {
 }
 
 /// Checks one provider's signed webhooks. `signature` is the provider's signature header
-/// (`Plaid-Verification`), `body` the exact bytes received.
+/// (`Plaid-Verification`, `X-Argyle-Signature`), `body` the exact bytes received.
 pub trait ProviderWebhookVerifier: Send + Sync {
     /// The header that carries the signature.
     fn signature_header(&self) -> &'static str;
@@ -57,6 +57,16 @@ pub trait ProviderWebhookVerifier: Send + Sync {
     /// The method whose provider sends these webhooks: its part of the stored handle is the one
     /// `is_user` is given (`crate::provider_users`).
     fn method(&self) -> domain::income::VerificationMethod;
+
+    /// The verification a verified webhook's user was made for, when the provider keeps our
+    /// reference (Argyle's `external_id`). None: the webhook's URL names it (Plaid: the link
+    /// token's webhook carries `?verification_id=`). The handle check (`is_user`) still decides.
+    fn verification_of(
+        &self,
+        _provider_user_id: &str,
+    ) -> impl Future<Output = Result<Option<uuid::Uuid>, WebhookRefusal>> + Send {
+        async { Ok(None) }
+    }
 
     /// Whether this provider's own user handle (its part of `Verification::provider_user`) is
     /// the user a webhook names.

@@ -59,6 +59,8 @@ pub const TENANT_REPORT_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 
 /// Plaid's webhooks (`provider-webhooks`); the link token names it as Plaid Check's webhook.
 pub const PLAID_WEBHOOKS: &str = "/webhooks/providers/plaid";
+/// Argyle's webhooks (`provider-webhooks`), the URL of the stack's subscription.
+pub const ARGYLE_WEBHOOKS: &str = "/webhooks/providers/argyle";
 
 /// Households (co-applicants and guarantors): POST creates, GET reads, DELETE cancels.
 pub const HOUSEHOLDS: &str = "/api/v1/households";
@@ -196,11 +198,17 @@ impl Function {
                 method: "DELETE",
                 path: "/api/v1/verify/data",
             }]),
-            // One route per data provider; Argyle's joins beside Plaid's.
-            Function::ProviderWebhooks => Trigger::Http(&[Route {
-                method: "POST",
-                path: PLAID_WEBHOOKS,
-            }]),
+            // One route per data provider.
+            Function::ProviderWebhooks => Trigger::Http(&[
+                Route {
+                    method: "POST",
+                    path: PLAID_WEBHOOKS,
+                },
+                Route {
+                    method: "POST",
+                    path: ARGYLE_WEBHOOKS,
+                },
+            ]),
             Function::PublishEvents | Function::ExpireVerifications => Trigger::DynamoDbStream,
             Function::RetryEvents | Function::DeliverWebhook => Trigger::Sqs,
             Function::SendReminders => Trigger::Schedule,

@@ -162,7 +162,7 @@ pub async fn env_with(plans: Plans) -> TestEnv {
         &sdk,
         settings,
         adapters::live_provider::LiveProvider::local_sandbox(),
-        Some(plaid.verifier()),
+        plaid.verifiers(),
     );
     devstack::server::spawn(app.clone(), port)
         .await

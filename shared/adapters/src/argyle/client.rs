@@ -10,7 +10,7 @@ use crate::argyle::config::{ArgyleConfig, ArgyleConfigError, base_url_of};
 use crate::argyle::errors::{argyle_error, transport_error, unavailable};
 use crate::argyle::income::{Records, connected_accounts, income_from_records};
 use crate::argyle::wire::{
-    Account, Employment, Identity, Page, Paystub, UserCreateRequest, UserCreateResponse,
+    Account, Employment, Identity, Page, Paystub, User, UserCreateRequest, UserCreateResponse,
     UserTokenRequest, UserTokenResponse,
 };
 use domain::Verification;
@@ -164,9 +164,42 @@ impl ArgyleIncomeProvider {
     }
 }
 
+impl ArgyleIncomeProvider {
+    /// The verification `user` was made for: `GET /v2/users/{id}`, whose `external_id` is the
+    /// verification id and a random suffix (`create_user`). None: no such user, or not ours.
+    /// https://docs.argyle.com/api-reference/users/retrieve-a-user
+    pub async fn verification_of(&self, user: &str) -> Result<Option<uuid::Uuid>, ProviderError> {
+        const ENDPOINT: &str = "/v2/users/{id}";
+        let user = user.trim();
+        if !is_user_id(user) {
+            return Ok(None);
+        }
+        let url = format!("{}/v2/users/{user}", self.base_url);
+        let (status, bytes) = self.send(ENDPOINT, Method::GET, &url, None).await?;
+        if status == StatusCode::NOT_FOUND {
+            return Ok(None);
+        }
+        if !status.is_success() {
+            return Err(argyle_error(ENDPOINT, status));
+        }
+        let found: User = serde_json::from_slice(&bytes)
+            .map_err(|_| unavailable(ENDPOINT, "malformed answer"))?;
+        Ok(found
+            .external_id
+            .as_deref()
+            .and_then(|e| e.get(..36))
+            .and_then(|id| uuid::Uuid::parse_str(id).ok()))
+    }
+}
+
 impl IncomeProvider for ArgyleIncomeProvider {
     fn methods(&self) -> &[VerificationMethod] {
         &[VerificationMethod::Payroll]
+    }
+
+    /// Argyle syncs the pay stubs after Link and says so by `paystubs.fully_synced`.
+    fn reports_later(&self, _method: VerificationMethod) -> bool {
+        true
     }
 
     async fn create_user(
@@ -274,6 +307,6 @@ impl IncomeProvider for ArgyleIncomeProvider {
 }
 
 /// Argyle ids are UUIDs: hex digits and dashes only, so one is safe in a query and a log line.
-fn is_user_id(id: &str) -> bool {
+pub(super) fn is_user_id(id: &str) -> bool {
     (8..=64).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-')
 }

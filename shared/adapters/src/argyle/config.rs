@@ -3,7 +3,8 @@
 //! at cold start, never from the environment.
 //!
 //! The secret is a JSON object `{"api_key_id": "...", "api_key_secret": "..."}`, the pair Argyle
-//! Console issues. A missing, unreadable or malformed secret fails the cold start with a message
+//! Console issues, and the `webhook_secret` our webhook subscription was made with (read only by
+//! `provider-webhooks`, which needs it to check Argyle's signatures). A missing, unreadable or malformed secret fails the cold start with a message
 //! naming what is wrong, never a value.
 
 use std::fmt;
@@ -25,6 +26,8 @@ pub struct ArgyleConfig {
     pub base_url: String,
     pub api_key_id: String,
     pub api_key_secret: String,
+    /// The `secret` of our subscription to Argyle's webhooks, if the secret holds one.
+    pub webhook_secret: Option<String>,
     pub timeout: Duration,
 }
 
@@ -34,6 +37,10 @@ impl fmt::Debug for ArgyleConfig {
             .field("base_url", &self.base_url)
             .field("api_key_id", &self.api_key_id)
             .field("api_key_secret", &"<redacted>")
+            .field(
+                "webhook_secret",
+                &self.webhook_secret.as_ref().map(|_| "<redacted>"),
+            )
             .field("timeout", &self.timeout)
             .finish()
     }
@@ -53,6 +60,10 @@ pub enum ArgyleConfigError {
         "the Argyle secret (ARGYLE_SECRET_ARN) must be a JSON object with non-empty string keys api_key_id and api_key_secret"
     )]
     SecretMalformed,
+    #[error(
+        "the Argyle secret (ARGYLE_SECRET_ARN) has no webhook_secret, which checks Argyle's webhooks"
+    )]
+    NoWebhookSecret,
     #[error("the Argyle HTTP client could not be built")]
     Client,
 }
@@ -61,6 +72,8 @@ pub enum ArgyleConfigError {
 struct SecretFields {
     api_key_id: String,
     api_key_secret: String,
+    #[serde(default)]
+    webhook_secret: Option<String>,
 }
 
 impl ArgyleConfig {
@@ -77,6 +90,9 @@ impl ArgyleConfig {
             base_url: base_url.trim().to_string(),
             api_key_id: id.to_string(),
             api_key_secret: secret.to_string(),
+            webhook_secret: (fields.webhook_secret.as_deref().map(str::trim))
+                .filter(|w| !w.is_empty())
+                .map(str::to_string),
             timeout: DEFAULT_TIMEOUT,
         })
     }
@@ -125,6 +141,14 @@ mod tests {
             ("kid", "s3cr3t")
         );
         assert!(!format!("{ok:?}").contains("s3cr3t"));
+        assert_eq!(ok.webhook_secret, None);
+        let with_webhooks = ArgyleConfig::from_secret_json(
+            "https://api-sandbox.argyle.com",
+            r#"{"api_key_id":"kid","api_key_secret":"s3cr3t","webhook_secret":"wh00k"}"#,
+        )
+        .unwrap();
+        assert_eq!(with_webhooks.webhook_secret.as_deref(), Some("wh00k"));
+        assert!(!format!("{with_webhooks:?}").contains("wh00k"));
         for bad in [
             "s3cr3t",
             r#"{"api_key_id":"kid"}"#,

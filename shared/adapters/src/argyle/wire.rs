@@ -25,6 +25,29 @@ pub(super) struct UserCreateResponse {
     pub(super) id: String,
 }
 
+/// `GET /v2/users/{id}`: only our reference is read.
+#[derive(Deserialize)]
+pub(super) struct User {
+    #[serde(default)]
+    pub(super) external_id: Option<String>,
+}
+
+/// A webhook's message: `event`, and `data` naming the account and the user
+/// (https://docs.argyle.com/api-reference/paystubs-webhooks).
+#[derive(Deserialize)]
+pub(super) struct WebhookMessage {
+    #[serde(default)]
+    pub(super) event: String,
+    #[serde(default)]
+    pub(super) data: Option<WebhookData>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct WebhookData {
+    #[serde(default)]
+    pub(super) user: Option<String>,
+}
+
 /// The v2 reference answers `user_token`; the v1 (legacy) reference answered `access` (and
 /// `refresh`). Either is read.
 #[derive(Deserialize)]

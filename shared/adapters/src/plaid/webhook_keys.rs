@@ -171,7 +171,7 @@ fn decode_json<T: serde::de::DeserializeOwned>(part: &str) -> Option<T> {
 }
 
 /// Equal strings, compared without an early exit.
-fn same(a: &str, b: &str) -> bool {
+pub(crate) fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())

@@ -58,6 +58,7 @@ fn provider_with_timeout(fake: &FakeProvider, timeout: Duration) -> ArgyleIncome
         base_url: fake.base_url.clone(),
         api_key_id: KEY_ID.into(),
         api_key_secret: KEY_SECRET.into(),
+        webhook_secret: None,
         timeout,
     })
     .unwrap()

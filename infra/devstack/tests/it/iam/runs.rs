@@ -207,7 +207,7 @@ pub async fn rig() -> Rig {
                     &function_sdk,
                     settings.clone(),
                     adapters::live_provider::LiveProvider::local_sandbox(),
-                    Some(plaid.verifier()),
+                    plaid.verifiers(),
                 );
                 apps.insert(function, app);
             }
@@ -561,11 +561,13 @@ pub async fn success(rig: &mut Rig) {
 
     // The cold starts with Plaid and with Argyle: each secret, read with each function's own role
     // (the tenant page uses the provider; the outbox's functions close a tenant's provider user
-    // once it ended).
+    // once it ended; provider-webhooks checks each provider's webhooks, Plaid's with its key
+    // endpoint, Argyle's with the webhook secret and the users endpoint).
     for function in [
         Function::TenantPortal,
         Function::PublishEvents,
         Function::RetryEvents,
+        Function::ProviderWebhooks,
     ] {
         let sm = read_plaid_secret(rig, function).await;
         let arn = rig.argyle_secret_arn.clone();
@@ -578,9 +580,7 @@ pub async fn success(rig: &mut Rig) {
             .await
             .expect("the Argyle secret reads");
     }
-    // provider-webhooks' cold start reads the Plaid secret (for the key endpoint), and a signed
-    // CHECK_REPORT_READY records its signal on a waiting verification.
-    read_plaid_secret(rig, Function::ProviderWebhooks).await;
+    // A signed CHECK_REPORT_READY records its signal on a waiting verification.
     plaid_signal(rig).await;
     // analyze-document's cold start: the fingerprint key.
     let sm =

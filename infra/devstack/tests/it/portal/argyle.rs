@@ -1,12 +1,16 @@
 //! Live routing between two real providers on the local stack (`INCOME_PROVIDERS=
 //! plaid_check,argyle`): Plaid Check at its emulator fails the bank try by its signed webhook,
-//! the page offers payroll, and Argyle at its emulator serves it once the accounts are connected
-//! and their pay stubs synced. The report lists both tries.
+//! the page offers payroll, and the payroll connection waits until Argyle's signed
+//! `paystubs.fully_synced` wakes its read. The report lists both tries. Argyle's webhook
+//! verification cases follow Plaid's (`plaid_check`).
 
-use super::plaid_check::{CONSENT_WITH_IDENTITY, PlaidStack, stored};
+use super::plaid_check::{
+    CONSENT_WITH_IDENTITY, PlaidStack, retry_once, stored, sweep_after_31_minutes,
+};
 use super::*;
+use adapters::argyle::ArgyleWebhookVerifier;
 use adapters::live_provider::{LiveProvider, Provider};
-use devstack::argyle_emulator::{ArgyleEmulator, Stage};
+use devstack::argyle_emulator::{ArgyleEmulator, Stage, WEBHOOK_SECRET};
 use devstack::plaid_emulator::{PlaidEmulator, Report};
 use domain::income::VerificationMethod::Bank;
 use domain::methods::AttemptOutcome;
@@ -31,12 +35,13 @@ async fn two_provider_stack(env: &TestEnv) -> (PlaidStack, ArgyleEmulator) {
         live_income: service::config::LiveIncome::of(&[Kind::PlaidCheck, Kind::Argyle]),
         ..devstack::local_settings(&env.names.table, &base, domain::VERIFICATION_LIFETIME)
     };
-    let app = devstack::app_with_webhooks(
-        &env.sdk,
-        settings,
-        both(plaid.provider(&base)),
-        Some(plaid.verifier()),
-    );
+    argyle.subscribe(&format!("{base}/webhooks/providers/argyle"));
+    let verifiers = adapters::wiring::WebhookVerifiers {
+        plaid: Some(plaid.verifier()),
+        argyle: Some(argyle.verifier()),
+    };
+    let app =
+        devstack::app_with_webhooks(&env.sdk, settings, both(plaid.provider(&base)), verifiers);
     devstack::server::spawn(app, port).await.expect("listen");
     let mut workers = env.workers();
     workers.outbox.provider = both(plaid.provider(&base));
@@ -91,18 +96,23 @@ async fn a_failed_bank_try_is_followed_by_payroll_through_argyle_and_both_are_re
         "{}",
         p.html
     );
-    // The account is still connecting, then its pay stubs are being read: nothing is recorded.
-    for stage in [Stage::Connecting, Stage::Syncing] {
-        argyle.set(&argyle_user, stage);
-        let p = page_at(&base, "POST", &link, Some("action=connect")).await;
-        assert_eq!(p.status, 503, "{stage:?}: {}", p.html);
-        let v = stored(&env, &id).await;
-        assert_eq!(v.method_attempts.len(), 1, "{stage:?}: only the bank try");
-        assert_eq!(argyle.count(PAYSTUBS), 0, "nothing read before the sync");
-    }
-    argyle.set(&argyle_user, Stage::Synced);
+    // Back from Link, the connection waits: the account is still connecting, then its pay stubs
+    // are being read. Nothing is read, and no try is recorded.
     let p = page_at(&base, "POST", &link, Some("action=connect")).await;
     assert_eq!(p.status, 303, "{}", p.html);
+    for stage in [Stage::Connecting, Stage::Syncing] {
+        argyle.set(&argyle_user, stage);
+        stack.drain().await;
+        let p = page_at(&base, "GET", &link, None).await;
+        assert_eq!(p.status, 200, "{stage:?}: {}", p.html);
+        let v = stored(&env, &id).await;
+        assert_eq!(v.method_attempts.len(), 1, "{stage:?}: only the bank try");
+        assert!(v.awaiting_now().is_some(), "{stage:?}: waiting");
+        assert_eq!(argyle.count(PAYSTUBS), 0, "nothing read before the sync");
+    }
+    // Synced: Argyle's signed webhook records the signal, and its piece of work reads once.
+    assert_eq!(argyle.settle(&argyle_user, Stage::Synced).await, Some(200));
+    stack.drain().await;
 
     let v = stored(&env, &id).await;
     assert_eq!(v.status, Status::Completed);
@@ -184,4 +194,115 @@ async fn an_account_default_of_payroll_makes_only_an_argyle_user_at_consent() {
     let argyle_user = argyle.user_ids().pop().expect("an Argyle user");
     assert_eq!(v.provider_user.unwrap(), format!("payroll={argyle_user}"));
     assert!(stack.plaid.user_ids().is_empty(), "no Plaid Check user");
+}
+
+/// A payroll-only verification, consented, back from Argyle Link, its connection waiting: its
+/// id and the tenant's Argyle user.
+async fn waiting_on_payroll(
+    env: &TestEnv,
+    stack: &PlaidStack,
+    argyle: &ArgyleEmulator,
+) -> (String, String) {
+    let body = json!({"tenant_email": "argyle.cases@example.com", "monthly_rent": 1200, "methods": ["payroll"]});
+    let (id, link) = live_and_plaid::created_at(&stack.base, &env.live_key, body).await;
+    let p = page_at(&stack.base, "POST", &link, Some("action=consent&agree=yes")).await;
+    assert_eq!(p.status, 303, "{}", p.html);
+    let user = argyle.user_ids().pop().expect("an Argyle user");
+    let p = page_at(&stack.base, "POST", &link, Some("action=start")).await;
+    assert_eq!(p.status, 200, "{}", p.html);
+    argyle.set(&user, Stage::Syncing);
+    let p = page_at(&stack.base, "POST", &link, Some("action=connect")).await;
+    assert_eq!(p.status, 303, "{}", p.html);
+    assert!(stored(env, &id).await.awaiting_now().is_some(), "waiting");
+    (id, user)
+}
+
+/// Argyle's webhooks as https://docs.argyle.com/api-guide/webhooks signs them: only the hex
+/// HMAC-SHA512 of the exact body under the subscription's secret is work. A wrong secret, a
+/// changed body, no header, or a body naming another user leave the wait as it was; the good one
+/// records the signal once, a replay is a duplicate, and the pay stubs are read once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn argyle_webhook_verification_cases_give_one_piece_of_work_or_a_401() {
+    let env = env().await;
+    let (mut stack, argyle) = two_provider_stack(&env).await;
+    let (id, user) = waiting_on_payroll(&env, &stack, &argyle).await;
+    let url = format!("{}/webhooks/providers/argyle", stack.base);
+    let body = ArgyleEmulator::webhook_body("paystubs.fully_synced", &user);
+    let sign = |secret: &str, body: &str| ArgyleWebhookVerifier::sign(secret, body.as_bytes());
+    let good = sign(WEBHOOK_SECRET, &body);
+    let changed = body.replace("paystubs.fully_synced", "gigs.fully_synced");
+    let cases = [
+        ("wrong secret", body.clone(), sign("not-the-secret", &body)),
+        ("body changed", changed, good.clone()),
+        ("no header", body.clone(), String::new()),
+        ("not hex of the body", body.clone(), "ab".repeat(64)),
+    ];
+    for (case, sent, signature) in &cases {
+        let status = ArgyleEmulator::post_webhook(&url, sent, signature).await;
+        assert_eq!(status, Some(401), "{case}");
+        let v = stored(&env, &id).await;
+        assert!(
+            v.awaiting_now().unwrap().signal.is_none(),
+            "{case}: no work"
+        );
+    }
+    let signalled = || async {
+        stored(&env, &id)
+            .await
+            .awaiting_now()
+            .unwrap()
+            .signal
+            .is_some()
+    };
+    // Signed, but for a user no verification of ours has; then of no concern (a partial sync:
+    // the read waits for the full one). Both answered, neither any work.
+    let stranger = "0187c66e-0000-4000-8000-00000000ffff";
+    for (event, who) in [
+        ("paystubs.fully_synced", stranger),
+        ("paystubs.partially_synced", user.as_str()),
+    ] {
+        let sent = ArgyleEmulator::webhook_body(event, who);
+        let signed = sign(WEBHOOK_SECRET, &sent);
+        assert_eq!(
+            ArgyleEmulator::post_webhook(&url, &sent, &signed).await,
+            Some(200),
+            "{event}"
+        );
+        assert!(!signalled().await, "{event}: no work");
+    }
+
+    argyle.set(&user, Stage::Synced);
+    for _ in 0..3 {
+        assert_eq!(
+            ArgyleEmulator::post_webhook(&url, &body, &good).await,
+            Some(200)
+        );
+    }
+    assert!(
+        signalled().await,
+        "recorded once; the replays are duplicates"
+    );
+    stack.drain().await;
+    assert_eq!(
+        argyle.count(PAYSTUBS),
+        2,
+        "one piece of work: both pages, read once"
+    );
+    assert_eq!(stored(&env, &id).await.status, Status::Completed);
+}
+
+/// A lost `paystubs.fully_synced` is caught by the sweep, as Plaid's lost webhook is: not read
+/// while the wait is fresh, read once past `SWEEP_AFTER`, and the synced pay stubs complete it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lost_argyle_webhook_is_caught_by_the_sweep() {
+    let env = env().await;
+    let (mut stack, argyle) = two_provider_stack(&env).await;
+    let (id, user) = waiting_on_payroll(&env, &stack, &argyle).await;
+    argyle.set(&user, Stage::Synced); // and no webhook
+    stack.drain().await;
+    retry_once(&env, &stack).await;
+    assert_eq!(argyle.count(PAYSTUBS), 0, "not due: the wait is fresh");
+    sweep_after_31_minutes(&env, &stack, &id).await;
+    assert_eq!(stored(&env, &id).await.status, Status::Completed);
+    assert_eq!(argyle.count(PAYSTUBS), 2, "the sweep read both pages once");
 }

@@ -34,12 +34,11 @@ pub(crate) async fn plaid_stack(env: &TestEnv) -> PlaidStack {
         live_income: service::config::LiveIncome::of(&[service::config::Provider::PlaidCheck]),
         ..devstack::local_settings(&env.names.table, &base, domain::VERIFICATION_LIFETIME)
     };
-    let verifier = plaid.verifier();
     let app = devstack::app_with_webhooks(
         &env.sdk,
         settings,
         LiveProvider::plaid_check(provider),
-        Some(verifier),
+        plaid.verifiers(),
     );
     devstack::server::spawn(app, port).await.expect("listen");
     let mut workers = env.workers();
@@ -105,6 +104,46 @@ impl PlaidStack {
             self.base
         )
     }
+}
+
+/// Moves the start of `id`'s wait 31 minutes back, as time passing would (past `SWEEP_AFTER`),
+/// then runs the retry queue until the sweep's read completed the verification.
+pub(crate) async fn sweep_after_31_minutes(env: &TestEnv, stack: &PlaidStack, id: &str) {
+    let since = chrono::Utc::now() - chrono::Duration::minutes(31);
+    aws_sdk_dynamodb::Client::new(&env.sdk)
+        .update_item()
+        .table_name(&env.names.table)
+        .key(
+            "PK",
+            aws_sdk_dynamodb::types::AttributeValue::S(format!("VERIFICATION#{id}")),
+        )
+        .key(
+            "SK",
+            aws_sdk_dynamodb::types::AttributeValue::S("VERIFICATION".into()),
+        )
+        .update_expression("SET awaiting.since = :since")
+        .expression_attribute_values(
+            ":since",
+            aws_sdk_dynamodb::types::AttributeValue::S(domain::format_ts(since)),
+        )
+        .send()
+        .await
+        .unwrap();
+    for _ in 0..10 {
+        retry_once(env, stack).await;
+        if stored(env, id).await.status == domain::Status::Completed {
+            break;
+        }
+    }
+}
+
+/// One pass of the retry queue through the outbox (the sweep's pieces wait there).
+pub(crate) async fn retry_once(env: &TestEnv, stack: &PlaidStack) {
+    let sqs = aws_sdk_sqs::Client::new(&env.sdk);
+    let retry_queue = &env.created.retry_queue_url;
+    devstack::pump::pump_retry_once(&sqs, retry_queue, &stack.workers.outbox, 0)
+        .await
+        .unwrap();
 }
 
 /// The verification `id` as the table holds it.
@@ -364,43 +403,12 @@ async fn a_lost_webhook_is_caught_by_the_sweep() {
     // Plaid built the report; its webhook never arrives.
     stack.plaid.mark(&user, Report::Ready);
     stack.drain().await;
-    let sqs = aws_sdk_sqs::Client::new(&env.sdk);
-    let retry_queue = &env.created.retry_queue_url;
-    devstack::pump::pump_retry_once(&sqs, retry_queue, &stack.workers.outbox, 0)
-        .await
-        .unwrap();
+    retry_once(&env, &stack).await;
     assert_eq!(stack.plaid.count(INSIGHTS), 0, "not due: the wait is fresh");
     assert!(stored(&env, &id).await.awaiting_now().is_some());
 
     // The wait began 31 minutes ago, as time passing would have it.
-    let since = chrono::Utc::now() - chrono::Duration::minutes(31);
-    aws_sdk_dynamodb::Client::new(&env.sdk)
-        .update_item()
-        .table_name(&env.names.table)
-        .key(
-            "PK",
-            aws_sdk_dynamodb::types::AttributeValue::S(format!("VERIFICATION#{id}")),
-        )
-        .key(
-            "SK",
-            aws_sdk_dynamodb::types::AttributeValue::S("VERIFICATION".into()),
-        )
-        .update_expression("SET awaiting.since = :since")
-        .expression_attribute_values(
-            ":since",
-            aws_sdk_dynamodb::types::AttributeValue::S(domain::format_ts(since)),
-        )
-        .send()
-        .await
-        .unwrap();
-    for _ in 0..10 {
-        devstack::pump::pump_retry_once(&sqs, retry_queue, &stack.workers.outbox, 0)
-            .await
-            .unwrap();
-        if stored(&env, &id).await.status == domain::Status::Completed {
-            break;
-        }
-    }
+    sweep_after_31_minutes(&env, &stack, &id).await;
     assert_eq!(stored(&env, &id).await.status, domain::Status::Completed);
     assert_eq!(
         stack.plaid.count(INSIGHTS),
