@@ -136,3 +136,80 @@ impl ProviderWebhookVerifier for ArgyleWebhookVerifier {
         same(handle.trim(), provider_user_id.trim())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const USER: &str = "018051aa-f7a9-a0db-2f38-6cfa325e9d69";
+
+    /// The message of https://docs.argyle.com/api-reference/paystubs-webhooks, with `event`.
+    fn message(event: &str, user: &str) -> String {
+        serde_json::json!({
+            "event": event,
+            "name": "name-for-the-webhook-subscription",
+            "data": {"account": "0187c66e-e7e5-811c-b006-2232f00f426a", "user": user,
+                     "available_count": "24"},
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn the_events_that_end_a_sync_ask_for_a_read_and_the_rest_are_ignored() {
+        for event in [
+            "paystubs.fully_synced",
+            "gigs.fully_synced",
+            "accounts.failed",
+        ] {
+            assert_eq!(
+                notice_of(message(event, USER).as_bytes()),
+                ProviderNotice::Data {
+                    provider_user_id: USER.into(),
+                    signal: DataSignal::Ready
+                },
+                "{event}"
+            );
+        }
+        for event in [
+            "paystubs.partially_synced",
+            "accounts.updated",
+            "identities.added",
+        ] {
+            let notice = notice_of(message(event, USER).as_bytes());
+            assert_eq!(notice, ProviderNotice::Ignored { kind: event.into() });
+        }
+        // No user, or one that is not an Argyle id, is no one's data; a hostile event is not logged.
+        let no_user = notice_of(message("paystubs.fully_synced", "a@b.example").as_bytes());
+        assert!(matches!(no_user, ProviderNotice::Ignored { .. }));
+        let odd = notice_of(message("x y@z", USER).as_bytes());
+        assert_eq!(
+            odd,
+            ProviderNotice::Ignored {
+                kind: "unknown".into()
+            }
+        );
+    }
+
+    proptest! {
+        /// Only the hex HMAC-SHA512 of these very bytes under this secret verifies: another
+        /// secret, or one changed byte of the body, never does.
+        #[test]
+        fn a_signature_holds_only_for_its_body_and_secret(
+            body in proptest::collection::vec(any::<u8>(), 0..256),
+            flip in any::<prop::sample::Index>(),
+            secret in "[a-zA-Z0-9]{8,40}",
+        ) {
+            let good = ArgyleWebhookVerifier::sign(&secret, &body);
+            prop_assert_eq!(good.len(), SIGNATURE_LEN);
+            prop_assert!(same(&good, &ArgyleWebhookVerifier::sign(&secret, &body)));
+            let other = ArgyleWebhookVerifier::sign(&format!("{secret}x"), &body);
+            prop_assert!(!same(&good, &other));
+            if !body.is_empty() {
+                let mut changed = body.clone();
+                changed[flip.index(body.len())] ^= 1;
+                prop_assert!(!same(&good, &ArgyleWebhookVerifier::sign(&secret, &changed)));
+            }
+        }
+    }
+}
