@@ -6,7 +6,7 @@
 //! consent, one per provider the verification may use, and stored as one handle
 //! (`ports::provider_users`): each provider is handed only its own part.
 
-use futures::future::try_join_all;
+use futures::future::{join_all, try_join_all};
 
 use domain::Verification;
 use domain::income::{ProviderIncome, VerificationMethod};
@@ -93,8 +93,9 @@ fn own_part(handle: Option<&str>, method: VerificationMethod) -> Option<&str> {
 
 impl IncomeProvider for LiveProvider {
     /// One user at each provider the verification may use (its own methods, or every method the
-    /// stack serves), made concurrently. A failure of one writes nothing: the tenant agrees
-    /// again, and a user made meanwhile at another provider is never used.
+    /// stack serves), made concurrently. A failure of one writes nothing, and the tenant agrees
+    /// again: the users made meanwhile at the other providers are closed, best effort, so none
+    /// is left holding what the tenant gave.
     async fn create_user(
         &self,
         v: &Verification,
@@ -106,7 +107,7 @@ impl IncomeProvider for LiveProvider {
             ));
         }
         let wanted = |p: &&Provider| v.methods.is_empty() || v.methods.contains(&p.method());
-        let made = try_join_all(self.providers.iter().filter(wanted).map(|p| async move {
+        let tries = join_all(self.providers.iter().filter(wanted).map(|p| async move {
             let user = match p {
                 Provider::PlaidCheck(p) => p.create_user(v, identity).await?,
                 Provider::Argyle(p) => p.create_user(v, identity).await?,
@@ -119,9 +120,19 @@ impl IncomeProvider for LiveProvider {
                 user => Ok(user.map(|u| (p.method(), u))),
             }
         }))
-        .await?;
-        let made: Vec<_> = made.into_iter().flatten().collect();
-        Ok(provider_users::join(&made))
+        .await;
+        let (made, failed): (Vec<_>, Vec<_>) = tries.into_iter().partition(Result::is_ok);
+        let made: Vec<_> = made.into_iter().filter_map(Result::ok).flatten().collect();
+        let joined = provider_users::join(&made);
+        let Some(Err(first)) = failed.into_iter().next() else {
+            return Ok(joined);
+        };
+        if let Some(handle) = joined.as_deref()
+            && let Err(e) = self.close_user(v, handle).await
+        {
+            tracing::warn!(error = %e, "a user made at another provider could not be closed");
+        }
+        Err(first)
     }
 
     fn identity_methods(&self) -> &[VerificationMethod] {

@@ -306,3 +306,37 @@ async fn a_lost_argyle_webhook_is_caught_by_the_sweep() {
     assert_eq!(stored(&env, &id).await.status, Status::Completed);
     assert_eq!(argyle.count(PAYSTUBS), 2, "the sweep read both pages once");
 }
+
+/// A consent whose Plaid Check user could not be made (Plaid's documented
+/// `INTERNAL_SERVER_ERROR`, https://plaid.com/docs/errors/api/) writes nothing, and the Argyle
+/// user made beside it is closed, so no user is left at Argyle for a consent that did not hold.
+/// The tenant agrees again, and gets one user at each provider.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_consent_that_fails_at_one_provider_closes_the_user_made_at_the_other() {
+    const INTERNAL_SERVER_ERROR: &str = include_str!(
+        "../../../../../shared/adapters/tests/fixtures/plaid/error_internal_server_error.json"
+    );
+    let env = env().await;
+    let (stack, argyle) = two_provider_stack(&env).await;
+    let body = json!({"tenant_email": "half.consent@example.com", "monthly_rent": 1200});
+    let (id, link) = live_and_plaid::created_at(&stack.base, &env.live_key, body).await;
+
+    stack
+        .plaid
+        .fail_next("/user/create", 500, INTERNAL_SERVER_ERROR);
+    let p = page_at(&stack.base, "POST", &link, Some(CONSENT_WITH_IDENTITY)).await;
+    assert_eq!(p.status, 503, "{}", p.html);
+    assert_eq!(
+        stored(&env, &id).await.provider_user,
+        None,
+        "nothing written"
+    );
+    assert_eq!(argyle.count("/v2/users"), 1, "an Argyle user was made");
+    assert!(argyle.user_ids().is_empty(), "and closed");
+
+    let p = page_at(&stack.base, "POST", &link, Some(CONSENT_WITH_IDENTITY)).await;
+    assert_eq!(p.status, 303, "{}", p.html);
+    let argyle_user = argyle.user_ids().pop().expect("a new Argyle user");
+    let handle = stored(&env, &id).await.provider_user.unwrap();
+    assert!(handle.starts_with("bank=") && handle.ends_with(&format!(";payroll={argyle_user}")));
+}
