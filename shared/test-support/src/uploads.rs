@@ -16,12 +16,15 @@ use uuid::Uuid;
 use domain::documents::record::{MAX_UPLOAD_BYTES, UPLOAD_PREFIX};
 use ports::{DocumentEraser, ObjectError, ObjectStore, StoredObject, UploadSigner};
 
+/// One key's versions, oldest first: (version id, bytes).
+type Versions = Vec<(String, Vec<u8>)>;
+
 /// A versioned bucket: the versions of each key, oldest first; clones share them. `reads`
 /// counts `get_object` calls. Version ids are `v1`, `v2`, ... across the bucket. ETags are not
 /// kept: `current_version` answers the current version whatever the ETag asked for.
 #[derive(Clone, Default)]
 pub struct MemoryObjects {
-    objects: Arc<Mutex<HashMap<String, Vec<(String, Vec<u8>)>>>>,
+    objects: Arc<Mutex<HashMap<String, Versions>>>,
     versions: Arc<Mutex<usize>>,
     reads: Arc<Mutex<usize>>,
     down: Arc<Mutex<bool>>,
