@@ -1092,9 +1092,11 @@ export interface components {
             verdict_words?: string;
             /** @description Why the file was not accepted (state `refused`). */
             refusal?: string;
+            /** @description Present when a later upload to the same form replaced this one: that upload's name, `Document <n>`. */
+            replaced_by?: string;
             /**
              * Format: uri
-             * @description Downloads the original as an attachment named `document-<n>`; signed for five minutes.
+             * @description Downloads the version analysed as an attachment named `document-<n>`; signed for five minutes.
              */
             download_url: string;
             /** Format: date-time */
@@ -1132,9 +1134,15 @@ export interface components {
              * @constant
              */
             stated_by_tenant?: true;
-            /** @description The verdict in plain words, with the failed checks or the reason. */
+            /** @description The verdict in plain words, with the failed checks or the reason, and the uploads it replaced. */
             summary: string;
             checks: components["schemas"]["DocumentCheck"][];
+            /**
+             * @description Present when the tenant posted the same form again: each earlier upload it replaced,
+             *     oldest first, as its name and its verdict or refusal, e.g. `Document 1 (signs of
+             *     editing found)`.
+             */
+            replaced?: string[];
         };
         /**
          * @description Present while some documents' income counts only once the landlord accepts them with

@@ -195,8 +195,8 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
 pub const DOCUMENTS_MAX_RECEIVES: i32 =
     service::handlers::analyze_document::DOCUMENT_MAX_RECEIVES as i32;
 
-/// The documents bucket as template.yaml makes it: encrypted, public access blocked, and its
-/// uploads' ObjectCreated notifications sent to the documents queue. moto keeps the settings but
+/// The documents bucket as template.yaml makes it: versioned, encrypted, public access blocked,
+/// and its uploads' ObjectCreated notifications sent to the documents queue. moto keeps the settings but
 /// enforces neither a POST policy nor a lifecycle rule.
 async fn documents_bucket(sdk: &SdkConfig, bucket: &str, queue: &str) -> Result<(), String> {
     use aws_sdk_s3::types::{
@@ -233,6 +233,16 @@ async fn documents_bucket(sdk: &SdkConfig, bucket: &str, queue: &str) -> Result<
         .send()
         .await
         .map_err(|e| format!("bucket encryption: {e}"))?;
+    s3.put_bucket_versioning()
+        .bucket(bucket)
+        .versioning_configuration(
+            aws_sdk_s3::types::VersioningConfiguration::builder()
+                .status(aws_sdk_s3::types::BucketVersioningStatus::Enabled)
+                .build(),
+        )
+        .send()
+        .await
+        .map_err(|e| format!("bucket versioning: {e}"))?;
     s3.put_public_access_block()
         .bucket(bucket)
         .public_access_block_configuration(

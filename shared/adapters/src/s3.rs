@@ -1,5 +1,6 @@
-//! The uploaded documents in S3: reading an upload (`ObjectStore`), erasing a verification's
-//! uploads (`DocumentEraser`), and signing the browser's upload form with the function's own
+//! The uploaded documents in S3, a versioned bucket: reading one version of an upload and deleting
+//! one not taken in (`ObjectStore`), erasing every version of a verification's uploads
+//! (`DocumentEraser`), and signing the browser's upload form with the function's own
 //! credentials (`UploadSigner`, through `ports::upload_form`).
 
 use aws_sdk_s3::config::{ProvideCredentials, SharedCredentialsProvider};
@@ -14,7 +15,8 @@ use ports::upload_form::{
     upload_form,
 };
 use ports::{
-    DOWNLOAD_LINK_SECONDS, DocumentEraser, DownloadSigner, ObjectError, ObjectStore, UploadSigner,
+    DOWNLOAD_LINK_SECONDS, DocumentEraser, DownloadSigner, ObjectError, ObjectStore, StoredObject,
+    UploadSigner,
 };
 
 /// The documents bucket, read through the SDK.
@@ -42,22 +44,32 @@ pub fn s3_client(sdk: &aws_config::SdkConfig) -> aws_sdk_s3::Client {
 }
 
 impl ObjectStore for S3Objects {
-    async fn get_object(&self, key: &str, max_bytes: u64) -> Result<Vec<u8>, ObjectError> {
+    async fn get_object(
+        &self,
+        key: &str,
+        version_id: Option<&str>,
+        max_bytes: u64,
+    ) -> Result<StoredObject, ObjectError> {
         let out = self
             .client
             .get_object()
             .bucket(&self.bucket)
             .key(key)
+            .set_version_id(version_id.map(String::from))
             .send()
             .await
             .map_err(|e| match e.as_service_error() {
                 Some(GetObjectError::NoSuchKey(_)) => ObjectError::Missing,
+                _ if e.raw_response().is_some_and(|r| r.status().as_u16() == 404) => {
+                    ObjectError::Missing
+                }
                 _ => ObjectError::Unavailable(e.to_string()),
             })?;
         let length = u64::try_from(out.content_length().unwrap_or(0)).unwrap_or(0);
         if length > max_bytes {
             return Err(ObjectError::TooLarge(length));
         }
+        let version_id = out.version_id().map(String::from);
         let bytes = out
             .body
             .collect()
@@ -67,19 +79,55 @@ impl ObjectStore for S3Objects {
         if bytes.len() as u64 > max_bytes {
             return Err(ObjectError::TooLarge(bytes.len() as u64));
         }
-        Ok(bytes.to_vec())
+        Ok(StoredObject {
+            bytes: bytes.to_vec(),
+            version_id,
+        })
+    }
+
+    async fn current_version(&self, key: &str, etag: &str) -> Result<Option<String>, ObjectError> {
+        let out = self
+            .client
+            .head_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .send()
+            .await;
+        let out = match out {
+            Ok(out) => out,
+            Err(e) if e.raw_response().is_some_and(|r| r.status().as_u16() == 404) => {
+                return Ok(None);
+            }
+            Err(e) => return Err(ObjectError::Unavailable(format!("head: {e}"))),
+        };
+        let same = out.e_tag().map(|t| t.trim_matches('"')) == Some(etag.trim_matches('"'));
+        Ok(out.version_id().filter(|_| same).map(String::from))
+    }
+
+    async fn delete_version(&self, key: &str, version_id: &str) -> Result<(), ObjectError> {
+        self.client
+            .delete_object()
+            .bucket(&self.bucket)
+            .key(key)
+            .version_id(version_id)
+            .send()
+            .await
+            .map_err(|e| ObjectError::Unavailable(format!("delete: {e}")))?;
+        Ok(())
     }
 }
 
-/// At most this many rounds of one listed page (up to 1,000 keys) and its deletion per erasure
-/// call. A verification takes in 12 uploads, but a tenant may post every form signed for it, so
-/// the count is not fixed: past the bound the call fails, and the caller's retry goes on.
+/// At most this many rounds of one listed page (up to 1,000 versions) and its deletion per
+/// erasure call. A verification takes in 12 uploads, but a tenant may post every form signed for
+/// it, so the count is not fixed: past the bound the call fails, and the caller's retry goes on.
 pub const ERASE_ROUNDS: usize = 10;
 
-/// Why DeleteObjects rather than DeleteObject per key: one request per listed page whatever the
-/// count, and S3 still authorizes each key as `s3:DeleteObject`. Its answer lists the keys it could
-/// not delete in a 200, so any listed error fails the call. Each round lists from the start: the
-/// keys deleted are gone, so no continuation token is carried between deletions.
+/// Why DeleteObjects rather than DeleteObject per version: one request per listed page whatever
+/// the count, and S3 still authorizes each entry as `s3:DeleteObjectVersion`. Every version and
+/// every delete marker is listed and deleted by its version id, so nothing of the upload is left
+/// as an older version. The answer lists what S3 could not delete in a 200, so any listed error
+/// fails the call. Each round lists from the start: what was deleted is gone, so no marker is
+/// carried between deletions.
 impl DocumentEraser for S3Objects {
     async fn erase_uploads(&self, verification_id: Uuid) -> Result<usize, ObjectError> {
         let unavailable = |e: String| ObjectError::Unavailable(e);
@@ -88,23 +136,31 @@ impl DocumentEraser for S3Objects {
         for _ in 0..ERASE_ROUNDS {
             let page = self
                 .client
-                .list_objects_v2()
+                .list_object_versions()
                 .bucket(&self.bucket)
                 .prefix(&prefix)
                 .send()
                 .await
                 .map_err(|e| unavailable(format!("list: {e}")))?;
-            let keys = (page.contents().iter())
-                .filter_map(|object| object.key())
-                .map(|key| ObjectIdentifier::builder().key(key).build())
+            let versions = (page.versions().iter()).map(|v| (v.key(), v.version_id()));
+            let markers = (page.delete_markers().iter()).map(|m| (m.key(), m.version_id()));
+            let entries = versions
+                .chain(markers)
+                .filter_map(|(key, version)| Some((key?, version)))
+                .map(|(key, version)| {
+                    ObjectIdentifier::builder()
+                        .key(key)
+                        .set_version_id(version.map(String::from))
+                        .build()
+                })
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| unavailable(e.to_string()))?;
-            if keys.is_empty() {
+            if entries.is_empty() {
                 return Ok(erased);
             }
-            let count = keys.len();
+            let count = entries.len();
             let delete = Delete::builder()
-                .set_objects(Some(keys))
+                .set_objects(Some(entries))
                 .quiet(true)
                 .build()
                 .map_err(|e| unavailable(e.to_string()))?;
@@ -118,7 +174,7 @@ impl DocumentEraser for S3Objects {
                 .map_err(|e| unavailable(format!("delete: {e}")))?;
             if let Some(first) = out.errors().first() {
                 return Err(unavailable(format!(
-                    "delete: {} of {count} objects refused ({})",
+                    "delete: {} of {count} versions refused ({})",
                     out.errors().len(),
                     first.code().unwrap_or("no code")
                 )));
@@ -129,7 +185,7 @@ impl DocumentEraser for S3Objects {
             }
         }
         Err(unavailable(format!(
-            "more uploads than {ERASE_ROUNDS} pages; the next call erases the rest"
+            "more versions than {ERASE_ROUNDS} pages; the next call erases the rest"
         )))
     }
 }
@@ -198,7 +254,12 @@ impl UploadSigner for S3UploadSigner {
 }
 
 impl DownloadSigner for S3Objects {
-    async fn download_link(&self, key: &str, file_name: &str) -> Result<String, String> {
+    async fn download_link(
+        &self,
+        key: &str,
+        version_id: Option<&str>,
+        file_name: &str,
+    ) -> Result<String, String> {
         let config = aws_sdk_s3::presigning::PresigningConfig::expires_in(
             std::time::Duration::from_secs(DOWNLOAD_LINK_SECONDS),
         )
@@ -208,6 +269,7 @@ impl DownloadSigner for S3Objects {
             .get_object()
             .bucket(&self.bucket)
             .key(key)
+            .set_version_id(version_id.map(String::from))
             .response_content_disposition(format!("attachment; filename=\"{file_name}\""))
             .response_content_type(UPLOAD_CONTENT_TYPE)
             .presigned(config)

@@ -96,21 +96,49 @@ pub enum ObjectError {
     Unavailable(String),
 }
 
-/// The uploaded objects.
+/// One version of an uploaded object, as read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredObject {
+    pub bytes: Vec<u8>,
+    /// The S3 version read (None in a bucket without versioning).
+    pub version_id: Option<String>,
+}
+
+/// The uploaded objects, one version at a time: the documents bucket is versioned, so a form
+/// posted twice leaves two versions, each analysed and kept apart.
 pub trait ObjectStore: Send + Sync {
-    /// The object's bytes, refused as `TooLarge` past `max_bytes` (never read whole then).
+    /// The bytes of `version_id` of `key` (the current version when None), refused as
+    /// `TooLarge` past `max_bytes` (never read whole then).
     fn get_object(
         &self,
         key: &str,
+        version_id: Option<&str>,
         max_bytes: u64,
-    ) -> impl Future<Output = Result<Vec<u8>, ObjectError>> + Send;
+    ) -> impl Future<Output = Result<StoredObject, ObjectError>> + Send;
+
+    /// The version id of `key`'s current version when its ETag is `etag`; None when the key is
+    /// gone, holds another object now, or the bucket keeps no versions. For a notification that
+    /// names no version (a local emulator's).
+    fn current_version(
+        &self,
+        key: &str,
+        etag: &str,
+    ) -> impl Future<Output = Result<Option<String>, ObjectError>> + Send;
+
+    /// Deletes one version of `key` for good (an upload the service does not take in). Deleting
+    /// a version already gone is success.
+    fn delete_version(
+        &self,
+        key: &str,
+        version_id: &str,
+    ) -> impl Future<Output = Result<(), ObjectError>> + Send;
 }
 
 /// Erases a verification's uploaded objects (`uploads/<verification id>/...`), for the erasure of
 /// its personal data (`handlers::retention::erase_personal_data`).
 pub trait DocumentEraser: Send + Sync {
-    /// Deletes every object under the verification's upload prefix; how many were deleted. Safe
-    /// to repeat: none left is success (0). An error leaves some objects: the caller reports it
+    /// Deletes every version and delete marker under the verification's upload prefix; how many
+    /// were deleted. Safe to repeat: none left is success (0). An error leaves some objects: the caller reports it
     /// and calls again, and the next call deletes what remains.
     fn erase_uploads(
         &self,
@@ -142,11 +170,12 @@ pub trait UploadSigner: Send + Sync {
 
 /// Links that download one uploaded object, signed for a few minutes.
 pub trait DownloadSigner: Send + Sync {
-    /// A GET link to `key`, valid `DOWNLOAD_LINK_SECONDS`, that S3 serves as an attachment named
-    /// `file_name`.
+    /// A GET link to `version_id` of `key` (the version analysed; the current one when None),
+    /// valid `DOWNLOAD_LINK_SECONDS`, that S3 serves as an attachment named `file_name`.
     fn download_link(
         &self,
         key: &str,
+        version_id: Option<&str>,
         file_name: &str,
     ) -> impl Future<Output = Result<String, String>> + Send;
 }

@@ -21,7 +21,8 @@ pub mod webhooks;
 
 pub use documents::{
     DOWNLOAD_LINK_SECONDS, DocumentEraser, DocumentStore, DownloadSigner, FingerprintStore,
-    MeteredReview, ObjectError, ObjectStore, ReviewRefusal, ReviewStore, UploadSigner,
+    MeteredReview, ObjectError, ObjectStore, ReviewRefusal, ReviewStore, StoredObject,
+    UploadSigner,
 };
 pub use domain::metering::MeterOutcome;
 pub use list::{ListPage, ListQuery};

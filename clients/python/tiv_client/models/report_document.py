@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 
 from attrs import define as _attrs_define
 
@@ -31,12 +31,16 @@ class ReportDocument:
             checked (`reason` says why); `clean` otherwise.
         counted (bool): Whether its income counts. A `clean` document's counts at once and an `edited` one's
             never; the others', and typed figures, once the landlord accepts them.
-        summary (str): The verdict in plain words, with the failed checks or the reason.
+        summary (str): The verdict in plain words, with the failed checks or the reason, and the uploads it replaced.
         checks (list[DocumentCheck]):
         reason (str | Unset): Why the verdict is `undetermined`; absent otherwise.
         awaiting_review (bool | Unset): Present when its income counts only once the landlord accepts the documents.
         stated_by_tenant (bool | Unset): Present when the pay date, gross and net pay were typed by the tenant (a photo
             or scan).
+        replaced (list[str] | Unset): Present when the tenant posted the same form again: each earlier upload it
+            replaced,
+            oldest first, as its name and its verdict or refusal, e.g. `Document 1 (signs of
+            editing found)`.
     """
 
     name: str
@@ -48,6 +52,7 @@ class ReportDocument:
     reason: str | Unset = UNSET
     awaiting_review: bool | Unset = UNSET
     stated_by_tenant: bool | Unset = UNSET
+    replaced: list[str] | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         name = self.name
@@ -71,6 +76,10 @@ class ReportDocument:
 
         stated_by_tenant = self.stated_by_tenant
 
+        replaced: list[str] | Unset = UNSET
+        if not isinstance(self.replaced, Unset):
+            replaced = self.replaced
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -89,6 +98,8 @@ class ReportDocument:
             field_dict["awaiting_review"] = awaiting_review
         if stated_by_tenant is not UNSET:
             field_dict["stated_by_tenant"] = stated_by_tenant
+        if replaced is not UNSET:
+            field_dict["replaced"] = replaced
 
         return field_dict
 
@@ -120,6 +131,8 @@ class ReportDocument:
 
         stated_by_tenant = d.pop("stated_by_tenant", UNSET)
 
+        replaced = cast(list[str], d.pop("replaced", UNSET))
+
         report_document = cls(
             name=name,
             kind=kind,
@@ -130,6 +143,7 @@ class ReportDocument:
             reason=reason,
             awaiting_review=awaiting_review,
             stated_by_tenant=stated_by_tenant,
+            replaced=replaced,
         )
 
         return report_document

@@ -22,12 +22,15 @@ class UploadedDocument:
         state (UploadedDocumentState):
         size (int): Bytes, as the upload's notification stated them.
         uploaded_at (datetime.datetime):
-        download_url (str): Downloads the original as an attachment named `document-<n>`; signed for five minutes.
+        download_url (str): Downloads the version analysed as an attachment named `document-<n>`; signed for five
+            minutes.
         download_expires_at (datetime.datetime):
         kind (UploadedDocumentKind | Unset):
         verdict (UploadedDocumentVerdict | Unset):
         verdict_words (str | Unset):
         refusal (str | Unset): Why the file was not accepted (state `refused`).
+        replaced_by (str | Unset): Present when a later upload to the same form replaced this one: that upload's name,
+            `Document <n>`.
     """
 
     name: str
@@ -40,6 +43,7 @@ class UploadedDocument:
     verdict: UploadedDocumentVerdict | Unset = UNSET
     verdict_words: str | Unset = UNSET
     refusal: str | Unset = UNSET
+    replaced_by: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         name = self.name
@@ -66,6 +70,8 @@ class UploadedDocument:
 
         refusal = self.refusal
 
+        replaced_by = self.replaced_by
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -86,6 +92,8 @@ class UploadedDocument:
             field_dict["verdict_words"] = verdict_words
         if refusal is not UNSET:
             field_dict["refusal"] = refusal
+        if replaced_by is not UNSET:
+            field_dict["replaced_by"] = replaced_by
 
         return field_dict
 
@@ -124,6 +132,8 @@ class UploadedDocument:
 
         refusal = d.pop("refusal", UNSET)
 
+        replaced_by = d.pop("replaced_by", UNSET)
+
         uploaded_document = cls(
             name=name,
             state=state,
@@ -135,6 +145,7 @@ class UploadedDocument:
             verdict=verdict,
             verdict_words=verdict_words,
             refusal=refusal,
+            replaced_by=replaced_by,
         )
 
         return uploaded_document

@@ -676,11 +676,12 @@ pub async fn claim_state(
     }
 }
 
-/// Puts two uploads of verification `id` in the documents `bucket`, as the browser's form would
-/// (unrecorded: `sdk` is the emulator's own).
+/// Puts uploads of verification `id` in the documents `bucket` (versioned), as the browser's
+/// forms would: `d1` posted twice (two versions) and `d2` posted once, then deleted by key (its
+/// version kept behind a delete marker). Unrecorded: `sdk` is the emulator's own.
 pub async fn put_uploads(sdk: &aws_config::SdkConfig, bucket: &str, id: impl std::fmt::Display) {
     let s3 = adapters::s3::s3_client(sdk);
-    for document in ["d1", "d2"] {
+    for document in ["d1", "d1", "d2"] {
         s3.put_object()
             .bucket(bucket)
             .key(format!("uploads/{id}/{document}"))
@@ -689,24 +690,36 @@ pub async fn put_uploads(sdk: &aws_config::SdkConfig, bucket: &str, id: impl std
             .await
             .unwrap();
     }
+    s3.delete_object()
+        .bucket(bucket)
+        .key(format!("uploads/{id}/d2"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        upload_keys(sdk, bucket, id).await.len(),
+        4,
+        "3 versions, 1 marker"
+    );
 }
 
-/// The keys under verification `id`'s upload prefix in the documents `bucket`.
+/// The keys of every version and delete marker under verification `id`'s upload prefix in the
+/// documents `bucket`, one per version or marker.
 pub async fn upload_keys(
     sdk: &aws_config::SdkConfig,
     bucket: &str,
     id: impl std::fmt::Display,
 ) -> Vec<String> {
     let listed = adapters::s3::s3_client(sdk)
-        .list_objects_v2()
+        .list_object_versions()
         .bucket(bucket)
         .prefix(format!("uploads/{id}/"))
         .send()
         .await
         .unwrap();
-    (listed.contents().iter())
-        .filter_map(|o| o.key().map(String::from))
-        .collect()
+    let versions = listed.versions().iter().filter_map(|o| o.key());
+    let markers = listed.delete_markers().iter().filter_map(|m| m.key());
+    versions.chain(markers).map(String::from).collect()
 }
 
 /// Makes the completed verification's report one from documents (with none listed), as a report

@@ -1,6 +1,7 @@
 //! Documents end to end on moto: the tenant page's upload form, the browser's POST to the bucket,
 //! the bucket's notification through the documents queue to analyze-document, and the report.
 
+mod trace;
 pub mod upload;
 
 use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
@@ -17,7 +18,7 @@ use uuid::Uuid;
 use crate::common::{self, TINY_PNG, TestEnv};
 use upload::{post_file, upload_form};
 
-fn client() -> reqwest::Client {
+pub(crate) fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
@@ -26,7 +27,7 @@ fn client() -> reqwest::Client {
 }
 
 /// A test verification the tenant consented to: its id and link (path).
-async fn consented(env: &TestEnv) -> (Uuid, String) {
+pub(crate) async fn consented(env: &TestEnv) -> (Uuid, String) {
     let created = env
         .create_verification(
             &env.test_key,
@@ -59,7 +60,7 @@ async fn post_page(env: &TestEnv, link: &str, form: &str) -> (u16, String) {
     (resp.status().as_u16(), resp.text().await.unwrap())
 }
 
-async fn get_page(env: &TestEnv, link: &str) -> String {
+pub(crate) async fn get_page(env: &TestEnv, link: &str) -> String {
     client()
         .get(format!("{}{link}", env.base))
         .send()
@@ -70,7 +71,7 @@ async fn get_page(env: &TestEnv, link: &str) -> String {
         .unwrap()
 }
 
-async fn stored(env: &TestEnv, id: Uuid) -> Verification {
+pub(crate) async fn stored(env: &TestEnv, id: Uuid) -> Verification {
     env.store.get_verification(id).await.unwrap().unwrap()
 }
 
@@ -82,6 +83,23 @@ pub async fn pump_until_analysed(
     id: Uuid,
     count: usize,
 ) {
+    let analysed = |v: &Verification| {
+        v.documents.len() >= count
+            && (v.documents.values()).all(|d| d.state != DocumentState::Analysing)
+    };
+    if !pump_until(env, workers, id, analysed).await {
+        panic!("{count} document(s) of {id} were not analysed");
+    }
+}
+
+/// Hands the documents queue to analyze-document until `done` holds of `id`'s stored
+/// verification; false when it never did.
+pub async fn pump_until(
+    env: &TestEnv,
+    workers: &devstack::Workers,
+    id: Uuid,
+    done: impl Fn(&Verification) -> bool,
+) -> bool {
     let sqs = aws_sdk_sqs::Client::new(&env.sdk);
     for _ in 0..20 {
         devstack::pump::pump_documents_once(
@@ -92,14 +110,11 @@ pub async fn pump_until_analysed(
         )
         .await
         .unwrap();
-        let v = stored(env, id).await;
-        if v.documents.len() >= count
-            && (v.documents.values()).all(|d| d.state != DocumentState::Analysing)
-        {
-            return;
+        if done(&stored(env, id).await) {
+            return true;
         }
     }
-    panic!("{count} document(s) of {id} were not analysed");
+    false
 }
 
 /// The bucket's notification for one object, as the documents queue delivers it.

@@ -379,8 +379,8 @@ async fn an_erasure_on_request_or_by_the_sweep_leaves_no_personal_data_in_the_ta
     let kept_uploads = common::upload_keys(&sdk, &bucket, kept.id).await;
     assert_eq!(
         kept_uploads.len(),
-        2,
-        "a verification not erased keeps its uploads"
+        4,
+        "a verification not erased keeps its uploads' versions and marker"
     );
 
     // Each erased verification sent `verification.erased`, once, holding none of it.

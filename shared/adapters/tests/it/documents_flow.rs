@@ -32,14 +32,14 @@ pub(crate) const PNG: [u8; 67] = [
 ];
 
 pub(crate) struct Rig {
-    store: MemoryStore,
-    objects: MemoryObjects,
+    pub(crate) store: MemoryStore,
+    pub(crate) objects: MemoryObjects,
     clock: ManualClock,
-    v: Verification,
+    pub(crate) v: Verification,
     token: String,
 }
 
-async fn rig() -> Rig {
+pub(crate) async fn rig() -> Rig {
     rig_with(vec![], vec![]).await
 }
 
@@ -146,6 +146,25 @@ impl Rig {
         let key = object_key(self.v.verification_id, doc);
         self.objects.put(&key, bytes);
         event(&key, bytes.len() as u64, etag, 1)
+    }
+
+    /// Posts `bytes` as a new version of document `doc`; the notification names the version, as
+    /// a versioned bucket's does on AWS (receive `receive`).
+    pub(crate) fn upload_version(
+        &self,
+        doc: &str,
+        bytes: &[u8],
+        etag: &str,
+        receive: u32,
+    ) -> (SqsEvent, String) {
+        let key = object_key(self.v.verification_id, doc);
+        let version = self.objects.put(&key, bytes);
+        let mut e = event(&key, bytes.len() as u64, etag, receive);
+        let mut body: serde_json::Value =
+            serde_json::from_str(e.records[0].body.as_deref().unwrap()).unwrap();
+        body["Records"][0]["s3"]["object"]["versionId"] = version.clone().into();
+        e.records[0].body = Some(body.to_string());
+        (e, version)
     }
 
     fn link(&self) -> String {
@@ -352,8 +371,9 @@ async fn an_analysis_that_keeps_failing_ends_undetermined_with_its_reason() {
         analysis.reason.as_deref(),
         Some("the analysis could not finish: it failed 2 times")
     );
-    // The storage down: retried, nothing recorded beyond the arrival.
-    let e = rig.upload("d2", &PNG, "e2");
+    // The storage down: retried, nothing recorded beyond the arrival (its notification names
+    // its version, so the claim comes before any call to the bucket).
+    let (e, _) = rig.upload_version("d2", &PNG, "e2", 1);
     rig.objects.set_down(true);
     assert_eq!(
         analyze_documents(&rig.analysis(), e)

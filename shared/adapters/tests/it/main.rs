@@ -10,6 +10,7 @@ mod deliver_webhook;
 mod document_review;
 mod documents;
 mod documents_flow;
+mod documents_trace;
 mod erasure;
 mod handlers_api;
 mod handlers_resend;

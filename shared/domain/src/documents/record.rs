@@ -15,8 +15,9 @@ use crate::income::PayFrequency;
 /// set: a pay stub series, a statement or a letter rarely needs more.
 pub const MAX_DOCUMENTS: usize = 6;
 
-/// At most this many uploads per verification, refused ones included: each of the 6 documents
-/// may be replaced once. It bounds what one link can store (12 x 10 MB) and analyse.
+/// At most this many uploads per verification, refused and replaced ones included: every object
+/// version posted counts, a form posted again too. It bounds what one link can store
+/// (12 x 10 MB) and analyse, and how many verdicts a tenant can try for.
 pub const MAX_UPLOADS: u32 = 12;
 
 /// The largest upload, in bytes (10 MB, the POST policy's `content-length-range`).
@@ -72,6 +73,9 @@ pub struct DocumentRecord {
     pub number: u32,
     /// The object's ETag: the analysis of one object is recorded once.
     pub etag: String,
+    /// The S3 version of the object: the one analysed, and the one the landlord downloads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version_id: Option<String>,
     pub size: u64,
     pub state: DocumentState,
     #[serde(with = "crate::ts")]
@@ -84,6 +88,10 @@ pub struct DocumentRecord {
     /// The figures the tenant typed (a photo or scan only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stated: Option<StatedPay>,
+    /// The earlier uploads to the same form, oldest first, each as recorded when a later one
+    /// replaced it (verdict or refusal included; their own `replaced` empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replaced: Vec<DocumentRecord>,
 }
 
 impl DocumentRecord {
@@ -92,13 +100,56 @@ impl DocumentRecord {
         DocumentRecord {
             number,
             etag: etag.to_string(),
+            version_id: None,
             size,
             state: DocumentState::Analysing,
             uploaded_at: now,
             analysis: None,
             refusal: None,
             stated: None,
+            replaced: vec![],
         }
+    }
+
+    /// `self` replacing `previous` (the same form posted again): it keeps `previous` and the
+    /// uploads that one replaced, in order.
+    pub fn replacing(mut self, previous: &DocumentRecord) -> Self {
+        let mut earlier = previous.clone();
+        self.replaced = std::mem::take(&mut earlier.replaced);
+        self.replaced.push(earlier);
+        self
+    }
+
+    /// Whether this record is of that object: the same version when both name one, else the
+    /// same ETag.
+    pub fn is_object(&self, etag: &str, version_id: Option<&str>) -> bool {
+        match (self.version_id.as_deref(), version_id) {
+            (Some(mine), Some(theirs)) => mine == theirs,
+            _ => self.etag == etag,
+        }
+    }
+
+    /// This record or one it replaced, the one of that object.
+    pub fn find_object_mut(
+        &mut self,
+        etag: &str,
+        version_id: Option<&str>,
+    ) -> Option<&mut DocumentRecord> {
+        if self.is_object(etag, version_id) {
+            return Some(self);
+        }
+        (self.replaced.iter_mut()).find(|d| d.is_object(etag, version_id))
+    }
+
+    /// This record's words in the trace of a later upload that replaced it, e.g. "Document 3
+    /// (signs of editing found)" or "Document 2 (refused: not a PDF)".
+    pub fn replaced_words(&self) -> String {
+        let outcome = match (self.state, &self.analysis, &self.refusal) {
+            (DocumentState::Analysed, Some(a), _) => verdict_words(a.verdict).to_string(),
+            (DocumentState::Refused, _, Some(why)) => format!("refused: {why}"),
+            _ => "replaced before its analysis finished".to_string(),
+        };
+        format!("{} ({outcome})", self.name())
     }
 
     pub fn name(&self) -> String {
@@ -222,9 +273,14 @@ pub struct ReportDocument {
     /// The pay date, gross and net were typed by the tenant (a photo or scan).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stated_by_tenant: bool,
-    /// The verdict in plain words, with the checks that failed or the reason.
+    /// The verdict in plain words, with the checks that failed or the reason, and what it
+    /// replaced.
     pub summary: String,
     pub checks: Vec<Check>,
+    /// The earlier uploads to the same form, each with its verdict or refusal: a landlord sees
+    /// that a file was swapped. Absent when none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replaced: Vec<String>,
 }
 
 /// The verdict in plain words, for the webhook's summary, the PDF and the tenant's page.
@@ -305,6 +361,11 @@ pub fn report_documents(
             let stated = d.stated.is_some();
             let counted = counts_in_report(a.verdict, stated, accepted);
             let awaiting = !counted && counting(a.verdict, stated) == Counting::AfterReview;
+            let replaced: Vec<String> = d.replaced.iter().map(|r| r.replaced_words()).collect();
+            let mut summary = summary(&d.name(), a, stated, awaiting);
+            if !replaced.is_empty() {
+                summary.push_str(&format!(" It replaced {}.", replaced.join("; ")));
+            }
             ReportDocument {
                 name: d.name(),
                 kind: a.kind,
@@ -313,8 +374,9 @@ pub fn report_documents(
                 counted,
                 awaiting_review: awaiting,
                 stated_by_tenant: stated,
-                summary: summary(&d.name(), a, stated, awaiting),
+                summary,
                 checks: a.checks.clone(),
+                replaced,
             }
         })
         .collect();

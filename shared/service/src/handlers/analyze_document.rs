@@ -3,18 +3,20 @@
 //!
 //! Per object, in this order:
 //! 1. the key must be an upload's (`uploads/<verification>/<document>`), the verification in
-//!    progress, and the object one not recorded yet (idempotent per key and ETag: the same event
-//!    twice records once);
+//!    progress, and the object version one not recorded yet (idempotent per version: the same
+//!    event twice records once). A version the service does not take in (the verification
+//!    closed, erased or unknown, its uploads used up) is deleted, with the reason in the log;
 //! 2. what arrived is checked before anything else: a size past 10 MB is refused from the
 //!    event's size, without a read (moto, like any emulator, enforces no POST policy);
 //! 3. the upload is recorded as `analysing` with one conditional write that also counts it
-//!    against `record::MAX_UPLOADS`; the verification stays `in_progress` meanwhile;
-//! 4. the object is read (bounded) and analysed in a child process the kernel stops at its
+//!    against `record::MAX_UPLOADS`; a new version of a form already posted counts too, and the
+//!    record it replaces is kept in its `replaced`; the verification stays `in_progress`;
+//! 4. that version is read (bounded) and analysed in a child process the kernel stops at its
 //!    memory and CPU-time limits (`adapters::analysis_child`), waited for within a time limit;
 //!    the first bytes decide its type (`documents::intake`); the reuse check then records the
 //!    file's fingerprint (and a pay stub's figures') and compares the earlier submissions;
-//! 5. the result is recorded with a conditional write, only if that upload is still the one
-//!    being analysed.
+//! 5. the result is recorded with a conditional write, on that version's record (the current
+//!    one, or one a later upload replaced meanwhile) while it is still being analysed.
 //!
 //! A failure is retried by the queue. The queue's last receive (`max_receives`) does not try the
 //! analysis again: it records the document `undetermined`, with the reason, so no verification
@@ -23,13 +25,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent, SqsMessage};
-use serde::Deserialize;
-use uuid::Uuid;
+use aws_lambda_events::event::sqs::{BatchItemFailure, SqsBatchResponse, SqsEvent};
 
 use crate::handlers::queue_message::receive_count;
 use domain::documents::record::{
-    self, DocumentRecord, DocumentState, MAX_UPLOAD_BYTES, MAX_UPLOADS, parse_object_key,
+    self, DocumentRecord, DocumentState, MAX_UPLOAD_BYTES, MAX_UPLOADS,
 };
 use domain::documents::reuse::{
     self, FingerprintKey, REUSE_WINDOW_DAYS, file_fingerprint, stub_fingerprint, tenant_marks,
@@ -37,6 +37,10 @@ use domain::documents::reuse::{
 use domain::documents::{Analysis, Refusal};
 use domain::{Status, Verification};
 use ports::{Clock, DocumentStore, FingerprintStore, ObjectError, ObjectStore, VerificationStore};
+
+mod notification;
+
+pub use notification::{Arrival, arrivals};
 
 /// The documents queue's maxReceiveCount (template.yaml and the local stack).
 pub const DOCUMENT_MAX_RECEIVES: usize = 3;
@@ -71,97 +75,6 @@ pub struct AnalysisDeps<S, O, C> {
     pub fingerprint_key: FingerprintKey,
 }
 
-#[derive(Deserialize)]
-struct Notification {
-    #[serde(rename = "Records", default)]
-    records: Vec<S3Record>,
-}
-
-#[derive(Deserialize)]
-struct S3Record {
-    #[serde(rename = "eventName", default)]
-    event_name: String,
-    s3: S3Entity,
-}
-
-#[derive(Deserialize)]
-struct S3Entity {
-    object: S3Object,
-}
-
-#[derive(Deserialize)]
-struct S3Object {
-    key: String,
-    #[serde(default)]
-    size: u64,
-    #[serde(rename = "eTag", default)]
-    etag: String,
-}
-
-/// One object to analyse, from its notification.
-#[derive(Debug, Clone)]
-pub struct Arrival {
-    pub verification_id: Uuid,
-    pub document_id: String,
-    pub key: String,
-    pub size: u64,
-    pub etag: String,
-}
-
-/// Keys in notifications are URL-encoded, with `+` for a space.
-fn decode_key(raw: &str) -> String {
-    let spaced = raw.replace('+', " ");
-    let bytes = spaced.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match (bytes[i], bytes.get(i + 1..i + 3)) {
-            (b'%', Some(hex)) => match u8::from_str_radix(&String::from_utf8_lossy(hex), 16) {
-                Ok(b) => {
-                    out.push(b);
-                    i += 3;
-                }
-                Err(_) => {
-                    out.push(b'%');
-                    i += 1;
-                }
-            },
-            (b, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The uploads a queue message announces (none for S3's test event or another event).
-pub fn arrivals(message: &SqsMessage) -> Vec<Arrival> {
-    let Some(notification) = message
-        .body
-        .as_deref()
-        .and_then(|b| serde_json::from_str::<Notification>(b).ok())
-    else {
-        return vec![];
-    };
-    notification
-        .records
-        .into_iter()
-        .filter(|r| r.event_name.starts_with("ObjectCreated:"))
-        .filter_map(|r| {
-            let key = decode_key(&r.s3.object.key);
-            let (verification_id, document_id) = parse_object_key(&key)?;
-            Some(Arrival {
-                verification_id,
-                document_id,
-                key,
-                size: r.s3.object.size,
-                etag: r.s3.object.etag,
-            })
-        })
-        .collect()
-}
-
 /// Entry point of the `analyze-document` function.
 pub async fn analyze_documents<S, O, C>(
     deps: &AnalysisDeps<S, O, C>,
@@ -179,7 +92,7 @@ where
         for arrival in arrivals(message) {
             let span = tracing::info_span!("document", verification_id = %arrival.verification_id, document_id = %arrival.document_id);
             let _guard = span.enter();
-            if let Err(e) = analyse_one(deps, &arrival, last).await {
+            if let Err(e) = analyse_one(deps, arrival, last).await {
                 tracing::warn!(error = %e, "document not analysed; retried");
                 failed = true;
             }
@@ -206,7 +119,7 @@ enum Entry {
 
 async fn analyse_one<S, O, C>(
     deps: &AnalysisDeps<S, O, C>,
-    arrival: &Arrival,
+    mut arrival: Arrival,
     last: bool,
 ) -> Result<(), String>
 where
@@ -214,15 +127,19 @@ where
     O: ObjectStore,
     C: Clock,
 {
+    if arrival.version_id.is_none() {
+        arrival.version_id = (deps.objects)
+            .current_version(&arrival.key, &arrival.etag)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    let arrival = &arrival;
     let v = match claim(deps, arrival).await? {
         Entry::Done => {
             tracing::info!("document recorded before; nothing to do");
             return Ok(());
         }
-        Entry::Skip(why) => {
-            tracing::info!(why, "document not taken in");
-            return Ok(());
-        }
+        Entry::Skip(why) => return refuse_version(&deps.objects, arrival, why).await,
         Entry::Analysing(v) => v,
     };
     let outcome = if last {
@@ -233,16 +150,38 @@ where
     } else {
         match deps
             .objects
-            .get_object(&arrival.key, MAX_UPLOAD_BYTES)
+            .get_object(
+                &arrival.key,
+                arrival.version_id.as_deref(),
+                MAX_UPLOAD_BYTES,
+            )
             .await
         {
-            Ok(bytes) => run_analysis(deps, bytes, &v).await?,
+            Ok(object) => run_analysis(deps, object.bytes, &v).await?,
             Err(ObjectError::TooLarge(bytes)) => Outcome::Refused(too_large(bytes)),
             Err(ObjectError::Missing) => Outcome::Refused("the file is no longer there".into()),
             Err(e @ ObjectError::Unavailable(_)) => return Err(e.to_string()),
         }
     };
     finish(deps, arrival, outcome).await
+}
+
+/// Deletes a version the service does not take in, so no file stays in the bucket outside the
+/// verification's trace (a form signed before the verification closed, posted after). A failed
+/// delete is retried by the queue. Without a version id (an unversioned bucket) the object is
+/// left: deleting by key alone could remove the version that was analysed.
+async fn refuse_version<O: ObjectStore>(
+    objects: &O,
+    arrival: &Arrival,
+    why: &'static str,
+) -> Result<(), String> {
+    let Some(version) = &arrival.version_id else {
+        tracing::info!(why, "document not taken in; no version to delete");
+        return Ok(());
+    };
+    (objects.delete_version(&arrival.key, version).await).map_err(|e| e.to_string())?;
+    tracing::info!(why, "document not taken in; its version deleted");
+    Ok(())
 }
 
 fn too_large(bytes: u64) -> String {
@@ -360,19 +299,27 @@ where
         if v.effective_status(now) != Status::InProgress {
             return Ok(Entry::Skip("the verification is not in progress"));
         }
-        let number = match v.documents.get(&arrival.document_id) {
-            Some(d) if d.etag == arrival.etag && d.state == DocumentState::Analysing => {
-                return Ok(Entry::Analysing(Box::new(v)));
-            }
-            Some(d) if d.etag == arrival.etag => return Ok(Entry::Done),
-            // The same form posted again within its lifetime: the new object replaces the old.
-            Some(d) => d.number,
-            None if v.uploads >= MAX_UPLOADS => {
-                return Ok(Entry::Skip("the verification's uploads are used up"));
-            }
-            None => v.uploads + 1,
-        };
-        let mut entry = DocumentRecord::arrived(number, &arrival.etag, arrival.size, now);
+        let version = arrival.version_id.as_deref();
+        let previous = v.documents.get(&arrival.document_id).cloned();
+        if let Some(found) = previous
+            .clone()
+            .as_mut()
+            .and_then(|d| d.find_object_mut(&arrival.etag, version))
+        {
+            return Ok(match found.state {
+                DocumentState::Analysing => Entry::Analysing(Box::new(v)),
+                _ => Entry::Done,
+            });
+        }
+        // Every version counts, the same form posted again too: the caps bound the tries.
+        if v.uploads >= MAX_UPLOADS {
+            return Ok(Entry::Skip("the verification's uploads are used up"));
+        }
+        let mut entry = DocumentRecord::arrived(v.uploads + 1, &arrival.etag, arrival.size, now);
+        entry.version_id = arrival.version_id.clone();
+        if let Some(previous) = &previous {
+            entry = entry.replacing(previous);
+        }
         if arrival.size > MAX_UPLOAD_BYTES {
             entry.state = DocumentState::Refused;
             entry.refusal = Some(too_large(arrival.size));
@@ -406,18 +353,20 @@ where
         let Some(v) = read(&deps.store, arrival).await? else {
             return Ok(());
         };
-        let Some(current) = v
-            .documents
-            .get(&arrival.document_id)
-            .filter(|d| d.etag == arrival.etag && d.state == DocumentState::Analysing)
+        let Some(mut record) = v.documents.get(&arrival.document_id).cloned() else {
+            return Ok(());
+        };
+        let version = arrival.version_id.as_deref();
+        // The current record, or the one a newer upload replaced while this one was analysed.
+        let Some(entry) = (record.find_object_mut(&arrival.etag, version))
+            .filter(|d| d.state == DocumentState::Analysing)
         else {
-            // Recorded by another attempt, or replaced by a newer upload.
+            // Recorded by another attempt.
             return Ok(());
         };
         if v.effective_status(deps.clock.now()) != Status::InProgress {
             return Ok(());
         }
-        let mut entry = current.clone();
         match &outcome {
             Outcome::Analysed(analysis) => {
                 entry.state = DocumentState::Analysed;
@@ -430,7 +379,7 @@ where
         }
         if deps
             .store
-            .put_document(&v, &arrival.document_id, &entry)
+            .put_document(&v, &arrival.document_id, &record)
             .await
             .map_err(|e| e.to_string())?
         {
@@ -438,30 +387,4 @@ where
         }
     }
     Err("the verification kept changing".into())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_are_decoded_and_only_uploads_of_created_objects_count() {
-        assert_eq!(decode_key("uploads/a+b%2Fc"), "uploads/a b/c");
-        let id = Uuid::new_v4();
-        let body = serde_json::json!({"Records": [
-            {"eventName": "ObjectCreated:Post", "s3": {"object": {"key": format!("uploads/{id}/d1"), "size": 10, "eTag": "e1"}}},
-            {"eventName": "ObjectRemoved:Delete", "s3": {"object": {"key": format!("uploads/{id}/d2"), "size": 0, "eTag": "e2"}}},
-            {"eventName": "ObjectCreated:Put", "s3": {"object": {"key": "elsewhere/x", "size": 1, "eTag": "e3"}}},
-        ]});
-        let mut message = SqsMessage::default();
-        message.body = Some(body.to_string());
-        let found = arrivals(&message);
-        assert_eq!(found.len(), 1);
-        assert_eq!(
-            (found[0].verification_id, found[0].document_id.as_str()),
-            (id, "d1")
-        );
-        message.body = Some(r#"{"Service":"Amazon S3","Event":"s3:TestEvent"}"#.into());
-        assert!(arrivals(&message).is_empty());
-    }
 }

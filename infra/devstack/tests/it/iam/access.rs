@@ -165,13 +165,20 @@ pub fn accesses(call: &Call) -> Vec<Access> {
         // The SDK's S3 calls, path-style through the proxy: `GET /<bucket>/<key>`; on the bucket
         // itself, a listing (`GET /<bucket>?list-type=2&prefix=...`) or a multi-object delete.
         "s3" if s3_bucket_call(call) => s3_bucket(call),
+        // One version named (`?versionId=`): the `...Version` action.
         "s3" => {
             let path = call.path_and_query.split('?').next().unwrap_or_default();
-            let action = match call.operation.split(' ').next().unwrap_or_default() {
-                "GET" | "HEAD" => "GetObject",
-                "PUT" => "PutObject",
-                "DELETE" => "DeleteObject",
-                other => other,
+            let versioned = names_version(&call.path_and_query);
+            let action = match (
+                call.operation.split(' ').next().unwrap_or_default(),
+                versioned,
+            ) {
+                ("GET" | "HEAD", false) => "GetObject",
+                ("GET" | "HEAD", true) => "GetObjectVersion",
+                ("PUT", _) => "PutObject",
+                ("DELETE", false) => "DeleteObject",
+                ("DELETE", true) => "DeleteObjectVersion",
+                (other, _) => other,
             };
             vec![Access::new(
                 &format!("s3:{action}"),
@@ -193,13 +200,18 @@ pub fn accesses(call: &Call) -> Vec<Access> {
             )]
         }
         // A download link: a GET presigned by the function (the credential in the query). S3
-        // authorizes it as s3:GetObject of the signer, on the key.
+        // authorizes it as s3:GetObject of the signer, on the key (s3:GetObjectVersion when the
+        // link names a version).
         "?" if call.operation.starts_with("GET /")
             && call.path_and_query.contains("X-Amz-Credential=") =>
         {
             let path = call.path_and_query.split('?').next().unwrap_or_default();
+            let action = match names_version(&call.path_and_query) {
+                true => "s3:GetObjectVersion",
+                false => "s3:GetObject",
+            };
             vec![Access::new(
-                "s3:GetObject",
+                action,
                 format!("arn:aws:s3:::{}", path.trim_start_matches('/')),
                 "download link GET (presigned)".into(),
             )]
@@ -227,9 +239,17 @@ fn s3_bucket_call(call: &Call) -> bool {
     !path.trim_matches('/').contains('/')
 }
 
-/// ListObjectsV2 is `s3:ListBucket` on the bucket, with the listing's prefix as `s3:prefix`
-/// (absent when the request names none). DeleteObjects (`POST /<bucket>?delete`) is authorized
-/// per key, as `s3:DeleteObject` on each key its XML body lists.
+/// Whether a request's query names one object version (`versionId=`).
+fn names_version(path_and_query: &str) -> bool {
+    let query = path_and_query.split_once('?').map(|(_, q)| q).unwrap_or("");
+    service::http::parse_query(query).contains_key("versionId")
+}
+
+/// ListObjectsV2 is `s3:ListBucket` on the bucket, ListObjectVersions (`GET /<bucket>?versions`)
+/// `s3:ListBucketVersions`, each with the listing's prefix as `s3:prefix` (absent when the
+/// request names none). DeleteObjects (`POST /<bucket>?delete`) is authorized per entry of its
+/// XML body: `s3:DeleteObjectVersion` on the key of an entry naming a version, else
+/// `s3:DeleteObject`.
 fn s3_bucket(call: &Call) -> Vec<Access> {
     let (path, query) = (call.path_and_query.split_once('?')).unwrap_or((&call.path_and_query, ""));
     let bucket = format!("arn:aws:s3:::{}", path.trim_matches('/'));
@@ -237,22 +257,30 @@ fn s3_bucket(call: &Call) -> Vec<Access> {
     let method = call.operation.split(' ').next().unwrap_or_default();
     if method == "POST" && query.contains_key("delete") {
         let body = String::from_utf8_lossy(&call.body);
-        return (body.split("<Key>").skip(1))
-            .filter_map(|rest| {
-                rest.split_once("</Key>")
-                    .map(|(key, _)| crate::documents::upload::unescape(key))
+        return (body.split("<Object>").skip(1))
+            .filter_map(|entry| {
+                let (_, rest) = entry.split_once("<Key>")?;
+                let (key, _) = rest.split_once("</Key>")?;
+                let action = match entry.contains("<VersionId>") {
+                    true => "s3:DeleteObjectVersion",
+                    false => "s3:DeleteObject",
+                };
+                Some((action, crate::documents::upload::unescape(key)))
             })
-            .map(|key| {
-                Access::new(
-                    "s3:DeleteObject",
-                    format!("{bucket}/{key}"),
-                    "DeleteObjects".into(),
-                )
+            .map(|(action, key)| {
+                Access::new(action, format!("{bucket}/{key}"), "DeleteObjects".into())
             })
             .collect();
     }
-    if method == "GET" && query.get("list-type").map(String::as_str) == Some("2") {
-        let access = Access::new("s3:ListBucket", bucket, "ListObjectsV2".into());
+    let listing = match (method, query.get("list-type").map(String::as_str)) {
+        ("GET", Some("2")) => Some(("s3:ListBucket", "ListObjectsV2")),
+        ("GET", _) if query.contains_key("versions") => {
+            Some(("s3:ListBucketVersions", "ListObjectVersions"))
+        }
+        _ => None,
+    };
+    if let Some((action, operation)) = listing {
+        let access = Access::new(action, bucket, operation.into());
         return match query.get("prefix") {
             Some(prefix) => vec![access.with("s3:prefix", vec![prefix.clone()])],
             None => vec![access],

@@ -69,7 +69,11 @@ fn the_documents_bucket_is_private_encrypted_tls_only_and_expires_uploads() {
         bucket["OwnershipControls"]["Rules"][0]["ObjectOwnership"].as_str(),
         Some("BucketOwnerEnforced")
     );
-    assert!(bucket["VersioningConfiguration"].is_null(), "unversioned");
+    // Versioned: each version posted is kept apart, and downloaded as analysed.
+    assert_eq!(
+        bucket["VersioningConfiguration"]["Status"].as_str(),
+        Some("Enabled")
+    );
     let rules = bucket["LifecycleConfiguration"]["Rules"]
         .as_sequence()
         .unwrap();
@@ -80,6 +84,11 @@ fn the_documents_bucket_is_private_encrypted_tls_only_and_expires_uploads() {
     assert_eq!(expiry["Prefix"].as_str(), Some("uploads/"));
     assert_eq!(expiry["ExpirationInDays"].as_u64(), Some(30));
     assert_eq!(expiry["Status"].as_str(), Some("Enabled"));
+    assert_eq!(
+        expiry["NoncurrentVersionExpiration"]["NoncurrentDays"].as_u64(),
+        Some(30),
+        "replaced versions expire as uploads do"
+    );
     // Every upload's notification goes to the documents queue.
     let queue = &bucket["NotificationConfiguration"]["QueueConfigurations"][0];
     assert_eq!(queue["Event"].as_str(), Some("s3:ObjectCreated:*"));
@@ -139,24 +148,38 @@ fn only_uploads_are_reachable_and_each_role_has_the_s3_actions_it_uses() {
         s3(&r["TenantPortalFunction"]),
         vec![(vec!["s3:PutObject".to_string()], vec![uploads.clone()])]
     );
-    for reader in ["AnalyzeDocumentRole", "ListDocumentsFunction"] {
-        assert_eq!(
-            s3(&r[reader]),
-            vec![(vec!["s3:GetObject".to_string()], vec![uploads.clone()])],
-            "{reader}"
-        );
-    }
-    // The erasure lists the bucket under `uploads/` only, and deletes uploads; it reads none.
+    // analyze-document reads a version (the current one's id from HeadObject when the
+    // notification names none) and deletes one it does not take in; list-documents signs links
+    // to one version.
+    let actions = |names: &[&str]| names.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let analysis = actions(&[
+        "s3:GetObject",
+        "s3:GetObjectVersion",
+        "s3:DeleteObjectVersion",
+    ]);
+    assert_eq!(
+        s3(&r["AnalyzeDocumentRole"]),
+        vec![(analysis, vec![uploads.clone()])]
+    );
+    assert_eq!(
+        s3(&r["ListDocumentsFunction"]),
+        vec![(actions(&["s3:GetObjectVersion"]), vec![uploads.clone()])]
+    );
+    // The erasure lists the bucket's versions under `uploads/` only, and deletes versions; it
+    // reads none.
     let erasers = ["EraseVerificationDataFunction", "ExpireVerificationsRole"];
     for eraser in erasers {
         assert_eq!(
             s3(&r[eraser]),
             vec![
                 (
-                    vec!["s3:ListBucket".to_string()],
+                    vec!["s3:ListBucketVersions".to_string()],
                     vec!["!GetAtt DocumentBucket.Arn".to_string()]
                 ),
-                (vec!["s3:DeleteObject".to_string()], vec![uploads.clone()]),
+                (
+                    vec!["s3:DeleteObjectVersion".to_string()],
+                    vec![uploads.clone()]
+                ),
             ],
             "{eraser}"
         );
@@ -166,7 +189,7 @@ fn only_uploads_are_reachable_and_each_role_has_the_s3_actions_it_uses() {
             document => document,
         };
         let listing = (document["Statement"].as_sequence().unwrap().iter())
-            .find(|s| s["Action"].as_str() == Some("s3:ListBucket"))
+            .find(|s| s["Action"].as_str() == Some("s3:ListBucketVersions"))
             .unwrap();
         assert_eq!(
             strings(&listing["Condition"]["StringLike"]["s3:prefix"]),

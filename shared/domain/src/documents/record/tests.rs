@@ -176,3 +176,42 @@ mod properties {
         }
     }
 }
+
+mod trace {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::documents::any_verdict;
+
+    proptest! {
+        /// However many times a form is posted, the last upload keeps every earlier one, oldest
+        /// first, each with its own verdict and version, and finds each by its version.
+        #[test]
+        fn a_chain_of_replacements_keeps_every_upload_with_its_verdict(
+            verdicts in proptest::collection::vec(any_verdict(), 1..12),
+        ) {
+            let mut current: Option<DocumentRecord> = None;
+            for (i, verdict) in verdicts.iter().enumerate() {
+                let mut next = analysed(i as u32 + 1, *verdict);
+                next.version_id = Some(format!("v{i}"));
+                if let Some(previous) = &current {
+                    next = next.replacing(previous);
+                }
+                current = Some(next);
+            }
+            let mut last = current.unwrap();
+            prop_assert_eq!(last.replaced.len(), verdicts.len() - 1);
+            for (i, (earlier, verdict)) in last.replaced.iter().zip(&verdicts).enumerate() {
+                prop_assert_eq!(earlier.number, i as u32 + 1);
+                prop_assert_eq!(earlier.verdict(), Some(*verdict));
+                prop_assert!(earlier.replaced.is_empty());
+            }
+            for i in 0..verdicts.len() {
+                let version = format!("v{i}");
+                let found = last.find_object_mut("e", Some(&version)).map(|d| d.number);
+                prop_assert_eq!(found, Some(i as u32 + 1));
+            }
+            prop_assert!(last.find_object_mut("e", Some("another")).is_none());
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! Documents: the tenant page's signed upload form, the browser's POST to the bucket (authorized
 //! as tenant-portal's role, which signed it), the bucket's notification through the documents
-//! queue to analyze-document, the tenant's typed figures, finishing with the documents, and the
-//! landlord's review of them.
+//! queue to analyze-document, the tenant's typed figures, finishing with the documents, the form
+//! posted again after completion (its version deleted), and the landlord's review of them.
 
 use devstack::pump::pump_queue_once;
 use serde_json::json;
@@ -75,6 +75,22 @@ pub async fn documents(rig: &mut Rig) {
     assert_eq!(rig.page(&link, Some(&form)).await, 303);
     assert_eq!(rig.page(&link, Some("action=finish_documents")).await, 303);
     rig.drain().await;
+    // The form posted again after completion: analyze-document deletes that version.
+    let (status, _) = post_file(&action, &fields, "late.png", &common::TINY_PNG).await;
+    assert_eq!(status, 303);
+    let mut late = 0;
+    let analysis = &rig.workers[&Function::AnalyzeDocument].analysis;
+    for _ in 0..10 {
+        late += pump_queue_once(&sqs, &rig.created.documents_queue_url, 0, |event| {
+            service::handlers::analyze_document::analyze_documents(analysis, event)
+        })
+        .await
+        .unwrap();
+        if late > 0 {
+            break;
+        }
+    }
+    assert!(late > 0, "the late upload's notification arrived");
     // The landlord lists the originals and downloads one through its link (signed by
     // list-documents' role, so S3 authorizes the GET as that role).
     let listed = rig
