@@ -67,26 +67,26 @@ clients-check: clients-tools
 
 ## dev: run the whole service locally against moto; prints the URL, a demo key and a curl example
 dev: tools
-	cargo run --quiet -p devstack --bin devstack
+	cargo run --locked --quiet -p devstack --bin devstack
 
 ## dev-plaid: the same, with live keys served by Plaid Check at the local Plaid emulator
 dev-plaid: tools
-	DEV_LIVE_PROVIDER=plaid cargo run --quiet -p devstack --bin devstack
+	DEV_LIVE_PROVIDER=plaid cargo run --locked --quiet -p devstack --bin devstack
 
 ## dev-reminders: the same, with 10-minute links whose two reminders fire 7 and 3 minutes before expiry
 dev-reminders: tools
-	DEV_LINK_LIFETIME_SECONDS=600 DEV_REMINDER_OFFSETS_SECONDS=420,180 cargo run --quiet -p devstack --bin devstack
+	DEV_LINK_LIFETIME_SECONDS=600 DEV_REMINDER_OFFSETS_SECONDS=420,180 cargo run --locked --quiet -p devstack --bin devstack
 
 ## test: unit, adapter (moto), sample-event and end-to-end tests, then the clients' tests against a
 ## fresh local stack (both run; either failing fails the target). The workspace compiles in the
 ## background while test-tools installs; the clients' stack reuses the devstack binary it built.
 test:
-	@cargo test --workspace --no-run --quiet & build=$$!; \
+	@cargo test --locked --workspace --no-run --quiet & build=$$!; \
 		$(MAKE) --no-print-directory -j3 test-tools; tools=$$?; \
 		wait $$build; built=$$?; \
 		[ $$tools -eq 0 ] || exit $$tools; \
 		[ $$built -eq 0 ] && export STACK_BUILD=off; \
-		status=0; cargo test --workspace --no-fail-fast || status=$$?; \
+		status=0; cargo test --locked --workspace --no-fail-fast || status=$$?; \
 		bash infra/clients.sh test || status=1; exit $$status
 
 ## test-tools: what `make test` needs, pinned: the tests' part of .tools/venv, the clients' tools,
@@ -100,7 +100,7 @@ system-packages:
 ## lint: formatting, clippy, the CloudFormation linter and the prose check (CONTRIBUTING.md)
 lint: tools
 	cargo fmt --all -- --check
-	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy --locked --workspace --all-targets -- -D warnings
 	$(VENV)/bin/cfn-lint template.yaml
 	python3 infra/check_docs.py
 

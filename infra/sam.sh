@@ -95,6 +95,8 @@ cmd_build() {
     ensure_sam
     ensure_tools
     command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup)" >&2; exit 1; }
+    # SAM runs `cargo lambda build` without --locked: check here that Cargo.lock needs no change.
+    cargo metadata --locked --quiet --format-version 1 >/dev/null
     # Build for the architecture the environment deploys (a mismatch would not start on Lambda).
     local arch overrides=()
     arch="$(config_value "$CONFIG_ENV" Architecture)"
