@@ -22,18 +22,22 @@ export MOTO_PYTHON := $(PY)
 export RUST_TEST_THREADS ?= 6
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: dev dev-plaid dev-reminders test test-tools checkov-tools system-packages tools bench-tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
+.PHONY: deny python-locks dev dev-plaid dev-reminders test test-tools checkov-tools system-packages tools bench-tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
 
-$(VENV)/.installed: infra/requirements.txt infra/requirements-openapi.txt
+# Every Python tool installs from a lock with hashes (infra/requirements*.lock, made from the
+# pins in infra/requirements*.txt by `make python-locks`): a changed file on the index fails.
+PIP_INSTALL := -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps
+
+$(VENV)/.installed: infra/requirements.lock
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r infra/requirements.txt -r infra/requirements-openapi.txt
+	$(PY) $(PIP_INSTALL) -r infra/requirements.lock
 	touch $@
 
-# What the tests need of it (infra/requirements-test.txt, included by infra/requirements.txt): moto,
+# What the tests need of it (infra/requirements-test.lock, a subset of infra/requirements.lock): moto,
 # standardwebhooks and the OpenAPI validator, without cfn-lint, cargo-lambda/zig or schemathesis.
-$(VENV)/.test-installed: infra/requirements-test.txt
+$(VENV)/.test-installed: infra/requirements-test.lock
 	test -x $(PY) || python3 -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r infra/requirements-test.txt
+	$(PY) $(PIP_INSTALL) -r infra/requirements-test.lock
 	touch $@
 
 ## tools: install the pinned Python tools (moto, cfn-lint, cargo-lambda, standardwebhooks, schemathesis)
@@ -44,9 +48,9 @@ tools: $(VENV)/.installed
 CLIENTS_VENV := $(TOOLS)/clients-venv
 NODE_TOOLS := $(TOOLS)/node
 
-$(CLIENTS_VENV)/.installed: infra/requirements-clients.txt
+$(CLIENTS_VENV)/.installed: infra/requirements-clients.lock
 	test -x $(CLIENTS_VENV)/bin/python || python3 -m venv $(CLIENTS_VENV)
-	$(CLIENTS_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r infra/requirements-clients.txt
+	$(CLIENTS_VENV)/bin/python $(PIP_INSTALL) -r infra/requirements-clients.lock
 	touch $@
 
 $(NODE_TOOLS)/.installed: clients/typescript/package.json clients/typescript/package-lock.json
@@ -67,26 +71,26 @@ clients-check: clients-tools
 
 ## dev: run the whole service locally against moto; prints the URL, a demo key and a curl example
 dev: tools
-	cargo run --quiet -p devstack --bin devstack
+	cargo run --locked --quiet -p devstack --bin devstack
 
 ## dev-plaid: the same, with live keys served by Plaid Check at the local Plaid emulator
 dev-plaid: tools
-	DEV_LIVE_PROVIDER=plaid cargo run --quiet -p devstack --bin devstack
+	DEV_LIVE_PROVIDER=plaid cargo run --locked --quiet -p devstack --bin devstack
 
 ## dev-reminders: the same, with 10-minute links whose two reminders fire 7 and 3 minutes before expiry
 dev-reminders: tools
-	DEV_LINK_LIFETIME_SECONDS=600 DEV_REMINDER_OFFSETS_SECONDS=420,180 cargo run --quiet -p devstack --bin devstack
+	DEV_LINK_LIFETIME_SECONDS=600 DEV_REMINDER_OFFSETS_SECONDS=420,180 cargo run --locked --quiet -p devstack --bin devstack
 
 ## test: unit, adapter (moto), sample-event and end-to-end tests, then the clients' tests against a
 ## fresh local stack (both run; either failing fails the target). The workspace compiles in the
 ## background while test-tools installs; the clients' stack reuses the devstack binary it built.
 test:
-	@cargo test --workspace --no-run --quiet & build=$$!; \
+	@cargo test --locked --workspace --no-run --quiet & build=$$!; \
 		$(MAKE) --no-print-directory -j3 test-tools; tools=$$?; \
 		wait $$build; built=$$?; \
 		[ $$tools -eq 0 ] || exit $$tools; \
 		[ $$built -eq 0 ] && export STACK_BUILD=off; \
-		status=0; cargo test --workspace --no-fail-fast || status=$$?; \
+		status=0; cargo test --locked --workspace --no-fail-fast || status=$$?; \
 		bash infra/clients.sh test || status=1; exit $$status
 
 ## test-tools: what `make test` needs, pinned: the tests' part of .tools/venv, the clients' tools,
@@ -100,9 +104,14 @@ system-packages:
 ## lint: formatting, clippy, the CloudFormation linter and the prose check (CONTRIBUTING.md)
 lint: tools
 	cargo fmt --all -- --check
-	cargo clippy --workspace --all-targets -- -D warnings
+	cargo clippy --locked --workspace --all-targets -- -D warnings
 	$(VENV)/bin/cfn-lint template.yaml
 	python3 infra/check_docs.py
+
+## deny: cargo-deny (pinned, .tools/cargo-deny) over Cargo.lock with deny.toml: licenses, bans, sources,
+## and advisories when the RustSec database can be fetched (the last line says whether it was)
+deny:
+	bash infra/deny.sh
 
 ## schemathesis: fuzz the local stack against infra/openapi.yaml (bounded, loopback only)
 schemathesis: tools
@@ -111,9 +120,9 @@ schemathesis: tools
 ## bench-tools: the document analysis's Python peer, pinned: .tools/bench-venv (infra/requirements-bench.txt)
 BENCH_VENV := $(TOOLS)/bench-venv
 
-$(BENCH_VENV)/.installed: infra/requirements-bench.txt
+$(BENCH_VENV)/.installed: infra/requirements-bench.lock
 	test -x $(BENCH_VENV)/bin/python || python3 -m venv $(BENCH_VENV)
-	$(BENCH_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r infra/requirements-bench.txt
+	$(BENCH_VENV)/bin/python $(PIP_INSTALL) -r infra/requirements-bench.lock
 	touch $@
 
 bench-tools: $(BENCH_VENV)/.installed
@@ -137,9 +146,9 @@ deploy:
 ## Findings that do not apply are skipped in the template itself (Metadata: checkov: skip) with a reason.
 CHECKOV_VENV ?= $(TOOLS)/checkov-venv
 
-$(CHECKOV_VENV)/.installed: infra/requirements-checkov.txt
+$(CHECKOV_VENV)/.installed: infra/requirements-checkov.lock
 	test -x $(CHECKOV_VENV)/bin/python || python3 -m venv $(CHECKOV_VENV)
-	$(CHECKOV_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r infra/requirements-checkov.txt
+	$(CHECKOV_VENV)/bin/python $(PIP_INSTALL) -r infra/requirements-checkov.lock
 	touch $@
 
 checkov-tools: $(CHECKOV_VENV)/.installed
@@ -152,6 +161,10 @@ checkov: $(CHECKOV_VENV)/.installed
 ## validate: sam validate --lint and cfn-lint (offline)
 validate:
 	bash infra/sam.sh validate
+
+## python-locks: regenerate infra/requirements*.lock (hashes) after changing a pin in infra/requirements*.txt
+python-locks:
+	bash infra/python_locks.sh
 
 fmt:
 	cargo fmt --all

@@ -10,4 +10,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v gs >/dev/null || { echo "make_layout_fixtures: install Debian's ghostscript" >&2; exit 1; }
-cargo test -p adapters --test it -- --ignored --exact documents::layouts::write_the_committed_layouts
+cargo test --locked -p adapters --test it -- --ignored --exact documents::layouts::write_the_committed_layouts

@@ -7,8 +7,8 @@
 #   infra/sam.sh tools                                               install aws-sam-cli only
 #
 # Installs what it needs, pinned and only when missing: aws-sam-cli in its own venv
-# (.tools/sam-venv, from infra/requirements-sam.txt: it pins an older boto3 than moto wants), and
-# cargo-lambda + zig + cfn-lint in .tools/venv (infra/requirements.txt, shared with `make tools`).
+# (.tools/sam-venv, from infra/requirements-sam.lock: it pins an older boto3 than moto wants), and
+# cargo-lambda + zig + cfn-lint in .tools/venv (infra/requirements.lock, shared with `make tools`).
 # Settings per environment (stage) live in infra/samconfig.toml; see docs/deploy.md.
 set -euo pipefail
 
@@ -30,20 +30,21 @@ export PATH="$VENV/bin:$PATH"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
-# Installs the requirements file $2 into venv $1 unless it is there already (stamp newer than file).
+# Installs the hashed lock $2 into venv $1 unless it is there already (stamp newer than the lock).
 ensure_venv() {
-    local venv="$1" requirements="$2" stamp="$1/.installed"
-    if [[ -x "$venv/bin/python" && -f "$stamp" && "$stamp" -nt "$requirements" ]]; then
+    local venv="$1" lock="$2" stamp="$1/.installed"
+    if [[ -x "$venv/bin/python" && -f "$stamp" && "$stamp" -nt "$lock" ]]; then
         return
     fi
-    say "installing $(grep -v '^#' "$requirements" | xargs) into ${venv#"$ROOT/"}"
+    say "installing ${lock#infra/} (hashed) into ${venv#"$ROOT/"}"
     [[ -x "$venv/bin/python" ]] || python3 -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$requirements"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --require-hashes \
+        --no-deps -r "$lock"
     touch "$stamp"
 }
 
-ensure_sam() { ensure_venv "$SAM_VENV" infra/requirements-sam.txt; }
-ensure_tools() { ensure_venv "$VENV" infra/requirements.txt; }
+ensure_sam() { ensure_venv "$SAM_VENV" infra/requirements-sam.lock; }
+ensure_tools() { ensure_venv "$VENV" infra/requirements.lock; }
 
 # Reads `[ENV.deploy.parameters]` of infra/samconfig.toml: prints KEY's value, or nothing.
 config_value() {
@@ -95,6 +96,8 @@ cmd_build() {
     ensure_sam
     ensure_tools
     command -v cargo >/dev/null || { echo "cargo not found: install Rust (rustup)" >&2; exit 1; }
+    # SAM runs `cargo lambda build` without --locked: check here that Cargo.lock needs no change.
+    cargo metadata --locked --quiet --format-version 1 >/dev/null
     # Build for the architecture the environment deploys (a mismatch would not start on Lambda).
     local arch overrides=()
     arch="$(config_value "$CONFIG_ENV" Architecture)"

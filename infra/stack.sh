@@ -57,7 +57,7 @@ if [[ -z "${TIV_STACK_INNER:-}" ]]; then
     fi
     # Build outside the namespace (cargo may need its registry).
     if [[ "${STACK_BUILD:-on}" != "off" || ! -x "${CARGO_TARGET_DIR:-$ROOT/target}/debug/devstack" ]]; then
-        cargo build --quiet -p devstack --bin devstack
+        cargo build --locked --quiet -p devstack --bin devstack
     fi
     export TIV_STACK_INNER=1
     if [[ "${STACK_NETNS:-auto}" != "off" ]] && command -v unshare >/dev/null && command -v ip >/dev/null \

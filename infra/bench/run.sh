@@ -26,12 +26,12 @@ export MOTO_PYTHON="$VENV/bin/python"
 # turns on `shared`'s test-support (the in-memory store of the handler throughput run), which the
 # functions' binaries must not be built with. The admin CLI and the devstack binary are not Lambda
 # functions: their (LTO) links are skipped.
-BUILD="cargo lambda build --release --workspace --exclude admin --exclude devstack --exclude bench --x86-64"
+BUILD="cargo lambda build --locked --release --workspace --exclude admin --exclude devstack --exclude bench --x86-64"
 echo "bench: $BUILD" >&2
 start=$(date +%s)
 $BUILD
 export BENCH_BUILD="$BUILD ($(( $(date +%s) - start )) s in this run)"
-cargo lambda build --release -p bench --x86-64
+cargo lambda build --locked --release -p bench --x86-64
 
 LAMBDA_DIR="${CARGO_TARGET_DIR:-$ROOT/target}/lambda"
 exec "$LAMBDA_DIR/bench/bootstrap" --lambda-dir "$LAMBDA_DIR" --out docs/benchmark-results.md "$@"

@@ -9,7 +9,8 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
-use rand::Rng;
+use rand::rngs::OsRng;
+use rand::{Rng, TryRngCore};
 use sha2::{Digest, Sha256};
 
 use crate::Mode;
@@ -175,6 +176,16 @@ pub fn generate_webhook_secret() -> String {
     format!("whsec_{}", STANDARD.encode(bytes))
 }
 
+/// A page's Content-Security-Policy nonce: 128 bits from the operating system's random source,
+/// drawn afresh for each response (a nonce an attacker can predict allows their script).
+pub fn csp_nonce() -> String {
+    let mut bytes = [0u8; 16];
+    OsRng
+        .try_fill_bytes(&mut bytes)
+        .expect("the operating system's random source is readable");
+    STANDARD.encode(bytes)
+}
+
 /// Returns the raw signing key bytes of a `whsec_` secret.
 pub fn webhook_secret_bytes(secret: &str) -> Option<Vec<u8>> {
     STANDARD
@@ -185,6 +196,15 @@ pub fn webhook_secret_bytes(secret: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csp_nonces_are_128_random_bits_each_time() {
+        let nonces: std::collections::HashSet<String> = (0..64).map(|_| csp_nonce()).collect();
+        assert_eq!(nonces.len(), 64);
+        for nonce in &nonces {
+            assert_eq!(STANDARD.decode(nonce).unwrap().len(), 16);
+        }
+    }
 
     #[test]
     fn generated_keys_name_their_account_and_typos_anywhere_fail_the_checksum() {

@@ -140,7 +140,6 @@ impl ApiResponse {
                     format!("attachment; filename=\"{filename}\""),
                 ),
                 ("cache-control".into(), "no-store".into()),
-                ("x-content-type-options".into(), "nosniff".into()),
             ],
             body: String::new(),
             binary: Some(bytes),
@@ -226,11 +225,22 @@ pub fn from_lambda(req: lambda_http::Request) -> ApiRequest {
     }
 }
 
+/// Headers every response carries, API answers and tenant pages alike, added on the way out
+/// (`to_http`): HTTPS only for two years, subdomains included, and no content-type sniffing.
+pub const EVERY_RESPONSE: [(&str, &str); 2] = [
+    (
+        "strict-transport-security",
+        "max-age=63072000; includeSubDomains",
+    ),
+    ("x-content-type-options", "nosniff"),
+];
+
 /// Converts the handlers' response into an `http` response with `body` (lambda_http's or hyper's).
+/// Every response gets `EVERY_RESPONSE`, the enveloped 500 below included.
 /// A response that is not valid HTTP (a status out of range, a header name or value with bytes
 /// HTTP forbids) becomes the enveloped 500: never a 200, never an error body without its type.
 pub fn to_http<B>(resp: ApiResponse, body: impl Fn(Payload) -> B) -> http::Response<B> {
-    let mut builder = http::Response::builder().status(resp.status);
+    let mut builder = with_every_response(http::Response::builder().status(resp.status));
     for (name, value) in &resp.headers {
         builder = builder.header(name, value);
     }
@@ -244,7 +254,8 @@ pub fn to_http<B>(resp: ApiResponse, body: impl Fn(Payload) -> B) -> http::Respo
         Err(e) => {
             let fallback = resp.unsendable();
             tracing::error!(error = %e, status = resp.status, "response is not valid HTTP; answered 500");
-            let mut builder = http::Response::builder().status(fallback.status);
+            let mut builder =
+                with_every_response(http::Response::builder().status(fallback.status));
             for (name, value) in &fallback.headers {
                 builder = builder.header(name, value);
             }
@@ -253,6 +264,13 @@ pub fn to_http<B>(resp: ApiResponse, body: impl Fn(Payload) -> B) -> http::Respo
                 .expect("the fallback has a valid status and validated headers")
         }
     }
+}
+
+fn with_every_response(mut builder: http::response::Builder) -> http::response::Builder {
+    for (name, value) in EVERY_RESPONSE {
+        builder = builder.header(name, value);
+    }
+    builder
 }
 
 /// Converts the handlers' response into what lambda_http hands back to API Gateway.
@@ -300,6 +318,25 @@ mod tests {
         assert_eq!(bytes.as_slice(), b"%PDF-1.7 x");
         let text = to_lambda(ApiResponse::json(200, &serde_json::json!({})));
         assert!(matches!(text.body(), Body::Text(_)));
+    }
+
+    /// HSTS and nosniff reach the wire once on every kind of response: JSON, a page, a PDF and
+    /// the enveloped 500 that replaces an unsendable one.
+    #[test]
+    fn every_response_carries_hsts_and_nosniff() {
+        let responses = [
+            ApiResponse::json(200, &serde_json::json!({})),
+            ApiResponse::html(404, "<p>gone</p>".into()),
+            ApiResponse::pdf(b"%PDF-1.7".to_vec(), "r.pdf"),
+            ApiResponse::json(200, &serde_json::json!({})).with_header("x-note", "a\nb"),
+        ];
+        for resp in responses {
+            let out = to_lambda(resp);
+            for (name, value) in EVERY_RESPONSE {
+                let sent: Vec<_> = out.headers().get_all(name).iter().collect();
+                assert_eq!(sent, [value], "{name} on a {}", out.status());
+            }
+        }
     }
 
     #[test]

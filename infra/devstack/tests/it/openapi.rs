@@ -170,6 +170,9 @@ registry = Registry().with_resource(BASE, Resource.from_contents(doc, default_sp
 # Headers every HTTP stack adds; any other header must be documented on the response.
 TRANSPORT = {"content-type", "content-length", "date", "connection", "transfer-encoding", "keep-alive"}
 WEBHOOK_TRANSPORT = TRANSPORT | {"host", "user-agent", "accept", "accept-encoding"}
+# Headers the service sends on every response, API and tenant page alike (EVERY_RESPONSE in
+# shared/service/src/http.rs): each recorded response must carry them with these values.
+EVERY_RESPONSE = dict(request["every_response"])
 
 
 def esc(part):
@@ -228,7 +231,10 @@ def check_headers(label, ptr, documented, headers, transport):
         sptr, schema = deref(hptr + "/schema")
         for err in schema_errors(sptr, coerce(value, schema)):
             problems.append("%s: header %s=%r: %s" % (label, name, value, err))
-    known = {n.lower() for n in documented}
+    for name, value in EVERY_RESPONSE.items():
+        if headers.get(name) != value:
+            problems.append("%s: header %s=%r, not %r" % (label, name, headers.get(name), value))
+    known = {n.lower() for n in documented} | set(EVERY_RESPONSE)
     for name in headers:
         if name not in known and name not in transport:
             problems.append("%s: undocumented header %s" % (label, name))
@@ -356,7 +362,10 @@ fn validate(exchanges: &[Value]) -> Value {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("{}: {e} (run `make tools`)", python.display()));
-    let input = json!({"spec": spec_path(), "exchanges": exchanges}).to_string();
+    let every_response = service::http::EVERY_RESPONSE;
+    let input =
+        json!({"spec": spec_path(), "exchanges": exchanges, "every_response": every_response})
+            .to_string();
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().unwrap();

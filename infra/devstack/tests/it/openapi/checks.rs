@@ -50,7 +50,10 @@ pub(super) async fn every_response_matches_the_openapi_file() {
 #[test]
 pub(super) fn the_validator_catches_deviations() {
     let created = json!({"success": true, "data": {"verification_id": "2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081", "verification_url": "http://127.0.0.1:3000/t/2d5a3e4f-7f6c-4a0d-9e9f-3c4d5e6f7081/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "tenant_email": "a@example.com", "status": "pending", "expires_at": "2026-11-28T10:15:00.000Z"}});
-    let rate = json!({"content-type": "application/json", "x-ratelimit-limit": "500", "x-ratelimit-remaining": "499", "x-ratelimit-reset": "1795000000", "x-request-id": "r-1"});
+    let mut rate = json!({"content-type": "application/json", "x-ratelimit-limit": "500", "x-ratelimit-remaining": "499", "x-ratelimit-reset": "1795000000", "x-request-id": "r-1"});
+    for (name, value) in service::http::EVERY_RESPONSE {
+        rate[name] = json!(value);
+    }
     let op = |label: &str, method: &str, path: &str, status: u16, headers: &Value, body: &Value| json!({"label": label, "kind": "operation", "method": method, "path": path, "status": status, "headers": headers, "body": body.to_string()});
     let with = |f: &dyn Fn(&mut Value)| {
         let mut v = created.clone();
@@ -66,6 +69,11 @@ pub(super) fn the_validator_catches_deviations() {
     html["content-type"] = json!("text/html; charset=utf-8");
     let mut bad_remaining = rate.clone();
     bad_remaining["x-ratelimit-remaining"] = json!("many");
+    let mut without_hsts = rate.clone();
+    without_hsts
+        .as_object_mut()
+        .unwrap()
+        .remove("strict-transport-security");
     let mut extra_header = rate.clone();
     extra_header["x-debug"] = json!("1");
     let mut pdf_headers = rate.clone();
@@ -172,6 +180,11 @@ pub(super) fn the_validator_catches_deviations() {
                 &bad_remaining,
                 &created,
             ),
+        ),
+        (
+            "no hsts",
+            "header strict-transport-security=None, not 'max-age=63072000; includeSubDomains'",
+            op("no hsts", "post", API_VERIFY, 201, &without_hsts, &created),
         ),
         (
             "undocumented header",

@@ -9,7 +9,7 @@ use crate::handlers::html::esc;
 use crate::http::ApiResponse;
 use crate::sandbox::scenario_from_email;
 use domain::Verification;
-use domain::secrets::sha256_hex;
+use domain::secrets::csp_nonce;
 use ports::{ConnectStep, ProviderError};
 
 /// When the link expires, and that a new one can be asked of the requester (`who`: HTML-escaped
@@ -152,7 +152,7 @@ pub(crate) fn widget_page(
     notice: &str,
     request_id: &str,
 ) -> ApiResponse {
-    let nonce = sha256_hex(format!("{request_id}{link_token}").as_bytes())[..24].to_string();
+    let nonce = csp_nonce();
     let script_url = script.unwrap_or(PLAID_LINK_SCRIPT);
     // The script's origin may run it and be called by it: Plaid's, or the local stand-in's.
     let origin = script
@@ -194,6 +194,38 @@ document.getElementById("open").addEventListener("click", function () {{ handler
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The nonce a page's policy names and its scripts carry.
+    fn nonce_of(resp: &ApiResponse) -> String {
+        let csp = resp.header("content-security-policy").unwrap();
+        let nonce = csp
+            .split("'nonce-")
+            .nth(1)
+            .and_then(|rest| rest.split('\'').next())
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            resp.body.matches(&format!("nonce=\"{nonce}\"")).count(),
+            2,
+            "both scripts carry the policy's nonce"
+        );
+        nonce
+    }
+
+    /// Each answer draws its own nonce, even for the same request id and token: nothing about
+    /// the request predicts it.
+    #[test]
+    fn every_widget_page_draws_a_fresh_nonce() {
+        let pages: [fn() -> ApiResponse; 2] = [
+            || widget_page("link-token", None, "/t/x/y", "", "req-1"),
+            || payroll_widget_page("user-token", true, "/t/x/y", "", "req-1"),
+        ];
+        for make in pages {
+            let (first, second) = (nonce_of(&make()), nonce_of(&make()));
+            assert_ne!(first, second);
+            assert_eq!(first.len(), 24, "128 bits, base64");
+        }
+    }
 
     #[test]
     fn the_expiry_note_names_the_time_and_who_gives_a_new_link() {

@@ -5,7 +5,7 @@
 use super::shell::{page, script_string};
 use crate::handlers::html::esc;
 use crate::http::ApiResponse;
-use domain::secrets::sha256_hex;
+use domain::secrets::csp_nonce;
 
 pub(crate) fn payroll_widget_page(
     user_token: &str,
@@ -14,7 +14,7 @@ pub(crate) fn payroll_widget_page(
     notice: &str,
     request_id: &str,
 ) -> ApiResponse {
-    let nonce = sha256_hex(format!("{request_id}{user_token}").as_bytes())[..24].to_string();
+    let nonce = csp_nonce();
     let body = format!(
         r#"<p>Connect the payroll account of your employer or gig platform. A window from our payroll-data partner opens.</p>
 {notice}
