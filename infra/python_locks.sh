@@ -4,6 +4,9 @@
 # `pip install --require-hashes`, so a changed or substituted file on the index fails the install.
 # pip-tools runs from a throw-away venv; the venv's lock covers .tools/venv's two inputs together,
 # and the tests' lock (a subset of that venv) must pin the same versions.
+# Run it with the oldest Python 3 the project supports first on PATH (Debian's 3.11.2 here):
+# pip-compile resolves for its own interpreter, and a lock made on a newer one can pin a release
+# an older one cannot install (soupsieve 4.1.3 needs 3.11.5).
 set -euo pipefail
 cd "$(dirname "$0")"
 
