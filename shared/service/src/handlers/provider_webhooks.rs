@@ -202,6 +202,11 @@ impl<S: VerificationStore, C: Clock> Received<'_, S, C> {
             }
             return Ok("settled");
         };
+        // Each provider's user is made at consent, so a payroll webhook can arrive while the bank
+        // is awaited: it is no signal for that wait.
+        if waiting.method != verifier.method() {
+            return Ok("other_method");
+        }
         if waiting.signal.is_some() {
             return Ok("duplicate");
         }

@@ -83,6 +83,19 @@ async fn a_failed_bank_try_is_followed_by_payroll_through_argyle_and_both_are_re
     let plaid_user = plaid.complete_link(token.unwrap()).expect("Link completes");
     let p = page_at(&base, "POST", &link, Some("action=connect")).await;
     assert_eq!(p.status, 303, "{}", p.html);
+    // Argyle's signed webhook for this tenant's payroll user, while the bank is awaited: answered,
+    // and no signal for the bank's wait.
+    assert_eq!(argyle.settle(&argyle_user, Stage::Synced).await, Some(200));
+    let waiting = stored(&env, &id)
+        .await
+        .awaiting_now()
+        .cloned()
+        .expect("bank waits");
+    assert_eq!(
+        (waiting.method, waiting.signal),
+        (Bank, None),
+        "no signal for the bank"
+    );
     assert_eq!(plaid.settle(&plaid_user, Report::Failed).await, Some(200));
     stack.drain().await;
     let p = page_at(&base, "GET", &link, None).await;
