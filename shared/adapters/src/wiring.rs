@@ -133,21 +133,31 @@ pub async fn provider_webhooks(
 ) -> Result<ProviderWebhooks, ConfigError> {
     let failed = |e: &dyn std::fmt::Display| ConfigError(e.to_string());
     let secrets = aws_sdk_secretsmanager::Client::new(sdk);
-    let mut verifiers = WebhookVerifiers::default();
-    if config.live_income.uses(Provider::PlaidCheck) {
+    // The two providers' secrets are read concurrently: both are on the cold start's path.
+    let plaid = async {
+        if !config.live_income.uses(Provider::PlaidCheck) {
+            return Ok(None);
+        }
         let plaid = PlaidConfig::load(&secrets, |name| config.plaid.get(name))
             .await
             .map_err(|e| failed(&e))?;
-        verifiers.plaid =
-            Some(crate::plaid::PlaidWebhookVerifier::new(plaid).map_err(|e| failed(&e))?);
-    }
-    if config.live_income.uses(Provider::Argyle) {
+        crate::plaid::PlaidWebhookVerifier::new(plaid)
+            .map(Some)
+            .map_err(|e| failed(&e))
+    };
+    let argyle = async {
+        if !config.live_income.uses(Provider::Argyle) {
+            return Ok(None);
+        }
         let argyle = ArgyleConfig::load(&secrets, |name| config.argyle.get(name))
             .await
             .map_err(|e| failed(&e))?;
-        verifiers.argyle =
-            Some(crate::argyle::ArgyleWebhookVerifier::new(argyle).map_err(|e| failed(&e))?);
-    }
+        crate::argyle::ArgyleWebhookVerifier::new(argyle)
+            .map(Some)
+            .map_err(|e| failed(&e))
+    };
+    let (plaid, argyle) = futures::try_join!(plaid, argyle)?;
+    let verifiers = WebhookVerifiers { plaid, argyle };
     Ok(provider_webhooks_with(&config.table_name, sdk, verifiers))
 }
 
