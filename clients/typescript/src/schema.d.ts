@@ -1117,7 +1117,7 @@ export interface components {
              * @enum {string}
              */
             verdict: "clean" | "edited" | "inconsistent" | "undetermined";
-            /** @description Why the verdict is `undetermined`; absent otherwise. */
+            /** @description Why the verdict is `undetermined`, or why the upload was refused; absent otherwise. */
             reason?: string;
             /**
              * @description Whether its income counts. A `clean` document's counts at once and an `edited` one's
@@ -1143,6 +1143,13 @@ export interface components {
              *     editing found)`.
              */
             replaced?: string[];
+            /**
+             * @description Present when the upload was refused (not a readable PDF or image, too large, ...):
+             *     never counted, its verdict `undetermined` and `reason` the refusal. Listed so that
+             *     every upload, and what it replaced, stays in the report.
+             * @constant
+             */
+            refused?: true;
         };
         /**
          * @description Present while some documents' income counts only once the landlord accepts them with

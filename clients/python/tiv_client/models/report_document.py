@@ -33,7 +33,7 @@ class ReportDocument:
             never; the others', and typed figures, once the landlord accepts them.
         summary (str): The verdict in plain words, with the failed checks or the reason, and the uploads it replaced.
         checks (list[DocumentCheck]):
-        reason (str | Unset): Why the verdict is `undetermined`; absent otherwise.
+        reason (str | Unset): Why the verdict is `undetermined`, or why the upload was refused; absent otherwise.
         awaiting_review (bool | Unset): Present when its income counts only once the landlord accepts the documents.
         stated_by_tenant (bool | Unset): Present when the pay date, gross and net pay were typed by the tenant (a photo
             or scan).
@@ -41,6 +41,9 @@ class ReportDocument:
             replaced,
             oldest first, as its name and its verdict or refusal, e.g. `Document 1 (signs of
             editing found)`.
+        refused (bool | Unset): Present when the upload was refused (not a readable PDF or image, too large, ...):
+            never counted, its verdict `undetermined` and `reason` the refusal. Listed so that
+            every upload, and what it replaced, stays in the report.
     """
 
     name: str
@@ -53,6 +56,7 @@ class ReportDocument:
     awaiting_review: bool | Unset = UNSET
     stated_by_tenant: bool | Unset = UNSET
     replaced: list[str] | Unset = UNSET
+    refused: bool | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
         name = self.name
@@ -80,6 +84,8 @@ class ReportDocument:
         if not isinstance(self.replaced, Unset):
             replaced = self.replaced
 
+        refused = self.refused
+
         field_dict: dict[str, Any] = {}
 
         field_dict.update(
@@ -100,6 +106,8 @@ class ReportDocument:
             field_dict["stated_by_tenant"] = stated_by_tenant
         if replaced is not UNSET:
             field_dict["replaced"] = replaced
+        if refused is not UNSET:
+            field_dict["refused"] = refused
 
         return field_dict
 
@@ -133,6 +141,8 @@ class ReportDocument:
 
         replaced = cast(list[str], d.pop("replaced", UNSET))
 
+        refused = d.pop("refused", UNSET)
+
         report_document = cls(
             name=name,
             kind=kind,
@@ -144,6 +154,7 @@ class ReportDocument:
             awaiting_review=awaiting_review,
             stated_by_tenant=stated_by_tenant,
             replaced=replaced,
+            refused=refused,
         )
 
         return report_document

@@ -53,7 +53,7 @@ async fn the_same_form_posted_again_counts_and_keeps_the_replaced_upload_with_it
     );
     // The report names the replaced upload with its verdict.
     let set = vec![(d.clone(), d.analysis.clone().unwrap())];
-    let (shown, _) = report_documents(&set, false);
+    let (shown, _) = report_documents(&set, [], false);
     assert_eq!(shown[0].replaced, vec!["Document 1 (could not be checked)"]);
     assert!(
         shown[0]
@@ -84,6 +84,44 @@ async fn each_version_is_analysed_as_read_though_a_newer_one_is_stored() {
         d.replaced[0].analysis.as_ref().map(|a| a.kind),
         Some(DocumentKind::Photo)
     );
+}
+
+/// A photo swapped for a file that is refused, then another document finished with: the report
+/// lists the refused upload, never counted, with the photo it replaced.
+#[tokio::test]
+async fn a_refused_replacement_keeps_what_it_replaced_in_the_report() {
+    let rig = rig().await;
+    let (photo, _) = rig.upload_version("d1", &PNG, "e-photo", 1);
+    assert!(handled(&rig, photo).await);
+    let (junk, _) = rig.upload_version("d1", TEXT, "e-text", 1);
+    assert!(handled(&rig, junk).await);
+    let (other, _) = rig.upload_version("d2", &PNG, "e-other", 1);
+    assert!(handled(&rig, other).await);
+    let typed = rig
+        .page(Some("action=state_pay&document=d2&pay_date=2026-03-06&gross=2500&net=1900&frequency=biweekly"))
+        .await;
+    assert_eq!(typed.status, 303);
+    assert_eq!(rig.page(Some("action=finish_documents")).await.status, 303);
+    let v = rig.stored();
+    assert_eq!(v.status, Status::Completed);
+    let report = v.income_report.unwrap();
+    let documents = report.documents.unwrap();
+    let names: Vec<&str> = documents.iter().map(|d| d.name.as_str()).collect();
+    assert_eq!(names, ["Document 2", "Document 3"]);
+    let refused = &documents[0];
+    assert!(refused.refused && !refused.counted && !refused.awaiting_review);
+    assert_eq!(refused.verdict, Verdict::Undetermined);
+    assert_eq!(refused.replaced, vec!["Document 1 (could not be checked)"]);
+    assert!(
+        refused.summary.contains("refused")
+            && refused
+                .summary
+                .ends_with("It replaced Document 1 (could not be checked)."),
+        "{}",
+        refused.summary
+    );
+    // Only the typed photo's figures await the landlord, as before.
+    assert_eq!(report.awaiting_review.unwrap().documents, ["Document 3"]);
 }
 
 /// A version still being analysed when a newer one replaced it: its analysis ends in the trace.

@@ -79,7 +79,7 @@ fn report_of(
         report.verification_method = VerificationMethod::Document;
         report.amounts_basis = Some(VerificationMethod::Document.amounts_basis());
     }
-    let (documents, needs_review) = report_documents(set, accepted);
+    let (documents, needs_review) = report_documents(set, v.documents.values(), accepted);
     let on_unchecked = documents
         .iter()
         .any(|d| d.counted && d.verdict != Verdict::Clean);

@@ -281,6 +281,10 @@ pub struct ReportDocument {
     /// that a file was swapped. Absent when none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replaced: Vec<String>,
+    /// The upload was refused (`reason` says why): never counted, its verdict `undetermined`.
+    /// Listed so that a file swapped for one that can't be read stays in sight. Absent when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub refused: bool,
 }
 
 /// The verdict in plain words, for the webhook's summary, the PDF and the tenant's page.
@@ -349,24 +353,21 @@ pub fn summary(name: &str, analysis: &Analysis, stated: bool, awaiting: bool) ->
     out
 }
 
-/// The documents of the report, `accepted` when the landlord accepted them, and whether a person
-/// should review them: any document that is not `clean`, or figures the tenant typed.
-pub fn report_documents(
+/// The documents of the report in upload order, `accepted` when the landlord accepted them, and
+/// whether a person should review them: any document that is not `clean`, or figures the tenant
+/// typed. The refused uploads are listed too, never counted: each upload leaves a trace.
+pub fn report_documents<'a>(
     set: &[(DocumentRecord, Analysis)],
+    refused: impl IntoIterator<Item = &'a DocumentRecord>,
     accepted: bool,
 ) -> (Vec<ReportDocument>, bool) {
-    let documents: Vec<ReportDocument> = set
+    let mut documents: Vec<(u32, ReportDocument)> = set
         .iter()
         .map(|(d, a)| {
             let stated = d.stated.is_some();
             let counted = counts_in_report(a.verdict, stated, accepted);
             let awaiting = !counted && counting(a.verdict, stated) == Counting::AfterReview;
-            let replaced: Vec<String> = d.replaced.iter().map(|r| r.replaced_words()).collect();
-            let mut summary = summary(&d.name(), a, stated, awaiting);
-            if !replaced.is_empty() {
-                summary.push_str(&format!(" It replaced {}.", replaced.join("; ")));
-            }
-            ReportDocument {
+            let entry = ReportDocument {
                 name: d.name(),
                 kind: a.kind,
                 verdict: a.verdict,
@@ -374,16 +375,64 @@ pub fn report_documents(
                 counted,
                 awaiting_review: awaiting,
                 stated_by_tenant: stated,
-                summary,
+                summary: summary(&d.name(), a, stated, awaiting),
                 checks: a.checks.clone(),
-                replaced,
-            }
+                replaced: vec![],
+                refused: false,
+            };
+            (d.number, with_trace(entry, d))
         })
         .collect();
+    documents.extend(
+        (refused.into_iter())
+            .filter(|d| d.state == DocumentState::Refused)
+            .map(|d| (d.number, with_trace(refused_entry(d), d))),
+    );
+    documents.sort_by_key(|(number, _)| *number);
     let needs_review = set
         .iter()
         .any(|(d, a)| counting(a.verdict, d.stated.is_some()) != Counting::Now);
-    (documents, needs_review)
+    (
+        documents.into_iter().map(|(_, d)| d).collect(),
+        needs_review,
+    )
+}
+
+/// A refused upload as the report lists it: "Document 3 (document of no known kind): refused: not
+/// a PDF; not counted."
+fn refused_entry(d: &DocumentRecord) -> ReportDocument {
+    let why = d
+        .refusal
+        .clone()
+        .unwrap_or_else(|| "no reason recorded".to_string());
+    ReportDocument {
+        name: d.name(),
+        kind: DocumentKind::Unknown,
+        verdict: Verdict::Undetermined,
+        summary: format!(
+            "{} ({}): refused: {why}; not counted.",
+            d.name(),
+            kind_words(DocumentKind::Unknown)
+        ),
+        reason: Some(why),
+        counted: false,
+        awaiting_review: false,
+        stated_by_tenant: false,
+        checks: vec![],
+        replaced: vec![],
+        refused: true,
+    }
+}
+
+/// `entry` with the uploads `d` replaced, in its `replaced` and at the end of its summary.
+fn with_trace(mut entry: ReportDocument, d: &DocumentRecord) -> ReportDocument {
+    entry.replaced = d.replaced.iter().map(|r| r.replaced_words()).collect();
+    if !entry.replaced.is_empty() {
+        entry
+            .summary
+            .push_str(&format!(" It replaced {}.", entry.replaced.join("; ")));
+    }
+    entry
 }
 
 /// Whether the tenant may finish with these documents: at least one analysed, none still being

@@ -32,12 +32,12 @@ fn analysed(number: u32, verdict: Verdict) -> DocumentRecord {
 #[test]
 fn review_is_needed_for_any_document_that_is_not_clean() {
     let clean = analysed_set(&[analysed(1, Verdict::Clean)], None);
-    assert!(!report_documents(&clean, false).1);
+    assert!(!report_documents(&clean, [], false).1);
     let edited = analysed_set(
         &[analysed(1, Verdict::Clean), analysed(2, Verdict::Edited)],
         None,
     );
-    let (docs, review) = report_documents(&edited, true);
+    let (docs, review) = report_documents(&edited, [], true);
     assert!(review);
     assert!(
         !docs[1].counted && !docs[1].awaiting_review,
@@ -53,7 +53,7 @@ fn review_is_needed_for_any_document_that_is_not_clean() {
     );
     for verdict in [Verdict::Undetermined, Verdict::Inconsistent] {
         let set = analysed_set(&[analysed(1, verdict)], None);
-        let (docs, review) = report_documents(&set, false);
+        let (docs, review) = report_documents(&set, [], false);
         assert!(review);
         assert!(!docs[0].counted && docs[0].awaiting_review);
         assert!(
@@ -61,7 +61,7 @@ fn review_is_needed_for_any_document_that_is_not_clean() {
                 .summary
                 .ends_with("counted once the landlord accepts it.")
         );
-        let (docs, _) = report_documents(&set, true);
+        let (docs, _) = report_documents(&set, [], true);
         assert!(docs[0].counted && !docs[0].awaiting_review);
     }
     let mut typed = analysed(1, Verdict::Clean);
@@ -71,7 +71,7 @@ fn review_is_needed_for_any_document_that_is_not_clean() {
         net_cents: 190_000,
         pay_frequency: PayFrequency::Biweekly,
     });
-    let (docs, review) = report_documents(&analysed_set([&typed], None), false);
+    let (docs, review) = report_documents(&analysed_set([&typed], None), [], false);
     assert!(review && docs[0].awaiting_review && !docs[0].counted);
 }
 
@@ -150,8 +150,8 @@ mod properties {
                 })
                 .collect();
             let set = analysed_set(&records, None);
-            let (before, review_before) = report_documents(&set, false);
-            let (after, review_after) = report_documents(&set, true);
+            let (before, review_before) = report_documents(&set, &records, false);
+            let (after, review_after) = report_documents(&set, &records, true);
             prop_assert_eq!(review_before, review_after);
             prop_assert_eq!(
                 review_before,
@@ -212,6 +212,61 @@ mod trace {
                 prop_assert_eq!(found, Some(i as u32 + 1));
             }
             prop_assert!(last.find_object_mut("e", Some("another")).is_none());
+        }
+
+        /// Whatever the last upload to a form, analysed or refused, the report lists it with
+        /// every upload it replaced, and lists every other upload once, in upload order: an
+        /// edited file swapped for one that can't be read stays in sight, and is never counted.
+        #[test]
+        fn the_report_keeps_every_replaced_upload_whatever_the_last_one(
+            verdicts in proptest::collection::vec(any_verdict(), 1..6),
+            last_refused: bool,
+            others in proptest::collection::vec((any_verdict(), any::<bool>()), 0..3),
+        ) {
+            let chain = verdicts.len() as u32;
+            let mut earlier = analysed(1, verdicts[0]);
+            for (i, verdict) in verdicts.iter().enumerate().skip(1) {
+                earlier = analysed(i as u32 + 1, *verdict).replacing(&earlier);
+            }
+            let mut last = analysed(chain + 1, Verdict::Clean);
+            if last_refused {
+                last.state = DocumentState::Refused;
+                last.analysis = None;
+                last.refusal = Some("not a PDF, JPEG or PNG".to_string());
+            }
+            let last = last.replacing(&earlier);
+            let mut records = vec![last.clone()];
+            for (i, (verdict, refused)) in others.iter().enumerate() {
+                let mut d = analysed(chain + 2 + i as u32, *verdict);
+                if *refused {
+                    d.state = DocumentState::Refused;
+                    d.refusal = Some("too large".to_string());
+                }
+                records.push(d);
+            }
+            let set = analysed_set(&records, None);
+            for accepted in [false, true] {
+                let (shown, _) = report_documents(&set, &records, accepted);
+                let names: Vec<String> = shown.iter().map(|d| d.name.clone()).collect();
+                let expected: Vec<String> = records.iter().map(|d| d.name()).collect();
+                prop_assert_eq!(names, expected);
+                let entry = &shown[0];
+                prop_assert_eq!(entry.replaced.len(), verdicts.len());
+                for (words, verdict) in entry.replaced.iter().zip(&verdicts) {
+                    prop_assert!(words.contains(verdict_words(*verdict)), "{}", words);
+                }
+                prop_assert!(entry.summary.contains(&entry.replaced.join("; ")));
+                for (d, record) in shown.iter().zip(&records) {
+                    let refused = record.state == DocumentState::Refused;
+                    prop_assert_eq!(d.refused, refused);
+                    if refused {
+                        prop_assert!(!d.counted && !d.awaiting_review);
+                        prop_assert_eq!(d.verdict, Verdict::Undetermined);
+                        prop_assert_eq!(d.reason.as_ref(), record.refusal.as_ref());
+                        prop_assert!(d.summary.contains("refused"), "{}", d.summary);
+                    }
+                }
+            }
         }
     }
 }
