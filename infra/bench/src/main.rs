@@ -109,17 +109,21 @@ pub(crate) struct Args {
 }
 
 /// A function of the route table (`service::routes`) and the two sample events it is invoked with
-/// (cold, then warm). The leading number of an HTTP event's file name is the status it must answer.
+/// (cold, then warm), or why it is not invoked. The leading number of an HTTP event's file name is
+/// the status it must answer.
 pub(crate) struct Function {
     pub(crate) name: &'static str,
     pub(crate) http: bool,
-    pub(crate) events: [&'static str; 2],
+    pub(crate) events: Result<[&'static str; 2], &'static str>,
 }
 
-/// The sample events each function is measured with; `None` leaves it out of the bench.
-pub(crate) fn bench_events(function: service::routes::Function) -> Option<[&'static str; 2]> {
+/// The sample events each function is invoked with, or why it is not (its cold start, memory and
+/// size are measured all the same).
+pub(crate) fn bench_events(
+    function: service::routes::Function,
+) -> Result<[&'static str; 2], &'static str> {
     use service::routes::Function as F;
-    Some(match function {
+    Ok(match function {
         F::CreateVerification => ["201-created.json", "201-email-only.json"],
         F::GetVerification => ["200-completed.json", "200-pending.json"],
         F::CancelVerification => ["200-pending.json", "200-in-progress.json"],
@@ -139,20 +143,28 @@ pub(crate) fn bench_events(function: service::routes::Function) -> Option<[&'sta
         F::CreateHousehold => ["201-two-members.json", "201-applicant-and-guarantor.json"],
         F::GetHousehold => ["200-decided.json", "200-open.json"],
         F::CancelHousehold => ["200-open-members.json", "200-second-household.json"],
-        // Runs the publish-events path again (same binary size class); its retry queue is
-        // not part of the bench's stack.
-        F::RetryEvents => return None,
-        // An erasure changes the seeded verification the other functions' events read.
-        F::EraseVerificationData => return None,
-        // Its sample names an object the bench's stack does not upload; the analysis of a
-        // document is measured on its own (docs/documents.md).
-        F::AnalyzeDocument => return None,
+        F::RetryEvents => {
+            return Err(
+                "it runs publish-events' work again, from a retry queue the bench's stack lacks",
+            );
+        }
+        F::EraseVerificationData => {
+            return Err("an erasure changes the seeded verification the other functions read");
+        }
+        F::AnalyzeDocument => {
+            return Err(
+                "its samples name uploads the bench's stack lacks; the analysis is measured below",
+            );
+        }
         F::ListDocuments => ["200-in-progress.json", "200-in-progress.json"],
-        // A review is kept once: a second run of its sample answers 409, not the write measured.
-        F::ReviewDocuments => return None,
-        // Its samples are refused (401) before any work: a verified webhook needs a fresh
-        // signature, which no stored sample carries.
-        F::ProviderWebhooks => return None,
+        F::ReviewDocuments => {
+            return Err("a review is kept once: a second run of its sample answers 409");
+        }
+        F::ProviderWebhooks => {
+            return Err(
+                "a verified webhook needs a fresh signature, which no stored sample carries",
+            );
+        }
         // The reached one has a number and a webhook URL: claim, SES, SNS, webhook store+queue.
         F::SendReminders => [
             "reached-reminder-of-in-progress.json",
@@ -161,16 +173,14 @@ pub(crate) fn bench_events(function: service::routes::Function) -> Option<[&'sta
     })
 }
 
-/// The functions the bench measures, in the route table's order.
+/// Every function of the route table, in its order.
 pub(crate) fn functions() -> Vec<Function> {
     service::routes::Function::ALL
         .into_iter()
-        .filter_map(|f| {
-            bench_events(f).map(|events| Function {
-                name: f.name(),
-                http: f.is_http(),
-                events,
-            })
+        .map(|f| Function {
+            name: f.name(),
+            http: f.is_http(),
+            events: bench_events(f),
         })
         .collect()
 }
@@ -296,13 +306,16 @@ async fn run(args: Args) -> Result<(), Error> {
             &created,
         )
         .await?;
-        let inv = invocations(&root, &launch, f, &moto, &sdk).await?;
+        let inv = match f.events {
+            Ok(events) => Some(invocations(&root, &launch, f, &events, &moto, &sdk).await?),
+            Err(_) => None,
+        };
         let size = size_of(&args.python, &launch.program, &zips)?;
         rows.push(Row {
             name: f.name.to_string(),
             init: Some(init),
             size: Some(size),
-            inv: Some(inv),
+            inv,
         });
     }
     eprintln!("bench: Python peer");
@@ -378,7 +391,7 @@ mod tests {
     fn every_bench_event_is_a_sample_in_events() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../events");
         for function in functions() {
-            for file in function.events {
+            for file in function.events.into_iter().flatten() {
                 let path = root.join(function.name).join(file);
                 assert!(path.is_file(), "{} missing", path.display());
             }

@@ -197,6 +197,7 @@ pub(crate) async fn invocations(
     root: &Path,
     launch: &Launch,
     function: &Function,
+    events: &[&str],
     moto: &Moto,
     sdk: &aws_config::SdkConfig,
 ) -> Result<Invocations, Error> {
@@ -219,7 +220,7 @@ pub(crate) async fn invocations(
         let mut stats = Vec::new();
         let mut problems = Vec::new();
         let mut peak = None;
-        for (i, file) in function.events.iter().enumerate() {
+        for (i, file) in events.iter().enumerate() {
             let path = root.join("events").join(function.name).join(file);
             let event = std::fs::read_to_string(&path)
                 .map_err(|e| err(format!("{}: {e}", path.display())))?

@@ -141,7 +141,12 @@ pub(crate) fn render(
             cell(&|i| format!("{:.1}–{:.1}", i.times.pct(0.25), i.times.pct(0.75))),
             cell(&|i| format!("{:.1}–{:.1}", i.times.min(), i.times.max())),
             cell(&|i| format!("{:.0}x", peer_median / i.times.median())),
-            inv.and_then(|i| i.peak_rss).map_or("–".into(), mb),
+            match inv {
+                Some(i) => i.peak_rss.map_or("–".into(), mb),
+                None => init
+                    .and_then(|i| i.init_rss)
+                    .map_or("–".into(), |rss| format!("{} at init", mb(rss))),
+            },
             r.size.as_ref().map_or("–".into(), |s| mb(s.binary)),
             r.size.as_ref().map_or("–".into(), |s| mb(s.zipped)),
             inv.map_or("–".into(), |i| format!(
@@ -168,6 +173,21 @@ pub(crate) fn render(
         peer.times.max(),
         peer.init_rss.map_or("?".into(), mb),
     );
+    let skipped: Vec<String> = (rows.iter())
+        .filter(|r| r.inv.is_none())
+        .filter_map(|r| {
+            let function = service::routes::Function::from_name(&r.name)?;
+            let why = crate::bench_events(function).err()?;
+            Some(format!("- {}: {why}.", r.name))
+        })
+        .collect();
+    if !skipped.is_empty() {
+        let _ = writeln!(
+            o,
+            "Not invoked (their cold starts, memory at init and sizes are above):\n\n{}\n",
+            skipped.join("\n")
+        );
+    }
 
     let _ = writeln!(
         o,
