@@ -1,7 +1,8 @@
 //! Every upload leaves a trace, on moto's versioned bucket: a form posted again is a new version
 //! that counts and is listed beside the one it replaced, each downloaded as the bytes analysed; a
 //! form posted after the verification closed leaves no object. (The erasure of every version and
-//! delete marker: `erasure.rs`, through `common::put_uploads`.)
+//! delete marker: `erasure.rs`, through `common::put_uploads`; a version S3 refuses to delete:
+//! here.)
 
 use domain::documents::record::{DocumentState, MAX_UPLOADS, object_key};
 
@@ -103,4 +104,58 @@ async fn a_form_posted_again_counts_is_listed_and_each_version_downloads_as_anal
         "nothing recorded of it"
     );
     assert!(v.uploads < MAX_UPLOADS);
+}
+
+/// S3 refuses to delete one version (a legal hold here; on AWS any entry in the `Errors` of
+/// DeleteObjects' 200): the erasure fails rather than report the uploads gone, what it could delete
+/// is gone, and the next call, once S3 allows it, deletes the rest.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_erasure_s3_refuses_in_part_fails_and_the_next_call_finishes_it() {
+    use aws_sdk_s3::types::{ObjectLockLegalHold, ObjectLockLegalHoldStatus};
+    use ports::DocumentEraser;
+
+    let env = common::env().await;
+    let s3 = adapters::s3::s3_client(&env.sdk);
+    let bucket = format!("locked-{}", uuid::Uuid::new_v4().simple());
+    (s3.create_bucket().bucket(&bucket))
+        .object_lock_enabled_for_bucket(true)
+        .send()
+        .await
+        .unwrap();
+    let id = uuid::Uuid::new_v4();
+    common::put_uploads(&env.sdk, &bucket, id).await;
+    let held = s3
+        .put_object()
+        .bucket(&bucket)
+        .key(object_key(id, "d3"))
+        .body(b"%PDF-1.7 held".to_vec().into())
+        .send()
+        .await
+        .unwrap();
+    let hold = |status| {
+        s3.put_object_legal_hold()
+            .bucket(&bucket)
+            .key(object_key(id, "d3"))
+            .set_version_id(held.version_id().map(String::from))
+            .legal_hold(ObjectLockLegalHold::builder().status(status).build())
+            .send()
+    };
+    hold(ObjectLockLegalHoldStatus::On).await.unwrap();
+    let eraser = adapters::s3::S3Objects::new(&env.sdk, &bucket);
+
+    let failed = eraser.erase_uploads(id).await;
+    assert!(
+        failed.is_err(),
+        "a refused version is no success: {failed:?}"
+    );
+    assert_eq!(
+        common::upload_keys(&env.sdk, &bucket, id).await,
+        vec![object_key(id, "d3")],
+        "what S3 allowed is gone; the held version is left"
+    );
+
+    hold(ObjectLockLegalHoldStatus::Off).await.unwrap();
+    assert_eq!(eraser.erase_uploads(id).await.unwrap(), 1);
+    assert!(common::upload_keys(&env.sdk, &bucket, id).await.is_empty());
+    assert_eq!(eraser.erase_uploads(id).await.unwrap(), 0, "safe to repeat");
 }
