@@ -119,9 +119,14 @@ pub enum Command {
     IncomeReport(IncomeReportArgs),
 }
 
-/// Runs one command and returns what to print.
-pub async fn run<S: Store>(
+/// For a caller with no webhook secrets at hand: every command but `rotate-webhook-secret`.
+pub const NO_SECRETS: Option<&adapters::webhook_secrets::SecretsManagerWebhookSecrets> = None;
+
+/// Runs one command and returns what to print. `secrets` holds the accounts' webhook signing
+/// secrets (Secrets Manager, apart from the table); only `rotate-webhook-secret` needs it.
+pub async fn run<S: Store, K: WebhookSecretStore>(
     store: &S,
+    secrets: Option<&K>,
     plans: &domain::plans::Plans,
     command: Command,
     now: DateTime<Utc>,
@@ -321,7 +326,11 @@ pub async fn run<S: Store>(
                 .await
                 .map_err(err)?
                 .ok_or("no such account")?;
-            let old = store.get_webhook_secrets(&account).await.map_err(err)?;
+            let secrets = secrets.ok_or(
+                "rotate-webhook-secret needs --webhook-secrets-prefix and --webhook-secrets-key \
+                 (the stack's outputs WebhookSecretsPrefix and WebhookSecretsKeyArn)",
+            )?;
+            let old = secrets.get_webhook_secrets(&account).await.map_err(err)?;
             let secret = generate_webhook_secret();
             let next = WebhookSecrets {
                 current: Some(secret.clone()),
@@ -331,7 +340,7 @@ pub async fn run<S: Store>(
                     .map(|_| now + Duration::hours(overlap_hours.max(0))),
                 previous: old.current,
             };
-            store
+            secrets
                 .put_webhook_secrets(&account, &next)
                 .await
                 .map_err(err)?;

@@ -1,4 +1,5 @@
-//! `admin`: manage accounts, plans, API keys and webhook secrets in the service's table.
+//! `admin`: manage accounts, plans and API keys in the service's table, and the accounts' webhook
+//! signing secrets in Secrets Manager.
 //!
 //! Uses the standard AWS configuration (profile, region, `AWS_ENDPOINT_URL` for the local stack).
 
@@ -12,6 +13,14 @@ struct Cli {
     /// DynamoDB table of the service (every command but income-report).
     #[arg(long, env = "TABLE_NAME")]
     table: Option<String>,
+    /// Name prefix of the accounts' webhook signing secrets in Secrets Manager (the stack's
+    /// output WebhookSecretsPrefix; rotate-webhook-secret only).
+    #[arg(long, env = "WEBHOOK_SECRETS_PREFIX")]
+    webhook_secrets_prefix: Option<String>,
+    /// The KMS key new webhook secrets are encrypted under (the stack's output
+    /// WebhookSecretsKeyArn; rotate-webhook-secret only).
+    #[arg(long, env = "WEBHOOK_SECRETS_KEY_ARN")]
+    webhook_secrets_key: Option<String>,
     #[command(subcommand)]
     command: admin::Command,
 }
@@ -33,8 +42,16 @@ async fn main() {
             eprintln!("{e}");
             std::process::exit(2)
         });
-    let store = adapters::wiring::store(&adapters::aws_config().await, table);
-    finish(admin::run(&store, &plans, cli.command, chrono::Utc::now()).await);
+    let sdk = adapters::aws_config().await;
+    let store = adapters::wiring::store(&sdk, table);
+    let secrets = match (&cli.webhook_secrets_prefix, &cli.webhook_secrets_key) {
+        (Some(prefix), Some(key)) => {
+            Some(adapters::wiring::webhook_secrets_writer(&sdk, prefix, key))
+        }
+        _ => None,
+    };
+    let now = chrono::Utc::now();
+    finish(admin::run(&store, secrets.as_ref(), &plans, cli.command, now).await);
 }
 
 fn finish(result: Result<String, String>) -> ! {

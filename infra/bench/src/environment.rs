@@ -36,6 +36,8 @@ impl Local<'_> {
             "RETRY_QUEUE_URL" => self.queues.retry_queue_url.clone(),
             "DOCUMENT_BUCKET" => devstack::stack::documents_bucket_for(self.table),
             "FINGERPRINT_KEY_SECRET_ARN" => self.queues.fingerprint_key_secret_arn.clone(),
+            // The prefix `stack::bootstrap` names beside the table (`Resources::named`).
+            "WEBHOOK_SECRETS_PREFIX" => format!("{prefix}/webhook-secrets/"),
             // The group and role `stack::bootstrap` names beside the table (`Resources::named`).
             "REMINDER_SCHEDULE_GROUP" => format!("{prefix}-reminders"),
             "REMINDER_FUNCTION_ARN" => devstack::LOCAL_REMINDER_FUNCTION_ARN.to_string(),
@@ -134,6 +136,7 @@ pub(crate) mod tests {
             documents_dlq_url: "dd".into(),
             fingerprint_key_secret_arn: "fk".into(),
             fingerprint_key: domain::documents::reuse::FingerprintKey::new(vec![7; 32]).unwrap(),
+            webhook_secrets_key_arn: "wk".into(),
         }
     }
 

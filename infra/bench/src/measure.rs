@@ -135,7 +135,7 @@ pub(crate) async fn fresh_stack(
         previous: None,
         previous_valid_until: None,
     };
-    store
+    stack::webhook_secrets::writer(sdk, &names, &created)
         .put_webhook_secrets(stack::DEMO_ACCOUNT, &secrets)
         .await?;
     Ok((names, created, store))

@@ -151,6 +151,7 @@ impl Workers {
             DeliverWebhookConfig {
                 table_name: names.table.clone(),
                 webhook_queue_url: created.webhook_queue_url.clone(),
+                webhook_secrets_prefix: names.webhook_secrets_prefix.clone(),
                 timeout: service::config::DEFAULT_WEBHOOK_TIMEOUT,
                 local_webhook_origins: local_origins.clone(),
             },

@@ -93,7 +93,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         previous: None,
         previous_valid_until: None,
     };
-    store
+    stack::webhook_secrets::writer(&sdk, &names, &created)
         .put_webhook_secrets(stack::DEMO_ACCOUNT, &secrets)
         .await?;
 

@@ -8,25 +8,21 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use adapters::dynamo::DynamoStore;
-use adapters::sqs::SqsQueue;
-use adapters::webhook_client::WebhookClient;
 use aws_lambda_events::event::dynamodb::{Event, EventRecord};
 use aws_lambda_events::event::sqs::{SqsEvent, SqsMessage};
 use aws_sdk_dynamodb::types::AttributeValue as DynamoValue;
 use aws_sdk_dynamodbstreams::types::{AttributeValue, ShardIteratorType};
 use base64::Engine;
 use ports::store::prelude::*;
-use ports::{Clock, Mailer, Queue, Scheduler, SystemClock, Texter};
+use ports::{Clock, Mailer, Queue, Scheduler, Texter};
 use serde_json::{Value, json};
-use service::handlers::deliver_webhook::DeliveryDeps;
 use service::handlers::expire_verifications::TTL_PRINCIPAL;
 use service::handlers::publish_events::OutboxDeps;
 use service::table_schema::{self as schema};
 
 pub type Outbox = adapters::wiring::Outbox;
 pub type Expiry = adapters::wiring::Expiry;
-pub type Delivery = DeliveryDeps<DynamoStore, SqsQueue, SystemClock, WebhookClient>;
+pub type Delivery = adapters::wiring::Delivery;
 pub type Reach = adapters::wiring::Reach;
 
 /// template.yaml, read at build time: the pump filters with the very patterns AWS will use.

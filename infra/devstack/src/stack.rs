@@ -1,9 +1,11 @@
-//! Creates the local resources (table, queues, SES sender, bucket, the fingerprint key's secret);
+//! Creates the local resources (table, queues, SES sender, bucket, the fingerprint key's secret,
+//! the webhook secrets' KMS key);
 //! `seed` puts the demo accounts with their keys and the fixtures.
 
 mod accounts;
 mod fingerprint_key;
 mod seed;
+pub mod webhook_secrets;
 
 pub use accounts::{DEMO_ACCOUNT, OTHER_ACCOUNT};
 pub use seed::*;
@@ -31,6 +33,8 @@ pub struct Resources {
     pub documents_dlq: String,
     /// The secret holding the reuse check's fingerprint key.
     pub fingerprint_key_secret: String,
+    /// The name prefix of the accounts' webhook signing secrets (`WEBHOOK_SECRETS_PREFIX`).
+    pub webhook_secrets_prefix: String,
 }
 
 /// The documents bucket of the local stack whose table is `table` (`<prefix>-table`).
@@ -55,6 +59,7 @@ impl Resources {
             documents_queue: format!("{prefix}-documents"),
             documents_dlq: format!("{prefix}-documents-dlq"),
             fingerprint_key_secret: format!("{prefix}-fingerprint-key"),
+            webhook_secrets_prefix: format!("{prefix}/webhook-secrets/"),
         }
     }
 }
@@ -71,6 +76,8 @@ pub struct Created {
     pub fingerprint_key_secret_arn: String,
     /// The key read back from that secret (analyze-document reads it at its cold start).
     pub fingerprint_key: FingerprintKey,
+    /// The customer-managed KMS key the webhook signing secrets are encrypted under.
+    pub webhook_secrets_key_arn: String,
 }
 
 /// How many receives before a webhook message goes to the DLQ (matches template.yaml).
@@ -158,6 +165,11 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
     documents_bucket(sdk, &names.documents_bucket, &names.documents_queue).await?;
     let (fingerprint_key_secret_arn, fingerprint_key) =
         fingerprint_key::fingerprint_key(sdk, &names.fingerprint_key_secret).await?;
+    let webhook_secrets_key_arn = webhook_secrets::webhook_secrets_key(
+        sdk,
+        &format!("Webhook signing secrets of {}", names.table),
+    )
+    .await?;
     let scheduler = aws_sdk_scheduler::Client::new(sdk);
     let group = scheduler
         .create_schedule_group()
@@ -188,6 +200,7 @@ pub async fn bootstrap(sdk: &SdkConfig, names: &Resources) -> Result<Created, St
         documents_dlq_url,
         fingerprint_key_secret_arn,
         fingerprint_key,
+        webhook_secrets_key_arn,
     })
 }
 

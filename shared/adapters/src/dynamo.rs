@@ -6,7 +6,6 @@
 //! | item              | PK                          | SK              | GSI1 (owner, newest first)  | GSI2 (owner+status)              |
 //! |-------------------|-----------------------------|-----------------|-----------------------------|----------------------------------|
 //! | account           | `ACCOUNT#<id>`              | `ACCOUNT`       |                             |                                  |
-//! | webhook secrets   | `SIGNING_SECRETS#<account>` | `SIGNING_SECRETS` |                           |                                  |
 //! | API key           | `APIKEY#<sha256>`           | `APIKEY`        | `KEYS#<account>` / created  |                                  |
 //! | verification      | `VERIFICATION#<id>`         | `VERIFICATION`  | `OWNER#<acct>#<mode>` / `<created>#<id>` | `OWNER#<acct>#<mode>#<status>` / same |
 //! | expiry marker     | `VERIFICATION#<id>`         | `EXPIRY`        | (TTL = expires_at)          |                                  |

@@ -16,6 +16,7 @@ pub mod ses;
 pub mod sns;
 pub mod sqs;
 pub mod webhook_client;
+pub mod webhook_secrets;
 pub mod wiring;
 
 /// Loads the AWS configuration once (region, credentials, endpoint from the environment).

@@ -15,6 +15,7 @@ use crate::ses::SesMailer;
 use crate::sns::SnsTexter;
 use crate::sqs::SqsQueue;
 use crate::webhook_client::WebhookClient;
+use crate::webhook_secrets::{SECRETS_CACHE_LIFETIME, SecretsManagerWebhookSecrets};
 use domain::documents::reuse::FingerprintKey;
 use ports::SystemClock;
 use service::config::AnalyzeDocumentConfig;
@@ -294,19 +295,39 @@ pub fn publish_events_with(
     }
 }
 
-/// `deliver-webhook`, with the production delivery back-off.
-pub fn deliver_webhook(
-    config: DeliverWebhookConfig,
-    sdk: &SdkConfig,
-) -> DeliveryDeps<DynamoStore, SqsQueue, SystemClock, WebhookClient> {
+/// `deliver-webhook`'s deps.
+pub type Delivery =
+    DeliveryDeps<DynamoStore, SecretsManagerWebhookSecrets, SqsQueue, SystemClock, WebhookClient>;
+
+/// `deliver-webhook`, with the production delivery back-off and secrets' cache lifetime.
+pub fn deliver_webhook(config: DeliverWebhookConfig, sdk: &SdkConfig) -> Delivery {
     DeliveryDeps {
         store: store(sdk, &config.table_name),
+        secrets: SecretsManagerWebhookSecrets::reader(
+            aws_sdk_secretsmanager::Client::new(sdk),
+            &config.webhook_secrets_prefix,
+            SECRETS_CACHE_LIFETIME,
+        ),
         queue: SqsQueue::new(aws_sdk_sqs::Client::new(sdk), config.webhook_queue_url),
         clock: SystemClock,
         client: WebhookClient::new(config.timeout, config.local_webhook_origins),
         backoff: DEFAULT_BACKOFF.to_vec(),
         max_attempts: WEBHOOK_MAX_ATTEMPTS,
     }
+}
+
+/// The admin tool's writer of the accounts' signing secrets: `prefix` and the KMS key are the
+/// stack's outputs `WebhookSecretsPrefix` and `WebhookSecretsKeyArn`.
+pub fn webhook_secrets_writer(
+    sdk: &SdkConfig,
+    prefix: &str,
+    kms_key_id: &str,
+) -> SecretsManagerWebhookSecrets {
+    SecretsManagerWebhookSecrets::writer(
+        aws_sdk_secretsmanager::Client::new(sdk),
+        prefix,
+        kms_key_id,
+    )
 }
 
 /// `expire-verifications`'s deps: the table, and the documents bucket when the stack has one.

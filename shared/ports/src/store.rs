@@ -306,7 +306,8 @@ pub trait HouseholdStore: Send + Sync {
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
 }
 
-/// Webhook signing secrets of an account.
+/// Webhook signing secrets of an account: kept apart from the table (no stream carries them),
+/// read by deliver-webhook and written by the admin tool only.
 pub trait WebhookSecretStore: Send + Sync {
     fn get_webhook_secrets(
         &self,
@@ -378,7 +379,6 @@ pub trait Store:
     + VerificationStore
     + HouseholdStore
     + IdempotencyStore
-    + WebhookSecretStore
     + MessageClaimStore
     + WebhookHistoryStore
     + ErasureStore
@@ -392,7 +392,6 @@ impl<T> Store for T where
         + VerificationStore
         + HouseholdStore
         + IdempotencyStore
-        + WebhookSecretStore
         + MessageClaimStore
         + WebhookHistoryStore
         + ErasureStore

@@ -46,8 +46,6 @@ pub const GSIS: [(&str, &str, &str); 3] = [
 /// Every key attribute is a string.
 pub const KEY_ATTRIBUTES: [&str; 8] = [PK, SK, GSI1PK, GSI1SK, GSI2PK, GSI2SK, GSI3PK, GSI3SK];
 
-/// The attributes of the webhook-secrets item: all that deliver-webhook reads, and all its role
-/// may read (`dynamodb:Attributes` in template.yaml, with the key attributes).
 /// The account attribute the tenant-facing functions may read (`dynamodb:Attributes` in
 /// template.yaml, with the key attributes): the landlord's display name.
 pub const ACCOUNT_NAME_ATTRIBUTE: &str = "name";
@@ -56,8 +54,6 @@ pub const ACCOUNT_PLAN_ATTRIBUTE: &str = "plan";
 /// The account's default verification methods (admin `set-default-methods`), which the tenant
 /// page reads at consent for a verification created without its own (`dynamodb:Attributes`).
 pub const ACCOUNT_DEFAULT_METHODS_ATTRIBUTE: &str = "default_methods";
-
-pub const WEBHOOK_SECRET_ATTRIBUTES: [&str; 3] = ["current", "previous", "previous_valid_until"];
 
 /// Key builders, one per item kind (see the table in `dynamo.rs`), and their inverse where a
 /// caller reads an id out of a key (stream records).
@@ -72,11 +68,6 @@ pub mod keys {
 
     pub fn account(id: &str) -> (String, String) {
         (format!("ACCOUNT#{id}"), "ACCOUNT".into())
-    }
-    /// Outside the account's partition: the roles that read or write `ACCOUNT#` items cannot
-    /// reach the signing secrets, which only deliver-webhook reads.
-    pub fn webhook_secrets(id: &str) -> (String, String) {
-        (format!("SIGNING_SECRETS#{id}"), "SIGNING_SECRETS".into())
     }
     pub fn api_key(hash: &str) -> (String, String) {
         (format!("APIKEY#{hash}"), "APIKEY".into())

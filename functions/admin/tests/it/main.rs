@@ -23,11 +23,12 @@ async fn accounts_keys_plans_subscriptions_and_secrets() {
     let moto = Moto::start().unwrap();
     let sdk = moto.sdk_config().await;
     let names = devstack::stack::Resources::named("admin");
-    devstack::stack::bootstrap(&sdk, &names).await.unwrap();
+    let created = devstack::stack::bootstrap(&sdk, &names).await.unwrap();
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), names.table.clone());
+    let secrets = devstack::stack::webhook_secrets::writer(&sdk, &names, &created);
     let plans = Plans::defaults();
     let now = Utc::now();
-    let go = |c: Command| run(&store, &plans, c, now);
+    let go = |c: Command| run(&store, Some(&secrets), &plans, c, now);
 
     assert!(
         go(Command::CreateAccount {
@@ -211,7 +212,26 @@ async fn accounts_keys_plans_subscriptions_and_secrets() {
     .await
     .unwrap();
     let second_secret = line(&second, "webhook secret ").to_string();
-    let secrets = store.get_webhook_secrets("acct_acme").await.unwrap();
+    // Kept in Secrets Manager under the stack's own key, and nowhere in the table.
+    let described = aws_sdk_secretsmanager::Client::new(&sdk)
+        .describe_secret()
+        .secret_id(secrets.name("acct_acme"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        described.kms_key_id(),
+        Some(created.webhook_secrets_key_arn.as_str())
+    );
+    let items = aws_sdk_dynamodb::Client::new(&sdk)
+        .scan()
+        .table_name(&names.table)
+        .send()
+        .await
+        .unwrap();
+    let table = format!("{:?}", items.items());
+    assert!(!table.contains(&first_secret) && !table.contains(&second_secret));
+    let secrets = secrets.get_webhook_secrets("acct_acme").await.unwrap();
     assert_eq!(
         secrets.signing(now),
         vec![second_secret.as_str(), first_secret.as_str()]

@@ -18,7 +18,7 @@ async fn an_account_keeps_its_default_methods_in_order() {
     devstack::stack::bootstrap(&sdk, &names).await.unwrap();
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), names.table.clone());
     let plans = Plans::defaults();
-    let go = |c: Command| run(&store, &plans, c, Utc::now());
+    let go = |c: Command| run(&store, admin::NO_SECRETS, &plans, c, Utc::now());
     go(Command::CreateAccount {
         name: "Acme Lettings".into(),
         plan: "pro".into(),

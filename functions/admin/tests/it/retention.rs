@@ -59,7 +59,7 @@ async fn set_retention_bounds_the_period_and_arms_every_closed_verification() {
     let store = DynamoStore::new(aws_sdk_dynamodb::Client::new(&sdk), names.table.clone());
     let plans = Plans::defaults();
     let now = Utc::now();
-    let go = |c: Command| run(&store, &plans, c, now);
+    let go = |c: Command| run(&store, admin::NO_SECRETS, &plans, c, now);
     go(Command::CreateAccount {
         name: "Acme Lettings".into(),
         plan: "pro".into(),

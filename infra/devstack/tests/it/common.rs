@@ -102,6 +102,8 @@ pub struct TestEnv {
     pub names: Resources,
     pub created: Created,
     pub store: DynamoStore,
+    /// The accounts' webhook signing secrets, written as the admin tool writes them.
+    pub secrets: adapters::webhook_secrets::SecretsManagerWebhookSecrets,
     pub app: Arc<App>,
     pub base: String,
     pub http: reqwest::Client,
@@ -168,6 +170,7 @@ pub async fn env_with(plans: Plans) -> TestEnv {
         .await
         .expect("listen");
     TestEnv {
+        secrets: stack::webhook_secrets::writer(&sdk, &names, &created),
         sdk,
         names,
         created,

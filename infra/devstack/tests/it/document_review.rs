@@ -194,7 +194,7 @@ async fn a_review_goes_out_as_a_webhook_and_its_event_goes_with_an_erasure() {
         previous_valid_until: None,
     };
     let account = devstack::stack::DEMO_ACCOUNT;
-    env.store
+    env.secrets
         .put_webhook_secrets(account, &secrets)
         .await
         .unwrap();

@@ -24,7 +24,7 @@ use ports::store::prelude::*;
 use ports::{
     ClaimStart, CreateOutcome, CreateRefusal, IdempotencyClaim, LinkTokenOutcome, ListQuery,
     MessageClaim, MeterOutcome, MeteredCancel, MeteredCreate, TransitionOutcome,
-    VerificationRefusal, WebhookSecrets,
+    VerificationRefusal,
 };
 use service::table_schema::{self as schema, keys};
 
@@ -159,15 +159,6 @@ async fn items_round_trip_and_are_the_production_mapping() {
     };
     assert!(store.put_api_key(&orphan).await.is_err());
     assert_eq!(raw(&store, keys::api_key("orphan-hash")).await, None);
-
-    let secrets = WebhookSecrets {
-        current: Some("whsec_current".into()),
-        previous: None,
-        previous_valid_until: None,
-    };
-    assert!(store.get_webhook_secrets(ACCOUNT).await.unwrap() == WebhookSecrets::default());
-    store.put_webhook_secrets(ACCOUNT, &secrets).await.unwrap();
-    assert!(store.get_webhook_secrets(ACCOUNT).await.unwrap() == secrets);
 
     let v = pending(Mode::Test);
     let claim = IdempotencyClaim {

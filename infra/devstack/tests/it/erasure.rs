@@ -40,7 +40,7 @@ async fn rig() -> Rig {
         previous_valid_until: None,
     };
     let account = devstack::stack::DEMO_ACCOUNT;
-    env.store
+    env.secrets
         .put_webhook_secrets(account, &secrets)
         .await
         .unwrap();

@@ -241,7 +241,7 @@ async fn check_stream_or_queue_event(function: Function, name: String, file: Pat
         previous: None,
         previous_valid_until: None,
     };
-    env.store
+    env.secrets
         .put_webhook_secrets(devstack::stack::DEMO_ACCOUNT, &secrets)
         .await
         .unwrap();

@@ -98,6 +98,8 @@ struct LocalNames {
     argyle_secret: String,
     fingerprint_key_secret: String,
     documents_bucket: String,
+    /// The local stack's prefix, which names its resources as the stack's name does on AWS.
+    stack_name: String,
 }
 
 impl Names for LocalNames {
@@ -114,6 +116,7 @@ impl Names for LocalNames {
             "PlaidSecretArn" => self.plaid_secret.clone(),
             "ArgyleSecretArn" => self.argyle_secret.clone(),
             "FingerprintKeySecret" => self.fingerprint_key_secret.clone(),
+            "AWS::StackName" => self.stack_name.clone(),
             "DocumentBucket.Arn" => format!("arn:aws:s3:::{}", self.documents_bucket),
             "SendRemindersFunction.Arn" => devstack::LOCAL_REMINDER_FUNCTION_ARN.to_string(),
             other => {
@@ -279,6 +282,7 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
         argyle_secret: rig.argyle_secret_arn.clone(),
         fingerprint_key_secret: rig.created.fingerprint_key_secret_arn.clone(),
         documents_bucket: rig.names.documents_bucket.clone(),
+        stack_name: rig.names.table.trim_end_matches("-table").to_string(),
     };
     let roles = policy::roles(&template, &names);
 

@@ -29,4 +29,5 @@ mod round_trips;
 mod sms_bounds;
 mod template;
 mod webhook_history;
+mod webhook_secrets;
 mod webhook_targets;

@@ -43,7 +43,7 @@ async fn rig() -> Rig {
             previous: None,
             previous_valid_until: None,
         };
-        env.store
+        env.secrets
             .put_webhook_secrets(account, &secrets)
             .await
             .unwrap();
@@ -349,7 +349,7 @@ async fn during_a_secret_rotation_both_secrets_sign() {
         previous_valid_until: Some(Utc::now() + chrono::Duration::hours(1)),
     };
     rig.env
-        .store
+        .secrets
         .put_webhook_secrets(devstack::stack::DEMO_ACCOUNT, &secrets)
         .await
         .unwrap();

@@ -281,7 +281,7 @@ async fn a_reminder_sent_event_is_logged_and_redelivered_with_its_id_and_body() 
     const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
     let mut rig = rig().await;
     rig.env
-        .store
+        .secrets
         .put_webhook_secrets(
             devstack::stack::DEMO_ACCOUNT,
             &ports::WebhookSecrets {

@@ -23,7 +23,7 @@ async fn a_voucher_holders_report_applies_the_multiple_to_their_portion() {
         .await
         .unwrap();
     let workers = env.workers();
-    env.store
+    env.secrets
         .put_webhook_secrets(
             devstack::stack::DEMO_ACCOUNT,
             &WebhookSecrets {

@@ -32,7 +32,7 @@ async fn rig() -> Rig {
         .await
         .unwrap();
     let workers = env.workers();
-    env.store
+    env.secrets
         .put_webhook_secrets(
             devstack::stack::DEMO_ACCOUNT,
             &WebhookSecrets {

@@ -7,6 +7,7 @@ use serde_yaml::Value;
 use service::table_schema as schema;
 mod documents;
 mod table_roles;
+mod webhook_secrets;
 
 fn template() -> Value {
     let raw =
@@ -350,12 +351,12 @@ fn outbox_retries_outlast_a_day_and_test_mode_mails_nobody() {
     }
 }
 
-/// deliver-webhook (the one function calling addresses API users choose) may read the signing
-/// secrets, the stored events it sends, and nothing else: GetItem on SIGNING_SECRETS# items, limited
-/// to the secrets' attributes, which are exactly what the adapter projects and what
-/// `WebhookSecrets` holds; GetItem on WEBHOOK_EVENT# items (the queue carries references only).
+/// deliver-webhook (the one function calling addresses API users choose) may touch the table for
+/// the stored events it sends and their delivery log, and nothing else: GetItem on WEBHOOK_EVENT#
+/// items (the queue carries references only), PutItem on DELIVERIES#. Its secrets are in Secrets
+/// Manager (`template::webhook_secrets`).
 #[test]
-fn deliver_webhook_reads_only_the_signing_secrets() {
+fn deliver_webhook_reads_only_its_stored_events() {
     let t = template();
     let statements = t["Resources"]["DeliverWebhookRole"]["Properties"]["Policies"][0]
         ["PolicyDocument"]["Statement"]
@@ -368,12 +369,11 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
         .collect();
     assert_eq!(
         table_statements.len(),
-        3,
-        "three statements touch the table: the secrets' read, the stored event's read and the \
-         delivery log's put"
+        2,
+        "two statements touch the table: the stored event's read and the delivery log's put"
     );
     // The stored event a queued reference names: GetItem under WEBHOOK_EVENT# only.
-    let event = table_statements[1];
+    let event = table_statements[0];
     assert_eq!(event["Action"], "dynamodb:GetItem");
     assert_eq!(
         strings(&event["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]),
@@ -385,7 +385,7 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
             .starts_with("WEBHOOK_EVENT#")
     );
     // The delivery log: PutItem of new items under DELIVERIES# only, nothing read back.
-    let log = table_statements[2];
+    let log = table_statements[1];
     assert_eq!(log["Action"], "dynamodb:PutItem");
     assert_eq!(
         strings(&log["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]),
@@ -403,55 +403,6 @@ fn deliver_webhook_reads_only_the_signing_secrets() {
     ] {
         assert!(service::table_schema::keys::deliveries(subject).starts_with("DELIVERIES#"));
     }
-    let secrets = table_statements[0];
-    assert_eq!(secrets["Action"], "dynamodb:GetItem");
-    let condition = &secrets["Condition"];
-    assert_eq!(
-        strings(&condition["ForAllValues:StringLike"]["dynamodb:LeadingKeys"]),
-        vec!["SIGNING_SECRETS#*"]
-    );
-    assert!(
-        service::table_schema::keys::webhook_secrets("acct")
-            .0
-            .starts_with("SIGNING_SECRETS#")
-    );
-    let mut allowed = vec![schema::PK.to_string(), schema::SK.to_string()];
-    allowed.extend(
-        service::table_schema::WEBHOOK_SECRET_ATTRIBUTES
-            .iter()
-            .map(|a| a.to_string()),
-    );
-    assert_eq!(
-        strings(&condition["ForAllValues:StringEquals"]["dynamodb:Attributes"]),
-        allowed
-    );
-    assert_eq!(
-        condition["StringEqualsIfExists"]["dynamodb:Select"],
-        "SPECIFIC_ATTRIBUTES"
-    );
-    assert_eq!(
-        condition["StringEqualsIfExists"]["dynamodb:ReturnValues"],
-        "NONE"
-    );
-
-    // The attributes are those of the stored item, no more, no fewer.
-    let full = ports::WebhookSecrets {
-        current: Some("whsec_a".into()),
-        previous: Some("whsec_b".into()),
-        previous_valid_until: Some(chrono::Utc::now()),
-    };
-    let stored: BTreeSet<String> = serde_json::to_value(&full)
-        .unwrap()
-        .as_object()
-        .unwrap()
-        .keys()
-        .cloned()
-        .collect();
-    let projected: BTreeSet<String> = service::table_schema::WEBHOOK_SECRET_ATTRIBUTES
-        .iter()
-        .map(|a| a.to_string())
-        .collect();
-    assert_eq!(stored, projected);
 }
 
 /// Slow receivers cannot take the account's concurrency: the SQS trigger has a maximum, set by a
@@ -566,39 +517,6 @@ fn reminder_roles_are_least_privilege() {
     assert_eq!(
         r["ReminderScheduleGroup"]["Type"],
         "AWS::Scheduler::ScheduleGroup"
-    );
-}
-
-/// The signing secrets sit in their own partition: of every role in the template, only
-/// deliver-webhook's reaches it, and only to read (the admin tool writes them with the operator's
-/// credentials). A grant without a LeadingKeys condition would reach it too, so none may exist on
-/// the table.
-#[test]
-fn only_deliver_webhook_reaches_the_signing_secrets() {
-    let t = template();
-    let secrets_pk = service::table_schema::keys::webhook_secrets("acct_x").0;
-    let mut reaching = Vec::new();
-    for (name, resource) in t["Resources"].as_mapping().unwrap() {
-        let kind = resource["Type"].as_str().unwrap_or_default();
-        if !matches!(kind, "AWS::Serverless::Function" | "AWS::IAM::Role")
-            || resource["Properties"]["Policies"].is_null()
-        {
-            continue;
-        }
-        let name = name.as_str().unwrap();
-        for (action, target, prefix) in table_grants(&t, name) {
-            if target == "stream" {
-                continue;
-            }
-            let pattern = prefix.trim_end_matches('*');
-            if secrets_pk.starts_with(pattern) {
-                reaching.push(format!("{name}: {action} on {target} ({prefix})"));
-            }
-        }
-    }
-    assert_eq!(
-        reaching,
-        vec!["DeliverWebhookRole: dynamodb:GetItem on table (SIGNING_SECRETS#*)".to_string()]
     );
 }
 

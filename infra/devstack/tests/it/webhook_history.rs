@@ -38,7 +38,7 @@ async fn rig() -> Rig {
         .unwrap();
     // Zero back-off: a failed webhook is visible again at once.
     let workers = env.workers();
-    env.store
+    env.secrets
         .put_webhook_secrets(
             devstack::stack::DEMO_ACCOUNT,
             &WebhookSecrets {
@@ -294,6 +294,7 @@ async fn a_log_write_that_fails_neither_retries_the_delivered_webhook_nor_goes_u
             inner: rig.env.store.clone(),
             faults: faults.clone(),
         },
+        secrets: rig.workers.delivery.secrets.clone(),
         queue: rig.workers.delivery.queue.clone(),
         clock: ports::SystemClock,
         client: rig.workers.delivery.client.clone(),
@@ -337,8 +338,9 @@ async fn unreadable_secrets_retry_the_webhook_without_logging_an_attempt() {
     let faults = ArmedFaults::default();
     faults.down(StoreOp::GetWebhookSecrets);
     let delivery = DeliveryDeps {
-        store: FaultyStore {
-            inner: rig.env.store.clone(),
+        store: rig.env.store.clone(),
+        secrets: FaultyStore {
+            inner: rig.workers.delivery.secrets.clone(),
             faults: faults.clone(),
         },
         queue: rig.workers.delivery.queue.clone(),
@@ -383,7 +385,7 @@ async fn unreadable_secrets_retry_the_webhook_without_logging_an_attempt() {
         "{line}"
     );
 
-    // The table is back: the next batch delivers it, once.
+    // Secrets Manager is back: the next batch delivers it, once.
     faults.restore(StoreOp::GetWebhookSecrets);
     let (handed, failed) = batch().await;
     assert_eq!((handed, failed.len()), (1, 0));

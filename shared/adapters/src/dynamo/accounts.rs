@@ -1,5 +1,4 @@
-//! The account item and its webhook signing secrets (a sibling item). The daily API allowance
-//! counted on the account item is `metering`'s.
+//! The account item. The daily API allowance counted on it is `metering`'s.
 
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Utc};
@@ -7,14 +6,13 @@ use chrono::{DateTime, Utc};
 use super::account_item;
 use super::api_day::account_from_item;
 use super::contention::send_update;
-use super::items::{from_item, s, webhook_secrets_item};
+use super::items::s;
 use super::{DynamoStore, Expr, unavailable, written};
 use domain::income::VerificationMethod;
 use domain::{Account, SubscriptionStatus, format_ts};
-use ports::{AccountStore, Requester, StoreError, WebhookSecretStore, WebhookSecrets};
+use ports::{AccountStore, Requester, StoreError};
 use service::table_schema::{
-    ACCOUNT_DEFAULT_METHODS_ATTRIBUTE, ACCOUNT_NAME_ATTRIBUTE, ACCOUNT_PLAN_ATTRIBUTE,
-    WEBHOOK_SECRET_ATTRIBUTES, keys,
+    ACCOUNT_DEFAULT_METHODS_ATTRIBUTE, ACCOUNT_NAME_ATTRIBUTE, ACCOUNT_PLAN_ATTRIBUTE, keys,
 };
 
 impl AccountStore for DynamoStore {
@@ -146,33 +144,5 @@ impl DynamoStore {
         )
         .await?;
         written(result)
-    }
-}
-
-impl WebhookSecretStore for DynamoStore {
-    async fn get_webhook_secrets(&self, account_id: &str) -> Result<WebhookSecrets, StoreError> {
-        // Only the secrets' attributes: deliver-webhook's role may read nothing else (template.yaml).
-        let mut get = self.get_item(&keys::webhook_secrets(account_id));
-        let mut projection = Vec::new();
-        for (i, attribute) in WEBHOOK_SECRET_ATTRIBUTES.iter().enumerate() {
-            projection.push(format!("#a{i}"));
-            get = get.expression_attribute_names(format!("#a{i}"), *attribute);
-        }
-        let out = get
-            .projection_expression(projection.join(", "))
-            .send()
-            .await
-            .map_err(unavailable)?;
-        Ok(out.item.map(from_item).transpose()?.unwrap_or_default())
-    }
-
-    async fn put_webhook_secrets(
-        &self,
-        account_id: &str,
-        secrets: &WebhookSecrets,
-    ) -> Result<(), StoreError> {
-        let item = webhook_secrets_item(account_id, secrets)?;
-        self.put_item(item).send().await.map_err(unavailable)?;
-        Ok(())
     }
 }

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 
 use domain::household::Household;
 use domain::{ApiKeyRecord, Mode, OwnerStats, Verification, format_ts};
-use ports::{IdempotencyClaim, IdempotencyRecord, StoreError, WebhookSecrets};
+use ports::{IdempotencyClaim, IdempotencyRecord, StoreError};
 use service::table_schema::{self as schema, keys};
 
 /// A stored item, as the SDK (and the stream's `serde_dynamo::Item`, once converted) carries it.
@@ -41,16 +41,6 @@ pub(super) fn with_key(mut item: Item, (pk, sk): (String, String)) -> Item {
     item.insert(schema::PK.into(), s(pk));
     item.insert(schema::SK.into(), s(sk));
     item
-}
-
-pub fn webhook_secrets_item(
-    account_id: &str,
-    secrets: &WebhookSecrets,
-) -> Result<Item, StoreError> {
-    Ok(with_key(
-        to_item(secrets)?,
-        keys::webhook_secrets(account_id),
-    ))
 }
 
 /// An API key, indexed under its account (GSI1, oldest first) for listing.

@@ -92,7 +92,13 @@ impl Queue for Retries {
 struct Rig {
     store: MemoryStore,
     faults: ArmedFaults,
-    deps: DeliveryDeps<FaultyStore<MemoryStore, ArmedFaults>, Retries, SystemClock, WebhookClient>,
+    deps: DeliveryDeps<
+        FaultyStore<MemoryStore, ArmedFaults>,
+        FaultyStore<MemoryStore, ArmedFaults>,
+        Retries,
+        SystemClock,
+        WebhookClient,
+    >,
     origin: String,
     received: Arc<Mutex<Vec<Received>>>,
     secret: String,
@@ -113,6 +119,11 @@ async fn rig() -> Rig {
     local.allow(&origin).unwrap();
     let deps = DeliveryDeps {
         store: FaultyStore {
+            inner: store.clone(),
+            faults: faults.clone(),
+        },
+        // The in-memory fake of the secrets' store (Secrets Manager in the adapters).
+        secrets: FaultyStore {
             inner: store.clone(),
             faults: faults.clone(),
         },

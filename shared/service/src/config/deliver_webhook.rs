@@ -12,6 +12,9 @@ pub const DEFAULT_WEBHOOK_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct DeliverWebhookConfig {
     pub table_name: String,
     pub webhook_queue_url: String,
+    /// The name prefix of the accounts' signing secrets in Secrets Manager
+    /// (`WEBHOOK_SECRETS_PREFIX`): each account's secret is `<prefix><account id>`.
+    pub webhook_secrets_prefix: String,
     /// One delivery attempt's time limit (`WEBHOOK_TIMEOUT_SECONDS`, 10 s when unset).
     pub timeout: Duration,
     /// The only non-public receivers webhooks may reach (empty in a deployed stack).
@@ -27,6 +30,7 @@ impl DeliverWebhookConfig {
         Ok(DeliverWebhookConfig {
             table_name: env.required("TABLE_NAME")?,
             webhook_queue_url: env.required("WEBHOOK_QUEUE_URL")?,
+            webhook_secrets_prefix: env.required("WEBHOOK_SECRETS_PREFIX")?,
             timeout: env
                 .positive_seconds::<u64>("WEBHOOK_TIMEOUT_SECONDS")?
                 .map_or(DEFAULT_WEBHOOK_TIMEOUT, Duration::from_secs),
@@ -39,7 +43,11 @@ impl DeliverWebhookConfig {
 mod tests {
     use super::*;
 
-    const BASE: [(&str, &str); 2] = [("TABLE_NAME", "t"), ("WEBHOOK_QUEUE_URL", "https://sqs/w")];
+    const BASE: [(&str, &str); 3] = [
+        ("TABLE_NAME", "t"),
+        ("WEBHOOK_QUEUE_URL", "https://sqs/w"),
+        ("WEBHOOK_SECRETS_PREFIX", "stack/webhook-secrets/"),
+    ];
 
     #[test]
     fn the_timeout_defaults_only_when_unset() {
@@ -52,6 +60,18 @@ mod tests {
         let refused = DeliverWebhookConfig::parse(&Env::from_pairs(bad)).unwrap_err();
         assert!(
             refused.to_string().contains("WEBHOOK_TIMEOUT_SECONDS"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn the_secrets_prefix_is_required() {
+        let without = BASE
+            .into_iter()
+            .filter(|(k, _)| *k != "WEBHOOK_SECRETS_PREFIX");
+        let refused = DeliverWebhookConfig::parse(&Env::from_pairs(without)).unwrap_err();
+        assert!(
+            refused.to_string().contains("WEBHOOK_SECRETS_PREFIX"),
             "{refused}"
         );
     }

@@ -48,8 +48,10 @@ pub const DEFAULT_BACKOFF: [u32; 12] = [
 ];
 
 /// What `deliver-webhook` needs.
-pub struct DeliveryDeps<S, Q, C, W> {
+pub struct DeliveryDeps<S, K, Q, C, W> {
     pub store: S,
+    /// The accounts' signing secrets, apart from the table (`adapters::webhook_secrets`).
+    pub secrets: K,
     pub queue: Q,
     pub clock: C,
     pub client: W,
@@ -130,12 +132,13 @@ fn log_entry(
 /// when the message is done with unsent: the event is gone (erased with its subject, or past its
 /// 30 days), or names another account. Err(delivered) when it could not be read: retried.
 async fn stored_message<
-    S: WebhookSecretStore + WebhookHistoryStore,
+    S: WebhookHistoryStore,
+    K: WebhookSecretStore,
     Q: Queue,
     C: Clock,
     W: WebhookSender,
 >(
-    deps: &DeliveryDeps<S, Q, C, W>,
+    deps: &DeliveryDeps<S, K, Q, C, W>,
     record: &SqsMessage,
     queued: &QueuedWebhook,
 ) -> Result<Option<WebhookMessage>, bool> {
@@ -158,12 +161,13 @@ async fn stored_message<
 }
 
 async fn deliver_one<
-    S: WebhookSecretStore + WebhookHistoryStore,
+    S: WebhookHistoryStore,
+    K: WebhookSecretStore,
     Q: Queue,
     C: Clock,
     W: WebhookSender,
 >(
-    deps: &DeliveryDeps<S, Q, C, W>,
+    deps: &DeliveryDeps<S, K, Q, C, W>,
     record: &SqsMessage,
     secrets: &BatchSecrets,
 ) -> bool {
@@ -176,8 +180,8 @@ async fn deliver_one<
     let signing = match secrets.get(&queued.account_id) {
         Some(Ok(s)) => s.signing(now),
         Some(Err(e)) => {
-            // Nothing reached the receiver, so nothing goes in its delivery log; the table is
-            // likely back by the retry.
+            // Nothing reached the receiver, so nothing goes in its delivery log; Secrets Manager
+            // is likely back by the retry.
             tracing::error!(error = %e, webhook_id = %queued.webhook_id, account_id = %queued.account_id, "webhook secrets could not be read; retried");
             return retry_later(deps, record, &queued.webhook_id, None).await;
         }
@@ -231,12 +235,13 @@ async fn deliver_one<
 
 /// Makes a failed message visible again after its back-off; false: a batch item failure.
 async fn retry_later<
-    S: WebhookSecretStore + WebhookHistoryStore,
+    S: WebhookHistoryStore,
+    K: WebhookSecretStore,
     Q: Queue,
     C: Clock,
     W: WebhookSender,
 >(
-    deps: &DeliveryDeps<S, Q, C, W>,
+    deps: &DeliveryDeps<S, K, Q, C, W>,
     record: &SqsMessage,
     webhook_id: &str,
     status: Option<u16>,
@@ -259,12 +264,13 @@ async fn retry_later<
 
 /// Delivers a batch concurrently; only the failed messages are reported (and retried).
 pub async fn deliver_webhooks<
-    S: WebhookSecretStore + WebhookHistoryStore,
+    S: WebhookHistoryStore,
+    K: WebhookSecretStore,
     Q: Queue,
     C: Clock,
     W: WebhookSender,
 >(
-    deps: &DeliveryDeps<S, Q, C, W>,
+    deps: &DeliveryDeps<S, K, Q, C, W>,
     event: SqsEvent,
 ) -> SqsBatchResponse {
     // Each account's secrets are read once per batch.
@@ -276,7 +282,7 @@ pub async fn deliver_webhooks<
         if secrets.contains_key(&queued.account_id) {
             continue;
         }
-        let read = deps.store.get_webhook_secrets(&queued.account_id).await;
+        let read = deps.secrets.get_webhook_secrets(&queued.account_id).await;
         secrets.insert(queued.account_id, read);
     }
     let outcomes =

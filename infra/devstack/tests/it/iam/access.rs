@@ -218,9 +218,15 @@ pub fn accesses(call: &Call) -> Vec<Access> {
         }
         "secretsmanager" => {
             let id = body["SecretId"].as_str().unwrap_or_default();
+            // A secret named by its name: IAM sees its ARN, the name and the six random
+            // characters Secrets Manager appends.
+            let resource = match id.starts_with("arn:") {
+                true => id.to_string(),
+                false => arn("secretsmanager", &format!("secret:{id}-AbCdEf")),
+            };
             vec![Access::new(
                 &format!("secretsmanager:{op}"),
-                id.to_string(),
+                resource,
                 op.clone(),
             )]
         }

@@ -182,8 +182,9 @@ pub async fn rig() -> Rig {
         previous: None,
         previous_valid_until: None,
     };
+    let writer = stack::webhook_secrets::writer(&sdk, &names, &created);
     for account in [stack::DEMO_ACCOUNT, "acct_fresh"] {
-        store.put_webhook_secrets(account, &secrets).await.unwrap();
+        writer.put_webhook_secrets(account, &secrets).await.unwrap();
     }
     // The first delivery fails (deliver-webhook sets the message's back-off), the rest succeed.
     let receiver = common::Receiver::start(vec![500, 200], std::time::Duration::ZERO).await;

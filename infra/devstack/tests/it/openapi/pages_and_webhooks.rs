@@ -10,7 +10,7 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
         .await
         .unwrap();
     let workers = env.workers();
-    env.store
+    env.secrets
         .put_webhook_secrets(
             devstack::stack::DEMO_ACCOUNT,
             &WebhookSecrets {
