@@ -319,7 +319,10 @@ impl ArgyleEmulator {
             ("GET", "/argyle.web.v5.js") => (
                 200,
                 "application/javascript",
-                format!("window.ARGYLE_EMULATOR = {:?};\n{LINK_SCRIPT}", self.base_url),
+                format!(
+                    "window.ARGYLE_EMULATOR = {:?};\n{LINK_SCRIPT}",
+                    self.base_url
+                ),
             ),
             ("POST", "/emulator/link/complete") => {
                 let token = String::from_utf8_lossy(&body).to_string();

@@ -132,7 +132,9 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             return LiveProvider::local_sandbox();
         }
         LiveProvider::of(kinds.iter().map(|kind| match (kind, &argyle) {
-            (service::config::Provider::Argyle, Some(argyle)) => Provider::Argyle(argyle.provider()),
+            (service::config::Provider::Argyle, Some(argyle)) => {
+                Provider::Argyle(argyle.provider())
+            }
             _ => Provider::PlaidCheck(plaid.provider(&base)),
         }))
     };
@@ -297,9 +299,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             service::config::Provider::Argyle => "Argyle",
             _ => "Plaid Check",
         };
-        let names = (kinds.iter().map(name))
-            .collect::<Vec<_>>()
-            .join(", then ");
+        let names = (kinds.iter().map(name)).collect::<Vec<_>>().join(", then ");
         println!("  live API key    : {live}   (local stack only: {names} at the emulators)");
     } else {
         println!(

@@ -12,8 +12,8 @@ use crate::argyle::income::{
     Records, as_of, connected_accounts, income_from_records, is_gig_platform,
 };
 use crate::argyle::wire::{
-    Account, Employment, Gig, Identity, Page, Paystub, User, UserCreateRequest,
-    UserCreateResponse, UserTokenRequest, UserTokenResponse,
+    Account, Employment, Gig, Identity, Page, Paystub, User, UserCreateRequest, UserCreateResponse,
+    UserTokenRequest, UserTokenResponse,
 };
 use domain::Verification;
 use domain::income::{ProviderIncome, VerificationMethod};

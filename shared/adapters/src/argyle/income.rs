@@ -198,8 +198,11 @@ pub(super) fn income_from_records(records: Records) -> Result<ProviderIncome, Pr
             continue;
         };
         let employer = clean(gig.employer.as_deref());
-        let key = (gig.account.as_deref().and_then(|a| employment_of.get(a).cloned()))
-            .unwrap_or_else(|| format!("employer:{}", employer.clone().unwrap_or_default()));
+        let key = (gig
+            .account
+            .as_deref()
+            .and_then(|a| employment_of.get(a).cloned()))
+        .unwrap_or_else(|| format!("employer:{}", employer.clone().unwrap_or_default()));
         let g = groups.entry(key).or_default();
         g.employer = g.employer.take().or(employer);
         let day = g.gig_days.entry(date).or_default();

@@ -89,7 +89,7 @@ fn rejected(result: Result<impl std::fmt::Debug, ProviderError>) -> String {
 }
 
 mod as_documented;
-mod gigs;
 mod errors;
 mod fetch_income;
+mod gigs;
 mod link_and_user;

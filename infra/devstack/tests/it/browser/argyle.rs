@@ -61,7 +61,10 @@ async fn a_failed_bank_then_payroll_through_argyle_link_in_chromium_reports_both
         b.submit(START).await;
         b.wait_for_heading("Connect your income", Duration::from_secs(15))
             .await;
-        assert!(b.text("main").await.contains("payroll"), "the payroll widget");
+        assert!(
+            b.text("main").await.contains("payroll"),
+            "the payroll widget"
+        );
         let argyle_user = argyle.user_ids().pop().expect("an Argyle user");
         // Link connects at the emulator, then closes: the page posts the connection, which waits.
         b.click("#open").await;
@@ -75,11 +78,12 @@ async fn a_failed_bank_then_payroll_through_argyle_link_in_chromium_reports_both
         // The accounts connected at Link; now the pay stubs sync; then Argyle's signed webhook.
         argyle.set(&argyle_user, Stage::Syncing);
         stack.drain().await;
-        assert_eq!(argyle.count("/v2/paystubs"), 0, "nothing read before the sync");
         assert_eq!(
-            argyle.settle(&argyle_user, Stage::Synced).await,
-            Some(200)
+            argyle.count("/v2/paystubs"),
+            0,
+            "nothing read before the sync"
         );
+        assert_eq!(argyle.settle(&argyle_user, Stage::Synced).await, Some(200));
         stack.drain().await;
         eprintln!("chromium routing: paystubs.fully_synced answered 200");
         // The page's own meta refresh brings the report; nothing is clicked.

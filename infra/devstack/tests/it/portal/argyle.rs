@@ -319,8 +319,15 @@ async fn a_gig_platform_waits_for_its_gigs_and_the_report_counts_them() {
     assert_eq!(argyle.settle(&user, Stage::GigsSyncing).await, Some(200));
     stack.drain().await;
     let v = stored(&env, &id).await;
-    assert!(v.awaiting_now().is_some_and(|w| w.signal.is_some()), "signalled, still waiting");
-    assert_eq!((argyle.count(GIGS), argyle.count(PAYSTUBS)), (0, 0), "the accounts only");
+    assert!(
+        v.awaiting_now().is_some_and(|w| w.signal.is_some()),
+        "signalled, still waiting"
+    );
+    assert_eq!(
+        (argyle.count(GIGS), argyle.count(PAYSTUBS)),
+        (0, 0),
+        "the accounts only"
+    );
 
     assert_eq!(argyle.settle(&user, Stage::Synced).await, Some(200));
     stack.drain().await;

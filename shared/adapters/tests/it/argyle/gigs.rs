@@ -39,7 +39,11 @@ async fn fetch(argyle: &FakeProvider) -> Result<ProviderIncome, ProviderError> {
 }
 
 fn gig_and_go(income: &ProviderIncome) -> &ProviderIncomeSource {
-    income.sources.iter().find(|s| s.name == "GigAndGo").unwrap()
+    income
+        .sources
+        .iter()
+        .find(|s| s.name == "GigAndGo")
+        .unwrap()
 }
 
 #[tokio::test]
@@ -83,7 +87,12 @@ async fn a_gig_platform_is_read_by_its_completed_gigs_one_payment_a_day() {
         .find(|s| s.name == "GigAndGo")
         .expect("counted");
     assert!(counted.monthly_income > 0.0, "{counted:?}");
-    assert!(report.income_sources.iter().any(|s| s.name == "Whole Goods"));
+    assert!(
+        report
+            .income_sources
+            .iter()
+            .any(|s| s.name == "Whole Goods")
+    );
 }
 
 #[tokio::test]
