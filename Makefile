@@ -22,7 +22,7 @@ export MOTO_PYTHON := $(PY)
 export RUST_TEST_THREADS ?= 6
 export PATH := $(VENV)/bin:$(PATH)
 
-.PHONY: deny python-locks dev dev-plaid dev-reminders test test-tools checkov-tools system-packages tools bench-tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
+.PHONY: deny python-locks dev dev-plaid dev-live dev-reminders test test-tools checkov-tools system-packages tools bench-tools clients-tools clients clients-check lint fmt clean bench build deploy validate schemathesis checkov
 
 # Every Python tool installs from a lock with hashes (infra/requirements*.lock, made from the
 # pins in infra/requirements*.txt by `make python-locks`): a changed file on the index fails.
@@ -76,6 +76,10 @@ dev: tools
 ## dev-plaid: the same, with live keys served by Plaid Check at the local Plaid emulator
 dev-plaid: tools
 	DEV_LIVE_PROVIDER=plaid cargo run --locked --quiet -p devstack --bin devstack
+
+## dev-live: the same, with live keys routed bank then payroll: Plaid Check, then Argyle, at their emulators
+dev-live: tools
+	DEV_LIVE_PROVIDER=plaid,argyle cargo run --locked --quiet -p devstack --bin devstack
 
 ## dev-reminders: the same, with 10-minute links whose two reminders fire 7 and 3 minutes before expiry
 dev-reminders: tools

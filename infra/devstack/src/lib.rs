@@ -193,3 +193,28 @@ impl Workers {
         }
     }
 }
+
+/// `DEV_LIVE_PROVIDER` as the live keys' providers, in order: none for `sandbox`, else a
+/// comma-separated list of `plaid` (Plaid Check) and `argyle`.
+pub fn live_kinds(raw: &str) -> Result<Vec<service::config::Provider>, String> {
+    use service::config::Provider;
+    if raw.trim() == "sandbox" {
+        return Ok(vec![]);
+    }
+    let mut kinds = vec![];
+    for name in raw.split(',').map(str::trim) {
+        let kind = match name {
+            "plaid" => Provider::PlaidCheck,
+            "argyle" => Provider::Argyle,
+            other => {
+                return Err(format!(
+                    "DEV_LIVE_PROVIDER {other:?}: sandbox, or a list of plaid and argyle"
+                ));
+            }
+        };
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    Ok(kinds)
+}

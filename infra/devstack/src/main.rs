@@ -35,8 +35,9 @@ struct Args {
     /// daily API request allowance covers it.
     #[arg(long, env = "DEV_DEMO_PLAN", default_value = "business")]
     demo_plan: String,
-    /// Live keys' income: `sandbox` (scenarios, reports marked local_sandbox) or `plaid` (Plaid
-    /// Check at the local Plaid emulator: Link, the waiting page, the signed webhook).
+    /// Live keys' income: `sandbox` (scenarios, reports marked local_sandbox), or an ordered list
+    /// of `plaid` (Plaid Check at the local Plaid emulator) and `argyle` (Argyle at the local
+    /// Argyle emulator), e.g. `plaid,argyle`: Link, the waiting page, the signed webhook.
     #[arg(long, env = "DEV_LIVE_PROVIDER", default_value = "sandbox")]
     live_provider: String,
 }
@@ -114,20 +115,37 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     // The Plaid emulator: its keys check Plaid's webhook route; with DEV_LIVE_PROVIDER=plaid it
     // is the live keys' bank, and its reports turn ready (and are signalled) right after Link.
     let plaid = devstack::plaid_emulator::PlaidEmulator::start(true).await?;
-    let live_plaid = match args.live_provider.as_str() {
-        "plaid" => true,
-        "sandbox" => false,
-        other => return Err(format!("DEV_LIVE_PROVIDER {other:?}: sandbox or plaid").into()),
+    // The Argyle emulator, when listed: its accounts sync right after Link, and its signed
+    // webhook goes to the stack's Argyle route.
+    let kinds = devstack::live_kinds(&args.live_provider)?;
+    let live_real = !kinds.is_empty();
+    let argyle = match kinds.contains(&service::config::Provider::Argyle) {
+        true => Some(devstack::argyle_emulator::ArgyleEmulator::start(true).await?),
+        false => None,
     };
-    let live_provider = || match live_plaid {
-        true => adapters::live_provider::LiveProvider::plaid_check(plaid.provider(&base)),
-        false => adapters::live_provider::LiveProvider::local_sandbox(),
-    };
-    if live_plaid {
-        settings.live_income =
-            service::config::LiveIncome::of(&[service::config::Provider::PlaidCheck]);
+    if let Some(argyle) = &argyle {
+        argyle.subscribe(&format!("{base}/webhooks/providers/argyle"));
     }
-    let app = devstack::app_with_webhooks(&sdk, settings, live_provider(), plaid.verifiers());
+    let live_provider = || {
+        use adapters::live_provider::{LiveProvider, Provider};
+        if kinds.is_empty() {
+            return LiveProvider::local_sandbox();
+        }
+        LiveProvider::of(kinds.iter().map(|kind| match (kind, &argyle) {
+            (service::config::Provider::Argyle, Some(argyle)) => {
+                Provider::Argyle(argyle.provider())
+            }
+            _ => Provider::PlaidCheck(plaid.provider(&base)),
+        }))
+    };
+    if live_real {
+        settings.live_income = service::config::LiveIncome::of(&kinds);
+    }
+    let verifiers = adapters::wiring::WebhookVerifiers {
+        plaid: Some(plaid.verifier()),
+        argyle: argyle.as_ref().map(|a| a.verifier()),
+    };
+    let app = devstack::app_with_webhooks(&sdk, settings, live_provider(), verifiers);
     // Each answered request kicks the stream pump below, which kicks the queue pumps when it
     // queued something: a write is pumped at once, not at the next tick (the ticks stay, as the
     // longest pause). One kick per hop keeps moto's load what it was.
@@ -276,8 +294,13 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     println!("Tenant Income Verification Service, local stack");
     println!("  API base URL    : {base}/api/v1");
     println!("  demo API key    : {test}   (test mode: sandbox income, not charged)");
-    if live_plaid {
-        println!("  live API key    : {live}   (local stack only: Plaid Check at the emulator)");
+    if live_real {
+        let name = |k: &service::config::Provider| match k {
+            service::config::Provider::Argyle => "Argyle",
+            _ => "Plaid Check",
+        };
+        let names = (kinds.iter().map(name)).collect::<Vec<_>>().join(", then ");
+        println!("  live API key    : {live}   (local stack only: {names} at the emulators)");
     } else {
         println!(
             "  live API key    : {live}   (local stack only: sandbox income, reports marked local_sandbox)"
@@ -287,6 +310,12 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         "  Plaid emulator  : {}   (its signed webhooks go to {base}/webhooks/providers/plaid)",
         plaid.base_url
     );
+    if let Some(argyle) = &argyle {
+        println!(
+            "  Argyle emulator : {}   (its signed webhooks go to {base}/webhooks/providers/argyle)",
+            argyle.base_url
+        );
+    }
     println!("  webhook receiver: {hook}   (secret {secret})");
     println!(
         "  AWS emulator    : {}   (table {}, SES messages at /moto-api/data.json)",

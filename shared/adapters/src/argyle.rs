@@ -12,10 +12,10 @@
 //! 3. `fetch_income`: `GET /v2/accounts` (is a payroll account connected, synced, and when was
 //!    it last read), then `/v2/employments`, `/v2/identities` and `/v2/paystubs` of the user.
 //!    Each employment becomes one source with its pay stubs' dates, gross and net pay (`income`
-//!    gives the mapping).
+//!    gives the mapping). A gig platform's account is read by its `/v2/gigs` instead.
 //!
-//! 4. Argyle's webhooks (`webhooks`): a signed `paystubs.fully_synced` wakes the waiting
-//!    connection, whose piece of work then calls `fetch_income`.
+//! 4. Argyle's webhooks (`webhooks`): a signed `paystubs.fully_synced` or `gigs.fully_synced`
+//!    wakes the waiting connection, whose piece of work then calls `fetch_income`.
 //!
 //! `client` makes the calls, `wire` holds their JSON shapes, `income` maps Argyle's records to
 //! the domain's income data, `errors` decides what an Argyle error means for the verification.

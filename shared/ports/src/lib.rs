@@ -108,7 +108,13 @@ pub enum ConnectStep {
     },
     /// A payroll provider's widget (Argyle Link) opened with this short-lived user token; in
     /// its sandbox environment when `sandbox` is set.
-    PayrollWidget { user_token: String, sandbox: bool },
+    PayrollWidget {
+        user_token: String,
+        sandbox: bool,
+        /// Where Link's script comes from: Argyle's (None), or the local stack's stand-in, set
+        /// in code by the local stack only.
+        script: Option<String>,
+    },
 }
 
 /// Where income data comes from (sandbox scenarios, or a bank-income API).

@@ -50,10 +50,13 @@ impl Debug for ConnectStep {
                 .debug_struct("Widget")
                 .field("link_token", &Hidden)
                 .finish(),
-            ConnectStep::PayrollWidget { sandbox, .. } => f
+            ConnectStep::PayrollWidget {
+                sandbox, script, ..
+            } => f
                 .debug_struct("PayrollWidget")
                 .field("user_token", &Hidden)
                 .field("sandbox", sandbox)
+                .field("script", script)
                 .finish(),
         }
     }

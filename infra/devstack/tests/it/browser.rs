@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use common::{TestEnv, artifacts_dir, pdf_text};
 
+mod argyle;
 mod plaid_check;
 mod routing;
 mod upload;

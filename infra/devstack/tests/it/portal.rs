@@ -9,7 +9,7 @@ use domain::{Status, Transition};
 use ports::TransitionOutcome;
 use ports::store::prelude::*;
 use serde_json::{Value, json};
-mod argyle;
+pub(crate) mod argyle;
 pub(crate) mod live_and_plaid;
 mod payroll;
 pub(crate) mod plaid_check;

@@ -8,9 +8,11 @@ use serde::de::DeserializeOwned;
 
 use crate::argyle::config::{ArgyleConfig, ArgyleConfigError, base_url_of};
 use crate::argyle::errors::{argyle_error, transport_error, unavailable};
-use crate::argyle::income::{Records, connected_accounts, income_from_records};
+use crate::argyle::income::{
+    Records, as_of, connected_accounts, income_from_records, is_gig_platform,
+};
 use crate::argyle::wire::{
-    Account, Employment, Identity, Page, Paystub, User, UserCreateRequest, UserCreateResponse,
+    Account, Employment, Gig, Identity, Page, Paystub, User, UserCreateRequest, UserCreateResponse,
     UserTokenRequest, UserTokenResponse,
 };
 use domain::Verification;
@@ -19,8 +21,12 @@ use ports::{ConnectStep, IncomeProvider, ProviderError};
 
 /// Items per list page (Argyle's maximum).
 const PAGE_LIMIT: &str = "200";
-/// At most this many pages per list: 2,000 pay stubs is decades of weekly pay.
+/// At most this many pages per list: 2,000 pay stubs is decades of weekly pay...
 const MAX_PAGES: usize = 10;
+/// ...and 10,000 gigs is a year of some 27 a day.
+const MAX_GIG_PAGES: usize = 50;
+/// Gigs are read from this many days before the as-of date: the rules look back a year.
+const GIG_DAYS: i64 = domain::income::rules::YEAR_DAYS;
 
 /// The Argyle implementation of [`IncomeProvider`]. Build it once per cold start: it holds one
 /// HTTP client (connection pool, TLS session cache).
@@ -30,6 +36,8 @@ pub struct ArgyleIncomeProvider {
     api_key_id: String,
     api_key_secret: String,
     sandbox: bool,
+    /// The local stack's stand-in for Argyle Link's script; None: Argyle's own.
+    link_script: Option<String>,
 }
 
 impl fmt::Debug for ArgyleIncomeProvider {
@@ -58,7 +66,14 @@ impl ArgyleIncomeProvider {
             base_url,
             api_key_id: config.api_key_id,
             api_key_secret: config.api_key_secret,
+            link_script: None,
         })
+    }
+
+    /// Opens Link with the script at `url` (the local stack's stand-in) instead of Argyle's.
+    pub fn with_link_script(mut self, url: String) -> Self {
+        self.link_script = Some(url);
+        self
     }
 
     /// One request with Basic auth (a JSON body when given): the status and the answer's bytes.
@@ -133,15 +148,27 @@ impl ArgyleIncomeProvider {
         endpoint: &'static str,
         user: &str,
     ) -> Result<Vec<T>, ProviderError> {
+        self.list_from(endpoint, user, &[], MAX_PAGES).await
+    }
+
+    /// `list` with more query parameters and its own page cap.
+    async fn list_from<T: DeserializeOwned>(
+        &self,
+        endpoint: &'static str,
+        user: &str,
+        more: &[(&str, &str)],
+        max_pages: usize,
+    ) -> Result<Vec<T>, ProviderError> {
+        let params = [("user", user), ("limit", PAGE_LIMIT)];
         let first = reqwest::Url::parse_with_params(
             &format!("{}{endpoint}", self.base_url),
-            [("user", user), ("limit", PAGE_LIMIT)],
+            params.iter().chain(more),
         )
         .map_err(|_| unavailable(endpoint, "the request could not be encoded"))?;
         let prefix = format!("{}{endpoint}?", self.base_url);
         let mut url = first.to_string();
         let mut items = Vec::new();
-        for _ in 0..MAX_PAGES {
+        for _ in 0..max_pages {
             match self
                 .call::<Page<T>>(endpoint, Method::GET, &url, None)
                 .await?
@@ -197,7 +224,8 @@ impl IncomeProvider for ArgyleIncomeProvider {
         &[VerificationMethod::Payroll]
     }
 
-    /// Argyle syncs the pay stubs after Link and says so by `paystubs.fully_synced`.
+    /// Argyle syncs the pay stubs (or gigs) after Link and says so by `paystubs.fully_synced`
+    /// (or `gigs.fully_synced`).
     fn reports_later(&self, _method: VerificationMethod) -> bool {
         true
     }
@@ -251,6 +279,7 @@ impl IncomeProvider for ArgyleIncomeProvider {
         Ok(ConnectStep::PayrollWidget {
             user_token,
             sandbox: self.sandbox,
+            script: self.link_script.clone(),
         })
     }
 
@@ -267,18 +296,35 @@ impl IncomeProvider for ArgyleIncomeProvider {
             ));
         }
         let accounts: Vec<Account> = self.list("/v2/accounts", user).await?;
-        // Nothing more is read before a connection is there and its pay stubs are in.
-        connected_accounts(&accounts)?;
-        let (employments, identities, paystubs) = tokio::join!(
+        // Nothing more is read before a connection is there and its pay stubs (or gigs) are in.
+        let read = connected_accounts(&accounts)?;
+        // Gigs only where a gig platform is read, over the year the rules look at.
+        let gigs_from = (read.iter().any(|a| is_gig_platform(a)))
+            .then(|| as_of(&read))
+            .transpose()?
+            .map(|day| (day - chrono::Duration::days(GIG_DAYS)).format("%Y-%m-%dT00:00:00Z"))
+            .map(|from| from.to_string());
+        let gigs = async {
+            match &gigs_from {
+                Some(from) => {
+                    let since = [("from_start_datetime", from.as_str())];
+                    (self.list_from::<Gig>("/v2/gigs", user, &since, MAX_GIG_PAGES)).await
+                }
+                None => Ok(Vec::new()),
+            }
+        };
+        let (employments, identities, paystubs, gigs) = tokio::join!(
             self.list::<Employment>("/v2/employments", user),
             self.list::<Identity>("/v2/identities", user),
             self.list::<Paystub>("/v2/paystubs", user),
+            gigs,
         );
         income_from_records(Records {
             accounts,
             employments: employments?,
             identities: identities?,
             paystubs: paystubs?,
+            gigs: gigs?,
         })
     }
 

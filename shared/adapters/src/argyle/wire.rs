@@ -98,6 +98,9 @@ pub(super) struct Connection {
 pub(super) struct Availability {
     #[serde(default)]
     pub(super) paystubs: Option<Sync>,
+    /// Set only for a gig platform's account, null for any other: how its gigs sync.
+    #[serde(default)]
+    pub(super) gigs: Option<Sync>,
 }
 
 #[derive(Deserialize)]
@@ -183,6 +186,34 @@ pub(super) struct GrossPayLine {
     pub(super) kind: Option<String>,
     #[serde(default)]
     pub(super) amount: Option<String>,
+}
+
+/// One gig assignment (https://docs.argyle.com/api-reference/gigs/list-all-gigs): only the
+/// fields the income mapping reads.
+#[derive(Deserialize)]
+pub(super) struct Gig {
+    #[serde(default)]
+    pub(super) account: Option<String>,
+    #[serde(default)]
+    pub(super) employer: Option<String>,
+    /// `scheduled`, `in_progress`, `completed` or `cancelled`.
+    #[serde(default)]
+    pub(super) status: Option<String>,
+    #[serde(default)]
+    pub(super) start_datetime: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub(super) end_datetime: Option<DateTime<Utc>>,
+    #[serde(default)]
+    pub(super) income: Option<GigIncome>,
+}
+
+/// A gig's earnings, decimal strings: `total` is `pay` + `tips` + `bonus` + `other`.
+#[derive(Deserialize)]
+pub(super) struct GigIncome {
+    #[serde(default)]
+    pub(super) total: Option<String>,
+    #[serde(default)]
+    pub(super) bonus: Option<String>,
 }
 
 /// Argyle sends `null` for some empty lists.

@@ -91,4 +91,5 @@ fn rejected(result: Result<impl std::fmt::Debug, ProviderError>) -> String {
 mod as_documented;
 mod errors;
 mod fetch_income;
+mod gigs;
 mod link_and_user;

@@ -39,32 +39,7 @@ async fn a_live_tenant_walks_consent_link_waiting_webhook_report_in_chromium() {
     let b = Browser::start(&artifacts).await;
     let run = tokio::time::timeout(WHOLE_RUN, async {
         b.goto(&link).await;
-        b.wait_for_heading("Verify your income", Duration::from_secs(15))
-            .await;
-        for (field, value) in [
-            ("#id-first", "Jane"),
-            ("#id-last", "Tenant"),
-            ("#id-phone", "+14155550123"),
-            ("#id-street", "1 Main St"),
-            ("#id-city", "Oakland"),
-            ("#id-region", "CA"),
-            ("#id-zip", "94612"),
-        ] {
-            let input = b.find(field).await;
-            b.cmd(
-                reqwest::Method::POST,
-                &format!("/element/{input}/value"),
-                Some(json!({"text": value})),
-            )
-            .await;
-        }
-        // A date input takes its value from script in every locale.
-        b.script("document.getElementById('id-dob').value = '1990-04-12'; return true")
-            .await;
-        b.click("#agree").await;
-        b.click("button[type=submit]").await;
-        b.wait_for_heading("Connect your income", Duration::from_secs(15))
-            .await;
+        consent_with_identity(&b).await;
         eprintln!("chromium walk: consent with identity recorded");
         // The start POST makes the link token; the widget page loads the stand-in Link script.
         b.submit("form button[type=submit]").await;
@@ -117,4 +92,35 @@ async fn a_live_tenant_walks_consent_link_waiting_webhook_report_in_chromium() {
     .await;
     b.quit().await;
     run.expect("the walk finished in time");
+}
+
+/// The consent page as a live tenant of Plaid Check fills it: identity, agreement, submit; then
+/// the page to connect income.
+pub(super) async fn consent_with_identity(b: &Browser) {
+    b.wait_for_heading("Verify your income", Duration::from_secs(15))
+        .await;
+    for (field, value) in [
+        ("#id-first", "Jane"),
+        ("#id-last", "Tenant"),
+        ("#id-phone", "+14155550123"),
+        ("#id-street", "1 Main St"),
+        ("#id-city", "Oakland"),
+        ("#id-region", "CA"),
+        ("#id-zip", "94612"),
+    ] {
+        let input = b.find(field).await;
+        b.cmd(
+            reqwest::Method::POST,
+            &format!("/element/{input}/value"),
+            Some(json!({"text": value})),
+        )
+        .await;
+    }
+    // A date input takes its value from script in every locale.
+    b.script("document.getElementById('id-dob').value = '1990-04-12'; return true")
+        .await;
+    b.click("#agree").await;
+    b.click("button[type=submit]").await;
+    b.wait_for_heading("Connect your income", Duration::from_secs(15))
+        .await;
 }

@@ -16,11 +16,12 @@ use domain::income::VerificationMethod::Bank;
 use domain::methods::AttemptOutcome;
 
 const PAYSTUBS: &str = "/v2/paystubs";
+const GIGS: &str = "/v2/gigs";
 
 /// The local server with Plaid Check and Argyle at their emulators, in that order.
-async fn two_provider_stack(env: &TestEnv) -> (PlaidStack, ArgyleEmulator) {
+pub(crate) async fn two_provider_stack(env: &TestEnv) -> (PlaidStack, ArgyleEmulator) {
     let plaid = PlaidEmulator::start(false).await.unwrap();
-    let argyle = ArgyleEmulator::start().await.unwrap();
+    let argyle = ArgyleEmulator::start(false).await.unwrap();
     let port = devstack::moto::free_port();
     let base = format!("http://127.0.0.1:{port}");
     let both = |plaid_check| {
@@ -302,6 +303,49 @@ async fn argyle_webhook_verification_cases_give_one_piece_of_work_or_a_401() {
         "one piece of work: both pages, read once"
     );
     assert_eq!(stored(&env, &id).await.status, Status::Completed);
+}
+
+/// A gig platform's account (GigAndGo's, the emulator's only one with `availability.gigs`) is
+/// read by its gigs once Argyle has them: `paystubs.fully_synced` while the gigs still sync
+/// reads the accounts only, and the piece goes on the retry road; after `gigs.fully_synced`
+/// (a duplicate signal: no second piece) the retry reads the gigs once, and the report counts
+/// them as GigAndGo's income.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gig_platform_waits_for_its_gigs_and_the_report_counts_them() {
+    let env = env().await;
+    let (mut stack, argyle) = two_provider_stack(&env).await;
+    let (id, user) = waiting_on_payroll(&env, &stack, &argyle).await;
+
+    assert_eq!(argyle.settle(&user, Stage::GigsSyncing).await, Some(200));
+    stack.drain().await;
+    let v = stored(&env, &id).await;
+    assert!(
+        v.awaiting_now().is_some_and(|w| w.signal.is_some()),
+        "signalled, still waiting"
+    );
+    assert_eq!(
+        (argyle.count(GIGS), argyle.count(PAYSTUBS)),
+        (0, 0),
+        "the accounts only"
+    );
+
+    assert_eq!(argyle.settle(&user, Stage::Synced).await, Some(200));
+    stack.drain().await;
+    for _ in 0..5 {
+        retry_once(&env, &stack).await;
+        if stored(&env, &id).await.status == Status::Completed {
+            break;
+        }
+    }
+    assert_eq!(stored(&env, &id).await.status, Status::Completed);
+    assert_eq!(argyle.count(GIGS), 1, "the gigs read once");
+    let data = api_get(&env, &env.live_key, &id).await;
+    let sources = data["income_report"]["income_sources"].as_array().unwrap();
+    let gig = (sources.iter())
+        .find(|s| s["name"] == "GigAndGo")
+        .unwrap_or_else(|| panic!("{sources:?}"));
+    assert_eq!(gig["income_category"], "GIG_ECONOMY", "{gig}");
+    assert!(gig["monthly_income"].as_f64().unwrap() > 0.0, "{gig}");
 }
 
 /// A lost `paystubs.fully_synced` is caught by the sweep, as Plaid's lost webhook is: not read

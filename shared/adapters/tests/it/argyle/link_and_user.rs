@@ -47,6 +47,7 @@ async fn begin_makes_a_fresh_user_token_for_link_every_time() {
         let ConnectStep::PayrollWidget {
             user_token,
             sandbox,
+            script: None,
         } = &step
         else {
             panic!("{step:?}");

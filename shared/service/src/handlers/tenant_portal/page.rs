@@ -119,7 +119,15 @@ pub(crate) fn connect_step(
         Ok(ConnectStep::PayrollWidget {
             user_token,
             sandbox,
-        }) => payroll_widget_page(&user_token, sandbox, link, notice, request_id),
+            script,
+        }) => {
+            let widget = super::payroll_widget::Widget {
+                user_token: &user_token,
+                sandbox,
+                script: script.as_deref(),
+            };
+            payroll_widget_page(&widget, link, notice, request_id)
+        }
         Err(e) => {
             tracing::warn!(error = %e, "income provider could not start");
             provider_down(request_id)
@@ -218,7 +226,14 @@ mod tests {
     fn every_widget_page_draws_a_fresh_nonce() {
         let pages: [fn() -> ApiResponse; 2] = [
             || widget_page("link-token", None, "/t/x/y", "", "req-1"),
-            || payroll_widget_page("user-token", true, "/t/x/y", "", "req-1"),
+            || {
+                let widget = super::super::payroll_widget::Widget {
+                    user_token: "user-token",
+                    sandbox: true,
+                    script: None,
+                };
+                payroll_widget_page(&widget, "/t/x/y", "", "req-1")
+            },
         ];
         for make in pages {
             let (first, second) = (nonce_of(&make()), nonce_of(&make()));
