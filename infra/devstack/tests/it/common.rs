@@ -418,6 +418,20 @@ pub fn fresh_number() -> (String, String) {
 }
 
 /// Messages currently in a queue (a bounded receive that puts them straight back).
+/// Every message waiting in a queue, read without taking it (visibility 0).
+pub async fn queue_bodies(env: &TestEnv, url: &str) -> Vec<String> {
+    let received = aws_sdk_sqs::Client::new(&env.sdk)
+        .receive_message()
+        .queue_url(url)
+        .max_number_of_messages(10)
+        .visibility_timeout(0)
+        .send()
+        .await
+        .unwrap();
+    let messages = received.messages.unwrap_or_default();
+    messages.iter().filter_map(|m| m.body.clone()).collect()
+}
+
 pub async fn queue_depth(env: &TestEnv, queue_url: &str) -> usize {
     let sqs = aws_sdk_sqs::Client::new(&env.sdk);
     let attrs = sqs
