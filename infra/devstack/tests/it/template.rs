@@ -252,6 +252,54 @@ fn every_operation_of_the_openapi_file_is_deployed() {
     );
 }
 
+/// The tenant page's routes have throttling limits of their own (`RouteSettings`, from the
+/// `TenantPage*` parameters), apart from the API's (`DefaultRouteSettings`, `Api*`): one flood of
+/// anonymous page requests cannot give every landlord 429s.
+#[test]
+fn the_tenant_page_routes_are_throttled_apart_from_the_api() {
+    use service::routes::Function;
+    let t = template();
+    let api = &t["Resources"]["HttpApi"]["Properties"];
+    let refs = |settings: &Value| {
+        ["ThrottlingBurstLimit", "ThrottlingRateLimit"].map(|k| match &settings[k] {
+            Value::Tagged(tag) if tag.tag == "!Ref" => tag.value.as_str().unwrap().to_string(),
+            other => panic!("{k} is not a parameter: {other:?}"),
+        })
+    };
+    assert_eq!(
+        refs(&api["DefaultRouteSettings"]),
+        ["ApiThrottlingBurstLimit", "ApiThrottlingRateLimit"]
+    );
+    let settings = api["RouteSettings"].as_mapping().expect("RouteSettings");
+    let keys: BTreeSet<String> = settings
+        .keys()
+        .map(|k| k.as_str().unwrap().to_string())
+        .collect();
+    let tenant: BTreeSet<String> = (Function::TenantPortal.routes().iter())
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert_eq!(
+        keys, tenant,
+        "RouteSettings name exactly the tenant page's routes"
+    );
+    for (key, route) in settings {
+        assert_eq!(
+            refs(route),
+            [
+                "TenantPageThrottlingBurstLimit",
+                "TenantPageThrottlingRateLimit"
+            ],
+            "{key:?}"
+        );
+    }
+    for parameter in [
+        "TenantPageThrottlingBurstLimit",
+        "TenantPageThrottlingRateLimit",
+    ] {
+        assert_eq!(t["Parameters"][parameter]["Type"], "Number", "{parameter}");
+    }
+}
+
 /// cfn-lint does not check FilterCriteria: run the template's own patterns over the sample events.
 #[test]
 fn stream_filters_pass_exactly_the_records_meant_for_each_function() {
