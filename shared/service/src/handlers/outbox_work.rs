@@ -143,7 +143,7 @@ fn image(item: &serde_dynamo::Item) -> Result<Option<Verification>, OutboxError>
 /// What a piece of a record's work may be done from at once, without reading the table again.
 pub(crate) enum Image {
     /// The INSERT's new verification, a resend's new image.
-    Verification(Verification),
+    Verification(Box<Verification>),
     /// A webhook's message, built from the record's new image.
     Webhook(WebhookMessage),
 }
@@ -163,7 +163,7 @@ fn new_verification_work(v: Verification) -> Vec<Piece> {
         work.push(RetryWork::ReminderSchedules { verification_id });
     }
     work.into_iter()
-        .map(|w| (w, Some(Image::Verification(v.clone()))))
+        .map(|w| (w, Some(Image::Verification(Box::new(v.clone())))))
         .collect()
 }
 
@@ -177,7 +177,7 @@ fn resend_work(old: &Verification, new: &Verification) -> Option<Vec<Piece>> {
             verification_id: new.verification_id,
             round: new.invite_round,
         };
-        work.push((sms, Some(Image::Verification(new.clone()))));
+        work.push((sms, Some(Image::Verification(Box::new(new.clone())))));
     }
     Some(work)
 }
