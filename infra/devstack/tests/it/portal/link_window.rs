@@ -5,24 +5,7 @@
 
 use super::*;
 
-use aws_sdk_dynamodb::types::AttributeValue;
-use chrono::Duration;
-
-/// Sets the stored `completed_at` of the verification `days` back.
-async fn completed_days_ago(env: &TestEnv, id: &str, days: i64) {
-    let (pk, sk) = service::table_schema::keys::verification(id.parse().unwrap());
-    let at = domain::format_ts(Utc::now() - Duration::days(days));
-    aws_sdk_dynamodb::Client::new(&env.sdk)
-        .update_item()
-        .table_name(&env.names.table)
-        .key("PK", AttributeValue::S(pk))
-        .key("SK", AttributeValue::S(sk))
-        .update_expression("SET completed_at = :at")
-        .expression_attribute_values(":at", AttributeValue::S(at))
-        .send()
-        .await
-        .unwrap();
-}
+use common::completed_days_ago;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_closed_links_page_and_pdf_end_after_the_window_and_then_hold_no_data() {
