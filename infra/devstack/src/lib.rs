@@ -83,6 +83,7 @@ pub fn app_with_webhooks(
             bucket: bucket.clone(),
         }),
         public_base_url: settings.public_base_url.clone(),
+        link_window: domain::retention::LinkWindow::DEFAULT,
     };
     let documents = adapters::s3::S3Objects::new(sdk, &bucket);
     let provider_webhooks = wiring::provider_webhooks_with(&settings.table_name, sdk, verifiers);

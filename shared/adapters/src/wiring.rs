@@ -194,6 +194,7 @@ pub fn tenant_portal_with(
         live_provider,
         sandbox: SandboxProvider,
         uploads,
+        link_window: config.link_window,
     }
 }
 

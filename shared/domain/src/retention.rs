@@ -59,6 +59,37 @@ pub fn closed_at(v: &Verification) -> Option<DateTime<Utc>> {
     v.completed_at.or(v.failed_at).or(v.expired_at)
 }
 
+/// How long a closed verification's tenant page and PDF copy stay, unless the stack sets another.
+pub const DEFAULT_LINK_DAYS_AFTER_CLOSE: u32 = 30;
+/// The longest window the stack may set: a year, past the shortest retention anyway.
+pub const MAX_LINK_DAYS_AFTER_CLOSE: u32 = 365;
+
+/// How long after a verification closed its tenant link still opens the page and the PDF copy;
+/// past it the link answers a closed page holding no data. Apart from the account's retention:
+/// the landlord keeps the report, the tenant's link does not live as long.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinkWindow(u32);
+
+impl LinkWindow {
+    pub const DEFAULT: LinkWindow = LinkWindow(DEFAULT_LINK_DAYS_AFTER_CLOSE);
+
+    /// A window of `days` after the close (0: the link closes with the verification).
+    pub fn days(days: u32) -> Self {
+        LinkWindow(days)
+    }
+
+    /// Whether the verification's link has ended at `now`: it closed (as stored, or its expiry
+    /// passed before the sweep recorded it) at least the window before. Never while it is open.
+    pub fn ended(self, v: &Verification, now: DateTime<Utc>) -> bool {
+        let closed = match closed_at(v) {
+            Some(at) => Some(at),
+            None if v.effective_status(now).is_open() => None,
+            None => Some(v.expires_at),
+        };
+        closed.is_some_and(|at| now >= at + Duration::days(i64::from(self.0)))
+    }
+}
+
 /// The stored attributes the erasure removes: the tenant's name, phone, address and rent figures,
 /// the report, the note, the link-token hashes, the provider's tokens and the held income. `tenant_email`,
 /// `message_links` and `documents` (what was read from the uploads: names, employers, figures)
@@ -199,5 +230,71 @@ mod tests {
             ..v
         };
         assert_eq!(closed_at(&open), None);
+    }
+
+    mod link_window {
+        use super::*;
+        use crate::Status;
+        use proptest::prelude::*;
+
+        fn at(minutes: i64) -> DateTime<Utc> {
+            DateTime::from_timestamp(1_780_000_000, 0).unwrap() + Duration::minutes(minutes)
+        }
+
+        proptest! {
+            /// A closed verification's link ends exactly `days` after it closed, whichever way it
+            /// closed, and stays ended; an open one's never ends before its expiry.
+            #[test]
+            fn a_link_ends_the_window_after_the_close_and_never_while_open(
+                days in 0u32..400,
+                closed_after in 0i64..20_000,
+                looked in -100_000i64..1_000_000,
+                how in 0usize..4,
+            ) {
+                let created = at(0);
+                let mut v = closed(created);
+                let closed_time = created + Duration::minutes(closed_after);
+                v.completed_at = None;
+                v.failed_at = None;
+                v.expired_at = None;
+                v.cancelled_at = None;
+                match how {
+                    0 => { v.status = Status::Completed; v.completed_at = Some(closed_time) }
+                    1 => { v.status = Status::Failed; v.failed_at = Some(closed_time) }
+                    // A cancel is stored `expired`, with both times.
+                    2 => {
+                        v.status = Status::Expired;
+                        v.expired_at = Some(closed_time);
+                        v.cancelled_at = Some(closed_time);
+                    }
+                    _ => { v.status = Status::Expired; v.expired_at = Some(closed_time) }
+                }
+                let window = LinkWindow::days(days);
+                let now = closed_time + Duration::minutes(looked);
+                let due = closed_time + Duration::days(i64::from(days));
+                prop_assert_eq!(window.ended(&v, now), now >= due);
+                // Ended stays ended.
+                if window.ended(&v, now) {
+                    prop_assert!(window.ended(&v, now + Duration::minutes(closed_after + 1)));
+                }
+                // Open at the same times: ended only once past its expiry and the window.
+                let mut open = v.clone();
+                open.status = Status::InProgress;
+                open.completed_at = None;
+                open.failed_at = None;
+                open.expired_at = None;
+                open.cancelled_at = None;
+                open.expires_at = closed_time;
+                prop_assert_eq!(window.ended(&open, now), now >= due);
+                // Before its expiry it is open: never ended.
+                open.expires_at = now + Duration::minutes(1);
+                prop_assert!(!window.ended(&open, now));
+            }
+        }
+
+        #[test]
+        fn the_default_window_is_thirty_days() {
+            assert_eq!(LinkWindow::DEFAULT, LinkWindow::days(30));
+        }
     }
 }

@@ -57,6 +57,11 @@ pub const TENANT_LINK: &str = "/t/{verification_id}/{token}";
 /// The tenant's copy of the report PDF, under the link (same token).
 pub const TENANT_REPORT_PDF: &str = "/t/{verification_id}/{token}/report.pdf";
 
+/// The sandbox's sample documents, under the link (same token). `{sample}` is the whole last
+/// segment, `<name>.pdf` (infra/openapi.yaml's `{sample}.pdf`): an API Gateway path variable
+/// fills a whole segment, and the handler reads the name from it.
+pub const TENANT_SAMPLE: &str = "/t/{verification_id}/{token}/samples/{sample}";
+
 /// Plaid's webhooks (`provider-webhooks`); the link token names it as Plaid Check's webhook.
 pub const PLAID_WEBHOOKS: &str = "/webhooks/providers/plaid";
 /// Argyle's webhooks (`provider-webhooks`), the URL of the stack's subscription.
@@ -168,6 +173,10 @@ impl Function {
                 Route {
                     method: "GET",
                     path: TENANT_REPORT_PDF,
+                },
+                Route {
+                    method: "GET",
+                    path: TENANT_SAMPLE,
                 },
             ]),
             Function::ListWebhookDeliveries => Trigger::Http(&[Route {

@@ -109,6 +109,11 @@ pub mod keys {
     pub fn submission(id: Uuid) -> String {
         format!("SUBMISSION#{id}")
     }
+    /// The partition listing a verification's fingerprint submissions, one item per fingerprint
+    /// whose SK is that fingerprint's partition key: what an erasure reads to delete them.
+    pub fn submitted(id: Uuid) -> String {
+        format!("SUBMITTED#{id}")
+    }
     pub fn household(id: Uuid) -> (String, String) {
         (format!("HOUSEHOLD#{id}"), HOUSEHOLD_SK.into())
     }

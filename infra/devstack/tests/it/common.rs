@@ -421,6 +421,37 @@ pub fn fresh_number() -> (String, String) {
 }
 
 /// Messages currently in a queue (a bounded receive that puts them straight back).
+/// Sets the stored `completed_at` of the verification `days` back, as if it had completed then.
+pub async fn completed_days_ago(env: &TestEnv, id: &str, days: i64) {
+    use aws_sdk_dynamodb::types::AttributeValue;
+    let (pk, sk) = service::table_schema::keys::verification(id.parse().unwrap());
+    let at = domain::format_ts(chrono::Utc::now() - chrono::Duration::days(days));
+    aws_sdk_dynamodb::Client::new(&env.sdk)
+        .update_item()
+        .table_name(&env.names.table)
+        .key("PK", AttributeValue::S(pk))
+        .key("SK", AttributeValue::S(sk))
+        .update_expression("SET completed_at = :at")
+        .expression_attribute_values(":at", AttributeValue::S(at))
+        .send()
+        .await
+        .unwrap();
+}
+
+/// Every message waiting in a queue, read without taking it (visibility 0).
+pub async fn queue_bodies(env: &TestEnv, url: &str) -> Vec<String> {
+    let received = aws_sdk_sqs::Client::new(&env.sdk)
+        .receive_message()
+        .queue_url(url)
+        .max_number_of_messages(10)
+        .visibility_timeout(0)
+        .send()
+        .await
+        .unwrap();
+    let messages = received.messages.unwrap_or_default();
+    messages.iter().filter_map(|m| m.body.clone()).collect()
+}
+
 pub async fn queue_depth(env: &TestEnv, queue_url: &str) -> usize {
     let sqs = aws_sdk_sqs::Client::new(&env.sdk);
     let attrs = sqs

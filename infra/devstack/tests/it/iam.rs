@@ -9,14 +9,22 @@
 //! `iam/policy_cases.rs`).
 //!
 //! The test fails on any call a role does not allow (naming the function, the call and the grant
-//! it needs), and on any grant no recorded call used unless `KEPT` below explains it. What each
-//! function called is written to `target/test-artifacts/iam-calls.md`.
+//! it needs), on any grant no recorded call used unless `KEPT` below explains it, on any
+//! attribute a `dynamodb:Attributes` list names that no call reads or writes, and on any policy
+//! form the reader cannot evaluate (`iam/policy.rs`). SAM's managed policies count as statements
+//! of the roles SAM makes (`iam/managed.rs`). What each function called is written to
+//! `target/test-artifacts/iam-calls.md`.
 //!
-//! Run: `cargo test -p devstack --test iam` (`IAM_TEMPLATE=<file>` checks another template).
+//! The same recorded calls are then checked against mutated copies of template.yaml (a needed
+//! grant deleted, an attribute list widened, a `NotAction` added): each must fail, by name.
+//!
+//! Run: `cargo test -p devstack --test it iam::` (`IAM_TEMPLATE=<file>` checks another template).
 
 use crate::common;
 
 mod access;
+mod managed;
+mod mutations;
 mod policy;
 mod policy_cases;
 mod runs;
@@ -24,8 +32,10 @@ mod runs;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use access::{Access, LEADING_KEYS, accesses, queue_arn, table_arn};
-use policy::{Grant, Names, Statement, allows, grants, used_by};
+use access::{ATTRIBUTES, Access, LEADING_KEYS, accesses, queue_arn, table_arn};
+use devstack::proxy::Call;
+use policy::{Grant, Names, Statement, allows, grants, read_roles, used_by};
+use serde_yaml::Value;
 
 /// Grants no function's code calls, and why each stays: (function, statement Sid, action, why).
 /// A grant the runs do not use and that is not here fails the test: remove it from
@@ -85,7 +95,35 @@ const KEPT: &[(&str, &str, &str, &str)] = &[
         "sqs:SendMessage",
         "Lambda sends an invocation that failed every retry to the function's DLQ",
     ),
+    (
+        "*",
+        "AWSLambdaBasicExecutionRole",
+        "logs:*",
+        "SAM attaches it to the role it makes; the Lambda runtime writes the function's logs",
+    ),
+    (
+        "*",
+        "AWSXrayWriteOnlyAccess",
+        "xray:*",
+        "SAM attaches it with Tracing: Active; the Lambda runtime sends the X-Ray segments",
+    ),
+    (
+        "*",
+        "AWSLambdaSQSQueueExecutionRole",
+        "*",
+        "SAM attaches it for an SQS event; the event source mapping polls with the role",
+    ),
+    (
+        "*",
+        "AWSLambdaDynamoDBExecutionRole",
+        "*",
+        "SAM attaches it for a stream event; the event source mapping reads with the role",
+    ),
 ];
+
+/// Key attributes any item request names: a `dynamodb:Attributes` list must hold them, whether
+/// or not a call's expression names them.
+const KEY_ATTRIBUTES: [&str; 2] = ["PK", "SK"];
 
 /// The local stack's names for what template.yaml's policies name.
 struct LocalNames {
@@ -251,13 +289,50 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
     runs::erasure(&mut rig).await;
     runs::documents(&mut rig).await;
     let calls = rig.proxies.take();
+    let names = local_names(&rig);
 
     // IAM_TEMPLATE checks another copy (e.g. with a grant deleted, to see the test fail).
-    let path = std::env::var("IAM_TEMPLATE")
-        .unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../template.yaml").into());
-    let template: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let names = LocalNames {
+    let path = std::env::var("IAM_TEMPLATE").ok();
+    let own = concat!(env!("CARGO_MANIFEST_DIR"), "/../../template.yaml");
+    let template = read_template(path.as_deref().unwrap_or(own));
+    let checked = check(&template, &names, &calls);
+    let artifact = common::artifacts_dir().join("iam-calls.md");
+    std::fs::write(&artifact, &checked.report).unwrap();
+    assert!(
+        checked.failures.is_empty(),
+        "{}\n(all calls: {})",
+        checked.failures.join("\n\n"),
+        artifact.display()
+    );
+    if path.is_some() {
+        return;
+    }
+    // The check fails on each mutated copy, naming what changed.
+    for mutation in mutations::all(&template) {
+        let copy = common::artifacts_dir().join(format!("iam-template-{}.yaml", mutation.name));
+        std::fs::write(&copy, serde_yaml::to_string(&mutation.template).unwrap()).unwrap();
+        let checked = check(&mutation.template, &names, &calls);
+        let named = checked
+            .failures
+            .iter()
+            .any(|f| mutation.expect.iter().all(|e| f.contains(e)));
+        assert!(
+            named,
+            "{}: the check should fail naming {:?}; it gave {:#?} (IAM_TEMPLATE={} to see it)",
+            mutation.name,
+            mutation.expect,
+            checked.failures,
+            copy.display()
+        );
+    }
+}
+
+fn read_template(path: &str) -> Value {
+    serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+fn local_names(rig: &runs::Rig) -> LocalNames {
+    LocalNames {
         rig_table: rig.names.table.clone(),
         queues: BTreeMap::from([
             ("WebhookQueue", rig.names.webhook_queue.clone()),
@@ -283,16 +358,41 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
         fingerprint_key_secret: rig.created.fingerprint_key_secret_arn.clone(),
         documents_bucket: rig.names.documents_bucket.clone(),
         stack_name: rig.names.table.trim_end_matches("-table").to_string(),
-    };
-    let roles = policy::roles(&template, &names);
+    }
+}
+
+/// What one check of a template found: the report, and every failure, each naming its cause.
+struct Checked {
+    report: String,
+    failures: Vec<String>,
+}
+
+/// Checks every recorded call against its function's role in `template`, and every grant and
+/// listed attribute against the calls.
+fn check(template: &Value, names: &LocalNames, calls: &BTreeMap<String, Vec<Call>>) -> Checked {
+    let read = read_roles(template, names);
+    let roles = read.roles;
+    let mut failures = Vec::new();
+    if !read.unreadable.is_empty() {
+        failures.push(format!(
+            "{} policy form(s) the check cannot evaluate (it never skips one):\n{}",
+            read.unreadable.len(),
+            read.unreadable.join("\n")
+        ));
+    }
 
     let mut denied = BTreeSet::new();
     let mut used: BTreeMap<&str, BTreeSet<Grant>> = BTreeMap::new();
     let mut seen: BTreeMap<&str, BTreeSet<String>> = BTreeMap::new();
-    for (function, calls) in &calls {
-        let statements: &[Statement] = roles
-            .get(function)
-            .unwrap_or_else(|| panic!("{function} made calls but has no role in template.yaml"));
+    // Per function and statement with an attribute list, the attributes the calls it allowed named.
+    let mut named: BTreeMap<(&str, String), BTreeSet<String>> = BTreeMap::new();
+    for (function, calls) in calls {
+        let Some(statements) = roles.get(function) else {
+            failures.push(format!(
+                "{function} made calls but has no role in template.yaml"
+            ));
+            continue;
+        };
         for call in calls {
             for access in accesses(call) {
                 let line = access.describe();
@@ -301,6 +401,15 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
                     used.entry(function)
                         .or_default()
                         .extend(used_by(statements, &access));
+                    for s in statements.iter().filter(|s| s.allow && s.matches(&access)) {
+                        if attribute_list(s).is_some() {
+                            let attributes = access.context.get(ATTRIBUTES).cloned();
+                            named
+                                .entry((function.as_str(), s.label.clone()))
+                                .or_default()
+                                .extend(attributes.unwrap_or_default());
+                        }
+                    }
                 } else {
                     denied.insert(format!(
                         "{function}: {line}\n    its role allows no such call; it needs {{{}}}",
@@ -312,6 +421,7 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
     }
 
     let mut unused = Vec::new();
+    let mut widened = Vec::new();
     let mut report = String::from("# AWS calls per function (tests/iam.rs)\n");
     for (function, statements) in &roles {
         let _ = writeln!(report, "\n## {function}\n\nCalls:\n");
@@ -333,23 +443,51 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
                 None => unused.push(format!("{function}: {grant}")),
             }
         }
+        for s in statements {
+            let (Some(listed), Some(seen)) = (
+                attribute_list(s),
+                named.get(&(function.as_str(), s.label.clone())),
+            ) else {
+                continue;
+            };
+            let extra: Vec<&String> = (listed.iter())
+                .filter(|a| !KEY_ATTRIBUTES.contains(&a.as_str()))
+                .filter(|a| !seen.iter().any(|named| policy::glob(a, named)))
+                .collect();
+            if !extra.is_empty() {
+                widened.push(format!("{function}: {}: {extra:?}", s.label));
+            }
+        }
     }
     report.push_str(&role_table(&roles));
-    let path = common::artifacts_dir().join("iam-calls.md");
-    std::fs::write(&path, &report).unwrap();
 
-    assert!(
-        denied.is_empty(),
-        "{} call(s) the role does not allow (moto enforces no IAM; AWS would answer AccessDenied):\n{}\n(all calls: {})",
-        denied.len(),
-        denied.into_iter().collect::<Vec<_>>().join("\n"),
-        path.display()
-    );
-    assert!(
-        unused.is_empty(),
-        "{} grant(s) no recorded call used; remove each from template.yaml, or explain it in KEPT (tests/iam.rs):\n{}\n(all calls: {})",
-        unused.len(),
-        unused.join("\n"),
-        path.display()
-    );
+    if !denied.is_empty() {
+        failures.push(format!(
+            "{} call(s) the role does not allow (moto enforces no IAM; AWS would answer AccessDenied):\n{}",
+            denied.len(),
+            denied.into_iter().collect::<Vec<_>>().join("\n"),
+        ));
+    }
+    if !unused.is_empty() {
+        failures.push(format!(
+            "{} grant(s) no recorded call used; remove each from template.yaml, or explain it in KEPT (tests/iam.rs):\n{}",
+            unused.len(),
+            unused.join("\n"),
+        ));
+    }
+    if !widened.is_empty() {
+        failures.push(format!(
+            "{} dynamodb:Attributes list(s) name attributes no recorded call reads or writes; remove them:\n{}",
+            widened.len(),
+            widened.join("\n"),
+        ));
+    }
+    Checked { report, failures }
+}
+
+/// The attributes a statement's `dynamodb:Attributes` condition allows, if it has one.
+fn attribute_list(s: &Statement) -> Option<&[String]> {
+    (s.conditions.iter())
+        .find(|c| c.key == ATTRIBUTES)
+        .map(|c| c.values.as_slice())
 }

@@ -10,6 +10,7 @@ use ports::TransitionOutcome;
 use ports::store::prelude::*;
 use serde_json::{Value, json};
 pub(crate) mod argyle;
+mod link_window;
 pub(crate) mod live_and_plaid;
 mod payroll;
 pub(crate) mod plaid_check;

@@ -210,6 +210,97 @@ fn functions_and_routes_match_the_route_table() {
     }
 }
 
+/// Every operation of infra/openapi.yaml is a route of the table, so of the template (the test
+/// above): a described path the stack does not deploy answers 404 on AWS. A path variable fills
+/// a whole segment there, so the file's `{sample}.pdf` is the route's `{sample}`.
+#[test]
+fn every_operation_of_the_openapi_file_is_deployed() {
+    use service::routes::Function;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let openapi: Value =
+        serde_yaml::from_str(&std::fs::read_to_string(root.join("infra/openapi.yaml")).unwrap())
+            .unwrap();
+    let routes: BTreeSet<(String, String)> = Function::ALL
+        .iter()
+        .flat_map(|f| f.routes())
+        .map(|r| (r.method.to_string(), r.path.to_string()))
+        .collect();
+    let mut missing = Vec::new();
+    for (path, item) in openapi["paths"].as_mapping().unwrap() {
+        let path = path.as_str().unwrap();
+        let deployed: Vec<&str> = path
+            .split('/')
+            .map(|segment| match segment.find('}') {
+                Some(end) if segment.starts_with('{') => &segment[..=end],
+                _ => segment,
+            })
+            .collect();
+        let deployed = deployed.join("/");
+        for (method, _) in item.as_mapping().unwrap() {
+            let method = method.as_str().unwrap();
+            if !["get", "post", "put", "patch", "delete"].contains(&method) {
+                continue;
+            }
+            let route = (method.to_uppercase(), deployed.clone());
+            if !routes.contains(&route) {
+                missing.push(format!("{} {path}", route.0));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "described but not deployed: {missing:?}"
+    );
+}
+
+/// The tenant page's routes have throttling limits of their own (`RouteSettings`, from the
+/// `TenantPage*` parameters), apart from the API's (`DefaultRouteSettings`, `Api*`): one flood of
+/// anonymous page requests cannot give every landlord 429s.
+#[test]
+fn the_tenant_page_routes_are_throttled_apart_from_the_api() {
+    use service::routes::Function;
+    let t = template();
+    let api = &t["Resources"]["HttpApi"]["Properties"];
+    let refs = |settings: &Value| {
+        ["ThrottlingBurstLimit", "ThrottlingRateLimit"].map(|k| match &settings[k] {
+            Value::Tagged(tag) if tag.tag == "!Ref" => tag.value.as_str().unwrap().to_string(),
+            other => panic!("{k} is not a parameter: {other:?}"),
+        })
+    };
+    assert_eq!(
+        refs(&api["DefaultRouteSettings"]),
+        ["ApiThrottlingBurstLimit", "ApiThrottlingRateLimit"]
+    );
+    let settings = api["RouteSettings"].as_mapping().expect("RouteSettings");
+    let keys: BTreeSet<String> = settings
+        .keys()
+        .map(|k| k.as_str().unwrap().to_string())
+        .collect();
+    let tenant: BTreeSet<String> = (Function::TenantPortal.routes().iter())
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    assert_eq!(
+        keys, tenant,
+        "RouteSettings name exactly the tenant page's routes"
+    );
+    for (key, route) in settings {
+        assert_eq!(
+            refs(route),
+            [
+                "TenantPageThrottlingBurstLimit",
+                "TenantPageThrottlingRateLimit"
+            ],
+            "{key:?}"
+        );
+    }
+    for parameter in [
+        "TenantPageThrottlingBurstLimit",
+        "TenantPageThrottlingRateLimit",
+    ] {
+        assert_eq!(t["Parameters"][parameter]["Type"], "Number", "{parameter}");
+    }
+}
+
 /// cfn-lint does not check FilterCriteria: run the template's own patterns over the sample events.
 #[test]
 fn stream_filters_pass_exactly_the_records_meant_for_each_function() {

@@ -399,7 +399,8 @@ async fn unreadable_secrets_retry_the_webhook_without_logging_an_attempt() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_event_that_cannot_be_stored_is_not_queued_and_the_retry_queue_finishes_it() {
+async fn an_event_that_cannot_be_stored_is_not_queued_and_the_retry_queue_finishes_it_from_the_table()
+ {
     let mut rig = rig().await;
     let receiver = Receiver::start(vec![200], Duration::ZERO).await;
     let r = rig
@@ -447,10 +448,16 @@ async fn an_event_that_cannot_be_stored_is_not_queued_and_the_retry_queue_finish
         0,
         "never queued without being stored"
     );
+    // Handed to the retry queue by keys: no body, nothing of the tenant.
+    let handed = common::queue_bodies(&rig.env, &rig.env.created.retry_queue_url).await;
+    assert_eq!(handed.len(), 1, "handed to the retry queue: {handed:?}");
+    assert!(!handed[0].contains("hook@example.com"), "{}", handed[0]);
+    let message: serde_json::Value = serde_json::from_str(&handed[0]).unwrap();
+    let of = json!({"subject": "verification", "verification_id": id, "event": "in_progress"});
     assert_eq!(
-        queue_depth(&rig.env, &rig.env.created.retry_queue_url).await,
-        1,
-        "handed to the retry queue"
+        message["work"],
+        json!({"kind": "webhook", "of": of}),
+        "{message}"
     );
     // The table is back: the retry stores and queues it; it can then be redelivered.
     faults.restore(StoreOp::PutWebhookEvent);
@@ -466,9 +473,17 @@ async fn an_event_that_cannot_be_stored_is_not_queued_and_the_retry_queue_finish
     );
     let event_id = format!("msg_{}_in_progress", id.simple());
     let stored = rig.env.store.get_webhook_event(&event_id).await.unwrap();
+    let stored = stored.expect("the retry stored the event");
     assert_eq!(
-        stored.map(|e| e.subject),
-        Some(domain::webhook_log::WebhookSubject::Verification(id))
+        stored.subject,
+        domain::webhook_log::WebhookSubject::Verification(id)
+    );
+    // Built from the table: the event the first attempt would have sent.
+    let body: serde_json::Value = serde_json::from_str(&stored.message.body).unwrap();
+    assert_eq!(body["type"], "verification.in_progress", "{body}");
+    assert_eq!(
+        body["data"]["tenant"]["email"], "hook@example.com",
+        "{body}"
     );
 }
 

@@ -285,7 +285,8 @@ impl DynamoStore {
     }
 
     /// Every item beside the verification that held its personal data, erased: its stored
-    /// webhook events (their bodies showed the verification as it was) and its erasure marker.
+    /// webhook events (their bodies showed the verification as it was), its documents'
+    /// fingerprint submissions (the tenant's keyed marks) and its erasure marker.
     /// Message claims and delivery attempts hold none (states, times, codes) and stay.
     ///
     /// The uploaded objects, outside the table, are erased by the handler's
@@ -298,6 +299,7 @@ impl DynamoStore {
         for deleted in futures::future::join_all(deletes).await {
             deleted.map_err(unavailable)?;
         }
+        self.erase_fingerprints(v.verification_id).await?;
         self.delete_item(&keys::erasure_marker(v.verification_id))
             .send()
             .await
@@ -379,7 +381,7 @@ impl DynamoStore {
 
     /// The sort keys of a partition's items (those beginning with `begins` when given): a
     /// keys-only Query, paged.
-    async fn partition_keys(
+    pub(super) async fn partition_keys(
         &self,
         pk: &str,
         begins: Option<&str>,

@@ -2,6 +2,10 @@
 //! and verification, `FINGERPRINT#<mode>#<fingerprint>` / `SUBMISSION#<verification>`, holding
 //! only the tenant's keyed marks and its TTL. The item of a verification is written again on a
 //! retry (same key, same marks), so a retried analysis adds nothing.
+//!
+//! Each submission is listed first under its verification, `SUBMITTED#<verification>` /
+//! `<the fingerprint's PK>` (keys and TTL only), so the erasure finds and deletes every
+//! submission of the verification (`erase_fingerprints`) without knowing its documents.
 
 use chrono::{DateTime, Utc};
 use futures::future::try_join_all;
@@ -31,6 +35,11 @@ impl FingerprintStore for DynamoStore {
         until: DateTime<Utc>,
     ) -> Result<Vec<TenantMarks>, StoreError> {
         let own_sk = keys::submission(verification_id);
+        // Listed before it is written: every submission an erasure must reach is listed.
+        let listed = fingerprints
+            .iter()
+            .map(|fingerprint| self.list_submission(mode, fingerprint, verification_id, until));
+        try_join_all(listed).await?;
         let each = fingerprints.iter().map(|fingerprint| {
             let own_sk = own_sk.clone();
             async move {
@@ -52,6 +61,44 @@ impl FingerprintStore for DynamoStore {
 }
 
 impl DynamoStore {
+    /// Deletes every fingerprint submission of the verification, then its list: each listed
+    /// submission first, so a call stopped half-way leaves its list for the next call.
+    pub(super) async fn erase_fingerprints(&self, verification_id: Uuid) -> Result<(), StoreError> {
+        let list = keys::submitted(verification_id);
+        let listed = self.partition_keys(&list, None).await?;
+        let submissions = listed.iter().map(|fingerprint_pk| {
+            let key = (fingerprint_pk.clone(), keys::submission(verification_id));
+            async move { self.delete_item(&key).send().await.map_err(unavailable) }
+        });
+        try_join_all(submissions).await?;
+        let lists = listed.iter().map(|fingerprint_pk| {
+            let key = (list.clone(), fingerprint_pk.clone());
+            async move { self.delete_item(&key).send().await.map_err(unavailable) }
+        });
+        try_join_all(lists).await?;
+        Ok(())
+    }
+
+    async fn list_submission(
+        &self,
+        mode: Mode,
+        fingerprint: &str,
+        verification_id: Uuid,
+        until: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let key = (
+            keys::submitted(verification_id),
+            keys::fingerprint(mode, fingerprint),
+        );
+        let mut item = Item::new();
+        item.insert(TTL_ATTRIBUTE.into(), n(until.timestamp()));
+        self.put_item(with_key(item, key))
+            .send()
+            .await
+            .map_err(unavailable)?;
+        Ok(())
+    }
+
     /// The submissions of one fingerprint not yet past their time (TTL deletes late), by SK.
     async fn submissions(
         &self,

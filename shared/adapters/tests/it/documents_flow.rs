@@ -128,6 +128,7 @@ impl Rig {
             clock: self.clock.clone(),
             live_provider: LiveProvider::none(),
             sandbox: SandboxProvider,
+            link_window: domain::retention::LinkWindow::DEFAULT,
             uploads: Some(DocumentUploads {
                 signer: ExampleSigner {
                     bucket: "docs".into(),

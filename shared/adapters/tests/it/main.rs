@@ -19,6 +19,7 @@ mod households_cancel;
 mod plaid;
 mod plaid_check;
 mod portal_identity;
+mod portal_limits;
 mod portal_routing;
 mod portal_scanner;
 mod portal_second_method;

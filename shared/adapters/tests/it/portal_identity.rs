@@ -84,6 +84,7 @@ async fn the_consent_form_asks_the_identity_and_hands_it_to_the_provider_only() 
         clock: ManualClock::at(created() + Duration::minutes(5)),
         live_provider: provider.clone(),
         sandbox: SandboxProvider,
+        link_window: domain::retention::LinkWindow::DEFAULT,
         uploads: None::<service::handlers::tenant_portal::documents::DocumentUploads<ExampleSigner>>,
     };
     let (token, token_hash) = generate_link_token();
@@ -186,6 +187,7 @@ async fn a_connect_for_a_method_already_tried_asks_and_changes_nothing() {
         clock: ManualClock::at(created() + Duration::minutes(5)),
         live_provider: provider.clone(),
         sandbox: SandboxProvider,
+        link_window: domain::retention::LinkWindow::DEFAULT,
         uploads: None::<service::handlers::tenant_portal::documents::DocumentUploads<ExampleSigner>>,
     };
     let (token, token_hash) = generate_link_token();

@@ -33,6 +33,7 @@ pub(crate) async fn page_deps(default: &[VerificationMethod], documents: bool) -
         clock: ManualClock::at(now() + Duration::minutes(1)),
         live_provider: LiveProvider::none(),
         sandbox: SandboxProvider,
+        link_window: domain::retention::LinkWindow::DEFAULT,
         uploads: documents.then(|| DocumentUploads {
             signer: ExampleSigner {
                 bucket: "docs".into(),

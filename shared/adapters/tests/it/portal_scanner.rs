@@ -127,6 +127,7 @@ fn deps(
         clock: ManualClock::at(created() + Duration::minutes(5)),
         live_provider: provider.clone(),
         sandbox: SandboxProvider,
+        link_window: domain::retention::LinkWindow::DEFAULT,
         uploads: Some(DocumentUploads {
             signer: ExampleSigner {
                 bucket: "docs".into(),

@@ -1,6 +1,7 @@
 //! Configuration of `tenant-portal`.
 
 use super::{ConfigError, Env, LiveIncome, Provider};
+use domain::retention::{LinkWindow, MAX_LINK_DAYS_AFTER_CLOSE};
 
 /// Where a provider's credentials are (`PLAID_BASE_URL` and `PLAID_SECRET_ARN`, or the
 /// `ARGYLE_` pair), read with the rest at cold start; the secret itself is fetched from Secrets
@@ -81,6 +82,26 @@ pub struct TenantPortalConfig {
     pub plaid: PlaidVariables,
     /// Read only when `live_income` uses Argyle; checked when the deps are built.
     pub argyle: ProviderVariables,
+    /// `TENANT_LINK_DAYS_AFTER_CLOSE`: how long a closed verification's link still opens its page
+    /// and PDF copy (unset: 30 days).
+    pub link_window: LinkWindow,
+}
+
+/// `TENANT_LINK_DAYS_AFTER_CLOSE`, a whole number of days up to `MAX_LINK_DAYS_AFTER_CLOSE`.
+fn link_window(env: &Env) -> Result<LinkWindow, ConfigError> {
+    const NAME: &str = "TENANT_LINK_DAYS_AFTER_CLOSE";
+    let Some(raw) = env.optional(NAME) else {
+        return Ok(LinkWindow::DEFAULT);
+    };
+    raw.parse::<u32>()
+        .ok()
+        .filter(|d| *d <= MAX_LINK_DAYS_AFTER_CLOSE)
+        .map(LinkWindow::days)
+        .ok_or_else(|| {
+            ConfigError(format!(
+                "{NAME} must be a whole number of days up to {MAX_LINK_DAYS_AFTER_CLOSE}, not '{raw}'"
+            ))
+        })
 }
 
 impl TenantPortalConfig {
@@ -102,6 +123,7 @@ impl TenantPortalConfig {
             live_income,
             plaid,
             argyle,
+            link_window: link_window(env)?,
         })
     }
 }
@@ -109,6 +131,27 @@ impl TenantPortalConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_link_window_is_30_days_unless_set_within_bounds() {
+        let with = |days: Option<&str>| {
+            let vars = [("TABLE_NAME", "t")]
+                .into_iter()
+                .map(|(k, v)| (k, v.to_string()));
+            let vars = vars.chain(days.map(|d| ("TENANT_LINK_DAYS_AFTER_CLOSE", d.to_string())));
+            TenantPortalConfig::parse(&Env::from_pairs(vars)).map(|c| c.link_window)
+        };
+        assert_eq!(with(None).unwrap(), LinkWindow::DEFAULT);
+        assert_eq!(with(Some("7")).unwrap(), LinkWindow::days(7));
+        assert_eq!(with(Some("0")).unwrap(), LinkWindow::days(0));
+        for bad in ["-1", "3.5", "ten", "366"] {
+            let refused = with(Some(bad)).unwrap_err();
+            assert!(
+                refused.to_string().contains("TENANT_LINK_DAYS_AFTER_CLOSE"),
+                "{bad}"
+            );
+        }
+    }
 
     #[test]
     fn plaid_variables_are_read_only_for_plaid() {

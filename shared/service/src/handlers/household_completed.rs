@@ -80,19 +80,19 @@ pub(crate) fn household_image(item: &serde_dynamo::Item) -> Result<Option<Househ
         .map_err(|e| e.to_string())
 }
 
-/// `household.completed` for a household item's change that adds the decision (None for any
-/// other record, or a household without a `webhook_url`).
+/// `household.completed` for a household item's change that adds the decision, with the
+/// household's id (None for any other record, or a household without a `webhook_url`).
 pub(crate) fn household_completed_webhook(
     old: &serde_dynamo::Item,
     new: &serde_dynamo::Item,
-) -> Result<Option<WebhookMessage>, String> {
+) -> Result<Option<(Uuid, WebhookMessage)>, String> {
     let (Some(old), Some(new)) = (household_image(old)?, household_image(new)?) else {
         return Ok(None);
     };
     if old.decision.is_some() {
         return Ok(None);
     }
-    Ok(household_webhook(&new))
+    Ok(household_webhook(&new).map(|m| (new.household_id, m)))
 }
 
 /// The `household.completed` message of a decided household with a `webhook_url`.

@@ -129,9 +129,10 @@ impl OutboxError {
 pub enum RetryWork {
     /// Send the tenant e-mail of this verification (if still pending and not sent).
     TenantEmail { verification_id: Uuid },
-    /// Store this webhook's event, then queue its reference. It carries the body only because the
-    /// event could not be stored; dropped at its retry when the subject was erased meanwhile.
-    Webhook { message: WebhookMessage },
+    /// Build this webhook from the table, store its event, then queue its reference (the first
+    /// storing failed). It names the webhook by keys, never by its body; dropped at its retry
+    /// when the subject was erased or deleted meanwhile.
+    Webhook { of: WebhookOf },
     /// Queue this stored event's reference (the event is stored; a redelivery, or a first
     /// queuing whose send failed). No body.
     QueueWebhook { event: QueuedWebhook },
@@ -178,6 +179,21 @@ impl RetryWork {
             RetryWork::SweepWait { .. } => "sweep_wait",
         }
     }
+}
+
+/// Which webhook a piece of work sends, by keys: its message is built from the table's item when
+/// the work is redone (`outbox_work::webhook_from_table`), so no retry message holds a body.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "subject", rename_all = "snake_case")]
+pub enum WebhookOf {
+    /// The verification's event named by the suffix of its `webhook-id` (`in_progress`,
+    /// `completed`, `failed`, `cancelled`, `expired`, `reviewed`, `erased`).
+    Verification {
+        verification_id: Uuid,
+        event: String,
+    },
+    /// The household's `household.completed`.
+    Household { household_id: Uuid },
 }
 
 /// A retry-queue message: the work, and when it first failed (the retry window starts there).
@@ -243,17 +259,19 @@ mod tests {
     fn a_pieces_kind_is_its_messages_kind() {
         let id = Uuid::nil();
         let at = "2026-11-25T21:00:00Z".parse().unwrap();
-        let message = WebhookMessage {
-            webhook_id: "msg_x".into(),
-            account_id: "acct".into(),
-            url: "https://hooks.example.com/h".into(),
-            body: "{}".into(),
-        };
         let all = [
             RetryWork::TenantEmail {
                 verification_id: id,
             },
-            RetryWork::Webhook { message },
+            RetryWork::Webhook {
+                of: WebhookOf::Verification {
+                    verification_id: id,
+                    event: "completed".into(),
+                },
+            },
+            RetryWork::Webhook {
+                of: WebhookOf::Household { household_id: id },
+            },
             RetryWork::QueueWebhook {
                 event: QueuedWebhook {
                     webhook_id: "msg_x".into(),

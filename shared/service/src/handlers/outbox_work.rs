@@ -8,9 +8,11 @@
 use aws_lambda_events::event::dynamodb::EventRecord;
 use chrono::{DateTime, Utc};
 
-use crate::handlers::household_completed::{household_completed_webhook, record_decision};
+use crate::handlers::household_completed::{
+    household_completed_webhook, household_webhook, record_decision,
+};
 use crate::handlers::outbox::{OutboxDeps, OutboxError, OutboxStore, enqueue_webhook};
-pub use crate::handlers::outbox::{RetryMessage, RetryWork};
+pub use crate::handlers::outbox::{RetryMessage, RetryWork, WebhookOf};
 use crate::handlers::tenant_email::{send_tenant_email, send_tenant_email_of};
 use crate::handlers::{
     provider_connection, provider_data, reach_events, resend_invite, webhook_archive,
@@ -19,37 +21,87 @@ use crate::table_schema as schema;
 use domain::public_view::render_verification;
 use domain::webhook::WebhookMessage;
 use domain::webhook_log::ERASED_EVENT_TYPE;
-use domain::{Status, Verification, format_ts, webhook_event_type};
-use ports::{Clock, IncomeProvider, Mailer, Queue, Scheduler, Texter};
+use domain::{Verification, format_ts, webhook_event_type};
+use ports::{
+    Clock, HouseholdStore, IncomeProvider, Mailer, Queue, Scheduler, Texter, VerificationStore,
+};
 
-/// When the verification reached its current status (the webhook's `timestamp`).
-fn changed_at(v: &Verification) -> DateTime<Utc> {
-    match v.status {
-        Status::Pending => v.created_at,
-        Status::InProgress => v.started_at.unwrap_or(v.created_at),
-        Status::Completed => v.completed_at.unwrap_or(v.created_at),
-        Status::Failed => v.failed_at.unwrap_or(v.created_at),
-        Status::Expired => v.cancelled_at.or(v.expired_at).unwrap_or(v.expires_at),
-    }
+/// The verification's webhook of `event` (its `webhook-id`'s suffix: `in_progress`, `completed`,
+/// `failed`, `cancelled`, `expired`, `reviewed`, `erased`), built from `v`, if it has a
+/// `webhook_url` and the event happened. The `timestamp` is the event's time as stored; the body
+/// shows the verification as GET does at that time. Deterministic: a duplicate stream record
+/// produces the same message and `webhook-id`.
+pub fn verification_webhook(v: &Verification, event: &str) -> Option<WebhookMessage> {
+    let at = match event {
+        "in_progress" => v.started_at.unwrap_or(v.created_at),
+        "completed" => v.completed_at.unwrap_or(v.created_at),
+        "failed" => v.failed_at.unwrap_or(v.created_at),
+        "cancelled" => v.cancelled_at?,
+        "expired" => v.expired_at.unwrap_or(v.expires_at),
+        // Once per report, since a review is kept once.
+        "reviewed" => document_review(v)?.reviewed_at,
+        // Its body shows the verification as GET does after the erasure.
+        "erased" => v.erased_at?,
+        _ => return None,
+    };
+    message_of(v, &format!("verification.{event}"), at)
 }
 
 /// The webhook for a verification that just reached its status, if it has a `webhook_url`.
-/// Deterministic: a duplicate stream record produces the same message and `webhook-id`.
 pub fn webhook_message(v: &Verification) -> Option<WebhookMessage> {
-    message_of(v, webhook_event_type(v)?, changed_at(v))
+    verification_webhook(v, status_event(v)?)
 }
 
-/// `verification.erased`, for a verification whose personal data was just erased, if it has a
-/// `webhook_url`. Its body shows the verification as GET does after the erasure.
+/// The event of the verification's status (its webhook type without `verification.`).
+fn status_event(v: &Verification) -> Option<&'static str> {
+    webhook_event_type(v).map(|t| t.trim_start_matches("verification."))
+}
+
+/// `verification.erased`, for a verification whose personal data was just erased.
 pub fn erased_webhook_message(v: &Verification) -> Option<WebhookMessage> {
-    message_of(v, ERASED_EVENT_TYPE, v.erased_at?)
+    verification_webhook(v, ERASED_EVENT_TYPE.trim_start_matches("verification."))
 }
 
 /// `verification.reviewed`, for a report whose documents the landlord just reviewed
-/// (`income_report.document_review`), if it has a `webhook_url`: once per report, since a review
-/// is kept once. Its body shows the verification as GET does, the review with it.
+/// (`income_report.document_review`).
 pub fn reviewed_webhook_message(v: &Verification) -> Option<WebhookMessage> {
-    message_of(v, "verification.reviewed", document_review(v)?.reviewed_at)
+    verification_webhook(v, "reviewed")
+}
+
+/// A webhook piece: its keys for the retry queue, its message (built from the record's image)
+/// for the first attempt.
+fn webhook_piece(of: WebhookOf, message: Option<WebhookMessage>) -> Vec<Piece> {
+    message
+        .map(|m| (RetryWork::Webhook { of }, Some(Image::Webhook(m))))
+        .into_iter()
+        .collect()
+}
+
+/// The piece of a verification's webhook of `event`, built from `v`.
+fn verification_webhook_piece(v: &Verification, event: &str) -> Vec<Piece> {
+    let of = WebhookOf::Verification {
+        verification_id: v.verification_id,
+        event: event.to_string(),
+    };
+    webhook_piece(of, verification_webhook(v, event))
+}
+
+/// A retried webhook's message, built from the table's item as it is now; None when the item is
+/// gone or sends no such webhook (no `webhook_url`, no decision).
+pub(crate) async fn webhook_from_table<S: VerificationStore + HouseholdStore>(
+    store: &S,
+    of: &WebhookOf,
+) -> Result<Option<WebhookMessage>, OutboxError> {
+    Ok(match of {
+        WebhookOf::Verification {
+            verification_id,
+            event,
+        } => (store.get_verification(*verification_id).await?)
+            .and_then(|v| verification_webhook(&v, event)),
+        WebhookOf::Household { household_id } => {
+            (store.get_household(*household_id).await?).and_then(|h| household_webhook(&h))
+        }
+    })
 }
 
 fn document_review(v: &Verification) -> Option<&domain::documents::review::DocumentReview> {
@@ -88,9 +140,16 @@ fn image(item: &serde_dynamo::Item) -> Result<Option<Verification>, OutboxError>
         .map_err(|e| OutboxError::Record(e.to_string()))
 }
 
-/// A piece of a record's work, with the verification image it may be done from at once (the
-/// INSERT's new verification, a resend's new image), without reading it again.
-pub(crate) type Piece = (RetryWork, Option<Verification>);
+/// What a piece of a record's work may be done from at once, without reading the table again.
+pub(crate) enum Image {
+    /// The INSERT's new verification, a resend's new image.
+    Verification(Box<Verification>),
+    /// A webhook's message, built from the record's new image.
+    Webhook(WebhookMessage),
+}
+
+/// A piece of a record's work, with the image it may be done from at once.
+pub(crate) type Piece = (RetryWork, Option<Image>);
 
 /// A new verification's work: its e-mail, its invite SMS (a usable number), its reminders
 /// (unless turned off).
@@ -103,7 +162,9 @@ fn new_verification_work(v: Verification) -> Vec<Piece> {
     if !v.reminders_off {
         work.push(RetryWork::ReminderSchedules { verification_id });
     }
-    work.into_iter().map(|w| (w, Some(v.clone()))).collect()
+    work.into_iter()
+        .map(|w| (w, Some(Image::Verification(Box::new(v.clone())))))
+        .collect()
 }
 
 /// A resend's work (the round went up): the round's e-mail and webhook, and its SMS (a usable
@@ -116,7 +177,7 @@ fn resend_work(old: &Verification, new: &Verification) -> Option<Vec<Piece>> {
             verification_id: new.verification_id,
             round: new.invite_round,
         };
-        work.push((sms, Some(new.clone())));
+        work.push((sms, Some(Image::Verification(Box::new(new.clone())))));
     }
     Some(work)
 }
@@ -132,10 +193,13 @@ pub(crate) fn work_of(record: &EventRecord) -> Result<Vec<Piece>, OutboxError> {
             .unwrap_or_default()),
         "MODIFY" => {
             let (old, new) = (&record.change.old_image, &record.change.new_image);
-            if let Some(message) =
+            if let Some((household_id, message)) =
                 household_completed_webhook(old, new).map_err(OutboxError::Record)?
             {
-                return Ok(vec![(RetryWork::Webhook { message }, None)]);
+                return Ok(webhook_piece(
+                    WebhookOf::Household { household_id },
+                    Some(message),
+                ));
             }
             let (Some(old), Some(new)) = (image(old)?, image(new)?) else {
                 return Ok(vec![]);
@@ -144,18 +208,11 @@ pub(crate) fn work_of(record: &EventRecord) -> Result<Vec<Piece>, OutboxError> {
                 return Ok(work);
             }
             if old.erased_at.is_none() && new.erased_at.is_some() {
-                let message = erased_webhook_message(&new);
-                return Ok(message
-                    .map(|message| (RetryWork::Webhook { message }, None))
-                    .into_iter()
-                    .collect());
+                let erased = ERASED_EVENT_TYPE.trim_start_matches("verification.");
+                return Ok(verification_webhook_piece(&new, erased));
             }
             if document_review(&old).is_none() && document_review(&new).is_some() {
-                let message = reviewed_webhook_message(&new);
-                return Ok(message
-                    .map(|message| (RetryWork::Webhook { message }, None))
-                    .into_iter()
-                    .collect());
+                return Ok(verification_webhook_piece(&new, "reviewed"));
             }
             // A connection began to wait: the sweep watches it, in case its webhook is lost. Its
             // provider signalled: its data is read.
@@ -168,10 +225,9 @@ pub(crate) fn work_of(record: &EventRecord) -> Result<Vec<Piece>, OutboxError> {
             if old.status == new.status {
                 return Ok(vec![]);
             }
-            let mut work: Vec<Piece> = webhook_message(&new)
-                .map(|message| (RetryWork::Webhook { message }, None))
-                .into_iter()
-                .collect();
+            let mut work: Vec<Piece> = status_event(&new)
+                .map(|event| verification_webhook_piece(&new, event))
+                .unwrap_or_default();
             // A member became final: its household may be decidable now.
             if let Some(household_id) = new.household_id
                 && !new.status.is_open()
@@ -202,8 +258,10 @@ where
     C: Clock,
     P: IncomeProvider,
 {
-    let Some(v) = image else {
-        return do_work(deps, work).await;
+    let v = match image {
+        None => return do_work(deps, work).await,
+        Some(Image::Webhook(message)) => return enqueue_webhook(deps, message).await,
+        Some(Image::Verification(v)) => v,
     };
     match work {
         // Boxed as in `do_work`.
@@ -236,7 +294,16 @@ where
         RetryWork::TenantEmail { verification_id } => {
             Box::pin(send_tenant_email(deps, *verification_id)).await
         }
-        RetryWork::Webhook { message } => enqueue_webhook(deps, message).await,
+        RetryWork::Webhook { of } => match webhook_from_table(&deps.store, of).await? {
+            Some(message) => enqueue_webhook(deps, &message).await,
+            None => {
+                tracing::info!(
+                    kind = work.kind(),
+                    "webhook's subject gone or sending none; nothing queued"
+                );
+                Ok(())
+            }
+        },
         RetryWork::QueueWebhook { event } => {
             Ok(webhook_archive::queue_stored(&deps.queue, event).await?)
         }

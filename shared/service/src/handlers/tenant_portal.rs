@@ -46,8 +46,12 @@ use domain::secrets::sha256_hex;
 use domain::tenant_link::{TenantFile, parse_tenant_link, split_tenant_path};
 use ports::{Clock, IncomeProvider, UploadSigner};
 use render::{current_page, refuse};
-use shell::{not_found, page};
+use shell::{link_ended, not_found, page};
 use tracing::Instrument;
+
+/// The largest form body the page takes: 16 KiB, many times its largest form (the consent with
+/// the identity fields and a 1000-character note, URL-encoded). Larger answers 413 unread.
+pub const MAX_FORM_BYTES: usize = 16 * 1024;
 
 /// Entry point of the `tenant-portal` function.
 pub async fn tenant_portal<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
@@ -79,6 +83,15 @@ async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
     deps: &PortalDeps<S, C, P, U>,
     req: &ApiRequest,
 ) -> Result<ApiResponse, PageError> {
+    // Refused before any read: a body no form of the page sends costs nothing.
+    if req.body.len() > MAX_FORM_BYTES {
+        return Ok(page(
+            413,
+            "Too much sent",
+            "<p>That was more than any form on this page sends. Please go back and use the page's own form.</p>",
+            &req.request_id,
+        ));
+    }
     // `{link}/report.pdf` is the tenant's copy of the report, behind the same token; the
     // sandbox's samples sit under it too.
     let (link, file) = split_tenant_path(&req.path);
@@ -94,6 +107,11 @@ async fn handle<S: PortalStore, C: Clock, P: IncomeProvider, U: UploadSigner>(
         return Ok(not_found(&req.request_id));
     }
     tracing::Span::current().record("verification_id", tracing::field::display(id));
+    // Past the window after the close, every path under the link answers the same closed page,
+    // whatever the method: nothing of the verification, and nothing changes.
+    if deps.link_window.ended(&v, deps.clock.now()) {
+        return Ok(link_ended(&req.request_id));
+    }
     let visit = Visit {
         link,
         now: deps.clock.now(),

@@ -88,7 +88,13 @@ impl ErasureStore for MemoryStore {
             return Ok(outcome);
         }
         self.remove_events_of(id);
-        self.lock().erasure_markers.remove(&id);
+        let mut t = self.lock();
+        t.erasure_markers.remove(&id);
+        // Its documents' fingerprint submissions (`DynamoStore`'s `erase_fingerprints`).
+        for submissions in t.fingerprints.values_mut() {
+            submissions.remove(&id);
+        }
+        drop(t);
         // The household's shared personal data goes with a member's (`DynamoStore`'s
         // `erase_household`), and its stored `household.completed`.
         let household = match &outcome {

@@ -96,3 +96,101 @@ async fn submissions_are_kept_per_verification_until_their_time<S: FingerprintSt
     assert!(earlier.is_empty(), "{earlier:?}");
 }
 on_both_stores!(submissions_are_kept_per_verification_until_their_time);
+
+// An erasure deletes the verification's submissions (its tenant's keyed marks): a later document
+// matching the erased one's finds only the submissions of verifications still kept.
+on_both_stores!(an_erasure_deletes_the_verifications_fingerprint_submissions);
+async fn an_erasure_deletes_the_verifications_fingerprint_submissions<S>(store: S)
+where
+    S: Store + FingerprintStore,
+{
+    store.put_account(&account("pro")).await.unwrap();
+    let erased = pending(Mode::Live);
+    store
+        .create_verification(&erased, None, None)
+        .await
+        .unwrap();
+    let (kept, later) = (uuid::Uuid::new_v4(), uuid::Uuid::new_v4());
+    let t = now();
+    let id = erased.verification_id;
+    record(
+        &store,
+        Mode::Live,
+        &["file-e", "stub-e"],
+        id,
+        "jane@example.com",
+        t,
+    )
+    .await;
+    record(&store, Mode::Live, &["stub-e"], kept, "sam@example.com", t).await;
+    let past_expiry = erased.expires_at + Duration::hours(1);
+    let outcome = store.erase_verification(id, past_expiry).await.unwrap();
+    assert!(
+        matches!(outcome, ports::ErasureOutcome::Erased(_)),
+        "{outcome:?}"
+    );
+    // Erasing again (a call stopped half-way is finished by the next) finds nothing left.
+    let again = store.erase_verification(id, past_expiry).await.unwrap();
+    assert!(
+        matches!(again, ports::ErasureOutcome::AlreadyErased(_)),
+        "{again:?}"
+    );
+    let earlier = record(
+        &store,
+        Mode::Live,
+        &["file-e", "stub-e"],
+        later,
+        "kim@example.com",
+        t,
+    )
+    .await;
+    assert_eq!(
+        earlier,
+        vec![marks("sam@example.com")],
+        "only the kept one's"
+    );
+}
+
+// On the table, nothing of the erased verification's submissions is left: neither the
+// submissions nor their list.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_erasure_leaves_no_fingerprint_item_of_the_verification_in_the_table() {
+    let store = store().await;
+    store.put_account(&account("pro")).await.unwrap();
+    let v = pending(Mode::Live);
+    store.create_verification(&v, None, None).await.unwrap();
+    let id = v.verification_id;
+    record(
+        &store,
+        Mode::Live,
+        &["file-x", "stub-x"],
+        id,
+        "jane@example.com",
+        now(),
+    )
+    .await;
+    let listed = (keys::submitted(id), keys::fingerprint(Mode::Live, "file-x"));
+    assert!(
+        raw(&store, listed.clone()).await.is_some(),
+        "listed under the verification"
+    );
+    let submission = keys::fingerprint_submission(Mode::Live, "stub-x", id);
+    assert!(raw(&store, submission.clone()).await.is_some());
+    let past_expiry = v.expires_at + Duration::hours(1);
+    store.erase_verification(id, past_expiry).await.unwrap();
+    for fingerprint in ["file-x", "stub-x"] {
+        let submission = keys::fingerprint_submission(Mode::Live, fingerprint, id);
+        assert!(
+            raw(&store, submission).await.is_none(),
+            "{fingerprint}'s submission"
+        );
+        let listed = (
+            keys::submitted(id),
+            keys::fingerprint(Mode::Live, fingerprint),
+        );
+        assert!(
+            raw(&store, listed).await.is_none(),
+            "{fingerprint}'s list item"
+        );
+    }
+}

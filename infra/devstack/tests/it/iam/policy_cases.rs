@@ -2,6 +2,8 @@
 //! SAM function with `Policies`, a function with a `Role` of its own and a `RolePolicy` attached
 //! to a SAM role), with accesses built from the request bodies the SDK sends.
 
+mod documented;
+
 use devstack::proxy::Call;
 use serde_json::json;
 
@@ -385,7 +387,9 @@ fn a_listing_is_checked_on_its_prefix_and_a_multi_object_delete_on_each_key() {
 #[test]
 fn grants_are_split_by_leading_key_and_marked_used_by_matching_calls() {
     let api = role("api");
-    let all = grants(&api);
+    let all: Vec<_> = (grants(&api).into_iter())
+        .filter(|g| !g.statement.starts_with("SAM-managed"))
+        .collect();
     assert_eq!(all.len(), 3, "{all:?}");
     let used = used_by(&api, &one(get("ACCOUNT#a")));
     assert_eq!(used.len(), 1);
@@ -400,4 +404,77 @@ fn wildcards_match_as_in_iam() {
     assert!(!glob("arn:aws:sns:*:*:*", "*"));
     assert!(glob("a?c", "abc"));
     assert!(!glob("ACCOUNT#*", "ACCOUNTS#x"));
+}
+
+/// SAM's managed policies are statements of the role SAM makes: logs always, X-Ray with
+/// `Tracing: Active` (from `Globals`), the poller's for an SQS event. A SAM policy template, a
+/// managed policy by name and a role's `ManagedPolicyArns` are named unreadable.
+#[test]
+fn sam_managed_policies_are_read_and_other_forms_are_named() {
+    let template: serde_yaml::Value = serde_yaml::from_str(
+        r#"
+Globals:
+  Function:
+    Tracing: Active
+Resources:
+  PollerFunction:
+    Type: AWS::Serverless::Function
+    Metadata: { BuildProperties: { Binary: poller } }
+    Properties:
+      Events:
+        Queue: { Type: SQS, Properties: { Queue: !GetAtt Queue.Arn } }
+      Policies:
+        - SQSPollerPolicy: { QueueName: q }
+        - AWSLambdaExecute
+  OwnFunction:
+    Type: AWS::Serverless::Function
+    Metadata: { BuildProperties: { Binary: own } }
+    Properties:
+      Role: !GetAtt OwnRole.Arn
+  OwnRole:
+    Type: AWS::IAM::Role
+    Properties:
+      ManagedPolicyArns: [arn:aws:iam::aws:policy/AdministratorAccess]
+"#,
+    )
+    .unwrap();
+    let read = super::policy::read_roles(&template, &Fixed);
+    let poller = &read.roles["poller"];
+    let send = |action: &str, resource: &str| Access {
+        action: action.into(),
+        resource: resource.into(),
+        context: Default::default(),
+        call: "case".into(),
+    };
+    assert!(allows(
+        poller,
+        &send(
+            "logs:PutLogEvents",
+            "arn:aws:logs:us-east-1:1:log-group:x:*"
+        )
+    ));
+    assert!(allows(poller, &send("xray:PutTraceSegments", "*")));
+    assert!(allows(
+        poller,
+        &send("sqs:ReceiveMessage", "arn:aws:sqs:us-east-1:1:q")
+    ));
+    assert!(!allows(
+        poller,
+        &send("sqs:SendMessage", "arn:aws:sqs:us-east-1:1:q")
+    ));
+    assert!(
+        read.roles["own"].is_empty(),
+        "a role of its own gets nothing from SAM"
+    );
+    for named in [
+        "poller: Policies[0]: the SAM policy template",
+        "poller: Policies[1]: the managed policy AWSLambdaExecute",
+        "own: OwnRole's ManagedPolicyArns",
+    ] {
+        assert!(
+            read.unreadable.iter().any(|u| u.starts_with(named)),
+            "{named}: {:?}",
+            read.unreadable
+        );
+    }
 }

@@ -113,6 +113,39 @@ pub(super) async fn drive_pages_and_webhooks(rec: &mut Recorder) {
         rec.op(&format!("{scenario}: get"), "GET", API_VERIFY, &r);
         let p = page(&env, "POST", &link, Some("action=consent&agree=yes")).await;
         rec.op(&format!("{scenario}: consent again"), "POST", PAGE, &p);
+        if scenario == "good" {
+            let note = "a".repeat(service::handlers::tenant_portal::MAX_FORM_BYTES);
+            let p = page(
+                &env,
+                "POST",
+                &link,
+                Some(&format!("action=note&note={note}")),
+            )
+            .await;
+            assert_eq!(p.status, 413);
+            rec.op("form over 16 KiB", "POST", PAGE, &p);
+        }
+        if scenario == "gig" {
+            // Past the window after its close: every path under the link answers the closed page.
+            common::completed_days_ago(&env, &id, 31).await;
+            for (label, path, at) in [
+                ("link ended: page", link.clone(), PAGE),
+                (
+                    "link ended: report pdf",
+                    format!("{link}/report.pdf"),
+                    PAGE_PDF,
+                ),
+                (
+                    "link ended: sample",
+                    format!("{link}/samples/genuine.pdf"),
+                    PAGE_SAMPLE,
+                ),
+            ] {
+                let p = page(&env, "GET", &path, None).await;
+                assert_eq!(p.status, 410, "{label}");
+                rec.op(label, "GET", at, &p);
+            }
+        }
         links.push(link);
         ids.push(id);
     }

@@ -8,6 +8,7 @@ use super::documents::DocumentUploads;
 use crate::http::ApiRequest;
 use crate::sandbox::SandboxProvider;
 use domain::journey::{self, Journey, Served};
+use domain::retention::LinkWindow;
 use domain::{Mode, Verification};
 use ports::{AccountStore, DocumentStore, IncomeProvider, StoreError, VerificationStore};
 
@@ -25,6 +26,8 @@ pub struct PortalDeps<S, C, P, U> {
     pub sandbox: SandboxProvider,
     /// "Upload documents" beside the bank (None: no documents bucket, the bank only).
     pub uploads: Option<DocumentUploads<U>>,
+    /// How long a closed verification's link still opens its page and PDF copy.
+    pub link_window: LinkWindow,
 }
 
 #[derive(Debug)]

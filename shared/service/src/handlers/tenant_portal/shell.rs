@@ -42,6 +42,17 @@ pub(crate) fn not_found(request_id: &str) -> ApiResponse {
     )
 }
 
+/// The page of a link past its window after the close: no name, no figures, nothing of the
+/// landlord or the verification, the same for every link.
+pub(crate) fn link_ended(request_id: &str) -> ApiResponse {
+    page(
+        410,
+        "This link has ended",
+        "<p>This income verification is closed, and its page is no longer available. Nothing else is needed from you.</p>",
+        request_id,
+    )
+}
+
 pub(crate) fn see_other(link: &str) -> ApiResponse {
     ApiResponse {
         status: 303,

@@ -1,6 +1,7 @@
 //! Runs over retention and erasure: a closed verification erased on request (and the refusals of
 //! an open one and another account's), and one erased by its marker's TTL deletion; each has
-//! uploads in the documents bucket, which the erasure lists and deletes.
+//! uploads in the documents bucket, which the erasure lists and deletes, and fingerprint
+//! submissions, which it deletes.
 
 use super::*;
 
@@ -30,6 +31,7 @@ pub async fn erasure(rig: &mut Rig) {
     rig.expect("DELETE", &data, Some(&other), None, 404).await;
     let bucket = rig.names.documents_bucket.clone();
     common::put_uploads(&rig.sdk, &bucket, &id).await;
+    submitted(rig, id.parse().unwrap(), domain::Mode::Live).await;
     let erased = rig.expect("DELETE", &data, Some(&key), None, 200).await;
     assert!(erased["data"]["erased_at"].is_string(), "{erased}");
     let left = common::upload_keys(&rig.sdk, &bucket, &id).await;
@@ -81,6 +83,7 @@ pub async fn erasure(rig: &mut Rig) {
     let id = v.verification_id;
     rig.store.arm_erasure(id, long_ago).await.unwrap();
     common::put_uploads(&rig.sdk, &bucket, id).await;
+    submitted(rig, id, Mode::Test).await;
     let dynamo = aws_sdk_dynamodb::Client::new(&rig.sdk);
     let swept = devstack::pump::sweep_ttl(&dynamo, &rig.names.table, &rig.ttl)
         .await
@@ -91,4 +94,17 @@ pub async fn erasure(rig: &mut Rig) {
     assert!(stored.erased_at.is_some(), "swept and erased");
     let left = common::upload_keys(&rig.sdk, &bucket, id).await;
     assert!(left.is_empty(), "the uploads erased: {left:?}");
+}
+
+/// A document's fingerprint submissions of the verification, as analyze-document records them.
+async fn submitted(rig: &Rig, id: uuid::Uuid, mode: domain::Mode) {
+    use ports::FingerprintStore;
+    let marks = domain::documents::reuse::tenant_marks(b"iam runs' key", "erin@example.com", None);
+    let now = chrono::Utc::now();
+    let fingerprints = ["iam-file".to_string(), "iam-stub".to_string()];
+    let until = now + chrono::Duration::days(90);
+    let stored = rig
+        .store
+        .record_fingerprints(mode, &fingerprints, id, &marks, now, until);
+    stored.await.unwrap();
 }
