@@ -185,13 +185,16 @@ async fn an_upload_goes_from_the_page_through_the_bucket_to_the_report() {
     let report = &got.body["data"]["income_report"];
     assert_eq!(report["verification_method"], "document");
     assert_eq!(report["needs_review"], true);
-    assert_eq!(
-        report["documents"].as_array().unwrap().len(),
-        1,
-        "a refused file is no part of it"
-    );
-    assert_eq!(report["documents"][0]["verdict"], "undetermined");
-    assert_eq!(report["documents"][0]["stated_by_tenant"], true);
+    // Every upload is listed: the refused file first, never counted, with its refusal.
+    assert_eq!(report["documents"].as_array().unwrap().len(), 2);
+    let refused = &report["documents"][0];
+    assert_eq!(refused["name"], "Document 1");
+    assert_eq!(refused["refused"], true);
+    assert_eq!(refused["counted"], false);
+    assert_eq!(refused["reason"], "the file is not a PDF, a JPEG or a PNG");
+    assert_eq!(report["documents"][1]["verdict"], "undetermined");
+    assert_eq!(report["documents"][1]["stated_by_tenant"], true);
+    assert!(report["documents"][1].get("refused").is_none());
     // Typed figures count once the landlord accepts them; the acceptance computes the report
     // again, through the store's one conditional write.
     assert_eq!(report["total_monthly_income"], 0.0);
@@ -207,7 +210,11 @@ async fn an_upload_goes_from_the_page_through_the_bucket_to_the_report() {
     let report = &got.body["data"]["income_report"];
     assert_eq!(report["total_monthly_income"], 6000.0, "{}", got.raw);
     assert_eq!(report["revision"], 2);
-    assert_eq!(report["documents"][0]["counted"], true);
+    assert_eq!(report["documents"][1]["counted"], true);
+    assert_eq!(
+        report["documents"][0]["counted"], false,
+        "an acceptance never counts a refused file"
+    );
     assert!(report.get("awaiting_review").is_none());
     let v = stored(&env, id).await;
     assert_eq!(
