@@ -17,6 +17,10 @@ if [[ "$("$DENY" --version 2>/dev/null)" != "cargo-deny $VERSION" ]]; then
     cargo install --locked --quiet cargo-deny --version "$VERSION" --root "$ROOT/.tools/cargo-deny"
 fi
 
+# cargo-deny reads the graph of every platform offline, so their crates must be in the registry
+# cache, though a build here fetches only Linux's (wasm-bindgen, android_system_properties, ...).
+cargo fetch --locked --quiet
+
 "$DENY" --locked --offline check licenses bans sources
 
 if timeout "$FETCH_SECONDS" "$DENY" --locked fetch db >/dev/null 2>&1; then
