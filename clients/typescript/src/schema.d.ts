@@ -415,7 +415,8 @@ export interface paths {
          * The tenant's copy of the report PDF
          * @description The same PDF as `GET /api/v1/verify/report` gives the landlord, for the tenant: the link's
          *     token is the credential, as for the page. 404 (the HTML page) for a wrong link and while
-         *     the verification has no report. Changes nothing.
+         *     the verification has no report; 410 (the closed page) once the link ended, the window
+         *     after the close (`TenantLinkDaysAfterClose`, 30 days by default). Changes nothing.
          */
         get: operations["tenantReportPdf"];
         put?: never;
@@ -446,7 +447,7 @@ export interface paths {
          *     Each is a pay stub made for the verification's tenant, genuine or edited in one of the
          *     ways the checks find, or a scan; uploaded on the page, it gets the verdict it shows.
          *     404 (the HTML page) for a wrong link, a live verification, or a page that offers no
-         *     documents. Changes nothing.
+         *     documents; 410 (the closed page) once the link ended. Changes nothing.
          */
         get: operations["tenantSampleDocument"];
         put?: never;
@@ -2239,8 +2240,22 @@ export interface components {
                 "text/html": components["schemas"]["HtmlDocument"];
             };
         };
-        /** @description The verification expired (after 7 days) or was cancelled; the page says which. */
+        /** @description The verification expired (after 7 days) or was cancelled, and the page says which; or the link ended, the window after the close, and the page holds no data. */
         HtmlGone: {
+            headers: {
+                "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                "Referrer-Policy": components["headers"]["Referrer-Policy"];
+                "X-Frame-Options": components["headers"]["X-Frame-Options"];
+                "Content-Security-Policy": components["headers"]["Content-Security-Policy"];
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "text/html": components["schemas"]["HtmlDocument"];
+            };
+        };
+        /** @description A form body over 16 KiB (`MAX_FORM_BYTES`), many times the page's largest form; refused unread (the page, status 413). */
+        HtmlTooLarge: {
             headers: {
                 "Cache-Control": components["headers"]["Cache-Control-No-Store"];
                 "Referrer-Policy": components["headers"]["Referrer-Policy"];
@@ -3086,6 +3101,7 @@ export interface operations {
             400: components["responses"]["HtmlBadForm"];
             404: components["responses"]["HtmlNotFound"];
             410: components["responses"]["HtmlGone"];
+            413: components["responses"]["HtmlTooLarge"];
             500: components["responses"]["HtmlError"];
             503: components["responses"]["HtmlProviderUnavailable"];
         };
@@ -3118,6 +3134,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["HtmlNotFound"];
+            410: components["responses"]["HtmlGone"];
             500: components["responses"]["HtmlError"];
         };
     };
@@ -3151,6 +3168,7 @@ export interface operations {
                 };
             };
             404: components["responses"]["HtmlNotFound"];
+            410: components["responses"]["HtmlGone"];
             500: components["responses"]["HtmlError"];
         };
     };

@@ -57,6 +57,10 @@ def _parse_response(
         response_410 = response.text
         return response_410
 
+    if response.status_code == 413:
+        response_413 = response.text
+        return response_413
+
     if response.status_code == 500:
         response_500 = response.text
         return response_500

@@ -37,6 +37,10 @@ def _parse_response(
         response_404 = response.text
         return response_404
 
+    if response.status_code == 410:
+        response_410 = response.text
+        return response_410
+
     if response.status_code == 500:
         response_500 = response.text
         return response_500
@@ -68,7 +72,8 @@ def sync_detailed(
 
      The same PDF as `GET /api/v1/verify/report` gives the landlord, for the tenant: the link's
     token is the credential, as for the page. 404 (the HTML page) for a wrong link and while
-    the verification has no report. Changes nothing.
+    the verification has no report; 410 (the closed page) once the link ended, the window
+    after the close (`TenantLinkDaysAfterClose`, 30 days by default). Changes nothing.
 
     Args:
         verification_id (UUID):
@@ -104,7 +109,8 @@ def sync(
 
      The same PDF as `GET /api/v1/verify/report` gives the landlord, for the tenant: the link's
     token is the credential, as for the page. 404 (the HTML page) for a wrong link and while
-    the verification has no report. Changes nothing.
+    the verification has no report; 410 (the closed page) once the link ended, the window
+    after the close (`TenantLinkDaysAfterClose`, 30 days by default). Changes nothing.
 
     Args:
         verification_id (UUID):
@@ -135,7 +141,8 @@ async def asyncio_detailed(
 
      The same PDF as `GET /api/v1/verify/report` gives the landlord, for the tenant: the link's
     token is the credential, as for the page. 404 (the HTML page) for a wrong link and while
-    the verification has no report. Changes nothing.
+    the verification has no report; 410 (the closed page) once the link ended, the window
+    after the close (`TenantLinkDaysAfterClose`, 30 days by default). Changes nothing.
 
     Args:
         verification_id (UUID):
@@ -169,7 +176,8 @@ async def asyncio(
 
      The same PDF as `GET /api/v1/verify/report` gives the landlord, for the tenant: the link's
     token is the credential, as for the page. 404 (the HTML page) for a wrong link and while
-    the verification has no report. Changes nothing.
+    the verification has no report; 410 (the closed page) once the link ended, the window
+    after the close (`TenantLinkDaysAfterClose`, 30 days by default). Changes nothing.
 
     Args:
         verification_id (UUID):

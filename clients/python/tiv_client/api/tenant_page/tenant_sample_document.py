@@ -40,6 +40,10 @@ def _parse_response(
         response_404 = response.text
         return response_404
 
+    if response.status_code == 410:
+        response_410 = response.text
+        return response_410
+
     if response.status_code == 500:
         response_500 = response.text
         return response_500
@@ -74,7 +78,7 @@ def sync_detailed(
     Each is a pay stub made for the verification's tenant, genuine or edited in one of the
     ways the checks find, or a scan; uploaded on the page, it gets the verdict it shows.
     404 (the HTML page) for a wrong link, a live verification, or a page that offers no
-    documents. Changes nothing.
+    documents; 410 (the closed page) once the link ended. Changes nothing.
 
     Args:
         verification_id (UUID):
@@ -115,7 +119,7 @@ def sync(
     Each is a pay stub made for the verification's tenant, genuine or edited in one of the
     ways the checks find, or a scan; uploaded on the page, it gets the verdict it shows.
     404 (the HTML page) for a wrong link, a live verification, or a page that offers no
-    documents. Changes nothing.
+    documents; 410 (the closed page) once the link ended. Changes nothing.
 
     Args:
         verification_id (UUID):
@@ -151,7 +155,7 @@ async def asyncio_detailed(
     Each is a pay stub made for the verification's tenant, genuine or edited in one of the
     ways the checks find, or a scan; uploaded on the page, it gets the verdict it shows.
     404 (the HTML page) for a wrong link, a live verification, or a page that offers no
-    documents. Changes nothing.
+    documents; 410 (the closed page) once the link ended. Changes nothing.
 
     Args:
         verification_id (UUID):
@@ -190,7 +194,7 @@ async def asyncio(
     Each is a pay stub made for the verification's tenant, genuine or edited in one of the
     ways the checks find, or a scan; uploaded on the page, it gets the verdict it shows.
     404 (the HTML page) for a wrong link, a live verification, or a page that offers no
-    documents. Changes nothing.
+    documents; 410 (the closed page) once the link ended. Changes nothing.
 
     Args:
         verification_id (UUID):
