@@ -25,7 +25,7 @@ use crate::common;
 mod access;
 mod managed;
 mod mutations;
-mod policy;
+pub(crate) mod policy;
 mod policy_cases;
 mod runs;
 

@@ -19,17 +19,10 @@ fn actions(v: &Value) -> Vec<String> {
     }
 }
 
-/// IAM's wildcard match, for the action patterns a policy writes (`kms:Get*`).
+/// IAM's match of an action pattern a policy writes (`kms:Get*`): the evaluator's wildcard
+/// match, case-insensitive as action names are.
 fn matches(pattern: &str, action: &str) -> bool {
-    match pattern.split_once('*') {
-        None => pattern.eq_ignore_ascii_case(action),
-        Some((head, tail)) => {
-            let action = action.to_ascii_lowercase();
-            let head = head.to_ascii_lowercase();
-            action.starts_with(&head)
-                && (0..=action.len() - head.len()).any(|i| matches(tail, &action[head.len() + i..]))
-        }
-    }
+    crate::iam::policy::glob(&pattern.to_ascii_lowercase(), &action.to_ascii_lowercase())
 }
 
 /// Every statement of every identity policy in the template, with the role it belongs to: the
