@@ -15,7 +15,6 @@ use std::time::{Duration, Instant};
 use aws_sdk_secretsmanager::Client;
 use aws_sdk_secretsmanager::error::ProvideErrorMetadata;
 use aws_sdk_secretsmanager::operation::create_secret::CreateSecretError;
-use aws_sdk_secretsmanager::operation::get_secret_value::GetSecretValueError;
 use aws_sdk_secretsmanager::operation::put_secret_value::PutSecretValueError;
 
 use ports::{StoreError, WebhookSecretStore, WebhookSecrets};
@@ -104,23 +103,13 @@ impl SecretsManagerWebhookSecrets {
     }
 
     async fn read(&self, account_id: &str) -> Result<WebhookSecrets, StoreError> {
-        let answer = self
-            .client
-            .get_secret_value()
-            .secret_id(self.name(account_id))
-            .send()
-            .await;
-        let text = match answer {
-            Ok(out) => out.secret_string.unwrap_or_default(),
-            Err(e) => {
-                return match e.as_service_error() {
-                    // No secret yet: the account has none (deliver-webhook logs it as a set-up fault).
-                    Some(GetSecretValueError::ResourceNotFoundException(_)) => {
-                        Ok(WebhookSecrets::default())
-                    }
-                    _ => Err(unavailable(&e)),
-                };
+        let text = match crate::secrets::secret_string(&self.client, &self.name(account_id)).await {
+            Ok(text) => text,
+            // No secret yet: the account has none (deliver-webhook logs it as a set-up fault).
+            Err(code) if code == "ResourceNotFoundException" => {
+                return Ok(WebhookSecrets::default());
             }
+            Err(code) => return Err(StoreError::Unavailable(format!("Secrets Manager: {code}"))),
         };
         serde_json::from_str(&text)
             .map_err(|_| StoreError::Corrupt("webhook secrets are not their JSON".into()))
