@@ -6,6 +6,7 @@
 //! | item              | PK                          | SK              | GSI1 (owner, newest first)  | GSI2 (owner+status)              |
 //! |-------------------|-----------------------------|-----------------|-----------------------------|----------------------------------|
 //! | account           | `ACCOUNT#<id>`              | `ACCOUNT`       |                             |                                  |
+//! | account's usage   | `USAGE#<id>`                | `USAGE`         |                             |                                  |
 //! | API key           | `APIKEY#<sha256>`           | `APIKEY`        | `KEYS#<account>` / created  |                                  |
 //! | verification      | `VERIFICATION#<id>`         | `VERIFICATION`  | `OWNER#<acct>#<mode>` / `<created>#<id>` | `OWNER#<acct>#<mode>#<status>` / same |
 //! | expiry marker     | `VERIFICATION#<id>`         | `EXPIRY`        | (TTL = expires_at)          |                                  |
@@ -22,9 +23,9 @@
 //! GSI3 (sparse) holds household members only: a member's verification carries
 //! `GSI3PK = HOUSEHOLD#<household>` / `GSI3SK = <verification id>`, so one Query returns a
 //! household's members.
-//! The account item also counts the live verifications of the month (`live_created_<yyyymm>`,
-//! `live_month`) and the day's API requests (`api_requests_<yyyymmdd>`, `api_day`); the month
-//! item counts a test month's creates. docs/architecture.md, "Stored items", describes them.
+//! The account's usage item counts the live verifications of the month (`live_created_<yyyymm>`,
+//! `live_month`), the day's API requests (`api_requests_<yyyymmdd>`, `api_day`), each key's burst
+//! and the month's SMS (`usage`); the month item counts a test month's creates. docs/architecture.md, "Stored items", describes them.
 
 use std::collections::HashMap;
 
@@ -64,10 +65,11 @@ mod metering;
 mod review;
 mod sms_month;
 mod table;
+mod usage;
 mod verifications;
 mod webhook_history;
 
-pub use api_day::account_item;
+pub use api_day::account_items;
 pub use items::{Item, verification_from_item};
 pub use live_month::live_created_attribute;
 pub use table::create_table;

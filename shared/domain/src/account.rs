@@ -78,6 +78,10 @@ pub struct Account {
     /// metering write authenticates such a key by finding its hash here (no key lookup).
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub api_keys: std::collections::BTreeMap<String, Mode>,
+    /// Each key's burst state by key id (`metering::burst_step`): the Unix time, in
+    /// milliseconds, its bucket is empty again. Stored its own way, beside the API count.
+    #[serde(skip)]
+    pub key_bursts: std::collections::BTreeMap<String, i64>,
 }
 
 impl Account {
@@ -96,6 +100,7 @@ impl Account {
             sms_sent: 0,
             revoked_keys: vec![],
             api_keys: Default::default(),
+            key_bursts: Default::default(),
         }
     }
 }
@@ -126,6 +131,26 @@ pub struct Plan {
     /// nobody.
     #[serde(default)]
     pub sms_per_month: u32,
+    /// How fast one API key may call (`metering::burst_step`); the defaults when a plan names none.
+    #[serde(default)]
+    pub key_burst: KeyBurst,
+}
+
+/// One API key's burst bound: `requests` at once, then `per_second` on average, so one client's
+/// loop can't spend the account's day in a second nor crowd out its other keys.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyBurst {
+    pub requests: u32,
+    pub per_second: u32,
+}
+
+impl Default for KeyBurst {
+    fn default() -> Self {
+        KeyBurst {
+            requests: 20,
+            per_second: 5,
+        }
+    }
 }
 
 /// The API-request window is the UTC calendar day.

@@ -53,6 +53,9 @@ pub enum ApiError {
     IdempotencyMismatch,
     #[error("API request allowance exceeded; it resets in {retry_after} seconds")]
     RateLimited { retry_after: u64 },
+    /// One API key's burst is spent (`metering::burst_step`); the account's day may have room.
+    #[error("Too many requests with this API key at once; retry in {retry_after} seconds")]
+    KeyBurstExceeded { retry_after: u64 },
     #[error("Verification is {status}; its report exists only once it is completed")]
     ReportNotReady { status: &'static str },
     #[error("Verification is {status}; only pending and in_progress verifications can be resent")]
@@ -105,7 +108,9 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => 413,
             ApiError::UnsupportedMediaType => 415,
             ApiError::IdempotencyMismatch => 422,
-            ApiError::RateLimited { .. } | ApiError::ResendLimitReached { .. } => 429,
+            ApiError::RateLimited { .. }
+            | ApiError::KeyBurstExceeded { .. }
+            | ApiError::ResendLimitReached { .. } => 429,
             ApiError::Internal => 500,
             ApiError::Busy | ApiError::Unavailable { .. } => 503,
         }
@@ -129,7 +134,9 @@ impl ApiError {
             ApiError::PayloadTooLarge { .. } => "payload_too_large",
             ApiError::UnsupportedMediaType => "unsupported_media_type",
             ApiError::IdempotencyMismatch => "idempotency_key_reused",
-            ApiError::RateLimited { .. } => "rate_limit_exceeded",
+            ApiError::RateLimited { .. } | ApiError::KeyBurstExceeded { .. } => {
+                "rate_limit_exceeded"
+            }
             ApiError::Internal => "internal_error",
             ApiError::Busy => "busy",
             ApiError::Unavailable { .. } => "unavailable",
@@ -213,6 +220,7 @@ mod tests {
             (ApiError::UnsupportedMediaType, 415),
             (ApiError::IdempotencyMismatch, 422),
             (ApiError::RateLimited { retry_after: 5 }, 429),
+            (ApiError::KeyBurstExceeded { retry_after: 1 }, 429),
             (
                 ApiError::ResendLimitReached {
                     limit: 3,

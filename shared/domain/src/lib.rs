@@ -35,7 +35,7 @@ pub mod ts;
 pub mod verification;
 
 pub use account::{
-    Account, ApiKeyRecord, MonthStats, OwnerStats, Plan, SubscriptionStatus, api_window,
+    Account, ApiKeyRecord, KeyBurst, MonthStats, OwnerStats, Plan, SubscriptionStatus, api_window,
     api_window_reset, next_month_start, usage_month,
 };
 pub use transition::{Transition, webhook_event_type};

@@ -20,6 +20,7 @@ impl Plans {
             api_requests_per_day: requests,
             api_access,
             sms_per_month: sms,
+            key_burst: Default::default(),
         };
         // SMS: four or five texts per verification of the allowance (an invite, two reminders,
         // a resend or two), starter at pro's ratio.

@@ -380,6 +380,7 @@ mod tests {
             api_requests: 0,
             sms_month: 0,
             sms_sent: 0,
+            key_bursts: Default::default(),
             revoked_keys: vec![],
             api_keys: [(TOKEN_HASH.to_string(), Mode::Live)].into(),
         };

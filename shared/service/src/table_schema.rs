@@ -66,8 +66,15 @@ pub mod keys {
 
     const VERIFICATION_PREFIX: &str = "VERIFICATION#";
 
+    /// The account: name, plan, subscription, API keys, settings. Only the operator's tool
+    /// writes it; every runtime role may only read it.
     pub fn account(id: &str) -> (String, String) {
         (format!("ACCOUNT#{id}"), "ACCOUNT".into())
+    }
+    /// The account's usage: the counters the API and event functions move (the day's requests,
+    /// each key's burst, the month's live creates and SMS), each role only its own attributes.
+    pub fn usage(id: &str) -> (String, String) {
+        (format!("USAGE#{id}"), "USAGE".into())
     }
     pub fn api_key(hash: &str) -> (String, String) {
         (format!("APIKEY#{hash}"), "APIKEY".into())

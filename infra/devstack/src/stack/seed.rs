@@ -52,6 +52,7 @@ pub async fn seed_account(
                 api_requests: 0,
                 sms_month: 0,
                 sms_sent: 0,
+                key_bursts: Default::default(),
                 revoked_keys: vec![],
                 api_keys: Default::default(),
             })

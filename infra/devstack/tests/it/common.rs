@@ -88,6 +88,12 @@ pub fn small_plans() -> Plans {
         api_requests_per_day: r,
         api_access: api,
         sms_per_month: Plans::defaults().get(name).map_or(3, |p| p.sms_per_month),
+        // Suites that walk every endpoint with one key; the burst bound has its own tests
+        // (`dynamo_store::key_burst`, domain `metering::tests::burst`).
+        key_burst: domain::KeyBurst {
+            requests: 10_000,
+            per_second: 1_000,
+        },
     };
     Plans::new(vec![
         plan("starter", 10, 0, false),
@@ -576,6 +582,7 @@ impl<T> Metered<T> {
                 MeterRefusal::NoApiAccess(_) => "no_api_access",
                 MeterRefusal::SubscriptionInactive(_) => "subscription_inactive",
                 MeterRefusal::LimitExceeded(_) => "limit_exceeded",
+                MeterRefusal::BurstExceeded(..) => "burst_exceeded",
             }),
             Err(e) => panic!("store failed: {e}"),
         }

@@ -100,7 +100,7 @@ async fn items_round_trip_and_are_the_production_mapping() {
     assert!(store.get_account(ACCOUNT).await.unwrap() == Some(acct.clone()));
     assert_eq!(
         raw(&store, keys::account(ACCOUNT)).await,
-        Some(adapters::dynamo::account_item(&acct).unwrap())
+        Some(adapters::dynamo::account_items(&acct).unwrap().0)
     );
     let end = now() + Duration::days(60);
     let changed = store
@@ -195,6 +195,7 @@ async fn items_round_trip_and_are_the_production_mapping() {
 mod conditional_writes;
 mod daily_counter;
 mod fingerprints;
+mod key_burst;
 mod metered_writes;
 mod notes_lists_and_ttl;
 #[allow(unused_imports)]

@@ -83,13 +83,14 @@ fn number(item: &adapters::dynamo::Item, attr: &str) -> Option<i64> {
     item.get(attr).map(|v| v.as_n().unwrap().parse().unwrap())
 }
 
-/// The live month's count, kept on the account item only (the month item counts no live create).
+/// The live month's count, kept on the account's usage item only (the month item counts no live
+/// create).
 async fn live_counts(store: &DynamoStore, account: &str) -> Option<i64> {
     let month = usage_month(Utc::now());
     let month_item = raw(store, keys::month(account, Mode::Live, &month)).await;
     assert_eq!(number(&month_item, "created"), None, "counted once");
-    let account_item = raw(store, keys::account(account)).await;
-    number(&account_item, &live_created_attribute(&month))
+    let usage_item = raw(store, keys::usage(account)).await;
+    number(&usage_item, &live_created_attribute(&month))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -261,6 +262,7 @@ async fn a_household_carrying_its_metering_writes_both_or_nothing<S: Store>(stor
             api_requests_per_day: 7,
             api_access: true,
             sms_per_month: 0,
+            key_burst: Default::default(),
         },
         Plan {
             name: "roomy".into(),
@@ -268,6 +270,7 @@ async fn a_household_carrying_its_metering_writes_both_or_nothing<S: Store>(stor
             api_requests_per_day: 7,
             api_access: true,
             sms_per_month: 0,
+            key_burst: Default::default(),
         },
     ]);
     for mode in [Mode::Live, Mode::Test] {
@@ -366,7 +369,7 @@ async fn a_household_carrying_its_metering_writes_both_or_nothing<S: Store>(stor
 /// The live create that counts on the account removes last month's count (no longer checked),
 /// so the account item, read by every request, does not grow month after month.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn last_months_count_leaves_the_account_item() {
+async fn last_months_count_leaves_the_usage_item() {
     let env = env().await;
     let account = devstack::stack::OTHER_ACCOUNT;
     // The day's first request starts the window the usual way; the next counts in one write.
@@ -375,7 +378,7 @@ async fn last_months_count_leaves_the_account_item() {
     let now = Utc::now();
     let previous = usage_month(now - Duration::days(i64::from(now.day())));
     let attribute = live_created_attribute(&previous);
-    let (pk, sk) = keys::account(account);
+    let (pk, sk) = keys::usage(account);
     env.store
         .client()
         .update_item()
@@ -390,7 +393,7 @@ async fn last_months_count_leaves_the_account_item() {
         .unwrap();
     let r = create_cold(&env, &env.other_live_key, "second@example.com".into()).await;
     assert_eq!(r.status, 201, "{}", r.body);
-    let item = raw(&env.store, keys::account(account)).await;
+    let item = raw(&env.store, keys::usage(account)).await;
     assert_eq!(number(&item, &attribute), None, "{attribute} removed");
     assert_eq!(live_counts(&env.store, account).await, Some(2));
 }

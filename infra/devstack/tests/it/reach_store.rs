@@ -64,6 +64,7 @@ fn plans() -> Plans {
         api_requests_per_day: 40,
         api_access: true,
         sms_per_month: 0,
+        key_burst: Default::default(),
     }])
 }
 

@@ -109,8 +109,8 @@ async fn concurrent_senders_at_the_allowance_edge_text_exactly_the_allowance() {
         ALLOWANCE,
         "the refused texts are not counted"
     );
-    // The count is the account item's own attribute of the month, beside the API counts.
-    let account = common::stored_item(&env, keys::account(devstack::stack::DEMO_ACCOUNT)).await;
+    // The count is the usage item's own attribute of the month, beside the API counts.
+    let account = common::stored_item(&env, keys::usage(devstack::stack::DEMO_ACCOUNT)).await;
     let month = chrono::Utc::now().format("%Y%m").to_string();
     let attribute = account.unwrap()[&format!("sms_sent_{month}")].clone();
     assert_eq!(attribute.as_n().unwrap(), "3");

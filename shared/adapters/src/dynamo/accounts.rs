@@ -3,10 +3,11 @@
 use aws_sdk_dynamodb::types::AttributeValue;
 use chrono::{DateTime, Utc};
 
-use super::account_item;
+use super::account_items;
 use super::api_day::account_from_item;
 use super::contention::send_update;
 use super::items::s;
+use super::usage::merged;
 use super::{DynamoStore, Expr, unavailable, written};
 use domain::income::VerificationMethod;
 use domain::{Account, SubscriptionStatus, format_ts};
@@ -17,13 +18,21 @@ use service::table_schema::{
 
 impl AccountStore for DynamoStore {
     async fn put_account(&self, account: &Account) -> Result<(), StoreError> {
-        let item = account_item(account)?;
-        self.put_new(item).await
+        let (item, usage) = account_items(account)?;
+        self.put_new(item).await?;
+        // Counts an account starts with (a seeded one): its usage item, which nothing else
+        // writes before the account exists.
+        if let Some(usage) = usage {
+            self.put_item(usage).send().await.map_err(unavailable)?;
+        }
+        Ok(())
     }
 
     async fn get_account(&self, account_id: &str) -> Result<Option<Account>, StoreError> {
-        let item = self.get(keys::account(account_id)).await?;
-        item.map(account_from_item).transpose()
+        let Some((account, usage)) = self.account_and_usage(account_id).await? else {
+            return Ok(None);
+        };
+        account_from_item(merged(&account, &usage)).map(Some)
     }
 
     async fn get_account_name(&self, account_id: &str) -> Result<Option<String>, StoreError> {

@@ -10,10 +10,9 @@
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 
-use super::items::{Item, from_item, n, to_item, with_key};
+use super::items::{Item, from_item, n, to_item};
 use domain::Account;
 use ports::StoreError;
-use service::table_schema::keys;
 
 const DAY_PREFIX: &str = "api_requests_";
 /// How many days before today a count clears: a month of quiet.
@@ -37,15 +36,17 @@ fn day_of(attribute: &str) -> Option<NaiveDate> {
     NaiveDate::parse_from_str(digits, "%Y%m%d").ok()
 }
 
-/// An account as its item: its attributes under its key.
-pub fn account_item(account: &Account) -> Result<Item, StoreError> {
-    Ok(with_key(
+/// An account as its items (`usage`): the account item, and the usage item when it counted
+/// anything.
+pub fn account_items(account: &Account) -> Result<(Item, Option<Item>), StoreError> {
+    Ok(super::usage::split(
         account_attributes(account)?,
-        keys::account(&account.account_id),
+        &account.account_id,
     ))
 }
 
-/// The account of a stored item: its window and count are the latest day's counter.
+/// The account of a stored item, its usage's counters merged in (`usage::merged`): its window
+/// and count are the latest day's counter.
 pub(super) fn account_from_item(item: Item) -> Result<Account, StoreError> {
     let latest = item
         .keys()
@@ -56,7 +57,9 @@ pub(super) fn account_from_item(item: Item) -> Result<Account, StoreError> {
         value.parse::<u32>().ok()
     });
     let sms = super::sms_month::sms_count_of(&item);
+    let key_bursts = super::usage::key_bursts_of(&item).collect();
     let mut account: Account = from_item(item)?;
+    account.key_bursts = key_bursts;
     if let Some((month, sent)) = sms {
         (account.sms_month, account.sms_sent) = (month, sent);
     }
@@ -75,9 +78,13 @@ pub(super) fn account_at(mut item: Item, now: DateTime<Utc>) -> Result<Account, 
     account_from_item(item)
 }
 
-/// The stored attributes of an account: its count on its day's attribute.
+/// The stored attributes of an account: its count on its day's attribute, each key's burst on
+/// its own.
 pub(super) fn account_attributes(account: &Account) -> Result<Item, StoreError> {
     let mut item = to_item(account)?;
+    for (key_id, at) in &account.key_bursts {
+        item.insert(super::usage::burst_attribute(key_id), n(*at));
+    }
     if let Some(window) = &account.api_window {
         let day = NaiveDate::parse_from_str(window, "%Y-%m-%d")
             .map_err(|e| StoreError::Corrupt(format!("API window: {e}")))?;

@@ -196,12 +196,9 @@ impl ErasureStore for DynamoStore {
             verification_id,
         } = *erasure;
         let marker = Uuid::new_v4().to_string();
-        let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
-            return self.no_api_plan(key, now, plans).await;
-        };
         let update =
             self.erasure_update(verification_id, now, Some((&key.account_id, key.mode)))?;
-        let items = vec![count, TransactWriteItem::builder().update(update).build()];
+        let items = vec![TransactWriteItem::builder().update(update).build()];
         let why = |reasons: &[CancellationReason]| {
             let Some(seen) = seen_own_verification(reasons, 1, key)? else {
                 return Ok(None);
@@ -215,7 +212,7 @@ impl ErasureStore for DynamoStore {
                 Some(_) => None,
             })
         };
-        self.transact_counted(items, (key, now, plans), &marker, why)
+        self.transact_counted(items, (key, now, plans), &marker, None, why)
             .await
     }
 }

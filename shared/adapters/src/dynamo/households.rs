@@ -126,11 +126,8 @@ impl DynamoStore {
         }
         // Unique to this cancel: a household is cancelled once.
         let marker = format!("{household_id}-cancel");
-        let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
-            return self.no_api_plan(key, now, plans).await;
-        };
         let owner = (key.account_id.as_str(), key.mode);
-        let mut items = vec![count, self.cancel_household_item(household_id, owner, now)?];
+        let mut items = vec![self.cancel_household_item(household_id, owner, now)?];
         // None named (an id without a shape): the household's condition refuses it.
         if !members.is_empty() {
             items.push(self.cancel_counters(owner, members.len())?);
@@ -164,7 +161,7 @@ impl DynamoStore {
             let member_refused = open.len() < members.len();
             Ok(member_refused.then_some(HouseholdCancelRefusal::MembersClosed { closed, open }))
         };
-        self.transact_counted(items, (key, now, plans), &marker, why)
+        self.transact_counted(items, (key, now, plans), &marker, None, why)
             .await
     }
 

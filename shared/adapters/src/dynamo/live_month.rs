@@ -1,8 +1,7 @@
-//! The verifications created in a month, counted once: a live one on the account item, in an
-//! attribute named by the month (`live_created_<yyyymm>`), so the write that counts an API request
-//! checks the monthly allowance of the account's plan in the same condition as the plan itself,
-//! without the caller knowing the plan (one DynamoDB round trip for a live create on a cold
-//! instance); a test one on the owner's month item (`created`), which has no allowance. The month
+//! The verifications created in a month, counted once: a live one on the account's usage item,
+//! in an attribute named by the month (`live_created_<yyyymm>`), so the write that counts an API
+//! request checks the monthly allowance of the account's plan in the same condition; a test one
+//! on the owner's month item (`created`), which has no allowance. The month
 //! item also counts the month's completions of either mode.
 
 use aws_sdk_dynamodb::types::{TransactWriteItem, Update};
@@ -13,7 +12,7 @@ use domain::Mode;
 use ports::StoreError;
 use service::table_schema::{self as schema, keys};
 
-/// The account attribute counting the live verifications created in `month` (`yyyy-mm`).
+/// The usage attribute counting the live verifications created in `month` (`yyyy-mm`).
 pub fn live_created_attribute(month: &str) -> String {
     format!("live_created_{}", month.replace('-', ""))
 }
@@ -25,7 +24,7 @@ pub(super) enum MonthCheck {
     /// its metering, whose caller knows the plan).
     Limit(Option<u32>),
     /// By the write that counts the request (`metered_create::count_update`), which moves the
-    /// live count on the same account item; a test create still counts on its month item.
+    /// live count on the same usage item; a test create still counts on its month item.
     ByCount,
 }
 
@@ -94,7 +93,7 @@ pub(super) fn created_counter(
     month: &str,
 ) -> ((String, String), String) {
     match mode {
-        Mode::Live => (keys::account(account_id), live_created_attribute(month)),
+        Mode::Live => (keys::usage(account_id), live_created_attribute(month)),
         Mode::Test => (keys::month(account_id, mode, month), "created".into()),
     }
 }

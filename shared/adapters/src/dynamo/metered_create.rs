@@ -1,9 +1,9 @@
-//! Writes that carry their own metering: the count of the request on the account and the
-//! operation's writes (a create, a household create, a cancel) in ONE transaction, so such an API
-//! request costs one DynamoDB round trip. The account as the count left it is read beside it (a
-//! transaction returns no item). A refusal is told by the items as the conditions saw them,
-//! returned with the cancellation: by the account (one round trip, nothing counted), or by the
-//! operation's own items, after which the request alone is counted (a second round trip).
+//! Writes that carry their own metering: the count of the request on the account's usage item
+//! and the operation's writes (a create, a household create, a cancel) in ONE transaction, after
+//! one read of the account and its usage (`usage`). The usage as the count left it is read beside
+//! it (a transaction returns no item). A refusal is told by the items as the conditions saw them,
+//! returned with the cancellation: by the usage (nothing counted), or by the operation's own
+//! items, after which the request alone is counted (another round trip).
 
 use aws_sdk_dynamodb::types::{
     CancellationReason, ReturnValuesOnConditionCheckFailure, TransactWriteItem, Update,
@@ -11,22 +11,21 @@ use aws_sdk_dynamodb::types::{
 use chrono::{DateTime, Datelike, Duration, NaiveTime, Utc};
 
 use super::api_day::account_from_item;
-use super::items::{from_item, n, s};
+use super::items::{Item, from_item, s};
 use super::live_month::{MonthCheck, live_created_attribute};
-use super::metering::{
-    CountActions, LiveCreates, count_actions, count_condition, refused_item, refused_meter,
-};
+use super::metering::{Allowed, LiveCreates, UsageCount, burst_moved, judged, refused_item};
+use super::usage::merged;
 use super::{DynamoStore, Expr, unavailable};
-use domain::metering::{MeterOutcome, PresentedKey, count_one};
+use domain::metering::{MeterOutcome, MeterRefusal, PresentedKey, count_one};
 use domain::plans::Plans;
 use domain::{Mode, Verification, usage_month};
 use ports::{
-    CountedRefusal, CreateRefusal, IdempotencyClaim, MeterStore, Metered, MeteredCancel,
-    MeteredCreate, MeteredHousehold, StoreError, VerificationRefusal,
+    CountedRefusal, CreateRefusal, IdempotencyClaim, Metered, MeteredCancel, MeteredCreate,
+    MeteredHousehold, StoreError, VerificationRefusal,
 };
 use service::table_schema::{self as schema, keys};
 
-/// The account attribute a metered write marks with a value of its own (the verification id), so
+/// The usage attribute a metered write marks with a value of its own (the verification id), so
 /// the read beside the transaction knows whether it saw the count.
 const LAST_METERED_WRITE: &str = "api_last_metered_create";
 
@@ -44,16 +43,10 @@ impl DynamoStore {
         } = *create;
         let marker = v.verification_id.to_string();
         let live = live(v.mode, v.created_at, 1);
-        let Some(count) = self.count_update(key, now, plans, &marker, live)? else {
-            return self
-                .refused_alone(key, now, plans, CreateRefusal::LimitReached)
-                .await;
-        };
-        let mut items = vec![count];
-        items.extend(self.create_items(v, idempotency, MonthCheck::ByCount)?);
+        let items = self.create_items(v, idempotency, MonthCheck::ByCount)?;
         // After the count: the verification, then its idempotency record (`create_items`).
         let why = |reasons: &[CancellationReason]| create_refusal(reasons, 2, idempotency);
-        self.transact_counted(items, (key, now, plans), &marker, why)
+        self.transact_counted(items, (key, now, plans), &marker, live, why)
             .await
     }
 
@@ -71,16 +64,10 @@ impl DynamoStore {
         } = *create;
         let marker = household.household_id.to_string();
         let live = live(household.mode, household.created_at, members.len() as u64);
-        let Some(count) = self.count_update(key, now, plans, &marker, live)? else {
-            return self
-                .refused_alone(key, now, plans, CreateRefusal::LimitReached)
-                .await;
-        };
-        let mut items = vec![count];
-        items.extend(self.household_items(household, members, idempotency, MonthCheck::ByCount)?);
+        let items = self.household_items(household, members, idempotency, MonthCheck::ByCount)?;
         // After the count: the household, then its idempotency record (`household_items`).
         let why = |reasons: &[CancellationReason]| create_refusal(reasons, 2, idempotency);
-        self.transact_counted(items, (key, now, plans), &marker, why)
+        self.transact_counted(items, (key, now, plans), &marker, live, why)
             .await
     }
 
@@ -95,12 +82,7 @@ impl DynamoStore {
             verification_id,
         } = *cancel;
         let marker = verification_id.to_string();
-        let count = self.count_update(key, now, plans, &marker, None)?;
-        let Some(count) = count else {
-            return self.no_api_plan(key, now, plans).await;
-        };
-        let mut items = vec![count];
-        items.extend(self.cancel_open_items(verification_id, &key.account_id, key.mode, now)?);
+        let items = self.cancel_open_items(verification_id, &key.account_id, key.mode, now)?;
         let why = |reasons: &[CancellationReason]| {
             let Some(seen) = seen_own_verification(reasons, 1, key)? else {
                 return Ok(None);
@@ -110,149 +92,150 @@ impl DynamoStore {
                 None => VerificationRefusal::NotFound,
             }))
         };
-        self.transact_counted(items, (key, now, plans), &marker, why)
+        self.transact_counted(items, (key, now, plans), &marker, None, why)
             .await
     }
 
-    /// The count of one request of `key` in the current window, for a transaction (None when no
-    /// plan with API access allows it), marking the account with `marker`. With `live`, the
-    /// account's count of the live month moves too, within the plan's monthly allowance (the
-    /// one count of the live month: `live_month`). A refusal carries the account as the condition
-    /// saw it, which tells why.
-    pub(super) fn count_update(
+    /// The count of one request of `key` as the rule `allowed` it, for a transaction, marking
+    /// the usage item with `marker`; with `live`, the usage's count of the live month moves too,
+    /// within the plan's monthly allowance (the one count of the live month: `live_month`). A
+    /// refusal carries the usage item as the condition saw it. Also says which way it took the
+    /// key's burst state (`UsageCount::burst_from_now`).
+    fn count_update(
         &self,
         key: &PresentedKey,
         now: DateTime<Utc>,
-        plans: &Plans,
+        allowed: &Allowed<'_>,
         marker: &str,
-        live: Option<(String, String, u64)>,
-    ) -> Result<Option<TransactWriteItem>, StoreError> {
-        let previous = live.as_ref().map(|(_, previous, _)| previous.as_str());
-        let live = live.as_ref().map(|(attribute, _, count)| LiveCreates {
-            attribute,
-            count: *count,
-        });
-        // A plan whose monthly allowance is below the creates can never allow them.
-        let api_plans: Vec<_> = plans
-            .iter()
-            .filter(|p| {
-                p.api_access
-                    && live
-                        .as_ref()
-                        .is_none_or(|l| u64::from(p.verifications_per_month) >= l.count)
-            })
-            .collect();
-        if api_plans.is_empty() {
-            return Ok(None);
-        }
+        live: Option<&LiveCreates>,
+    ) -> Result<(TransactWriteItem, bool), StoreError> {
         let mut expr = Expr::default();
-        let condition = count_condition(&mut expr, key, now, &api_plans, live.as_ref());
-        let CountActions { add, mut remove } = count_actions(&mut expr, now);
+        let mut count = UsageCount::new(&mut expr, key, now, allowed, live);
         let last = expr.name(LAST_METERED_WRITE);
         let marker = expr.value("marker", s(marker));
-        let mut update = format!("ADD {add}");
-        if let Some(live) = &live {
-            let by = expr.value("live_count", n(live.count));
-            update = format!("{update}, #live_month {by}");
-        }
-        if let Some(previous) = previous {
-            // Last month's count is no longer checked: keep the account item from growing.
-            remove.push(expr.name(previous));
-        }
-        update = format!(
-            "{update} SET {last} = {marker} REMOVE {}",
-            remove.join(", ")
-        );
-        let account = keys::account(&key.account_id);
-        let count = Update::builder()
+        count.also_set(format!("{last} = {marker}"));
+        let usage = keys::usage(&key.account_id);
+        let update = Update::builder()
             .table_name(self.table())
-            .key(schema::PK, s(&account.0))
-            .key(schema::SK, s(&account.1))
-            .update_expression(update)
-            .condition_expression(condition)
+            .key(schema::PK, s(&usage.0))
+            .key(schema::SK, s(&usage.1))
+            .update_expression(count.expression())
+            .condition_expression(&count.condition)
             .set_expression_attribute_names(expr.names())
             .set_expression_attribute_values(expr.values())
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .build()
             .map_err(unavailable)?;
-        Ok(Some(TransactWriteItem::builder().update(count).build()))
+        let item = TransactWriteItem::builder().update(update).build();
+        Ok((item, count.burst_from_now))
     }
 
-    /// Runs the transaction (its first item `count_update`'s) with the account read beside it.
-    /// Done: the account after the count. Refused: by the account (the rule on the account as its
-    /// condition saw it), or else for what `why` reads off the reasons (the items as the
-    /// operation's conditions saw them), and then the request alone is counted
-    /// (`refused_alone`). Nothing else is written unless all held.
+    /// Counts the request of `key` and writes the operation's `items` in ONE transaction, the
+    /// count first: the account and its usage are read, the rule judges them, and the count's
+    /// condition holds the usage to what it allowed; the usage is read again beside the
+    /// transaction. Done: the account after the count. Refused: by the account (the rule on the
+    /// usage as the count's condition saw it), or else for what `why` reads off the reasons (the
+    /// items as the operation's conditions saw them), and then the request alone is counted
+    /// (`refused_alone`). A count refused because a concurrent request of the key moved its
+    /// burst is built again. Nothing is written unless all held.
     pub(super) async fn transact_counted<R: CountedRefusal>(
         &self,
         items: Vec<TransactWriteItem>,
         meter: (&PresentedKey, DateTime<Utc>, &Plans),
         marker: &str,
+        live: Option<LiveCreates>,
         why: impl FnOnce(&[CancellationReason]) -> Result<Option<R>, StoreError>,
     ) -> Result<Metered<(), R>, StoreError> {
         let (key, now, plans) = meter;
-        let read = self
-            .get_item(&keys::account(&key.account_id))
-            .consistent_read(true)
-            .send();
-        let (written, read) = futures::join!(self.transact_with_reasons(items), read);
-        if let Err(reasons) = written? {
-            if let Some(seen) = refused_item(&reasons, 0)
-                && let Some(refusal) = refused_meter(seen, key, now, plans)?
-            {
-                return Ok(Metered::AccountRefused(refusal));
+        let Some((account_item, mut usage)) = self.account_and_usage(&key.account_id).await? else {
+            return Ok(Metered::AccountRefused(MeterRefusal::UnknownAccount));
+        };
+        let mut why = Some(why);
+        for _ in 0..4 {
+            let allowed = match judged(&account_item, &usage, key, now, plans)? {
+                Ok(allowed) => allowed,
+                Err(refusal) => return Ok(Metered::AccountRefused(refusal)),
+            };
+            let (count, burst_from_now) =
+                self.count_update(key, now, &allowed, marker, live.as_ref())?;
+            let all = std::iter::once(count)
+                .chain(items.iter().cloned())
+                .collect();
+            let read = self
+                .get_item(&keys::usage(&key.account_id))
+                .consistent_read(true)
+                .send();
+            let (written, read) = futures::join!(self.transact_with_reasons(all), read);
+            let read = read.map(|out| out.item.unwrap_or_default());
+            let reasons = match written? {
+                Ok(()) => {
+                    let read = read.map_err(unavailable)?;
+                    // The read may come before the transaction: the marker tells.
+                    let saw_the_count = read
+                        .get(LAST_METERED_WRITE)
+                        .and_then(|m| m.as_s().ok())
+                        .is_some_and(|m| m == marker);
+                    let mut account = account_from_item(merged(&account_item, &read))?;
+                    if !saw_the_count {
+                        count_one(&mut account, now);
+                    }
+                    return Ok(Metered::Done(account, ()));
+                }
+                Err(reasons) => reasons,
+            };
+            if let Some(seen) = refused_item(&reasons, 0) {
+                let seen = seen.cloned().unwrap_or_default();
+                if let Err(refusal) = judged(&account_item, &seen, key, now, plans)? {
+                    return Ok(Metered::AccountRefused(refusal));
+                }
+                if burst_moved(&seen, key, now, burst_from_now) {
+                    usage = seen;
+                    continue;
+                }
             }
+            let why = why
+                .take()
+                .expect("`why` is read once, then the loop returns");
             let Some(why) = why(&reasons)? else {
                 return Err(StoreError::Unavailable(format!(
                     "metered write refused for no known reason: {:?}",
                     reasons.iter().map(|r| r.code()).collect::<Vec<_>>()
                 )));
             };
+            // Read beside the refused transaction: the usage as it is now.
+            let read = read.map_err(unavailable)?;
             if !why.counts_the_request() {
-                let item = read.map_err(unavailable)?.item.unwrap_or_default();
-                return Ok(Metered::Refused(account_from_item(item)?, why));
+                let account = account_from_item(merged(&account_item, &read))?;
+                return Ok(Metered::Refused(account, why));
             }
-            return self.refused_alone(key, now, plans, why).await;
+            return self
+                .refused_alone((&account_item, read), key, now, plans, why)
+                .await;
         }
-        let item = read.map_err(unavailable)?.item.unwrap_or_default();
-        let saw_the_count = item
-            .get(LAST_METERED_WRITE)
-            .and_then(|m| m.as_s().ok())
-            .is_some_and(|m| m == marker);
-        let mut after = account_from_item(item)?;
-        if !saw_the_count {
-            count_one(&mut after, now);
-        }
-        Ok(Metered::Done(after, ()))
+        Err(StoreError::Unavailable(
+            "metered write kept meeting concurrent counts".into(),
+        ))
     }
 
-    /// A refused operation's request, counted alone as `meter_api_request` counts one.
+    /// A refused operation's request, counted alone as `meter_api_request` counts one, on the
+    /// account and its usage as read.
     pub(super) async fn refused_alone<T, R>(
         &self,
+        (account_item, usage): (&Item, Item),
         key: &PresentedKey,
         now: DateTime<Utc>,
         plans: &Plans,
         why: R,
     ) -> Result<Metered<T, R>, StoreError> {
-        Ok(match self.meter_api_request(key, now, plans).await? {
-            MeterOutcome::Allowed(account) => Metered::Refused(account, why),
-            MeterOutcome::Refused(refusal) => Metered::AccountRefused(refusal),
-        })
-    }
-
-    /// No plan has API access: the rule refuses (`meter_api_request` says why), never counts.
-    pub(super) async fn no_api_plan<T, R>(
-        &self,
-        key: &PresentedKey,
-        now: DateTime<Utc>,
-        plans: &Plans,
-    ) -> Result<Metered<T, R>, StoreError> {
-        match self.meter_api_request(key, now, plans).await? {
-            MeterOutcome::Refused(refusal) => Ok(Metered::AccountRefused(refusal)),
-            MeterOutcome::Allowed(_) => Err(StoreError::Unavailable(
-                "a request counted without a plan with API access".into(),
-            )),
-        }
+        Ok(
+            match self
+                .count_alone(account_item, usage, key, now, plans)
+                .await?
+            {
+                MeterOutcome::Allowed(account) => Metered::Refused(account, why),
+                MeterOutcome::Refused(refusal) => Metered::AccountRefused(refusal),
+            },
+        )
     }
 }
 
@@ -293,18 +276,16 @@ fn create_refusal(
     Ok(refused_item(reasons, 0).map(|_| CreateRefusal::LimitReached))
 }
 
-/// The live creates of a write made at `at`, for `count_update`: the account's attribute of their
+/// The live creates of a write made at `at`, for `count_update`: the usage attribute of their
 /// month, the previous month's, and how many (None for test mode, which has no monthly allowance).
-fn live(mode: Mode, at: DateTime<Utc>, count: u64) -> Option<(String, String, u64)> {
+fn live(mode: Mode, at: DateTime<Utc>, count: u64) -> Option<LiveCreates> {
     let first_of_month = at.date_naive().with_day(1)?;
     let previous =
         usage_month(first_of_month.and_time(NaiveTime::MIN).and_utc() - Duration::days(1));
-    (mode == Mode::Live).then(|| {
-        (
-            live_created_attribute(&usage_month(at)),
-            live_created_attribute(&previous),
-            count,
-        )
+    (mode == Mode::Live).then(|| LiveCreates {
+        attribute: live_created_attribute(&usage_month(at)),
+        previous: live_created_attribute(&previous),
+        count,
     })
 }
 
@@ -313,8 +294,7 @@ mod tests {
     use chrono::TimeZone;
 
     use super::*;
-    use crate::dynamo::account_item;
-    use domain::metering::MeterRefusal;
+    use crate::dynamo::account_items;
     use domain::{Account, Plan, SubscriptionStatus, api_window};
     use test_support::active_account;
 
@@ -325,6 +305,7 @@ mod tests {
             api_requests_per_day: 2,
             api_access: true,
             sms_per_month: 0,
+            key_burst: Default::default(),
         }])
     }
 
@@ -341,8 +322,7 @@ mod tests {
         }
     }
 
-    /// The account as a refused count's cancellation reason carries it, this window's requests
-    /// already `used`.
+    /// The account, this window's requests already `used`.
     fn account(used: u32) -> Account {
         let mut a = active_account("acct", "tiny", now());
         a.api_keys.insert(key().key_hash, Mode::Test);
@@ -351,48 +331,62 @@ mod tests {
         a
     }
 
-    fn failed(account: Option<&Account>) -> CancellationReason {
-        let item = account.map(|a| account_item(a).unwrap());
-        CancellationReason::builder()
-            .code("ConditionalCheckFailed")
-            .set_item(item)
-            .build()
-    }
-
-    /// The account's refusal, as `transact_counted` reads it off the count's reason.
-    fn why(reason: &CancellationReason) -> Option<MeterRefusal> {
-        let reasons = [reason.clone()];
-        let seen = refused_item(&reasons, 0)?;
-        refused_meter(seen, &key(), now(), &plans()).unwrap()
+    /// The rule's refusal of one more request, on the account's two items as stored.
+    fn why(account: &Account) -> Option<MeterRefusal> {
+        let (item, usage) = account_items(account).unwrap();
+        let plans = plans();
+        judged(&item, &usage.unwrap_or_default(), &key(), now(), &plans)
+            .unwrap()
+            .err()
     }
 
     #[test]
-    fn the_accounts_refusal_is_read_off_the_item_its_condition_saw() {
-        assert_eq!(why(&failed(None)), Some(MeterRefusal::UnknownAccount));
+    fn the_accounts_refusal_is_read_off_its_two_items() {
         let mut revoked = account(0);
         revoked.revoked_keys.push(key().key_id);
-        assert_eq!(why(&failed(Some(&revoked))), Some(MeterRefusal::KeyRevoked));
+        assert_eq!(why(&revoked), Some(MeterRefusal::KeyRevoked));
         let mut inactive = account(0);
         inactive.subscription_status = SubscriptionStatus::Canceled;
         assert!(matches!(
-            why(&failed(Some(&inactive))),
+            why(&inactive),
             Some(MeterRefusal::SubscriptionInactive(_))
         ));
         assert!(matches!(
-            why(&failed(Some(&account(2)))),
+            why(&account(2)),
             Some(MeterRefusal::LimitExceeded(a)) if a.api_requests == 2
         ));
+        // The key's burst spent: 20 at once, the next one waits for its interval (200 ms).
+        let mut busy = account(0);
+        let ahead = 20 * 200;
+        busy.key_bursts
+            .insert(key().key_id, now().timestamp_millis() + ahead);
+        assert!(matches!(
+            why(&busy),
+            Some(MeterRefusal::BurstExceeded(_, 200))
+        ));
+        // Under the allowance (another clause refused, e.g. the monthly allowance), and a new
+        // window: allowed.
+        assert_eq!(why(&account(1)), None);
+        let mut yesterday = account(2);
+        yesterday.api_window = Some("2026-03-09".into());
+        assert_eq!(why(&yesterday), None);
     }
 
     #[test]
-    fn what_the_account_allows_is_not_its_refusal() {
-        // Under the allowance (another clause refused, e.g. the monthly allowance), a new window,
-        // and a count whose own condition held (another item of the transaction refused).
-        assert_eq!(why(&failed(Some(&account(1)))), None);
-        let mut yesterday = account(2);
-        yesterday.api_window = Some("2026-03-09".into());
-        assert_eq!(why(&failed(Some(&yesterday))), None);
-        let held = CancellationReason::builder().code("None").build();
-        assert_eq!(why(&held), None);
+    fn a_count_refused_on_a_burst_another_request_moved_is_built_again() {
+        let at = |ms: i64| -> Item {
+            let mut a = account(0);
+            a.key_bursts.insert(key().key_id, ms);
+            account_items(&a).unwrap().1.unwrap()
+        };
+        let now_ms = now().timestamp_millis();
+        // Taken from now, but another request left it ahead: moved.
+        assert!(burst_moved(&at(now_ms + 200), &key(), now(), true));
+        // Taken from now, and it still is (the refusal was the condition's own): not moved.
+        assert!(!burst_moved(&at(now_ms - 5), &key(), now(), true));
+        assert!(!burst_moved(&Item::new(), &key(), now(), true));
+        // Taken as ahead, and it fell back (no request since): moved; still ahead: not.
+        assert!(burst_moved(&Item::new(), &key(), now(), false));
+        assert!(!burst_moved(&at(now_ms + 400), &key(), now(), false));
     }
 }

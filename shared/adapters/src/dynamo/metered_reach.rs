@@ -39,9 +39,6 @@ impl DynamoStore {
             max_per_day,
         } = *request;
         let marker = Uuid::new_v4().simple().to_string();
-        let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
-            return self.no_api_plan(key, now, plans).await;
-        };
         let place_attribute = format!("{RESEND_REQUEST_PREFIX}{marker}");
         // Written without a read: the day's count lives in an attribute named by the day, so
         // one expression can both check it and raise it (a count of another day is not this
@@ -88,7 +85,7 @@ impl DynamoStore {
             .return_values_on_condition_check_failure(ReturnValuesOnConditionCheckFailure::AllOld)
             .build()
             .map_err(unavailable)?;
-        let items = vec![count, TransactWriteItem::builder().update(update).build()];
+        let items = vec![TransactWriteItem::builder().update(update).build()];
         let why = |reasons: &[CancellationReason]| {
             let Some(seen) = seen_own_verification(reasons, 1, key)? else {
                 return Ok(None);
@@ -100,7 +97,7 @@ impl DynamoStore {
             }))
         };
         let (counted, seen) = futures::join!(
-            self.transact_counted(items, (key, now, plans), &marker, why),
+            self.transact_counted(items, (key, now, plans), &marker, None, why),
             self.get((pk, sk))
         );
         let account = match counted?.into_done() {
@@ -129,9 +126,6 @@ impl DynamoStore {
             subject,
         } = *request;
         let marker = Uuid::new_v4().to_string();
-        let Some(count) = self.count_update(key, now, plans, &marker, None)? else {
-            return self.no_api_plan(key, now, plans).await;
-        };
         let mut event = Expr::default();
         let redeliveries = event.name("redeliveries");
         let requested = event.name("redelivery_requested_at");
@@ -180,7 +174,6 @@ impl DynamoStore {
             .build()
             .map_err(unavailable)?;
         let items = vec![
-            count,
             TransactWriteItem::builder().update(redelivery).build(),
             TransactWriteItem::builder().condition_check(owned).build(),
         ];
@@ -192,7 +185,7 @@ impl DynamoStore {
         };
         // The event as stored, for the answer, and the subject, for a refusal, read beside it.
         let (counted, stored, subject) = futures::join!(
-            self.transact_counted(items, (key, now, plans), &marker, why),
+            self.transact_counted(items, (key, now, plans), &marker, None, why),
             self.get_webhook_event(event_id),
             self.get((pk, sk))
         );

@@ -1,6 +1,7 @@
-//! The daily API allowance on the account item: one conditional write counts a request (the key
-//! listed there and not revoked, the plan, the subscription and the day's count, on the day's own
-//! attribute: `api_day`), alone for a read, or as the first item of the transaction of a write that
+//! The API allowance of a request: the account and its usage read (`usage`), judged by the
+//! domain's rule (the key listed and not revoked, the plan, the subscription, the day's count on
+//! the day's own attribute: `api_day`, the key's burst), then one conditional write on the usage
+//! item counts it, alone for a read, or as the first item of the transaction of a write that
 //! carries its own metering (`metered_create`, `metered_reach`).
 
 use aws_sdk_dynamodb::operation::update_item::UpdateItemError;
@@ -9,13 +10,16 @@ use aws_sdk_dynamodb::types::{
 };
 use chrono::{DateTime, Utc};
 
-use super::api_day::{account_at, account_from_item, day_attribute, earlier_day_attributes};
+use super::api_day::{account_at, day_attribute, earlier_day_attributes};
 use super::contention::send_update;
-use super::items::{Item, n, s};
+use super::items::{Item, n};
+use super::usage::{burst_attribute, key_bursts_of, merged};
 use super::{DynamoStore, Expr, unavailable};
-use domain::metering::{MeterDecision, MeterOutcome, MeterRefusal, PresentedKey, classify_meter};
+use domain::Plan;
+use domain::metering::{
+    BurstStep, MeterDecision, MeterOutcome, MeterRefusal, PresentedKey, burst_step, classify_meter,
+};
 use domain::plans::Plans;
-use domain::{Account, Plan, SubscriptionStatus};
 use ports::{
     CreateRefusal, HouseholdCancelRefusal, MeterStore, Metered, RedeliveryRefusal, StoreError,
     VerificationRefusal,
@@ -72,51 +76,61 @@ impl MeterStore for DynamoStore {
         now: DateTime<Utc>,
         plans: &Plans,
     ) -> Result<MeterOutcome, StoreError> {
-        let key = keys::account(&presented.account_id);
-        let api_plans: Vec<_> = plans.iter().filter(|p| p.api_access).collect();
-        if api_plans.is_empty() {
-            // No plan has API access: the rule refuses (NoApiAccess or earlier), never counts.
-            let old = self.get(key).await?;
-            let refused = refused_meter(old.as_ref(), presented, now, plans)?;
-            return Ok(MeterOutcome::Refused(
-                refused.unwrap_or(MeterRefusal::UnknownAccount),
-            ));
-        }
-        // The condition and the rule read the same item, so a refusal is told at once; a count
-        // the rule would allow was refused on an item that changed in between: go round.
-        for _ in 0..3 {
+        let Some((account_item, usage)) = self.account_and_usage(&presented.account_id).await?
+        else {
+            return Ok(MeterOutcome::Refused(MeterRefusal::UnknownAccount));
+        };
+        self.count_alone(&account_item, usage, presented, now, plans)
+            .await
+    }
+}
+
+impl DynamoStore {
+    /// One request of `presented` counted alone on the account's usage item, the account and its
+    /// usage as read. The rule judges them; the write's condition holds the usage to what the
+    /// rule allowed. Refused by a concurrent count (the day's last request taken, the key's burst
+    /// moved on), the rule judges the usage its condition saw.
+    pub(super) async fn count_alone(
+        &self,
+        account_item: &Item,
+        mut usage: Item,
+        presented: &PresentedKey,
+        now: DateTime<Utc>,
+        plans: &Plans,
+    ) -> Result<MeterOutcome, StoreError> {
+        for _ in 0..4 {
+            let allowed = match judged(account_item, &usage, presented, now, plans)? {
+                Ok(allowed) => allowed,
+                Err(refusal) => return Ok(MeterOutcome::Refused(refusal)),
+            };
             let mut expr = Expr::default();
-            let condition = count_condition(&mut expr, presented, now, &api_plans, None);
-            let update = count_actions(&mut expr, now).expression();
+            let count = UsageCount::new(&mut expr, presented, now, &allowed, None);
             let result = send_update(
-                self.update_item(&key)
-                    .update_expression(update)
-                    .condition_expression(condition)
+                self.update_item(&keys::usage(&presented.account_id))
+                    .update_expression(count.expression())
+                    .condition_expression(count.condition)
                     .set_expression_attribute_names(expr.names())
                     .set_expression_attribute_values(expr.values())
-                    .return_values(ReturnValue::AllNew)
+                    .return_values(ReturnValue::UpdatedNew)
                     .return_values_on_condition_check_failure(
                         ReturnValuesOnConditionCheckFailure::AllOld,
                     ),
             )
             .await?;
-            let old = match result {
+            match result {
                 Ok(out) => {
-                    let after = account_from_item(out.attributes.unwrap_or_default())?;
+                    usage.extend(out.attributes.unwrap_or_default());
+                    let after = account_at(merged(account_item, &usage), now)?;
                     return Ok(MeterOutcome::Allowed(after));
                 }
                 Err(e) => match e.into_service_error() {
-                    UpdateItemError::ConditionalCheckFailedException(c) => c.item,
+                    UpdateItemError::ConditionalCheckFailedException(c) => {
+                        usage = c.item.unwrap_or_default();
+                    }
                     other => return Err(unavailable(other)),
                 },
-            };
-            if let Some(refused) = refused_meter(old.as_ref(), presented, now, plans)? {
-                return Ok(MeterOutcome::Refused(refused));
             }
-            // Rare by design (it costs a round trip): say so, so a pattern shows in the logs.
-            tracing::warn!(
-                "API allowance count refused on an item the rule allows; counting again"
-            );
+            tracing::info!("API allowance count met a concurrent count; judging again");
         }
         Err(StoreError::Unavailable(
             "API allowance update kept conflicting".into(),
@@ -124,123 +138,151 @@ impl MeterStore for DynamoStore {
     }
 }
 
-/// The live verifications a write creates, for the count condition: the account's attribute of
-/// their month (`live_month::live_created_attribute`) and how many.
-pub(super) struct LiveCreates<'a> {
-    pub attribute: &'a str,
+/// A request the domain's rule allows: the account's plan, and the key's burst step it allowed.
+pub(super) struct Allowed<'p> {
+    pub plan: &'p Plan,
+    pub burst: BurstStep,
+}
+
+/// The account (its item and its usage's counters) as the domain's rule judges one more request
+/// of `key` at `now`: allowed, or why not.
+pub(super) fn judged<'p>(
+    account_item: &Item,
+    usage: &Item,
+    key: &PresentedKey,
+    now: DateTime<Utc>,
+    plans: &'p Plans,
+) -> Result<Result<Allowed<'p>, MeterRefusal>, StoreError> {
+    let account = account_at(merged(account_item, usage), now)?;
+    let plan = plans.get(&account.plan);
+    let decision = classify_meter(Some(account.clone()), plan, key, now);
+    let stored = account.key_bursts.get(&key.key_id).copied();
+    Ok(match (decision, plan) {
+        (MeterDecision::Refuse(refusal), _) => Err(refusal),
+        (MeterDecision::Count | MeterDecision::StartWindow, Some(plan)) => {
+            match burst_step(stored, now.timestamp_millis(), plan.key_burst) {
+                Ok(burst) => Ok(Allowed { plan, burst }),
+                Err(wait_ms) => Err(MeterRefusal::BurstExceeded(account, wait_ms)),
+            }
+        }
+        // The rule refuses a plan the configuration does not know.
+        (_, None) => Err(MeterRefusal::NoApiAccess(account)),
+    })
+}
+
+/// The live verifications a write creates, for the count condition: the usage attribute of their
+/// month (`live_month::live_created_attribute`), the month before's, and how many.
+pub(super) struct LiveCreates {
+    pub attribute: String,
+    pub previous: String,
     pub count: u64,
 }
 
-/// The actions of counting one request: the day's counter up by one (value `:one`), the counters
-/// of the days before removed.
-pub(super) struct CountActions {
-    pub add: String,
-    pub remove: Vec<String>,
+/// One request's count on the usage item, as the rule allowed it: the day's counter up by one
+/// within the plan's allowance, the key's burst moved on within its bound, the live month's
+/// creates within its allowance (a create's), and the counters no longer read removed.
+pub(super) struct UsageCount {
+    pub condition: String,
+    adds: Vec<String>,
+    sets: Vec<String>,
+    removes: Vec<String>,
+    /// Whether the key's burst state was taken as starting from now (`BurstStep::from_now`).
+    pub burst_from_now: bool,
 }
 
-impl CountActions {
-    /// The whole update expression of a count alone.
-    fn expression(&self) -> String {
-        format!("ADD {} REMOVE {}", self.add, self.remove.join(", "))
-    }
-}
-
-/// Builds a count's actions at `now` into `expr` (value `:one`).
-pub(super) fn count_actions(expr: &mut Expr, now: DateTime<Utc>) -> CountActions {
-    let day = expr.names_as("api_day", &day_attribute(now));
-    let one = expr.value("one", n(1));
-    let remove = (earlier_day_attributes(now).iter().enumerate())
-        .map(|(i, earlier)| expr.names_as(&format!("api_day_{}", i + 1), earlier))
-        .collect();
-    CountActions {
-        add: format!("{day} {one}"),
-        remove,
-    }
-}
-
-/// The condition of counting one more request of `presented` on its account at `now`, built into
-/// `expr`: the key and the subscription (`common_condition`) and room in the day's count by the
-/// plan's allowance. `api_plans` is not empty. With `live`, each plan's clause also requires room
-/// for `live.count` in its monthly allowance (name `#live_month`); every plan in `api_plans`
-/// allows at least that many.
-pub(super) fn count_condition(
-    expr: &mut Expr,
-    presented: &PresentedKey,
-    now: DateTime<Utc>,
-    api_plans: &[&Plan],
-    live: Option<&LiveCreates<'_>>,
-) -> String {
-    let common = common_condition(expr, presented);
-    let day = expr.names_as("api_day", &day_attribute(now));
-    let allowance = plan_allowance(expr, api_plans, &day, live);
-    format!("{common} AND ({allowance})")
-}
-
-/// The key (its hash listed on the account with its mode; not revoked) and the subscription.
-fn common_condition(expr: &mut Expr, presented: &PresentedKey) -> String {
-    let sub = expr.name("subscription_status");
-    let revoked = expr.name("revoked_keys");
-    let listed = expr.name("api_keys");
-    let hash = expr.names_as("keyhash", &presented.key_hash);
-    let mode = expr.value("mode", s(presented.mode.as_str()));
-    let kid = expr.value("kid", s(&presented.key_id));
-    let active = expr.value("active", s(SubscriptionStatus::Active.as_str()));
-    let trialing = expr.value("trialing", s(SubscriptionStatus::Trialing.as_str()));
-    format!(
-        "attribute_exists(PK) AND {listed}.{hash} = {mode} AND {sub} IN ({active}, {trialing}) AND (attribute_not_exists({revoked}) OR NOT contains({revoked}, {kid}))"
-    )
-}
-
-/// Room for one more request in `counter` (a missing counter is zero) by the allowance of the
-/// account's plan, which lives on the same item: one clause per plan.
-fn plan_allowance(
-    expr: &mut Expr,
-    api_plans: &[&Plan],
-    counter: &str,
-    live: Option<&LiveCreates<'_>>,
-) -> String {
-    let plan = expr.name("plan");
-    let mut under_limit = Vec::new();
-    for (i, p) in api_plans.iter().enumerate() {
-        let pv = expr.value(&format!("p{i}"), s(&p.name));
-        let lv = expr.value(&format!("l{i}"), n(p.api_requests_per_day));
-        let mut clause =
-            format!("{plan} = {pv} AND (attribute_not_exists({counter}) OR {counter} < {lv})");
+impl UsageCount {
+    /// The count of one request of `key` at `now`, as the rule `allowed` it, built into `expr`.
+    pub(super) fn new(
+        expr: &mut Expr,
+        key: &PresentedKey,
+        now: DateTime<Utc>,
+        allowed: &Allowed<'_>,
+        live: Option<&LiveCreates>,
+    ) -> UsageCount {
+        let (plan, step) = (allowed.plan, allowed.burst);
+        let day = expr.names_as("api_day", &day_attribute(now));
+        let one = expr.value("one", n(1));
+        let limit = expr.value("day_limit", n(plan.api_requests_per_day));
+        let mut condition = vec![format!("(attribute_not_exists({day}) OR {day} < {limit})")];
+        let mut adds = vec![format!("{day} {one}")];
+        let mut removes: Vec<String> = (earlier_day_attributes(now).iter().enumerate())
+            .map(|(i, earlier)| expr.names_as(&format!("api_day_{}", i + 1), earlier))
+            .collect();
+        let now_ms = now.timestamp_millis();
+        let burst = expr.names_as("burst", &burst_attribute(&key.key_id));
+        let now_v = expr.value("now_ms", n(now_ms));
+        let sets = if step.from_now {
+            condition.push(format!(
+                "(attribute_not_exists({burst}) OR {burst} <= {now_v})"
+            ));
+            vec![format!(
+                "{burst} = {}",
+                expr.value("burst_next", n(step.next_ms))
+            )]
+        } else {
+            let latest = expr.value("burst_latest", n(now_ms + step.tolerance_ms));
+            condition.push(format!("{burst} > {now_v} AND {burst} <= {latest}"));
+            let interval = expr.value("burst_interval", n(step.interval_ms));
+            vec![format!("{burst} = {burst} + {interval}")]
+        };
         if let Some(live) = live {
-            let month = expr.names_as("live_month", live.attribute);
-            let most = u64::from(p.verifications_per_month).saturating_sub(live.count);
-            let mv = expr.value(&format!("m{i}"), n(most));
-            clause = format!("{clause} AND (attribute_not_exists({month}) OR {month} <= {mv})");
+            let month = expr.names_as("live_month", &live.attribute);
+            let allowance = u64::from(plan.verifications_per_month);
+            // More creates than the allowance: no count of the month makes room (a missing one
+            // included), so the condition can't hold.
+            condition.push(match allowance.checked_sub(live.count) {
+                Some(most) => {
+                    let most = expr.value("month_most", n(most));
+                    format!("(attribute_not_exists({month}) OR {month} <= {most})")
+                }
+                None => format!("{month} < {}", expr.value("zero", n(0))),
+            });
+            adds.push(format!(
+                "{month} {}",
+                expr.value("live_count", n(live.count))
+            ));
+            // Last month's count is no longer checked: keep the usage item from growing.
+            removes.push(expr.names_as("live_previous", &live.previous));
         }
-        under_limit.push(clause);
+        UsageCount {
+            condition: condition.join(" AND "),
+            adds,
+            sets,
+            removes,
+            burst_from_now: step.from_now,
+        }
     }
-    // DynamoDB refuses redundant parentheses: wrap each plan's clause only when there are
-    // several to OR together.
-    match under_limit.as_slice() {
-        [only] => only.clone(),
-        clauses => clauses
-            .iter()
-            .map(|c| format!("({c})"))
-            .collect::<Vec<_>>()
-            .join(" OR "),
+
+    /// Another attribute to set in the same write (the metered write's marker).
+    pub(super) fn also_set(&mut self, assignment: String) {
+        self.sets.push(assignment);
+    }
+
+    /// The whole update expression.
+    pub(super) fn expression(&self) -> String {
+        format!(
+            "ADD {} SET {} REMOVE {}",
+            self.adds.join(", "),
+            self.sets.join(", "),
+            self.removes.join(", ")
+        )
     }
 }
 
-/// Why the conditional count was refused, by the domain's rule applied to the account as the
-/// condition saw it (no item: no such account); None when the rule allows it (another clause
-/// refused: the monthly allowance of a create, or the item changed in between).
-pub(super) fn refused_meter(
-    old: Option<&Item>,
+/// Whether a count refused on `usage` (as its condition saw it) took the key's burst state the
+/// other way (`UsageCount::burst_from_now`): a concurrent request of the key moved it, so the
+/// count is built again; otherwise the refusal was the condition's own.
+pub(super) fn burst_moved(
+    usage: &Item,
     key: &PresentedKey,
     now: DateTime<Utc>,
-    plans: &Plans,
-) -> Result<Option<MeterRefusal>, StoreError> {
-    let account: Option<Account> = old.cloned().map(|i| account_at(i, now)).transpose()?;
-    let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
-    Ok(match classify_meter(account, plan, key, now) {
-        MeterDecision::Refuse(refusal) => Some(refusal),
-        MeterDecision::Count | MeterDecision::StartWindow => None,
-    })
+    burst_from_now: bool,
+) -> bool {
+    let stored = key_bursts_of(usage)
+        .find(|(k, _)| *k == key.key_id)
+        .map(|(_, at)| at);
+    let from_now = stored.is_none_or(|at| at <= now.timestamp_millis());
+    from_now != burst_from_now
 }
 
 /// Whether a transaction's item `i` was refused by its condition, with the item as the condition

@@ -1,12 +1,12 @@
-//! The live SMS sent in a month, counted on the account item beside the API and live-create
-//! counts, in an attribute named by the month (`sms_sent_<yyyymm>`). The count moves only inside
+//! The live SMS sent in a month, counted on the account's usage item beside the API and
+//! live-create counts (`usage`), in an attribute named by the month (`sms_sent_<yyyymm>`). The count moves only inside
 //! the transaction of an SMS claim (`message_claims`), conditioned on the allowance, and goes back
 //! inside the transaction that releases a failed attempt's claim. The count of a new month removes
 //! the month before, so the item keeps one such attribute.
 //!
 //! The allowance (the plan's `sms_per_month`) comes with the claim: its sender read the plan
 //! beside the landlord's name. So the condition names the month's count alone, and a sender's role
-//! may write no attribute of the account but `sms_sent_*` (template.yaml).
+//! may write no attribute of the usage item but `sms_sent_*` (template.yaml).
 
 use aws_sdk_dynamodb::types::{Delete, TransactWriteItem, Update};
 
@@ -17,7 +17,7 @@ use service::table_schema::{self as schema, keys};
 
 const SMS_PREFIX: &str = "sms_sent_";
 
-/// The account attribute counting the live SMS of `month` (`yyyymm`).
+/// The usage attribute counting the live SMS of `month` (`yyyymm`).
 pub fn sms_attribute(month: u32) -> String {
     format!("{SMS_PREFIX}{month}")
 }
@@ -52,11 +52,11 @@ impl DynamoStore {
         let limit = expr.value("limit", n(a.limit));
         let update = Update::builder()
             .table_name(self.table())
-            .key(schema::PK, s(keys::account(&a.account_id).0))
-            .key(schema::SK, s(keys::account(&a.account_id).1))
+            .key(schema::PK, s(keys::usage(&a.account_id).0))
+            .key(schema::SK, s(keys::usage(&a.account_id).1))
             .update_expression(format!("ADD {count} {one} REMOVE {previous}"))
             .condition_expression(format!(
-                "attribute_exists(PK) AND (attribute_not_exists({count}) OR {count} < {limit})"
+                "attribute_not_exists({count}) OR {count} < {limit}"
             ))
             .set_expression_attribute_names(expr.names())
             .set_expression_attribute_values(expr.values())
@@ -87,8 +87,8 @@ impl DynamoStore {
         let zero = expr.value("zero", n(0));
         let update = Update::builder()
             .table_name(self.table())
-            .key(schema::PK, s(keys::account(&a.account_id).0))
-            .key(schema::SK, s(keys::account(&a.account_id).1))
+            .key(schema::PK, s(keys::usage(&a.account_id).0))
+            .key(schema::SK, s(keys::usage(&a.account_id).1))
             .update_expression(format!("ADD {count} {minus}"))
             .condition_expression(format!("{count} > {zero}"))
             .set_expression_attribute_names(expr.names())

@@ -487,6 +487,46 @@ async fn the_daily_api_allowance_refuses_with_429_and_resets_next_day() {
 }
 
 #[tokio::test]
+async fn a_keys_burst_refuses_it_with_429_and_retry_after_while_the_day_has_room() {
+    // Plan burst: 3 requests at once per key, then one a second; 1,000 a day.
+    let mut burst = plan("burst", 50, 1000);
+    burst.key_burst = domain::KeyBurst {
+        requests: 3,
+        per_second: 1,
+    };
+    let store = MemoryStore::new();
+    let keys = seed(&store, "burst").await;
+    let deps = ApiDeps::new(
+        store,
+        ManualClock::at(now()),
+        settings_with(Plans::new(vec![burst])),
+    );
+    let id = Uuid::new_v4().to_string();
+    let read = |key: &str| with_id(http::Method::GET, key, &id);
+    for _ in 0..3 {
+        let response = get_verification(&deps, read(&keys.test.secret)).await;
+        assert_eq!(response.status, 404, "{}", response.body);
+    }
+    let response = get_verification(&deps, read(&keys.test.secret)).await;
+    assert_eq!(refusal(&response), (429, "rate_limit_exceeded".into()));
+    assert_eq!(response.header("retry-after"), Some("1"));
+    assert!(
+        body(&response)["error"]
+            .as_str()
+            .unwrap()
+            .contains("this API key")
+    );
+    // The day has room (the refused request is not counted), and the account's other key
+    // isn't held back.
+    assert_eq!(response.header("x-ratelimit-remaining"), Some("997"));
+    let other = get_verification(&deps, read(&keys.live.secret)).await;
+    assert_eq!(other.status, 404, "{}", other.body);
+    deps.clock.advance(Duration::seconds(1));
+    let again = get_verification(&deps, read(&keys.test.secret)).await;
+    assert_eq!(again.status, 404, "{}", again.body);
+}
+
+#[tokio::test]
 async fn an_idempotency_key_replays_its_verification_and_refuses_another_body() {
     let (deps, keys) = deps_with(MemoryStore::new(), "pro").await;
     let key = &keys.test.secret;

@@ -61,6 +61,7 @@ async fn deps() -> (
             api_requests_per_day: 1000,
             api_access: true,
             sms_per_month: 0,
+            key_burst: Default::default(),
         }]),
         local_webhook_origins: Default::default(),
         verification_lifetime: Duration::days(7),

@@ -21,6 +21,7 @@ pub fn plan(name: &str, verifications_per_month: u32, api_requests_per_day: u32)
         api_requests_per_day,
         api_access: true,
         sms_per_month: 0,
+        key_burst: Default::default(),
     }
 }
 

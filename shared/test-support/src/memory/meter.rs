@@ -10,7 +10,7 @@ use super::households::create_household_locked;
 use super::{MemoryStore, Tables};
 use domain::household::HouseholdShape;
 use domain::metering::{
-    MeterDecision, MeterOutcome, MeterRefusal, PresentedKey, classify_meter, count_one,
+    MeterDecision, MeterOutcome, MeterRefusal, PresentedKey, classify_meter, count_one, spend_burst,
 };
 use domain::plans::Plans;
 use domain::webhook_log::{StoredWebhookEvent, WebhookSubject};
@@ -240,8 +240,8 @@ impl MeterStore for MemoryStore {
     }
 }
 
-/// The key's account when the domain's rule counts one more request of it, else why not
-/// (boxed: it is large).
+/// The key's account when the domain's rule counts one more request of it, its key's burst
+/// spent in this copy (`count_locked` keeps it), else why not (boxed: it is large).
 pub(super) fn allowed(
     t: &Tables,
     key: &PresentedKey,
@@ -251,7 +251,12 @@ pub(super) fn allowed(
     let account = t.accounts.get(&key.account_id).cloned();
     let plan = account.as_ref().and_then(|a| plans.get(&a.plan));
     match (classify_meter(account.clone(), plan, key, now), account) {
-        (MeterDecision::Count | MeterDecision::StartWindow, Some(account)) => Ok(account),
+        (MeterDecision::Count | MeterDecision::StartWindow, Some(mut account)) => {
+            if let Some(plan) = plan {
+                spend_burst(&mut account, key, now, plan);
+            }
+            Ok(account)
+        }
         (MeterDecision::Refuse(refusal), _) => Err(Box::new(refusal)),
         (_, None) => Err(Box::new(MeterRefusal::UnknownAccount)),
     }
@@ -295,11 +300,12 @@ pub(super) fn settle<T, R>(
 }
 
 /// Counts one request on the (allowed) account and returns it after the count.
-fn count_locked(t: &mut Tables, account: &Account, now: DateTime<Utc>) -> Account {
+fn count_locked(t: &mut Tables, counted: &Account, now: DateTime<Utc>) -> Account {
     let account = t
         .accounts
-        .get_mut(&account.account_id)
+        .get_mut(&counted.account_id)
         .expect("read under the same lock");
+    account.key_bursts = counted.key_bursts.clone();
     count_one(account, now);
     account.clone()
 }

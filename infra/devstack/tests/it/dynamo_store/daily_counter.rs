@@ -11,6 +11,7 @@ pub(super) async fn metered_pro_key<S: Store>(store: &S) -> (PresentedKey, Plans
         api_requests_per_day: 1000,
         api_access: true,
         sms_per_month: 0,
+        key_burst: Default::default(),
     }]);
     let key = listed_key(store, "key_h1").await;
     assert!(matches!(
@@ -84,12 +85,12 @@ pub(super) async fn the_first_request_of_a_day_is_counted_by_the_one_write<S: St
     }
 }
 
-/// The account item keeps one day's counter: a count removes the month of days before it.
+/// The usage item keeps one day's counter: a count removes the month of days before it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 pub(super) async fn the_daily_counter_keeps_one_day() {
     let store = store().await;
     let (key, plans) = metered_pro_key(&store).await;
-    let account_key = keys::account(ACCOUNT);
+    let account_key = keys::usage(ACCOUNT);
     let day = |at: DateTime<Utc>| format!("api_requests_{}", at.format("%Y%m%d"));
     let n = |v: u32| AttributeValue::N(v.to_string());
     // Stale counters: 5 days ago (within the month a count clears) and 40 days ago (beyond it).
@@ -165,6 +166,7 @@ pub(super) async fn a_single_api_plan_meters<S: Store>(store: S) {
         api_requests_per_day: 2,
         api_access: true,
         sms_per_month: 0,
+        key_burst: Default::default(),
     }]);
     let key = listed_key(&store, "key_a").await;
     let meter = |at: DateTime<Utc>| {
@@ -198,6 +200,7 @@ pub(super) async fn the_api_allowance_counts_refuses_and_rolls_over<S: Store>(st
         api_requests_per_day: requests,
         api_access: true,
         sms_per_month: 0,
+        key_burst: Default::default(),
     };
     let plans = Plans::new(vec![plan("tiny", 2), plan("pro", 1000)]);
     let keys = [

@@ -36,6 +36,7 @@ pub(super) async fn a_key_naming_its_account_is_authenticated_by_the_metering_wr
         api_requests_per_day: 5,
         api_access: true,
         sms_per_month: 0,
+        key_burst: Default::default(),
     }]);
     let issued = |hash: &str, mode| ApiKeyRecord {
         key_id: format!("key_{hash}"),
@@ -112,6 +113,7 @@ pub(super) async fn a_create_carrying_its_metering_writes_both_or_nothing<S: Sto
         api_requests_per_day: day,
         api_access: true,
         sms_per_month: 0,
+        key_burst: Default::default(),
     };
     let plans = Plans::new(vec![plan("tiny", 1, 6), plan("pro", 5, 6)]);
     for (hash, key_id) in [("h1", "key_h1"), ("h2", "key_h2")] {
@@ -261,6 +263,7 @@ pub(super) async fn a_cancel_carrying_its_metering_writes_both_or_nothing<S: Sto
         api_requests_per_day: 8,
         api_access: true,
         sms_per_month: 0,
+        key_burst: Default::default(),
     }]);
     let key = listed_key(&store, "key_h1").await;
     let (store, plans, key) = (&store, &plans, &key);

@@ -2,9 +2,9 @@
 
 use super::*;
 
-/// DELETE /households writes one transaction (the account's count, the household's
-/// `cancelled_at`, the cancel of each member its id names and the owner's counters) with the
-/// account read beside it, and reads nothing else; its role allows exactly that. No other
+/// DELETE /households reads the account and its usage, then writes one transaction (the
+/// request's count on the usage, the household's `cancelled_at`, the cancel of each member its
+/// id names and the owner's counters) with the usage read beside it, and reads nothing else; its role allows exactly that. No other
 /// function checks the household item for a cancel any more (no member is open once its
 /// household is cancelled); the outbox checks it only to store `household.completed` while the
 /// household is not erased. (moto does not enforce IAM:
@@ -17,6 +17,7 @@ fn household_cancel_roles_match_the_calls() {
     let prefix_of = |pk: String| format!("{}*", &pk[..=pk.find('#').unwrap()]);
     let household = prefix_of(keys::household(nil).0);
     let account = prefix_of(keys::account("a").0);
+    let usage = prefix_of(keys::usage("a").0);
     let verification = prefix_of(keys::verification(nil).0);
     let owner = prefix_of(keys::stats("a", domain::Mode::Test).0);
     assert_eq!(household, "HOUSEHOLD#*");
@@ -30,10 +31,13 @@ fn household_cancel_roles_match_the_calls() {
     };
 
     let expected: BTreeSet<_> = [
-        // The account read beside the transaction.
-        grant("GetItem", "table", &account),
+        // The account and its usage, read together before the transaction; the usage again
+        // beside it.
+        grant("BatchGetItem", "table", &account),
+        grant("BatchGetItem", "table", &usage),
+        grant("GetItem", "table", &usage),
         // The transaction: the count, the household's cancelled_at, the members and counters.
-        grant("UpdateItem", "table", &account),
+        grant("UpdateItem", "table", &usage),
         grant("UpdateItem", "table", &household),
         grant("UpdateItem", "table", &verification),
         grant("UpdateItem", "table", &owner),

@@ -19,6 +19,7 @@ fn pro_texting(sms: u32) -> SmsBounds {
             api_requests_per_day: 100,
             api_access: true,
             sms_per_month: sms,
+            key_burst: Default::default(),
         }]),
         ..Default::default()
     }

@@ -167,5 +167,12 @@ pub(super) fn refused<S, C>(
                 rate.map(|r| RateInfo { remaining: 0, ..r }),
             )
         }
+        // The day may have room: the headers say how much; only this key waits, a second or so.
+        MeterRefusal::BurstExceeded(account, wait_ms) => (
+            ApiError::KeyBurstExceeded {
+                retry_after: wait_ms.div_ceil(1000).max(1),
+            },
+            plan_of(&account).map(|p| RateInfo::of(&account, &p, now)),
+        ),
     }
 }

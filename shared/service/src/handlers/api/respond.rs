@@ -177,6 +177,7 @@ pub fn error_response(e: &ApiError, request_id: &str) -> ApiResponse {
             );
         }
         ApiError::RateLimited { retry_after }
+        | ApiError::KeyBurstExceeded { retry_after }
         | ApiError::ResendLimitReached { retry_after, .. }
         | ApiError::Unavailable { retry_after } => {
             response = response.with_header("retry-after", retry_after.to_string());
