@@ -285,6 +285,11 @@ def vkeys(vid, sk="VERIFICATION"):
     return {"PK": {"S": f"VERIFICATION#{vid}"}, "SK": {"S": sk}}
 
 
+def marker_keys(vid, sk):
+    """An expiry (EXPIRY) or erasure (ERASURE) marker's keys: a partition apart from the verification's."""
+    return {"PK": {"S": f"MARKER#{vid}"}, "SK": {"S": sk}}
+
+
 REPORT = {
     "total_monthly_income": 5200.0,
     "income_sources": [{
@@ -301,7 +306,7 @@ REPORT = {
         {"factor": "provider", "effect": 0.95, "detail": "the provider's own confidence, 0.95"}],
 }
 HOOK = "http://127.0.0.1:3001/webhooks"
-marker = {"PK": {"S": f"VERIFICATION#{EXPIRED}"}, "SK": {"S": "EXPIRY"},
+marker = {**marker_keys(EXPIRED, "EXPIRY"),
           "verification_id": {"S": EXPIRED}, "ttl": {"N": "1795256100"}}
 
 CASES["publish-events"] = {
@@ -320,7 +325,7 @@ CASES["publish-events"] = {
         "MODIFY", vkeys(PENDING),
         old=verification_image(PENDING, "pending", webhook_url=HOOK),
         new=verification_image(PENDING, "pending", webhook_url=HOOK, token_hashes=["ab" * 32])),
-    "ignored-marker-insert": stream("INSERT", vkeys(EXPIRED, "EXPIRY"), new=marker),
+    "ignored-marker-insert": stream("INSERT", marker_keys(EXPIRED, "EXPIRY"), new=marker),
 }
 
 def webhook_event_image(redeliveries):
@@ -344,13 +349,13 @@ CASES["publish-events"]["queued-webhook-redelivery"] = stream(
 CASES["publish-events"]["ignored-webhook-event-insert"] = stream(
     "INSERT", WEBHOOK_EVENT_KEYS, new=webhook_event_image(0))
 
-erasure_marker = {"PK": {"S": f"VERIFICATION#{COMPLETED}"}, "SK": {"S": "ERASURE"},
+erasure_marker = {**marker_keys(COMPLETED, "ERASURE"),
                   "verification_id": {"S": COMPLETED}, "ttl": {"N": "1795256100"}}
 CASES["expire-verifications"] = {
-    "expired-ttl-remove": stream("REMOVE", vkeys(EXPIRED, "EXPIRY"), old=marker, ttl=True),
-    "ignored-user-remove": stream("REMOVE", vkeys(EXPIRED, "EXPIRY"), old=marker),
+    "expired-ttl-remove": stream("REMOVE", marker_keys(EXPIRED, "EXPIRY"), old=marker, ttl=True),
+    "ignored-user-remove": stream("REMOVE", marker_keys(EXPIRED, "EXPIRY"), old=marker),
     # The completed fixture closed just now: not due under the default retention, armed again.
-    "armed-erasure-not-due": stream("REMOVE", vkeys(COMPLETED, "ERASURE"), old=erasure_marker, ttl=True),
+    "armed-erasure-not-due": stream("REMOVE", marker_keys(COMPLETED, "ERASURE"), old=erasure_marker, ttl=True),
 }
 
 # The personal data of a completed verification erased: `verification.erased` is queued.

@@ -67,7 +67,8 @@ pub fn template_filters(function_binary: &str) -> Vec<Value> {
 }
 
 /// Event-pattern matching for the subset the template uses: nested objects, lists of allowed
-/// values, and `{"exists": bool}`. A record passes when any pattern matches (Lambda's semantics).
+/// values, `{"exists": bool}` and `{"prefix": "..."}`. A record passes when any pattern matches
+/// (Lambda's semantics).
 pub fn pattern_matches(pattern: &Value, event: &Value) -> bool {
     match pattern {
         Value::Object(fields) => fields.iter().all(|(key, sub)| {
@@ -76,6 +77,12 @@ pub fn pattern_matches(pattern: &Value, event: &Value) -> bool {
                 Value::Array(allowed) => allowed.iter().any(|a| match (a, value) {
                     (Value::Object(op), v) if op.contains_key("exists") => {
                         op["exists"].as_bool() == Some(v.is_some())
+                    }
+                    (Value::Object(op), v) if op.contains_key("prefix") => {
+                        match (op["prefix"].as_str(), v.and_then(Value::as_str)) {
+                            (Some(prefix), Some(v)) => v.starts_with(prefix),
+                            _ => false,
+                        }
                     }
                     (a, Some(v)) => a == v,
                     (_, None) => false,

@@ -9,10 +9,10 @@
 //! | account's usage   | `USAGE#<id>`                | `USAGE`         |                             |                                  |
 //! | API key           | `APIKEY#<sha256>`           | `APIKEY`        | `KEYS#<account>` / created  |                                  |
 //! | verification      | `VERIFICATION#<id>`         | `VERIFICATION`  | `OWNER#<acct>#<mode>` / `<created>#<id>` | `OWNER#<acct>#<mode>#<status>` / same |
-//! | expiry marker     | `VERIFICATION#<id>`         | `EXPIRY`        | (TTL = expires_at)          |                                  |
-//! | erasure marker    | `VERIFICATION#<id>`         | `ERASURE`       | (TTL = closed + retention)  |                                  |
+//! | expiry marker     | `MARKER#<verification>`     | `EXPIRY`        | (TTL = expires_at)          |                                  |
+//! | erasure marker    | `MARKER#<verification>`     | `ERASURE`       | (TTL = closed + retention)  |                                  |
 //! | household         | `HOUSEHOLD#<id>`            | `HOUSEHOLD`     | (members: their verifications) |                           |
-//! | message claim     | `VERIFICATION#<id>`         | `MSG#<message key>` |                         |                                  |
+//! | message claim     | `CLAIM#<verification>`      | `MSG#<message key>` |                         |                                  |
 //! | owner counters    | `OWNER#<acct>#<mode>`       | `STATS`         |                             |                                  |
 //! | month counters    | `OWNER#<acct>#<mode>`       | `MONTH#<yyyy-mm>` |                           |                                  |
 //! | idempotency       | `IDEMPOTENCY#<sha256>`      | `IDEMPOTENCY`   | (TTL = 24 h)                |                                  |
@@ -20,6 +20,8 @@
 //! | delivery attempt  | `DELIVERIES#<verification>` | `<time>#<webhook-id>#<attempt>` | (TTL = 30 days) |                          |
 //! | household's attempt | `DELIVERIES#HOUSEHOLD#<household>` | as above     | (TTL = 30 days)             |                                  |
 //!
+//! Claims and markers have partitions of their own, never the verification's, so a role that may
+//! put or delete them (`dynamodb:LeadingKeys`) may not put or delete a verification.
 //! GSI3 (sparse) holds household members only: a member's verification carries
 //! `GSI3PK = HOUSEHOLD#<household>` / `GSI3SK = <verification id>`, so one Query returns a
 //! household's members.

@@ -29,7 +29,8 @@ pub const ERASURE_SK: &str = "ERASURE";
 /// The account attribute holding its retention period in days (`domain::retention`); unset
 /// means the default. The roles that read it may read no other attribute of the account.
 pub const RETENTION_ATTRIBUTE: &str = "retention_days";
-/// SK prefix of a message's claim item (`MSG#<message key>`, in the verification's partition).
+/// SK prefix of a message's claim item (`MSG#<message key>`, in the partition of the
+/// verification's claims, `keys::claims`).
 pub const MESSAGE_CLAIM_PREFIX: &str = "MSG#";
 /// SK of a stored outgoing webhook event; the stream's MODIFY of it (a redelivery request) is
 /// `publish-events`' work, as a verification's change is.
@@ -57,14 +58,22 @@ pub const ACCOUNT_DEFAULT_METHODS_ATTRIBUTE: &str = "default_methods";
 
 /// Key builders, one per item kind (see the table in `dynamo.rs`), and their inverse where a
 /// caller reads an id out of a key (stream records).
+///
+/// A verification's claims and markers have partitions of their own, apart from the
+/// verification's: IAM tells items apart by their partition key only (`dynamodb:LeadingKeys`),
+/// so a role that may put or delete a claim or a marker may not put or delete the verification.
 pub mod keys {
     use uuid::Uuid;
 
-    use super::{ERASURE_SK, EXPIRY_SK, HOUSEHOLD_SK, VERIFICATION_SK};
+    use super::{ERASURE_SK, EXPIRY_SK, HOUSEHOLD_SK, MESSAGE_CLAIM_PREFIX, VERIFICATION_SK};
     use domain::webhook_log::WebhookSubject;
     use domain::{Mode, Status, Verification, format_ts};
 
     const VERIFICATION_PREFIX: &str = "VERIFICATION#";
+    /// The partition of a verification's message claims.
+    const CLAIM_PREFIX: &str = "CLAIM#";
+    /// The partition of a verification's expiry and erasure markers.
+    const MARKER_PREFIX: &str = "MARKER#";
 
     /// The account: name, plan, subscription, API keys, settings. Only the operator's tool
     /// writes it; every runtime role may only read it.
@@ -86,23 +95,32 @@ pub mod keys {
     pub fn verification(id: Uuid) -> (String, String) {
         (format!("{VERIFICATION_PREFIX}{id}"), VERIFICATION_SK.into())
     }
+    /// The partition of a verification's markers: `MARKER#<id>`.
+    pub fn markers(id: Uuid) -> String {
+        format!("{MARKER_PREFIX}{id}")
+    }
     pub fn expiry_marker(id: Uuid) -> (String, String) {
-        (format!("{VERIFICATION_PREFIX}{id}"), EXPIRY_SK.into())
+        (markers(id), EXPIRY_SK.into())
     }
     pub fn erasure_marker(id: Uuid) -> (String, String) {
-        (format!("{VERIFICATION_PREFIX}{id}"), ERASURE_SK.into())
+        (markers(id), ERASURE_SK.into())
+    }
+    /// The partition of a verification's message claims: `CLAIM#<id>`.
+    pub fn claims(id: Uuid) -> String {
+        format!("{CLAIM_PREFIX}{id}")
     }
     /// The claim item of one message to the tenant (`reach::Message::key`).
     pub fn message_claim(id: Uuid, message_key: &str) -> (String, String) {
-        (
-            format!("{VERIFICATION_PREFIX}{id}"),
-            format!("{}{message_key}", super::MESSAGE_CLAIM_PREFIX),
-        )
+        (claims(id), format!("{MESSAGE_CLAIM_PREFIX}{message_key}"))
     }
-    /// The verification id of a `VERIFICATION#<id>` partition key (its items: the verification,
-    /// the expiry marker, the message claims); None for any other key.
+    /// The verification id of a `VERIFICATION#<id>` partition key; None for any other key.
     pub fn verification_id(pk: &str) -> Option<Uuid> {
         Uuid::parse_str(pk.strip_prefix(VERIFICATION_PREFIX)?).ok()
+    }
+    /// The verification id of a marker's `MARKER#<id>` partition key (what a stream record of
+    /// its TTL deletion carries); None for any other key.
+    pub fn marker_verification_id(pk: &str) -> Option<Uuid> {
+        Uuid::parse_str(pk.strip_prefix(MARKER_PREFIX)?).ok()
     }
     /// The submissions of one document fingerprint (`FingerprintStore`), test and live apart:
     /// one item per verification that submitted it.
@@ -172,15 +190,33 @@ mod tests {
     #[test]
     fn verification_ids_read_back_from_their_keys() {
         let id = Uuid::new_v4();
-        for (pk, _) in [
-            keys::verification(id),
-            keys::expiry_marker(id),
-            keys::erasure_marker(id),
-            keys::message_claim(id, "invite_email"),
-        ] {
-            assert_eq!(keys::verification_id(&pk), Some(id));
+        assert_eq!(keys::verification_id(&keys::verification(id).0), Some(id));
+        for (pk, _) in [keys::expiry_marker(id), keys::erasure_marker(id)] {
+            assert_eq!(keys::marker_verification_id(&pk), Some(id));
+            assert_eq!(
+                keys::verification_id(&pk),
+                None,
+                "a marker is no verification"
+            );
         }
+        let (claims, _) = keys::message_claim(id, "invite_email");
+        assert_eq!(claims, keys::claims(id));
+        assert_eq!(
+            keys::verification_id(&claims),
+            None,
+            "a claim is no verification"
+        );
+        assert_eq!(
+            keys::marker_verification_id(&claims),
+            None,
+            "a claim is no marker"
+        );
+        assert_eq!(
+            keys::marker_verification_id(&keys::verification(id).0),
+            None
+        );
         assert_eq!(keys::verification_id(&keys::account("a").0), None);
         assert_eq!(keys::verification_id("VERIFICATION#not-a-uuid"), None);
+        assert_eq!(keys::marker_verification_id("MARKER#not-a-uuid"), None);
     }
 }

@@ -1,12 +1,12 @@
 //! Least privilege, proven from the calls (issue 21): moto enforces no IAM, so a role missing a
 //! grant passes every other test and fails on AWS. Here every function runs with AWS clients of
 //! its own, through its own recording proxy (`devstack::proxy::FunctionProxies`), in runs that
-//! cover success, refusal, held-claim, household and retry paths (`iam/runs.rs`). Each recorded
-//! call becomes what IAM authorizes (`iam/access.rs`: the action, the table or index, every
-//! partition key a transaction part or condition check touches, the projected attributes, the
-//! queue, identity, schedule, role and secret ARNs), and is checked against that function's
-//! statements in template.yaml (`iam/policy.rs`, with its own allow and deny cases in
-//! `iam/policy_cases.rs`).
+//! cover success, refusal, held-claim, household, retry and waiting-connection paths
+//! (`iam/runs.rs`). Each recorded call becomes what IAM authorizes (`iam/access.rs`: the
+//! action, the table or index, every partition key a transaction part or condition check
+//! touches, the projected attributes, the queue, identity, schedule, role and secret ARNs), and
+//! is checked against that function's statements in template.yaml (`iam/policy.rs`, with its
+//! own allow and deny cases in `iam/policy_cases.rs`).
 //!
 //! The test fails on any call a role does not allow (naming the function, the call and the grant
 //! it needs), on any grant no recorded call used unless `KEPT` below explains it, on any
@@ -88,6 +88,13 @@ const KEPT: &[(&str, &str, &str, &str)] = &[
         "DocumentQueue",
         "sqs:GetQueueAttributes",
         "the SQS event source mapping reads its queue's attributes",
+    ),
+    (
+        "*",
+        "MessageClaims",
+        "dynamodb:GetItem",
+        "a refused claim's item is read only when the refusal did not bring it, and DynamoDB and \
+         moto both bring it (ALL_OLD): the read is the claim's fallback, which no run reaches",
     ),
     (
         "send-reminders",
@@ -285,6 +292,7 @@ async fn every_aws_call_of_every_function_is_allowed_by_its_role_and_every_grant
     runs::held_claims(&mut rig).await;
     runs::households(&mut rig).await;
     runs::retries(&mut rig).await;
+    runs::connections(&mut rig).await;
     runs::household_replay(&mut rig).await;
     runs::erasure(&mut rig).await;
     runs::documents(&mut rig).await;

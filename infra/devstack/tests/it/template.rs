@@ -6,6 +6,7 @@ use std::path::Path;
 use serde_yaml::Value;
 use service::table_schema as schema;
 mod account_writes;
+mod claims_and_markers;
 mod documents;
 mod routes;
 mod table_roles;

@@ -1,5 +1,5 @@
 //! Retention and erasure on the table: the account's `retention_days`, the erasure marker
-//! (`VERIFICATION#<id>` / `ERASURE`, TTL = the erasure's time), and the erasure: one conditional
+//! (`MARKER#<id>` / `ERASURE`, TTL = the erasure's time), and the erasure: one conditional
 //! UpdateItem of the verification (alone, or in the metered transaction of an API request), then
 //! the stored webhook events whose bodies held the verification as it was.
 
@@ -347,7 +347,7 @@ impl DynamoStore {
         let mut suffixes: BTreeSet<String> = STATUS_EVENTS.iter().map(|e| e.to_string()).collect();
         suffixes.extend((1..=v.invite_round).map(|round| format!("resent_{round}")));
         let (partition, log_partition) = (
-            keys::verification(id).0,
+            keys::claims(id),
             keys::deliveries(WebhookSubject::Verification(id)),
         );
         let reminders = format!("{}reminder_", schema::MESSAGE_CLAIM_PREFIX);

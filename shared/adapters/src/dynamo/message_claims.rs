@@ -1,4 +1,4 @@
-//! The claim item of each message to the tenant (`VERIFICATION#<id>`, `MSG#<message key>`): a
+//! The claim item of each message to the tenant (`CLAIM#<id>`, `MSG#<message key>`): a
 //! lease one sender holds while sending, then the outcome for good (sent, or rejected by the
 //! provider), so a retry never sends twice and finishes what a crash left. The claim is one
 //! transaction with the binding of the message's link on the verification (its entry of
@@ -346,6 +346,39 @@ impl MessageClaimStore for DynamoStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The typed prefix of a partition key (`VERIFICATION#`), what a `LeadingKeys` grant names.
+    fn prefix(pk: &str) -> &str {
+        &pk[..=pk.find('#').unwrap()]
+    }
+
+    proptest! {
+        /// Whatever the ids and the message key, a claim and a marker are never a verification
+        /// and never in a verification's partition (so no grant on claims or markers reaches
+        /// one), and a marker's key reads back to its verification and only to it.
+        #[test]
+        fn claims_and_markers_never_take_a_verification_key(
+            a in any::<u128>(),
+            b in any::<u128>(),
+            message_key in "\\PC{0,40}",
+        ) {
+            let (a, b) = (Uuid::from_u128(a), Uuid::from_u128(b));
+            let verification = keys::verification(b);
+            let claim = keys::message_claim(a, &message_key);
+            let markers = [keys::expiry_marker(a), keys::erasure_marker(a)];
+            for (pk, sk) in std::iter::once(&claim).chain(&markers) {
+                prop_assert_ne!(&(pk.clone(), sk.clone()), &verification);
+                prop_assert_ne!(prefix(pk), prefix(&verification.0));
+                prop_assert_eq!(keys::verification_id(pk), None);
+            }
+            prop_assert_eq!(keys::marker_verification_id(&claim.0), None);
+            for (pk, _) in &markers {
+                prop_assert_eq!(keys::marker_verification_id(pk), Some(a));
+            }
+            prop_assert_eq!(keys::marker_verification_id(&verification.0), None);
+        }
+    }
 
     #[test]
     fn a_claim_item_reads_back_as_its_state() {

@@ -144,7 +144,8 @@ async fn an_open_verification_past_its_expiry_may_be_erased_before_the_sweep() {
 fn removed(id: Uuid, sk: &str) -> Event {
     let mut record = EventRecord::default();
     record.event_name = "REMOVE".into();
-    let keys = [("PK", format!("VERIFICATION#{id}")), ("SK", sk.to_string())];
+    let pk = service::table_schema::keys::markers(id);
+    let keys = [("PK", pk), ("SK", sk.to_string())];
     for (name, value) in keys {
         record
             .change

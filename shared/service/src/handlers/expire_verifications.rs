@@ -1,5 +1,5 @@
-//! `expire-verifications`: the TTL service's deletions of the markers in a verification's
-//! partition. Their stream REMOVE records (identity: the DynamoDB service principal) arrive here.
+//! `expire-verifications`: the TTL service's deletions of a verification's markers (their own
+//! partition, `MARKER#<id>`). Their stream REMOVE records (identity: the DynamoDB service principal) arrive here.
 //!
 //! - The expiry marker (TTL = `expires_at`): an open verification moves to expired with a
 //!   conditional write, which in turn makes `publish-events` send `verification.expired`. By then
@@ -63,7 +63,7 @@ pub fn removed_marker(record: &EventRecord) -> Option<(Marker, Uuid)> {
         _ => return None,
     };
     let pk = string_attr(&record.change.keys, schema::PK)?;
-    Some((marker, crate::table_schema::keys::verification_id(pk)?))
+    Some((marker, schema::keys::marker_verification_id(pk)?))
 }
 
 async fn expire<S: VerificationStore + ErasureStore, C: Clock, D>(

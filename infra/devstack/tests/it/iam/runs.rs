@@ -35,6 +35,8 @@ mod refusals_and_claims;
 pub use refusals_and_claims::*;
 mod documents;
 pub use documents::*;
+mod connections;
+pub use connections::*;
 
 /// A switch a test flips to take one dependency down (an outage: transient errors).
 #[derive(Clone, Default)]
@@ -130,6 +132,26 @@ fn flaky<S>(outbox: Outbox, store: S) -> Publish<S> {
         retry_backoff: vec![0],
         sms: outbox.sms,
     }
+}
+
+/// publish-events as wired, over its store failing the operations `faults` arms.
+async fn faulty_publish(
+    rig: &Rig,
+    faults: &ArmedFaults,
+) -> Publish<FaultyStore<DynamoStore, ArmedFaults>> {
+    let w = Workers::new(
+        &rig.function_sdk(Function::PublishEvents).await,
+        &rig.names,
+        &rig.created,
+        &rig.base,
+        vec![0],
+        common::webhook_origins(),
+    );
+    let store = FaultyStore {
+        inner: w.outbox.store.clone(),
+        faults: faults.clone(),
+    };
+    flaky(w.outbox, store)
 }
 
 pub struct Rig {
@@ -621,18 +643,24 @@ async fn read_plaid_secret(rig: &Rig, function: Function) -> aws_sdk_secretsmana
     sm
 }
 
-/// A live verification waiting for Plaid Check's report, and the emulator's signed webhook for it.
-async fn plaid_signal(rig: &mut Rig) {
-    use devstack::plaid_emulator::{PlaidEmulator, Report, Signing};
-    use domain::{Mode, NewVerificationInput, Transition, Verification};
+/// A verification of the demo account in `mode`, consented with `provider_user` and waiting for
+/// the bank's data (with `next` after it), then `more` written on it: as stored.
+pub(super) async fn waiting(
+    rig: &Rig,
+    (mode, tenant_email): (domain::Mode, String),
+    provider_user: &str,
+    next: Option<domain::income::VerificationMethod>,
+    more: Vec<domain::Transition>,
+) -> domain::Verification {
+    use domain::{NewVerificationInput, Transition, Verification};
     let now = chrono::Utc::now();
     let input = NewVerificationInput {
-        tenant_email: "iam.plaid@example.com".into(),
+        tenant_email,
         ..Default::default()
     };
     let v = Verification::new_pending(
         stack::DEMO_ACCOUNT,
-        Mode::Live,
+        mode,
         input,
         now,
         chrono::Duration::days(7),
@@ -640,20 +668,28 @@ async fn plaid_signal(rig: &mut Rig) {
     rig.store.create_verification(&v, None, None).await.unwrap();
     let consent = Transition::Consent {
         version: "v".into(),
-        provider_user: Some("bank=iam-cuid usr_iam_1".into()),
+        provider_user: Some(provider_user.into()),
         methods: vec![],
     };
     let wait = Transition::Await {
         method: domain::income::VerificationMethod::Bank,
-        next: None,
+        next,
     };
     let mut current = v;
-    for t in [consent, wait] {
+    for t in [consent, wait].into_iter().chain(more) {
         match rig.store.transition(&current, &t, now).await.unwrap() {
             ports::TransitionOutcome::Applied(next) => current = next,
             other => panic!("{other:?}"),
         }
     }
+    current
+}
+
+/// A live verification waiting for Plaid Check's report, and the emulator's signed webhook for it.
+async fn plaid_signal(rig: &mut Rig) {
+    use devstack::plaid_emulator::{PlaidEmulator, Report, Signing};
+    let live = (domain::Mode::Live, "iam.plaid@example.com".to_string());
+    let current = waiting(rig, live, "bank=iam-cuid usr_iam_1", None, vec![]).await;
     let body = PlaidEmulator::report_webhook_body("usr_iam_1", Report::Ready);
     let signature = rig.plaid.sign(body.as_bytes(), &Signing::default());
     let url = format!(

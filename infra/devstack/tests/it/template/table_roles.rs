@@ -82,10 +82,10 @@ fn household_cancel_roles_match_the_calls() {
 }
 
 /// Every message to the tenant is claimed the one way (`MessageClaimStore`): a transaction that
-/// puts its claim item (`VERIFICATION#<id>` / `MSG#<message>`) and binds its link on the
-/// verification, then the claim marked sent or rejected (UpdateItem) or released (DeleteItem), a
-/// refused claim's item read when the refusal did not bring it. The three functions that send
-/// messages may do exactly that on `VERIFICATION#`, and no API function may release a claim.
+/// puts its claim item (`CLAIM#<id>` / `MSG#<message>`) and binds its link on the verification,
+/// then the claim marked sent or rejected (UpdateItem) or released (DeleteItem), a refused
+/// claim's item read when the refusal did not bring it. The three functions that send messages
+/// may do exactly that on `CLAIM#`, and no API function may release a claim.
 #[test]
 fn message_claim_roles_match_the_calls() {
     use service::table_schema::keys;
@@ -93,12 +93,13 @@ fn message_claim_roles_match_the_calls() {
     let nil = uuid::Uuid::nil();
     let (pk, sk) = keys::message_claim(nil, "invite_email");
     assert_eq!(sk, "MSG#invite_email");
-    let verification = format!("{}*", &pk[..=pk.find('#').unwrap()]);
+    let claims = format!("{}*", &pk[..=pk.find('#').unwrap()]);
+    assert_eq!(claims, "CLAIM#*");
     let grant = |action: &str| {
         (
             format!("dynamodb:{action}"),
             "table".to_string(),
-            verification.clone(),
+            claims.clone(),
         )
     };
     for role in ["PublishEventsRole", "RetryEventsRole", "SendRemindersRole"] {

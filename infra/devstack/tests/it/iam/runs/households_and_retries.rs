@@ -181,21 +181,7 @@ pub async fn households(rig: &mut Rig) {
 /// retry-events' mapping's and its own, on its role.
 pub async fn retries(rig: &mut Rig) {
     let faults = ArmedFaults::default();
-    let publish = {
-        let w = Workers::new(
-            &rig.function_sdk(Function::PublishEvents).await,
-            &rig.names,
-            &rig.created,
-            &rig.base,
-            vec![0],
-            common::webhook_origins(),
-        );
-        let store = FaultyStore {
-            inner: w.outbox.store.clone(),
-            faults: faults.clone(),
-        };
-        flaky(w.outbox, store)
-    };
+    let publish = faulty_publish(rig, &faults).await;
     let key = rig.live_key.clone();
     // A verification with a webhook whose invite went out, to consent during the outage.
     let body = json!({"tenant_email": "iam.hooked+good@example.com", "webhook_url": rig.receiver.url.clone()});
@@ -313,7 +299,7 @@ pub async fn retries(rig: &mut Rig) {
 }
 
 /// retry-events over the retry queue until it is empty (or ten rounds): messages handled.
-async fn retry_round(rig: &mut Rig) -> usize {
+pub(super) async fn retry_round(rig: &mut Rig) -> usize {
     let sqs = aws_sdk_sqs::Client::new(&rig.function_sdk(Function::RetryEvents).await);
     let mut redone = 0;
     for _ in 0..10 {
