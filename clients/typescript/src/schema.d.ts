@@ -2171,7 +2171,7 @@ export interface components {
                 "application/json": components["schemas"]["IdempotencyKeyReusedError"];
             };
         };
-        /** @description `rate_limit_exceeded`: the daily API request allowance is used up; `X-RateLimit-Remaining` is 0 and `Retry-After` says when it resets. */
+        /** @description `rate_limit_exceeded`: the daily API request allowance is used up (`X-RateLimit-Remaining` is 0 and `Retry-After` says when it resets), or this API key made more requests at once than its plan's burst allows (by default 20 at once, then 5 a second; `Retry-After` says when it may call again, the account's other keys are not held back). */
         RateLimited: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
