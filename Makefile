@@ -159,7 +159,14 @@ checkov-tools: $(CHECKOV_VENV)/.installed
 
 # BC_SKIP_MAPPING and --skip-download: no call to the vendor's platform (offline, no telemetry).
 checkov: $(CHECKOV_VENV)/.installed
-	BC_SKIP_MAPPING=TRUE $(CHECKOV_VENV)/bin/checkov --file template.yaml \
+	BC_SKIP_MAPPING=TRUE $(CHECKOV_VENV)/bin/checkov --file template.yaml --file infra/edge-waf.yaml \
+		--framework cloudformation --quiet --compact --skip-download
+	@# checkov drops a resource whose condition is false under the defaults: the edge's exist
+	@# only with EdgeProtection cloudfront, so a copy with that default is checked as well.
+	@mkdir -p target
+	perl -0pe 's/(  EdgeProtection:\n    Type: String\n    Default: )none/$${1}cloudfront/ or die' \
+		template.yaml >target/template-edge.yaml
+	BC_SKIP_MAPPING=TRUE $(CHECKOV_VENV)/bin/checkov --file target/template-edge.yaml \
 		--framework cloudformation --quiet --compact --skip-download
 
 ## validate: sam validate --lint and cfn-lint (offline)

@@ -189,6 +189,8 @@ cmd_validate() {
     "$SAM" validate --lint --template-file "$TEMPLATE" --region "$AWS_REGION"
     say "cfn-lint $TEMPLATE"
     "$VENV/bin/cfn-lint" "$TEMPLATE"
+    say "cfn-lint infra/edge-waf.yaml (the edge's web ACL outside us-east-1)"
+    "$VENV/bin/cfn-lint" infra/edge-waf.yaml
     say "SAM transform (offline), then cfn-lint of its output"
     transform_and_lint
     say "template valid"

@@ -15,11 +15,13 @@ pub(crate) struct Local<'a> {
 }
 
 /// The template's conditions as the bench's stack meets them: a public URL, no provider
-/// (`IncomeProviders` keeps its default, `none`), no plans parameter.
+/// (`IncomeProviders` keeps its default, `none`), no plans parameter, no edge.
 fn condition(name: &str) -> Option<bool> {
     match name {
         "HasPublicBaseUrl" => Some(true),
         "UsesPlaid" | "UsesArgyle" | "HasPlans" => Some(false),
+        // The default deploy, without the edge: no origin secret is read at cold start.
+        "EdgeProtected" => Some(false),
         _ => None,
     }
 }

@@ -92,6 +92,7 @@ pub fn app_with_webhooks(
         api: wiring::api(settings, sdk),
         documents,
         portal: wiring::tenant_portal_with(&portal, sdk, live_provider),
+        origin: service::http::OriginCheck::off(),
     })
 }
 

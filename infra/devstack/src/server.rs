@@ -45,6 +45,9 @@ pub struct App {
     /// `provider-webhooks`: Plaid's webhooks, checked with the Plaid emulator's keys when the
     /// stack runs one (none otherwise: the route answers 404).
     pub provider_webhooks: adapters::wiring::ProviderWebhooks,
+    /// The edge's origin check every HTTP function makes before its handler (off unless a test
+    /// turns it on, as `EdgeProtection` does on AWS).
+    pub origin: service::http::OriginCheck,
 }
 
 /// Which deps each HTTP function runs with: one `App` for all (the local stack), or one per
@@ -68,11 +71,18 @@ impl Apps for PerFunction {
     }
 }
 
-/// Routes like the HttpApi of template.yaml (the table in `service::routes`), then calls the
-/// function's handler.
+/// Routes like the HttpApi of template.yaml (the table in `service::routes`), then, once the
+/// function's origin check admitted the request (as `service::http::serve` does on AWS), calls its
+/// handler.
 pub async fn route<A: Apps + ?Sized>(apps: &A, req: ApiRequest) -> ApiResponse {
     match resolve(req.method.as_str(), &req.path) {
-        Resolved::Function(function) => handle(apps.app(function), function, req).await,
+        Resolved::Function(function) => {
+            let app = apps.app(function);
+            match app.origin.admit(req) {
+                Ok(req) => handle(app, function, req).await,
+                Err(refused) => refused,
+            }
+        }
         Resolved::MethodNotAllowed { allow } => {
             api::error_response(&ApiError::MethodNotAllowed, &req.request_id)
                 .with_header("allow", allow)
@@ -85,7 +95,7 @@ pub async fn route<A: Apps + ?Sized>(apps: &A, req: ApiRequest) -> ApiResponse {
     }
 }
 
-/// Calls the handler of an HTTP function, as its `main.rs` does.
+/// Calls the handler of an HTTP function, as its `main.rs` does (after the origin check).
 pub async fn handle(app: &App, function: Function, req: ApiRequest) -> ApiResponse {
     match function {
         Function::CreateVerification => create_verification(&app.api, req).await,

@@ -34,6 +34,7 @@ use service::handlers::retry_events::DEFAULT_RETRY_BACKOFF;
 use service::handlers::send_reminders::ReachDeps;
 use service::handlers::tenant_portal::PortalDeps;
 use service::handlers::tenant_portal::documents::DocumentUploads;
+use service::http::OriginCheck;
 use service::sandbox::SandboxProvider;
 
 /// The service's table (every function, and the admin tool).
@@ -45,6 +46,35 @@ pub fn store(sdk: &SdkConfig, table_name: &str) -> DynamoStore {
 /// deps.
 pub fn api(config: Settings, sdk: &SdkConfig) -> ApiDeps<DynamoStore, SystemClock> {
     ApiDeps::new(store(sdk, &config.table_name), SystemClock, config)
+}
+
+/// The HTTP functions' origin check (`service::http::OriginCheck`) against the secret
+/// `secret_arn`, read once at cold start; off without one. A secret that cannot be read stops the
+/// cold start: an edge-protected function must not answer unchecked.
+pub async fn origin_check(
+    secret_arn: Option<&str>,
+    sdk: &SdkConfig,
+) -> Result<OriginCheck, ConfigError> {
+    let Some(arn) = secret_arn else {
+        return Ok(OriginCheck::off());
+    };
+    let client = aws_sdk_secretsmanager::Client::new(sdk);
+    let secret = crate::secrets::secret_string(&client, arn)
+        .await
+        .map_err(|e| ConfigError(format!("ORIGIN_SECRET_ARN: the origin secret: {e}")))?;
+    if secret.trim().is_empty() {
+        return Err(ConfigError(
+            "ORIGIN_SECRET_ARN: the origin secret is empty".into(),
+        ));
+    }
+    Ok(OriginCheck::expecting(&secret))
+}
+
+/// `origin_check` with `ORIGIN_SECRET_ARN` from the process environment (every HTTP function's
+/// `main.rs`).
+pub async fn origin_check_from_env(sdk: &SdkConfig) -> Result<OriginCheck, ConfigError> {
+    let arn = service::config::origin_secret_arn(&service::config::Env::process());
+    origin_check(arn.as_deref(), sdk).await
 }
 
 /// `tenant-portal`. The income provider of live verifications: Plaid or Argyle (credentials read

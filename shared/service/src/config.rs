@@ -118,6 +118,12 @@ impl Env {
     }
 }
 
+/// `ORIGIN_SECRET_ARN`: the secret CloudFront's origin header must carry (template.yaml's
+/// `EdgeProtection`). Unset, the HTTP functions check no origin header.
+pub fn origin_secret_arn(env: &Env) -> Option<String> {
+    env.optional("ORIGIN_SECRET_ARN")
+}
+
 /// Whether test-mode verifications e-mail the tenant (`TEST_MODE_DELIVERY`). A deployed stack
 /// suppresses them, so a test key cannot make SES write to arbitrary addresses: the landlord
 /// opens the `verification_url` of the create response instead. The local stack sends, so every

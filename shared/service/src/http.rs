@@ -7,7 +7,10 @@ use std::future::Future;
 
 use lambda_http::{Body, RequestExt, Response};
 
+pub mod origin;
 mod redact;
+
+pub use origin::OriginCheck;
 
 /// What a handler sees of an HTTP request.
 #[derive(Clone)]
@@ -281,17 +284,23 @@ pub fn to_lambda(resp: ApiResponse) -> Response<Body> {
     })
 }
 
-/// Runs a handler for one Lambda invocation. It never fails: API Gateway would answer an empty
-/// 502 to an `Err`, so every failure is already an enveloped response here.
+/// Runs a handler for one Lambda invocation, once `origin` admitted the request (the edge's
+/// origin check; off unless the stack runs behind CloudFront). It never fails: API Gateway would
+/// answer an empty 502 to an `Err`, so every failure is already an enveloped response here.
 pub async fn serve<F, Fut>(
     req: lambda_http::Request,
+    origin: &OriginCheck,
     handler: F,
 ) -> Result<Response<Body>, Infallible>
 where
     F: FnOnce(ApiRequest) -> Fut,
     Fut: Future<Output = ApiResponse>,
 {
-    Ok(to_lambda(handler(from_lambda(req)).await))
+    let resp = match origin.admit(from_lambda(req)) {
+        Ok(req) => handler(req).await,
+        Err(refused) => refused,
+    };
+    Ok(to_lambda(resp))
 }
 
 #[cfg(test)]
@@ -337,6 +346,53 @@ mod tests {
                 assert_eq!(sent, [value], "{name} on a {}", out.status());
             }
         }
+    }
+
+    /// `serve` runs the handler only for a request its origin check admits: with the check on, a
+    /// request without the header gets the enveloped 403 and the handler never runs; with the
+    /// right header, or with the check off, the handler answers.
+    #[tokio::test]
+    async fn serve_checks_the_origin_before_the_handler() {
+        let event = |origin: Option<&str>| {
+            let mut builder = http::Request::builder().uri("https://api.test/api/v1/usage");
+            if let Some(value) = origin {
+                builder = builder.header(origin::ORIGIN_HEADER, value);
+            }
+            builder.body(Body::Empty).unwrap()
+        };
+        let handled = |seen: std::sync::Arc<std::sync::atomic::AtomicUsize>| {
+            move |req: ApiRequest| async move {
+                seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                assert_eq!(
+                    req.header(origin::ORIGIN_HEADER),
+                    None,
+                    "the secret is stripped"
+                );
+                ApiResponse::json(200, &serde_json::json!({"success": true}))
+            }
+        };
+        let seen = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let on = OriginCheck::expecting("edge-secret-value");
+        for refused in [None, Some("edge-secret-valuf")] {
+            let out = serve(event(refused), &on, handled(seen.clone()))
+                .await
+                .unwrap();
+            assert_eq!(out.status(), 403);
+            let Body::Text(text) = out.body() else {
+                panic!("text body")
+            };
+            assert!(text.contains("\"edge_required\""), "{text}");
+        }
+        assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 0);
+        let out = serve(event(Some("edge-secret-value")), &on, handled(seen.clone()))
+            .await
+            .unwrap();
+        assert_eq!(out.status(), 200);
+        let out = serve(event(None), &OriginCheck::off(), handled(seen.clone()))
+            .await
+            .unwrap();
+        assert_eq!(out.status(), 200);
+        assert_eq!(seen.load(std::sync::atomic::Ordering::SeqCst), 2);
     }
 
     #[test]

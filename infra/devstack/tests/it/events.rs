@@ -28,7 +28,10 @@ fn events_dir() -> PathBuf {
 async fn invoke_http(app: &App, function: Function, event: &str) -> lambda_http::Response<Body> {
     let req =
         lambda_http::request::from_str(event).expect("event is an API Gateway HTTP API payload");
-    let resp = service::http::serve(req, |r| devstack::server::handle(app, function, r)).await;
+    let resp = service::http::serve(req, &app.origin, |r| {
+        devstack::server::handle(app, function, r)
+    })
+    .await;
     resp.expect("infallible")
 }
 

@@ -142,6 +142,7 @@ struct LocalNames {
     plaid_secret: String,
     argyle_secret: String,
     fingerprint_key_secret: String,
+    origin_secret: String,
     documents_bucket: String,
     /// The local stack's prefix, which names its resources as the stack's name does on AWS.
     stack_name: String,
@@ -161,6 +162,7 @@ impl Names for LocalNames {
             "PlaidSecretArn" => self.plaid_secret.clone(),
             "ArgyleSecretArn" => self.argyle_secret.clone(),
             "FingerprintKeySecret" => self.fingerprint_key_secret.clone(),
+            "EdgeOriginSecret" => self.origin_secret.clone(),
             "AWS::StackName" => self.stack_name.clone(),
             "DocumentBucket.Arn" => format!("arn:aws:s3:::{}", self.documents_bucket),
             "SendRemindersFunction.Arn" => devstack::LOCAL_REMINDER_FUNCTION_ARN.to_string(),
@@ -364,6 +366,7 @@ fn local_names(rig: &runs::Rig) -> LocalNames {
         plaid_secret: rig.plaid_secret_arn.clone(),
         argyle_secret: rig.argyle_secret_arn.clone(),
         fingerprint_key_secret: rig.created.fingerprint_key_secret_arn.clone(),
+        origin_secret: rig.origin_secret_arn.clone(),
         documents_bucket: rig.names.documents_bucket.clone(),
         stack_name: rig.names.table.trim_end_matches("-table").to_string(),
     }

@@ -9,6 +9,7 @@ mod browser;
 mod document_review;
 mod documents;
 mod dynamo_store;
+mod edge;
 mod email_round_trips;
 mod erasure;
 mod events;

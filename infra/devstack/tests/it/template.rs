@@ -8,6 +8,7 @@ use service::table_schema as schema;
 mod account_writes;
 mod claims_and_markers;
 mod documents;
+mod edge;
 mod routes;
 mod table_roles;
 mod webhook_secrets;

@@ -22,10 +22,9 @@ use chrono::{DateTime, Utc};
 use crate::argyle::client::{ArgyleIncomeProvider, is_user_id};
 use crate::argyle::config::{ArgyleConfig, ArgyleConfigError};
 use crate::argyle::wire::WebhookMessage;
-use crate::plaid::webhook_keys::same;
 use domain::awaiting::DataSignal;
 use domain::income::VerificationMethod;
-use domain::secrets::hmac_sha512_hex;
+use domain::secrets::{hmac_sha512_hex, same_secret as same};
 use ports::{ProviderNotice, ProviderWebhookVerifier, WebhookRefusal};
 
 /// The header Argyle signs with.

@@ -27,7 +27,7 @@ use crate::plaid::check::user_id_of;
 use crate::plaid::client::PlaidClient;
 use crate::plaid::config::{PlaidConfig, PlaidConfigError};
 use domain::awaiting::DataSignal;
-use domain::secrets::sha256_hex;
+use domain::secrets::{same_secret as same, sha256_hex};
 use ports::{ProviderError, ProviderNotice, ProviderWebhookVerifier, WebhookRefusal};
 
 /// The oldest `iat` accepted, as Plaid's page asks.
@@ -168,15 +168,6 @@ fn parse_jwk(jwk: &Jwk) -> Option<CachedKey> {
 
 fn decode_json<T: serde::de::DeserializeOwned>(part: &str) -> Option<T> {
     serde_json::from_slice(&URL_SAFE_NO_PAD.decode(part).ok()?).ok()
-}
-
-/// Equal strings, compared without an early exit.
-pub(crate) fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len()
-        && a.bytes()
-            .zip(b.bytes())
-            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
-            == 0
 }
 
 /// What a verified body says.

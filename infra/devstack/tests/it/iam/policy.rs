@@ -1,6 +1,7 @@
 //! The roles of template.yaml as IAM would evaluate them: each function's statements (its SAM
 //! `Policies` with the managed policies SAM attaches to the role it makes (`managed.rs`), or the
-//! `Policies` of the role it names, plus any `AWS::IAM::RolePolicy` attached to that role), with
+//! `Policies` of the role it names, plus any `AWS::IAM::RolePolicy` or `AWS::IAM::Policy`
+//! attached to that role), with
 //! `!Ref`, `!GetAtt` and `!Sub` resolved to the local stack's names, and an evaluator for
 //! `Action`/`NotAction` and `Resource`/`NotResource` with wildcards, explicit deny, and the string
 //! and ARN condition operators (each with `IfExists`, and their `ForAllValues:`/`ForAnyValue:`
@@ -9,8 +10,9 @@
 //!
 //! What the reader cannot evaluate is never skipped: a policy form outside those (a SAM policy
 //! template, a managed policy by name or ARN, `ManagedPolicyArns`, a permissions boundary, an
-//! `AWS::IAM::Policy`, an unknown statement element or condition operator, an Allow by
-//! `NotAction`) is named in `Read::unreadable`, and the test fails on it.
+//! `AWS::IAM::ManagedPolicy`, an unknown statement element or condition operator, an Allow by
+//! `NotAction`) is named in `Read::unreadable`, and the test fails on it. An `AWS::IAM::Policy`
+//! is an inline policy of each role in its `Roles`, read as a `RolePolicy` of each.
 
 use std::collections::BTreeMap;
 
@@ -145,31 +147,40 @@ pub fn read_roles(template: &Value, names: &dyn Names) -> Read {
         for (other_id, other) in resources {
             let names_role = |v: &Value| matches!(v, Value::Tagged(t) if t.value.as_str() == Some(role_id.as_str()));
             let place = other_id.as_str().unwrap().to_string();
-            match other["Type"].as_str() {
-                Some("AWS::IAM::RolePolicy") if names_role(&other["Properties"]["RoleName"]) => {
-                    let document = &other["Properties"]["PolicyDocument"];
-                    statements.extend(document_statements(
-                        document,
-                        &place,
-                        names,
-                        &mut unreadable,
-                    ));
-                }
-                Some(kind @ ("AWS::IAM::Policy" | "AWS::IAM::ManagedPolicy"))
-                    if (other["Properties"]["Roles"]
-                        .as_sequence()
-                        .into_iter()
-                        .flatten())
-                    .any(names_role) =>
-                {
-                    unreadable(format!("{place} ({kind}) is not evaluated"));
-                }
-                _ => {}
+            // An `AWS::IAM::Policy` is an inline policy embedded in each role it lists: to each,
+            // the same statements as a RolePolicy of its own.
+            let attached = match other["Type"].as_str() {
+                Some("AWS::IAM::RolePolicy") => names_role(&other["Properties"]["RoleName"]),
+                Some("AWS::IAM::Policy") => roles_named(other).any(names_role),
+                _ => false,
+            };
+            if attached {
+                let document = &other["Properties"]["PolicyDocument"];
+                statements.extend(document_statements(
+                    document,
+                    &place,
+                    names,
+                    &mut unreadable,
+                ));
+                continue;
+            }
+            if other["Type"] == "AWS::IAM::ManagedPolicy" && roles_named(other).any(names_role) {
+                unreadable(format!(
+                    "{place} (AWS::IAM::ManagedPolicy) is not evaluated"
+                ));
             }
         }
         read.roles.insert(binary.to_string(), statements);
     }
     read
+}
+
+/// The roles an `AWS::IAM::Policy` or `AWS::IAM::ManagedPolicy` is attached to (`Roles`).
+fn roles_named(policy: &Value) -> impl Iterator<Item = &Value> {
+    policy["Properties"]["Roles"]
+        .as_sequence()
+        .into_iter()
+        .flatten()
 }
 
 fn document_statements(

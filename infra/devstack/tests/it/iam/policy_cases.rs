@@ -57,6 +57,17 @@ Resources:
           - Effect: Allow
             Action: secretsmanager:GetSecretValue
             Resource: !Ref SecretArn
+  EdgeSecretPolicy:
+    Type: AWS::IAM::Policy
+    Properties:
+      PolicyName: edge
+      Roles: [!Ref PortalFunctionRole, !Ref WorkerRole]
+      PolicyDocument:
+        Statement:
+          - Sid: EdgeSecret
+            Effect: Allow
+            Action: secretsmanager:GetSecretValue
+            Resource: !Ref EdgeSecret
   WorkerFunction:
     Type: AWS::Serverless::Function
     Metadata: { BuildProperties: { Binary: worker } }
@@ -126,6 +137,7 @@ impl Names for Fixed {
         match reference {
             "Table.Arn" => table_arn("t"),
             "SecretArn" => "arn:aws:secretsmanager:us-east-1:123456789012:secret:plaid-AbC".into(),
+            "EdgeSecret" => "arn:aws:secretsmanager:us-east-1:123456789012:secret:edge-XyZ".into(),
             "SenderEmail" => "no-reply@example.com".into(),
             "Queue.Arn" => "arn:aws:sqs:us-east-1:123456789012:q".into(),
             "SchedulerRole.Arn" => "arn:aws:iam::123456789012:role/sched".into(),
@@ -328,6 +340,33 @@ fn mail_texts_queues_roles_and_secrets_are_checked_on_their_arns_and_conditions(
     assert!(allows(&portal, &secret(arn)), "the attached RolePolicy");
     assert!(!allows(&portal, &secret(&format!("{arn}x"))));
     assert!(!allows(&worker, &secret(arn)));
+}
+
+/// An `AWS::IAM::Policy` is an inline policy of every role its `Roles` lists, a SAM role and a
+/// role of a function's own alike, and of no other role.
+#[test]
+fn a_policy_attached_by_roles_counts_for_each_role_it_lists() {
+    let secret = one(accesses(&call(
+        "secretsmanager.GetSecretValue",
+        "secretsmanager",
+        json!({"SecretId": "arn:aws:secretsmanager:us-east-1:123456789012:secret:edge-XyZ"}),
+    )));
+    let (portal, worker, api) = (role("portal"), role("worker"), role("api"));
+    assert!(
+        allows(&portal, &secret),
+        "listed: the SAM role PortalFunctionRole"
+    );
+    assert!(
+        allows(&worker, &secret),
+        "listed: the function's own WorkerRole"
+    );
+    assert!(!allows(&api, &secret), "ApiFunctionRole is not listed");
+    let edge = |statements: &[Statement]| {
+        (grants(statements).into_iter())
+            .filter(|g| g.statement == "EdgeSecretPolicy EdgeSecret")
+            .count()
+    };
+    assert_eq!((edge(&portal), edge(&worker), edge(&api)), (1, 1, 0));
 }
 
 /// An S3 call as the SDK sends it, path-style (`/<bucket>/?...` on the bucket): method, path and

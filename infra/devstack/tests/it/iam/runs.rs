@@ -2,7 +2,9 @@
 //! `main.rs` wires it (`adapters::wiring`, through `devstack`), each with AWS clients of its own that
 //! go through its own recording proxy (`FunctionProxies`). The emulator's own work (moto's
 //! stream read, the TTL sweep, the schedule listing, setup and inspection) uses unrecorded
-//! clients. Each step asserts its answer, so the path it names did run.
+//! clients. Each step asserts its answer, so the path it names did run. The HTTP functions run
+//! with the edge's origin check on (as `EdgeProtection` deploys them), so their cold-start read
+//! of the origin secret is checked too; the rig's HTTP client sends the header as CloudFront does.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -180,6 +182,30 @@ pub struct Rig {
     pub argyle_secret_arn: String,
     /// The Plaid emulator whose keys `provider-webhooks` checks.
     pub plaid: devstack::plaid_emulator::PlaidEmulator,
+    /// The edge's origin secret: every HTTP function reads it at its cold start and checks it,
+    /// as with `EdgeProtection` on (`http` sends it, as CloudFront does).
+    pub origin_secret_arn: String,
+    origin_headers: reqwest::header::HeaderMap,
+}
+
+/// The origin secret in moto, made as template.yaml's `EdgeOriginSecret` is (a generated value);
+/// its ARN and value.
+async fn origin_secret(sdk: &SdkConfig, names: &Resources) -> (String, String) {
+    let value = format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    );
+    let arn = aws_sdk_secretsmanager::Client::new(sdk)
+        .create_secret()
+        .name(format!("{}-edge-origin", names.table))
+        .secret_string(&value)
+        .send()
+        .await
+        .unwrap()
+        .arn
+        .unwrap();
+    (arn, value)
 }
 
 pub async fn rig() -> Rig {
@@ -222,20 +248,30 @@ pub async fn rig() -> Rig {
     let plaid = devstack::plaid_emulator::PlaidEmulator::start(false)
         .await
         .expect("the Plaid emulator listens");
+    let (origin_secret_arn, origin_value) = origin_secret(&sdk, &names).await;
     for function in Function::ALL {
         let function_sdk = proxies.sdk(function.name()).await.expect("proxy");
+        // Each HTTP function's cold start reads the origin secret with its own clients.
+        let origin = async {
+            adapters::wiring::origin_check(Some(&origin_secret_arn), &function_sdk)
+                .await
+                .expect("the origin secret reads")
+        };
         match function.trigger() {
             Trigger::Http(_) if function == Function::ProviderWebhooks => {
-                let app = devstack::app_with_webhooks(
+                let mut app = devstack::app_with_webhooks(
                     &function_sdk,
                     settings.clone(),
                     adapters::live_provider::LiveProvider::local_sandbox(),
                     plaid.verifiers(),
                 );
+                Arc::get_mut(&mut app).expect("just built").origin = origin.await;
                 apps.insert(function, app);
             }
             Trigger::Http(_) => {
-                apps.insert(function, devstack::app(&function_sdk, settings.clone()));
+                let mut app = devstack::app(&function_sdk, settings.clone());
+                Arc::get_mut(&mut app).expect("just built").origin = origin.await;
+                apps.insert(function, app);
             }
             _ => {
                 let w = Workers::new(
@@ -253,6 +289,23 @@ pub async fn rig() -> Rig {
     devstack::server::spawn(Arc::new(devstack::server::PerFunction(apps)), port)
         .await
         .expect("listen");
+    let mut origin_headers = reqwest::header::HeaderMap::new();
+    origin_headers.insert(
+        service::http::origin::ORIGIN_HEADER,
+        origin_value.parse().unwrap(),
+    );
+    // The check is on: a caller without the header (one that bypassed CloudFront) is refused
+    // before the function's handler runs.
+    let bypass = reqwest::Client::builder().no_proxy().build().unwrap();
+    let refused = bypass
+        .get(format!("{base}/api/v1/usage"))
+        .bearer_auth(&live_key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status().as_u16(), 403);
+    let refused: Value = serde_json::from_str(&refused.text().await.unwrap()).unwrap();
+    assert_eq!(refused["code"], "edge_required", "{refused}");
     let publish = workers.remove(&Function::PublishEvents).unwrap().outbox;
     let publish = {
         let store = publish.store.clone();
@@ -295,7 +348,11 @@ pub async fn rig() -> Rig {
         created,
         store,
         base,
-        http: reqwest::Client::builder().no_proxy().build().unwrap(),
+        http: reqwest::Client::builder()
+            .no_proxy()
+            .default_headers(origin_headers.clone())
+            .build()
+            .unwrap(),
         live_key,
         test_key,
         other_live_key,
@@ -311,6 +368,8 @@ pub async fn rig() -> Rig {
         plaid_secret_arn,
         argyle_secret_arn,
         plaid,
+        origin_secret_arn,
+        origin_headers,
     }
 }
 
@@ -368,6 +427,7 @@ impl Rig {
         };
         let client = reqwest::Client::builder()
             .no_proxy()
+            .default_headers(self.origin_headers.clone())
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap();
@@ -696,10 +756,18 @@ async fn plaid_signal(rig: &mut Rig) {
         "{}/webhooks/providers/plaid?verification_id={}",
         rig.base, current.verification_id
     );
-    assert_eq!(
-        rig.plaid.post_webhook(&url, &body, &signature).await,
-        Some(200)
-    );
+    // Plaid's webhook as the distribution forwards it: with the origin header CloudFront adds
+    // (the rig's client adds it).
+    let sent = rig
+        .http
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("plaid-verification", signature)
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent.status().as_u16(), 200);
     let stored = rig
         .store
         .get_verification(current.verification_id)
