@@ -7,6 +7,7 @@ use domain::error::ApiError;
 use domain::secrets::same_secret;
 
 use super::{ApiRequest, ApiResponse};
+use crate::handlers::api::respond::error_response;
 
 /// The header CloudFront's origin carries the secret in (template.yaml, `EdgeDistribution`).
 pub const ORIGIN_HEADER: &str = "x-origin-verify";
@@ -74,11 +75,8 @@ impl OriginCheck {
                 header_present = !presented.is_empty(),
                 "refused a request that did not come through the edge (origin header missing or wrong)"
             );
-            let error = refusal();
-            return Err(
-                ApiResponse::json(error.status(), &error.body(&req.request_id))
-                    .with_header("x-request-id", req.request_id.clone()),
-            );
+            let response = error_response(&refusal(), &req.request_id);
+            return Err(response.with_header("x-request-id", req.request_id.clone()));
         }
         req.headers.remove(ORIGIN_HEADER);
         if let Some(host) = req.headers.remove(VIEWER_HOST_HEADER) {

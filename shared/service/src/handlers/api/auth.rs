@@ -1,7 +1,7 @@
 //! Authentication of an API request in two halves: the key (format and checksum, offline: the
-//! key names its account) and the metering write on that account (the key listed there and not
-//! revoked, plan, subscription, the daily allowance), plus the allowance as the rate headers
-//! report it.
+//! key names its account) and the metering of it on that account (the key listed there and not
+//! revoked, plan, subscription, the daily allowance, the key's burst), plus the allowance as the
+//! rate headers report it.
 
 use chrono::{DateTime, Utc};
 
@@ -95,8 +95,9 @@ pub(super) fn counted<S, C>(
     Some(RateInfo::of(account, plan, now))
 }
 
-/// Second half: one conditional write on the account checks the key (listed there, not revoked),
-/// plan and subscription and counts the request against the daily allowance.
+/// Second half: the store reads the account and its usage, the domain's rule checks the key
+/// (listed there, not revoked), plan, subscription and the key's burst, and one conditional write
+/// counts the request against the daily allowance.
 pub(super) async fn meter<S: MeterStore, C: Clock>(
     deps: &ApiDeps<S, C>,
     key: PresentedKey,
